@@ -1,0 +1,10 @@
+#include "cli/commands.h"
+
+/* Not built yet: says so and fails with the usage status, never 0. */
+int cmd_scan(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "ecp scan: this command is not built yet in this version of ecp\n");
+	return ECP_EXIT_USAGE;
+}

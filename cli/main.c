@@ -1,0 +1,58 @@
+/* ecp: record a multithreaded program once on one CPU, then ask how it would
+ * run on P processors and which functions matter there. */
+#include "cli/commands.h"
+#include "ecp-config.h"
+
+#include <string.h>
+
+static void print_main_usage(FILE *out)
+{
+	fputs("usage: ecp [--version] [--help] COMMAND [ARGS]\n\n"
+	      "Record a pthreads program once on one CPU; predict how it runs on P\n"
+	      "processors and which functions lie on its extended critical path.\n\n"
+	      "Commands:\n",
+	      out);
+	for (size_t i = 0; i < ecp_n_commands; i++)
+		fprintf(out, "  %-8s %s\n", ecp_commands[i].name, ecp_commands[i].summary);
+	fputs("\nTypical use:\n"
+	      "  cc -g -O2 -pthread -finstrument-functions app.c -o app\n"
+	      "  ecp record -- ./app input.dat\n"
+	      "  ecp report -P 6\n\n"
+	      "'ecp COMMAND --help' or 'man ecp-COMMAND' describes a command.\n"
+	      "Exit status: 0 success, 1 the analysis failed, 2 usage error;\n"
+	      "'ecp record' exits with the recorded program's status.\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_main_usage(stderr);
+		return ECP_EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		print_main_usage(stdout);
+		return ECP_EXIT_OK;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+		printf("ecp %s\n", ECP_VERSION);
+		return ECP_EXIT_OK;
+	}
+	if (name[0] == '-') {
+		fprintf(stderr, "ecp: unknown option '%s'\nTry 'ecp --help'.\n", name);
+		return ECP_EXIT_USAGE;
+	}
+	const struct ecp_command *cmd = ecp_command_find(name);
+	if (!cmd) {
+		const struct ecp_command *near = ecp_command_suggest(name);
+		fprintf(stderr, "ecp: '%s' is not an ecp command.", name);
+		if (near)
+			fprintf(stderr, " Did you mean '%s'?", near->name);
+		fprintf(stderr, "\nTry 'ecp --help' for the list of commands.\n");
+		return ECP_EXIT_USAGE;
+	}
+	if (ecp_wants_help(cmd, argc - 1, argv + 1))
+		return ECP_EXIT_OK;
+	return cmd->run(argc - 1, argv + 1);
+}

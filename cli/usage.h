@@ -1,0 +1,92 @@
+/* --help text of every command; kept in step with man/ecp-*.1. */
+#ifndef ECP_CLI_USAGE_H
+#define ECP_CLI_USAGE_H
+
+#define ECP_COMMON_ANALYSIS_OPTIONS                                                        \
+	"  --format table|csv|json   output format (default table)\n"                       \
+	"  --allow-loss              analyse a trace with discarded events (warns)\n"       \
+	"  --lock-order arrival|recorded\n"                                                 \
+	"                            re-decide lock hand-offs by simulated arrival\n"      \
+	"                            (default) or keep the recorded order\n"
+
+#define ECP_USAGE_RECORD                                                                   \
+	"usage: ecp record [-o DIR] [--force] [--cpu N] [--depth N] [--include GLOB]\n"    \
+	"                  [--exclude GLOB] [--min-duration NS] [--no-functions]\n"         \
+	"                  -- PROGRAM [ARGS...]\n\n"                                          \
+	"Run PROGRAM with all its threads on one CPU and record function entry/exit,\n"   \
+	"every pthread synchronization, blocking calls and the CPU's context switches\n"  \
+	"into a CTF trace (LTTng-UST).  Exits with PROGRAM's own exit status.\n\n"         \
+	"  -o, --output DIR          trace directory (default ./ecp.data)\n"               \
+	"  -f, --force               replace an existing trace directory\n"                \
+	"  --cpu N                   CPU to run on (default: first CPU allowed)\n"         \
+	"  --depth N                 record calls only down to call depth N\n"             \
+	"  --include GLOB            record only functions matching GLOB (repeatable)\n"   \
+	"  --exclude GLOB            do not record functions matching GLOB (repeatable)\n" \
+	"  --min-duration NS         fold calls shorter than NS into their caller\n"       \
+	"                            (counted, not emitted; default 0, units ns/us/ms)\n"   \
+	"  --no-functions            record synchronization and scheduling only\n"         \
+	"  -q, --quiet               no summary on stderr\n"
+
+#define ECP_USAGE_INFO                                                                     \
+	"usage: ecp info [TRACE_DIR] [--format table|json] [--allow-loss]\n\n"             \
+	"Summarise a recorded trace: program, threads, events, discarded events, clock\n" \
+	"source, work T1, span Tinf (critical path on unlimited processors), parallelism\n" \
+	"and the top functions by work.  TRACE_DIR defaults to ./ecp.data.\n\n"            \
+	"  --format table|json       output format (default table)\n"                      \
+	"  --allow-loss              analyse a trace with discarded events (warns)\n"
+
+#define ECP_USAGE_REPORT                                                                   \
+	"usage: ecp report [TRACE_DIR] [-P N] [--top K] [--sort KEY] [--by function|callsite]\n" \
+	"                  [--format table|csv|json]\n\n"                                    \
+	"Which functions matter on N processors: per function the calls on the extended\n" \
+	"critical path, TET (weight x exclusive time), TETID (weight x inclusive time),\n" \
+	"share of T_P, work, span and idleness.  N defaults to the online CPUs.\n\n"       \
+	"  -P, --processors N        processors to predict for\n"                          \
+	"  --top K                   rows to show (default 20; 0 = all)\n"                 \
+	"  --sort tet|tetid|calls|work|span|idle   (default tet)\n"                        \
+	ECP_COMMON_ANALYSIS_OPTIONS
+
+#define ECP_USAGE_SCAN                                                                     \
+	"usage: ecp scan [TRACE_DIR] -P LIST [--top K] [--format table|csv|json]\n\n"      \
+	"Predicted T_P and speedup for every P in LIST (like 1-16 or 1,2,4,8), the TET\n"  \
+	"of the top functions per P, and the crossovers: the processor counts at which\n" \
+	"the function that matters most changes.\n\n"                                      \
+	"  -P, --processors LIST     processor counts (default 1-16)\n"                    \
+	"  --top K                   functions in the matrix (default 5)\n"                \
+	ECP_COMMON_ANALYSIS_OPTIONS
+
+#define ECP_USAGE_WHATIF                                                                   \
+	"usage: ecp whatif [TRACE_DIR] --faster NAME=PCT [--faster ...] [-P LIST]\n"       \
+	"                  [--format table|csv|json]\n\n"                                    \
+	"Re-simulate with the named functions' own time reduced by PCT percent (the\n"    \
+	"paper's pseudo-optimized simulation) and print baseline and predicted T_P and\n"  \
+	"the gain for every P in LIST.\n\n"                                                 \
+	"  --faster NAME=PCT         e.g. parse=20%% (repeatable)\n"                        \
+	"  -P, --processors LIST     processor counts (default 1-16)\n"                    \
+	ECP_COMMON_ANALYSIS_OPTIONS
+
+#define ECP_USAGE_VIZ                                                                      \
+	"usage: ecp viz [TRACE_DIR] [-P N] [--range LIST] [--measured P=SECONDS,...]\n"   \
+	"               -o FILE.html\n\n"                                                   \
+	"Write one self-contained HTML report: Gantt chart of the simulated run on N\n"    \
+	"processors with the extended critical path, parallelism over time, TET of the\n" \
+	"top functions against P, speedup curves, and the function table.\n\n"             \
+	"  -P, --processors N        processors for the Gantt chart (default: online CPUs)\n" \
+	"  --range LIST              processor counts for the plots (default 1-16)\n"     \
+	"  --measured P=SECONDS,...  measured run times, for Acar's factored speedups\n"   \
+	"  -o, --output FILE         output file (required)\n"
+
+#define ECP_USAGE_EXPORT                                                                   \
+	"usage: ecp export [TRACE_DIR] [-P N] --format perfetto|folded|csv -o FILE\n\n"    \
+	"Export the simulated run on N processors: Chrome trace-event JSON for\n"         \
+	"ui.perfetto.dev (perfetto), ECP-weighted folded stacks for flamegraph.pl and\n"   \
+	"speedscope (folded), or the segments with their weights (csv).\n\n"                \
+	"  -P, --processors N        processors (default: online CPUs)\n"                  \
+	"  --format perfetto|folded|csv\n"                                                  \
+	"  -o, --output FILE         output file ('-' for stdout)\n"
+
+#define ECP_USAGE_HELP                                                                     \
+	"usage: ecp help COMMAND\n\n"                                                        \
+	"Show the help of COMMAND (also 'ecp COMMAND --help' or 'man ecp-COMMAND').\n"
+
+#endif

@@ -1,0 +1,2 @@
+/* replaced by the ECP engine */
+typedef int ecp_engine_placeholder;

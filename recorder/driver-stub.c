@@ -1,0 +1,2 @@
+/* replaced by the recorder driver */
+typedef int ecp_recorder_placeholder;

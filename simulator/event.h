@@ -1,0 +1,69 @@
+/* One decoded trace event, as the model builder consumes it.
+ *
+ * The CTF reader (reader-ctf.c) turns every `ecp:*` and `ecp_sched:*` event of
+ * recorder/EVENTS.md into one of these; unit tests build models by pushing
+ * synthetic sequences of them, with no trace involved.  Field use per type is
+ * listed beside each type: `a`, `b`, `c` are the payload fields in the order
+ * EVENTS.md gives them. */
+#ifndef ECP_SIMULATOR_EVENT_H
+#define ECP_SIMULATOR_EVENT_H
+
+#include <stdint.h>
+
+enum ecp_event_type {
+	ECP_EV_FUNC_ENTRY,        /* a=addr b=call_site (ts = payload ts) */
+	ECP_EV_FUNC_EXIT,         /* a=addr */
+	ECP_EV_FUNC_FOLDED,       /* a=addr b=calls c=total_ns */
+	ECP_EV_FUNC_UNWOUND,      /* a=addr */
+	ECP_EV_THREAD_CREATE,     /* a=create_id b=start_routine c=ok */
+	ECP_EV_THREAD_START,      /* a=create_id b=start_routine c=handle */
+	ECP_EV_THREAD_EXIT,       /* a=handle */
+	ECP_EV_THREAD_JOIN_BEGIN, /* a=handle */
+	ECP_EV_THREAD_JOIN_END,   /* a=handle b=ok */
+	ECP_EV_THREAD_DETACH,     /* a=handle */
+	ECP_EV_THREAD_NAME,       /* name in ecp_event.name */
+	ECP_EV_PROCESS_EXIT,      /* a=status */
+	ECP_EV_LOCK_INIT,         /* a=obj b=kind c=type */
+	ECP_EV_LOCK_REQUEST,      /* a=obj b=kind c=mode */
+	ECP_EV_LOCK_ACQUIRED,     /* a=obj b=kind c=mode, flags&ECP_EVF_TRY */
+	ECP_EV_LOCK_FAILED,       /* a=obj b=kind c=mode */
+	ECP_EV_LOCK_RELEASE,      /* a=obj b=kind */
+	ECP_EV_COND_WAIT_BEGIN,   /* a=cond b=mutex c=timeout_ns */
+	ECP_EV_COND_WAIT_END,     /* a=cond b=mutex c=err */
+	ECP_EV_COND_SIGNAL,       /* a=cond */
+	ECP_EV_COND_BROADCAST,    /* a=cond */
+	ECP_EV_SEM_INIT,          /* a=obj b=value */
+	ECP_EV_SEM_WAIT_BEGIN,    /* a=obj b=timeout_ns (UINT64_MAX = trywait) */
+	ECP_EV_SEM_WAIT_END,      /* a=obj b=err */
+	ECP_EV_SEM_POST,          /* a=obj */
+	ECP_EV_BARRIER_INIT,      /* a=obj b=count */
+	ECP_EV_BARRIER_WAIT_BEGIN, /* a=obj */
+	ECP_EV_BARRIER_WAIT_END,  /* a=obj b=serial */
+	ECP_EV_ONCE_BEGIN,        /* a=obj */
+	ECP_EV_ONCE_END,          /* a=obj b=ran */
+	ECP_EV_DELAY_BEGIN,       /* a=kind b=fd */
+	ECP_EV_DELAY_END,         /* a=kind b=ret */
+	ECP_EV_SCHED_SWITCH,      /* tid = switching thread, a=out b=preempt (ts = payload ts) */
+	ECP_EV_SCHED_LOST,        /* a=count */
+	ECP_EV_COUNT
+};
+
+enum ecp_lock_kind { ECP_LOCK_MUTEX = 0, ECP_LOCK_SPIN = 1, ECP_LOCK_RWLOCK = 2 };
+enum ecp_lock_mode { ECP_LOCK_EXCLUSIVE = 0, ECP_LOCK_SHARED = 1 };
+
+#define ECP_EVF_TRY 0x1u
+
+struct ecp_event {
+	uint64_t ts;     /* ns on the trace clock (CLOCK_MONOTONIC) */
+	uint64_t cpu_ns; /* thread CPU time, only with clock=thread-cputime; else 0 */
+	uint64_t a, b, c;
+	uint64_t index;  /* position in the trace, for error messages */
+	uint32_t tid;    /* kernel thread id (vtid) */
+	uint16_t type;   /* enum ecp_event_type */
+	uint16_t flags;
+	const char *name; /* THREAD_NAME only; borrowed, valid during the push */
+};
+
+const char *ecp_event_type_name(enum ecp_event_type type);
+
+#endif

@@ -1,0 +1,167 @@
+/* The execution model: what the program did, recorded on one CPU.
+ *
+ * Built by the model builder (model-builder.c) from the decoded trace, read by
+ * the simulator and the ECP engine.  Semantics (DESIGN.md "The model"):
+ *
+ *  - A *segment* is a thread's execution between two synchronization points;
+ *    the start and end of a thread count as such.  Its `length` is the CPU time
+ *    the thread really used in it (context switches removed, the agent's own
+ *    calibrated cost subtracted).  Zero-length segments are allowed: two
+ *    synchronizations back to back (unlock then signal) give one.
+ *  - A thread's segments are contiguous in `segments`, in program order.
+ *    Between segment i and i+1 of the same thread there is an implicit edge of
+ *    length `segments[i+1].delay`: time asleep (sleep, blocking I/O, a timed
+ *    wait that timed out) that uses no processor.
+ *  - `edges` are the recorded cross-thread causal dependencies, each from the
+ *    END of segment `from` to the START of segment `to`, zero length:
+ *    create -> child start; thread end -> join return; post -> the wait that
+ *    consumed that token; signal/broadcast -> the waits it woke; last barrier
+ *    arrival -> every waiter's return; once-initializer end -> waiters;
+ *    unlock -> next acquire (kind ECP_EDGE_LOCK: used only with
+ *    --lock-order=recorded; by default the simulator re-decides lock
+ *    hand-offs from `lock_acquire` / `lock_release`).
+ *  - A segment that starts by acquiring a lock names it in `lock_acquire`
+ *    (a blocking lock, a condition wait's re-acquire, a successful trylock);
+ *    one that ends by releasing a lock names it in `lock_release`.
+ *  - Function activity: per segment, per function, the calls entered in the
+ *    segment, the exclusive (self) time and the inclusive time (time the
+ *    function was on the stack at least once: recursion counted once), with
+ *    the call stack re-created across segment boundaries, so a function
+ *    entered before the segment still gets its share.  Time with no recorded
+ *    function on the stack is charged to the thread's start routine (`main`
+ *    for the main thread), so programs built without -finstrument-functions
+ *    still get per-thread attribution.
+ *
+ * All times are integer nanoseconds.  Indices are ecp_id (uint32_t); counts
+ * that can exceed 4 G (activities, calls) are uint64_t. */
+#ifndef ECP_SIMULATOR_MODEL_H
+#define ECP_SIMULATOR_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t ecp_id;
+#define ECP_NO_ID UINT32_MAX
+
+enum ecp_edge_kind {
+	ECP_EDGE_CREATE = 0,
+	ECP_EDGE_JOIN,
+	ECP_EDGE_LOCK, /* recorded unlock -> next acquire of the same lock */
+	ECP_EDGE_COND,
+	ECP_EDGE_SEM,
+	ECP_EDGE_BARRIER,
+	ECP_EDGE_ONCE,
+	ECP_EDGE_KIND_COUNT
+};
+
+struct ecp_edge {
+	ecp_id from; /* its end ... */
+	ecp_id to;   /* ... releases this one's start */
+	uint32_t kind;
+};
+
+struct ecp_segment {
+	ecp_id thread;
+	ecp_id lock_acquire;  /* lock taken at the start, or ECP_NO_ID */
+	ecp_id lock_release;  /* lock released at the end, or ECP_NO_ID */
+	uint8_t acquire_mode; /* enum ecp_lock_mode (shared for rwlock readers) */
+	uint8_t pad[3];
+	uint64_t length;      /* CPU ns */
+	uint64_t delay;       /* ns asleep between the previous segment and this one */
+	uint64_t cpu_start;   /* thread CPU time consumed before this segment */
+	uint64_t rec_start;   /* recorded start, ns from the trace's first event */
+	uint64_t rec_end;     /* recorded end, ns from the trace's first event */
+	uint32_t first_in;    /* its incoming edges: edges[first_in .. first_in+n_in) */
+	uint32_t n_in;
+	uint64_t first_activity; /* activities[first_activity .. +n_activity) */
+	uint32_t n_activity;
+};
+
+struct ecp_thread {
+	uint64_t tid;          /* kernel tid */
+	char name[16];         /* pthread_setname_np / comm, may be empty */
+	ecp_id first_segment;  /* segments[first_segment .. +n_segments) */
+	uint32_t n_segments;
+	ecp_id start_function; /* start routine (main for the main thread) */
+	ecp_id parent;         /* creating thread, ECP_NO_ID for the main thread */
+};
+
+struct ecp_lock {
+	uint64_t addr;
+	uint32_t kind; /* enum ecp_lock_kind */
+};
+
+struct ecp_function {
+	const char *name;   /* demangled symbol, or "object+0xOFFSET" */
+	const char *object; /* path of the ELF object, may be "" */
+	uint64_t addr;      /* runtime address as recorded */
+	uint64_t folded_calls; /* calls folded by the recorder's filters */
+};
+
+struct ecp_activity {
+	ecp_id function;
+	uint32_t calls;   /* entries of the function inside the segment */
+	uint64_t self_ns; /* exclusive time within the segment */
+	uint64_t incl_ns; /* time within the segment with the function on the stack */
+};
+
+/* A single call on a thread's CPU-time line (for timelines and folded stacks). */
+struct ecp_call {
+	ecp_id thread;
+	ecp_id function;
+	uint32_t depth;   /* 0 = outermost recorded frame */
+	uint32_t flags;   /* ECP_CALL_REPAIRED: exit synthesised by the builder */
+	uint64_t enter;   /* thread CPU time at entry */
+	uint64_t exit;    /* thread CPU time at exit */
+};
+#define ECP_CALL_REPAIRED 0x1u
+
+struct ecp_model_info {
+	char *trace_path;
+	char *program;        /* recorded command line */
+	char *clock;          /* "perf-switch" or "thread-cputime" */
+	uint64_t events;      /* events read */
+	uint64_t discarded_events;
+	uint64_t event_cost_ns;
+	uint64_t recorded_wall_ns;
+	bool functions_recorded;
+};
+
+struct ecp_model {
+	struct ecp_thread *threads;
+	uint32_t n_threads;
+	struct ecp_segment *segments;
+	uint32_t n_segments;
+	struct ecp_edge *edges; /* sorted by `to` */
+	uint32_t n_edges;
+	struct ecp_lock *locks;
+	uint32_t n_locks;
+	struct ecp_function *functions;
+	uint32_t n_functions;
+	struct ecp_activity *activities;
+	uint64_t n_activities;
+	struct ecp_call *calls; /* may be NULL when not kept */
+	uint64_t n_calls;
+	struct ecp_model_info info;
+	char **warnings; /* counted, human-readable repairs and oddities */
+	size_t n_warnings;
+	void *strings;   /* owner of every string above (arena), private */
+};
+
+void ecp_model_destroy(struct ecp_model *model);
+
+/* Sum of segment lengths: T_1, the predicted single-CPU run time. */
+uint64_t ecp_model_work(const struct ecp_model *model);
+
+/* Looks a function up by exact name; ECP_NO_ID if absent. */
+ecp_id ecp_model_find_function(const struct ecp_model *model, const char *name);
+
+/* Checks the structural invariants every consumer relies on (indices in
+ * range, threads' segments contiguous, edges sorted by target and acyclic with
+ * thread order, activities inside their segment).  Used by tests and after
+ * loading a cache; returns 0 or fills err. */
+struct ecp_error;
+int ecp_model_validate(const struct ecp_model *model, struct ecp_error *err);
+
+#endif

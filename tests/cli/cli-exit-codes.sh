@@ -1,0 +1,27 @@
+#!/bin/sh
+# The CLI's documented exit codes: 0 help/version, 2 usage errors, typo hints.
+set -u
+ECP=${ECP:?ECP must point at the ecp binary}
+fail=0
+check() { # expected-status description command...
+	want=$1; shift; what=$1; shift
+	out=$("$@" 2>&1); got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL: $what: exit $got, want $want"; echo "$out" | sed 's/^/  | /'; fail=1
+	else
+		echo "ok: $what"
+	fi
+}
+check 0 "--help" "$ECP" --help
+check 0 "--version" "$ECP" --version
+check 2 "no command" "$ECP"
+check 2 "unknown option" "$ECP" --bogus
+check 2 "typo" "$ECP" reprot
+"$ECP" reprot 2>&1 | grep -q "Did you mean 'report'" || { echo "FAIL: typo does not name report"; fail=1; }
+"$ECP" --version | grep -Eq '^ecp [0-9]+\.[0-9]+\.[0-9]+$' || { echo "FAIL: version line"; fail=1; }
+for c in record info report scan whatif viz export help; do
+	check 0 "$c --help" "$ECP" "$c" --help
+	"$ECP" "$c" --help | grep -q "usage: ecp" || { echo "FAIL: $c --help has no usage line"; fail=1; }
+done
+check 2 "help of unknown command" "$ECP" help frob
+exit $fail

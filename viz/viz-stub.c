@@ -1,0 +1,2 @@
+/* replaced by the visualization layer */
+typedef int ecp_viz_placeholder;
