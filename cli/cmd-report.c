@@ -1,10 +1,285 @@
-#include "cli/commands.h"
+/* ecp report: which functions matter on P processors. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* Not built yet: says so and fails with the usage status, never 0. */
+#include "cli/commands.h"
+#include "cli/session.h"
+#include "common/parse.h"
+#include "common/units.h"
+#include "ecp/analysis.h"
+#include "viz/csv.h"
+#include "viz/json.h"
+#include "viz/table.h"
+
+enum report_sort { SORT_TET, SORT_TETID, SORT_CALLS, SORT_WORK, SORT_SPAN, SORT_IDLE };
+
+struct report_options {
+	struct ecp_cli_common common;
+	unsigned processors;
+	bool processors_given;
+	size_t top;
+	bool top_given;
+	enum report_sort sort;
+};
+
+static const char *const sort_names[] = {"tet", "tetid", "calls", "work", "span", "idle"};
+
+static double sort_key(const struct ecp_function_result *f, enum report_sort sort)
+{
+	switch (sort) {
+	case SORT_TETID:
+		return f->tetid_ns;
+	case SORT_CALLS:
+		return (double)f->calls;
+	case SORT_WORK:
+		return f->work_ns;
+	case SORT_SPAN:
+		return f->span_ns;
+	case SORT_IDLE:
+		return f->idle_ns;
+	case SORT_TET:
+	default:
+		return f->tet_ns;
+	}
+}
+
+static enum report_sort g_sort;
+static const struct ecp_model *g_model;
+
+static int compare_rows(const void *pa, const void *pb)
+{
+	const struct ecp_function_result *a = pa, *b = pb;
+	double ka = sort_key(a, g_sort), kb = sort_key(b, g_sort);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	if (a->tet_ns != b->tet_ns)
+		return a->tet_ns > b->tet_ns ? -1 : 1;
+	int c = strcmp(g_model->functions[a->function].name, g_model->functions[b->function].name);
+	if (c)
+		return c;
+	return (a->function > b->function) - (a->function < b->function);
+}
+
+static int parse_options(int argc, char **argv, struct report_options *o)
+{
+	static const struct option longopts[] = {
+		{"processors", required_argument, NULL, 'P'},
+		{"top", required_argument, NULL, 't'},
+		{"sort", required_argument, NULL, 's'},
+		{"by", required_argument, NULL, 'b'},
+		ECP_CLI_COMMON_LONGOPTS,
+		{NULL, 0, NULL, 0},
+	};
+	ecp_cli_common_init(&o->common);
+	o->top = 20;
+	o->sort = SORT_TET;
+	int opt, rc;
+	optind = 1;
+	while ((opt = ecp_cli_getopt("report", argc, argv, "P:h", longopts)) != -1) {
+		uint64_t v;
+		switch (opt) {
+		case -2:
+			return ECP_EXIT_USAGE;
+		case 'P':
+			if ((rc = ecp_cli_parse_processors("report", optarg, &o->processors)))
+				return rc;
+			o->processors_given = true;
+			break;
+		case 't':
+			if (ecp_parse_u64(optarg, &v) < 0 || v > 1000000)
+				return ecp_usage_error("report", "--top takes a row count, not '%s'",
+						       optarg);
+			o->top = (size_t)v;
+			o->top_given = true;
+			break;
+		case 's': {
+			bool found = false;
+			for (unsigned i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
+				if (!strcmp(optarg, sort_names[i])) {
+					o->sort = (enum report_sort)i;
+					found = true;
+				}
+			if (!found)
+				return ecp_usage_error("report",
+						       "--sort takes tet, tetid, calls, work, span "
+						       "or idle, not '%s'",
+						       optarg);
+			break;
+		}
+		case 'b':
+			if (!strcmp(optarg, "function"))
+				break;
+			if (!strcmp(optarg, "callsite"))
+				return ecp_usage_error("report",
+						       "--by callsite is not available in this "
+						       "version: the model keeps functions only");
+			return ecp_usage_error("report", "--by takes 'function', not '%s'", optarg);
+		default:
+			if ((rc = ecp_cli_common_option("report", &o->common, opt, optarg,
+							ECP_FORMATS_ALL)))
+				return rc;
+		}
+	}
+	if ((rc = ecp_cli_trace_operand("report", &o->common, argc, argv)))
+		return rc;
+	if (!o->processors_given)
+		o->processors = ecp_cli_online_cpus();
+	return 0;
+}
+
+static void write_json(const struct report_options *o, const struct ecp_model *m,
+		       const struct ecp_analysis *a, size_t rows)
+{
+	struct ecp_json_writer w;
+	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
+	ecp_json_begin_object(&w);
+	ecp_json_kv_string(&w, "trace", o->common.trace_dir);
+	ecp_json_kv_string(&w, "program", m->info.program ? m->info.program : "");
+	ecp_json_kv_uint(&w, "processors", o->processors);
+	ecp_json_kv_uint(&w, "makespan_ns", a->makespan_ns);
+	ecp_json_kv_uint(&w, "work_ns", a->work_ns);
+	ecp_json_kv_uint(&w, "span_ns", a->span_ns);
+	ecp_json_kv_double(&w, "speedup", a->speedup);
+	ecp_json_kv_double(&w, "parallelism",
+			   a->span_ns ? (double)a->work_ns / (double)a->span_ns : 0.0);
+	ecp_json_kv_uint(&w, "idle_ns", a->idle_ns);
+	ecp_json_kv_string(&w, "lock_order",
+			   o->common.lock_order == ECP_LOCK_ORDER_RECORDED ? "recorded" : "arrival");
+	ecp_json_kv_string(&w, "sort", sort_names[o->sort]);
+	ecp_json_key(&w, "functions");
+	ecp_json_begin_array(&w);
+	for (size_t i = 0; i < rows; i++) {
+		const struct ecp_function_result *f = &a->functions[i];
+		ecp_json_begin_object(&w);
+		ecp_json_kv_string(&w, "name", m->functions[f->function].name);
+		ecp_json_kv_uint(&w, "calls", f->calls);
+		ecp_json_kv_int(&w, "tet_ns", llround(f->tet_ns));
+		ecp_json_kv_int(&w, "tetid_ns", llround(f->tetid_ns));
+		ecp_json_kv_int(&w, "work_ns", llround(f->work_ns));
+		ecp_json_kv_int(&w, "span_ns", llround(f->span_ns));
+		ecp_json_kv_int(&w, "idle_ns", llround(f->idle_ns));
+		ecp_json_kv_double(&w, "share",
+				   a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
+		ecp_json_end_object(&w);
+	}
+	ecp_json_end_array(&w);
+	ecp_json_end_object(&w);
+	struct ecp_error err = {0};
+	if (ecp_json_finish(&w, &err) < 0)
+		fprintf(stderr, "ecp report: %s\n", err.msg);
+}
+
+static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a, size_t rows)
+{
+	struct ecp_csv_writer w;
+	ecp_csv_init(&w, stdout);
+	const char *hdr[] = {"name",    "calls",   "tet_ns",  "tetid_ns", "share",
+			     "work_ns", "span_ns", "idle_ns"};
+	for (size_t i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++)
+		ecp_csv_string(&w, hdr[i]);
+	ecp_csv_end_row(&w);
+	for (size_t i = 0; i < rows; i++) {
+		const struct ecp_function_result *f = &a->functions[i];
+		ecp_csv_string(&w, m->functions[f->function].name);
+		ecp_csv_uint(&w, f->calls);
+		ecp_csv_int(&w, llround(f->tet_ns));
+		ecp_csv_int(&w, llround(f->tetid_ns));
+		ecp_csv_double(&w, a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
+		ecp_csv_int(&w, llround(f->work_ns));
+		ecp_csv_int(&w, llround(f->span_ns));
+		ecp_csv_int(&w, llround(f->idle_ns));
+		ecp_csv_end_row(&w);
+	}
+	struct ecp_error err = {0};
+	if (ecp_csv_finish(&w, &err) < 0)
+		fprintf(stderr, "ecp report: %s\n", err.msg);
+}
+
+static int write_table(const struct report_options *o, const struct ecp_model *m,
+		       const struct ecp_analysis *a, size_t rows)
+{
+	char t1[32], tp[32], tinf[32], idle[32];
+	ecp_format_ns(t1, sizeof(t1), (double)a->work_ns);
+	ecp_format_ns(tp, sizeof(tp), (double)a->makespan_ns);
+	ecp_format_ns(tinf, sizeof(tinf), (double)a->span_ns);
+	ecp_format_ns(idle, sizeof(idle), (double)a->idle_ns);
+	printf("trace %s: %s\n", o->common.trace_dir,
+	       m->info.program && *m->info.program ? m->info.program : "(unknown program)");
+	printf("P = %u processors%s\n", o->processors,
+	       o->processors_given ? "" : " (the online CPUs; choose with -P)");
+	printf("T1 %s   T%u %s   Tinf %s   speedup %.2f   parallelism %.2f   idle %s\n\n", t1,
+	       o->processors, tp, tinf, a->speedup,
+	       a->span_ns ? (double)a->work_ns / (double)a->span_ns : 0.0, idle);
+
+	struct ecp_table *t = ecp_table_create(8);
+	if (!t)
+		return ecp_fail("report", "out of memory");
+	ecp_table_set_column(t, 0, "function", ECP_TABLE_LEFT, ECP_TABLE_SHORTEN);
+	ecp_table_set_column(t, 1, "calls", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	ecp_table_set_column(t, 2, "TET", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	ecp_table_set_column(t, 3, "TETID", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	ecp_table_set_column(t, 4, "%T_P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	ecp_table_set_column(t, 5, "work", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	ecp_table_set_column(t, 6, "span", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	ecp_table_set_column(t, 7, "idle", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	for (size_t i = 0; i < rows; i++) {
+		const struct ecp_function_result *f = &a->functions[i];
+		ecp_table_add_row(t);
+		ecp_table_cell(t, 0, m->functions[f->function].name);
+		ecp_table_cell_uint(t, 1, f->calls);
+		ecp_table_cell_ns(t, 2, f->tet_ns);
+		ecp_table_cell_ns(t, 3, f->tetid_ns);
+		ecp_table_cell_printf(t, 4, "%.1f",
+				      a->makespan_ns ? 100.0 * f->tet_ns / (double)a->makespan_ns
+						     : 0.0);
+		ecp_table_cell_ns(t, 5, f->work_ns);
+		ecp_table_cell_ns(t, 6, f->span_ns);
+		ecp_table_cell_ns(t, 7, f->idle_ns);
+	}
+	struct ecp_error err = {0};
+	int rc = ecp_table_write(stdout, t, 0, &err);
+	ecp_table_destroy(t);
+	if (rc < 0)
+		return ecp_fail("report", "%s", err.msg);
+	if (rows < a->n_functions)
+		printf("(%zu more functions; --top 0 shows all)\n", a->n_functions - rows);
+	printf("\nTET: time on the extended critical path at P, weight x exclusive time;\n"
+	       "TETID: the same with callees included.  Optimize from the top.\n");
+	return ECP_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ecp report: this command is not built yet in this version of ecp\n");
-	return ECP_EXIT_USAGE;
+	struct report_options o;
+	int rc = parse_options(argc, argv, &o);
+	if (rc)
+		return rc;
+	struct ecp_cli_session s;
+	if ((rc = ecp_cli_session_open("report", &o.common, &s)))
+		return rc;
+	struct ecp_analysis a;
+	struct ecp_error err = {0};
+	if (ecp_analyze(s.model, &s.dag, o.processors, &a, &err) < 0) {
+		ecp_cli_session_close(&s);
+		return ecp_fail("report", "%s", err.msg);
+	}
+	g_sort = o.sort;
+	g_model = s.model;
+	qsort(a.functions, a.n_functions, sizeof(a.functions[0]), compare_rows);
+	/* Tables default to 20 rows; JSON and CSV hold every function unless
+	 * --top was given, so scripts see the whole profile. */
+	size_t rows = a.n_functions;
+	if ((o.common.format == ECP_FORMAT_TABLE || o.top_given) && o.top && o.top < rows)
+		rows = o.top;
+	rc = ECP_EXIT_OK;
+	if (o.common.format == ECP_FORMAT_JSON)
+		write_json(&o, s.model, &a, rows);
+	else if (o.common.format == ECP_FORMAT_CSV)
+		write_csv(s.model, &a, rows);
+	else
+		rc = write_table(&o, s.model, &a, rows);
+	ecp_analysis_finish(&a);
+	ecp_cli_session_close(&s);
+	return rc;
 }

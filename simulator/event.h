@@ -26,7 +26,7 @@ enum ecp_event_type {
 	ECP_EV_LOCK_INIT,         /* a=obj b=kind c=type */
 	ECP_EV_LOCK_REQUEST,      /* a=obj b=kind c=mode */
 	ECP_EV_LOCK_ACQUIRED,     /* a=obj b=kind c=mode, flags&ECP_EVF_TRY */
-	ECP_EV_LOCK_FAILED,       /* a=obj b=kind c=mode */
+	ECP_EV_LOCK_FAILED,       /* a=obj b=kind c=err (errno: ETIMEDOUT for a timedlock) */
 	ECP_EV_LOCK_RELEASE,      /* a=obj b=kind */
 	ECP_EV_COND_WAIT_BEGIN,   /* a=cond b=mutex c=timeout_ns */
 	ECP_EV_COND_WAIT_END,     /* a=cond b=mutex c=err */

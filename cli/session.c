@@ -1,0 +1,197 @@
+#include "cli/session.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "common/parse.h"
+#include "simulator/trace.h"
+
+void ecp_cli_common_init(struct ecp_cli_common *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->trace_dir = "ecp.data";
+	c->format = ECP_FORMAT_TABLE;
+	c->lock_order = ECP_LOCK_ORDER_ARRIVAL;
+}
+
+int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
+			  const char *arg, unsigned allowed_formats)
+{
+	switch (opt) {
+	case ECP_OPT_FORMAT: {
+		static const char *const names[] = {"table", "csv", "json"};
+		for (unsigned i = 0; i < 3; i++) {
+			if (!strcmp(arg, names[i]) && (allowed_formats & (1u << i))) {
+				c->format = (enum ecp_cli_format)i;
+				return 0;
+			}
+		}
+		return ecp_usage_error(cmd, "unknown --format '%s'", arg);
+	}
+	case ECP_OPT_ALLOW_LOSS:
+		c->allow_loss = true;
+		return 0;
+	case ECP_OPT_LOCK_ORDER:
+		if (!strcmp(arg, "arrival"))
+			c->lock_order = ECP_LOCK_ORDER_ARRIVAL;
+		else if (!strcmp(arg, "recorded"))
+			c->lock_order = ECP_LOCK_ORDER_RECORDED;
+		else
+			return ecp_usage_error(cmd, "--lock-order must be 'arrival' or 'recorded', not '%s'",
+					       arg);
+		return 0;
+	default:
+		return ecp_usage_error(cmd, "unexpected option");
+	}
+}
+
+int ecp_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *longopts)
+{
+	opterr = 0;
+	int saved = optind;
+	int opt = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (opt == '?') {
+		const char *bad = (saved < argc) ? argv[optind - 1] : "?";
+		if (optopt)
+			ecp_usage_error(cmd, "option '-%c' is unknown or needs a value", optopt);
+		else
+			ecp_usage_error(cmd, "option '%s' is unknown or needs a value", bad);
+		return -2;
+	}
+	if (opt == ':') {
+		ecp_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		return -2;
+	}
+	return opt;
+}
+
+int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc, char **argv)
+{
+	if (optind < argc)
+		c->trace_dir = argv[optind++];
+	if (optind < argc)
+		return ecp_usage_error(cmd, "unexpected argument '%s' (one TRACE_DIR at most)",
+				       argv[optind]);
+	return 0;
+}
+
+unsigned ecp_cli_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
+{
+	uint64_t v;
+	if (ecp_parse_u64(arg, &v) < 0 || v < 1 || v > ECP_CLI_MAX_PROCESSORS)
+		return ecp_usage_error(cmd, "-P takes a processor count from 1 to %u, not '%s'",
+				       ECP_CLI_MAX_PROCESSORS, arg);
+	*out = (unsigned)v;
+	return 0;
+}
+
+int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
+			 struct ecp_cli_session *s)
+{
+	struct ecp_error err = {0};
+	memset(s, 0, sizeof(*s));
+	s->common = c;
+	struct ecp_load_options opts = {
+		.allow_loss = c->allow_loss,
+		.use_cache = true,
+		.keep_calls = c->keep_calls,
+		.progress = isatty(STDERR_FILENO),
+	};
+	if (ecp_trace_load(c->trace_dir, &opts, &s->model, &err) < 0)
+		return ecp_fail(cmd, "%s", err.msg);
+	for (size_t i = 0; i < s->model->n_warnings; i++)
+		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
+	if (ecp_dag_build(s->model, NULL, c->lock_order, &s->dag, &err) < 0) {
+		ecp_model_destroy(s->model);
+		s->model = NULL;
+		return ecp_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);
+	}
+	s->dag_ready = true;
+	return 0;
+}
+
+void ecp_cli_session_close(struct ecp_cli_session *s)
+{
+	if (!s)
+		return;
+	if (s->dag_ready)
+		ecp_dag_finish(&s->dag);
+	ecp_model_destroy(s->model);
+	memset(s, 0, sizeof(*s));
+}
+
+static size_t edit_distance_ci(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 127 || lb > 127)
+		return SIZE_MAX;
+	size_t prev[128], cur[128];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			char x = a[i - 1], y = b[j - 1];
+			if (x >= 'A' && x <= 'Z')
+				x = (char)(x - 'A' + 'a');
+			if (y >= 'A' && y <= 'Z')
+				y = (char)(y - 'A' + 'a');
+			size_t best = prev[j - 1] + (x != y);
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			cur[j] = best;
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const char **out,
+			      size_t max)
+{
+	/* Rank by: contains the name (or is contained), then edit distance. */
+	size_t n = 0;
+	size_t *score = calloc(max ? max : 1, sizeof(*score));
+	if (!score)
+		return 0;
+	size_t len = strlen(name);
+	for (uint32_t f = 0; f < m->n_functions; f++) {
+		const char *cand = m->functions[f].name;
+		if (!cand)
+			continue;
+		size_t d = edit_distance_ci(name, cand);
+		if (strstr(cand, name) || strstr(name, cand))
+			d = d < 1 ? 0 : 1;
+		if (d == SIZE_MAX || d > (len / 2 > 3 ? len / 2 : 3))
+			continue;
+		size_t pos = n < max ? n : max;
+		while (pos > 0 && score[pos - 1] > d)
+			pos--;
+		if (pos >= max)
+			continue;
+		size_t last = n < max ? n : max - 1;
+		for (size_t k = last; k > pos; k--) {
+			out[k] = out[k - 1];
+			score[k] = score[k - 1];
+		}
+		out[pos] = cand;
+		score[pos] = d;
+		if (n < max)
+			n++;
+	}
+	free(score);
+	return n;
+}

@@ -1,0 +1,75 @@
+/* What every analysis command shares: the trace directory, output format,
+ * loss policy and lock order, and the loaded model with its ASAP DAG. */
+#ifndef ECP_CLI_SESSION_H
+#define ECP_CLI_SESSION_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "simulator/dag.h"
+#include "simulator/model.h"
+
+enum ecp_cli_format { ECP_FORMAT_TABLE = 0, ECP_FORMAT_CSV, ECP_FORMAT_JSON };
+
+struct ecp_cli_common {
+	const char *trace_dir;
+	enum ecp_cli_format format;
+	bool allow_loss;
+	enum ecp_lock_policy lock_order;
+	bool keep_calls; /* set by commands that draw calls (export, viz) */
+};
+
+/* Long options shared by the analysis commands; append to a command's table
+ * with ECP_CLI_COMMON_LONGOPTS and hand unknown codes to
+ * ecp_cli_common_option(). */
+enum {
+	ECP_OPT_FORMAT = 1000,
+	ECP_OPT_ALLOW_LOSS,
+	ECP_OPT_LOCK_ORDER,
+	ECP_OPT_FIRST_COMMAND_OPTION = 1100,
+};
+#define ECP_CLI_COMMON_LONGOPTS                                                            \
+	{"format", required_argument, NULL, ECP_OPT_FORMAT},                               \
+		{"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},                     \
+		{"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},              \
+		{"help", no_argument, NULL, 'h'}
+
+void ecp_cli_common_init(struct ecp_cli_common *c);
+/* Handles one shared option; returns 0, or an exit code (usage error). */
+int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
+			  const char *arg, unsigned allowed_formats);
+#define ECP_FORMATS_ALL ((1u << ECP_FORMAT_TABLE) | (1u << ECP_FORMAT_CSV) | (1u << ECP_FORMAT_JSON))
+
+/* After getopt: at most one positional TRACE_DIR.  Returns 0 or an exit code. */
+int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc, char **argv);
+
+/* getopt_long with the error reporting ecp uses ("ecp CMD: ...", exit 2). */
+int ecp_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *longopts);
+
+struct ecp_cli_session {
+	const struct ecp_cli_common *common;
+	struct ecp_model *model;
+	struct ecp_dag dag;
+	bool dag_ready;
+};
+
+/* Loads the model and builds the ASAP DAG; prints errors itself.  Returns 0
+ * or an exit code (1). */
+int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
+			 struct ecp_cli_session *s);
+void ecp_cli_session_close(struct ecp_cli_session *s);
+
+/* Processor count default for -P: the online CPUs. */
+unsigned ecp_cli_online_cpus(void);
+/* Upper bound accepted for -P values. */
+#define ECP_CLI_MAX_PROCESSORS 4096u
+
+int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out);
+
+/* Nearest function names to `name` for "did you mean" hints; writes up to
+ * `max` names into out (borrowed from the model), returns how many. */
+size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const char **out,
+			      size_t max);
+
+#endif

@@ -1,0 +1,120 @@
+#include "cli/sweep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "ecp/sweep.h"
+
+const struct ecp_function_result *ecp_cli_sweep_top(const struct ecp_cli_sweep_point *p)
+{
+	const struct ecp_analysis *a = &p->analysis;
+	/* The analysis is sorted by TET descending with deterministic ties; a
+	 * function with no positive TET is not "the one that matters". */
+	if (a->n_functions == 0 || !(a->functions[0].tet_ns > 0))
+		return NULL;
+	return &a->functions[0];
+}
+
+static double peak_tet(const struct ecp_cli_sweep *sw, ecp_id f)
+{
+	double best = 0;
+	for (size_t i = 0; i < sw->n_points; i++) {
+		const struct ecp_function_result *x = sw->points[i].by_function[f];
+		if (x && x->tet_ns > best)
+			best = x->tet_ns;
+	}
+	return best;
+}
+
+/* qsort has no context argument; the sweep being sorted is set just before. */
+static const struct ecp_cli_sweep *g_sweep;
+static const struct ecp_model *g_model;
+
+static int compare_peak(const void *pa, const void *pb)
+{
+	ecp_id a = *(const ecp_id *)pa, b = *(const ecp_id *)pb;
+	double ka = peak_tet(g_sweep, a), kb = peak_tet(g_sweep, b);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	int c = strcmp(g_model->functions[a].name, g_model->functions[b].name);
+	return c ? c : (a > b) - (a < b);
+}
+
+void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw)
+{
+	for (size_t i = 0; i < sw->n_points; i++) {
+		ecp_analysis_finish(&sw->points[i].analysis);
+		free(sw->points[i].by_function);
+	}
+	free(sw->points);
+	free(sw->shown);
+	free(sw->crossover_at);
+	memset(sw, 0, sizeof(*sw));
+}
+
+int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
+		  size_t n, size_t top, struct ecp_cli_sweep *sw)
+{
+	const struct ecp_model *m = s->model;
+	size_t nf = m->n_functions ? m->n_functions : 1;
+	memset(sw, 0, sizeof(*sw));
+	sw->points = calloc(n ? n : 1, sizeof(*sw->points));
+	sw->crossover_at = calloc(n ? n : 1, sizeof(*sw->crossover_at));
+	sw->shown = calloc(nf, sizeof(*sw->shown));
+	bool *is_top = calloc(nf, sizeof(*is_top));
+	int rc = 0;
+	struct ecp_sweep *engine = NULL;
+	struct ecp_error err = {0};
+	if (!sw->points || !sw->crossover_at || !sw->shown || !is_top) {
+		rc = ecp_fail(cmd, "out of memory");
+		goto out;
+	}
+	/* The P-independent part of the analysis is done once for all P. */
+	if (ecp_sweep_create(m, &s->dag, &engine, &err) < 0) {
+		rc = ecp_fail(cmd, "%s", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ecp_cli_sweep_point *p = &sw->points[i];
+		p->processors = processors[i];
+		if (ecp_sweep_analyze(engine, processors[i], &p->analysis, &err) < 0) {
+			rc = ecp_fail(cmd, "P=%u: %s", processors[i], err.msg);
+			goto out;
+		}
+		sw->n_points = i + 1;
+		p->by_function = calloc(nf, sizeof(*p->by_function));
+		if (!p->by_function) {
+			rc = ecp_fail(cmd, "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < p->analysis.n_functions; k++)
+			p->by_function[p->analysis.functions[k].function] = &p->analysis.functions[k];
+		const struct ecp_function_result *t = ecp_cli_sweep_top(p);
+		if (t)
+			is_top[t->function] = true;
+		if (i > 0) {
+			const struct ecp_function_result *prev = ecp_cli_sweep_top(&sw->points[i - 1]);
+			if (prev && t && prev->function != t->function)
+				sw->crossover_at[sw->n_crossovers++] = i;
+		}
+	}
+	size_t n_candidates = 0;
+	for (ecp_id f = 0; f < m->n_functions; f++)
+		if (is_top[f] || peak_tet(sw, f) > 0)
+			sw->shown[n_candidates++] = f;
+	g_sweep = sw;
+	g_model = m;
+	qsort(sw->shown, n_candidates, sizeof(*sw->shown), compare_peak);
+	size_t kept = 0;
+	for (size_t k = 0; k < n_candidates; k++) {
+		ecp_id f = sw->shown[k];
+		if (is_top[f] || kept < top)
+			sw->shown[kept++] = f;
+	}
+	sw->n_shown = kept;
+out:
+	ecp_sweep_destroy(engine);
+	free(is_top);
+	return rc;
+}

@@ -1,0 +1,237 @@
+/* ecp_analyze(): weights at P and at unlimited P, attributed to functions
+ * (the paper's Sec. 2.2), with the work/span profiles and idleness.
+ *
+ * Attribution per segment s of weight w, for each of its activities
+ * (function f: calls, self, inclusive):
+ *     TET[f]   += w * self        TETID[f] += w * inclusive
+ *     calls[f] += calls  if w != 0 (the segment is on the ECP)
+ * The model re-creates the call stack across segment boundaries, so a
+ * function entered before a segment still has its activity there.  Inclusive
+ * time counts a recursive function once (the model's incl_ns is "time with f
+ * on the stack at least once"), which is Cilkprof's top-call-site rule.
+ * The model carries no call sites, so there is no per-call-site attribution.
+ *
+ * Idleness: a segment's idle charge at P (ecp/plan.h) is spread over its
+ * functions in proportion to their self time.  Where in the segment each
+ * function ran is not in the model, so this is an approximation: exact when a
+ * segment's running count does not change while it runs. */
+#include "ecp/analysis.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecp/engine.h"
+#include "ecp/sweep.h"
+
+static int cmp_result(const void *pa, const void *pb, void *ctx)
+{
+	const struct ecp_model *model = ctx;
+	const struct ecp_function_result *a = pa, *b = pb;
+	if (a->tet_ns != b->tet_ns)
+		return a->tet_ns > b->tet_ns ? -1 : 1;
+	const char *na = model->functions[a->function].name;
+	const char *nb = model->functions[b->function].name;
+	int c = strcmp(na ? na : "", nb ? nb : "");
+	if (c)
+		return c;
+	return (a->function > b->function) - (a->function < b->function);
+}
+
+static int check_inputs(const struct ecp_model *model, const struct ecp_dag *dag,
+			struct ecp_error *err)
+{
+	if (model->n_segments != dag->n_segments)
+		return ecp_error_set(err, ECP_ERR_USAGE, "model has %u segments but the DAG %u",
+				     model->n_segments, dag->n_segments);
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		const struct ecp_segment *seg = &model->segments[s];
+		if (seg->first_activity + seg->n_activity > model->n_activities)
+			return ecp_error_set(err, ECP_ERR, "segment %u: activities out of range", s);
+		for (uint32_t i = 0; i < seg->n_activity; i++)
+			if (model->activities[seg->first_activity + i].function >= model->n_functions)
+				return ecp_error_set(err, ECP_ERR, "segment %u: activity of unknown function %u",
+						     s, model->activities[seg->first_activity + i].function);
+	}
+	return 0;
+}
+
+/* The P-independent profiles: work (the ordinary profile) and span. */
+static void attribute_profiles(const struct ecp_model *model, const double *w_span,
+			       struct ecp_function_result *fr)
+{
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		const struct ecp_segment *seg = &model->segments[s];
+		const struct ecp_activity *act = model->activities + seg->first_activity;
+		for (uint32_t i = 0; i < seg->n_activity; i++) {
+			struct ecp_function_result *r = &fr[act[i].function];
+			double self = (double)act[i].self_ns, incl = (double)act[i].incl_ns;
+			r->work_ns += self;
+			r->span_ns += w_span[s] * self;
+			r->span_incl_ns += w_span[s] * incl;
+		}
+	}
+}
+
+/* act_first/act_n: the segments' activity ranges copied out of the 80-byte
+ * segment records, so that a sweep over P reads 12 bytes per segment. */
+static void attribute(const struct ecp_model *model, const uint64_t *act_first,
+		      const uint32_t *act_n, const double *w, const double *seg_idle,
+		      struct ecp_function_result *fr)
+{
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		double ws = w[s], idle = seg_idle[s];
+		if (ws == 0.0 && idle == 0.0)
+			continue; /* off the ECP and never idle: nothing to add */
+		const struct ecp_activity *act = model->activities + act_first[s];
+		uint32_t n_act = act_n[s];
+		double idle_per_ns = 0.0;
+		if (idle != 0.0) {
+			uint64_t self_total = 0;
+			for (uint32_t i = 0; i < n_act; i++)
+				self_total += act[i].self_ns;
+			if (self_total)
+				idle_per_ns = idle / (double)self_total;
+		}
+		for (uint32_t i = 0; i < n_act; i++) {
+			struct ecp_function_result *r = &fr[act[i].function];
+			double self = (double)act[i].self_ns;
+			r->tet_ns += ws * self;
+			r->tetid_ns += ws * (double)act[i].incl_ns;
+			if (ws != 0.0)
+				r->calls += act[i].calls;
+			r->idle_ns += idle_per_ns * self;
+		}
+	}
+}
+
+struct ecp_sweep {
+	const struct ecp_model *model;
+	const struct ecp_dag *dag;
+	struct ecp_engine *engine;
+	double *w_span;   /* weights at unlimited P */
+	double *seg_idle; /* scratch */
+	struct ecp_function_result *profiles; /* work and span, per function id */
+	uint64_t *act_first;
+	uint32_t *act_n;
+};
+
+int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
+		     struct ecp_sweep **sweep, struct ecp_error *err)
+{
+	*sweep = NULL;
+	int rc = check_inputs(model, dag, err);
+	if (rc < 0)
+		return rc;
+	struct ecp_sweep *sw = calloc(1, sizeof(*sw));
+	size_t s1 = dag->n_segments ? dag->n_segments : 1;
+	if (!sw || !(sw->w_span = malloc(s1 * sizeof(double))) ||
+	    !(sw->seg_idle = malloc(s1 * sizeof(double))) ||
+	    !(sw->profiles = calloc(model->n_functions ? model->n_functions : 1,
+				    sizeof(*sw->profiles))) ||
+	    !(sw->act_first = malloc(s1 * sizeof(uint64_t))) ||
+	    !(sw->act_n = malloc(s1 * sizeof(uint32_t)))) {
+		ecp_sweep_destroy(sw);
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (analysis of %u segments)",
+				     dag->n_segments);
+	}
+	sw->model = model;
+	sw->dag = dag;
+	rc = ecp_engine_create(dag, &sw->engine, err);
+	if (rc >= 0)
+		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL, err);
+	if (rc < 0) {
+		ecp_sweep_destroy(sw);
+		return rc;
+	}
+	attribute_profiles(model, sw->w_span, sw->profiles);
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		sw->act_first[s] = model->segments[s].first_activity;
+		sw->act_n[s] = model->segments[s].n_activity;
+	}
+	*sweep = sw;
+	return 0;
+}
+
+void ecp_sweep_destroy(struct ecp_sweep *sweep)
+{
+	if (!sweep)
+		return;
+	ecp_engine_destroy(sweep->engine);
+	free(sweep->w_span);
+	free(sweep->seg_idle);
+	free(sweep->profiles);
+	free(sweep->act_first);
+	free(sweep->act_n);
+	free(sweep);
+}
+
+int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_analysis *out,
+		      struct ecp_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	const struct ecp_model *model = sw->model;
+	const struct ecp_dag *dag = sw->dag;
+	size_t s1 = dag->n_segments ? dag->n_segments : 1;
+	int rc = 0;
+	out->processors = processors;
+	out->weights = malloc(s1 * sizeof(double));
+	out->functions = calloc(model->n_functions ? model->n_functions : 1, sizeof(*out->functions));
+	if (!out->weights || !out->functions) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (analysis of %u segments)",
+				   dag->n_segments);
+		goto out;
+	}
+	struct ecp_run_summary sum;
+	bool saturated = processors >= ecp_engine_saturation(sw->engine);
+	/* Saturated: the weights are the span weights already at hand. */
+	rc = ecp_engine_run(sw->engine, processors, saturated ? NULL : out->weights, sw->seg_idle,
+			    &sum, err);
+	if (rc < 0)
+		goto out;
+	if (saturated)
+		memcpy(out->weights, sw->w_span, dag->n_segments * sizeof(double));
+	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);
+	out->idle_ns = (uint64_t)(sum.idle + 0.5L);
+	out->work_ns = dag->work;
+	out->span_ns = dag->span;
+	out->speedup = sum.makespan > 0 ? (double)((long double)dag->work / sum.makespan) : 0.0;
+	out->n_functions = model->n_functions;
+	for (uint32_t f = 0; f < model->n_functions; f++) {
+		out->functions[f] = sw->profiles[f];
+		out->functions[f].function = f;
+	}
+	attribute(model, sw->act_first, sw->act_n, out->weights, sw->seg_idle, out->functions);
+	qsort_r(out->functions, out->n_functions, sizeof(*out->functions), cmp_result,
+		(void *)model);
+out:
+	if (rc < 0) {
+		ecp_analysis_finish(out);
+		return ecp_error_prefix(err, "ECP analysis at P=%u failed", processors);
+	}
+	return 0;
+}
+
+int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag, unsigned processors,
+		struct ecp_analysis *out, struct ecp_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct ecp_sweep *sw;
+	int rc = ecp_sweep_create(model, dag, &sw, err);
+	if (rc < 0)
+		return ecp_error_prefix(err, "ECP analysis at P=%u failed", processors);
+	rc = ecp_sweep_analyze(sw, processors, out, err);
+	ecp_sweep_destroy(sw);
+	return rc;
+}
+
+void ecp_analysis_finish(struct ecp_analysis *analysis)
+{
+	if (!analysis)
+		return;
+	free(analysis->weights);
+	free(analysis->functions);
+	analysis->weights = NULL;
+	analysis->functions = NULL;
+	analysis->n_functions = 0;
+}

@@ -1,2 +1,0 @@
-/* replaced by the ECP engine */
-typedef int ecp_engine_placeholder;

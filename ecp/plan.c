@@ -1,0 +1,596 @@
+#include "ecp/plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecp/domtree.h"
+#include "ecp/radix.h"
+
+#define NONE UINT32_MAX
+
+/* One node of a group's virtual tree. */
+struct vnode {
+	uint32_t pre;
+	uint32_t node;
+	int32_t step;
+	uint32_t cnt;    /* group nodes merged into this virtual node */
+	uint32_t parent; /* index in the virtual tree, NONE for its root */
+	int64_t g;       /* steps of the group's nodes in the subtree */
+	uint64_t c;      /* number of the group's nodes in the subtree */
+};
+
+struct builder {
+	const struct ecp_plan_input *in;
+	struct ecp_plan *plan;
+	struct ecp_domtree tree;
+	uint32_t *pre, *size, *order;
+	/* growable */
+	struct ecp_plan_entry *entries;
+	size_t n_entries, cap_entries;
+	struct vnode *vt;
+	size_t cap_vt;
+	uint32_t *stack;
+	/* key interning: open addressing on the packed (n, delta, last) */
+	uint64_t *hash_keys;
+	uint32_t *hash_vals;
+	size_t hash_cap;
+	size_t cap_keys;
+};
+
+static uint64_t pack_key(uint32_t n, int32_t delta, uint32_t ends_run)
+{
+	return ((uint64_t)n << 33) | ((uint64_t)(uint32_t)delta << 1) | (ends_run ? 1u : 0u);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int hash_grow(struct builder *b)
+{
+	size_t cap = b->hash_cap ? b->hash_cap * 2 : 1024;
+	uint64_t *keys = malloc(cap * sizeof(*keys));
+	uint32_t *vals = malloc(cap * sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		vals[i] = NONE;
+	for (size_t i = 0; i < b->hash_cap; i++) {
+		if (b->hash_vals[i] == NONE)
+			continue;
+		size_t h = mix(b->hash_keys[i]) & (cap - 1);
+		while (vals[h] != NONE)
+			h = (h + 1) & (cap - 1);
+		keys[h] = b->hash_keys[i];
+		vals[h] = b->hash_vals[i];
+	}
+	free(b->hash_keys);
+	free(b->hash_vals);
+	b->hash_keys = keys;
+	b->hash_vals = vals;
+	b->hash_cap = cap;
+	return 0;
+}
+
+/* Returns the key index, or NONE on allocation failure. */
+static uint32_t intern(struct builder *b, uint32_t n, int32_t delta, uint32_t ends_run)
+{
+	struct ecp_plan *plan = b->plan;
+	if ((plan->n_keys + 1) * 2 > b->hash_cap && hash_grow(b) < 0)
+		return NONE;
+	uint64_t k = pack_key(n, delta, ends_run);
+	size_t h = mix(k) & (b->hash_cap - 1);
+	while (b->hash_vals[h] != NONE) {
+		if (b->hash_keys[h] == k)
+			return b->hash_vals[h];
+		h = (h + 1) & (b->hash_cap - 1);
+	}
+	if (plan->n_keys == b->cap_keys) {
+		size_t cap = b->cap_keys ? b->cap_keys * 2 : 256;
+		struct ecp_plan_key *keys = realloc(plan->keys, cap * sizeof(*keys));
+		if (!keys)
+			return NONE;
+		plan->keys = keys;
+		b->cap_keys = cap;
+	}
+	uint32_t id = plan->n_keys++;
+	plan->keys[id] = (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
+	b->hash_keys[h] = k;
+	b->hash_vals[h] = id;
+	return id;
+}
+
+static int push_entry(struct builder *b, uint32_t pos, uint32_t key)
+{
+	if (b->n_entries == b->cap_entries) {
+		size_t cap = b->cap_entries ? b->cap_entries * 2 : 4096;
+		struct ecp_plan_entry *e = realloc(b->entries, cap * sizeof(*e));
+		if (!e)
+			return -1;
+		b->entries = e;
+		b->cap_entries = cap;
+	}
+	b->entries[b->n_entries++] = (struct ecp_plan_entry){.pos = pos, .key = key};
+	return 0;
+}
+
+static int vt_reserve(struct builder *b, size_t n)
+{
+	if (n <= b->cap_vt)
+		return 0;
+	size_t cap = b->cap_vt ? b->cap_vt : 64;
+	while (cap < n)
+		cap *= 2;
+	struct vnode *vt = realloc(b->vt, cap * sizeof(*vt));
+	uint32_t *st = realloc(b->stack, cap * sizeof(*st));
+	if (vt)
+		b->vt = vt;
+	if (st)
+		b->stack = st;
+	if (!vt || !st)
+		return -1;
+	b->cap_vt = cap;
+	return 0;
+}
+
+static int cmp_vnode(const void *a, const void *b)
+{
+	uint32_t x = ((const struct vnode *)a)->pre, y = ((const struct vnode *)b)->pre;
+	return (x > y) - (x < y);
+}
+
+static void sort_vnodes(struct vnode *v, size_t n)
+{
+	if (n > 24) {
+		qsort(v, n, sizeof(*v), cmp_vnode);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct vnode x = v[i];
+		size_t j = i;
+		while (j > 0 && v[j - 1].pre > x.pre) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+static int is_ancestor(const struct builder *b, uint32_t anc_pre, uint32_t anc_node, uint32_t pre)
+{
+	return anc_pre <= pre && pre < anc_pre + b->size[anc_node];
+}
+
+/* One instant: nodes[0..k) (node ids, in preorder).  Emits its entries. */
+static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size_t k,
+		     uint32_t n_before, uint32_t last, struct ecp_error *err)
+{
+	if (vt_reserve(b, 2 * k) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (virtual tree of %zu nodes)", k);
+	struct vnode *vt = b->vt;
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++) {
+		uint32_t v = nodes[i].value;
+		vt[m++] = (struct vnode){.pre = b->pre[v], .node = v, .step = (v & 1u) ? -1 : 1, .cnt = 1};
+		if (i + 1 < k) {
+			uint32_t l = ecp_domtree_lca(&b->tree, v, nodes[i + 1].value);
+			vt[m++] = (struct vnode){.pre = b->pre[l], .node = l, .step = 0};
+		}
+	}
+	sort_vnodes(vt, m);
+	size_t u = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (u && vt[u - 1].pre == vt[i].pre) {
+			vt[u - 1].step += vt[i].step;
+			vt[u - 1].cnt += vt[i].cnt;
+		} else
+			vt[u++] = vt[i];
+	}
+	m = u;
+	size_t top = 0;
+	for (size_t i = 0; i < m; i++) {
+		while (top && !is_ancestor(b, vt[b->stack[top - 1]].pre, vt[b->stack[top - 1]].node,
+					   vt[i].pre))
+			top--;
+		vt[i].parent = top ? b->stack[top - 1] : NONE;
+		vt[i].g = vt[i].step;
+		vt[i].c = vt[i].cnt;
+		b->stack[top++] = (uint32_t)i;
+	}
+	for (size_t i = m; i-- > 0;)
+		if (vt[i].parent != NONE) {
+			vt[vt[i].parent].g += vt[i].g;
+			vt[vt[i].parent].c += vt[i].c;
+		}
+	for (size_t i = 0; i < m; i++) {
+		/* At the run's last instant, moving all of its nodes moves the end
+		 * of the run itself: the window then lies after the run. */
+		uint32_t ends_run = last && vt[i].c == k;
+		if (vt[i].g == 0 && !ends_run)
+			continue;
+		/* The end node of a zero-length segment at this instant: its
+		 * path reaches only itself (its start, its idom, is here too),
+		 * and a segment that takes no time weighs 0 by definition. */
+		uint32_t v = vt[i].node;
+		if (vt[i].cnt && (v & 1u) && v != 2 * b->in->dag->n_segments &&
+		    b->in->dag->length[v / 2] == 0)
+			continue;
+		if ((int64_t)n_before + vt[i].g < 0)
+			return ecp_error_set(err, ECP_ERR,
+					     "inconsistent DAG: more segments end than run at one instant");
+		uint32_t key = intern(b, n_before, (int32_t)vt[i].g, ends_run);
+		if (key == NONE)
+			return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight keys)");
+		if (push_entry(b, vt[i].pre, key * 2) < 0 ||
+		    (vt[i].parent != NONE && push_entry(b, vt[vt[i].parent].pre, key * 2 + 1) < 0))
+			return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight entries)");
+	}
+	return 0;
+}
+
+/* The dominator tree of the tight-edge DAG, built in topological order. */
+static int build_tree(struct builder *b, struct ecp_error *err)
+{
+	const struct ecp_dag *dag = b->in->dag;
+	uint32_t S = dag->n_segments;
+	uint32_t root = 2 * S;
+	if (ecp_domtree_init(&b->tree, 2 * S + 1, root) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (dominator tree)");
+	uint8_t *added = calloc(S ? S : 1, 1);
+	if (!added)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (dominator tree)");
+	int rc = 0;
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t s = dag->topo[i];
+		if (s >= S || added[s]) {
+			rc = ecp_error_set(err, ECP_ERR, "DAG topological order invalid at position %u", i);
+			break;
+		}
+		uint32_t idom = NONE;
+		bool has_input = false;
+		ecp_id p = dag->pred[s];
+		if (p != ECP_NO_ID) {
+			has_input = true;
+			if (p >= S || !added[p]) {
+				rc = ecp_error_set(err, ECP_ERR,
+						   "segment %u comes before its thread predecessor %u in topological order",
+						   s, p);
+				break;
+			}
+			if (b->in->pred_tight[s])
+				idom = 2 * p + 1;
+		}
+		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
+			ecp_id f = dag->in_from[e];
+			has_input = true;
+			if (f >= S || !added[f]) {
+				rc = ecp_error_set(err, ECP_ERR,
+						   "segment %u comes before its input %u in topological order", s, f);
+				goto out;
+			}
+			if (!b->in->in_tight[e])
+				continue;
+			uint32_t u = 2 * f + 1;
+			idom = idom == NONE ? u : ecp_domtree_lca(&b->tree, idom, u);
+		}
+		if (idom == NONE) {
+			if (has_input) {
+				rc = ecp_error_set(err, ECP_ERR,
+						   "inconsistent DAG: no input of segment %u realises its start %.0f",
+						   s, b->in->node_time[2 * s]);
+				break;
+			}
+			idom = root;
+		}
+		ecp_domtree_add(&b->tree, 2 * s, idom);
+		ecp_domtree_add(&b->tree, 2 * s + 1, 2 * s);
+		added[s] = 1;
+	}
+out:
+	free(added);
+	return rc;
+}
+
+/* Counting sort of the entries by preorder position (stable, O(E + N)). */
+static int sort_entries(struct builder *b, uint32_t n_nodes)
+{
+	size_t n = b->n_entries;
+	uint32_t *count = calloc((size_t)n_nodes + 1, sizeof(uint32_t));
+	struct ecp_plan_entry *out = malloc((n ? n : 1) * sizeof(*out));
+	if (!count || !out) {
+		free(count);
+		free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		count[b->entries[i].pos + 1]++;
+	for (uint32_t i = 0; i < n_nodes; i++)
+		count[i + 1] += count[i];
+	for (size_t i = 0; i < n; i++)
+		out[count[b->entries[i].pos]++] = b->entries[i];
+	free(count);
+	free(b->entries);
+	b->entries = out;
+	return 0;
+}
+
+static uint64_t time_bits(double t)
+{
+	t += 0.0; /* -0.0 -> +0.0 */
+	uint64_t bits;
+	memcpy(&bits, &t, sizeof(bits));
+	return bits; /* non-negative doubles order like their bit patterns */
+}
+
+static int build_groups(struct builder *b, struct ecp_error *err)
+{
+	const struct ecp_dag *dag = b->in->dag;
+	struct ecp_plan *plan = b->plan;
+	uint32_t S = dag->n_segments, N = plan->n_nodes;
+	/* Zero-length segments are included: their steps cancel at their
+	 * instant, but they can be the run's last event (a thread that sleeps,
+	 * then ends). */
+	size_t m = (size_t)S * 2;
+	struct ecp_radix_pair *pairs = malloc((m ? m : 1) * sizeof(*pairs));
+	if (!pairs)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (%zu nodes)", m);
+	size_t k = 0;
+	/* In preorder, so that the stable sort by time leaves each instant's
+	 * nodes in preorder, as the virtual tree needs. */
+	for (uint32_t pos = 0; pos < N; pos++) {
+		uint32_t v = b->order[pos];
+		if (v == 2 * S)
+			continue;
+		double t = b->in->node_time[v];
+		if (!(t >= 0.0) || !isfinite(t)) {
+			free(pairs);
+			return ecp_error_set(err, ECP_ERR, "segment %u has an invalid time %g", v / 2, t);
+		}
+		pairs[k++] = (struct ecp_radix_pair){.key = time_bits(t), .value = v};
+	}
+	int rc = 0;
+	if (ecp_radix_sort(pairs, k) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (sorting %zu nodes)", k);
+		goto out;
+	}
+	plan->instant_time = malloc((k ? k : 1) * sizeof(double));
+	plan->count_after = malloc((k ? k : 1) * sizeof(uint32_t));
+	plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+	plan->charge = malloc((k ? k : 1) * sizeof(double));
+	if (!plan->instant_time || !plan->count_after || !plan->seg_instant || !plan->charge) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
+		goto out;
+	}
+	for (size_t i = 0; i < (size_t)S * 2; i++)
+		plan->seg_instant[i] = NONE;
+	uint32_t n_run = 0, it = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i;
+		int64_t total = 0;
+		while (j < k && pairs[j].key == pairs[i].key) {
+			total += (pairs[j].value & 1u) ? -1 : 1;
+			plan->seg_instant[pairs[j].value] = it;
+			j++;
+		}
+		rc = add_group(b, pairs + i, j - i, n_run, j == k, err);
+		if (rc < 0)
+			goto out;
+		plan->instant_time[it] = b->in->node_time[pairs[i].value] + 0.0;
+		n_run = (uint32_t)((int64_t)n_run + total);
+		plan->count_after[it] = n_run;
+		it++;
+		i = j;
+	}
+	plan->n_instants = it;
+	uint32_t max_count = 0;
+	for (uint32_t i = 0; i < it; i++)
+		if (plan->count_after[i] > max_count)
+			max_count = plan->count_after[i];
+	plan->max_count = max_count;
+	plan->time_at_count = calloc((size_t)max_count + 1, sizeof(long double));
+	if (!plan->time_at_count) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
+		goto out;
+	}
+	for (uint32_t i = 0; i + 1 < it; i++)
+		plan->time_at_count[plan->count_after[i]] +=
+			(long double)plan->instant_time[i + 1] - plan->instant_time[i];
+out:
+	free(pairs);
+	return rc;
+}
+
+int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan, struct ecp_error *err)
+{
+	memset(plan, 0, sizeof(*plan));
+	const struct ecp_dag *dag = in->dag;
+	uint32_t S = dag->n_segments;
+	if (S >= (UINT32_MAX - 2) / 2)
+		return ecp_error_set(err, ECP_ERR_USAGE, "too many segments (%u) for the engine", S);
+	plan->n_segments = S;
+	plan->n_nodes = 2 * S + 1;
+	struct builder b = {.in = in, .plan = plan};
+	int rc = build_tree(&b, err);
+	if (rc < 0)
+		goto out;
+	uint32_t N = plan->n_nodes;
+	b.pre = malloc((size_t)N * sizeof(uint32_t));
+	b.size = malloc((size_t)N * sizeof(uint32_t));
+	b.order = malloc((size_t)N * sizeof(uint32_t));
+	if (!b.pre || !b.size || !b.order) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (preorder of %u nodes)", N);
+		goto out;
+	}
+	if (ecp_domtree_preorder(&b.tree, b.pre, b.size, b.order) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (preorder of %u nodes)", N);
+		goto out;
+	}
+	rc = build_groups(&b, err);
+	if (rc < 0)
+		goto out;
+	/* The tree is no longer needed once the groups are laid out: free it
+	 * before the entries are sorted to keep the peak low. */
+	ecp_domtree_finish(&b.tree);
+	free(b.order);
+	b.order = NULL;
+	plan->q_lo = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->q_hi = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	if (!plan->q_lo || !plan->q_hi) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (segment intervals)");
+		goto out;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t v = 2 * s + 1;
+		plan->q_lo[s] = b.pre[v];
+		plan->q_hi[s] = b.pre[v] + b.size[v];
+	}
+	free(b.pre);
+	free(b.size);
+	b.pre = b.size = NULL;
+	if (sort_entries(&b, N) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (sorting %zu entries)", b.n_entries);
+		goto out;
+	}
+	plan->entries = b.entries;
+	plan->n_entries = b.n_entries;
+	b.entries = NULL;
+	plan->acc = malloc(((size_t)N + 1) * sizeof(int64_t));
+	plan->key_value = malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * sizeof(int64_t));
+	if (!plan->acc || !plan->key_value)
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight scratch)");
+out:
+	ecp_domtree_finish(&b.tree);
+	free(b.pre);
+	free(b.size);
+	free(b.order);
+	free(b.entries);
+	free(b.vt);
+	free(b.stack);
+	free(b.hash_keys);
+	free(b.hash_vals);
+	if (rc < 0)
+		ecp_plan_finish(plan);
+	return rc;
+}
+
+void ecp_plan_finish(struct ecp_plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->q_lo);
+	free(plan->q_hi);
+	free(plan->entries);
+	free(plan->keys);
+	free(plan->instant_time);
+	free(plan->count_after);
+	free(plan->seg_instant);
+	free(plan->charge);
+	free(plan->time_at_count);
+	free(plan->acc);
+	free(plan->key_value);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* P * F(n) inside the run (F(0) = 1: a gap where every thread sleeps passes
+ * in real time): integers, so that weights are exact multiples of 1/P. */
+static int64_t scaled_f(uint32_t n, unsigned processors)
+{
+	if (n == 0)
+		return processors ? processors : 1;
+	if (!processors)
+		return 1;
+	return n > processors ? (int64_t)n : (int64_t)processors;
+}
+
+int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
+		     double *weights, struct ecp_error *err)
+{
+	if (dag->n_segments != plan->n_segments)
+		return ecp_error_set(err, ECP_ERR_USAGE, "plan built for %u segments, DAG has %u",
+				     plan->n_segments, dag->n_segments);
+	for (uint32_t i = 0; i < plan->n_keys; i++) {
+		const struct ecp_plan_key *k = &plan->keys[i];
+		int64_t after = k->ends_run ? 0
+					    : scaled_f((uint32_t)((int64_t)k->n + k->delta), processors);
+		plan->key_value[i] = scaled_f(k->n, processors) - after;
+	}
+	/* acc[pos] = sum of the entries before preorder position pos: one
+	 * sequential pass, the entries being sorted by position. */
+	int64_t *acc = plan->acc;
+	const struct ecp_plan_entry *e = plan->entries;
+	size_t i = 0, n = plan->n_entries;
+	int64_t run = 0;
+	for (uint32_t pos = 0; pos <= plan->n_nodes; pos++) {
+		acc[pos] = run;
+		for (; i < n && e[i].pos == pos; i++) {
+			int64_t v = plan->key_value[e[i].key >> 1];
+			run += (e[i].key & 1u) ? -v : v;
+		}
+	}
+	double scale = processors ? (double)processors : 1.0;
+	for (uint32_t s = 0; s < plan->n_segments; s++) {
+		if (dag->length[s] == 0) {
+			weights[s] = 0.0;
+			continue;
+		}
+		weights[s] = (double)(acc[plan->q_hi[s]] - acc[plan->q_lo[s]]) / scale;
+	}
+	return 0;
+}
+
+static long double warp_factor(uint32_t n, unsigned processors)
+{
+	if (n == 0 || !processors || n <= processors)
+		return 1.0L;
+	return (long double)n / (long double)processors;
+}
+
+long double ecp_plan_makespan(const struct ecp_plan *plan, unsigned processors)
+{
+	if (!plan->n_instants)
+		return 0.0L;
+	/* Before the first instant nothing runs (the run starts with a sleep):
+	 * real time. */
+	long double t = plan->instant_time[0];
+	for (uint32_t n = 0; n <= plan->max_count; n++)
+		t += plan->time_at_count[n] * warp_factor(n, processors);
+	return t;
+}
+
+long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors, double *seg_idle)
+{
+	if (seg_idle)
+		memset(seg_idle, 0, (size_t)plan->n_segments * sizeof(*seg_idle));
+	if (!processors || !plan->n_instants)
+		return 0.0L;
+	long double idle = (long double)plan->instant_time[0] * processors;
+	for (uint32_t n = 0; n < processors && n <= plan->max_count; n++)
+		idle += plan->time_at_count[n] * (processors - n);
+	if (!seg_idle)
+		return idle;
+	/* charge[i]: what one segment running from the first instant to instant
+	 * i has been charged; a segment's share is a difference of two. */
+	double *charge = plan->charge;
+	double c = 0.0, p = processors;
+	charge[0] = 0.0;
+	for (uint32_t i = 0; i + 1 < plan->n_instants; i++) {
+		uint32_t n = plan->count_after[i];
+		if (n < processors && n > 0)
+			c += (plan->instant_time[i + 1] - plan->instant_time[i]) * (p / n - 1.0);
+		charge[i + 1] = c;
+	}
+	for (uint32_t s = 0; s < plan->n_segments; s++) {
+		uint32_t a = plan->seg_instant[2 * s], z = plan->seg_instant[2 * s + 1];
+		if (a != z)
+			seg_idle[s] = charge[z] - charge[a];
+	}
+	return idle;
+}

@@ -1,0 +1,103 @@
+/* The closed form of segment weights on a warped schedule (DESIGN.md).
+ *
+ * Input: every segment's start node (2s) and end node (2s+1) placed on a
+ * time axis in which the P-processor run is a pure time-warp: ASAP time when
+ * the model has no delays, the P-run's "work clock" otherwise (plan users
+ * decide).  Which incoming edges are tight (realise the start's time) is given
+ * by the caller.
+ *
+ * Shortening segment s by eps moves earlier by eps exactly the nodes that s's
+ * end node dominates in the DAG of tight edges: a node moves iff all of its
+ * tight inputs move.  Each moved node shifts its +1 (start) or -1 (end) step
+ * of the running count to just before its instant tau; with n(tau-) the count
+ * before tau and Delta_s(tau) the moved steps at tau,
+ *     weight_P(s) = sum_tau F(n(tau-)) - F(n(tau-) + Delta_s(tau)),
+ * F(n) = max(n/P, 1) for n >= 1; F(0) = 1 inside the run (a gap where every
+ * thread sleeps passes in real time); and when every node of the run's last
+ * instant moves, the window lies after the run and its second term is 0.
+ *
+ * Build (once, O(E log E)): the dominator tree (idom = LCA of the tight
+ * inputs, in topological order), its preorder, the nodes grouped by instant.
+ * In one group, Delta_s(tau) = g(end_s) where g(x) sums the steps of the
+ * group's nodes in x's subtree; g changes only at the group's nodes and their
+ * LCAs (the group's virtual tree), so the group adds h(g(u)) on the tree path
+ * from each virtual node u up to (not including) its virtual parent: +h at u
+ * and -h at the parent, to be summed over subtrees.  The value h depends on P
+ * only through the key (n(tau-), g, ends the run?), so entries store a key.
+ *
+ * Per P (O(E)): evaluate each key once, scatter the entries onto preorder
+ * positions, one prefix sum; weight(s) = sum over the end node's preorder
+ * interval.  Everything is scaled by P, which makes every term an integer:
+ * weights are exact rationals k/P (no rounding, ties stay ties). */
+#ifndef ECP_ECP_PLAN_H
+#define ECP_ECP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "simulator/dag.h"
+
+struct ecp_plan_input {
+	const struct ecp_dag *dag;
+	const double *node_time; /* 2 per segment: [2s] start, [2s+1] end */
+	const uint8_t *pred_tight; /* per segment: the thread edge realises the start */
+	const uint8_t *in_tight;   /* per dag->in_from entry: that edge realises it */
+};
+
+struct ecp_plan_entry {
+	uint32_t pos; /* preorder position */
+	uint32_t key; /* key index * 2 + (1 if subtracted) */
+};
+
+struct ecp_plan_key {
+	uint32_t n;    /* running count just before the instant */
+	int32_t delta; /* moved steps */
+	uint32_t ends_run; /* last instant, all its nodes moved: the run ends earlier */
+};
+
+struct ecp_plan {
+	uint32_t n_segments;
+	uint32_t n_nodes; /* 2 * n_segments + 1 (the virtual root) */
+	uint32_t *q_lo;   /* per segment: end node's preorder interval [lo, hi) */
+	uint32_t *q_hi;
+	struct ecp_plan_entry *entries;
+	size_t n_entries;
+	struct ecp_plan_key *keys;
+	uint32_t n_keys;
+	/* The timeline: distinct instants, running count after each. */
+	uint32_t n_instants;
+	double *instant_time;
+	uint32_t *count_after;
+	uint32_t *seg_instant; /* 2 per segment: instant of start and end */
+	double *charge;        /* per instant, scratch of ecp_plan_idle */
+	/* time_at_count[n]: total time (on this axis) with n segments running,
+	 * from the first instant to the last: T_P and I_P in O(max n) per P. */
+	long double *time_at_count;
+	uint32_t max_count;
+	/* per-P scratch */
+	int64_t *acc;
+	int64_t *key_value;
+};
+
+int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
+		   struct ecp_error *err);
+void ecp_plan_finish(struct ecp_plan *plan);
+
+/* P = 0 for unlimited.  weights: n_segments.  Zero-length segments get 0: a
+ * segment that takes no time cannot be shortened. */
+int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
+		     double *weights, struct ecp_error *err);
+
+/* The warped run length: sum over instants of dt * F(count) (no delays only
+ * is it the real T_P).  Long double: exact for integer ASAP times. */
+long double ecp_plan_makespan(const struct ecp_plan *plan, unsigned processors);
+
+/* Tallent's idleness on the warped timeline (valid when it is the real
+ * timeline, i.e. no delays): while 0 < n < P segments run, each is charged
+ * (P - n) / n of the interval; gaps with n = 0 are idle and charged to no
+ * segment.  seg_idle (may be NULL): per segment; returns I_P. */
+long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors, double *seg_idle);
+
+#endif

@@ -1,0 +1,267 @@
+#include "ecp/prun.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+struct heap_item {
+	long double key;
+	uint32_t seg;
+};
+
+struct heap {
+	struct heap_item *a;
+	size_t n;
+};
+
+static void heap_push(struct heap *h, long double key, uint32_t seg)
+{
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h->a[p].key <= key)
+			break;
+		h->a[i] = h->a[p];
+		i = p;
+	}
+	h->a[i] = (struct heap_item){.key = key, .seg = seg};
+}
+
+static struct heap_item heap_pop(struct heap *h)
+{
+	struct heap_item top = h->a[0];
+	struct heap_item last = h->a[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key)
+			c++;
+		if (last.key <= h->a[c].key)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n)
+		h->a[i] = last;
+	return top;
+}
+
+static long double tolerance(long double x)
+{
+	return 1e-12L * (1.0L + fabsl(x));
+}
+
+struct sim {
+	const struct ecp_dag *dag;
+	struct ecp_prun *run;
+	uint32_t *next;     /* thread successor */
+	uint32_t *out_off;  /* CSR of out-edges: target segments */
+	uint32_t *out_to;
+	uint32_t *need;     /* unsatisfied inputs */
+	uint32_t *start_instant, *end_instant, *pred_instant;
+	uint32_t *ready;
+	size_t n_ready;
+	struct heap active, delayed;
+	long double t, w;
+	uint32_t instant;
+	uint32_t running;
+};
+
+static void satisfy(struct sim *m, uint32_t s)
+{
+	if (--m->need[s] == 0)
+		m->ready[m->n_ready++] = s;
+}
+
+static void end_segment(struct sim *m, uint32_t s)
+{
+	const struct ecp_dag *dag = m->dag;
+	m->end_instant[s] = m->instant;
+	m->run->node_time[2 * s + 1] = (double)m->t;
+	m->run->node_work[2 * s + 1] = (double)m->w;
+	uint32_t nx = m->next[s];
+	if (nx != NONE) {
+		if (dag->delay[nx] > 0) {
+			heap_push(&m->delayed, m->t + (long double)dag->delay[nx], nx);
+		} else {
+			m->pred_instant[nx] = m->instant;
+			satisfy(m, nx);
+		}
+	}
+	for (uint32_t i = m->out_off[s]; i < m->out_off[s + 1]; i++)
+		satisfy(m, m->out_to[i]);
+}
+
+static void start_ready(struct sim *m)
+{
+	while (m->n_ready) {
+		uint32_t s = m->ready[--m->n_ready];
+		m->start_instant[s] = m->instant;
+		m->run->node_time[2 * s] = (double)m->t;
+		m->run->node_work[2 * s] = (double)m->w;
+		if (m->dag->length[s] == 0) {
+			end_segment(m, s);
+		} else {
+			heap_push(&m->active, m->w + (long double)m->dag->length[s], s);
+			m->running++;
+		}
+	}
+}
+
+static long double factor(uint32_t n, unsigned processors)
+{
+	if (!processors || n <= processors)
+		return 1.0L;
+	return (long double)n / processors;
+}
+
+static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
+{
+	uint32_t S = m->dag->n_segments, ended = 0;
+	for (;;) {
+		start_ready(m);
+		if (!m->active.n && !m->delayed.n)
+			break;
+		long double ta = INFINITY, td = INFINITY;
+		if (m->active.n)
+			ta = m->t + (m->active.a[0].key - m->w) * factor(m->running, processors);
+		if (m->delayed.n)
+			td = m->delayed.a[0].key;
+		long double tn = ta < td ? ta : td;
+		long double dt = tn - m->t;
+		if (dt < 0)
+			dt = 0;
+		if (ta <= td)
+			m->w = m->active.a[0].key; /* exact: the event that defines the instant */
+		else
+			m->w += m->running ? dt / factor(m->running, processors) : dt;
+		m->t = tn;
+		m->instant++;
+		long double tolw = tolerance(m->w), tolt = tolerance(m->t);
+		while (m->active.n && m->active.a[0].key <= m->w + tolw) {
+			struct heap_item it = heap_pop(&m->active);
+			m->running--;
+			end_segment(m, it.seg);
+			ended++;
+		}
+		while (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
+			struct heap_item it = heap_pop(&m->delayed);
+			m->pred_instant[it.seg] = m->instant;
+			satisfy(m, it.seg);
+		}
+	}
+	for (uint32_t s = 0; s < S; s++)
+		if (m->need[s])
+			return ecp_error_set(err, ECP_ERR,
+					     "P-run deadlocked: segment %u never became runnable (cyclic DAG?)", s);
+	(void)ended;
+	return 0;
+}
+
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp_prun *run,
+		      struct ecp_error *err)
+{
+	memset(run, 0, sizeof(*run));
+	uint32_t S = dag->n_segments;
+	size_t s1 = S ? S : 1;
+	struct sim m = {.dag = dag, .run = run};
+	run->node_time = malloc(2 * s1 * sizeof(double));
+	run->node_work = malloc(2 * s1 * sizeof(double));
+	run->pred_tight = calloc(s1, 1);
+	run->in_tight = calloc(dag->n_in ? dag->n_in : 1, 1);
+	m.next = malloc(s1 * sizeof(uint32_t));
+	m.out_off = calloc(s1 + 1, sizeof(uint32_t));
+	m.out_to = malloc((dag->n_in ? dag->n_in : 1) * sizeof(uint32_t));
+	m.need = calloc(s1, sizeof(uint32_t));
+	m.start_instant = malloc(s1 * sizeof(uint32_t));
+	m.end_instant = malloc(s1 * sizeof(uint32_t));
+	m.pred_instant = malloc(s1 * sizeof(uint32_t));
+	m.ready = malloc(s1 * sizeof(uint32_t));
+	m.active.a = malloc(s1 * sizeof(struct heap_item));
+	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
+	int rc = 0;
+	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight || !m.next ||
+	    !m.out_off || !m.out_to || !m.need || !m.start_instant || !m.end_instant ||
+	    !m.pred_instant || !m.ready || !m.active.a || !m.delayed.a) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)", S);
+		goto out;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		m.next[s] = NONE;
+	for (uint32_t s = 0; s < S; s++) {
+		ecp_id p = dag->pred[s];
+		if (p == ECP_NO_ID)
+			continue;
+		if (p >= S || m.next[p] != NONE) {
+			rc = ecp_error_set(err, ECP_ERR, "segment %u: invalid thread predecessor %u", s, p);
+			goto out;
+		}
+		m.next[p] = s;
+		m.need[s]++;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
+			if (dag->in_from[e] >= S) {
+				rc = ecp_error_set(err, ECP_ERR, "segment %u: invalid input %u", s,
+						   dag->in_from[e]);
+				goto out;
+			}
+			m.out_off[dag->in_from[e] + 1]++;
+			m.need[s]++;
+		}
+	}
+	for (uint32_t s = 0; s < S; s++)
+		m.out_off[s + 1] += m.out_off[s];
+	{
+		uint32_t *cur = m.start_instant; /* borrowed as a cursor */
+		for (uint32_t s = 0; s < S; s++)
+			cur[s] = m.out_off[s];
+		for (uint32_t s = 0; s < S; s++)
+			for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
+				m.out_to[cur[dag->in_from[e]]++] = s;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		m.start_instant[s] = m.end_instant[s] = m.pred_instant[s] = NONE;
+		if (!m.need[s])
+			m.ready[m.n_ready++] = s;
+	}
+	rc = run_events(&m, processors, err);
+	if (rc < 0)
+		goto out;
+	for (uint32_t s = 0; s < S; s++) {
+		run->pred_tight[s] = dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
+		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
+			run->in_tight[e] = m.end_instant[dag->in_from[e]] == m.start_instant[s];
+	}
+	run->makespan = m.t;
+	run->n_instants = m.instant + 1;
+out:
+	free(m.next);
+	free(m.out_off);
+	free(m.out_to);
+	free(m.need);
+	free(m.start_instant);
+	free(m.end_instant);
+	free(m.pred_instant);
+	free(m.ready);
+	free(m.active.a);
+	free(m.delayed.a);
+	if (rc < 0)
+		ecp_prun_finish(run);
+	return rc;
+}
+
+void ecp_prun_finish(struct ecp_prun *run)
+{
+	if (!run)
+		return;
+	free(run->node_time);
+	free(run->node_work);
+	free(run->pred_tight);
+	free(run->in_tight);
+	memset(run, 0, sizeof(*run));
+}

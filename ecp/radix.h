@@ -1,0 +1,22 @@
+/* Stable LSD radix sort of (key, value) pairs by key.
+ *
+ * The engine sorts millions of nodes by time and entries by position once per
+ * trace; a comparison sort would dominate the near-linear budget.  Stability
+ * matters: the engine sorts nodes already in dominator-tree preorder by time,
+ * so nodes at one instant come out in preorder. */
+#ifndef ECP_ECP_RADIX_H
+#define ECP_ECP_RADIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ecp_radix_pair {
+	uint64_t key;
+	uint32_t value;
+};
+
+/* Sorts pairs[0..n) by key, stably.  Returns 0, or -1 if scratch memory could
+ * not be allocated (pairs left unchanged). */
+int ecp_radix_sort(struct ecp_radix_pair *pairs, size_t n);
+
+#endif

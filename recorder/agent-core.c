@@ -1,0 +1,179 @@
+/* The agent's process-wide part: settings, clocks, per-thread state, the main
+ * thread's start and the process exit. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "recorder/agent.h"
+#include "recorder/ecp-tp.h"
+
+struct ecp_settings ecp_settings = { .functions = true };
+volatile int ecp_agent_ready;
+__thread struct ecp_thread *ecp_self __attribute__((tls_model("initial-exec")));
+
+static double ns_per_tick = 1.0;
+static atomic_uint_fast64_t next_create_id = 1;
+
+ECP_AGENT_FN uint64_t ecp_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ECP_AGENT_FN uint64_t ecp_tsc_to_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks * ns_per_tick);
+}
+
+ECP_AGENT_FN uint64_t ecp_cpu_ns(void)
+{
+	struct timespec ts;
+	if (!ecp_settings.cputime)
+		return 0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ECP_AGENT_FN uint64_t ecp_next_create_id(void)
+{
+	return atomic_fetch_add(&next_create_id, 1);
+}
+
+/* TSC ticks per ns, measured against CLOCK_MONOTONIC over 2 ms: enough for
+ * a relative error around 1e-5, which only ever scales call durations. */
+ECP_AGENT_FN static void calibrate_tsc(void)
+{
+	uint64_t m0 = ecp_mono_ns(), t0 = ecp_tsc(), m1, t1;
+	do {
+		m1 = ecp_mono_ns();
+		t1 = ecp_tsc();
+	} while (m1 - m0 < 2000000u);
+	if (t1 > t0)
+		ns_per_tick = (double)(m1 - m0) / (double)(t1 - t0);
+}
+
+ECP_AGENT_FN static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return dflt;
+	return v;
+}
+
+ECP_AGENT_FN static void read_settings(void)
+{
+	const char *clock = getenv("ECP_CLOCK");
+	uint64_t min_ns = env_u64("ECP_MIN_DURATION_NS", 0);
+	ecp_settings.functions = env_u64("ECP_FUNCTIONS", 1) != 0;
+	ecp_settings.cputime = clock && strcmp(clock, "thread-cputime") == 0;
+	ecp_settings.depth = (uint32_t)env_u64("ECP_DEPTH", 0);
+	ecp_settings.min_tsc = (uint64_t)((double)min_ns / ns_per_tick);
+}
+
+ECP_AGENT_FN struct ecp_thread *ecp_thread_begin(uint64_t create_id)
+{
+	struct ecp_thread *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL; /* this thread goes unrecorded; the program runs on */
+	t->create_id = create_id;
+	t->tid = gettid();
+	ecp_self = t;
+	return t;
+}
+
+ECP_AGENT_FN void ecp_thread_end(struct ecp_thread *t)
+{
+	if (!t)
+		return;
+	t->guard++;
+	ecp_finish_frames(t);
+	lttng_ust_tracepoint(ecp, thread_exit, (uint64_t)pthread_self(), ecp_cpu_ns());
+	ecp_self = NULL;
+	munmap(t, sizeof(*t));
+}
+
+/* Registered with on_exit() just before main runs (see __libc_start_main
+ * below): it learns the status even when main returns (glibc then calls
+ * exit() internally, which no wrapper sees).  Registered there, it runs
+ * after the program's own atexit handlers but before those registered by
+ * libraries' constructors, LTTng-UST's teardown included, which would
+ * otherwise make the event vanish. */
+ECP_AGENT_FN static void at_process_exit(int status, void *arg)
+{
+	struct ecp_thread *t = ecp_self;
+	(void)arg;
+	if (!t || t->guard)
+		return;
+	t->guard++;
+	ecp_flush_frames(t);
+	ecp_finish_frames(t);
+	lttng_ust_tracepoint(ecp, process_exit, status, ecp_cpu_ns());
+	/* Other threads may still run while the process ends; the main thread
+	 * stops recording here so nothing follows process_exit on it. */
+	ecp_self = NULL;
+}
+
+/* After fork the child is not recorded: only the forking thread survives
+ * in it, and its LTTng-UST buffers are not the parent's. */
+ECP_AGENT_FN static void atfork_child(void)
+{
+	ecp_self = NULL;
+	ecp_agent_ready = 0;
+}
+
+/* Called by the constructor in ecp-tp.c, after the probes are registered. */
+ECP_AGENT_FN void ecp_agent_init(void);
+ECP_AGENT_FN void ecp_agent_init(void)
+{
+	struct ecp_thread *t;
+	/* Only the process `ecp record` started is recorded: not a child the
+	 * program forked and exec'd (it inherits LD_PRELOAD).  An exec in the
+	 * recorded process itself keeps its pid and goes on being recorded. */
+	if (env_u64("ECP_PID", 0) != (uint64_t)getpid())
+		return;
+	calibrate_tsc();
+	read_settings();
+	ecp_filter_load(); /* also finds main for thread_start */
+	pthread_atfork(NULL, NULL, atfork_child);
+	t = ecp_thread_begin(0);
+	ecp_agent_ready = 1;
+	if (!t)
+		return;
+	t->guard++;
+	lttng_ust_tracepoint(ecp, thread_start, 0, ecp_main_addr,
+			     (uint64_t)pthread_self(), ecp_cpu_ns());
+	t->guard--;
+}
+
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+ECP_AGENT_FN static int wrapped_main(int argc, char **argv, char **envp)
+{
+	if (ecp_agent_ready)
+		on_exit(at_process_exit, NULL);
+	return real_main(argc, argv, envp);
+}
+
+/* glibc's program start, interposed only to run wrapped_main in place of
+ * main; everything else is passed on unchanged. */
+ECP_AGENT_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+				    void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+ECP_AGENT_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+				    void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	__typeof__(&__libc_start_main) real = ECP_REAL(__libc_start_main);
+	real_main = main;
+	return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}

@@ -1,0 +1,140 @@
+/* Thread lifetime: create, start, exit (return, pthread_exit, cancellation),
+ * join, detach and names. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "recorder/agent.h"
+#include "recorder/ecp-tp.h"
+
+struct start_args {
+	void *(*fn)(void *);
+	void *arg;
+	uint64_t create_id;
+};
+
+ECP_AGENT_FN static void thread_cleanup(void *unused)
+{
+	(void)unused;
+	ecp_thread_end(ecp_self);
+}
+
+/* Runs the program's start routine inside the thread's recording: the
+ * cleanup handler ends it on return, pthread_exit and cancellation alike. */
+ECP_AGENT_FN static void *trampoline(void *p)
+{
+	struct start_args a = *(struct start_args *)p;
+	struct ecp_thread *t;
+	void *ret;
+
+	free(p);
+	t = ecp_thread_begin(a.create_id);
+	if (t) {
+		t->guard++;
+		lttng_ust_tracepoint(ecp, thread_start, a.create_id, (uint64_t)(uintptr_t)a.fn,
+				     (uint64_t)pthread_self(), ecp_cpu_ns());
+		t->guard--;
+	}
+	pthread_cleanup_push(thread_cleanup, NULL);
+	ret = a.fn(a.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+ECP_AGENT_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				 void *(*fn)(void *), void *arg)
+{
+	__typeof__(&pthread_create) real = ECP_REAL(pthread_create);
+	struct ecp_thread *t;
+	struct start_args *a;
+	int rc;
+
+	if (!ecp_agent_ready || !(t = ecp_enter()))
+		return real(thread, attr, fn, arg);
+	a = malloc(sizeof(*a));
+	if (!a) {
+		ecp_leave(t);
+		return real(thread, attr, fn, arg);
+	}
+	a->fn = fn;
+	a->arg = arg;
+	uint64_t id = a->create_id = ecp_next_create_id();
+	rc = real(thread, attr, trampoline, a);
+	if (rc)
+		free(a);
+	lttng_ust_tracepoint(ecp, thread_create, id, (uint64_t)(uintptr_t)fn, rc == 0,
+			     ecp_cpu_ns());
+	ecp_leave(t);
+	return rc;
+}
+
+ECP_AGENT_API int pthread_join(pthread_t thread, void **retval)
+{
+	__typeof__(&pthread_join) real = ECP_REAL(pthread_join);
+	struct ecp_thread *t = ecp_enter();
+	int rc;
+	if (!t)
+		return real(thread, retval);
+	lttng_ust_tracepoint(ecp, thread_join_begin, (uint64_t)thread, ecp_cpu_ns());
+	rc = real(thread, retval);
+	lttng_ust_tracepoint(ecp, thread_join_end, (uint64_t)thread, rc == 0, ecp_cpu_ns());
+	ecp_leave(t);
+	return rc;
+}
+
+ECP_AGENT_API int pthread_detach(pthread_t thread)
+{
+	__typeof__(&pthread_detach) real = ECP_REAL(pthread_detach);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(thread);
+	lttng_ust_tracepoint(ecp, thread_detach, (uint64_t)thread, ecp_cpu_ns());
+	ecp_leave(t);
+	return real(thread);
+}
+
+ECP_AGENT_FN static void emit_name(const char *name)
+{
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return;
+	lttng_ust_tracepoint(ecp, thread_name, name, ecp_cpu_ns());
+	ecp_leave(t);
+}
+
+ECP_AGENT_API int pthread_setname_np(pthread_t thread, const char *name)
+{
+	__typeof__(&pthread_setname_np) real = ECP_REAL(pthread_setname_np);
+	int rc = real(thread, name);
+	/* thread_name names the emitting thread: only a thread naming itself. */
+	if (rc == 0 && pthread_equal(thread, pthread_self()))
+		emit_name(name);
+	return rc;
+}
+
+ECP_AGENT_API int prctl(int option, ...)
+{
+	__typeof__(&prctl) real = ECP_REAL(prctl);
+	unsigned long a[4];
+	va_list ap;
+	int rc, saved;
+
+	/* prctl takes up to four further unsigned long arguments; passing all
+	 * four on is what glibc's own wrapper does. */
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	rc = real(option, a[0], a[1], a[2], a[3]);
+	if (rc == 0 && option == PR_SET_NAME && a[0]) {
+		char name[17];
+		saved = errno;
+		strncpy(name, (const char *)a[0], 16);
+		name[16] = 0;
+		emit_name(name);
+		errno = saved;
+	}
+	return rc;
+}

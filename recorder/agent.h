@@ -1,0 +1,143 @@
+/* Internals of the preload agent libecp-record.so (not installed, not used by
+ * the driver).
+ *
+ * Rules every agent file follows (STYLE.md 8):
+ * - Every function is no_instrument_function (ECP_AGENT_FN/ECP_AGENT_API),
+ *   so the agent never calls its own hooks even if built instrumented.
+ * - Nothing here allocates on the hot path: per-thread state is one mmap made
+ *   when the thread starts; hooks and wrappers touch only that.
+ * - Re-entry: a thread-local guard is raised while the agent emits; any
+ *   interposed call made meanwhile (by LTTng-UST, by libc) passes straight to
+ *   the real function.  Threads the agent did not start (LTTng-UST's own
+ *   listener threads, threads created before the agent was ready) have no
+ *   state and are never recorded.
+ * - The agent never exits or aborts: on any failure it stops recording the
+ *   affected thread and lets the program run. */
+#ifndef ECP_RECORDER_AGENT_H
+#define ECP_RECORDER_AGENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
+#define ECP_AGENT_FN __attribute__((no_instrument_function))
+
+/* Depth of the shadow stack kept per thread; deeper calls are counted in
+ * `overflow` and ignored (their time stays in the deepest recorded frame). */
+#define ECP_STACK_MAX 1024
+/* Open-addressing table of folded calls per thread; when full, the fullest
+ * slot is flushed as a func_folded event (the reader sums them). */
+#define ECP_FOLD_SLOTS 1024
+
+enum ecp_frame_flags {
+	ECP_FRAME_EMITTED = 1u,    /* func_entry written: func_exit must follow */
+	ECP_FRAME_SUPPRESSED = 2u, /* excluded by name or depth: folded, never emitted */
+};
+
+struct ecp_frame {
+	uint64_t addr;
+	uint64_t call_site;
+	uint64_t tsc; /* time stamp counter at entry */
+	uint32_t flags;
+};
+
+struct ecp_fold {
+	uint64_t addr;
+	uint64_t calls;
+	uint64_t total_tsc;
+};
+
+struct ecp_thread {
+	int guard;            /* >0 while the agent itself runs on this thread */
+	uint32_t top;         /* frames on the shadow stack */
+	uint32_t flushed;     /* frames [0, flushed) are emitted or suppressed */
+	uint32_t overflow;    /* calls deeper than ECP_STACK_MAX */
+	int tid;              /* kernel tid, cached: gettid() is a syscall */
+	uint64_t create_id;
+	uint64_t last_ts;
+	void (*once_fn)(void); /* the init routine pthread_once is running */
+	bool once_ran;     /* last function `ts` emitted (keeps ts monotonic) */
+	uint32_t n_fold;
+	struct ecp_frame stack[ECP_STACK_MAX];
+	struct ecp_fold fold[ECP_FOLD_SLOTS];
+};
+
+/* Settings read once from ECP_* variables (recorder/README.md). */
+struct ecp_settings {
+	bool functions;        /* ECP_FUNCTIONS (default 1) */
+	bool cputime;          /* ECP_CLOCK=thread-cputime: sync events carry cpu_ns */
+	bool record_children;  /* ECP_FOLLOW_FORK=1: keep recording after fork */
+	uint32_t depth;        /* ECP_DEPTH, 0 = unlimited */
+	uint64_t min_tsc;      /* ECP_MIN_DURATION_NS converted to TSC ticks */
+};
+
+extern struct ecp_settings ecp_settings;
+extern volatile int ecp_agent_ready;
+extern __thread struct ecp_thread *ecp_self __attribute__((tls_model("initial-exec")));
+
+/* Time: the TSC times the shadow stack cheaply (11 ns, vs 28 ns for
+ * CLOCK_MONOTONIC); only differences of TSC values are converted to ns, so
+ * the conversion's error is relative to a call's duration, never absolute. */
+static inline __attribute__((always_inline)) uint64_t ecp_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+uint64_t ecp_mono_ns(void);
+uint64_t ecp_tsc_to_ns(uint64_t ticks);
+
+/* Thread state: created for the main thread by the constructor and for
+ * each thread started through the pthread_create wrapper. */
+struct ecp_thread *ecp_thread_begin(uint64_t create_id);
+void ecp_thread_end(struct ecp_thread *t);
+uint64_t ecp_next_create_id(void);
+
+/* Before any non-function event: write the pending lazy function entries
+ * so the event lands inside the calls that contain it. */
+void ecp_flush_frames(struct ecp_thread *t);
+/* At thread end: unwound frames and folded counts. */
+void ecp_finish_frames(struct ecp_thread *t);
+/* cpu_ns field value (0 unless thread-cputime clock). */
+uint64_t ecp_cpu_ns(void);
+
+/* Function-name filters (agent-filter.c), loaded by the constructor. */
+int ecp_filter_load(void);
+extern uint64_t ecp_main_addr; /* address of main, 0 if unknown */
+bool ecp_filter_excludes(uint64_t addr);
+
+/* Enter the agent on this thread: NULL when the thread is not recorded or
+ * the agent is already running on it (then call straight through). */
+static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter(void)
+{
+	struct ecp_thread *t = ecp_self;
+	if (!t || t->guard)
+		return 0;
+	t->guard++;
+	ecp_flush_frames(t);
+	return t;
+}
+static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t)
+{
+	t->guard--;
+}
+
+/* The real functions (agent-real.c), resolved by the constructor or on first
+ * use when a wrapper runs before it (during other libraries' constructors). */
+typedef void (*ecp_fn)(void);
+ecp_fn ecp_real(const char *name, const char *version);
+#define ECP_REAL(fn) ECP_REAL_V(fn, 0)
+#define ECP_REAL_V(fn, ver)                                                                 \
+	__extension__({                                                                      \
+		static __typeof__(&fn) real_##fn;                                            \
+		__typeof__(&fn) r_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);          \
+		if (!r_) {                                                                   \
+			r_ = (__typeof__(&fn))ecp_real(#fn, ver);                            \
+			__atomic_store_n(&real_##fn, r_, __ATOMIC_RELAXED);                  \
+		}                                                                            \
+		r_;                                                                          \
+	})
+
+#endif

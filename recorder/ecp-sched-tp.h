@@ -1,0 +1,50 @@
+/* LTTng-UST tracepoint provider `ecp_sched`: the context switches of the
+ * recorded program's CPU, written by the `ecp record` driver from perf
+ * records after the fact (so `ts` carries the time of the switch; the event's
+ * own timestamp is only the time the driver wrote it).  Schema:
+ * recorder/EVENTS.md.  Compiled into libecp-sched.so, which the driver loads
+ * with dlopen once its private session daemon runs (see sched-emit.c). */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER ecp_sched
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "recorder/ecp-sched-tp.h"
+
+#if !defined(ECP_RECORDER_ECP_SCHED_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define ECP_RECORDER_ECP_SCHED_TP_H
+
+#include <stdint.h>
+
+#include <lttng/tracepoint.h>
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, switch,
+	LTTNG_UST_TP_ARGS(uint64_t, a_ts, int64_t, a_tid, uint8_t, a_out, uint8_t, a_preempt),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, ts, a_ts)
+		lttng_ust_field_integer(int64_t, tid, a_tid)
+		lttng_ust_field_integer(uint8_t, out, a_out)
+		lttng_ust_field_integer(uint8_t, preempt, a_preempt)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, lost,
+	LTTNG_UST_TP_ARGS(uint64_t, a_count),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, count, a_count)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, comm,
+	LTTNG_UST_TP_ARGS(int64_t, a_tid, int64_t, a_pid, const char *, a_name),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(int64_t, tid, a_tid)
+		lttng_ust_field_integer(int64_t, pid, a_pid)
+		lttng_ust_field_string(name, a_name)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, task,
+	LTTNG_UST_TP_ARGS(int64_t, a_tid, int64_t, a_ppid, int64_t, a_ptid, uint8_t, a_exit),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(int64_t, tid, a_tid)
+		lttng_ust_field_integer(int64_t, ppid, a_ppid)
+		lttng_ust_field_integer(int64_t, ptid, a_ptid)
+		lttng_ust_field_integer(uint8_t, exit, a_exit)))
+
+#endif /* ECP_RECORDER_ECP_SCHED_TP_H */
+
+#include <lttng/tracepoint-event.h>

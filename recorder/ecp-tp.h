@@ -1,0 +1,313 @@
+/* LTTng-UST tracepoint provider `ecp`: the events the agent (libecp-record.so)
+ * writes inside the recorded program.  The schema is recorder/EVENTS.md; keep
+ * both in step (field names, order and meaning).
+ *
+ * Integer widths: addresses, identifiers, counts and times are 64-bit;
+ * flags and small enumerations (kind, mode, try, ok, serial, ran) are 8-bit;
+ * errno values, fds and exit statuses are signed 32-bit; delay_end's `ret`
+ * (a syscall result, e.g. bytes read) is signed 64-bit.  Every
+ * non-function event ends with `cpu_ns`: the thread's CLOCK_THREAD_CPUTIME_ID
+ * when the trace's clock is thread-cputime, else 0.
+ *
+ * Event argument names are prefixed `a_` so that none of them
+ * collides with a macro or keyword (`try`, `type`). */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER ecp
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "recorder/ecp-tp.h"
+
+#if !defined(ECP_RECORDER_ECP_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define ECP_RECORDER_ECP_TP_H
+
+#include <stdint.h>
+
+#include <lttng/tracepoint.h>
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, func_entry,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		uint64_t, a_call_site,
+		uint64_t, a_ts),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer_hex(uint64_t, call_site, a_call_site)
+		lttng_ust_field_integer(uint64_t, ts, a_ts)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, func_exit,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		uint64_t, a_ts),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(uint64_t, ts, a_ts)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, func_folded,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		uint64_t, a_calls,
+		uint64_t, a_total_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(uint64_t, calls, a_calls)
+		lttng_ust_field_integer(uint64_t, total_ns, a_total_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, func_unwound,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		uint64_t, a_ts),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(uint64_t, ts, a_ts)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_create,
+	LTTNG_UST_TP_ARGS(uint64_t, a_create_id,
+		uint64_t, a_start_routine,
+		uint8_t, a_ok,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, create_id, a_create_id)
+		lttng_ust_field_integer_hex(uint64_t, start_routine, a_start_routine)
+		lttng_ust_field_integer(uint8_t, ok, a_ok)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_start,
+	LTTNG_UST_TP_ARGS(uint64_t, a_create_id,
+		uint64_t, a_start_routine,
+		uint64_t, a_handle,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, create_id, a_create_id)
+		lttng_ust_field_integer_hex(uint64_t, start_routine, a_start_routine)
+		lttng_ust_field_integer_hex(uint64_t, handle, a_handle)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_exit,
+	LTTNG_UST_TP_ARGS(uint64_t, a_handle,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, handle, a_handle)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_join_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_handle,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, handle, a_handle)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_join_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_handle,
+		uint8_t, a_ok,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, handle, a_handle)
+		lttng_ust_field_integer(uint8_t, ok, a_ok)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_detach,
+	LTTNG_UST_TP_ARGS(uint64_t, a_handle,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, handle, a_handle)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_name,
+	LTTNG_UST_TP_ARGS(const char *, a_name,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(name, a_name)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, process_exit,
+	LTTNG_UST_TP_ARGS(int32_t, a_status,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(int32_t, status, a_status)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, lock_init,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_kind,
+		uint8_t, a_type,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(uint8_t, type, a_type)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, lock_request,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_kind,
+		uint8_t, a_mode,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(uint8_t, mode, a_mode)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, lock_acquired,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_kind,
+		uint8_t, a_mode,
+		uint8_t, a_try,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(uint8_t, mode, a_mode)
+		lttng_ust_field_integer(uint8_t, try, a_try)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, lock_failed,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_kind,
+		uint8_t, a_mode,
+		int32_t, a_err,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(uint8_t, mode, a_mode)
+		lttng_ust_field_integer(int32_t, err, a_err)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, lock_release,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_kind,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, cond_wait_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_cond,
+		uint64_t, a_mutex,
+		uint64_t, a_timeout_ns,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, cond, a_cond)
+		lttng_ust_field_integer_hex(uint64_t, mutex, a_mutex)
+		lttng_ust_field_integer(uint64_t, timeout_ns, a_timeout_ns)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, cond_wait_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_cond,
+		uint64_t, a_mutex,
+		int32_t, a_err,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, cond, a_cond)
+		lttng_ust_field_integer_hex(uint64_t, mutex, a_mutex)
+		lttng_ust_field_integer(int32_t, err, a_err)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, cond_signal,
+	LTTNG_UST_TP_ARGS(uint64_t, a_cond,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, cond, a_cond)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, cond_broadcast,
+	LTTNG_UST_TP_ARGS(uint64_t, a_cond,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, cond, a_cond)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, sem_init,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint64_t, a_value,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint64_t, value, a_value)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, sem_wait_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint64_t, a_timeout_ns,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint64_t, timeout_ns, a_timeout_ns)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, sem_wait_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		int32_t, a_err,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(int32_t, err, a_err)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, sem_post,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, barrier_init,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint64_t, a_count,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint64_t, count, a_count)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, barrier_wait_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, barrier_wait_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_serial,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, serial, a_serial)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, once_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, once_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_obj,
+		uint8_t, a_ran,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, obj, a_obj)
+		lttng_ust_field_integer(uint8_t, ran, a_ran)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_begin,
+	LTTNG_UST_TP_ARGS(uint8_t, a_kind,
+		int32_t, a_fd,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(int32_t, fd, a_fd)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_end,
+	LTTNG_UST_TP_ARGS(uint8_t, a_kind,
+		int64_t, a_ret,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(int64_t, ret, a_ret)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+#endif /* ECP_RECORDER_ECP_TP_H */
+
+#include <lttng/tracepoint-event.h>

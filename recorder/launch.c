@@ -1,0 +1,172 @@
+#include "recorder/launch.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "recorder/perf-switch.h"
+
+/* The child's report: errno of pinning (0 when pinned), and the perf fd or
+ * -errno when perf was refused. */
+struct report {
+	int pin_errno;
+	int perf;
+};
+
+/* Sends the report and, if fd >= 0, the descriptor itself (SCM_RIGHTS). */
+static int send_fd(int sock, struct report value, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &value, sizeof(value) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	memset(cbuf, 0, sizeof(cbuf));
+	if (fd >= 0) {
+		struct cmsghdr *c;
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, 0) == (ssize_t)sizeof(value) ? 0 : -1;
+}
+
+static int recv_fd(int sock, struct report *value, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { value, sizeof(*value) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	*fd = -1;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*value))
+		return -1;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
+
+/* Writes our pid into the ECP_PID placeholder of env (no allocation). */
+static void fill_pid(char *const env[])
+{
+	const size_t prefix = strlen("ECP_PID=");
+	for (size_t i = 0; env[i]; i++) {
+		if (strncmp(env[i], ECP_LAUNCH_PID_PLACEHOLDER, prefix) == 0) {
+			char *digits = env[i] + prefix;
+			size_t n = strlen(digits);
+			unsigned long pid = (unsigned long)getpid();
+			while (n-- > 0) {
+				digits[n] = (char)('0' + pid % 10);
+				pid /= 10;
+			}
+		}
+	}
+}
+
+/* The child: only async-signal-safe calls and exec (the parent may have
+ * threads: LTTng-UST's, once the sched provider is loaded). */
+static void child(int sock, char *const argv[], char *const env_perf[],
+		  char *const env_cputime[], int cpu, bool use_perf)
+{
+	cpu_set_t set;
+	struct report rep = { 0, -ENOSYS };
+	int go, err;
+
+	/* A Ctrl-C reaches both processes; the driver forwards it, the
+	 * program keeps its default reaction. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		rep.pin_errno = errno;
+		send_fd(sock, rep, -1);
+		_exit(127);
+	}
+	if (use_perf)
+		rep.perf = ecp_perf_switch_open(cpu);
+	if (send_fd(sock, rep, rep.perf) < 0)
+		_exit(127);
+	if (read(sock, &go, sizeof(go)) != (ssize_t)sizeof(go))
+		_exit(127);
+	if (rep.perf >= 0)
+		close(rep.perf); /* the parent has its own copy now */
+	fill_pid(rep.perf >= 0 ? env_perf : env_cputime);
+	execvpe(argv[0], argv, rep.perf >= 0 ? env_perf : env_cputime);
+	err = errno;
+	if (write(sock, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_cputime[],
+		    int cpu, bool use_perf, struct ecp_launch *l, struct ecp_error *err)
+{
+	struct report value;
+	int sv[2], fd;
+
+	l->pid = -1;
+	l->sock = -1;
+	l->perf_fd = -ENOSYS;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return ecp_error_set(err, ECP_ERR_IO, "socketpair: %s", strerror(errno));
+	l->pid = fork();
+	if (l->pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ecp_error_set(err, ECP_ERR_IO, "cannot fork: %s", strerror(errno));
+	}
+	if (l->pid == 0) {
+		close(sv[0]);
+		child(sv[1], argv, env_perf, env_cputime, cpu, use_perf);
+	}
+	close(sv[1]);
+	l->sock = sv[0];
+	if (recv_fd(l->sock, &value, &fd) < 0) {
+		waitpid(l->pid, NULL, 0);
+		close(l->sock);
+		return ecp_error_set(err, ECP_ERR_IO, "the program's process died before exec");
+	}
+	if (value.pin_errno) {
+		waitpid(l->pid, NULL, 0);
+		close(l->sock);
+		return ecp_error_set(err, ECP_ERR_USAGE, "cannot run on CPU %d: %s", cpu,
+				     strerror(value.pin_errno));
+	}
+	l->perf_fd = value.perf >= 0 ? fd : value.perf;
+	return ECP_OK;
+}
+
+int ecp_launch_exec(struct ecp_launch *l, struct ecp_error *err)
+{
+	int go = 1, child_errno = 0;
+	ssize_t n;
+	if (write(l->sock, &go, sizeof(go)) != (ssize_t)sizeof(go)) {
+		close(l->sock);
+		return ecp_error_set(err, ECP_ERR_IO, "the program's process died before exec");
+	}
+	/* The socket is close-on-exec: end of file means the exec worked. */
+	do
+		n = read(l->sock, &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(l->sock);
+	l->sock = -1;
+	if (n == (ssize_t)sizeof(child_errno)) {
+		waitpid(l->pid, NULL, 0);
+		return ecp_error_set(err, ECP_ERR_USAGE, "cannot run the program: %s",
+				     strerror(child_errno));
+	}
+	return ECP_OK;
+}

@@ -1,0 +1,62 @@
+#include "recorder/meta.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ecp-config.h"
+
+/* Values are single lines: a newline inside an argument would start a
+ * bogus key, so it is written as a space. */
+static void put_clean(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void put_list(FILE *f, const char *key, char *const *list, const char *sep)
+{
+	fprintf(f, "%s=", key);
+	for (size_t i = 0; list && list[i]; i++) {
+		if (i)
+			fputs(sep, f);
+		put_clean(f, list[i]);
+	}
+	fputc('\n', f);
+}
+
+int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
+			  struct ecp_error *err)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
+	f = fopen(path, "w");
+	if (!f)
+		return ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", path,
+				     strerror(errno));
+	fprintf(f, "format=%d\n", ECP_TRACE_FORMAT);
+	fprintf(f, "version=%s\n", ECP_VERSION);
+	put_list(f, "command", m->argv, " ");
+	fprintf(f, "cpu=%d\n", m->cpu);
+	fprintf(f, "clock=%s\n", m->clock);
+	fprintf(f, "event_cost_ns=%llu\n", (unsigned long long)m->event_cost_ns);
+	if (m->signal > 0)
+		fprintf(f, "exit_status=signal:%d\n", m->signal);
+	else
+		fprintf(f, "exit_status=%d\n", m->exit_code);
+	fprintf(f, "wall_ns=%llu\n", (unsigned long long)m->wall_ns);
+	fprintf(f, "functions=%d\n", m->functions ? 1 : 0);
+	fprintf(f, "depth=%u\n", m->depth);
+	put_list(f, "include", m->include, ",");
+	put_list(f, "exclude", m->exclude, ",");
+	fprintf(f, "min_duration_ns=%llu\n", (unsigned long long)m->min_duration_ns);
+	fprintf(f, "sched_lost=%llu\n", (unsigned long long)m->sched_lost);
+	fprintf(f, "discarded_events=%llu\n", (unsigned long long)m->discarded);
+	fprintf(f, "lost_packets=%llu\n", (unsigned long long)m->lost_packets);
+	if (fclose(f) != 0)
+		return ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", path,
+				     strerror(errno));
+	return ECP_OK;
+}

@@ -1,0 +1,174 @@
+#include "recorder/perf-switch.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* 2 MiB of records: ~50 000 switches between two drains (every 50 ms). */
+#define DATA_PAGES 512
+
+/* With sample_id_all, every record ends with these (sample_type TID|TIME). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+int ecp_perf_switch_open(int cpu)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr.sample_id_all = 1;
+	attr.context_switch = 1;
+	attr.comm = 1;
+	attr.task = 1;
+	attr.inherit = 1;
+	attr.exclude_kernel = 1;
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.watermark = 1;
+	attr.wakeup_watermark = DATA_PAGES * 4096 / 4;
+	fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
+			 const struct ecp_sched_emitter *emit, struct ecp_error *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	memset(ps, 0, sizeof(*ps));
+	ps->fd = fd;
+	ps->pid = pid;
+	ps->emit = emit;
+	ps->data_size = (size_t)DATA_PAGES * (size_t)page;
+	ps->map_len = ps->data_size + (size_t)page;
+	ps->base = mmap(NULL, ps->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ps->base == MAP_FAILED) {
+		ps->base = NULL;
+		close(fd);
+		ps->fd = -1;
+		return ecp_error_set(err, ECP_ERR_IO, "cannot map the perf ring buffer: %s",
+				     strerror(errno));
+	}
+	return ECP_OK;
+}
+
+static const struct sample_id *trailing_id(const struct perf_event_header *h)
+{
+	if (h->size < sizeof(*h) + sizeof(struct sample_id))
+		return NULL;
+	return (const struct sample_id *)((const unsigned char *)h + h->size -
+					  sizeof(struct sample_id));
+}
+
+static void handle_record(struct ecp_perf_switch *ps, const struct perf_event_header *h)
+{
+	const struct sample_id *id = trailing_id(h);
+	const uint32_t *u32 = (const uint32_t *)(h + 1);
+	const struct ecp_sched_emitter *e = ps->emit;
+
+	switch (h->type) {
+	case PERF_RECORD_SWITCH:
+		if (!id || id->pid != (uint32_t)ps->pid)
+			return;
+		ps->switches++;
+		e->emit_switch(id->time, id->tid, (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
+			       (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
+		break;
+	case PERF_RECORD_LOST: {
+		const uint64_t *u64 = (const uint64_t *)(h + 1);
+		if (h->size < sizeof(*h) + 16)
+			return;
+		ps->lost += u64[1];
+		e->emit_lost(u64[1]);
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		char name[17];
+		size_t max = h->size - sizeof(*h) - 8;
+		if (h->size < sizeof(*h) + 8 || u32[0] != (uint32_t)ps->pid)
+			return;
+		if (max > 16)
+			max = 16;
+		memcpy(name, u32 + 2, max);
+		name[max] = 0;
+		e->emit_comm(u32[1], u32[0], name);
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		/* pid, ppid, tid, ptid */
+		if (h->size < sizeof(*h) + 16 || u32[0] != (uint32_t)ps->pid)
+			return;
+		if (h->type == PERF_RECORD_FORK)
+			ps->threads++;
+		e->emit_task(u32[2], u32[1], u32[3], h->type == PERF_RECORD_EXIT);
+		break;
+	default:
+		break;
+	}
+}
+
+void ecp_perf_switch_drain(struct ecp_perf_switch *ps)
+{
+	struct perf_event_mmap_page *meta = (void *)ps->base;
+	unsigned char *data;
+	uint64_t head, tail;
+	/* A record can wrap around the end of the buffer: it is copied here. */
+	union {
+		struct perf_event_header h;
+		unsigned char bytes[65536];
+	} copy;
+
+	if (!ps->base)
+		return;
+	data = ps->base + meta->data_offset;
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	tail = meta->data_tail;
+	while (tail < head) {
+		size_t off = (size_t)(tail & (ps->data_size - 1));
+		const struct perf_event_header *h = (const void *)(data + off);
+		size_t size;
+		if (off + sizeof(*h) > ps->data_size) {
+			size_t first = ps->data_size - off;
+			memcpy(copy.bytes, data + off, first);
+			memcpy(copy.bytes + first, data, sizeof(*h) - first);
+			h = &copy.h;
+		}
+		size = h->size;
+		if (size < sizeof(*h))
+			break; /* corrupt: stop rather than loop */
+		if (off + size > ps->data_size) {
+			size_t first = ps->data_size - off;
+			memcpy(copy.bytes, data + off, first);
+			memcpy(copy.bytes + first, data, size - first);
+			h = &copy.h;
+		}
+		handle_record(ps, h);
+		tail += size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
+{
+	if (ps->base) {
+		ecp_perf_switch_drain(ps);
+		munmap(ps->base, ps->map_len);
+		ps->base = NULL;
+	}
+	if (ps->fd >= 0)
+		close(ps->fd);
+	ps->fd = -1;
+}

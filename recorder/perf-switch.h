@@ -1,0 +1,39 @@
+/* The CPU's context switches, from perf_event_open: every time one of the
+ * program's threads goes on or off the recorded CPU, with CLOCK_MONOTONIC
+ * times (LTTng's clock), at no cost to the program. */
+#ifndef ECP_RECORDER_PERF_SWITCH_H
+#define ECP_RECORDER_PERF_SWITCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "recorder/sched-emit.h"
+
+/* In the child, after pinning and before exec: a dummy software event with
+ * context-switch, comm and task records for this process and its future
+ * threads on `cpu`, enabled by the exec.  Returns the fd (close-on-exec) or
+ * -errno when perf is refused. */
+int ecp_perf_switch_open(int cpu);
+
+struct ecp_perf_switch {
+	int fd;
+	pid_t pid;        /* only this process's records are kept */
+	unsigned char *base;
+	size_t map_len;
+	size_t data_size; /* power of two */
+	const struct ecp_sched_emitter *emit;
+	uint64_t switches;
+	uint64_t lost;
+	uint64_t threads; /* threads seen created (perf FORK records) */
+};
+
+/* Maps the ring buffer of `fd` (taking ownership of it). */
+int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
+			 const struct ecp_sched_emitter *emit, struct ecp_error *err);
+/* Turns every record in the ring buffer into an ecp_sched event. */
+void ecp_perf_switch_drain(struct ecp_perf_switch *ps);
+void ecp_perf_switch_finish(struct ecp_perf_switch *ps);
+
+#endif

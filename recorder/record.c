@@ -1,0 +1,515 @@
+/* The `ecp record` driver: the order of operations, and cleanup on every
+ * path.  Order matters:
+ * 1. the session daemon, then the three sessions (main, sched, and a
+ *    throw-away calibration session) exist before any process registers,
+ *    so no enabler arrives late and no early event is lost;
+ * 2. libecp-sched.so is loaded only then (its LTTng-UST registers with the
+ *    daemon found through LTTNG_HOME, set by step 1);
+ * 3. the cost of one event is measured in the calibration session;
+ * 4. the child pins itself, opens perf and execs the program with the agent;
+ *    the driver turns perf records into ecp_sched events while it runs;
+ * 5. the sessions are stopped (the traces are then complete), the metadata
+ *    written, the daemon stopped, and the trace counted for the summary. */
+#include "recorder/record.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/agent-path.h"
+#include "recorder/launch.h"
+#include "recorder/meta.h"
+#include "recorder/perf-switch.h"
+#include "recorder/session.h"
+#include "recorder/trace-count.h"
+
+#include "ecp-config.h"
+
+#define CALIBRATION_EVENTS 20000
+#define SUBBUF_SIZE (4u << 20)
+#define NUM_SUBBUF 8u
+
+extern char **environ;
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? -1 : 0;
+}
+
+/* Whether `dir` may be replaced by --force: an ecp trace or an empty
+ * directory, never anything else (a mistyped -o must not delete a tree). */
+static bool replaceable(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
+	if (access(path, F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/main", dir);
+	if (access(path, F_OK) == 0)
+		return true;
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+static int prepare_output(const char *output, bool force, char *abs, size_t len,
+			  struct ecp_error *err)
+{
+	struct stat st;
+	char cwd[PATH_MAX];
+
+	if (output[0] == '/') {
+		if ((size_t)snprintf(abs, len, "%s", output) >= len)
+			return ecp_error_set(err, ECP_ERR_USAGE, "output path too long: %s", output);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return ecp_error_set(err, ECP_ERR_IO, "getcwd: %s", strerror(errno));
+		if ((size_t)snprintf(abs, len, "%s/%s", cwd, output) >= len)
+			return ecp_error_set(err, ECP_ERR_USAGE, "output path too long: %s", output);
+	}
+	if (lstat(abs, &st) == 0) {
+		if (!force)
+			return ecp_error_set(err, ECP_ERR_USAGE,
+					     "trace directory exists: %s (use --force to replace it)",
+					     abs);
+		if (!S_ISDIR(st.st_mode) || !replaceable(abs))
+			return ecp_error_set(err, ECP_ERR_USAGE,
+					     "not replacing %s: it is not an ecp trace", abs);
+		if (nftw(abs, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+			return ecp_error_set(err, ECP_ERR_IO, "cannot remove %s: %s", abs,
+					     strerror(errno));
+	}
+	if (mkdir(abs, 0777) < 0)
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", abs, strerror(errno));
+	return ECP_OK;
+}
+
+static int first_allowed_cpu(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			return i;
+	return 0;
+}
+
+/* Joins a NULL-terminated list with newlines (the agent's ECP_INCLUDE). */
+static char *join_lines(char *const *list)
+{
+	size_t len = 1;
+	char *s;
+	for (size_t i = 0; list && list[i]; i++)
+		len += strlen(list[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; list && list[i]; i++) {
+		if (i)
+			strcat(s, "\n");
+		strcat(s, list[i]);
+	}
+	return s;
+}
+
+/* The program's environment: ours minus the variables we set, plus them. */
+struct child_env {
+	char **vars;
+	size_t n;
+};
+
+static bool is_ours(const char *var)
+{
+	static const char *const names[] = { "LD_PRELOAD=", "LTTNG_UST_ALLOW_BLOCKING=",
+					     "LTTNG_UST_REGISTER_TIMEOUT=", "ECP_" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(var, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+static int env_add(struct child_env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int env_add(struct child_env *e, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	e->vars[e->n++] = s;
+	e->vars[e->n] = NULL;
+	return 0;
+}
+
+static void env_free(struct child_env *e)
+{
+	for (size_t i = 0; e->vars && i < e->n; i++)
+		free(e->vars[i]);
+	free(e->vars);
+	e->vars = NULL;
+	e->n = 0;
+}
+
+static int env_build(struct child_env *e, const struct ecp_record_options *o, const char *agent,
+		     const char *clock)
+{
+	size_t count = 0;
+	const char *old_preload = getenv("LD_PRELOAD");
+	char *inc = join_lines(o->include), *exc = join_lines(o->exclude);
+	int rc = -1;
+
+	while (environ[count])
+		count++;
+	e->n = 0;
+	e->vars = calloc(count + 16, sizeof(char *));
+	if (!e->vars || !inc || !exc)
+		goto out;
+	for (size_t i = 0; i < count; i++)
+		if (!is_ours(environ[i]) && env_add(e, "%s", environ[i]) < 0)
+			goto out;
+	/* liblttng-ust-dl writes dlopen/dlclose events, for symbols of
+	 * libraries loaded at run time. */
+	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-dl.so.1%s%s", agent,
+		    old_preload && *old_preload ? ":" : "", old_preload ? old_preload : "") < 0 ||
+	    env_add(e, "LTTNG_UST_ALLOW_BLOCKING=1") < 0 ||
+	    env_add(e, "LTTNG_UST_REGISTER_TIMEOUT=30000") < 0 ||
+	    env_add(e, "ECP_CLOCK=%s", clock) < 0 ||
+	    env_add(e, "%s", ECP_LAUNCH_PID_PLACEHOLDER) < 0 ||
+	    env_add(e, "ECP_FUNCTIONS=%d", o->functions ? 1 : 0) < 0 ||
+	    env_add(e, "ECP_DEPTH=%u", o->depth) < 0 ||
+	    env_add(e, "ECP_MIN_DURATION_NS=%llu", (unsigned long long)o->min_duration_ns) < 0 ||
+	    env_add(e, "ECP_INCLUDE=%s", inc) < 0 || env_add(e, "ECP_EXCLUDE=%s", exc) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(inc);
+	free(exc);
+	return rc;
+}
+
+static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *err)
+{
+	char path[PATH_MAX];
+	int rc = ecp_agent_path_find(ECP_SCHED_LIBRARY, path, sizeof(path), err);
+	if (rc)
+		return rc;
+	em->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* POSIX's way to store a dlsym result in a function pointer. */
+	if (!em->handle)
+		return ecp_error_set(err, ECP_ERR_IO, "cannot load %s: %s", path, dlerror());
+	*(void **)&em->emit_switch = dlsym(em->handle, "ecp_sched_emit_switch");
+	*(void **)&em->emit_lost = dlsym(em->handle, "ecp_sched_emit_lost");
+	*(void **)&em->emit_comm = dlsym(em->handle, "ecp_sched_emit_comm");
+	*(void **)&em->emit_task = dlsym(em->handle, "ecp_sched_emit_task");
+	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task)
+		return ecp_error_set(err, ECP_ERR_IO, "%s lacks the ecp_sched_emit functions",
+				     path);
+	/* The library stays loaded: unloading LTTng-UST is not supported. */
+	return ECP_OK;
+}
+
+/* The cost of one event (blocking channel, vtid/vpid contexts), measured by
+ * writing CALIBRATION_EVENTS into a throw-away session. */
+static int calibrate(const char *session, const struct ecp_sched_emitter *em, uint64_t *cost,
+		     struct ecp_error *err)
+{
+	uint64_t t0, t1;
+	int rc = ecp_lttng_session_start(session, err);
+	if (rc)
+		return rc;
+	/* warm the buffers up before timing */
+	for (int i = 0; i < 1000; i++)
+		em->emit_switch(0, 0, 0, 0);
+	t0 = mono_ns();
+	for (int i = 0; i < CALIBRATION_EVENTS; i++)
+		em->emit_switch((uint64_t)i, i, i & 1, 0);
+	t1 = mono_ns();
+	*cost = (t1 - t0) / CALIBRATION_EVENTS;
+	return ecp_lttng_session_stop(session, err);
+}
+
+/* Runs the program to its end, draining perf meanwhile. */
+static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf, int *status,
+		      uint64_t *end_ns)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
+	for (;;) {
+		struct pollfd p[2];
+		nfds_t n = 0;
+		if (pidfd >= 0)
+			p[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		if (perf)
+			p[n++] = (struct pollfd){ .fd = ps->fd, .events = POLLIN };
+		poll(p, n, pidfd >= 0 ? 200 : 20);
+		if (perf)
+			ecp_perf_switch_drain(ps);
+		pid_t r = waitpid(l->pid, status, WNOHANG);
+		if (r == l->pid || (r < 0 && errno == ECHILD))
+			break;
+	}
+	*end_ns = mono_ns();
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
+		   struct ecp_record_summary *sum, struct ecp_error *err)
+{
+	char out[PATH_MAX - 64], path[PATH_MAX], agent[PATH_MAX], calib_dir[PATH_MAX];
+	char s_main[64], s_sched[64], s_calib[64];
+	static const char *const main_events[] = { "ecp:*", "lttng_ust_statedump:*",
+						   "lttng_ust_dl:*", NULL };
+	static const char *const sched_events[] = { "ecp_sched:*", NULL };
+	struct ecp_lttng_daemon daemon = { 0 };
+	struct ecp_sched_emitter em = { 0 };
+	struct child_env env_perf = { 0 }, env_cpu = { 0 };
+	struct ecp_launch l = { .pid = -1, .sock = -1 };
+	struct ecp_perf_switch ps = { .fd = -1 };
+	struct ecp_record_meta meta = { 0 };
+	struct sigaction sa, old_int, old_term, old_hup;
+	bool have_daemon = false, have_main = false, have_sched = false, have_calib = false;
+	bool perf = false, signals = false, no_perf, have_output = false;
+	uint64_t start_ns = 0, end_ns = 0, discarded = 0, lost_packets = 0;
+	int status = 0, rc;
+
+	memset(sum, 0, sizeof(*sum));
+	*exit_code = 1;
+	calib_dir[0] = 0;
+	sum->cpu = o->cpu >= 0 ? o->cpu : first_allowed_cpu();
+	rc = ecp_agent_path_find(ECP_AGENT_NAME, agent, sizeof(agent), err);
+	if (rc)
+		return rc;
+	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, out, sizeof(out), err);
+	if (rc)
+		return rc;
+	have_output = true;
+
+	rc = ecp_lttng_daemon_start(&daemon, err);
+	if (rc)
+		goto out;
+	have_daemon = true;
+	snprintf(s_main, sizeof(s_main), "ecp-main-%ld", (long)getpid());
+	snprintf(s_sched, sizeof(s_sched), "ecp-sched-%ld", (long)getpid());
+	snprintf(s_calib, sizeof(s_calib), "ecp-calib-%ld", (long)getpid());
+	snprintf(path, sizeof(path), "%s/main", out);
+	rc = ecp_lttng_session_create(
+		&(struct ecp_lttng_session_config){ .name = s_main, .output = path,
+						    .events = main_events,
+						    .subbuf_size = SUBBUF_SIZE,
+						    .num_subbuf = NUM_SUBBUF, .vtid_vpid = true },
+		err);
+	if (rc)
+		goto out;
+	have_main = true;
+	snprintf(path, sizeof(path), "%s/sched", out);
+	rc = ecp_lttng_session_create(
+		&(struct ecp_lttng_session_config){ .name = s_sched, .output = path,
+						    .events = sched_events,
+						    .subbuf_size = 1u << 20, .num_subbuf = 8 },
+		err);
+	if (rc)
+		goto out;
+	have_sched = true;
+	snprintf(calib_dir, sizeof(calib_dir), "%s/.ecp-calib-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(calib_dir)) {
+		calib_dir[0] = 0;
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot create a calibration directory: %s",
+				   strerror(errno));
+		goto out;
+	}
+	rc = ecp_lttng_session_create(
+		&(struct ecp_lttng_session_config){ .name = s_calib, .output = calib_dir,
+						    .events = sched_events,
+						    .subbuf_size = SUBBUF_SIZE,
+						    .num_subbuf = NUM_SUBBUF, .vtid_vpid = true },
+		err);
+	if (rc)
+		goto out;
+	have_calib = true;
+
+	/* Our own LTTng-UST (in libecp-sched.so) must block, not discard. */
+	setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
+	setenv("LTTNG_UST_REGISTER_TIMEOUT", "30000", 1);
+	rc = load_sched_emitter(&em, err);
+	if (rc)
+		goto out;
+	rc = calibrate(s_calib, &em, &sum->event_cost_ns, err);
+	if (rc)
+		goto out;
+
+	if (env_build(&env_perf, o, agent, "perf-switch") < 0 ||
+	    env_build(&env_cpu, o, agent, "thread-cputime") < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory building the environment");
+		goto out;
+	}
+	rc = ecp_lttng_session_start(s_sched, err);
+	if (!rc)
+		rc = ecp_lttng_session_start(s_main, err);
+	if (rc)
+		goto out;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	signals = true;
+	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
+	no_perf = getenv("ECP_RECORD_NO_PERF") && strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
+	rc = ecp_launch_fork(o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf, &l, err);
+	if (rc)
+		goto out;
+	child_pid = l.pid;
+	if (l.perf_fd >= 0) {
+		perf = ecp_perf_switch_init(&ps, l.perf_fd, l.pid, &em, err) == ECP_OK;
+		if (!perf) {
+			/* The child already chose its clock; perf it is, so a map
+			 * failure is fatal to the recording, not to the program. */
+			kill(l.pid, SIGKILL);
+			waitpid(l.pid, NULL, 0);
+			rc = ECP_ERR_IO;
+			goto out;
+		}
+	}
+	start_ns = mono_ns();
+	rc = ecp_launch_exec(&l, err);
+	if (rc)
+		goto out;
+	supervise(&l, &ps, perf, &status, &end_ns);
+	child_pid = 0;
+	if (perf)
+		ecp_perf_switch_finish(&ps);
+
+	rc = ecp_lttng_session_stop(s_main, err);
+	if (!rc)
+		rc = ecp_lttng_session_stop(s_sched, err);
+	if (rc)
+		goto out;
+	ecp_lttng_session_losses(s_main, &discarded, &lost_packets, err);
+
+	sum->clock = perf ? "perf-switch" : "thread-cputime";
+	sum->wall_ns = end_ns - start_ns;
+	sum->switches = ps.switches;
+	meta.argv = o->argv;
+	meta.cpu = sum->cpu;
+	meta.clock = sum->clock;
+	meta.event_cost_ns = sum->event_cost_ns;
+	meta.wall_ns = sum->wall_ns;
+	meta.functions = o->functions;
+	meta.depth = o->depth;
+	meta.include = o->include;
+	meta.exclude = o->exclude;
+	meta.min_duration_ns = o->min_duration_ns;
+	meta.sched_lost = ps.lost;
+	meta.discarded = discarded;
+	meta.lost_packets = lost_packets;
+	if (WIFSIGNALED(status)) {
+		meta.signal = WTERMSIG(status);
+		*exit_code = 128 + meta.signal;
+	} else {
+		meta.exit_code = WEXITSTATUS(status);
+		*exit_code = meta.exit_code;
+	}
+	rc = ecp_record_meta_write(out, &meta, err);
+
+out:
+	if (signals) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+	if (ps.base || ps.fd >= 0)
+		ecp_perf_switch_finish(&ps);
+	if (rc && l.pid > 0 && l.sock >= 0) {
+		kill(l.pid, SIGKILL);
+		waitpid(l.pid, NULL, 0);
+		close(l.sock);
+	}
+	/* Sessions on a daemon we keep running must go; a daemon we started
+	 * takes them with it. */
+	if (!daemon.pid) {
+		struct ecp_error ignored = { 0 };
+		if (have_main)
+			ecp_lttng_session_destroy(s_main, &ignored);
+		if (have_sched)
+			ecp_lttng_session_destroy(s_sched, &ignored);
+		if (have_calib)
+			ecp_lttng_session_destroy(s_calib, &ignored);
+	}
+	if (have_daemon)
+		ecp_lttng_daemon_stop(&daemon);
+	if (calib_dir[0])
+		remove_tree(calib_dir);
+	if (!rc && !perf) {
+		snprintf(path, sizeof(path), "%s/sched", out);
+		remove_tree(path);
+	}
+	if (rc && have_output)
+		remove_tree(out); /* no half-made trace left behind */
+	env_free(&env_perf);
+	env_free(&env_cpu);
+	if (!rc && !o->quiet) {
+		struct ecp_error cerr = { 0 };
+		struct ecp_trace_count c;
+		if (ecp_trace_count(out, &c, &cerr) == ECP_OK) {
+			sum->events = c.events;
+			sum->threads = c.threads;
+			sum->discarded = c.discarded;
+			sum->bytes = c.bytes;
+		}
+	}
+	return rc;
+}

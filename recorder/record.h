@@ -1,0 +1,49 @@
+/* `ecp record`: run a program on one CPU under a private LTTng session with
+ * the agent preloaded and write the trace directory (recorder/EVENTS.md).
+ * cli/cmd-record.c parses the options into this struct and calls
+ * ecp_record_run; everything else lives here. */
+#ifndef ECP_RECORDER_RECORD_H
+#define ECP_RECORDER_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* Default --min-duration: calls shorter than this are folded.  1 us keeps
+ * the two events of an emitted call (~300 ns) under a third of its length. */
+#define ECP_RECORD_DEFAULT_MIN_DURATION_NS 1000u
+
+struct ecp_record_options {
+	const char *output;      /* trace directory; NULL = ./ecp.data */
+	bool force;              /* replace an existing trace */
+	int cpu;                 /* -1 = first CPU of the caller's affinity mask */
+	uint32_t depth;          /* 0 = unlimited */
+	char **include;          /* NULL-terminated globs, or NULL */
+	char **exclude;
+	uint64_t min_duration_ns;
+	bool functions;          /* false with --no-functions */
+	bool quiet;              /* no summary */
+	char **argv;             /* the program and its arguments, NULL-terminated */
+};
+
+struct ecp_record_summary {
+	uint64_t threads;
+	uint64_t events;
+	uint64_t bytes;
+	uint64_t discarded;
+	uint64_t wall_ns;
+	uint64_t switches;
+	uint64_t event_cost_ns;
+	int cpu;
+	const char *clock;
+};
+
+/* Runs the recording.  On ECP_OK, *exit_code is what `ecp record` exits
+ * with: the program's exit status, or 128+N when signal N killed it (as a
+ * shell reports it).  Errors name what failed; the program may then not
+ * have run at all. */
+int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
+		   struct ecp_record_summary *summary, struct ecp_error *err);
+
+#endif

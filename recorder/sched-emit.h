@@ -1,0 +1,25 @@
+/* The functions libecp-sched.so exports for the driver (looked up with
+ * dlsym after dlopen; see session.c).  Each writes one `ecp_sched` event. */
+#ifndef ECP_RECORDER_SCHED_EMIT_H
+#define ECP_RECORDER_SCHED_EMIT_H
+
+#include <stdint.h>
+
+#define ECP_SCHED_API __attribute__((visibility("default")))
+
+#define ECP_SCHED_LIBRARY "libecp-sched.so"
+
+ECP_SCHED_API void ecp_sched_emit_switch(uint64_t ts, int64_t tid, int out, int preempt);
+ECP_SCHED_API void ecp_sched_emit_lost(uint64_t count);
+ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *name);
+ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit);
+
+struct ecp_sched_emitter {
+	void *handle;
+	__typeof__(&ecp_sched_emit_switch) emit_switch;
+	__typeof__(&ecp_sched_emit_lost) emit_lost;
+	__typeof__(&ecp_sched_emit_comm) emit_comm;
+	__typeof__(&ecp_sched_emit_task) emit_task;
+};
+
+#endif

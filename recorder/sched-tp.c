@@ -1,0 +1,28 @@
+/* libecp-sched.so: the `ecp_sched` probes and the plain functions the driver
+ * calls through dlsym to write them (sched-emit.h), so that the driver itself
+ * never includes the tracepoint machinery. */
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "recorder/ecp-sched-tp.h"
+
+#include "recorder/sched-emit.h"
+
+ECP_SCHED_API void ecp_sched_emit_switch(uint64_t ts, int64_t tid, int out, int preempt)
+{
+	lttng_ust_tracepoint(ecp_sched, switch, ts, tid, (uint8_t)out, (uint8_t)preempt);
+}
+
+ECP_SCHED_API void ecp_sched_emit_lost(uint64_t count)
+{
+	lttng_ust_tracepoint(ecp_sched, lost, count);
+}
+
+ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *name)
+{
+	lttng_ust_tracepoint(ecp_sched, comm, tid, pid, name);
+}
+
+ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit)
+{
+	lttng_ust_tracepoint(ecp_sched, task, tid, ppid, ptid, (uint8_t)exit);
+}

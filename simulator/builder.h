@@ -1,0 +1,58 @@
+/* The model builder: a push API that turns decoded events (event.h) into the
+ * execution model (model.h), streaming, with bounded state per thread.
+ *
+ * Order of pushes: every ECP_EV_SCHED_* event first (the sched trace, read
+ * completely first, EVENTS.md), then the program's events in trace order (the
+ * muxer's timestamp order).  Function events carry their payload `ts`.
+ *
+ * Time.  With clock=perf-switch a thread's CPU time at wall time t is the sum
+ * of its on-CPU intervals (from the switch records) before t; a thread with
+ * no switch record at all is taken to be on CPU for its whole life (that is
+ * how synthetic unit tests run).  With clock=thread-cputime segment lengths
+ * come from the events' `cpu_ns` and function times inside a segment are its
+ * wall times scaled to the segment's CPU length.  Either way the calibrated
+ * cost of every event the thread emitted is subtracted (never below 0).
+ *
+ * Every problem is either an error (trace path, event index, thread, what is
+ * wrong) or a counted warning in model->warnings; see builder.c. */
+#ifndef ECP_SIMULATOR_BUILDER_H
+#define ECP_SIMULATOR_BUILDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "simulator/event.h"
+#include "simulator/model.h"
+#include "simulator/symbols.h"
+
+enum ecp_clock_source {
+	ECP_CLOCK_PERF_SWITCH = 0,
+	ECP_CLOCK_THREAD_CPUTIME,
+};
+
+struct ecp_builder_options {
+	enum ecp_clock_source clock;
+	uint64_t event_cost_ns; /* subtracted per event from the emitting thread */
+	bool keep_calls;        /* fill model->calls (32 bytes per call) */
+	const char *trace_path; /* for error messages; may be NULL */
+};
+
+struct ecp_builder;
+
+int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builder **out,
+		       struct ecp_error *err);
+/* Consumes one event; on error the builder is unusable (destroy it). */
+int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
+		     struct ecp_error *err);
+/* Thread name from the scheduler's view (perf COMM), used when the program
+ * did not name the thread itself. */
+int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name);
+/* Closes what is still open, resolves function names with `syms` (NULL: the
+ * names are "0xADDR") and hands over the model.  The builder is then spent:
+ * destroy it. */
+int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
+		       struct ecp_model **out, struct ecp_error *err);
+void ecp_builder_destroy(struct ecp_builder *b);
+
+#endif

@@ -1,0 +1,555 @@
+#include "simulator/reader-ctf.h"
+
+#include <babeltrace2/babeltrace.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/vec.h"
+#include "simulator/hmap.h"
+
+/* What an event class is, decided once per class from its name. */
+enum class_kind { K_ECP, K_SCHED_SWITCH, K_SCHED_LOST, K_SCHED_COMM, K_SCHED_OTHER,
+		  K_BIN_INFO, K_DLOPEN, K_IGNORED_LTTNG, K_FOREIGN };
+
+#define NO_FIELD UINT32_MAX
+
+/* Per event class: the payload members read, by index (looking members up
+ * by name for every event would dominate the decoding time). */
+struct class_info {
+	enum class_kind kind;
+	enum ecp_event_type type;
+	uint32_t f[3];   /* members giving a, b, c */
+	uint32_t ts;     /* payload `ts` (function and switch events) */
+	uint32_t cpu_ns;
+	uint32_t tid;    /* payload tid (sched events) */
+	uint32_t name;   /* string member */
+	uint32_t try_;   /* lock_acquired `try` */
+	uint32_t vtid;   /* common context member */
+	uint32_t baddr, memsz, path;
+	uint64_t freq;   /* default clock frequency (Hz) */
+	char event_name[128];
+};
+
+struct ecp_reader {
+	const char *label;
+	const struct ecp_ctf_callbacks *cb;
+	void *user;
+	struct ecp_ctf_stats *stats;
+	struct ecp_error *err;
+	struct ecp_hmap classes; /* class pointer -> index in infos */
+	struct ecp_vec infos;    /* struct class_info */
+	int failed;
+};
+
+/* Payload member names of each ecp event, in event.h's a, b, c order. */
+static const struct {
+	const char *name;
+	enum ecp_event_type type;
+	const char *f[3];
+} ecp_events[] = {
+	{"func_entry", ECP_EV_FUNC_ENTRY, {"addr", "call_site", NULL}},
+	{"func_exit", ECP_EV_FUNC_EXIT, {"addr", NULL, NULL}},
+	{"func_folded", ECP_EV_FUNC_FOLDED, {"addr", "calls", "total_ns"}},
+	{"func_unwound", ECP_EV_FUNC_UNWOUND, {"addr", NULL, NULL}},
+	{"thread_create", ECP_EV_THREAD_CREATE, {"create_id", "start_routine", "ok"}},
+	{"thread_start", ECP_EV_THREAD_START, {"create_id", "start_routine", "handle"}},
+	{"thread_exit", ECP_EV_THREAD_EXIT, {"handle", NULL, NULL}},
+	{"thread_join_begin", ECP_EV_THREAD_JOIN_BEGIN, {"handle", NULL, NULL}},
+	{"thread_join_end", ECP_EV_THREAD_JOIN_END, {"handle", "ok", NULL}},
+	{"thread_detach", ECP_EV_THREAD_DETACH, {"handle", NULL, NULL}},
+	{"thread_name", ECP_EV_THREAD_NAME, {NULL, NULL, NULL}},
+	{"process_exit", ECP_EV_PROCESS_EXIT, {"status", NULL, NULL}},
+	{"lock_init", ECP_EV_LOCK_INIT, {"obj", "kind", "type"}},
+	{"lock_request", ECP_EV_LOCK_REQUEST, {"obj", "kind", "mode"}},
+	{"lock_acquired", ECP_EV_LOCK_ACQUIRED, {"obj", "kind", "mode"}},
+	{"lock_failed", ECP_EV_LOCK_FAILED, {"obj", "kind", "err"}},
+	{"lock_release", ECP_EV_LOCK_RELEASE, {"obj", "kind", NULL}},
+	{"cond_wait_begin", ECP_EV_COND_WAIT_BEGIN, {"cond", "mutex", "timeout_ns"}},
+	{"cond_wait_end", ECP_EV_COND_WAIT_END, {"cond", "mutex", "err"}},
+	{"cond_signal", ECP_EV_COND_SIGNAL, {"cond", NULL, NULL}},
+	{"cond_broadcast", ECP_EV_COND_BROADCAST, {"cond", NULL, NULL}},
+	{"sem_init", ECP_EV_SEM_INIT, {"obj", "value", NULL}},
+	{"sem_wait_begin", ECP_EV_SEM_WAIT_BEGIN, {"obj", "timeout_ns", NULL}},
+	{"sem_wait_end", ECP_EV_SEM_WAIT_END, {"obj", "err", NULL}},
+	{"sem_post", ECP_EV_SEM_POST, {"obj", NULL, NULL}},
+	{"barrier_init", ECP_EV_BARRIER_INIT, {"obj", "count", NULL}},
+	{"barrier_wait_begin", ECP_EV_BARRIER_WAIT_BEGIN, {"obj", NULL, NULL}},
+	{"barrier_wait_end", ECP_EV_BARRIER_WAIT_END, {"obj", "serial", NULL}},
+	{"once_begin", ECP_EV_ONCE_BEGIN, {"obj", NULL, NULL}},
+	{"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
+	{"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", NULL}},
+	{"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
+};
+
+static uint32_t member_index(const bt_field_class *fc, const char *name)
+{
+	if (!fc || !name || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NO_FIELD;
+	uint64_t n = bt_field_class_structure_get_member_count(fc);
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		if (!strcmp(bt_field_class_structure_member_get_name(m), name))
+			return (uint32_t)i;
+	}
+	return NO_FIELD;
+}
+
+/* Integer of any signedness (signed values sign-extend, so that errno and
+ * fd values compare as int64_t); enumerations are integers too. */
+static uint64_t field_u64(const bt_field *f)
+{
+	bt_field_class_type t = bt_field_get_class_type(f);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return (uint64_t)bt_field_integer_signed_get_value(f);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return bt_field_integer_unsigned_get_value(f);
+	return 0;
+}
+
+static uint64_t member_u64(const bt_field *payload, uint32_t idx)
+{
+	if (idx == NO_FIELD || !payload)
+		return 0;
+	return field_u64(bt_field_structure_borrow_member_field_by_index_const(payload, idx));
+}
+
+static const char *member_str(const bt_field *payload, uint32_t idx)
+{
+	if (idx == NO_FIELD || !payload)
+		return NULL;
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return NULL;
+	return bt_field_string_get_value(f);
+}
+
+static int classify(struct ecp_reader *r, const bt_event *event, struct class_info *ci)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	const char *name = bt_event_class_get_name(ec);
+	memset(ci, 0, sizeof(*ci));
+	snprintf(ci->event_name, sizeof(ci->event_name), "%s", name ? name : "(unnamed)");
+	ci->f[0] = ci->f[1] = ci->f[2] = NO_FIELD;
+	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = NO_FIELD;
+	ci->baddr = ci->memsz = ci->path = NO_FIELD;
+	ci->freq = 1000000000;
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
+	if (cc)
+		ci->freq = bt_clock_class_get_frequency(cc);
+	ci->vtid = member_index(ctx, "vtid");
+	if (!name) {
+		ci->kind = K_FOREIGN;
+	} else if (!strncmp(name, "ecp:", 4)) {
+		ci->kind = K_FOREIGN;
+		for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
+			if (strcmp(name + 4, ecp_events[i].name))
+				continue;
+			ci->kind = K_ECP;
+			ci->type = ecp_events[i].type;
+			for (int k = 0; k < 3; k++)
+				ci->f[k] = member_index(payload, ecp_events[i].f[k]);
+			break;
+		}
+		ci->ts = member_index(payload, "ts");
+		ci->cpu_ns = member_index(payload, "cpu_ns");
+		ci->name = member_index(payload, "name");
+		ci->try_ = member_index(payload, "try");
+		if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
+			return ecp_error_set(r->err, ECP_ERR,
+					     "trace=%s: event '%s' has no vtid context (the "
+					     "recorder must add it)",
+					     r->label, name);
+	} else if (!strcmp(name, "ecp_sched:switch")) {
+		ci->kind = K_SCHED_SWITCH;
+		ci->type = ECP_EV_SCHED_SWITCH;
+		ci->ts = member_index(payload, "ts");
+		ci->tid = member_index(payload, "tid");
+		ci->f[0] = member_index(payload, "out");
+		ci->f[1] = member_index(payload, "preempt");
+	} else if (!strcmp(name, "ecp_sched:lost")) {
+		ci->kind = K_SCHED_LOST;
+		ci->type = ECP_EV_SCHED_LOST;
+		ci->f[0] = member_index(payload, "count");
+	} else if (!strcmp(name, "ecp_sched:comm")) {
+		ci->kind = K_SCHED_COMM;
+		ci->tid = member_index(payload, "tid");
+		ci->name = member_index(payload, "name");
+	} else if (!strncmp(name, "ecp_sched:", 10)) {
+		ci->kind = K_SCHED_OTHER;
+	} else if (!strcmp(name, "lttng_ust_statedump:bin_info") ||
+		   !strcmp(name, "lttng_ust_dl:dlopen")) {
+		ci->kind = !strcmp(name, "lttng_ust_dl:dlopen") ? K_DLOPEN : K_BIN_INFO;
+		ci->baddr = member_index(payload, "baddr");
+		ci->memsz = member_index(payload, "memsz");
+		ci->path = member_index(payload, "path");
+	} else if (!strncmp(name, "lttng_ust_statedump:", 20) ||
+		   !strncmp(name, "lttng_ust_dl:", 13) || !strncmp(name, "lttng_ust_lib:", 14)) {
+		ci->kind = K_IGNORED_LTTNG;
+	} else {
+		ci->kind = K_FOREIGN;
+	}
+	return ECP_OK;
+}
+
+static const struct class_info *class_of(struct ecp_reader *r, const bt_event *event)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	uint64_t *v = ecp_hmap_get(&r->classes, (uint64_t)(uintptr_t)ec);
+	if (v)
+		return &ECP_VEC_AT(&r->infos, struct class_info, *v);
+	struct class_info ci;
+	if (classify(r, event, &ci) < 0)
+		return NULL;
+	struct class_info *slot = ecp_vec_push(&r->infos);
+	if (!slot || ecp_hmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->infos.len - 1) < 0) {
+		ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s", r->label);
+		return NULL;
+	}
+	*slot = ci;
+	return slot;
+}
+
+static uint64_t snapshot_ns(const bt_message *msg, uint64_t freq)
+{
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	uint64_t v = bt_clock_snapshot_get_value(cs);
+	/* The raw value, not ns from origin: LTTng's origin is the Unix epoch,
+	 * while payload times (func ts, switch ts) are CLOCK_MONOTONIC. */
+	if (freq == 1000000000 || !freq)
+		return v;
+	return (uint64_t)((long double)v * 1e9L / (long double)freq);
+}
+
+static int on_event(struct ecp_reader *r, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct class_info *ci = class_of(r, event);
+	if (!ci)
+		return ECP_ERR;
+	uint64_t index = r->stats->events++;
+	if (r->cb->progress && !(index & ((1u << 20) - 1)) && index)
+		r->cb->progress(r->user, index);
+	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	struct ecp_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.index = index;
+	switch (ci->kind) {
+	case K_ECP: {
+		const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
+		ev.tid = (uint32_t)member_u64(ctx, ci->vtid);
+		ev.type = (uint16_t)ci->type;
+		ev.a = member_u64(payload, ci->f[0]);
+		ev.b = member_u64(payload, ci->f[1]);
+		ev.c = member_u64(payload, ci->f[2]);
+		ev.cpu_ns = member_u64(payload, ci->cpu_ns);
+		if (ci->try_ != NO_FIELD && member_u64(payload, ci->try_))
+			ev.flags |= ECP_EVF_TRY;
+		/* function events: the real entry/exit time is the payload's */
+		if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
+			ev.ts = member_u64(payload, ci->ts);
+		else
+			ev.ts = snapshot_ns(msg, ci->freq);
+		if (ci->name != NO_FIELD)
+			ev.name = member_str(payload, ci->name);
+		return r->cb->event(r->user, &ev, r->err);
+	}
+	case K_SCHED_SWITCH:
+		ev.type = ECP_EV_SCHED_SWITCH;
+		ev.tid = (uint32_t)member_u64(payload, ci->tid);
+		ev.ts = member_u64(payload, ci->ts);
+		ev.a = member_u64(payload, ci->f[0]);
+		ev.b = member_u64(payload, ci->f[1]);
+		return r->cb->event(r->user, &ev, r->err);
+	case K_SCHED_LOST:
+		ev.type = ECP_EV_SCHED_LOST;
+		ev.a = member_u64(payload, ci->f[0]);
+		return r->cb->event(r->user, &ev, r->err);
+	case K_SCHED_COMM: {
+		const char *name = member_str(payload, ci->name);
+		if (r->cb->comm && name)
+			return r->cb->comm(r->user, member_u64(payload, ci->tid), name);
+		return ECP_OK;
+	}
+	case K_BIN_INFO:
+	case K_DLOPEN: {
+		const char *path = member_str(payload, ci->path);
+		if (r->cb->object && path &&
+		    r->cb->object(r->user, member_u64(payload, ci->baddr),
+				  member_u64(payload, ci->memsz), path) < 0)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s",
+					     r->label);
+		return ECP_OK;
+	}
+	case K_SCHED_OTHER:
+	case K_IGNORED_LTTNG:
+		return ECP_OK;
+	case K_FOREIGN:
+	default:
+		return ecp_error_set(r->err, ECP_ERR,
+				     "trace=%s event=#%llu: event '%s' is not part of an ecp "
+				     "trace (another provider's trace, or a newer recorder)",
+				     r->label, (unsigned long long)index, ci->event_name);
+	}
+}
+
+static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
+								       void *user)
+{
+	(void)it;
+	(void)user;
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
+}
+
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *user)
+{
+	struct ecp_reader *r = user;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &count);
+	switch (st) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	uint64_t i = 0;
+	for (; i < count && !r->failed; i++) {
+		const bt_message *msg = msgs[i];
+		switch (bt_message_get_type(msg)) {
+		case BT_MESSAGE_TYPE_EVENT:
+			if (on_event(r, msg) < 0)
+				r->failed = 1;
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
+			uint64_t n = 0;
+			if (bt_message_discarded_events_get_count(msg, &n) !=
+			    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+				n = 1; /* at least one, count unknown */
+			if (!r->stats->discarded && !r->stats->discarded_packets)
+				r->stats->first_discard_index = r->stats->events;
+			r->stats->discarded += n;
+			break;
+		}
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+			if (!r->stats->discarded && !r->stats->discarded_packets)
+				r->stats->first_discard_index = r->stats->events;
+			r->stats->discarded_packets++;
+			break;
+		default:
+			break;
+		}
+		bt_message_put_ref(msg);
+	}
+	for (; i < count; i++)
+		bt_message_put_ref(msgs[i]);
+	return r->failed ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
+			 : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* babeltrace2's own error causes, innermost last, for the message. */
+static void take_bt_error(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	const bt_error *e = bt_current_thread_take_error();
+	if (!e)
+		return;
+	uint64_t n = bt_error_get_cause_count(e);
+	size_t used = 0;
+	for (uint64_t i = n; i-- > 0 && used + 4 < len;) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
+		int w = snprintf(buf + used, len - used, "%s%s", used ? "; " : "",
+				 bt_error_cause_get_message(c));
+		if (w < 0)
+			break;
+		used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+	}
+	bt_error_release(e);
+}
+
+int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_callbacks *cb,
+		 void *user, struct ecp_ctf_stats *stats, struct ecp_error *err)
+{
+	struct ecp_reader r = {.label = label, .cb = cb, .user = user, .stats = stats,
+			       .err = err};
+	ecp_hmap_init(&r.classes);
+	ecp_vec_init(&r.infos, sizeof(struct class_info));
+	memset(stats, 0, sizeof(*stats));
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	bt_graph *graph = NULL;
+	bt_value *params = NULL;
+	int rc = ECP_OK;
+	char bterr[512];
+
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
+		    BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
+		    BT_PLUGIN_FIND_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR,
+				   "babeltrace2 plugins 'ctf' and 'utils' not found (is "
+				   "babeltrace2 installed?)");
+		goto out;
+	}
+	const bt_component_class_source *fs =
+		bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	const bt_component_class_filter *muxer =
+		bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	graph = bt_graph_create(0);
+	params = bt_value_map_create();
+	bt_value *inputs = NULL;
+	if (!fs || !muxer || !graph || !params ||
+	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
+		    BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+	    bt_value_array_append_string_element(inputs, ctf_dir) !=
+		    BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s", label);
+		goto out;
+	}
+	const bt_component_source *src = NULL;
+	const bt_component_filter *mux = NULL;
+	const bt_component_sink *sink = NULL;
+	if (bt_graph_add_source_component(graph, fs, "src", params, BT_LOGGING_LEVEL_NONE,
+					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_bt_error(bterr, sizeof(bterr));
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: missing or foreign CTF metadata, cannot open the "
+				   "trace: %s",
+				   label, bterr[0] ? bterr : "babeltrace2 refused it");
+		goto out;
+	}
+	if (bt_graph_add_filter_component(graph, muxer, "mux", NULL, BT_LOGGING_LEVEL_NONE,
+					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_add_simple_sink_component(graph, "ecp", sink_init, sink_consume, NULL, &r,
+					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s", label);
+		goto out;
+	}
+	uint64_t nports = bt_component_source_get_output_port_count(src);
+	for (uint64_t i = 0; i < nports; i++) {
+		const bt_port_output *o = bt_component_source_borrow_output_port_by_index_const(src, i);
+		const bt_port_input *in = bt_component_filter_borrow_input_port_by_index_const(mux, i);
+		if (!in || bt_graph_connect_ports(graph, o, in, NULL) !=
+				   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			rc = ecp_error_set(err, ECP_ERR, "cannot connect the streams of %s", label);
+			goto out;
+		}
+	}
+	if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot connect the muxer of %s", label);
+		goto out;
+	}
+	bt_graph_run_status st;
+	do {
+		st = bt_graph_run(graph);
+	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (r.failed) {
+		rc = ecp_error_is_set(err) ? err->status : ECP_ERR;
+		/* our own message is the useful one; drop babeltrace2's */
+		const bt_error *e = bt_current_thread_take_error();
+		if (e)
+			bt_error_release(e);
+		goto out;
+	}
+	if (st != BT_GRAPH_RUN_STATUS_OK) {
+		take_bt_error(bterr, sizeof(bterr));
+		rc = ecp_error_set(err, ECP_ERR, "trace=%s event=#%llu: cannot decode the trace: %s",
+				   label, (unsigned long long)stats->events,
+				   bterr[0] ? bterr : "babeltrace2 failed");
+		goto out;
+	}
+out:
+	bt_value_put_ref(params);
+	bt_graph_put_ref(graph);
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+	ecp_hmap_finish(&r.classes);
+	ecp_vec_finish(&r.infos);
+	return rc;
+}
+
+static int find_rec(const char *dir, int depth, char **out)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (snprintf(path, sizeof(path), "%s/metadata", dir) < (int)sizeof(path) &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		*out = strdup(dir);
+		return *out ? 1 : -1;
+	}
+	if (depth >= 8)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	/* sorted so that the choice does not depend on directory order */
+	struct dirent **names = NULL;
+	int n = 0, cap = 0, found = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			struct dirent **p = realloc(names, (size_t)cap * sizeof(*p));
+			if (!p) {
+				found = -1;
+				break;
+			}
+			names = p;
+		}
+		names[n] = malloc(sizeof(struct dirent));
+		if (!names[n]) {
+			found = -1;
+			break;
+		}
+		memcpy(names[n++], e, sizeof(struct dirent));
+	}
+	closedir(d);
+	for (int i = 0; i < n && !found; i++)
+		for (int j = i + 1; j < n; j++)
+			if (strcmp(names[j]->d_name, names[i]->d_name) < 0) {
+				struct dirent *t = names[i];
+				names[i] = names[j];
+				names[j] = t;
+			}
+	for (int i = 0; i < n && !found; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			found = find_rec(path, depth + 1, out);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return found;
+}
+
+int ecp_ctf_find_metadata(const char *root, char **out, struct ecp_error *err)
+{
+	*out = NULL;
+	int found = find_rec(root, 0, out);
+	if (found < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	if (!found)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: missing CTF metadata (no directory below it "
+				     "contains a 'metadata' file)",
+				     root);
+	return ECP_OK;
+}

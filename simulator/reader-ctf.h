@@ -1,0 +1,46 @@
+/* Streaming reader of one CTF trace of an ecp recording (recorder/EVENTS.md)
+ * over the babeltrace2 C API: source.ctf.fs -> filter.utils.muxer -> an
+ * in-process simple sink that decodes every event into a struct ecp_event
+ * and hands it to a callback, so nothing but the current message batch is
+ * held in memory.
+ *
+ * Events of provider `ecp` and `ecp_sched` are decoded; the statedump's
+ * objects (lttng_ust_statedump:bin_info, lttng_ust_dl:dlopen) and perf's
+ * thread names (ecp_sched:comm) go to their own callbacks.  An event of any
+ * other provider is an error: this is not an ecp trace. */
+#ifndef ECP_SIMULATOR_READER_CTF_H
+#define ECP_SIMULATOR_READER_CTF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "simulator/event.h"
+
+struct ecp_ctf_callbacks {
+	int (*event)(void *user, const struct ecp_event *ev, struct ecp_error *err);
+	/* may be NULL */
+	int (*object)(void *user, uint64_t baddr, uint64_t memsz, const char *path);
+	int (*comm)(void *user, uint64_t tid, const char *name);
+	/* called every 2^20 events when not NULL */
+	void (*progress)(void *user, uint64_t events);
+};
+
+struct ecp_ctf_stats {
+	uint64_t events;    /* event messages read (all providers we accept) */
+	uint64_t discarded; /* from discarded-events messages */
+	uint64_t discarded_packets;
+	uint64_t first_discard_index; /* event index at the first loss */
+};
+
+/* Reads the trace whose `metadata` file is directly in `ctf_dir`.
+ * `label` names the trace in error messages (e.g. "DIR/main"). */
+int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_callbacks *cb,
+		 void *user, struct ecp_ctf_stats *stats, struct ecp_error *err);
+
+/* Finds the directory below `root` that directly contains a `metadata`
+ * file (depth-first, at most 8 levels).  *out is malloc'ed.  Returns
+ * ECP_ERR with a message naming root when there is none. */
+int ecp_ctf_find_metadata(const char *root, char **out, struct ecp_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+/* Addresses to function names, with libelf, from the objects the trace's
+ * statedump lists (lttng_ust_statedump:bin_info, lttng_ust_dl:dlopen).
+ *
+ * Each object is loaded at `baddr`, the address of its first PT_LOAD
+ * segment; an address inside [baddr, baddr+memsz) is looked up in the ELF
+ * symbol table (.symtab, else .dynsym) at
+ *     addr - baddr + (first PT_LOAD p_vaddr),
+ * which is right for PIE executables, shared libraries and fixed-address
+ * executables alike.  C++ names are demangled (__cxa_demangle, loaded from
+ * libstdc++ at run time when present).  An address that no symbol covers is
+ * named "object+0xOFFSET", one outside every object "0xADDR": never dropped. */
+#ifndef ECP_SIMULATOR_SYMBOLS_H
+#define ECP_SIMULATOR_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "simulator/arena.h"
+
+struct ecp_symbols;
+
+struct ecp_symbols *ecp_symbols_create(void);
+void ecp_symbols_destroy(struct ecp_symbols *syms);
+
+/* Registers an object mapped at [baddr, baddr+memsz).  A later object that
+ * overlaps an earlier one (dlclose then dlopen at the same place) wins. */
+int ecp_symbols_add_object(struct ecp_symbols *syms, uint64_t baddr, uint64_t memsz,
+			   const char *path);
+
+/* Names addr; strings are copied into `arena`.  *object is "" when no object
+ * covers addr.  Returns 0, or a negative status only when memory ran out. */
+int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr, struct ecp_strings *arena,
+			const char **name, const char **object);
+
+/* Demangles a C++ symbol; returns a malloc'ed string or NULL (not mangled,
+ * or no demangler available). */
+char *ecp_demangle(const char *sym);
+
+#endif

@@ -1,0 +1,327 @@
+#include "simulator/trace.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/parse.h"
+#include "simulator/builder.h"
+#include "simulator/cache.h"
+#include "simulator/model-internal.h"
+#include "simulator/reader-ctf.h"
+#include "simulator/symbols.h"
+
+struct meta {
+	int format;
+	enum ecp_clock_source clock;
+	char clock_name[32];
+	uint64_t event_cost_ns;
+	uint64_t wall_ns;
+	bool functions;
+	char *command;
+};
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
+{
+	char path[PATH_MAX];
+	memset(m, 0, sizeof(*m));
+	m->functions = true;
+	snprintf(path, sizeof(path), "%s/ecp-record.meta", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: missing metadata file ecp-record.meta (%s): not "
+				     "a trace written by 'ecp record'",
+				     dir, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = ECP_OK;
+	bool have_format = false, have_clock = false;
+	unsigned lineno = 0;
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		chomp(line);
+		char *eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		const char *key = line, *val = eq + 1;
+		uint64_t v;
+		if (!strcmp(key, "format")) {
+			if (ecp_parse_u64(val, &v) < 0) {
+				rc = ecp_error_set(err, ECP_ERR, "trace=%s: ecp-record.meta line %u: "
+						   "bad format '%s'", dir, lineno, val);
+				break;
+			}
+			m->format = (int)v;
+			have_format = true;
+		} else if (!strcmp(key, "clock")) {
+			snprintf(m->clock_name, sizeof(m->clock_name), "%s", val);
+			have_clock = true;
+		} else if (!strcmp(key, "event_cost_ns")) {
+			if (ecp_parse_u64(val, &m->event_cost_ns) < 0)
+				m->event_cost_ns = 0;
+		} else if (!strcmp(key, "wall_ns")) {
+			if (ecp_parse_u64(val, &m->wall_ns) < 0)
+				m->wall_ns = 0;
+		} else if (!strcmp(key, "functions")) {
+			m->functions = strcmp(val, "0") != 0;
+		} else if (!strcmp(key, "command")) {
+			free(m->command);
+			m->command = strdup(val);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (rc < 0)
+		return rc;
+	if (!have_format || m->format != 1)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: ecp-record.meta has %s format %d; this ecp reads "
+				     "format 1",
+				     dir, have_format ? "trace" : "no", m->format);
+	if (!have_clock || (strcmp(m->clock_name, "perf-switch") &&
+			    strcmp(m->clock_name, "thread-cputime")))
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: ecp-record.meta: unknown clock source '%s'", dir,
+				     m->clock_name);
+	m->clock = strcmp(m->clock_name, "perf-switch") ? ECP_CLOCK_THREAD_CPUTIME
+							 : ECP_CLOCK_PERF_SWITCH;
+	return ECP_OK;
+}
+
+/* ------------------------------------------------------------ CTF reading */
+
+struct comm {
+	uint64_t tid;
+	char name[16];
+};
+
+struct load_ctx {
+	struct ecp_builder *b;
+	struct ecp_symbols *syms;
+	struct comm *comms;
+	size_t n_comms, cap_comms;
+	bool progress;
+	uint64_t base_events;
+};
+
+static int on_event(void *user, const struct ecp_event *ev, struct ecp_error *err)
+{
+	struct load_ctx *c = user;
+	return ecp_builder_push(c->b, ev, err);
+}
+
+static int on_object(void *user, uint64_t baddr, uint64_t memsz, const char *path)
+{
+	struct load_ctx *c = user;
+	return ecp_symbols_add_object(c->syms, baddr, memsz, path);
+}
+
+static int on_comm(void *user, uint64_t tid, const char *name)
+{
+	struct load_ctx *c = user;
+	if (c->n_comms == c->cap_comms) {
+		size_t cap = c->cap_comms ? c->cap_comms * 2 : 16;
+		struct comm *p = realloc(c->comms, cap * sizeof(*p));
+		if (!p)
+			return ECP_ERR_NOMEM;
+		c->comms = p;
+		c->cap_comms = cap;
+	}
+	c->comms[c->n_comms].tid = tid;
+	snprintf(c->comms[c->n_comms].name, sizeof(c->comms[0].name), "%s", name);
+	c->n_comms++;
+	return ECP_OK;
+}
+
+static void on_progress(void *user, uint64_t events)
+{
+	struct load_ctx *c = user;
+	if (c->progress)
+		fprintf(stderr, "\recp: reading trace: %.1f M events",
+			(double)(c->base_events + events) / 1e6);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int read_ctf(const char *dir, const struct ecp_load_options *opts, const struct meta *meta,
+		    struct ecp_model **out, struct ecp_error *err)
+{
+	char path[PATH_MAX], label[PATH_MAX + 16];
+	struct load_ctx c = {.progress = opts->progress};
+	struct ecp_builder_options bo = {.clock = meta->clock,
+					 .event_cost_ns = meta->event_cost_ns,
+					 .keep_calls = opts->keep_calls,
+					 .trace_path = dir};
+	struct ecp_ctf_callbacks cb = {.event = on_event, .object = on_object,
+				       .comm = on_comm,
+				       .progress = opts->progress ? on_progress : NULL};
+	struct ecp_ctf_stats sched = {0}, main_st = {0};
+	char *ctf = NULL;
+	int rc = ecp_builder_create(&bo, &c.b, err);
+	if (rc < 0)
+		return rc;
+	c.syms = ecp_symbols_create();
+	if (!c.syms) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/sched", dir);
+	if (is_dir(path)) {
+		if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
+			goto out;
+		snprintf(label, sizeof(label), "%s/sched", dir);
+		if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &sched, err)) < 0)
+			goto out;
+		free(ctf);
+		ctf = NULL;
+		c.base_events = sched.events;
+	} else if (meta->clock == ECP_CLOCK_PERF_SWITCH) {
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: clock is perf-switch but the sched trace (%s) is "
+				   "missing",
+				   dir, path);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/main", dir);
+	if (!is_dir(path)) {
+		rc = ecp_error_set(err, ECP_ERR, "trace=%s: missing the program's trace %s", dir,
+				   path);
+		goto out;
+	}
+	if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
+		goto out;
+	snprintf(label, sizeof(label), "%s/main", dir);
+	if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &main_st, err)) < 0)
+		goto out;
+	if (opts->progress && main_st.events + sched.events >= (1u << 20))
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < c.n_comms; i++)
+		ecp_builder_set_comm(c.b, c.comms[i].tid, c.comms[i].name);
+	if ((rc = ecp_builder_finish(c.b, c.syms, out, err)) < 0)
+		goto out;
+	struct ecp_model *m = *out;
+	struct ecp_strings *s = ecp_model_strings(m);
+	m->info.events = main_st.events + sched.events;
+	m->info.discarded_events +=
+		main_st.discarded + sched.discarded + main_st.discarded_packets +
+		sched.discarded_packets;
+	m->info.recorded_wall_ns = meta->wall_ns;
+	m->info.functions_recorded = meta->functions;
+	m->info.program = ecp_strings_dup(s, meta->command ? meta->command : "");
+	if (!m->info.program) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (main_st.discarded_packets + sched.discarded_packets &&
+	    ecp_model_add_warning(m, "%llu packets of events were discarded (count of events "
+				  "unknown; counted as one each)",
+				  (unsigned long long)(main_st.discarded_packets +
+						       sched.discarded_packets)) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (main_st.discarded || main_st.discarded_packets)
+		snprintf(path, sizeof(path), "first loss before event #%llu of %s/main",
+			 (unsigned long long)main_st.first_discard_index, dir);
+	else
+		path[0] = '\0';
+	if (path[0] && ecp_model_add_warning(m, "%s", path) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+out:
+	if (rc < 0 && *out) {
+		ecp_model_destroy(*out);
+		*out = NULL;
+	}
+	free(ctf);
+	free(c.comms);
+	ecp_symbols_destroy(c.syms);
+	ecp_builder_destroy(c.b);
+	return rc;
+}
+
+static int check_loss(const char *dir, const struct ecp_load_options *opts, struct ecp_model *m,
+		      struct ecp_error *err)
+{
+	if (!m->info.discarded_events)
+		return ECP_OK;
+	if (!opts->allow_loss)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: %llu events were discarded while recording; "
+				     "the model would be wrong (re-record, or pass --allow-loss "
+				     "to analyse it anyway)",
+				     dir, (unsigned long long)m->info.discarded_events);
+	if (ecp_model_add_warning(m, "%llu events were discarded while recording: the "
+				  "analysis is approximate (--allow-loss)",
+				  (unsigned long long)m->info.discarded_events) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	return ECP_OK;
+}
+
+int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
+		   struct ecp_model **out, struct ecp_error *err)
+{
+	struct ecp_load_options def = ECP_LOAD_OPTIONS_DEFAULT;
+	if (!opts)
+		opts = &def;
+	*out = NULL;
+	if (!is_dir(dir))
+		return ecp_error_set(err, ECP_ERR, "trace=%s: no such trace directory", dir);
+	struct meta meta;
+	int rc = read_meta(dir, &meta, err);
+	if (rc < 0) {
+		free(meta.command);
+		return rc;
+	}
+	char cache[PATH_MAX];
+	uint64_t fp = 0;
+	snprintf(cache, sizeof(cache), "%s/%s", dir, ECP_CACHE_FILE);
+	if (opts->use_cache) {
+		if ((rc = ecp_cache_fingerprint(dir, &fp, err)) < 0)
+			goto out;
+		rc = ecp_cache_load(cache, fp, opts->keep_calls, out, err);
+		if (rc < 0)
+			goto out;
+		if (rc == 1) {
+			rc = check_loss(dir, opts, *out, err);
+			goto out;
+		}
+	}
+	if ((rc = read_ctf(dir, opts, &meta, out, err)) < 0)
+		goto out;
+	if (opts->use_cache) {
+		struct ecp_error cerr = {0};
+		/* Written before the loss check, so that an --allow-loss run
+		 * later does not decode again; the loss is re-checked on load. */
+		if (ecp_cache_write(cache, fp, *out, opts->keep_calls, &cerr) < 0 &&
+		    ecp_model_add_warning(*out, "model cache not written: %s", cerr.msg) < 0) {
+			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = check_loss(dir, opts, *out, err);
+out:
+	if (rc < 0) {
+		ecp_model_destroy(*out);
+		*out = NULL;
+	}
+	free(meta.command);
+	return rc < 0 ? rc : ECP_OK;
+}

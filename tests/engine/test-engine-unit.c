@@ -1,0 +1,268 @@
+/* Engine unit tests: the one-sided behaviour at ties, work/span profiles,
+ * idleness, what-if lengths, errors. */
+#include "tests/engine/check.h"
+
+#include <string.h>
+
+#include "ecp/analysis.h"
+#include "ecp/sweep.h"
+#include "ecp/whatif.h"
+#include "tests/engine/fixture.h"
+
+static const struct ecp_function_result *find(const struct ecp_analysis *a, ecp_id fn)
+{
+	for (size_t i = 0; i < a->n_functions; i++)
+		if (a->functions[i].function == fn)
+			return &a->functions[i];
+	fail_msg("function %u missing from the analysis", fn);
+	return NULL;
+}
+
+/* Shortening one of two equal branches gains nothing (the other still
+ * realises the join); the segments before and after the fork gain 1. */
+static void test_tie_equal_branches(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id fork = fx_run(&f, 0, 0, 1, 0);
+	ecp_id join = fx_run(&f, 0, 0, 1, 0);
+	fx_seg(&f, 1, 0, 0);
+	ecp_id left = fx_run(&f, 1, 1, 5, 0);
+	fx_seg(&f, 2, 0, 0);
+	ecp_id right = fx_run(&f, 2, 2, 5, 0);
+	fx_edge(&f, fork, left);
+	fx_edge(&f, fork, right);
+	fx_edge(&f, left, join);
+	fx_edge(&f, right, join);
+	/* the main thread waits in the join: its join segment depends on both */
+	assert_int_equal(fx_build(&f), 0);
+	for (unsigned p = 0; p <= 3; p++) {
+		double *w = check_weights(&f.dag, p);
+		assert_true(fabs(w[fork] - 1.0) < 1e-12);
+		assert_true(fabs(w[join] - 1.0) < 1e-12);
+		if (p != 1) {
+			assert_true(fabs(w[left]) < 1e-12);
+			assert_true(fabs(w[right]) < 1e-12);
+		} else {
+			assert_true(fabs(w[left] - 1.0) < 1e-12);
+		}
+		free(w);
+	}
+	fx_free(&f);
+}
+
+/* Three equal independent threads on 2 processors: shortening one gains 1/P
+ * (only the three-way sharing shrinks, the others still end at the same
+ * warped time). */
+static void test_oversubscribed_gains_one_over_p(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	for (ecp_id t = 0; t < 3; t++)
+		fx_run(&f, t, t, 4, 0);
+	assert_int_equal(fx_build(&f), 0);
+	double *w = check_weights(&f.dag, 2);
+	for (int s = 0; s < 3; s++)
+		assert_true(fabs(w[s] - 0.5) < 1e-12);
+	free(w);
+	w = check_weights(&f.dag, 1);
+	for (int s = 0; s < 3; s++)
+		assert_true(fabs(w[s] - 1.0) < 1e-12);
+	free(w);
+	w = check_weights(&f.dag, ECP_UNLIMITED);
+	for (int s = 0; s < 3; s++)
+		assert_true(fabs(w[s]) < 1e-12); /* three-way tie for the end */
+	free(w);
+	fx_free(&f);
+}
+
+/* A thread that sleeps and then ends with a zero-length segment: the run's
+ * last event is that end, so the segment before the sleep weighs 1; the
+ * zero-length one weighs 0. */
+static void test_trailing_sleep(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id a = fx_run(&f, 0, 0, 5, 0);
+	ecp_id z = fx_seg(&f, 0, 0, 3);
+	fx_run(&f, 1, 1, 2, 0);
+	assert_int_equal(fx_build(&f), 0);
+	for (unsigned p = 0; p <= 2; p++) {
+		double *w = check_weights(&f.dag, p);
+		assert_true(fabs(w[a] - 1.0) < 1e-12);
+		assert_true(w[z] == 0.0);
+		free(w);
+	}
+	fx_free(&f);
+}
+
+/* Work/span: TET at P = 1 is the ordinary profile, span is TET at
+ * unlimited, makespan at unlimited is the span. */
+static void test_work_span_profiles(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id m0 = fx_seg(&f, 0, 10, 0);
+	fx_act(&f, m0, 0, 1, 4, 10); /* main: 4 self */
+	fx_act(&f, m0, 1, 2, 6, 6);  /* helper: 6 self, 2 calls */
+	ecp_id m1 = fx_run(&f, 0, 0, 3, 0);
+	fx_seg(&f, 1, 0, 0);
+	ecp_id w1 = fx_seg(&f, 1, 20, 0);
+	fx_act(&f, w1, 2, 1, 15, 20); /* worker */
+	fx_act(&f, w1, 1, 3, 5, 5);   /* helper */
+	fx_edge(&f, m0, w1);
+	fx_edge(&f, w1, m1);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_analysis a1, ainf;
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a1, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, ECP_UNLIMITED, &ainf, &err), 0);
+	for (size_t i = 0; i < a1.n_functions; i++)
+		assert_true(fabs(a1.functions[i].tet_ns - a1.functions[i].work_ns) < 1e-9);
+	assert_true(fabs(find(&a1, 1)->work_ns - 11) < 1e-9);
+	assert_int_equal(find(&a1, 1)->calls, 5);
+	assert_int_equal(ainf.makespan_ns, f.dag.span);
+	assert_int_equal(a1.makespan_ns, f.dag.work);
+	assert_true(fabs(a1.speedup - 1.0) < 1e-12);
+	for (size_t i = 0; i < ainf.n_functions; i++)
+		assert_true(fabs(ainf.functions[i].tet_ns - ainf.functions[i].span_ns) < 1e-9);
+	/* the span profile is the same whatever P the analysis is for */
+	assert_true(fabs(find(&a1, 2)->span_ns - find(&ainf, 2)->span_ns) < 1e-9);
+	assert_true(fabs(find(&ainf, 0)->tetid_ns - 13) < 1e-9);
+	/* sorted by TET descending */
+	for (size_t i = 1; i < ainf.n_functions; i++)
+		assert_true(ainf.functions[i - 1].tet_ns >= ainf.functions[i].tet_ns);
+	ecp_analysis_finish(&a1);
+	ecp_analysis_finish(&ainf);
+	fx_free(&f);
+}
+
+/* Tallent's idleness: main runs 10, a worker 2; at P = 2, during 2..10 one
+ * thread runs, so 8 processor-ns are idle, all charged to main. */
+static void test_idleness(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	fx_run(&f, 0, 0, 10, 0);
+	fx_run(&f, 1, 1, 2, 0);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_analysis a;
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 2, &a, &err), 0);
+	assert_int_equal(a.idle_ns, 8);
+	assert_true(fabs(find(&a, 0)->idle_ns - 8) < 1e-9);
+	assert_true(fabs(find(&a, 1)->idle_ns) < 1e-9);
+	ecp_analysis_finish(&a);
+	/* P = 4: 2 idle during 0..2, 3 during 2..10: 4 + 24 = 28; main gets
+	 * (4-2)/2*2 + 3*8 = 26, the worker 2. */
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 4, &a, &err), 0);
+	assert_int_equal(a.idle_ns, 28);
+	assert_true(fabs(find(&a, 0)->idle_ns - 26) < 1e-9);
+	assert_true(fabs(find(&a, 1)->idle_ns - 2) < 1e-9);
+	ecp_analysis_finish(&a);
+	/* P = 1: never idle */
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a, &err), 0);
+	assert_int_equal(a.idle_ns, 0);
+	ecp_analysis_finish(&a);
+	fx_free(&f);
+}
+
+/* The sweep gives what one-shot analyses give. */
+static void test_sweep_matches_analyze(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id a = fx_run(&f, 0, 0, 3, 0);
+	fx_run(&f, 0, 1, 2, 0);
+	for (ecp_id t = 1; t < 4; t++) {
+		fx_seg(&f, t, 0, 0);
+		ecp_id s = fx_run(&f, t, 2, 2 + t, 0);
+		fx_edge(&f, a, s);
+	}
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_sweep *sw;
+	assert_int_equal(ecp_sweep_create(&f.model, &f.dag, &sw, &err), 0);
+	for (unsigned p = 0; p <= 5; p++) {
+		struct ecp_analysis x, y;
+		assert_int_equal(ecp_sweep_analyze(sw, p, &x, &err), 0);
+		assert_int_equal(ecp_analyze(&f.model, &f.dag, p, &y, &err), 0);
+		assert_int_equal(x.makespan_ns, y.makespan_ns);
+		assert_int_equal(x.n_functions, y.n_functions);
+		for (size_t i = 0; i < x.n_functions; i++) {
+			assert_int_equal(x.functions[i].function, y.functions[i].function);
+			assert_true(x.functions[i].tet_ns == y.functions[i].tet_ns);
+		}
+		ecp_analysis_finish(&x);
+		ecp_analysis_finish(&y);
+	}
+	ecp_sweep_destroy(sw);
+	fx_free(&f);
+}
+
+static void test_whatif_lengths(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id s = fx_seg(&f, 0, 100, 0);
+	fx_act(&f, s, 0, 1, 60, 100);
+	fx_act(&f, s, 1, 1, 40, 40);
+	fx_run(&f, 1, 1, 10, 0);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_whatif_change ch[] = {{.function = 1, .faster_pct = 25.0}};
+	uint64_t *len;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_whatif_lengths(&f.model, ch, 1, &len, &err), 0);
+	assert_int_equal(len[0], 90);
+	assert_int_equal(len[1], 8); /* 10 - 2.5 rounds to 8 (half away from 0) */
+	free(len);
+	struct ecp_whatif_change bad[] = {{.function = 7, .faster_pct = 10.0}};
+	assert_true(ecp_whatif_lengths(&f.model, bad, 1, &len, &err) < 0);
+	assert_non_null(strstr(err.msg, "function 7"));
+	fx_free(&f);
+}
+
+/* A DAG whose times do not follow its edges is refused with a message. */
+static void test_inconsistent_dag(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id a = fx_run(&f, 0, 0, 3, 0);
+	ecp_id b = fx_run(&f, 1, 0, 3, 0);
+	fx_edge(&f, a, b);
+	assert_int_equal(fx_build(&f), 0);
+	f.dag.start[b] = 5; /* should be 3 */
+	f.dag.end[b] = 8;
+	struct ecp_error err = {0};
+	struct ecp_engine *e;
+	assert_true(ecp_engine_create(&f.dag, &e, &err) < 0);
+	assert_non_null(strstr(err.msg, "segment 1"));
+	struct ecp_analysis an;
+	f.model.n_segments = 1;
+	assert_true(ecp_analyze(&f.model, &f.dag, 2, &an, &err) < 0);
+	assert_null(an.weights);
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tie_equal_branches),
+		cmocka_unit_test(test_oversubscribed_gains_one_over_p),
+		cmocka_unit_test(test_trailing_sleep),
+		cmocka_unit_test(test_work_span_profiles),
+		cmocka_unit_test(test_idleness),
+		cmocka_unit_test(test_sweep_matches_analyze),
+		cmocka_unit_test(test_whatif_lengths),
+		cmocka_unit_test(test_inconsistent_dag),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# e2e: `ecp record` an example program of traces/ at a small scale and check
+# the trace directory: exit status 0 (the program's own, which --check makes
+# depend on a correct result), the metadata file with the keys EVENTS.md
+# promises, a CTF trace (a `metadata` file under main/), and, when `ecp info`
+# is built, that the trace reads back with no discarded events and at least the
+# program's number of threads.
+#
+# usage: record-example.sh NAME PROGRAM SCALE MIN_THREADS
+# env:   ECP (the ecp binary), from e2e_env
+# exit:  0 pass, 1 fail, 77 skip (ecp record not built, or no LTTng here)
+set -u
+name=$1 program=$2 scale=$3 min_threads=$4
+: "${ECP:?ECP must name the ecp binary}"
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL ($name): $*"; exit 1; }
+
+command -v lttng-sessiond >/dev/null 2>&1 || skip "lttng-sessiond is not installed"
+probe=$("$ECP" record --help 2>&1)
+case $probe in
+*"not built yet"*) skip "ecp record is not built yet" ;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ecp-example-XXXXXX") || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+trace=$tmp/ecp.data
+
+"$ECP" record -q -f -o "$trace" -- "$program" --scale "$scale" --check --quiet \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	cat "$tmp/err"
+	fail "ecp record exited with $rc"
+fi
+
+meta=$trace/ecp-record.meta
+[ -f "$meta" ] || fail "no $meta"
+for key in format version command clock exit_status wall_ns functions; do
+	grep -q "^$key=" "$meta" || fail "metadata has no '$key='"
+done
+grep -q '^exit_status=0$' "$meta" || fail "metadata does not record exit_status=0: $(grep exit_status "$meta")"
+grep -q "^command=.*$(basename "$program")" "$meta" || fail "metadata command does not name $(basename "$program")"
+[ -n "$(find "$trace/main" -name metadata -type f 2>/dev/null)" ] ||
+	fail "no CTF metadata under $trace/main"
+
+# Read back, when the reader is built.
+if info=$("$ECP" info "$trace" --format json 2>"$tmp/info-err"); then
+	printf '%s' "$info" | python3 -c '
+import json, sys
+info = json.load(sys.stdin)
+min_threads = int(sys.argv[1])
+threads = info["threads"]
+n = len(threads) if isinstance(threads, list) else int(threads)
+assert info["discarded_events"] == 0, "discarded events: %s" % info["discarded_events"]
+assert n >= min_threads, "%d threads, expected at least %d" % (n, min_threads)
+assert info["work_ns"] > 0 and info["span_ns"] > 0, "empty work or span"
+assert info["span_ns"] <= info["work_ns"], "span exceeds work"
+' "$min_threads" || fail "ecp info: unexpected summary: $info"
+else
+	grep -q "not built yet" "$tmp/info-err" || { cat "$tmp/info-err"; fail "ecp info failed on the new trace"; }
+fi
+echo "ok: $name recorded ($(du -sk "$trace" | cut -f1) KB)"

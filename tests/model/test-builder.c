@@ -1,0 +1,657 @@
+/* Unit tests of the model builder on synthetic event sequences: each
+ * synchronization primitive, each repair, each error. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "simulator/model.h"
+#include "tests/support/event-seq.h"
+
+#define MAIN 1
+#define T2 2
+#define T3 3
+#define H1 0x1000
+#define H2 0x2000
+#define H3 0x3000
+#define F 0x10
+#define G 0x20
+#define R2 0x30
+#define R3 0x40
+#define M 0xa0
+#define C 0xb0
+#define S 0xc0
+#define B 0xd0
+
+static struct ecp_model *build_ok(struct ecp_test_seq *s, const struct ecp_builder_options *o)
+{
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(s, o, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	if (ecp_model_validate(m, &err) < 0)
+		fail_msg("invalid model: %s", err.msg);
+	return m;
+}
+
+/* Builds a sequence that must fail; returns the error text. */
+static void build_fails(struct ecp_test_seq *s, struct ecp_error *err)
+{
+	struct ecp_model *m = ecp_test_seq_build(s, NULL, err);
+	assert_null(m);
+	assert_true(ecp_error_is_set(err));
+}
+
+static void start_main(struct ecp_test_seq *s, uint64_t ts)
+{
+	ecp_test_ev(s, MAIN, ts, ECP_EV_THREAD_START, 0, 0, H1);
+}
+
+static void test_functions_single_thread(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 1000);
+	ecp_test_ev(&s, MAIN, 1010, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 1020, ECP_EV_FUNC_ENTRY, G, 0, 0);
+	ecp_test_ev(&s, MAIN, 1050, ECP_EV_FUNC_EXIT, G, 0, 0);
+	ecp_test_ev(&s, MAIN, 1070, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 1100, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->n_threads, 1);
+	assert_int_equal(m->n_segments, 1);
+	assert_int_equal(m->segments[0].length, 100);
+	assert_int_equal(ecp_model_work(m), 100);
+	ecp_id f = ecp_test_fn(m, F), g = ecp_test_fn(m, G);
+	ecp_id main_fn = ecp_model_find_function(m, "main");
+	assert_int_not_equal(main_fn, ECP_NO_ID);
+	assert_int_equal(m->threads[0].start_function, main_fn);
+	assert_int_equal(ecp_test_self(m, 0, main_fn), 40);
+	assert_int_equal(ecp_test_incl(m, 0, main_fn), 100);
+	assert_int_equal(ecp_test_self(m, 0, f), 30);
+	assert_int_equal(ecp_test_incl(m, 0, f), 60);
+	assert_int_equal(ecp_test_self(m, 0, g), 30);
+	assert_int_equal(ecp_test_incl(m, 0, g), 30);
+	assert_int_equal(ecp_test_calls(m, 0, f), 1);
+	/* calls kept: g nested in f, times from the thread's start */
+	assert_int_equal(m->n_calls, 2);
+	assert_int_equal(m->calls[0].function, g);
+	assert_int_equal(m->calls[0].depth, 1);
+	assert_int_equal(m->calls[0].enter, 20);
+	assert_int_equal(m->calls[0].exit, 50);
+	assert_string_equal(m->functions[f].name, "0x10");
+	assert_int_equal(m->n_warnings, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_create_join_with_switches(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 50, 0, 0);
+	ecp_test_switch(&s, MAIN, 250, 1, 1);
+	ecp_test_switch(&s, T2, 250, 0, 0);
+	ecp_test_switch(&s, T2, 400, 1, 0);
+	ecp_test_switch(&s, MAIN, 400, 0, 0);
+	start_main(&s, 100);
+	ecp_test_ev(&s, MAIN, 200, ECP_EV_THREAD_CREATE, 7, R2, 1);
+	ecp_test_ev(&s, T2, 300, ECP_EV_THREAD_START, 7, R2, H2);
+	ecp_test_ev(&s, T2, 390, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 450, ECP_EV_THREAD_JOIN_BEGIN, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 460, ECP_EV_THREAD_JOIN_END, H2, 1, 0);
+	ecp_test_ev(&s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->n_threads, 2);
+	assert_int_equal(m->threads[0].n_segments, 3);
+	assert_int_equal(m->threads[1].n_segments, 1);
+	assert_int_equal(m->threads[1].parent, 0);
+	assert_int_equal(m->threads[0].parent, ECP_NO_ID);
+	assert_int_equal(m->threads[1].start_function, ecp_test_fn(m, R2));
+	ecp_id m0 = ecp_test_seg(m, 0, 0), m1 = ecp_test_seg(m, 0, 1),
+	       m2 = ecp_test_seg(m, 0, 2), c0 = ecp_test_seg(m, 1, 0);
+	/* CPU time: the child's run inside main's wall interval is removed */
+	assert_int_equal(m->segments[m0].length, 100);
+	assert_int_equal(m->segments[m1].length, 100);
+	assert_int_equal(m->segments[m2].length, 50);
+	assert_int_equal(m->segments[c0].length, 90);
+	assert_int_equal(ecp_model_work(m), 340);
+	assert_true(ecp_test_has_edge(m, m0, c0, ECP_EDGE_CREATE));
+	assert_true(ecp_test_has_edge(m, c0, m2, ECP_EDGE_JOIN));
+	assert_int_equal(m->n_edges, 2);
+	/* preemption is time-slicing, not delay */
+	assert_int_equal(m->segments[m1].delay, 0);
+	assert_int_equal(m->segments[m2].delay, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_child_runs_before_create_returns(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, T2, 10, ECP_EV_THREAD_START, 9, R2, H2);
+	ecp_test_ev(&s, T2, 20, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_THREAD_CREATE, 9, R2, 1);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 0), ecp_test_seg(m, 1, 0),
+				      ECP_EDGE_CREATE));
+	assert_int_equal(m->threads[1].parent, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_event_cost_subtracted(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH, .event_cost_ns = 5};
+	struct ecp_model *m = build_ok(&s, &o);
+	/* three events emitted before the exit, 5 ns each */
+	assert_int_equal(m->segments[0].length, 85);
+	assert_int_equal(ecp_test_self(m, 0, ecp_test_fn(m, F)), 5);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_mutex(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_REQUEST, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, MAIN, 12, ECP_EV_LOCK_ACQUIRED, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_LOCK_RELEASE, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, T2, 35, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 36, ECP_EV_LOCK_REQUEST, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, T2, 37, ECP_EV_LOCK_ACQUIRED, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, T2, 45, ECP_EV_LOCK_RELEASE, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, T2, 50, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 60, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->n_locks, 1);
+	assert_int_equal(m->locks[0].addr, M);
+	ecp_id crit = ecp_test_seg(m, 0, 2);
+	assert_int_equal(m->segments[crit].lock_acquire, 0);
+	assert_int_equal(m->segments[crit].lock_release, 0);
+	/* the wait's CPU (10..12) goes to the segment after it */
+	assert_int_equal(m->segments[crit].length, 20);
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, 1)].length, 9);
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, 1)].lock_release, ECP_NO_ID);
+	ecp_id t2crit = ecp_test_seg(m, 1, 1);
+	assert_int_equal(m->segments[t2crit].lock_acquire, 0);
+	assert_true(ecp_test_has_edge(m, crit, t2crit, ECP_EDGE_LOCK));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_recursive_mutex_and_trylock(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_ACQUIRED, M, 0, 0)->flags = ECP_EVF_TRY;
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_LOCK_ACQUIRED, M, 0, 0); /* recursive */
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_LOCK_RELEASE, M, 0, 0);   /* inner */
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_LOCK_FAILED, M + 8, 0, EBUSY);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	ecp_test_ev(&s, MAIN, 60, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	/* boundaries only at the trylock and the outer unlock */
+	assert_int_equal(m->n_segments, 3);
+	assert_int_equal(m->segments[1].lock_acquire, 0);
+	assert_int_equal(m->segments[1].lock_release, 0);
+	assert_int_equal(m->segments[1].length, 40);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_unlock_not_held_is_error(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "unlock of a mutex that the thread does not hold"));
+	assert_non_null(strstr(err.msg, "trace=synthetic"));
+	assert_non_null(strstr(err.msg, "event=#1"));
+	assert_non_null(strstr(err.msg, "thread=1"));
+	ecp_test_seq_finish(&s);
+}
+
+/* T2 waits on C; main signals: COND edge from the signal, the waiter
+ * re-acquires the mutex (lock_acquire + LOCK edge from main's unlock). */
+static void test_cond_signal(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 6, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 8, ECP_EV_LOCK_REQUEST, M, 0, 0);
+	ecp_test_ev(&s, T2, 10, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, T2, 20, ECP_EV_COND_WAIT_BEGIN, C, M, 0);
+	ecp_test_ev(&s, MAIN, 28, ECP_EV_LOCK_REQUEST, M, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_COND_SIGNAL, C, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	ecp_test_ev(&s, T2, 60, ECP_EV_COND_WAIT_END, C, M, 0);
+	ecp_test_ev(&s, T2, 70, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	ecp_test_ev(&s, T2, 80, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	/* main: [0,5] [5,28] [30,40] [40,50] [50,90] */
+	ecp_id sig = ecp_test_seg(m, 0, 2), unl = ecp_test_seg(m, 0, 3);
+	assert_int_equal(m->segments[sig].rec_end, 40);
+	/* T2: [6,8] [10,20] [60,70] [70,80] */
+	ecp_id before = ecp_test_seg(m, 1, 1), woken = ecp_test_seg(m, 1, 2);
+	assert_int_equal(m->segments[before].lock_release, 0);
+	assert_true(ecp_test_has_edge(m, sig, woken, ECP_EDGE_COND));
+	assert_true(ecp_test_has_edge(m, unl, woken, ECP_EDGE_LOCK));
+	assert_int_equal(m->segments[woken].lock_acquire, 0);
+	/* main's acquire at 30 follows T2's release inside cond_wait */
+	assert_true(ecp_test_has_edge(m, before, sig, ECP_EDGE_LOCK));
+	assert_int_equal(m->segments[woken].delay, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_cond_broadcast_wakes_all(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, MAIN, 2, ECP_EV_THREAD_CREATE, 2, R3, 1);
+	ecp_test_ev(&s, T2, 3, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 4, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, T2, 5, ECP_EV_COND_WAIT_BEGIN, C, M, 0);
+	ecp_test_ev(&s, T3, 6, ECP_EV_THREAD_START, 2, R3, H3);
+	ecp_test_ev(&s, T3, 7, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, T3, 8, ECP_EV_COND_WAIT_BEGIN, C, M, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_COND_SIGNAL, C, 0, 0);    /* wakes T2 only */
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_COND_BROADCAST, C, 0, 0); /* wakes T3 */
+	ecp_test_ev(&s, T2, 30, ECP_EV_COND_WAIT_END, C, M, 0);
+	ecp_test_ev(&s, T2, 31, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	ecp_test_ev(&s, T3, 32, ECP_EV_COND_WAIT_END, C, M, 0);
+	ecp_test_ev(&s, T3, 33, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id sig = ecp_test_seg(m, 0, 2), bc = ecp_test_seg(m, 0, 3);
+	assert_int_equal(m->segments[sig].rec_end, 10);
+	assert_int_equal(m->segments[bc].rec_end, 20);
+	assert_true(ecp_test_has_edge(m, sig, ecp_test_seg(m, 1, 2), ECP_EDGE_COND));
+	assert_true(ecp_test_has_edge(m, bc, ecp_test_seg(m, 2, 2), ECP_EDGE_COND));
+	assert_false(ecp_test_has_edge(m, bc, ecp_test_seg(m, 1, 2), ECP_EDGE_COND));
+	/* threads without thread_exit are closed with a counted warning */
+	assert_true(ecp_test_has_warning(m, "2 threads had no thread_exit"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_cond_timeout_is_delay(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 22, 1, 0); /* sleeps in the timed wait */
+	ecp_test_switch(&s, MAIN, 1022, 0, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_COND_WAIT_BEGIN, C, M, 1000);
+	ecp_test_ev(&s, MAIN, 1025, ECP_EV_COND_WAIT_END, C, M, ETIMEDOUT);
+	ecp_test_ev(&s, MAIN, 1030, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	ecp_test_ev(&s, MAIN, 1040, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id after = ecp_test_seg(m, 0, 2);
+	assert_int_equal(m->segments[after].delay, 1000);
+	/* CPU inside the wait: 20..22 and 1022..1025 plus 1025..1030 */
+	assert_int_equal(m->segments[after].length, 10);
+	assert_int_equal(ecp_model_work(m), 1040 - 1000);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_semaphore_fifo(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_SEM_INIT, S, 1, 0);
+	ecp_test_ev(&s, MAIN, 2, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 3, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 4, ECP_EV_SEM_WAIT_BEGIN, S, 0, 0);
+	ecp_test_ev(&s, T2, 5, ECP_EV_SEM_WAIT_END, S, 0, 0); /* initial token */
+	ecp_test_ev(&s, T2, 6, ECP_EV_SEM_WAIT_BEGIN, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, T2, 30, ECP_EV_SEM_WAIT_END, S, 0, 0); /* first post */
+	ecp_test_ev(&s, T2, 31, ECP_EV_SEM_WAIT_BEGIN, S, 0, 0);
+	ecp_test_ev(&s, T2, 32, ECP_EV_SEM_WAIT_END, S, 0, 0); /* second post */
+	ecp_test_ev(&s, T2, 33, ECP_EV_SEM_WAIT_BEGIN, S, UINT64_MAX, 0);
+	ecp_test_ev(&s, T2, 34, ECP_EV_SEM_WAIT_END, S, EAGAIN, 0); /* trywait failed */
+	ecp_test_ev(&s, T2, 40, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id p1 = ecp_test_seg(m, 0, 1), p2 = ecp_test_seg(m, 0, 2);
+	assert_int_equal(m->segments[p1].rec_end, 10);
+	assert_int_equal(m->segments[p2].rec_end, 20);
+	/* T2: [3,4] [5,6] [30,31] [32,33] [34,40] */
+	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].n_in, 0);
+	assert_true(ecp_test_has_edge(m, p1, ecp_test_seg(m, 1, 2), ECP_EDGE_SEM));
+	assert_true(ecp_test_has_edge(m, p2, ecp_test_seg(m, 1, 3), ECP_EDGE_SEM));
+	assert_int_equal(m->segments[ecp_test_seg(m, 1, 4)].n_in, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_barrier_last_arrival(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_BARRIER_INIT, B, 2, 0);
+	ecp_test_ev(&s, MAIN, 2, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, MAIN, 3, ECP_EV_BARRIER_WAIT_BEGIN, B, 0, 0);
+	ecp_test_ev(&s, T2, 10, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 20, ECP_EV_BARRIER_WAIT_BEGIN, B, 0, 0);
+	ecp_test_ev(&s, T2, 21, ECP_EV_BARRIER_WAIT_END, B, 1, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_BARRIER_WAIT_END, B, 0, 0);
+	ecp_test_ev(&s, T2, 40, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id last = ecp_test_seg(m, 1, 0);
+	assert_true(ecp_test_has_edge(m, last, ecp_test_seg(m, 0, 2), ECP_EDGE_BARRIER));
+	/* the last arrival itself gets no edge */
+	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].n_in, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_once(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, MAIN, 2, ECP_EV_ONCE_BEGIN, 0x77, 0, 0);
+	ecp_test_ev(&s, MAIN, 9, ECP_EV_ONCE_END, 0x77, 1, 0);
+	ecp_test_ev(&s, T2, 10, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 11, ECP_EV_ONCE_BEGIN, 0x77, 0, 0);
+	ecp_test_ev(&s, T2, 12, ECP_EV_ONCE_END, 0x77, 0, 0);
+	ecp_test_ev(&s, T2, 13, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id init = ecp_test_seg(m, 0, 2);
+	assert_int_equal(m->segments[init].rec_end, 9);
+	assert_true(ecp_test_has_edge(m, init, ecp_test_seg(m, 1, 1), ECP_EDGE_ONCE));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_delay_blocked_vs_preempted(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 12, 1, 0); /* asleep */
+	ecp_test_switch(&s, MAIN, 52, 0, 0);
+	ecp_test_switch(&s, MAIN, 70, 1, 1); /* preempted: not delay */
+	ecp_test_switch(&s, MAIN, 90, 0, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_DELAY_BEGIN, 0, (uint64_t)-1, 0);
+	ecp_test_ev(&s, MAIN, 55, ECP_EV_DELAY_END, 0, 0, 0);
+	ecp_test_ev(&s, MAIN, 65, ECP_EV_DELAY_BEGIN, 7, 3, 0);
+	ecp_test_ev(&s, MAIN, 95, ECP_EV_DELAY_END, 7, 10, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	/* the read that was only preempted is no boundary */
+	assert_int_equal(m->n_segments, 2);
+	assert_int_equal(m->segments[0].length, 15);
+	assert_int_equal(m->segments[1].delay, 40);
+	assert_int_equal(m->segments[1].length, 100 - 40 - 20 - 15);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_stack_across_segments(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id f = ecp_test_fn(m, F);
+	assert_int_equal(m->n_segments, 2);
+	assert_int_equal(ecp_test_calls(m, 0, f), 1);
+	assert_int_equal(ecp_test_self(m, 0, f), 10);
+	assert_int_equal(ecp_test_incl(m, 0, f), 10);
+	assert_int_equal(ecp_test_calls(m, 1, f), 0);
+	assert_int_equal(ecp_test_self(m, 1, f), 10);
+	assert_int_equal(ecp_test_incl(m, 1, f), 10);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_recursion_counted_once(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_FUNC_FOLDED, G, 12, 300);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id f = ecp_test_fn(m, F);
+	assert_int_equal(ecp_test_calls(m, 0, f), 2);
+	assert_int_equal(ecp_test_self(m, 0, f), 30);
+	assert_int_equal(ecp_test_incl(m, 0, f), 30);
+	assert_int_equal(m->functions[ecp_test_fn(m, G)].folded_calls, 12);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_repairs_counted(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_FUNC_EXIT, 0x99, 0, 0); /* no entry */
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_FUNC_ENTRY, G, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_FUNC_EXIT, F, 0, 0); /* g never exits */
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_FUNC_ENTRY, F, 0, 0); /* open at exit */
+	ecp_test_ev(&s, MAIN, 45, ECP_EV_FUNC_ENTRY, R2, 0, 0);
+	ecp_test_ev(&s, MAIN, 46, ECP_EV_FUNC_UNWOUND, R2, 0, 0); /* documented */
+	ecp_test_ev(&s, MAIN, 35, ECP_EV_FUNC_EXIT, F, 0, 0); /* ts backwards */
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 60, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_true(ecp_test_has_warning(m, "1 function exits without an entry"));
+	assert_true(ecp_test_has_warning(m, "2 function entries without an exit"));
+	assert_true(ecp_test_has_warning(m, "1 function timestamps went backwards"));
+	int repaired = 0;
+	for (uint64_t i = 0; i < m->n_calls; i++)
+		repaired += !!(m->calls[i].flags & ECP_CALL_REPAIRED);
+	assert_int_equal(repaired, 2);
+	ecp_id f = ecp_test_fn(m, F);
+	/* f: 10..30, 40..46 (the exit clamped to 46), 50..60 */
+	assert_int_equal(ecp_test_incl(m, 0, f), 20 + 6 + 10);
+	assert_int_equal(m->segments[0].length, 60);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_thread_cputime_clock(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_SEM_POST, S, 0, 0)->cpu_ns = 1020;
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = 1050;
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_THREAD_CPUTIME};
+	struct ecp_model *m = build_ok(&s, &o);
+	assert_int_equal(m->segments[0].length, 20);
+	assert_int_equal(m->segments[1].length, 30);
+	/* half the wall time was CPU: f's 20 ns of wall are 10 ns of CPU */
+	assert_int_equal(ecp_test_self(m, 0, ecp_test_fn(m, F)), 10);
+	assert_string_equal(m->info.clock, "thread-cputime");
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_error_wait_end_without_begin(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_SEM_WAIT_END, S, 0, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "wait end without begin"));
+	assert_non_null(strstr(err.msg, "event=#1 (sem_wait_end) thread=1"));
+	ecp_test_seq_finish(&s);
+
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_DELAY_END, 0, 0, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "wait end without begin"));
+	ecp_test_seq_finish(&s);
+}
+
+static void test_error_timestamps_backwards(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(&s);
+	start_main(&s, 100);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_SEM_POST, S, 0, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "timestamps going backwards"));
+	assert_non_null(strstr(err.msg, "event=#1"));
+	ecp_test_seq_finish(&s);
+}
+
+static void test_error_event_before_start(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, 42, 10, ECP_EV_LOCK_REQUEST, M, 0, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "before its start"));
+	assert_non_null(strstr(err.msg, "thread=42"));
+	ecp_test_seq_finish(&s);
+}
+
+static void test_error_switch_after_program(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_switch(&s, MAIN, 5, 1, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "context-switch record after"));
+	ecp_test_seq_finish(&s);
+}
+
+static void test_error_no_thread(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 5, 1, 0);
+	build_fails(&s, &err);
+	assert_non_null(strstr(err.msg, "no thread of the program was recorded"));
+	ecp_test_seq_finish(&s);
+}
+
+static void test_lost_switch_records_counted(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, 0, 0, ECP_EV_SCHED_LOST, 3, 0, 0);
+	start_main(&s, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->info.discarded_events, 3);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+static void test_validate_rejects_cycle(void **state)
+{
+	struct ecp_thread th[2] = {{.tid = 1, .first_segment = 0, .n_segments = 1,
+				    .start_function = ECP_NO_ID, .parent = ECP_NO_ID},
+				   {.tid = 2, .first_segment = 1, .n_segments = 1,
+				    .start_function = ECP_NO_ID, .parent = 0}};
+	struct ecp_segment seg[2] = {{.thread = 0, .lock_acquire = ECP_NO_ID,
+				      .lock_release = ECP_NO_ID, .first_in = 0, .n_in = 1},
+				     {.thread = 1, .lock_acquire = ECP_NO_ID,
+				      .lock_release = ECP_NO_ID, .first_in = 1, .n_in = 1}};
+	struct ecp_edge edges[2] = {{.from = 1, .to = 0}, {.from = 0, .to = 1}};
+	struct ecp_model m = {.threads = th, .n_threads = 2, .segments = seg,
+			      .n_segments = 2, .edges = edges, .n_edges = 2};
+	struct ecp_error err = {0};
+	assert_int_not_equal(ecp_model_validate(&m, &err), 0);
+	assert_non_null(strstr(err.msg, "cycle"));
+	m.n_edges = 1; /* only 1 -> 0 */
+	seg[1].n_in = 0;
+	assert_int_equal(ecp_model_validate(&m, &err), 0);
+	seg[1].thread = 0; /* not inside its thread's range */
+	assert_int_not_equal(ecp_model_validate(&m, &err), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_functions_single_thread),
+		cmocka_unit_test(test_create_join_with_switches),
+		cmocka_unit_test(test_child_runs_before_create_returns),
+		cmocka_unit_test(test_event_cost_subtracted),
+		cmocka_unit_test(test_mutex),
+		cmocka_unit_test(test_recursive_mutex_and_trylock),
+		cmocka_unit_test(test_unlock_not_held_is_error),
+		cmocka_unit_test(test_cond_signal),
+		cmocka_unit_test(test_cond_broadcast_wakes_all),
+		cmocka_unit_test(test_cond_timeout_is_delay),
+		cmocka_unit_test(test_semaphore_fifo),
+		cmocka_unit_test(test_barrier_last_arrival),
+		cmocka_unit_test(test_once),
+		cmocka_unit_test(test_delay_blocked_vs_preempted),
+		cmocka_unit_test(test_stack_across_segments),
+		cmocka_unit_test(test_recursion_counted_once),
+		cmocka_unit_test(test_repairs_counted),
+		cmocka_unit_test(test_thread_cputime_clock),
+		cmocka_unit_test(test_error_wait_end_without_begin),
+		cmocka_unit_test(test_error_timestamps_backwards),
+		cmocka_unit_test(test_error_event_before_start),
+		cmocka_unit_test(test_error_switch_after_program),
+		cmocka_unit_test(test_error_no_thread),
+		cmocka_unit_test(test_lost_switch_records_counted),
+		cmocka_unit_test(test_validate_rejects_cycle),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

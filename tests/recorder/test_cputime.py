@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""e2e: two CPU-bound threads time-slicing on one CPU.  Each thread's CPU
+time in the trace must match its own CLOCK_THREAD_CPUTIME_ID within 2%:
+from the context switches (clock=perf-switch), or, with perf disabled
+(ECP_RECORD_NO_PERF=1, the fallback), from the cpu_ns of its last event.
+
+usage: test_cputime.py SPIN_BINARY [--no-perf]"""
+import collections
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecptrace import *  # noqa: E402,F403
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    no_perf = '--no-perf' in sys.argv
+    ecp()
+    work = workdir()
+    trace = os.path.join(work, 'trace')
+    if no_perf:
+        os.environ['ECP_RECORD_NO_PERF'] = '1'
+    p = record(['-o', trace], [prog], cwd=work)
+    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+    real = {int(t): int(n) for t, n in re.findall(r'tid=(\d+) cpu_ns=(\d+)', p.stdout)}
+    check(len(real) == 2, 'program output %r' % p.stdout)
+    meta = read_meta(trace)
+    recorded = {}
+    if no_perf:
+        check(meta['clock'] == 'thread-cputime', 'clock ' + meta['clock'])
+        check(not os.path.exists(os.path.join(trace, 'sched')), 'sched trace without perf')
+        ev = read_trace(os.path.join(trace, 'main'))
+        for e in ev:
+            if e['event'] == 'ecp:thread_exit' and e['vtid'] in real:
+                recorded[e['vtid']] = e['cpu_ns']
+    else:
+        check(meta['clock'] == 'perf-switch', 'clock ' + meta['clock'])
+        sched = read_trace(os.path.join(trace, 'sched'))
+        check(count(sched, 'ecp_sched:lost') == 0, 'perf lost records')
+        on_since = {}
+        total = collections.Counter()
+        slices = collections.Counter()
+        for e in sorted((e for e in sched if e['event'] == 'ecp_sched:switch'),
+                        key=lambda e: e['ts']):
+            if e['out']:
+                if e['tid'] in on_since:
+                    total[e['tid']] += e['ts'] - on_since.pop(e['tid'])
+                    slices[e['tid']] += 1
+            else:
+                on_since[e['tid']] = e['ts']
+        recorded = {t: total[t] for t in real}
+        # they did time-slice: several slices each
+        check(all(slices[t] >= 3 for t in real), 'no time slicing: %s' % slices)
+    for tid, ns in real.items():
+        rec = recorded.get(tid, 0)
+        check(abs(rec - ns) <= 0.02 * ns, 'thread %d: recorded %d ns, real %d ns (%.2f%%)'
+              % (tid, rec, ns, 100.0 * (rec - ns) / ns))
+        print('thread %d: recorded %d ns, real %d ns (%+.3f%%)'
+              % (tid, rec, ns, 100.0 * (rec - ns) / ns))
+    shutil.rmtree(work, ignore_errors=True)
+    print('ok')
+
+
+main()

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""e2e: ecp record and its agent under hostile conditions (robust.c):
+Ctrl-C, a crash, fork+exec, threads still running at exit, cancellation,
+signals; plus --force and the refusal to overwrite a trace.
+
+usage: test_robust.py ROBUST_BINARY"""
+import os
+import signal
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecptrace import *  # noqa: E402,F403
+
+
+def ecp_events(trace):
+    return [e for e in read_trace(os.path.join(trace, 'main')) if e['event'].startswith('ecp:')]
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    exe = ecp()
+    work = workdir()
+    trace = os.path.join(work, 'trace')
+
+    # Ctrl-C: the terminal signals the whole foreground group; the program
+    # dies of it, ecp record still stops the sessions and writes the trace.
+    p = subprocess.Popen([exe, 'record', '-q', '-o', trace, '--', prog, 'sleep'], cwd=work,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    check(p.stdout.readline().strip() == 'ready', 'the program did not start')
+    time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 128 + signal.SIGINT, 'Ctrl-C: exit %d: %s' % (p.returncode, err))
+    check(read_meta(trace)['exit_status'] == 'signal:%d' % signal.SIGINT, 'Ctrl-C meta')
+    ev = ecp_events(trace)
+    check(count(ev, 'ecp:delay_begin', kind=0) == 1, 'Ctrl-C: the sleep is not in the trace')
+
+    # refuse to overwrite; --force replaces
+    p = record(['-q', '-o', trace], [prog, 'crash'], cwd=work)
+    check(p.returncode == 2 and 'exists' in p.stderr, 'overwrote a trace: %s' % p.stderr)
+    os.makedirs(os.path.join(work, 'precious'))
+    open(os.path.join(work, 'precious', 'data'), 'w').close()
+    p = record(['-q', '--force', '-o', os.path.join(work, 'precious')], [prog, 'crash'], cwd=work)
+    check(p.returncode == 2 and os.path.exists(os.path.join(work, 'precious', 'data')),
+          '--force replaced a directory that is not a trace')
+
+    # crash: the status comes back, the trace up to the crash is readable
+    p = record(['-q', '--force', '-o', trace], [prog, 'crash'], cwd=work)
+    check(p.returncode == 128 + signal.SIGSEGV, 'crash: exit %d' % p.returncode)
+    ev = ecp_events(trace)
+    check(count(ev, 'ecp:lock_acquired') == 10, 'crash: locks before the crash missing')
+    check(read_meta(trace)['exit_status'] == 'signal:%d' % signal.SIGSEGV, 'crash meta')
+
+    # fork + exec: the child is not recorded, the parent is
+    p = record(['-q', '--force', '-o', trace], [prog, 'fork'], cwd=work)
+    check(p.returncode == 0 and 'status=0' in p.stdout, 'fork: %d %s' % (p.returncode, p.stdout))
+    ev = ecp_events(trace)
+    check(len({e['vpid'] for e in ev}) == 1, 'fork: the child was recorded')
+    check(count(ev, 'ecp:lock_acquired') == 1 and count(ev, 'ecp:process_exit') == 1,
+          'fork: parent events')
+
+    # a thread still running at exit: the exit status and process_exit are there
+    p = record(['-q', '--force', '-o', trace], [prog, 'running'], cwd=work)
+    check(p.returncode == 4, 'running: exit %d' % p.returncode)
+    ev = ecp_events(trace)
+    check(count(ev, 'ecp:process_exit', status=4) == 1, 'running: process_exit')
+    check(count(ev, 'ecp:thread_start') == 2, 'running: threads')
+
+    # cancellation: thread_exit written, the frames it left are unwound
+    p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'cancel'], cwd=work)
+    check(p.returncode == 0 and 'cancelled=1' in p.stdout, 'cancel: %s' % p.stdout)
+    ev = ecp_events(trace)
+    check(count(ev, 'ecp:thread_exit') == 1, 'cancel: no thread_exit')
+    tid = [e['vtid'] for e in ev if e['event'] == 'ecp:thread_exit'][0]
+    check(len([e for e in ev if e['event'] == 'ecp:func_unwound' and e['vtid'] == tid]) >= 2,
+          'cancel: frames of the cancelled thread not unwound')
+
+    # signals in the middle of the hooks: balanced function events
+    p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'signals'], cwd=work)
+    check(p.returncode == 0 and 'ticks=200' in p.stdout, 'signals: %d %s' % (p.returncode, p.stdout))
+    ev = ecp_events(trace)
+    depth = 0
+    for e in ev:
+        if e['event'] == 'ecp:func_entry':
+            depth += 1
+        elif e['event'] in ('ecp:func_exit', 'ecp:func_unwound'):
+            depth -= 1
+            check(depth >= 0, 'signals: more exits than entries')
+    check(depth == 0, 'signals: %d frames left open' % depth)
+    shutil.rmtree(work, ignore_errors=True)
+    print('ok')
+
+
+main()

@@ -1,0 +1,175 @@
+/* The ideal replay (replay.c): time-warp totals, rounding, idle time, the
+ * laws, sweeps over P, unlimited processors, steps, and the model switch. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "simulator/dag.h"
+#include "simulator/replay.h"
+#include "tests/sim/mb.h"
+
+/* main creates `k` workers of `len` each and joins them all. */
+static struct ecp_model *fork_join(unsigned k, uint64_t len)
+{
+	struct mb b;
+	mb_init(&b);
+	mb_thread(&b);
+	uint32_t create[16], join;
+	for (unsigned i = 0; i < k; i++)
+		create[i] = mb_seg(&b, 10, 0);
+	join = mb_seg(&b, 10, 0);
+	uint32_t first = join + 1;
+	for (unsigned i = 0; i < k; i++) {
+		mb_thread(&b);
+		mb_seg(&b, len, 0);
+	}
+	for (unsigned i = 0; i < k; i++) {
+		mb_edge(&b, create[i], first + i, ECP_EDGE_CREATE);
+		mb_edge(&b, first + i, join, ECP_EDGE_JOIN);
+	}
+	return mb_done(&b);
+}
+
+static void test_sweep_fork_join(void **state)
+{
+	(void)state;
+	struct ecp_model *m = fork_join(4, 1000);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	unsigned ps[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	struct ecp_replay r[8];
+	assert_int_equal(ecp_replay_sweep(&dag, ps, 8, 0, r, &err), 0);
+	assert_int_equal(r[0].makespan, dag.work); /* T_1 = work */
+	for (int i = 0; i < 8; i++) {
+		assert_true(r[i].work_law_ok && r[i].span_law_ok);
+		assert_true(r[i].makespan * ps[i] >= dag.work);
+		assert_true(r[i].makespan >= dag.span);
+		/* Idle time is the exact integral; P * T_P - T_1 differs
+		 * only by the rounding of T_P to whole ns. */
+		int64_t d = (int64_t)(ps[i] * r[i].makespan - dag.work) - (int64_t)r[i].idle;
+		assert_true(d >= -(int64_t)ps[i] && d <= (int64_t)ps[i]);
+		if (i)
+			assert_true(r[i].makespan <= r[i - 1].makespan);
+		if (ps[i] >= 5) /* never more than 5 runnable at once */
+			assert_int_equal(r[i].makespan, dag.span);
+		assert_int_equal(r[i].sched_model, ECP_SCHED_IDEAL);
+		assert_false(r[i].simulated);
+	}
+	/* Workers start at 10, 20, 30, 40 and run 1000 each: the hand-computed
+	 * warp on 2 processors. */
+	assert_int_equal(dag.span, 1050);
+	ecp_replay_finish(&r[0]);
+	for (int i = 1; i < 8; i++)
+		ecp_replay_finish(&r[i]);
+	ecp_dag_finish(&dag);
+	mb_free(m);
+}
+
+static void test_warp_by_hand(void **state)
+{
+	(void)state;
+	/* Three equal threads from 0 on 2 processors: 1.5 x their length. */
+	struct mb b;
+	mb_init(&b);
+	for (int i = 0; i < 3; i++) {
+		mb_thread(&b);
+		mb_seg(&b, 1000, 0);
+	}
+	struct ecp_model *m = mb_done(&b);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	struct ecp_replay r;
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(ecp_replay_run(&dag, 2, ECP_REPLAY_STEPS, &r, &err), 0);
+	assert_int_equal(r.makespan, 1500);
+	assert_int_equal(r.idle, 0);
+	assert_int_equal(r.n_steps, 2);
+	assert_int_equal(r.steps[0].time, 0);
+	assert_int_equal(r.steps[0].runnable, 3);
+	assert_int_equal(r.steps[1].time, 1500);
+	assert_int_equal(r.steps[1].runnable, 0);
+	ecp_replay_finish(&r);
+	ecp_dag_finish(&dag);
+	/* Lengths of 1 ns: T_2 = 1.5 ns, reported rounded half up. */
+	uint64_t ones[3] = {1, 1, 1};
+	assert_int_equal(ecp_dag_build(m, ones, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(ecp_replay_run(&dag, 2, 0, &r, &err), 0);
+	assert_int_equal(r.makespan, 2);
+	assert_int_equal(r.idle, 0);
+	assert_true(r.span_law_ok && r.work_law_ok);
+	ecp_replay_finish(&r);
+	/* Unlimited processors: the ASAP schedule. */
+	assert_int_equal(ecp_replay_run(&dag, 0, ECP_REPLAY_TIMELINE, &r, &err), 0);
+	assert_int_equal(r.makespan, 1);
+	assert_int_equal(r.seg_end[2], 1);
+	ecp_replay_finish(&r);
+	ecp_dag_finish(&dag);
+	mb_free(m);
+}
+
+static void test_whatif_lengths(void **state)
+{
+	(void)state;
+	struct ecp_model *m = fork_join(2, 1000);
+	uint64_t len[5];
+	for (uint32_t s = 0; s < m->n_segments; s++)
+		len[s] = m->segments[s].length;
+	len[3] = 500; /* the first worker twice as fast */
+	struct ecp_dag base, fast;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &base, &err), 0);
+	assert_int_equal(ecp_dag_build(m, len, ECP_LOCK_ORDER_ARRIVAL, &fast, &err), 0);
+	assert_int_equal(fast.work, base.work - 500);
+	struct ecp_replay a, b;
+	assert_int_equal(ecp_replay_run(&base, 1, 0, &a, &err), 0);
+	assert_int_equal(ecp_replay_run(&fast, 1, 0, &b, &err), 0);
+	assert_int_equal(a.makespan - b.makespan, 500);
+	ecp_replay_finish(&a);
+	ecp_replay_finish(&b);
+	/* On 2 processors the slower worker still ends last. */
+	assert_int_equal(ecp_replay_run(&fast, 0, 0, &b, &err), 0);
+	assert_int_equal(b.makespan, base.span);
+	ecp_replay_finish(&b);
+	ecp_dag_finish(&base);
+	ecp_dag_finish(&fast);
+	mb_free(m);
+}
+
+static void test_model_switch(void **state)
+{
+	(void)state;
+	struct ecp_model *m = fork_join(3, 1000000);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	struct ecp_replay r;
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 2, 0, &r, &err), 0);
+	assert_int_equal(r.sched_model, ECP_SCHED_LINUX);
+	assert_true(r.simulated);
+	assert_string_equal(ecp_sched_model_name(r.sched_model), "linux");
+	ecp_replay_finish(&r);
+	assert_int_equal(ecp_replay_model_run(&dag, ECP_SCHED_IDEAL, 2, 0, &r, &err), 0);
+	assert_string_equal(ecp_sched_model_name(r.sched_model), "ideal");
+	ecp_replay_finish(&r);
+	/* The Linux model needs a finite P. */
+	assert_int_not_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 0, 0, &r, &err), 0);
+	assert_int_equal(err.status, ECP_ERR_USAGE);
+	ecp_dag_finish(&dag);
+	mb_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sweep_fork_join),
+		cmocka_unit_test(test_warp_by_hand),
+		cmocka_unit_test(test_whatif_lengths),
+		cmocka_unit_test(test_model_switch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,44 @@
+/* A minimal CTF 1.8 writer for tests and benchmarks: writes traces laid out
+ * like those of `ecp record` (recorder/EVENTS.md) -- an `ecp` provider trace
+ * with the vtid/vpid contexts, an `ecp_sched` trace, and the meta file --
+ * from synthetic event sequences, so the CTF reader can be tested (and
+ * benchmarked on millions of events) without running LTTng.
+ *
+ * Every integer is written as a little-endian 64-bit field (the reader
+ * looks fields up by name and accepts any width); packets are 1 MiB with
+ * timestamp_begin/end and an events_discarded counter, as LTTng writes
+ * them.  A "foreign" schema writes events of another provider. */
+#ifndef ECP_TESTS_SUPPORT_CTF_WRITER_H
+#define ECP_TESTS_SUPPORT_CTF_WRITER_H
+
+#include <stdint.h>
+
+#include "simulator/event.h"
+#include "tests/support/event-seq.h"
+
+enum ecp_ctf_schema { ECP_CTF_MAIN, ECP_CTF_SCHED, ECP_CTF_FOREIGN };
+
+struct ecp_ctf_writer;
+
+/* Creates dir (and parents) with `metadata` and one stream file. */
+int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
+			  struct ecp_ctf_writer **out);
+/* Main schema: any program event (ts: header time; function events also
+ * carry it as payload ts).  Sched schema: SCHED_SWITCH and SCHED_LOST.
+ * Foreign schema: any event, written as "foo:bar". */
+int ecp_ctf_writer_event(struct ecp_ctf_writer *w, const struct ecp_event *ev);
+/* A perf COMM record (sched schema only). */
+int ecp_ctf_writer_comm(struct ecp_ctf_writer *w, uint64_t ts, uint32_t tid, const char *name);
+/* Declares n events lost before the next one (closes the packet). */
+int ecp_ctf_writer_discard(struct ecp_ctf_writer *w, uint64_t n);
+/* Flushes and frees; returns 0 or -1 on a write error. */
+int ecp_ctf_writer_close(struct ecp_ctf_writer *w);
+
+/* Writes a whole recording directory from a sequence: DIR/ecp-record.meta
+ * (clock perf-switch, the given event cost), DIR/sched/ust/uid/0/64-bit
+ * with the sequence's SCHED events and DIR/main/ust/uid/0/64-bit with the
+ * rest.  Returns 0 or -1. */
+int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
+			     uint64_t event_cost_ns);
+
+#endif

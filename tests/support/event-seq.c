@@ -1,0 +1,122 @@
+#include "tests/support/event-seq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ecp_test_seq_init(struct ecp_test_seq *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void ecp_test_seq_finish(struct ecp_test_seq *s)
+{
+	free(s->ev);
+	memset(s, 0, sizeof(*s));
+}
+
+struct ecp_event *ecp_test_ev(struct ecp_test_seq *s, uint32_t tid, uint64_t ts,
+			      enum ecp_event_type type, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct ecp_event *ev = realloc(s->ev, cap * sizeof(*ev));
+		if (!ev)
+			abort(); /* tests only */
+		s->ev = ev;
+		s->cap = cap;
+	}
+	struct ecp_event *e = &s->ev[s->n];
+	memset(e, 0, sizeof(*e));
+	e->tid = tid;
+	e->ts = ts;
+	e->type = (uint16_t)type;
+	e->a = a;
+	e->b = b;
+	e->c = c;
+	e->index = s->n;
+	s->n++;
+	return e;
+}
+
+void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out, int preempt)
+{
+	ecp_test_ev(s, tid, ts, ECP_EV_SCHED_SWITCH, (uint64_t)out, (uint64_t)preempt, 0);
+}
+
+struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
+				     const struct ecp_builder_options *opts,
+				     struct ecp_error *err)
+{
+	struct ecp_builder_options def = {.clock = ECP_CLOCK_PERF_SWITCH,
+					  .keep_calls = true,
+					  .trace_path = "synthetic"};
+	struct ecp_builder *b = NULL;
+	struct ecp_model *m = NULL;
+	if (ecp_builder_create(opts ? opts : &def, &b, err) < 0)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (ecp_builder_push(b, &s->ev[i], err) < 0)
+			goto out;
+	ecp_builder_finish(b, NULL, &m, err);
+out:
+	ecp_builder_destroy(b);
+	return m;
+}
+
+static const struct ecp_activity *find_act(const struct ecp_model *m, ecp_id seg, ecp_id f)
+{
+	const struct ecp_segment *s = &m->segments[seg];
+	for (uint64_t a = s->first_activity; a < s->first_activity + s->n_activity; a++)
+		if (m->activities[a].function == f)
+			return &m->activities[a];
+	return NULL;
+}
+
+uint64_t ecp_test_self(const struct ecp_model *m, ecp_id seg, ecp_id f)
+{
+	const struct ecp_activity *a = find_act(m, seg, f);
+	return a ? a->self_ns : 0;
+}
+
+uint64_t ecp_test_incl(const struct ecp_model *m, ecp_id seg, ecp_id f)
+{
+	const struct ecp_activity *a = find_act(m, seg, f);
+	return a ? a->incl_ns : 0;
+}
+
+uint64_t ecp_test_calls(const struct ecp_model *m, ecp_id seg, ecp_id f)
+{
+	const struct ecp_activity *a = find_act(m, seg, f);
+	return a ? a->calls : 0;
+}
+
+ecp_id ecp_test_fn(const struct ecp_model *m, uint64_t addr)
+{
+	for (uint32_t i = 0; i < m->n_functions; i++)
+		if (m->functions[i].addr == addr)
+			return i;
+	return ECP_NO_ID;
+}
+
+int ecp_test_has_edge(const struct ecp_model *m, ecp_id from, ecp_id to, uint32_t kind)
+{
+	for (uint32_t e = 0; e < m->n_edges; e++)
+		if (m->edges[e].from == from && m->edges[e].to == to && m->edges[e].kind == kind)
+			return 1;
+	return 0;
+}
+
+ecp_id ecp_test_seg(const struct ecp_model *m, ecp_id thread, uint32_t k)
+{
+	if (thread >= m->n_threads || k >= m->threads[thread].n_segments)
+		return ECP_NO_ID;
+	return m->threads[thread].first_segment + k;
+}
+
+int ecp_test_has_warning(const struct ecp_model *m, const char *text)
+{
+	for (size_t i = 0; i < m->n_warnings; i++)
+		if (strstr(m->warnings[i], text))
+			return 1;
+	return 0;
+}

@@ -1,2 +1,0 @@
-/* replaced by the visualization layer */
-typedef int ecp_viz_placeholder;
