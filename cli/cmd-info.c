@@ -67,7 +67,8 @@ static int parse(int argc, char **argv, struct info_options *o)
 		else if (!strcmp(fmt, "json"))
 			o->format = INFO_JSON;
 		else
-			return ecp_usage_error("info", "unknown format '%s' (table or json)", fmt);
+			return ecp_usage_error(
+			    "info", "unknown format '%s' (table or json)", fmt);
 	}
 	if (!o->dir)
 		o->dir = "ecp.data";
@@ -86,8 +87,15 @@ static struct fn_work *function_work(const struct ecp_model *m, size_t *n)
 		w[m->activities[a].function].work_ns += m->activities[a].self_ns;
 		w[m->activities[a].function].calls += m->activities[a].calls;
 	}
+	/* calls folded by the recorder's filters are calls too (their time
+	 * is in the caller's) */
+	for (uint32_t f = 0; f < m->n_functions; f++)
+		w[f].calls += m->functions[f].folded_calls;
 	qsort(w, m->n_functions, sizeof(*w), cmp_work);
-	*n = m->n_functions < TOP_FUNCTIONS ? m->n_functions : TOP_FUNCTIONS;
+	size_t k = 0;
+	while (k < m->n_functions && k < TOP_FUNCTIONS && w[k].work_ns)
+		k++;
+	*n = k;
 	return w;
 }
 
@@ -114,10 +122,12 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 	printf("\ntop functions by work:\n");
 	printf("  %10s  %6s  %10s  %s\n", "work", "share", "calls", "function");
 	for (size_t i = 0; i < n_top; i++) {
-		double share = dag->work ? 100.0 * (double)top[i].work_ns / (double)dag->work : 0;
+		double share =
+		    dag->work ? 100.0 * (double)top[i].work_ns / (double)dag->work : 0;
 		printf("  %10s  %5.1f%%  %10llu  %s\n",
 		       ecp_format_ns(a, sizeof(a), (double)top[i].work_ns), share,
-		       (unsigned long long)top[i].calls, m->functions[top[i].function].name);
+		       (unsigned long long)top[i].calls,
+		       m->functions[top[i].function].name);
 	}
 }
 
@@ -154,8 +164,8 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 		ecp_json_kv_string(&w, "name", th->name);
 		ecp_json_kv_string(&w, "start_function",
 				   th->start_function != ECP_NO_ID
-					   ? m->functions[th->start_function].name
-					   : "");
+				       ? m->functions[th->start_function].name
+				       : "");
 		ecp_json_kv_uint(&w, "segments", th->n_segments);
 		ecp_json_kv_uint(&w, "work_ns", work);
 		ecp_json_end_object(&w);

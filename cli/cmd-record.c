@@ -12,7 +12,14 @@
 #include "common/units.h"
 #include "recorder/record.h"
 
-enum { OPT_CPU = 256, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_MIN_DURATION, OPT_NO_FUNCTIONS };
+enum {
+	OPT_CPU = 256,
+	OPT_DEPTH,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_MIN_DURATION,
+	OPT_NO_FUNCTIONS
+};
 
 /* Appends to a NULL-terminated list of borrowed strings. */
 static int list_add(char ***list, size_t *n, char *s)
@@ -30,13 +37,16 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 {
 	char wall[32];
 	ecp_format_ns(wall, sizeof(wall), (double)s->wall_ns);
-	fprintf(stderr,
-		"ecp record: %llu threads, %llu events, %.1f MB, %llu discarded events, wall %s\n"
-		"ecp record: CPU %d, clock %s (%llu context switches), %llu ns per event; "
-		"trace in %s\n",
-		(unsigned long long)s->threads, (unsigned long long)s->events,
-		(double)s->bytes / 1e6, (unsigned long long)s->discarded, wall, s->cpu, s->clock,
-		(unsigned long long)s->switches, (unsigned long long)s->event_cost_ns, out);
+	fprintf(
+	    stderr,
+	    "ecp record: %llu threads, %llu events, %.1f MB, %llu discarded events, wall "
+	    "%s\n"
+	    "ecp record: CPU %d, clock %s (%llu context switches), %llu ns per event; "
+	    "trace in %s\n",
+	    (unsigned long long)s->threads, (unsigned long long)s->events,
+	    (double)s->bytes / 1e6, (unsigned long long)s->discarded, wall, s->cpu,
+	    s->clock, (unsigned long long)s->switches,
+	    (unsigned long long)s->event_cost_ns, out);
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
@@ -45,24 +55,24 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "depth", required_argument, NULL, OPT_DEPTH },
-		{ "include", required_argument, NULL, OPT_INCLUDE },
-		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-		{ "min-duration", required_argument, NULL, OPT_MIN_DURATION },
-		{ "no-functions", no_argument, NULL, OPT_NO_FUNCTIONS },
-		{ NULL, 0, NULL, 0 },
+	    {"output", required_argument, NULL, 'o'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"cpu", required_argument, NULL, OPT_CPU},
+	    {"depth", required_argument, NULL, OPT_DEPTH},
+	    {"include", required_argument, NULL, OPT_INCLUDE},
+	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+	    {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
+	    {"no-functions", no_argument, NULL, OPT_NO_FUNCTIONS},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ecp_record_options o = {
-		.cpu = -1,
-		.functions = true,
-		.min_duration_ns = ECP_RECORD_DEFAULT_MIN_DURATION_NS,
+	    .cpu = -1,
+	    .functions = true,
+	    .min_duration_ns = ECP_RECORD_DEFAULT_MIN_DURATION_NS,
 	};
 	struct ecp_record_summary sum;
-	struct ecp_error err = { 0 };
+	struct ecp_error err = {0};
 	size_t n_inc = 0, n_exc = 0;
 	uint64_t v;
 	int c, code = ECP_EXIT_USAGE;
@@ -83,15 +93,16 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_CPU:
 			if (ecp_parse_u64(optarg, &v) || v >= CPU_SETSIZE) {
-				code = ecp_usage_error("record", "bad --cpu '%s'", optarg);
+				code =
+				    ecp_usage_error("record", "bad --cpu '%s'", optarg);
 				goto out;
 			}
 			o.cpu = (int)v;
 			break;
 		case OPT_DEPTH:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX) {
-				code = ecp_usage_error("record", "bad --depth '%s' (want N >= 1)",
-						       optarg);
+				code = ecp_usage_error(
+				    "record", "bad --depth '%s' (want N >= 1)", optarg);
 				goto out;
 			}
 			o.depth = (uint32_t)v;
@@ -106,7 +117,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_MIN_DURATION:
 			if (ecp_parse_duration_ns(optarg, &v)) {
-				code = ecp_usage_error("record", "bad --min-duration '%s'", optarg);
+				code = ecp_usage_error("record",
+						       "bad --min-duration '%s'", optarg);
 				goto out;
 			}
 			o.min_duration_ns = v;
@@ -115,14 +127,16 @@ int cmd_record(int argc, char **argv)
 			o.functions = false;
 			break;
 		default:
-			code = ecp_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+			code = ecp_usage_error("record", "unknown option '%s'",
+					       argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (optind >= argc) {
-		code = ecp_usage_error("record", "no program to record (ecp record -- PROGRAM)");
+		code = ecp_usage_error("record",
+				       "no program to record (ecp record -- PROGRAM)");
 		goto out;
 	}
 	o.argv = argv + optind;

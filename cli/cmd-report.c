@@ -144,6 +144,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 	ecp_json_kv_double(&w, "parallelism",
 			   a->span_ns ? (double)a->work_ns / (double)a->span_ns : 0.0);
 	ecp_json_kv_uint(&w, "idle_ns", a->idle_ns);
+	ecp_json_kv_bool(&w, "weights_exact", a->weights_exact);
 	ecp_json_kv_string(&w, "lock_order",
 			   o->common.lock_order == ECP_LOCK_ORDER_RECORDED ? "recorded" : "arrival");
 	ecp_json_kv_string(&w, "sort", sort_names[o->sort]);
@@ -264,6 +265,8 @@ int cmd_report(int argc, char **argv)
 		ecp_cli_session_close(&s);
 		return ecp_fail("report", "%s", err.msg);
 	}
+	if (!a.weights_exact)
+		ecp_cli_warn_inexact("report", o.processors);
 	g_sort = o.sort;
 	g_model = s.model;
 	qsort(a.functions, a.n_functions, sizeof(a.functions[0]), compare_rows);

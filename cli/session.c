@@ -195,3 +195,12 @@ size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const
 	free(score);
 	return n;
 }
+
+void ecp_cli_warn_inexact(const char *cmd, unsigned processors)
+{
+	fprintf(stderr,
+		"ecp %s: note: the program sleeps or blocks on I/O, so at P=%u the segment "
+		"weights are approximate (about 2%% of weights differ from the exact "
+		"definition in tests); T_P and idle time are exact\n",
+		cmd, processors);
+}

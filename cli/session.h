@@ -60,6 +60,10 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s);
 void ecp_cli_session_close(struct ecp_cli_session *s);
 
+/* Says on stderr that the weights at P are the documented approximation
+ * (delays with fewer processors than threads). */
+void ecp_cli_warn_inexact(const char *cmd, unsigned processors);
+
 /* Processor count default for -P: the online CPUs. */
 unsigned ecp_cli_online_cpus(void);
 /* Upper bound accepted for -P values. */

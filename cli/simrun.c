@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/session.h"
 
 static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 {
@@ -50,6 +51,8 @@ int ecp_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned process
 	struct ecp_error err = {0};
 	if (ecp_analyze(s->model, &s->dag, processors, &run->analysis, &err) < 0)
 		return ecp_fail(cmd, "P=%u: %s", processors, err.msg);
+	if (!run->analysis.weights_exact)
+		ecp_cli_warn_inexact(cmd, processors);
 	if (ecp_replay_run(&s->dag, processors, ECP_REPLAY_STEPS | ECP_REPLAY_TIMELINE,
 			   &run->replay, &err) < 0)
 		return ecp_fail(cmd, "simulating P=%u: %s", processors, err.msg);

@@ -99,6 +99,11 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 				sw->crossover_at[sw->n_crossovers++] = i;
 		}
 	}
+	for (size_t i = 0; i < sw->n_points; i++)
+		if (!sw->points[i].analysis.weights_exact) {
+			ecp_cli_warn_inexact(cmd, sw->points[i].processors);
+			break;
+		}
 	size_t n_candidates = 0;
 	for (ecp_id f = 0; f < m->n_functions; f++)
 		if (is_top[f] || peak_tet(sw, f) > 0)

@@ -42,16 +42,21 @@ static int check_inputs(const struct ecp_model *model, const struct ecp_dag *dag
 			struct ecp_error *err)
 {
 	if (model->n_segments != dag->n_segments)
-		return ecp_error_set(err, ECP_ERR_USAGE, "model has %u segments but the DAG %u",
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "model has %u segments but the DAG %u",
 				     model->n_segments, dag->n_segments);
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		const struct ecp_segment *seg = &model->segments[s];
 		if (seg->first_activity + seg->n_activity > model->n_activities)
-			return ecp_error_set(err, ECP_ERR, "segment %u: activities out of range", s);
+			return ecp_error_set(err, ECP_ERR,
+					     "segment %u: activities out of range", s);
 		for (uint32_t i = 0; i < seg->n_activity; i++)
-			if (model->activities[seg->first_activity + i].function >= model->n_functions)
-				return ecp_error_set(err, ECP_ERR, "segment %u: activity of unknown function %u",
-						     s, model->activities[seg->first_activity + i].function);
+			if (model->activities[seg->first_activity + i].function >=
+			    model->n_functions)
+				return ecp_error_set(
+				    err, ECP_ERR,
+				    "segment %u: activity of unknown function %u", s,
+				    model->activities[seg->first_activity + i].function);
 	}
 	return 0;
 }
@@ -65,7 +70,8 @@ static void attribute_profiles(const struct ecp_model *model, const double *w_sp
 		const struct ecp_activity *act = model->activities + seg->first_activity;
 		for (uint32_t i = 0; i < seg->n_activity; i++) {
 			struct ecp_function_result *r = &fr[act[i].function];
-			double self = (double)act[i].self_ns, incl = (double)act[i].incl_ns;
+			double self = (double)act[i].self_ns,
+			       incl = (double)act[i].incl_ns;
 			r->work_ns += self;
 			r->span_ns += w_span[s] * self;
 			r->span_incl_ns += w_span[s] * incl;
@@ -109,12 +115,58 @@ struct ecp_sweep {
 	const struct ecp_model *model;
 	const struct ecp_dag *dag;
 	struct ecp_engine *engine;
-	double *w_span;   /* weights at unlimited P */
-	double *seg_idle; /* scratch */
+	double *w_span;                       /* weights at unlimited P */
+	double *seg_idle;                     /* scratch */
 	struct ecp_function_result *profiles; /* work and span, per function id */
 	uint64_t *act_first;
 	uint32_t *act_n;
+	/* From P = saturation on (nothing ever shares a processor), the whole
+	 * analysis is the span attribution plus idleness linear in P:
+	 * idle_ns(f) = P * idle_per_p[f] - idle_fixed[f].  Such P cost
+	 * O(functions) and a copy of the weights. */
+	uint32_t saturation;
+	struct ecp_function_result *saturated; /* span attribution (calls, TET, TETID) */
+	double *idle_per_p, *idle_fixed;
 };
+
+static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
+{
+	const struct ecp_model *model = sw->model;
+	size_t n_f = model->n_functions ? model->n_functions : 1;
+	size_t s1 = model->n_segments ? model->n_segments : 1;
+	sw->saturation = ecp_engine_saturation(sw->engine);
+	sw->saturated = calloc(n_f, sizeof(*sw->saturated));
+	sw->idle_per_p = calloc(n_f, sizeof(double));
+	sw->idle_fixed = calloc(n_f, sizeof(double));
+	double *per_p = malloc(s1 * sizeof(double));
+	if (!sw->saturated || !sw->idle_per_p || !sw->idle_fixed || !per_p) {
+		free(per_p);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (saturated profile)");
+	}
+	/* seg_idle holds the P-independent part while the per-function
+	 * coefficients are summed (it is scratch between calls anyway). */
+	ecp_engine_idle_linear(sw->engine, per_p, sw->seg_idle);
+	attribute(model, sw->act_first, sw->act_n, sw->w_span, per_p, sw->saturated);
+	for (uint32_t f = 0; f < model->n_functions; f++) {
+		sw->idle_per_p[f] = sw->saturated[f].idle_ns;
+		sw->saturated[f].idle_ns = 0.0;
+	}
+	/* the fixed part: same proportional split, weights irrelevant here */
+	struct ecp_function_result *tmp = calloc(n_f, sizeof(*tmp));
+	if (!tmp) {
+		free(per_p);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (saturated profile)");
+	}
+	memset(per_p, 0, s1 * sizeof(double));
+	attribute(model, sw->act_first, sw->act_n, per_p, sw->seg_idle, tmp);
+	for (uint32_t f = 0; f < model->n_functions; f++)
+		sw->idle_fixed[f] = tmp[f].idle_ns;
+	free(tmp);
+	free(per_p);
+	return 0;
+}
 
 int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 		     struct ecp_sweep **sweep, struct ecp_error *err)
@@ -132,14 +184,16 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	    !(sw->act_first = malloc(s1 * sizeof(uint64_t))) ||
 	    !(sw->act_n = malloc(s1 * sizeof(uint32_t)))) {
 		ecp_sweep_destroy(sw);
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (analysis of %u segments)",
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (analysis of %u segments)",
 				     dag->n_segments);
 	}
 	sw->model = model;
 	sw->dag = dag;
 	rc = ecp_engine_create(dag, &sw->engine, err);
 	if (rc >= 0)
-		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL, err);
+		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL,
+				    err);
 	if (rc < 0) {
 		ecp_sweep_destroy(sw);
 		return rc;
@@ -148,6 +202,11 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		sw->act_first[s] = model->segments[s].first_activity;
 		sw->act_n[s] = model->segments[s].n_activity;
+	}
+	rc = prepare_saturated(sw, err);
+	if (rc < 0) {
+		ecp_sweep_destroy(sw);
+		return rc;
 	}
 	*sweep = sw;
 	return 0;
@@ -163,6 +222,9 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep)
 	free(sweep->profiles);
 	free(sweep->act_first);
 	free(sweep->act_n);
+	free(sweep->saturated);
+	free(sweep->idle_per_p);
+	free(sweep->idle_fixed);
 	free(sweep);
 }
 
@@ -176,32 +238,46 @@ int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_anal
 	int rc = 0;
 	out->processors = processors;
 	out->weights = malloc(s1 * sizeof(double));
-	out->functions = calloc(model->n_functions ? model->n_functions : 1, sizeof(*out->functions));
+	out->functions =
+	    calloc(model->n_functions ? model->n_functions : 1, sizeof(*out->functions));
 	if (!out->weights || !out->functions) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (analysis of %u segments)",
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (analysis of %u segments)",
 				   dag->n_segments);
 		goto out;
 	}
 	struct ecp_run_summary sum;
-	bool saturated = processors >= ecp_engine_saturation(sw->engine);
-	/* Saturated: the weights are the span weights already at hand. */
-	rc = ecp_engine_run(sw->engine, processors, saturated ? NULL : out->weights, sw->seg_idle,
-			    &sum, err);
+	bool saturated = processors && processors >= sw->saturation;
+	/* Saturated: the weights are the span weights already at hand, the
+	 * idleness is linear in P (prepare_saturated). */
+	rc = ecp_engine_run(sw->engine, processors, saturated ? NULL : out->weights,
+			    saturated ? NULL : sw->seg_idle, &sum, err);
 	if (rc < 0)
 		goto out;
 	if (saturated)
 		memcpy(out->weights, sw->w_span, dag->n_segments * sizeof(double));
+	out->weights_exact = saturated || sum.exact;
 	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);
 	out->idle_ns = (uint64_t)(sum.idle + 0.5L);
 	out->work_ns = dag->work;
 	out->span_ns = dag->span;
-	out->speedup = sum.makespan > 0 ? (double)((long double)dag->work / sum.makespan) : 0.0;
+	out->speedup =
+	    sum.makespan > 0 ? (double)((long double)dag->work / sum.makespan) : 0.0;
 	out->n_functions = model->n_functions;
 	for (uint32_t f = 0; f < model->n_functions; f++) {
 		out->functions[f] = sw->profiles[f];
 		out->functions[f].function = f;
+		if (saturated) {
+			out->functions[f].calls = sw->saturated[f].calls;
+			out->functions[f].tet_ns = sw->saturated[f].tet_ns;
+			out->functions[f].tetid_ns = sw->saturated[f].tetid_ns;
+			out->functions[f].idle_ns =
+			    processors * sw->idle_per_p[f] - sw->idle_fixed[f];
+		}
 	}
-	attribute(model, sw->act_first, sw->act_n, out->weights, sw->seg_idle, out->functions);
+	if (!saturated)
+		attribute(model, sw->act_first, sw->act_n, out->weights, sw->seg_idle,
+			  out->functions);
 	qsort_r(out->functions, out->n_functions, sizeof(*out->functions), cmp_result,
 		(void *)model);
 out:
@@ -212,8 +288,8 @@ out:
 	return 0;
 }
 
-int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag, unsigned processors,
-		struct ecp_analysis *out, struct ecp_error *err)
+int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag,
+		unsigned processors, struct ecp_analysis *out, struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct ecp_sweep *sw;

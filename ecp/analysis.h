@@ -10,6 +10,7 @@
 #ifndef ECP_ECP_ANALYSIS_H
 #define ECP_ECP_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ struct ecp_analysis {
 	uint64_t span_ns;     /* T_inf */
 	uint64_t idle_ns;     /* I_P = processor time idle before T_P */
 	double speedup;       /* T_1 / T_P */
+	bool weights_exact;   /* false: the program has delays and P is below the
+			       * peak thread count, where the fast weights are a
+			       * documented approximation (ecp/README.md) */
 	double *weights;      /* per segment (n_segments) */
 	struct ecp_function_result *functions; /* sorted by tet_ns descending */
 	size_t n_functions;

@@ -118,5 +118,5 @@ int ecp_domtree_preorder(const struct ecp_domtree *t, uint32_t *pre, uint32_t *s
 	free(first);
 	free(child);
 	free(stack);
-	return next == n ? 0 : -1;
+	return next == n ? 0 : -2;
 }

@@ -34,11 +34,17 @@ void ecp_engine_destroy(struct ecp_engine *engine);
 /* processors: P, 0 for unlimited.  weights and seg_idle (n_segments each) may
  * be NULL.  seg_idle: Tallent's idle charge of each segment at P. */
 int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weights,
-		   double *seg_idle, struct ecp_run_summary *summary, struct ecp_error *err);
+		   double *seg_idle, struct ecp_run_summary *summary,
+		   struct ecp_error *err);
 
 /* The largest number of segments running at once in the ASAP run: from this
  * P on, weights equal those at unlimited P (nothing shares a processor). */
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
+
+/* From P = saturation on, a segment's idle charge is P * per_p[s] - fixed[s]
+ * (n_segments each): sweeps over large P need no pass over the timeline. */
+void ecp_engine_idle_linear(const struct ecp_engine *engine, double *per_p,
+			    double *fixed);
 
 /* One-shot convenience: weights of every segment at P. */
 int ecp_weights(const struct ecp_dag *dag, unsigned processors, double *weights,

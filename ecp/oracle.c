@@ -60,7 +60,8 @@ static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym 
 	if (nx != UINT32_MAX) {
 		if (dag->delay[nx] > 0) {
 			o->state[nx] = DELAYED;
-			o->wake[nx] = sym_add(t, (struct sym){(long double)dag->delay[nx], 0});
+			o->wake[nx] =
+			    sym_add(t, (struct sym){(long double)dag->delay[nx], 0});
 		} else if (--o->need[nx] == 0) {
 			become_ready(o, nx, shortened, t);
 		}
@@ -90,7 +91,8 @@ static struct sym simulate(struct oracle *o, uint32_t shortened)
 	uint32_t S = dag->n_segments;
 	for (uint32_t s = 0; s < S; s++) {
 		o->state[s] = WAITING;
-		o->need[s] = (dag->pred[s] != ECP_NO_ID) + (dag->in_offset[s + 1] - dag->in_offset[s]);
+		o->need[s] = (dag->pred[s] != ECP_NO_ID) +
+			     (dag->in_offset[s + 1] - dag->in_offset[s]);
 	}
 	struct sym t = {0, 0};
 	for (uint32_t s = 0; s < S; s++)
@@ -126,9 +128,11 @@ static struct sym simulate(struct oracle *o, uint32_t shortened)
 				o->rem[s] = sym_sub(o->rem[s], progress);
 		/* Everything due now; finishing may make more segments due now. */
 		for (uint32_t s = 0; s < S; s++) {
-			if (o->state[s] == ACTIVE && sym_cmp(o->rem[s], (struct sym){0, 0}) <= 0) {
+			if (o->state[s] == ACTIVE &&
+			    sym_cmp(o->rem[s], (struct sym){0, 0}) <= 0) {
 				finish(o, s, shortened, t);
-			} else if (o->state[s] == DELAYED && sym_cmp(o->wake[s], t) <= 0) {
+			} else if (o->state[s] == DELAYED &&
+				   sym_cmp(o->wake[s], t) <= 0) {
 				o->state[s] = WAITING;
 				if (--o->need[s] == 0)
 					become_ready(o, s, shortened, t);
@@ -151,7 +155,8 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	o.wake = malloc(s1 * sizeof(struct sym));
 	int rc = 0;
 	if (!o.next || !o.need || !o.state || !o.rem || !o.wake) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (oracle, %u segments)", S);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (oracle, %u segments)", S);
 		goto out;
 	}
 	for (uint32_t s = 0; s < S; s++)
@@ -162,7 +167,9 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	struct sym base = simulate(&o, UINT32_MAX);
 	for (uint32_t s = 0; s < S; s++)
 		if (o.state[s] != DONE) {
-			rc = ecp_error_set(err, ECP_ERR, "oracle: segment %u never ran (cyclic DAG?)", s);
+			rc = ecp_error_set(err, ECP_ERR,
+					   "oracle: segment %u never ran (cyclic DAG?)",
+					   s);
 			goto out;
 		}
 	if (makespan)

@@ -40,7 +40,8 @@ struct builder {
 
 static uint64_t pack_key(uint32_t n, int32_t delta, uint32_t ends_run)
 {
-	return ((uint64_t)n << 33) | ((uint64_t)(uint32_t)delta << 1) | (ends_run ? 1u : 0u);
+	return ((uint64_t)n << 33) | ((uint64_t)(uint32_t)delta << 1) |
+	       (ends_run ? 1u : 0u);
 }
 
 static uint64_t mix(uint64_t x)
@@ -102,7 +103,8 @@ static uint32_t intern(struct builder *b, uint32_t n, int32_t delta, uint32_t en
 		b->cap_keys = cap;
 	}
 	uint32_t id = plan->n_keys++;
-	plan->keys[id] = (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
+	plan->keys[id] =
+	    (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
 	b->hash_keys[h] = k;
 	b->hash_vals[h] = id;
 	return id;
@@ -164,7 +166,8 @@ static void sort_vnodes(struct vnode *v, size_t n)
 	}
 }
 
-static int is_ancestor(const struct builder *b, uint32_t anc_pre, uint32_t anc_node, uint32_t pre)
+static int is_ancestor(const struct builder *b, uint32_t anc_pre, uint32_t anc_node,
+		       uint32_t pre)
 {
 	return anc_pre <= pre && pre < anc_pre + b->size[anc_node];
 }
@@ -174,12 +177,14 @@ static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size
 		     uint32_t n_before, uint32_t last, struct ecp_error *err)
 {
 	if (vt_reserve(b, 2 * k) < 0)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (virtual tree of %zu nodes)", k);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (virtual tree of %zu nodes)", k);
 	struct vnode *vt = b->vt;
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
 		uint32_t v = nodes[i].value;
-		vt[m++] = (struct vnode){.pre = b->pre[v], .node = v, .step = (v & 1u) ? -1 : 1, .cnt = 1};
+		vt[m++] = (struct vnode){
+		    .pre = b->pre[v], .node = v, .step = (v & 1u) ? -1 : 1, .cnt = 1};
 		if (i + 1 < k) {
 			uint32_t l = ecp_domtree_lca(&b->tree, v, nodes[i + 1].value);
 			vt[m++] = (struct vnode){.pre = b->pre[l], .node = l, .step = 0};
@@ -197,8 +202,8 @@ static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size
 	m = u;
 	size_t top = 0;
 	for (size_t i = 0; i < m; i++) {
-		while (top && !is_ancestor(b, vt[b->stack[top - 1]].pre, vt[b->stack[top - 1]].node,
-					   vt[i].pre))
+		while (top && !is_ancestor(b, vt[b->stack[top - 1]].pre,
+					   vt[b->stack[top - 1]].node, vt[i].pre))
 			top--;
 		vt[i].parent = top ? b->stack[top - 1] : NONE;
 		vt[i].g = vt[i].step;
@@ -225,13 +230,17 @@ static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size
 			continue;
 		if ((int64_t)n_before + vt[i].g < 0)
 			return ecp_error_set(err, ECP_ERR,
-					     "inconsistent DAG: more segments end than run at one instant");
+					     "inconsistent DAG: more segments end than "
+					     "run at one instant");
 		uint32_t key = intern(b, n_before, (int32_t)vt[i].g, ends_run);
 		if (key == NONE)
-			return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight keys)");
+			return ecp_error_set(err, ECP_ERR_NOMEM,
+					     "out of memory (weight keys)");
 		if (push_entry(b, vt[i].pre, key * 2) < 0 ||
-		    (vt[i].parent != NONE && push_entry(b, vt[vt[i].parent].pre, key * 2 + 1) < 0))
-			return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight entries)");
+		    (vt[i].parent != NONE &&
+		     push_entry(b, vt[vt[i].parent].pre, key * 2 + 1) < 0))
+			return ecp_error_set(err, ECP_ERR_NOMEM,
+					     "out of memory (weight entries)");
 	}
 	return 0;
 }
@@ -243,15 +252,19 @@ static int build_tree(struct builder *b, struct ecp_error *err)
 	uint32_t S = dag->n_segments;
 	uint32_t root = 2 * S;
 	if (ecp_domtree_init(&b->tree, 2 * S + 1, root) < 0)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (dominator tree)");
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (dominator tree)");
 	uint8_t *added = calloc(S ? S : 1, 1);
 	if (!added)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (dominator tree)");
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (dominator tree)");
 	int rc = 0;
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = dag->topo[i];
 		if (s >= S || added[s]) {
-			rc = ecp_error_set(err, ECP_ERR, "DAG topological order invalid at position %u", i);
+			rc = ecp_error_set(err, ECP_ERR,
+					   "DAG topological order invalid at position %u",
+					   i);
 			break;
 		}
 		uint32_t idom = NONE;
@@ -261,7 +274,8 @@ static int build_tree(struct builder *b, struct ecp_error *err)
 			has_input = true;
 			if (p >= S || !added[p]) {
 				rc = ecp_error_set(err, ECP_ERR,
-						   "segment %u comes before its thread predecessor %u in topological order",
+						   "segment %u comes before its thread "
+						   "predecessor %u in topological order",
 						   s, p);
 				break;
 			}
@@ -273,7 +287,9 @@ static int build_tree(struct builder *b, struct ecp_error *err)
 			has_input = true;
 			if (f >= S || !added[f]) {
 				rc = ecp_error_set(err, ECP_ERR,
-						   "segment %u comes before its input %u in topological order", s, f);
+						   "segment %u comes before its input %u "
+						   "in topological order",
+						   s, f);
 				goto out;
 			}
 			if (!b->in->in_tight[e])
@@ -284,7 +300,8 @@ static int build_tree(struct builder *b, struct ecp_error *err)
 		if (idom == NONE) {
 			if (has_input) {
 				rc = ecp_error_set(err, ECP_ERR,
-						   "inconsistent DAG: no input of segment %u realises its start %.0f",
+						   "inconsistent DAG: no input of "
+						   "segment %u realises its start %.0f",
 						   s, b->in->node_time[2 * s]);
 				break;
 			}
@@ -352,32 +369,38 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		double t = b->in->node_time[v];
 		if (!(t >= 0.0) || !isfinite(t)) {
 			free(pairs);
-			return ecp_error_set(err, ECP_ERR, "segment %u has an invalid time %g", v / 2, t);
+			return ecp_error_set(
+			    err, ECP_ERR, "segment %u has an invalid time %g", v / 2, t);
 		}
 		pairs[k++] = (struct ecp_radix_pair){.key = time_bits(t), .value = v};
 	}
 	int rc = 0;
 	if (ecp_radix_sort(pairs, k) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (sorting %zu nodes)", k);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (sorting %zu nodes)", k);
 		goto out;
 	}
 	plan->instant_time = malloc((k ? k : 1) * sizeof(double));
 	plan->count_after = malloc((k ? k : 1) * sizeof(uint32_t));
 	plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+	plan->by_start = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	plan->charge = malloc((k ? k : 1) * sizeof(double));
-	if (!plan->instant_time || !plan->count_after || !plan->seg_instant || !plan->charge) {
+	if (!plan->instant_time || !plan->count_after || !plan->seg_instant ||
+	    !plan->charge || !plan->by_start) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 		goto out;
 	}
 	for (size_t i = 0; i < (size_t)S * 2; i++)
 		plan->seg_instant[i] = NONE;
-	uint32_t n_run = 0, it = 0;
+	uint32_t n_run = 0, it = 0, n_started = 0;
 	for (size_t i = 0; i < k;) {
 		size_t j = i;
 		int64_t total = 0;
 		while (j < k && pairs[j].key == pairs[i].key) {
 			total += (pairs[j].value & 1u) ? -1 : 1;
 			plan->seg_instant[pairs[j].value] = it;
+			if (!(pairs[j].value & 1u))
+				plan->by_start[n_started++] = pairs[j].value / 2;
 			j++;
 		}
 		rc = add_group(b, pairs + i, j - i, n_run, j == k, err);
@@ -390,6 +413,23 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		i = j;
 	}
 	plan->n_instants = it;
+	/* Instants of each segment's start and end, in order of start. */
+	{
+		uint32_t *by_seg = plan->seg_instant;
+		plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+		if (!plan->seg_instant) {
+			free(by_seg);
+			rc =
+			    ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
+			goto out;
+		}
+		for (uint32_t q = 0; q < n_started; q++) {
+			uint32_t s = plan->by_start[q];
+			plan->seg_instant[2 * q] = by_seg[2 * s];
+			plan->seg_instant[2 * q + 1] = by_seg[2 * s + 1];
+		}
+		free(by_seg);
+	}
 	uint32_t max_count = 0;
 	for (uint32_t i = 0; i < it; i++)
 		if (plan->count_after[i] > max_count)
@@ -402,19 +442,21 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	}
 	for (uint32_t i = 0; i + 1 < it; i++)
 		plan->time_at_count[plan->count_after[i]] +=
-			(long double)plan->instant_time[i + 1] - plan->instant_time[i];
+		    (long double)plan->instant_time[i + 1] - plan->instant_time[i];
 out:
 	free(pairs);
 	return rc;
 }
 
-int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan, struct ecp_error *err)
+int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
+		   struct ecp_error *err)
 {
 	memset(plan, 0, sizeof(*plan));
 	const struct ecp_dag *dag = in->dag;
 	uint32_t S = dag->n_segments;
 	if (S >= (UINT32_MAX - 2) / 2)
-		return ecp_error_set(err, ECP_ERR_USAGE, "too many segments (%u) for the engine", S);
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "too many segments (%u) for the engine", S);
 	plan->n_segments = S;
 	plan->n_nodes = 2 * S + 1;
 	struct builder b = {.in = in, .plan = plan};
@@ -426,11 +468,16 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan, struc
 	b.size = malloc((size_t)N * sizeof(uint32_t));
 	b.order = malloc((size_t)N * sizeof(uint32_t));
 	if (!b.pre || !b.size || !b.order) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (preorder of %u nodes)", N);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (preorder of %u nodes)", N);
 		goto out;
 	}
-	if (ecp_domtree_preorder(&b.tree, b.pre, b.size, b.order) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (preorder of %u nodes)", N);
+	int pr = ecp_domtree_preorder(&b.tree, b.pre, b.size, b.order);
+	if (pr < 0) {
+		rc = pr == -1 ? ecp_error_set(err, ECP_ERR_NOMEM,
+					      "out of memory (preorder of %u nodes)", N)
+			      : ecp_error_set(err, ECP_ERR,
+					      "dominator tree does not reach every node");
 		goto out;
 	}
 	rc = build_groups(&b, err);
@@ -439,31 +486,48 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan, struc
 	/* The tree is no longer needed once the groups are laid out: free it
 	 * before the entries are sorted to keep the peak low. */
 	ecp_domtree_finish(&b.tree);
-	free(b.order);
-	b.order = NULL;
 	plan->q_lo = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	plan->q_hi = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	if (!plan->q_lo || !plan->q_hi) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (segment intervals)");
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (segment intervals)");
 		goto out;
 	}
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t v = 2 * s + 1;
-		plan->q_lo[s] = b.pre[v];
-		plan->q_hi[s] = b.pre[v] + b.size[v];
+	plan->q_seg = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	if (!plan->q_seg) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (segment intervals)");
+		goto out;
+	}
+	/* Queries in preorder of the end nodes (b.order lists nodes by
+	 * preorder): the per-P pass then reads acc[] nearly sequentially. */
+	{
+		uint32_t k = 0;
+		for (uint32_t pos = 0; pos < N; pos++) {
+			uint32_t v = b.order[pos];
+			if (v == 2 * S || !(v & 1u))
+				continue;
+			plan->q_seg[k] = v / 2;
+			plan->q_lo[k] = b.pre[v];
+			plan->q_hi[k] = b.pre[v] + b.size[v];
+			k++;
+		}
 	}
 	free(b.pre);
 	free(b.size);
-	b.pre = b.size = NULL;
+	free(b.order);
+	b.pre = b.size = b.order = NULL;
 	if (sort_entries(&b, N) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (sorting %zu entries)", b.n_entries);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (sorting %zu entries)", b.n_entries);
 		goto out;
 	}
 	plan->entries = b.entries;
 	plan->n_entries = b.n_entries;
 	b.entries = NULL;
 	plan->acc = malloc(((size_t)N + 1) * sizeof(int64_t));
-	plan->key_value = malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * sizeof(int64_t));
+	plan->key_value =
+	    malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * sizeof(int64_t));
 	if (!plan->acc || !plan->key_value)
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight scratch)");
 out:
@@ -487,11 +551,13 @@ void ecp_plan_finish(struct ecp_plan *plan)
 		return;
 	free(plan->q_lo);
 	free(plan->q_hi);
+	free(plan->q_seg);
 	free(plan->entries);
 	free(plan->keys);
 	free(plan->instant_time);
 	free(plan->count_after);
 	free(plan->seg_instant);
+	free(plan->by_start);
 	free(plan->charge);
 	free(plan->time_at_count);
 	free(plan->acc);
@@ -510,16 +576,19 @@ static int64_t scaled_f(uint32_t n, unsigned processors)
 	return n > processors ? (int64_t)n : (int64_t)processors;
 }
 
-int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
-		     double *weights, struct ecp_error *err)
+int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
+		     unsigned processors, double *weights, struct ecp_error *err)
 {
 	if (dag->n_segments != plan->n_segments)
-		return ecp_error_set(err, ECP_ERR_USAGE, "plan built for %u segments, DAG has %u",
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "plan built for %u segments, DAG has %u",
 				     plan->n_segments, dag->n_segments);
 	for (uint32_t i = 0; i < plan->n_keys; i++) {
 		const struct ecp_plan_key *k = &plan->keys[i];
-		int64_t after = k->ends_run ? 0
-					    : scaled_f((uint32_t)((int64_t)k->n + k->delta), processors);
+		int64_t after =
+		    k->ends_run
+			? 0
+			: scaled_f((uint32_t)((int64_t)k->n + k->delta), processors);
 		plan->key_value[i] = scaled_f(k->n, processors) - after;
 	}
 	/* acc[pos] = sum of the entries before preorder position pos: one
@@ -536,12 +605,12 @@ int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned 
 		}
 	}
 	double scale = processors ? (double)processors : 1.0;
-	for (uint32_t s = 0; s < plan->n_segments; s++) {
-		if (dag->length[s] == 0) {
-			weights[s] = 0.0;
-			continue;
-		}
-		weights[s] = (double)(acc[plan->q_hi[s]] - acc[plan->q_lo[s]]) / scale;
+	for (uint32_t k = 0; k < plan->n_segments; k++) {
+		uint32_t s = plan->q_seg[k];
+		weights[s] =
+		    dag->length[s] == 0
+			? 0.0
+			: (double)(acc[plan->q_hi[k]] - acc[plan->q_lo[k]]) / scale;
 	}
 	return 0;
 }
@@ -565,7 +634,8 @@ long double ecp_plan_makespan(const struct ecp_plan *plan, unsigned processors)
 	return t;
 }
 
-long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors, double *seg_idle)
+long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
+			  double *seg_idle)
 {
 	if (seg_idle)
 		memset(seg_idle, 0, (size_t)plan->n_segments * sizeof(*seg_idle));
@@ -584,13 +654,42 @@ long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors, doub
 	for (uint32_t i = 0; i + 1 < plan->n_instants; i++) {
 		uint32_t n = plan->count_after[i];
 		if (n < processors && n > 0)
-			c += (plan->instant_time[i + 1] - plan->instant_time[i]) * (p / n - 1.0);
+			c += (plan->instant_time[i + 1] - plan->instant_time[i]) *
+			     (p / n - 1.0);
 		charge[i + 1] = c;
 	}
-	for (uint32_t s = 0; s < plan->n_segments; s++) {
-		uint32_t a = plan->seg_instant[2 * s], z = plan->seg_instant[2 * s + 1];
+	/* In order of start: charge[] is then read almost sequentially. */
+	for (uint32_t k = 0; k < plan->n_segments; k++) {
+		uint32_t a = plan->seg_instant[2 * k], z = plan->seg_instant[2 * k + 1];
 		if (a != z)
-			seg_idle[s] = charge[z] - charge[a];
+			seg_idle[plan->by_start[k]] = charge[z] - charge[a];
 	}
 	return idle;
+}
+
+void ecp_plan_idle_linear(const struct ecp_plan *plan, double *per_p, double *fixed)
+{
+	memset(per_p, 0, (size_t)plan->n_segments * sizeof(*per_p));
+	memset(fixed, 0, (size_t)plan->n_segments * sizeof(*fixed));
+	if (!plan->n_instants)
+		return;
+	/* charge[i] = sum of dt / n before instant i; the segment's running
+	 * time is its end instant's time minus its start's. */
+	double *charge = plan->charge;
+	double c = 0.0;
+	charge[0] = 0.0;
+	for (uint32_t i = 0; i + 1 < plan->n_instants; i++) {
+		uint32_t n = plan->count_after[i];
+		if (n > 0)
+			c += (plan->instant_time[i + 1] - plan->instant_time[i]) / n;
+		charge[i + 1] = c;
+	}
+	for (uint32_t k = 0; k < plan->n_segments; k++) {
+		uint32_t a = plan->seg_instant[2 * k], z = plan->seg_instant[2 * k + 1];
+		if (a == z)
+			continue;
+		uint32_t s = plan->by_start[k];
+		per_p[s] = charge[z] - charge[a];
+		fixed[s] = plan->instant_time[z] - plan->instant_time[a];
+	}
 }

@@ -41,7 +41,7 @@
 
 struct ecp_plan_input {
 	const struct ecp_dag *dag;
-	const double *node_time; /* 2 per segment: [2s] start, [2s+1] end */
+	const double *node_time;   /* 2 per segment: [2s] start, [2s+1] end */
 	const uint8_t *pred_tight; /* per segment: the thread edge realises the start */
 	const uint8_t *in_tight;   /* per dag->in_from entry: that edge realises it */
 };
@@ -52,15 +52,18 @@ struct ecp_plan_entry {
 };
 
 struct ecp_plan_key {
-	uint32_t n;    /* running count just before the instant */
-	int32_t delta; /* moved steps */
+	uint32_t n;        /* running count just before the instant */
+	int32_t delta;     /* moved steps */
 	uint32_t ends_run; /* last instant, all its nodes moved: the run ends earlier */
 };
 
 struct ecp_plan {
 	uint32_t n_segments;
 	uint32_t n_nodes; /* 2 * n_segments + 1 (the virtual root) */
-	uint32_t *q_lo;   /* per segment: end node's preorder interval [lo, hi) */
+	/* Queries, in preorder of the segments' end nodes: segment q_seg[k]
+	 * has its end node's subtree at preorder positions [q_lo[k], q_hi[k]). */
+	uint32_t *q_seg;
+	uint32_t *q_lo;
 	uint32_t *q_hi;
 	struct ecp_plan_entry *entries;
 	size_t n_entries;
@@ -70,7 +73,8 @@ struct ecp_plan {
 	uint32_t n_instants;
 	double *instant_time;
 	uint32_t *count_after;
-	uint32_t *seg_instant; /* 2 per segment: instant of start and end */
+	uint32_t *by_start;    /* the segments in order of their start instant */
+	uint32_t *seg_instant; /* 2 per by_start[k]: instant of its start and end */
 	double *charge;        /* per instant, scratch of ecp_plan_idle */
 	/* time_at_count[n]: total time (on this axis) with n segments running,
 	 * from the first instant to the last: T_P and I_P in O(max n) per P. */
@@ -87,8 +91,8 @@ void ecp_plan_finish(struct ecp_plan *plan);
 
 /* P = 0 for unlimited.  weights: n_segments.  Zero-length segments get 0: a
  * segment that takes no time cannot be shortened. */
-int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
-		     double *weights, struct ecp_error *err);
+int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
+		     unsigned processors, double *weights, struct ecp_error *err);
 
 /* The warped run length: sum over instants of dt * F(count) (no delays only
  * is it the real T_P).  Long double: exact for integer ASAP times. */
@@ -98,6 +102,12 @@ long double ecp_plan_makespan(const struct ecp_plan *plan, unsigned processors);
  * timeline, i.e. no delays): while 0 < n < P segments run, each is charged
  * (P - n) / n of the interval; gaps with n = 0 are idle and charged to no
  * segment.  seg_idle (may be NULL): per segment; returns I_P. */
-long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors, double *seg_idle);
+long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
+			  double *seg_idle);
+
+/* For P at or above every running count (n < P wherever n >= 1), a
+ * segment's idle charge is linear in P: sum over its instants of
+ * (P/n - 1) dt = P * per_p[s] - fixed[s].  Fills both (n_segments each). */
+void ecp_plan_idle_linear(const struct ecp_plan *plan, double *per_p, double *fixed);
 
 #endif

@@ -58,10 +58,10 @@ static long double tolerance(long double x)
 struct sim {
 	const struct ecp_dag *dag;
 	struct ecp_prun *run;
-	uint32_t *next;     /* thread successor */
-	uint32_t *out_off;  /* CSR of out-edges: target segments */
+	uint32_t *next;    /* thread successor */
+	uint32_t *out_off; /* CSR of out-edges: target segments */
 	uint32_t *out_to;
-	uint32_t *need;     /* unsatisfied inputs */
+	uint32_t *need; /* unsatisfied inputs */
 	uint32_t *start_instant, *end_instant, *pred_instant;
 	uint32_t *ready;
 	size_t n_ready;
@@ -121,14 +121,15 @@ static long double factor(uint32_t n, unsigned processors)
 
 static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 {
-	uint32_t S = m->dag->n_segments, ended = 0;
+	uint32_t S = m->dag->n_segments;
 	for (;;) {
 		start_ready(m);
 		if (!m->active.n && !m->delayed.n)
 			break;
 		long double ta = INFINITY, td = INFINITY;
 		if (m->active.n)
-			ta = m->t + (m->active.a[0].key - m->w) * factor(m->running, processors);
+			ta = m->t +
+			     (m->active.a[0].key - m->w) * factor(m->running, processors);
 		if (m->delayed.n)
 			td = m->delayed.a[0].key;
 		long double tn = ta < td ? ta : td;
@@ -136,7 +137,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		if (dt < 0)
 			dt = 0;
 		if (ta <= td)
-			m->w = m->active.a[0].key; /* exact: the event that defines the instant */
+			m->w = m->active.a[0]
+				   .key; /* exact: the event that defines the instant */
 		else
 			m->w += m->running ? dt / factor(m->running, processors) : dt;
 		m->t = tn;
@@ -146,7 +148,6 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			struct heap_item it = heap_pop(&m->active);
 			m->running--;
 			end_segment(m, it.seg);
-			ended++;
 		}
 		while (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
 			struct heap_item it = heap_pop(&m->delayed);
@@ -157,13 +158,14 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 	for (uint32_t s = 0; s < S; s++)
 		if (m->need[s])
 			return ecp_error_set(err, ECP_ERR,
-					     "P-run deadlocked: segment %u never became runnable (cyclic DAG?)", s);
-	(void)ended;
+					     "P-run deadlocked: segment %u never became "
+					     "runnable (cyclic DAG?)",
+					     s);
 	return 0;
 }
 
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp_prun *run,
-		      struct ecp_error *err)
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
+		      struct ecp_prun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
@@ -184,10 +186,12 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp
 	m.active.a = malloc(s1 * sizeof(struct heap_item));
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
-	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight || !m.next ||
-	    !m.out_off || !m.out_to || !m.need || !m.start_instant || !m.end_instant ||
-	    !m.pred_instant || !m.ready || !m.active.a || !m.delayed.a) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)", S);
+	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight ||
+	    !m.next || !m.out_off || !m.out_to || !m.need || !m.start_instant ||
+	    !m.end_instant || !m.pred_instant || !m.ready || !m.active.a ||
+	    !m.delayed.a) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (P-run of %u segments)", S);
 		goto out;
 	}
 	for (uint32_t s = 0; s < S; s++)
@@ -197,7 +201,9 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp
 		if (p == ECP_NO_ID)
 			continue;
 		if (p >= S || m.next[p] != NONE) {
-			rc = ecp_error_set(err, ECP_ERR, "segment %u: invalid thread predecessor %u", s, p);
+			rc = ecp_error_set(err, ECP_ERR,
+					   "segment %u: invalid thread predecessor %u", s,
+					   p);
 			goto out;
 		}
 		m.next[p] = s;
@@ -206,7 +212,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp
 	for (uint32_t s = 0; s < S; s++) {
 		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
 			if (dag->in_from[e] >= S) {
-				rc = ecp_error_set(err, ECP_ERR, "segment %u: invalid input %u", s,
+				rc = ecp_error_set(err, ECP_ERR,
+						   "segment %u: invalid input %u", s,
 						   dag->in_from[e]);
 				goto out;
 			}
@@ -221,7 +228,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp
 		for (uint32_t s = 0; s < S; s++)
 			cur[s] = m.out_off[s];
 		for (uint32_t s = 0; s < S; s++)
-			for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
+			for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1];
+			     e++)
 				m.out_to[cur[dag->in_from[e]]++] = s;
 	}
 	for (uint32_t s = 0; s < S; s++) {
@@ -233,9 +241,11 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp
 	if (rc < 0)
 		goto out;
 	for (uint32_t s = 0; s < S; s++) {
-		run->pred_tight[s] = dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
+		run->pred_tight[s] =
+		    dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
 		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
-			run->in_tight[e] = m.end_instant[dag->in_from[e]] == m.start_instant[s];
+			run->in_tight[e] =
+			    m.end_instant[dag->in_from[e]] == m.start_instant[s];
 	}
 	run->makespan = m.t;
 	run->n_instants = m.instant + 1;

@@ -19,17 +19,18 @@
 #include "simulator/dag.h"
 
 struct ecp_prun {
-	double *node_time;   /* real time, 2 per segment ([2s] start, [2s+1] end) */
-	double *node_work;   /* work clock W of the same nodes */
-	uint8_t *pred_tight; /* per segment: the thread edge (with its delay) released it */
-	uint8_t *in_tight;   /* per in-edge: that edge released it */
+	double *node_time; /* real time, 2 per segment ([2s] start, [2s+1] end) */
+	double *node_work; /* work clock W of the same nodes */
+	uint8_t
+	    *pred_tight;   /* per segment: the thread edge (with its delay) released it */
+	uint8_t *in_tight; /* per in-edge: that edge released it */
 	long double makespan;
 	uint32_t n_instants;
 };
 
 /* processors: P, or 0 for unlimited. */
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, struct ecp_prun *run,
-		      struct ecp_error *err);
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
+		      struct ecp_prun *run, struct ecp_error *err);
 void ecp_prun_finish(struct ecp_prun *run);
 
 #endif

@@ -16,7 +16,7 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 		     struct ecp_sweep **sweep, struct ecp_error *err);
 void ecp_sweep_destroy(struct ecp_sweep *sweep);
 /* Same result as ecp_analyze(model, dag, processors, out, err). */
-int ecp_sweep_analyze(struct ecp_sweep *sweep, unsigned processors, struct ecp_analysis *out,
-		      struct ecp_error *err);
+int ecp_sweep_analyze(struct ecp_sweep *sweep, unsigned processors,
+		      struct ecp_analysis *out, struct ecp_error *err);
 
 #endif

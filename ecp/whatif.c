@@ -3,16 +3,19 @@
 #include <math.h>
 #include <stdlib.h>
 
-int ecp_whatif_lengths(const struct ecp_model *model, const struct ecp_whatif_change *changes,
-		       size_t n_changes, uint64_t **lengths, struct ecp_error *err)
+int ecp_whatif_lengths(const struct ecp_model *model,
+		       const struct ecp_whatif_change *changes, size_t n_changes,
+		       uint64_t **lengths, struct ecp_error *err)
 {
 	*lengths = NULL;
 	double *pct = calloc(model->n_functions ? model->n_functions : 1, sizeof(double));
-	uint64_t *len = malloc((model->n_segments ? model->n_segments : 1) * sizeof(uint64_t));
+	uint64_t *len =
+	    malloc((model->n_segments ? model->n_segments : 1) * sizeof(uint64_t));
 	if (!pct || !len) {
 		free(pct);
 		free(len);
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (what-if lengths)");
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (what-if lengths)");
 	}
 	for (size_t i = 0; i < n_changes; i++) {
 		const struct ecp_whatif_change *c = &changes[i];
@@ -20,9 +23,10 @@ int ecp_whatif_lengths(const struct ecp_model *model, const struct ecp_whatif_ch
 		    c->faster_pct > 100.0) {
 			free(pct);
 			free(len);
-			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "what-if change #%zu: function %u, %g%% is out of range", i,
-					     c->function, c->faster_pct);
+			return ecp_error_set(
+			    err, ECP_ERR_USAGE,
+			    "what-if change #%zu: function %u, %g%% is out of range", i,
+			    c->function, c->faster_pct);
 		}
 		pct[c->function] = fmin(100.0, pct[c->function] + c->faster_pct);
 	}
@@ -30,7 +34,8 @@ int ecp_whatif_lengths(const struct ecp_model *model, const struct ecp_whatif_ch
 		const struct ecp_segment *seg = &model->segments[s];
 		double cut = 0.0;
 		for (uint32_t i = 0; i < seg->n_activity; i++) {
-			const struct ecp_activity *a = &model->activities[seg->first_activity + i];
+			const struct ecp_activity *a =
+			    &model->activities[seg->first_activity + i];
 			if (a->function < model->n_functions)
 				cut += pct[a->function] / 100.0 * (double)a->self_ns;
 		}

@@ -14,7 +14,7 @@
 #include "simulator/model.h"
 
 struct ecp_whatif_change {
-	ecp_id function; /* index into model->functions */
+	ecp_id function;   /* index into model->functions */
 	double faster_pct; /* 0..100: share of the function's self time removed */
 };
 
@@ -22,7 +22,8 @@ struct ecp_whatif_change {
  * length - sum over changed functions of pct/100 * self_ns, rounded to the
  * nearest ns and never below 0.  A function named twice counts its changes
  * cumulatively (capped at 100%). */
-int ecp_whatif_lengths(const struct ecp_model *model, const struct ecp_whatif_change *changes,
-		       size_t n_changes, uint64_t **lengths, struct ecp_error *err);
+int ecp_whatif_lengths(const struct ecp_model *model,
+		       const struct ecp_whatif_change *changes, size_t n_changes,
+		       uint64_t **lengths, struct ecp_error *err);
 
 #endif

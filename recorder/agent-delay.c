@@ -17,27 +17,38 @@
 #include "recorder/ecp-tp.h"
 
 enum {
-	D_NANOSLEEP = 0, D_CLOCK_NANOSLEEP, D_USLEEP, D_SLEEP, D_POLL, D_SELECT, D_EPOLL_WAIT,
-	D_READ, D_WRITE, D_RECV, D_SEND, D_ACCEPT, D_CONNECT
+	D_NANOSLEEP = 0,
+	D_CLOCK_NANOSLEEP,
+	D_USLEEP,
+	D_SLEEP,
+	D_POLL,
+	D_SELECT,
+	D_EPOLL_WAIT,
+	D_READ,
+	D_WRITE,
+	D_RECV,
+	D_SEND,
+	D_ACCEPT,
+	D_CONNECT
 };
 
 /* Run `call` between delay_begin and delay_end, guard raised, errno kept. */
-#define DELAY(t, kind, fd, type, call)                                                       \
-	__extension__({                                                                      \
-		lttng_ust_tracepoint(ecp, delay_begin, kind, fd, ecp_cpu_ns());              \
-		type r_ = (call);                                                            \
-		int saved_ = errno;                                                          \
-		lttng_ust_tracepoint(ecp, delay_end, kind, (int64_t)r_, ecp_cpu_ns());       \
-		ecp_leave(t);                                                                \
-		errno = saved_;                                                              \
-		r_;                                                                          \
+#define DELAY(t, kind, fd, type, call)                                                   \
+	__extension__({                                                                  \
+		lttng_ust_tracepoint(ecp, delay_begin, kind, fd, ecp_cpu_ns());          \
+		type r_ = (call);                                                        \
+		int saved_ = errno;                                                      \
+		lttng_ust_tracepoint(ecp, delay_end, kind, (int64_t)r_, ecp_cpu_ns());   \
+		ecp_leave(t);                                                            \
+		errno = saved_;                                                          \
+		r_;                                                                      \
 	})
 
 /* Whether an operation on fd would block now (events: POLLIN or POLLOUT). */
 ECP_AGENT_FN static bool would_block(int fd, short events)
 {
 	__typeof__(&poll) poll_fn = ECP_REAL(poll);
-	struct pollfd p = { .fd = fd, .events = events };
+	struct pollfd p = {.fd = fd, .events = events};
 	int saved = errno;
 	int n = poll_fn(&p, 1, 0);
 	errno = saved;
@@ -90,7 +101,8 @@ ECP_AGENT_API int poll(struct pollfd *fds, nfds_t n, int timeout)
 	return DELAY(t, D_POLL, n == 1 ? fds[0].fd : -1, int, real(fds, n, timeout));
 }
 
-ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *timeout)
+ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
+			 struct timeval *timeout)
 {
 	__typeof__(&select) real = ECP_REAL(select);
 	struct ecp_thread *t = ecp_enter();
@@ -108,17 +120,17 @@ ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int time
 	return DELAY(t, D_EPOLL_WAIT, epfd, int, real(epfd, ev, max, timeout));
 }
 
-#define FD_IO_WRAPPER(ret_t, name, kind, events, params, args)                               \
-	ECP_AGENT_API ret_t name params                                                       \
-	{                                                                                    \
-		__typeof__(&name) real = ECP_REAL(name);                                     \
-		struct ecp_thread *t = ecp_self;                                             \
-		if (!t || t->guard || !would_block(fd, events))                              \
-			return real args;                                                    \
-		t = ecp_enter();                                                             \
-		if (!t)                                                                      \
-			return real args;                                                    \
-		return DELAY(t, kind, fd, ret_t, real args);                                 \
+#define FD_IO_WRAPPER(ret_t, name, kind, events, params, args)                           \
+	ECP_AGENT_API ret_t name params                                                  \
+	{                                                                                \
+		__typeof__(&name) real = ECP_REAL(name);                                 \
+		struct ecp_thread *t = ecp_self;                                         \
+		if (!t || t->guard || !would_block(fd, events))                          \
+			return real args;                                                \
+		t = ecp_enter();                                                         \
+		if (!t)                                                                  \
+			return real args;                                                \
+		return DELAY(t, kind, fd, ret_t, real args);                             \
 	}
 
 FD_IO_WRAPPER(ssize_t, read, D_READ, POLLIN, (int fd, void *buf, size_t n), (fd, buf, n))
@@ -126,10 +138,10 @@ FD_IO_WRAPPER(ssize_t, write, D_WRITE, POLLOUT, (int fd, const void *buf, size_t
 	      (fd, buf, n))
 FD_IO_WRAPPER(ssize_t, recv, D_RECV, POLLIN, (int fd, void *buf, size_t n, int flags),
 	      (fd, buf, n, flags))
-FD_IO_WRAPPER(ssize_t, send, D_SEND, POLLOUT, (int fd, const void *buf, size_t n, int flags),
-	      (fd, buf, n, flags))
-FD_IO_WRAPPER(int, accept, D_ACCEPT, POLLIN, (int fd, __SOCKADDR_ARG addr, socklen_t *len),
-	      (fd, addr, len))
+FD_IO_WRAPPER(ssize_t, send, D_SEND, POLLOUT,
+	      (int fd, const void *buf, size_t n, int flags), (fd, buf, n, flags))
+FD_IO_WRAPPER(int, accept, D_ACCEPT, POLLIN,
+	      (int fd, __SOCKADDR_ARG addr, socklen_t *len), (fd, addr, len))
 
 /* __CONST_SOCKADDR_ARG: glibc's own (transparent union) parameter type. */
 ECP_AGENT_API int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)

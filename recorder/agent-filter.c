@@ -20,7 +20,7 @@
 
 #include "recorder/agent.h"
 
-static uint64_t *marked;  /* sorted run-time addresses differing from default */
+static uint64_t *marked; /* sorted run-time addresses differing from default */
 static size_t n_marked;
 static bool default_excluded;
 static bool active;
@@ -102,7 +102,8 @@ ECP_AGENT_FN int ecp_filter_load(void)
 		return -1;
 	const Elf64_Shdr *symtab = find_symtab(base, (size_t)st.st_size);
 	if (symtab && symtab->sh_link < ((const Elf64_Ehdr *)base)->e_shnum) {
-		const Elf64_Shdr *shdrs = (const void *)(base + ((const Elf64_Ehdr *)base)->e_shoff);
+		const Elf64_Shdr *shdrs =
+		    (const void *)(base + ((const Elf64_Ehdr *)base)->e_shoff);
 		const Elf64_Shdr *strs = &shdrs[symtab->sh_link];
 		const Elf64_Sym *syms = (const void *)(base + symtab->sh_offset);
 		size_t n = symtab->sh_entsize ? symtab->sh_size / symtab->sh_entsize : 0;
@@ -114,8 +115,8 @@ ECP_AGENT_FN int ecp_filter_load(void)
 			marked = malloc(n * sizeof(*marked));
 		for (size_t i = 0; i < n; i++) {
 			const Elf64_Sym *s = &syms[i];
-			if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF ||
-			    s->st_name >= strs->sh_size)
+			if (ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+			    s->st_shndx == SHN_UNDEF || s->st_name >= strs->sh_size)
 				continue;
 			const char *name = names + s->st_name;
 			uint64_t addr = s->st_value + bias;
@@ -123,7 +124,8 @@ ECP_AGENT_FN int ecp_filter_load(void)
 				ecp_main_addr = addr;
 			if (!marked)
 				continue;
-			bool excluded = (inc && !match_any(inc, name)) || (exc && match_any(exc, name));
+			bool excluded = (inc && !match_any(inc, name)) ||
+					(exc && match_any(exc, name));
 			if (excluded != default_excluded)
 				marked[n_marked++] = addr;
 		}

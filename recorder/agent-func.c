@@ -107,7 +107,8 @@ ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site)
 	f->call_site = (uint64_t)(uintptr_t)call_site;
 	f->tsc = now;
 	f->flags = 0;
-	if ((ecp_settings.depth && t->top >= ecp_settings.depth) || ecp_filter_excludes(f->addr))
+	if ((ecp_settings.depth && t->top >= ecp_settings.depth) ||
+	    ecp_filter_excludes(f->addr))
 		f->flags = ECP_FRAME_SUPPRESSED;
 	t->top++;
 	t->guard--;

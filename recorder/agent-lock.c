@@ -15,22 +15,23 @@ enum { MODE_EXCL = 0, MODE_SHARED = 1 };
 #define OBJ(p) ((uint64_t)(uintptr_t)(p))
 
 /* The common shape: [request], real call, acquired or failed. */
-#define LOCK_CALL(t, obj, kind, mode, is_try, call)                                         \
-	__extension__({                                                                      \
-		int rc_, saved_;                                                             \
-		if (!(is_try))                                                               \
-			lttng_ust_tracepoint(ecp, lock_request, obj, kind, mode, ecp_cpu_ns()); \
-		rc_ = (call);                                                                \
-		saved_ = errno;                                                              \
-		if (rc_ == 0)                                                                \
-			lttng_ust_tracepoint(ecp, lock_acquired, obj, kind, mode, is_try,    \
-					     ecp_cpu_ns());                                  \
-		else                                                                         \
-			lttng_ust_tracepoint(ecp, lock_failed, obj, kind, mode, rc_,         \
-					     ecp_cpu_ns());                                  \
-		ecp_leave(t);                                                                \
-		errno = saved_;                                                              \
-		rc_;                                                                         \
+#define LOCK_CALL(t, obj, kind, mode, is_try, call)                                      \
+	__extension__({                                                                  \
+		int rc_, saved_;                                                         \
+		if (!(is_try))                                                           \
+			lttng_ust_tracepoint(ecp, lock_request, obj, kind, mode,         \
+					     ecp_cpu_ns());                              \
+		rc_ = (call);                                                            \
+		saved_ = errno;                                                          \
+		if (rc_ == 0)                                                            \
+			lttng_ust_tracepoint(ecp, lock_acquired, obj, kind, mode,        \
+					     is_try, ecp_cpu_ns());                      \
+		else                                                                     \
+			lttng_ust_tracepoint(ecp, lock_failed, obj, kind, mode, rc_,     \
+					     ecp_cpu_ns());                              \
+		ecp_leave(t);                                                            \
+		errno = saved_;                                                          \
+		rc_;                                                                     \
 	})
 
 ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
@@ -42,7 +43,8 @@ ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr
 		return rc;
 	if (attr)
 		pthread_mutexattr_gettype(attr, &type);
-	lttng_ust_tracepoint(ecp, lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type, ecp_cpu_ns());
+	lttng_ust_tracepoint(ecp, lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type,
+			     ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }
@@ -65,7 +67,8 @@ ECP_AGENT_API int pthread_mutex_trylock(pthread_mutex_t *m)
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 1, real(m));
 }
 
-ECP_AGENT_API int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+ECP_AGENT_API int pthread_mutex_timedlock(pthread_mutex_t *m,
+					  const struct timespec *abstime)
 {
 	__typeof__(&pthread_mutex_timedlock) real = ECP_REAL(pthread_mutex_timedlock);
 	struct ecp_thread *t = ecp_enter();
@@ -145,7 +148,8 @@ ECP_AGENT_API int pthread_spin_unlock(pthread_spinlock_t *s)
 	return rc;
 }
 
-ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
+ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l,
+				      const pthread_rwlockattr_t *attr)
 {
 	__typeof__(&pthread_rwlock_init) real = ECP_REAL(pthread_rwlock_init);
 	int rc = real(l, attr);
@@ -157,14 +161,14 @@ ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlocka
 	return rc;
 }
 
-#define RWLOCK_WRAPPER(name, mode, is_try, params, args)                                    \
-	ECP_AGENT_API int name params                                                         \
-	{                                                                                    \
-		__typeof__(&name) real = ECP_REAL(name);                                     \
-		struct ecp_thread *t = ecp_enter();                                          \
-		if (!t)                                                                      \
-			return real args;                                                    \
-		return LOCK_CALL(t, OBJ(l), KIND_RWLOCK, mode, is_try, real args);           \
+#define RWLOCK_WRAPPER(name, mode, is_try, params, args)                                 \
+	ECP_AGENT_API int name params                                                    \
+	{                                                                                \
+		__typeof__(&name) real = ECP_REAL(name);                                 \
+		struct ecp_thread *t = ecp_enter();                                      \
+		if (!t)                                                                  \
+			return real args;                                                \
+		return LOCK_CALL(t, OBJ(l), KIND_RWLOCK, mode, is_try, real args);       \
 	}
 
 RWLOCK_WRAPPER(pthread_rwlock_rdlock, MODE_SHARED, 0, (pthread_rwlock_t * l), (l))

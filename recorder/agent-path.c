@@ -21,7 +21,8 @@ int ecp_agent_path_find(const char *name, char *buf, size_t len, struct ecp_erro
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			if ((size_t)snprintf(buf, len, "%s/../recorder/%s", exe, name) < len) {
+			if ((size_t)snprintf(buf, len, "%s/../recorder/%s", exe, name) <
+			    len) {
 				if (access(buf, R_OK) == 0) {
 					char real[PATH_MAX];
 					if (realpath(buf, real) && strlen(real) < len)
@@ -35,6 +36,6 @@ int ecp_agent_path_find(const char *name, char *buf, size_t len, struct ecp_erro
 	if ((size_t)snprintf(buf, len, "%s/%s", ECP_AGENT_INSTALL_DIR, name) < len &&
 	    access(buf, R_OK) == 0)
 		return ECP_OK;
-	return ecp_error_set(err, ECP_ERR_IO, "cannot find %s: tried %s%s/%s", name, tried,
-			     ECP_AGENT_INSTALL_DIR, name);
+	return ecp_error_set(err, ECP_ERR_IO, "cannot find %s: tried %s%s/%s", name,
+			     tried, ECP_AGENT_INSTALL_DIR, name);
 }

@@ -33,8 +33,9 @@ ECP_AGENT_FN static void *trampoline(void *p)
 	t = ecp_thread_begin(a.create_id);
 	if (t) {
 		t->guard++;
-		lttng_ust_tracepoint(ecp, thread_start, a.create_id, (uint64_t)(uintptr_t)a.fn,
-				     (uint64_t)pthread_self(), ecp_cpu_ns());
+		lttng_ust_tracepoint(ecp, thread_start, a.create_id,
+				     (uint64_t)(uintptr_t)a.fn, (uint64_t)pthread_self(),
+				     ecp_cpu_ns());
 		t->guard--;
 	}
 	pthread_cleanup_push(thread_cleanup, NULL);
@@ -79,7 +80,8 @@ ECP_AGENT_API int pthread_join(pthread_t thread, void **retval)
 		return real(thread, retval);
 	lttng_ust_tracepoint(ecp, thread_join_begin, (uint64_t)thread, ecp_cpu_ns());
 	rc = real(thread, retval);
-	lttng_ust_tracepoint(ecp, thread_join_end, (uint64_t)thread, rc == 0, ecp_cpu_ns());
+	lttng_ust_tracepoint(ecp, thread_join_end, (uint64_t)thread, rc == 0,
+			     ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }

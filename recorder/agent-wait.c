@@ -19,7 +19,8 @@ ECP_AGENT_FN static uint64_t relative_ns(clockid_t clk, const struct timespec *a
 	if (!abstime)
 		return 0;
 	clock_gettime(clk, &now);
-	d = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 + (abstime->tv_nsec - now.tv_nsec);
+	d = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
+	    (abstime->tv_nsec - now.tv_nsec);
 	return d > 0 ? (uint64_t)d : 1;
 }
 
@@ -30,13 +31,13 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 	return (c->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
 }
 
-#define WAIT_END(t, rc, event, ...)                                                          \
-	__extension__({                                                                      \
-		int saved_ = errno;                                                          \
-		lttng_ust_tracepoint(ecp, event, __VA_ARGS__, ecp_cpu_ns());                 \
-		ecp_leave(t);                                                                \
-		errno = saved_;                                                              \
-		rc;                                                                          \
+#define WAIT_END(t, rc, event, ...)                                                      \
+	__extension__({                                                                  \
+		int saved_ = errno;                                                      \
+		lttng_ust_tracepoint(ecp, event, __VA_ARGS__, ecp_cpu_ns());             \
+		ecp_leave(t);                                                            \
+		errno = saved_;                                                          \
+		rc;                                                                      \
 	})
 
 ECP_AGENT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -54,7 +55,7 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 					 const struct timespec *abstime)
 {
 	__typeof__(&pthread_cond_timedwait) real =
-		ECP_REAL_V(pthread_cond_timedwait, COND_VERSION);
+	    ECP_REAL_V(pthread_cond_timedwait, COND_VERSION);
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m, abstime);
@@ -64,22 +65,23 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
 
-ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
-					 const struct timespec *abstime)
+ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+					 clockid_t clk, const struct timespec *abstime)
 {
 	__typeof__(&pthread_cond_clockwait) real = ECP_REAL(pthread_cond_clockwait);
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m, clk, abstime);
-	lttng_ust_tracepoint(ecp, cond_wait_begin, OBJ(c), OBJ(m), relative_ns(clk, abstime),
-			     ecp_cpu_ns());
+	lttng_ust_tracepoint(ecp, cond_wait_begin, OBJ(c), OBJ(m),
+			     relative_ns(clk, abstime), ecp_cpu_ns());
 	int rc = real(c, m, clk, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
 
 ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 {
-	__typeof__(&pthread_cond_signal) real = ECP_REAL_V(pthread_cond_signal, COND_VERSION);
+	__typeof__(&pthread_cond_signal) real =
+	    ECP_REAL_V(pthread_cond_signal, COND_VERSION);
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c);
@@ -92,7 +94,7 @@ ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 ECP_AGENT_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	__typeof__(&pthread_cond_broadcast) real =
-		ECP_REAL_V(pthread_cond_broadcast, COND_VERSION);
+	    ECP_REAL_V(pthread_cond_broadcast, COND_VERSION);
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c);
@@ -115,11 +117,12 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 }
 
 /* sem_* report failure through errno; the event carries it. */
-#define SEM_WAIT(t, s, timeout, call)                                                         \
-	__extension__({                                                                      \
-		lttng_ust_tracepoint(ecp, sem_wait_begin, OBJ(s), timeout, ecp_cpu_ns());    \
-		int rc_ = (call);                                                            \
-		WAIT_END(t, rc_, sem_wait_end, OBJ(s), rc_ == 0 ? 0 : errno);                \
+#define SEM_WAIT(t, s, timeout, call)                                                    \
+	__extension__({                                                                  \
+		lttng_ust_tracepoint(ecp, sem_wait_begin, OBJ(s), timeout,               \
+				     ecp_cpu_ns());                                      \
+		int rc_ = (call);                                                        \
+		WAIT_END(t, rc_, sem_wait_end, OBJ(s), rc_ == 0 ? 0 : errno);            \
 	})
 
 ECP_AGENT_API int sem_wait(sem_t *s)
@@ -171,8 +174,8 @@ ECP_AGENT_API int sem_post(sem_t *s)
 	return rc;
 }
 
-ECP_AGENT_API int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr,
-				       unsigned count)
+ECP_AGENT_API int pthread_barrier_init(pthread_barrier_t *b,
+				       const pthread_barrierattr_t *attr, unsigned count)
 {
 	__typeof__(&pthread_barrier_init) real = ECP_REAL(pthread_barrier_init);
 	int rc = real(b, attr, count);
@@ -192,7 +195,8 @@ ECP_AGENT_API int pthread_barrier_wait(pthread_barrier_t *b)
 		return real(b);
 	lttng_ust_tracepoint(ecp, barrier_wait_begin, OBJ(b), ecp_cpu_ns());
 	int rc = real(b);
-	return WAIT_END(t, rc, barrier_wait_end, OBJ(b), rc == PTHREAD_BARRIER_SERIAL_THREAD);
+	return WAIT_END(t, rc, barrier_wait_end, OBJ(b),
+			rc == PTHREAD_BARRIER_SERIAL_THREAD);
 }
 
 /* pthread_once's init routine takes no argument: the thread state carries

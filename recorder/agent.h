@@ -22,7 +22,7 @@
 #include <time.h>
 
 #define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
-#define ECP_AGENT_FN __attribute__((no_instrument_function))
+#define ECP_AGENT_FN  __attribute__((no_instrument_function))
 
 /* Depth of the shadow stack kept per thread; deeper calls are counted in
  * `overflow` and ignored (their time stays in the deepest recorded frame). */
@@ -50,15 +50,15 @@ struct ecp_fold {
 };
 
 struct ecp_thread {
-	int guard;            /* >0 while the agent itself runs on this thread */
-	uint32_t top;         /* frames on the shadow stack */
-	uint32_t flushed;     /* frames [0, flushed) are emitted or suppressed */
-	uint32_t overflow;    /* calls deeper than ECP_STACK_MAX */
-	int tid;              /* kernel tid, cached: gettid() is a syscall */
+	int guard;         /* >0 while the agent itself runs on this thread */
+	uint32_t top;      /* frames on the shadow stack */
+	uint32_t flushed;  /* frames [0, flushed) are emitted or suppressed */
+	uint32_t overflow; /* calls deeper than ECP_STACK_MAX */
+	int tid;           /* kernel tid, cached: gettid() is a syscall */
 	uint64_t create_id;
 	uint64_t last_ts;
 	void (*once_fn)(void); /* the init routine pthread_once is running */
-	bool once_ran;     /* last function `ts` emitted (keeps ts monotonic) */
+	bool once_ran;         /* last function `ts` emitted (keeps ts monotonic) */
 	uint32_t n_fold;
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -66,11 +66,11 @@ struct ecp_thread {
 
 /* Settings read once from ECP_* variables (recorder/README.md). */
 struct ecp_settings {
-	bool functions;        /* ECP_FUNCTIONS (default 1) */
-	bool cputime;          /* ECP_CLOCK=thread-cputime: sync events carry cpu_ns */
-	bool record_children;  /* ECP_FOLLOW_FORK=1: keep recording after fork */
-	uint32_t depth;        /* ECP_DEPTH, 0 = unlimited */
-	uint64_t min_tsc;      /* ECP_MIN_DURATION_NS converted to TSC ticks */
+	bool functions;       /* ECP_FUNCTIONS (default 1) */
+	bool cputime;         /* ECP_CLOCK=thread-cputime: sync events carry cpu_ns */
+	bool record_children; /* ECP_FOLLOW_FORK=1: keep recording after fork */
+	uint32_t depth;       /* ECP_DEPTH, 0 = unlimited */
+	uint64_t min_tsc;     /* ECP_MIN_DURATION_NS converted to TSC ticks */
 };
 
 extern struct ecp_settings ecp_settings;
@@ -103,6 +103,9 @@ void ecp_finish_frames(struct ecp_thread *t);
 /* cpu_ns field value (0 unless thread-cputime clock). */
 uint64_t ecp_cpu_ns(void);
 
+ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
+ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);
+
 /* Function-name filters (agent-filter.c), loaded by the constructor. */
 int ecp_filter_load(void);
 extern uint64_t ecp_main_addr; /* address of main, 0 if unknown */
@@ -129,15 +132,15 @@ static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t
 typedef void (*ecp_fn)(void);
 ecp_fn ecp_real(const char *name, const char *version);
 #define ECP_REAL(fn) ECP_REAL_V(fn, 0)
-#define ECP_REAL_V(fn, ver)                                                                 \
-	__extension__({                                                                      \
-		static __typeof__(&fn) real_##fn;                                            \
-		__typeof__(&fn) r_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);          \
-		if (!r_) {                                                                   \
-			r_ = (__typeof__(&fn))ecp_real(#fn, ver);                            \
-			__atomic_store_n(&real_##fn, r_, __ATOMIC_RELAXED);                  \
-		}                                                                            \
-		r_;                                                                          \
+#define ECP_REAL_V(fn, ver)                                                              \
+	__extension__({                                                                  \
+		static __typeof__(&fn) real_##fn;                                        \
+		__typeof__(&fn) r_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);      \
+		if (!r_) {                                                               \
+			r_ = (__typeof__(&fn))ecp_real(#fn, ver);                        \
+			__atomic_store_n(&real_##fn, r_, __ATOMIC_RELAXED);              \
+		}                                                                        \
+		r_;                                                                      \
 	})
 
 #endif

@@ -22,8 +22,8 @@ struct report {
 static int send_fd(int sock, struct report value, int fd)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &value, sizeof(value) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {&value, sizeof(value)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 	memset(cbuf, 0, sizeof(cbuf));
 	if (fd >= 0) {
 		struct cmsghdr *c;
@@ -41,9 +41,11 @@ static int send_fd(int sock, struct report value, int fd)
 static int recv_fd(int sock, struct report *value, int *fd)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { value, sizeof(*value) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
+	struct iovec iov = {value, sizeof(*value)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *c;
 	ssize_t n;
 	*fd = -1;
@@ -81,7 +83,7 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 		  char *const env_cputime[], int cpu, bool use_perf)
 {
 	cpu_set_t set;
-	struct report rep = { 0, -ENOSYS };
+	struct report rep = {0, -ENOSYS};
 	int go, err;
 
 	/* A Ctrl-C reaches both processes; the driver forwards it, the
@@ -137,7 +139,8 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 	if (recv_fd(l->sock, &value, &fd) < 0) {
 		waitpid(l->pid, NULL, 0);
 		close(l->sock);
-		return ecp_error_set(err, ECP_ERR_IO, "the program's process died before exec");
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "the program's process died before exec");
 	}
 	if (value.pin_errno) {
 		waitpid(l->pid, NULL, 0);
@@ -155,7 +158,8 @@ int ecp_launch_exec(struct ecp_launch *l, struct ecp_error *err)
 	ssize_t n;
 	if (write(l->sock, &go, sizeof(go)) != (ssize_t)sizeof(go)) {
 		close(l->sock);
-		return ecp_error_set(err, ECP_ERR_IO, "the program's process died before exec");
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "the program's process died before exec");
 	}
 	/* The socket is close-on-exec: end of file means the exec worked. */
 	do

@@ -16,8 +16,8 @@
 
 struct ecp_launch {
 	pid_t pid;
-	int sock;     /* to the child until it has exec'd */
-	int perf_fd;  /* the child's perf event, or -errno when refused */
+	int sock;    /* to the child until it has exec'd */
+	int perf_fd; /* the child's perf event, or -errno when refused */
 };
 
 /* Forks; the child pins itself to `cpu`, opens the perf switch event

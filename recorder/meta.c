@@ -42,11 +42,13 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	fprintf(f, "cpu=%d\n", m->cpu);
 	fprintf(f, "clock=%s\n", m->clock);
 	fprintf(f, "event_cost_ns=%llu\n", (unsigned long long)m->event_cost_ns);
+	fprintf(f, "call_cost_ns=%llu\n", (unsigned long long)m->call_cost_ns);
 	if (m->signal > 0)
 		fprintf(f, "exit_status=signal:%d\n", m->signal);
 	else
 		fprintf(f, "exit_status=%d\n", m->exit_code);
 	fprintf(f, "wall_ns=%llu\n", (unsigned long long)m->wall_ns);
+	fprintf(f, "program_cpu_ns=%llu\n", (unsigned long long)m->cpu_ns);
 	fprintf(f, "functions=%d\n", m->functions ? 1 : 0);
 	fprintf(f, "depth=%u\n", m->depth);
 	put_list(f, "include", m->include, ",");

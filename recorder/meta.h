@@ -9,24 +9,26 @@
 #include "common/error.h"
 
 #define ECP_TRACE_FORMAT 1
-#define ECP_META_FILE "ecp-record.meta"
+#define ECP_META_FILE    "ecp-record.meta"
 
 struct ecp_record_meta {
 	char *const *argv;
 	int cpu;
-	const char *clock;       /* "perf-switch" or "thread-cputime" */
+	const char *clock; /* "perf-switch" or "thread-cputime" */
 	uint64_t event_cost_ns;
-	int exit_code;           /* when !signaled */
-	int signal;              /* >0 when the program was killed by it */
+	uint64_t call_cost_ns; /* the agent's cost per folded call (no event) */
+	int exit_code;         /* when !signaled */
+	int signal;            /* >0 when the program was killed by it */
 	uint64_t wall_ns;
+	uint64_t cpu_ns; /* the program's CPU time, user + system, all threads */
 	bool functions;
 	uint32_t depth;
-	char *const *include;    /* NULL-terminated, may be NULL */
+	char *const *include; /* NULL-terminated, may be NULL */
 	char *const *exclude;
 	uint64_t min_duration_ns;
-	uint64_t sched_lost;     /* perf switch records the kernel dropped */
-	uint64_t discarded;      /* discarded events, as the session daemon counts them */
-	uint64_t lost_packets;   /* packets lost, as the session daemon counts them */
+	uint64_t sched_lost;   /* perf switch records the kernel dropped */
+	uint64_t discarded;    /* discarded events, as the session daemon counts them */
+	uint64_t lost_packets; /* packets lost, as the session daemon counts them */
 };
 
 int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,

@@ -1,6 +1,7 @@
 #include "recorder/perf-switch.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -58,38 +59,43 @@ int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
 		ps->base = NULL;
 		close(fd);
 		ps->fd = -1;
-		return ecp_error_set(err, ECP_ERR_IO, "cannot map the perf ring buffer: %s",
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "cannot map the perf ring buffer: %s",
 				     strerror(errno));
 	}
 	return ECP_OK;
 }
 
-static const struct sample_id *trailing_id(const struct perf_event_header *h)
+/* The trailing sample_id, copied out (no alignment assumed). */
+static bool trailing_id(const struct perf_event_header *h, struct sample_id *id)
 {
-	if (h->size < sizeof(*h) + sizeof(struct sample_id))
-		return NULL;
-	return (const struct sample_id *)((const unsigned char *)h + h->size -
-					  sizeof(struct sample_id));
+	if (h->size < sizeof(*h) + sizeof(*id))
+		return false;
+	memcpy(id, (const unsigned char *)h + h->size - sizeof(*id), sizeof(*id));
+	return true;
 }
 
 static void handle_record(struct ecp_perf_switch *ps, const struct perf_event_header *h)
 {
-	const struct sample_id *id = trailing_id(h);
-	const uint32_t *u32 = (const uint32_t *)(h + 1);
+	struct sample_id id;
+	uint32_t u32[4] = {0};
 	const struct ecp_sched_emitter *e = ps->emit;
 
+	memcpy(u32, h + 1, h->size >= sizeof(*h) + sizeof(u32) ? sizeof(u32) : 0);
 	switch (h->type) {
 	case PERF_RECORD_SWITCH:
-		if (!id || id->pid != (uint32_t)ps->pid)
+		if (!trailing_id(h, &id) || id.pid != (uint32_t)ps->pid)
 			return;
 		ps->switches++;
-		e->emit_switch(id->time, id->tid, (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
+		e->emit_switch(id.time, id.tid,
+			       (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0,
 			       (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
 		break;
 	case PERF_RECORD_LOST: {
-		const uint64_t *u64 = (const uint64_t *)(h + 1);
-		if (h->size < sizeof(*h) + 16)
+		uint64_t u64[2];
+		if (h->size < sizeof(*h) + sizeof(u64))
 			return;
+		memcpy(u64, h + 1, sizeof(u64));
 		ps->lost += u64[1];
 		e->emit_lost(u64[1]);
 		break;
@@ -101,7 +107,7 @@ static void handle_record(struct ecp_perf_switch *ps, const struct perf_event_he
 			return;
 		if (max > 16)
 			max = 16;
-		memcpy(name, u32 + 2, max);
+		memcpy(name, (const unsigned char *)(h + 1) + 8, max);
 		name[max] = 0;
 		e->emit_comm(u32[1], u32[0], name);
 		break;

@@ -19,7 +19,7 @@ int ecp_perf_switch_open(int cpu);
 
 struct ecp_perf_switch {
 	int fd;
-	pid_t pid;        /* only this process's records are kept */
+	pid_t pid; /* only this process's records are kept */
 	unsigned char *base;
 	size_t map_len;
 	size_t data_size; /* power of two */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,8 +42,8 @@
 #include "ecp-config.h"
 
 #define CALIBRATION_EVENTS 20000
-#define SUBBUF_SIZE (4u << 20)
-#define NUM_SUBBUF 8u
+#define SUBBUF_SIZE        (4u << 20)
+#define NUM_SUBBUF         8u
 
 extern char **environ;
 
@@ -61,7 +62,8 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+			struct FTW *ftw)
 {
 	(void)sb;
 	(void)flag;
@@ -102,27 +104,33 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 
 	if (output[0] == '/') {
 		if ((size_t)snprintf(abs, len, "%s", output) >= len)
-			return ecp_error_set(err, ECP_ERR_USAGE, "output path too long: %s", output);
+			return ecp_error_set(err, ECP_ERR_USAGE,
+					     "output path too long: %s", output);
 	} else {
 		if (!getcwd(cwd, sizeof(cwd)))
-			return ecp_error_set(err, ECP_ERR_IO, "getcwd: %s", strerror(errno));
+			return ecp_error_set(err, ECP_ERR_IO, "getcwd: %s",
+					     strerror(errno));
 		if ((size_t)snprintf(abs, len, "%s/%s", cwd, output) >= len)
-			return ecp_error_set(err, ECP_ERR_USAGE, "output path too long: %s", output);
+			return ecp_error_set(err, ECP_ERR_USAGE,
+					     "output path too long: %s", output);
 	}
 	if (lstat(abs, &st) == 0) {
 		if (!force)
-			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "trace directory exists: %s (use --force to replace it)",
-					     abs);
+			return ecp_error_set(
+			    err, ECP_ERR_USAGE,
+			    "trace directory exists: %s (use --force to replace it)",
+			    abs);
 		if (!S_ISDIR(st.st_mode) || !replaceable(abs))
 			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "not replacing %s: it is not an ecp trace", abs);
+					     "not replacing %s: it is not an ecp trace",
+					     abs);
 		if (nftw(abs, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 			return ecp_error_set(err, ECP_ERR_IO, "cannot remove %s: %s", abs,
 					     strerror(errno));
 	}
 	if (mkdir(abs, 0777) < 0)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", abs, strerror(errno));
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", abs,
+				     strerror(errno));
 	return ECP_OK;
 }
 
@@ -163,15 +171,16 @@ struct child_env {
 
 static bool is_ours(const char *var)
 {
-	static const char *const names[] = { "LD_PRELOAD=", "LTTNG_UST_ALLOW_BLOCKING=",
-					     "LTTNG_UST_REGISTER_TIMEOUT=", "ECP_" };
+	static const char *const names[] = {"LD_PRELOAD=", "LTTNG_UST_ALLOW_BLOCKING=",
+					    "LTTNG_UST_REGISTER_TIMEOUT=", "ECP_"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strncmp(var, names[i], strlen(names[i])) == 0)
 			return true;
 	return false;
 }
 
-static int env_add(struct child_env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int env_add(struct child_env *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static int env_add(struct child_env *e, const char *fmt, ...)
 {
 	va_list ap;
@@ -196,8 +205,8 @@ static void env_free(struct child_env *e)
 	e->n = 0;
 }
 
-static int env_build(struct child_env *e, const struct ecp_record_options *o, const char *agent,
-		     const char *clock)
+static int env_build(struct child_env *e, const struct ecp_record_options *o,
+		     const char *agent, const char *clock, const char *calib_file)
 {
 	size_t count = 0;
 	const char *old_preload = getenv("LD_PRELOAD");
@@ -216,15 +225,19 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o, co
 	/* liblttng-ust-dl writes dlopen/dlclose events, for symbols of
 	 * libraries loaded at run time. */
 	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-dl.so.1%s%s", agent,
-		    old_preload && *old_preload ? ":" : "", old_preload ? old_preload : "") < 0 ||
+		    old_preload && *old_preload ? ":" : "",
+		    old_preload ? old_preload : "") < 0 ||
 	    env_add(e, "LTTNG_UST_ALLOW_BLOCKING=1") < 0 ||
 	    env_add(e, "LTTNG_UST_REGISTER_TIMEOUT=30000") < 0 ||
 	    env_add(e, "ECP_CLOCK=%s", clock) < 0 ||
+	    env_add(e, "ECP_CALIBRATION_FILE=%s", calib_file) < 0 ||
 	    env_add(e, "%s", ECP_LAUNCH_PID_PLACEHOLDER) < 0 ||
 	    env_add(e, "ECP_FUNCTIONS=%d", o->functions ? 1 : 0) < 0 ||
 	    env_add(e, "ECP_DEPTH=%u", o->depth) < 0 ||
-	    env_add(e, "ECP_MIN_DURATION_NS=%llu", (unsigned long long)o->min_duration_ns) < 0 ||
-	    env_add(e, "ECP_INCLUDE=%s", inc) < 0 || env_add(e, "ECP_EXCLUDE=%s", exc) < 0)
+	    env_add(e, "ECP_MIN_DURATION_NS=%llu",
+		    (unsigned long long)o->min_duration_ns) < 0 ||
+	    env_add(e, "ECP_INCLUDE=%s", inc) < 0 ||
+	    env_add(e, "ECP_EXCLUDE=%s", exc) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -242,22 +255,23 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	em->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	/* POSIX's way to store a dlsym result in a function pointer. */
 	if (!em->handle)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot load %s: %s", path, dlerror());
+		return ecp_error_set(err, ECP_ERR_IO, "cannot load %s: %s", path,
+				     dlerror());
 	*(void **)&em->emit_switch = dlsym(em->handle, "ecp_sched_emit_switch");
 	*(void **)&em->emit_lost = dlsym(em->handle, "ecp_sched_emit_lost");
 	*(void **)&em->emit_comm = dlsym(em->handle, "ecp_sched_emit_comm");
 	*(void **)&em->emit_task = dlsym(em->handle, "ecp_sched_emit_task");
 	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task)
-		return ecp_error_set(err, ECP_ERR_IO, "%s lacks the ecp_sched_emit functions",
-				     path);
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "%s lacks the ecp_sched_emit functions", path);
 	/* The library stays loaded: unloading LTTng-UST is not supported. */
 	return ECP_OK;
 }
 
 /* The cost of one event (blocking channel, vtid/vpid contexts), measured by
  * writing CALIBRATION_EVENTS into a throw-away session. */
-static int calibrate(const char *session, const struct ecp_sched_emitter *em, uint64_t *cost,
-		     struct ecp_error *err)
+static int calibrate(const char *session, const struct ecp_sched_emitter *em,
+		     uint64_t *cost, struct ecp_error *err)
 {
 	uint64_t t0, t1;
 	int rc = ecp_lttng_session_start(session, err);
@@ -274,23 +288,45 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, ui
 	return ecp_lttng_session_stop(session, err);
 }
 
-/* Runs the program to its end, draining perf meanwhile. */
-static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf, int *status,
-		      uint64_t *end_ns)
+/* The agent's own cost per folded call, which it measured at start (0 when
+ * it did not: --no-functions, or the program never loaded the agent). */
+static uint64_t read_call_cost(const char *path)
 {
+	FILE *f = fopen(path, "r");
+	unsigned long long ns = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "call_cost_ns=%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/* Runs the program to its end, draining perf meanwhile. */
+static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf,
+		      int *status, uint64_t *end_ns, uint64_t *cpu_ns)
+{
+	struct rusage ru;
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	for (;;) {
 		struct pollfd p[2];
 		nfds_t n = 0;
 		if (pidfd >= 0)
-			p[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+			p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
 		if (perf)
-			p[n++] = (struct pollfd){ .fd = ps->fd, .events = POLLIN };
+			p[n++] = (struct pollfd){.fd = ps->fd, .events = POLLIN};
 		poll(p, n, pidfd >= 0 ? 200 : 20);
 		if (perf)
 			ecp_perf_switch_drain(ps);
-		pid_t r = waitpid(l->pid, status, WNOHANG);
-		if (r == l->pid || (r < 0 && errno == ECHILD))
+		pid_t r = wait4(l->pid, status, WNOHANG, &ru);
+		if (r == l->pid) {
+			*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+				  (uint64_t)ru.ru_utime.tv_usec * 1000u +
+				  (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+				  (uint64_t)ru.ru_stime.tv_usec * 1000u;
+			break;
+		}
+		if (r < 0 && errno == ECHILD)
 			break;
 	}
 	*end_ns = mono_ns();
@@ -306,19 +342,22 @@ static void remove_tree(const char *path)
 int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		   struct ecp_record_summary *sum, struct ecp_error *err)
 {
-	char out[PATH_MAX - 64], path[PATH_MAX], agent[PATH_MAX], calib_dir[PATH_MAX];
+	char out[PATH_MAX - 64], path[PATH_MAX], agent[PATH_MAX],
+	    calib_dir[PATH_MAX - 64];
+	char calib_file[PATH_MAX];
 	char s_main[64], s_sched[64], s_calib[64];
-	static const char *const main_events[] = { "ecp:*", "lttng_ust_statedump:*",
-						   "lttng_ust_dl:*", NULL };
-	static const char *const sched_events[] = { "ecp_sched:*", NULL };
-	struct ecp_lttng_daemon daemon = { 0 };
-	struct ecp_sched_emitter em = { 0 };
-	struct child_env env_perf = { 0 }, env_cpu = { 0 };
-	struct ecp_launch l = { .pid = -1, .sock = -1 };
-	struct ecp_perf_switch ps = { .fd = -1 };
-	struct ecp_record_meta meta = { 0 };
+	static const char *const main_events[] = {"ecp:*", "lttng_ust_statedump:*",
+						  "lttng_ust_dl:*", NULL};
+	static const char *const sched_events[] = {"ecp_sched:*", NULL};
+	struct ecp_lttng_daemon daemon = {0};
+	struct ecp_sched_emitter em = {0};
+	struct child_env env_perf = {0}, env_cpu = {0};
+	struct ecp_launch l = {.pid = -1, .sock = -1};
+	struct ecp_perf_switch ps = {.fd = -1};
+	struct ecp_record_meta meta = {0};
 	struct sigaction sa, old_int, old_term, old_hup;
-	bool have_daemon = false, have_main = false, have_sched = false, have_calib = false;
+	bool have_daemon = false, have_main = false, have_sched = false,
+	     have_calib = false;
 	bool perf = false, signals = false, no_perf, have_output = false;
 	uint64_t start_ns = 0, end_ns = 0, discarded = 0, lost_packets = 0;
 	int status = 0, rc;
@@ -330,7 +369,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = ecp_agent_path_find(ECP_AGENT_NAME, agent, sizeof(agent), err);
 	if (rc)
 		return rc;
-	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, out, sizeof(out), err);
+	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, out,
+			    sizeof(out), err);
 	if (rc)
 		return rc;
 	have_output = true;
@@ -344,20 +384,24 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	snprintf(s_calib, sizeof(s_calib), "ecp-calib-%ld", (long)getpid());
 	snprintf(path, sizeof(path), "%s/main", out);
 	rc = ecp_lttng_session_create(
-		&(struct ecp_lttng_session_config){ .name = s_main, .output = path,
-						    .events = main_events,
-						    .subbuf_size = SUBBUF_SIZE,
-						    .num_subbuf = NUM_SUBBUF, .vtid_vpid = true },
-		err);
+	    &(struct ecp_lttng_session_config){.name = s_main,
+					       .output = path,
+					       .events = main_events,
+					       .subbuf_size = SUBBUF_SIZE,
+					       .num_subbuf = NUM_SUBBUF,
+					       .vtid_vpid = true},
+	    err);
 	if (rc)
 		goto out;
 	have_main = true;
 	snprintf(path, sizeof(path), "%s/sched", out);
 	rc = ecp_lttng_session_create(
-		&(struct ecp_lttng_session_config){ .name = s_sched, .output = path,
-						    .events = sched_events,
-						    .subbuf_size = 1u << 20, .num_subbuf = 8 },
-		err);
+	    &(struct ecp_lttng_session_config){.name = s_sched,
+					       .output = path,
+					       .events = sched_events,
+					       .subbuf_size = 1u << 20,
+					       .num_subbuf = 8},
+	    err);
 	if (rc)
 		goto out;
 	have_sched = true;
@@ -365,16 +409,19 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(calib_dir)) {
 		calib_dir[0] = 0;
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot create a calibration directory: %s",
+		rc = ecp_error_set(err, ECP_ERR_IO,
+				   "cannot create a calibration directory: %s",
 				   strerror(errno));
 		goto out;
 	}
 	rc = ecp_lttng_session_create(
-		&(struct ecp_lttng_session_config){ .name = s_calib, .output = calib_dir,
-						    .events = sched_events,
-						    .subbuf_size = SUBBUF_SIZE,
-						    .num_subbuf = NUM_SUBBUF, .vtid_vpid = true },
-		err);
+	    &(struct ecp_lttng_session_config){.name = s_calib,
+					       .output = calib_dir,
+					       .events = sched_events,
+					       .subbuf_size = SUBBUF_SIZE,
+					       .num_subbuf = NUM_SUBBUF,
+					       .vtid_vpid = true},
+	    err);
 	if (rc)
 		goto out;
 	have_calib = true;
@@ -389,9 +436,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 
-	if (env_build(&env_perf, o, agent, "perf-switch") < 0 ||
-	    env_build(&env_cpu, o, agent, "thread-cputime") < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory building the environment");
+	snprintf(calib_file, sizeof(calib_file), "%s/agent", calib_dir);
+	if (env_build(&env_perf, o, agent, "perf-switch", calib_file) < 0 ||
+	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory building the environment");
 		goto out;
 	}
 	rc = ecp_lttng_session_start(s_sched, err);
@@ -408,8 +457,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	sigaction(SIGHUP, &sa, &old_hup);
 	signals = true;
 	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
-	no_perf = getenv("ECP_RECORD_NO_PERF") && strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
-	rc = ecp_launch_fork(o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf, &l, err);
+	no_perf = getenv("ECP_RECORD_NO_PERF") &&
+		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
+	rc = ecp_launch_fork(o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf, &l,
+			     err);
 	if (rc)
 		goto out;
 	child_pid = l.pid;
@@ -428,7 +479,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = ecp_launch_exec(&l, err);
 	if (rc)
 		goto out;
-	supervise(&l, &ps, perf, &status, &end_ns);
+	supervise(&l, &ps, perf, &status, &end_ns, &sum->cpu_ns);
 	child_pid = 0;
 	if (perf)
 		ecp_perf_switch_finish(&ps);
@@ -447,7 +498,9 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.cpu = sum->cpu;
 	meta.clock = sum->clock;
 	meta.event_cost_ns = sum->event_cost_ns;
+	meta.call_cost_ns = read_call_cost(calib_file);
 	meta.wall_ns = sum->wall_ns;
+	meta.cpu_ns = sum->cpu_ns;
 	meta.functions = o->functions;
 	meta.depth = o->depth;
 	meta.include = o->include;
@@ -481,7 +534,7 @@ out:
 	/* Sessions on a daemon we keep running must go; a daemon we started
 	 * takes them with it. */
 	if (!daemon.pid) {
-		struct ecp_error ignored = { 0 };
+		struct ecp_error ignored = {0};
 		if (have_main)
 			ecp_lttng_session_destroy(s_main, &ignored);
 		if (have_sched)
@@ -502,7 +555,7 @@ out:
 	env_free(&env_perf);
 	env_free(&env_cpu);
 	if (!rc && !o->quiet) {
-		struct ecp_error cerr = { 0 };
+		struct ecp_error cerr = {0};
 		struct ecp_trace_count c;
 		if (ecp_trace_count(out, &c, &cerr) == ECP_OK) {
 			sum->events = c.events;

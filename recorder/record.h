@@ -15,16 +15,16 @@
 #define ECP_RECORD_DEFAULT_MIN_DURATION_NS 1000u
 
 struct ecp_record_options {
-	const char *output;      /* trace directory; NULL = ./ecp.data */
-	bool force;              /* replace an existing trace */
-	int cpu;                 /* -1 = first CPU of the caller's affinity mask */
-	uint32_t depth;          /* 0 = unlimited */
-	char **include;          /* NULL-terminated globs, or NULL */
+	const char *output; /* trace directory; NULL = ./ecp.data */
+	bool force;         /* replace an existing trace */
+	int cpu;            /* -1 = first CPU of the caller's affinity mask */
+	uint32_t depth;     /* 0 = unlimited */
+	char **include;     /* NULL-terminated globs, or NULL */
 	char **exclude;
 	uint64_t min_duration_ns;
-	bool functions;          /* false with --no-functions */
-	bool quiet;              /* no summary */
-	char **argv;             /* the program and its arguments, NULL-terminated */
+	bool functions; /* false with --no-functions */
+	bool quiet;     /* no summary */
+	char **argv;    /* the program and its arguments, NULL-terminated */
 };
 
 struct ecp_record_summary {
@@ -33,6 +33,7 @@ struct ecp_record_summary {
 	uint64_t bytes;
 	uint64_t discarded;
 	uint64_t wall_ns;
+	uint64_t cpu_ns; /* CPU time of the program, all threads (rusage) */
 	uint64_t switches;
 	uint64_t event_cost_ns;
 	int cpu;

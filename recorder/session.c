@@ -19,7 +19,7 @@
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
 }
 
@@ -44,11 +44,13 @@ static int spawn_sessiond(struct ecp_error *err)
 		       (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return ecp_error_set(err, ECP_ERR_IO,
-				     "lttng-sessiond failed to start (is lttng-tools installed?): "
-				     "status=%d",
-				     status);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return ecp_error_set(
+		    err, ECP_ERR_IO,
+		    "lttng-sessiond failed to start (is lttng-tools installed?): "
+		    "status=%d",
+		    status);
 	return ECP_OK;
 }
 
@@ -76,7 +78,8 @@ static bool private_namespace(void)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return false;
 	mkdir("/var/run/lttng", 0755);
-	if (mount("ecp-lttng", "/var/run/lttng", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+	if (mount("ecp-lttng", "/var/run/lttng", "tmpfs", MS_NOSUID | MS_NODEV,
+		  "mode=0755") < 0)
 		return false;
 	if (mount("ecp-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
 		return false;
@@ -94,11 +97,13 @@ int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err)
 		snprintf(d->home, sizeof(d->home), "%s/ecp-lttng-XXXXXX",
 			 tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(d->home))
-			return ecp_error_set(err, ECP_ERR_IO,
-					     "cannot create a private LTTng home: path=%s: %s",
-					     d->home, strerror(errno));
+			return ecp_error_set(
+			    err, ECP_ERR_IO,
+			    "cannot create a private LTTng home: path=%s: %s", d->home,
+			    strerror(errno));
 		setenv("LTTNG_HOME", d->home, 1);
-		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid", d->home);
+		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid",
+			 d->home);
 	} else {
 		/* Without the namespace (no CAP_SYS_ADMIN), share the system's
 		 * daemon if one runs, with uniquely named sessions. */
@@ -125,7 +130,8 @@ fail:
 	return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+			struct FTW *ftw)
 {
 	(void)sb;
 	(void)flag;
@@ -149,15 +155,18 @@ void ecp_lttng_daemon_stop(struct ecp_lttng_daemon *d)
 	}
 }
 
-static int ctl_error(struct ecp_error *err, int ret, const char *what, const char *session)
+static int ctl_error(struct ecp_error *err, int ret, const char *what,
+		     const char *session)
 {
-	return ecp_error_set(err, ECP_ERR_IO, "LTTng: %s failed: session=%s: %s", what, session,
-			     lttng_strerror(ret));
+	return ecp_error_set(err, ECP_ERR_IO, "LTTng: %s failed: session=%s: %s", what,
+			     session, lttng_strerror(ret));
 }
 
-int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg, struct ecp_error *err)
+int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
+			     struct ecp_error *err)
 {
-	struct lttng_domain dom = { .type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID };
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST,
+				   .buf_type = LTTNG_BUFFER_PER_UID};
 	struct lttng_handle *h = NULL;
 	struct lttng_channel *ch = NULL;
 	struct lttng_event *ev = NULL;
@@ -193,7 +202,15 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg, struct 
 		goto out;
 	}
 	for (const char *const *e = cfg->events; *e; e++) {
-		memset(ev, 0, sizeof(*ev));
+		/* A fresh event each time: lttng_event_create hangs private data
+		 * on it that must not be wiped. */
+		lttng_event_destroy(ev);
+		ev = lttng_event_create();
+		if (!ev) {
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "LTTng: out of memory: session=%s", cfg->name);
+			goto out;
+		}
 		ev->type = LTTNG_EVENT_TRACEPOINT;
 		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
 		snprintf(ev->name, sizeof(ev->name), "%s", *e);
@@ -205,8 +222,7 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg, struct 
 	}
 	if (cfg->vtid_vpid) {
 		static const enum lttng_event_context_type types[] = {
-			LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_VPID
-		};
+		    LTTNG_EVENT_CONTEXT_VTID, LTTNG_EVENT_CONTEXT_VPID};
 		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 			struct lttng_event_context ctx;
 			memset(&ctx, 0, sizeof(ctx));
@@ -239,10 +255,11 @@ int ecp_lttng_session_stop(const char *name, struct ecp_error *err)
 	return ret < 0 ? ctl_error(err, ret, "stop", name) : ECP_OK;
 }
 
-int ecp_lttng_session_losses(const char *name, uint64_t *discarded, uint64_t *lost_packets,
-			     struct ecp_error *err)
+int ecp_lttng_session_losses(const char *name, uint64_t *discarded,
+			     uint64_t *lost_packets, struct ecp_error *err)
 {
-	struct lttng_domain dom = { .type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID };
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST,
+				   .buf_type = LTTNG_BUFFER_PER_UID};
 	struct lttng_handle *h = lttng_create_handle(name, &dom);
 	struct lttng_channel *chs = NULL;
 	int n;

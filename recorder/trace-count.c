@@ -22,7 +22,8 @@ static int visit(const char *path, const struct stat *sb, int flag, struct FTW *
 	if (flag == FTW_F) {
 		walk.bytes += (uint64_t)sb->st_size;
 		if (strcmp(path + ftw->base, "metadata") == 0 && walk.n_dirs < 4) {
-			snprintf(walk.dirs[walk.n_dirs], PATH_MAX, "%.*s", ftw->base - 1, path);
+			snprintf(walk.dirs[walk.n_dirs], PATH_MAX, "%.*s", ftw->base - 1,
+				 path);
 			walk.n_dirs++;
 		}
 	}
@@ -30,7 +31,7 @@ static int visit(const char *path, const struct stat *sb, int flag, struct FTW *
 }
 
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
-								 void *data)
+								  void *data)
 {
 	struct ecp_trace_count *c = data;
 	bt_message_array_const msgs;
@@ -50,7 +51,8 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 		const bt_message *m = msgs[i];
 		if (bt_message_get_type(m) == BT_MESSAGE_TYPE_EVENT) {
 			const bt_event *ev = bt_message_event_borrow_event_const(m);
-			const char *name = bt_event_class_get_name(bt_event_borrow_class_const(ev));
+			const char *name =
+			    bt_event_class_get_name(bt_event_borrow_class_const(ev));
 			c->events++;
 			if (name && strcmp(name, "ecp:thread_start") == 0)
 				c->threads++;
@@ -84,12 +86,13 @@ static int count_one(const char *dir, struct ecp_trace_count *c, struct ecp_erro
 	params = bt_value_map_create();
 	if (!fs || !g || !params ||
 	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
-		    BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
 	    bt_value_array_append_string_element(inputs, dir) !=
-		    BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
-	    bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_ERROR, &src) !=
-		    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot open the trace: path=%s", dir);
+		BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK ||
+	    bt_graph_add_source_component(g, fs, "src", params, BT_LOGGING_LEVEL_ERROR,
+					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		rc =
+		    ecp_error_set(err, ECP_ERR_IO, "cannot open the trace: path=%s", dir);
 		goto out;
 	}
 	/* No muxer: counting needs no order, so one simple sink per stream. */
@@ -97,13 +100,15 @@ static int count_one(const char *dir, struct ecp_trace_count *c, struct ecp_erro
 		const bt_component_sink *sink;
 		char name[32];
 		snprintf(name, sizeof(name), "count%llu", (unsigned long long)i);
-		if (bt_graph_add_simple_sink_component(g, name, NULL, consume, NULL, c, &sink) !=
-			    BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+		if (bt_graph_add_simple_sink_component(g, name, NULL, consume, NULL, c,
+						       &sink) !=
+			BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
 		    bt_graph_connect_ports(
-			    g, bt_component_source_borrow_output_port_by_index_const(src, i),
-			    bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-			    NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			rc = ecp_error_set(err, ECP_ERR_IO, "cannot read the trace: path=%s", dir);
+			g, bt_component_source_borrow_output_port_by_index_const(src, i),
+			bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+			NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			rc = ecp_error_set(err, ECP_ERR_IO,
+					   "cannot read the trace: path=%s", dir);
 			goto out;
 		}
 	}
@@ -112,7 +117,8 @@ static int count_one(const char *dir, struct ecp_trace_count *c, struct ecp_erro
 		if (s == BT_GRAPH_RUN_STATUS_OK)
 			break;
 		if (s != BT_GRAPH_RUN_STATUS_AGAIN) {
-			rc = ecp_error_set(err, ECP_ERR_IO, "cannot read the trace: path=%s", dir);
+			rc = ecp_error_set(err, ECP_ERR_IO,
+					   "cannot read the trace: path=%s", dir);
 			break;
 		}
 	}

@@ -13,6 +13,6 @@ void ecp_strings_destroy(struct ecp_strings *s);
 char *ecp_strings_ndup(struct ecp_strings *s, const char *str, size_t len);
 char *ecp_strings_dup(struct ecp_strings *s, const char *str);
 char *ecp_strings_printf(struct ecp_strings *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -34,8 +34,8 @@
 
 enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE };
 
-static const char *const wait_names[] = {"none", "lock", "cond_wait", "sem_wait",
-					 "barrier_wait", "thread_join", "once"};
+static const char *const wait_names[] = {
+    "none", "lock", "cond_wait", "sem_wait", "barrier_wait", "thread_join", "once"};
 
 /* Counted warnings: repairs and oddities that do not stop the analysis. */
 enum warn_kind {
@@ -56,28 +56,28 @@ enum warn_kind {
 };
 
 static const char *const warn_text[WARN_COUNT] = {
-	[WARN_EXIT_WITHOUT_ENTRY] = "function exits without an entry were ignored",
-	[WARN_ENTRY_WITHOUT_EXIT] =
-		"function entries without an exit were closed (at the enclosing exit "
-		"or at thread end)",
-	[WARN_FUNC_TS_BACKWARDS] = "function timestamps went backwards within a thread "
-				   "and were clamped",
-	[WARN_THREAD_NO_EXIT] = "threads had no thread_exit and end at their last event",
-	[WARN_EVENTS_AFTER_EXIT] = "events of threads after their thread_exit were ignored",
-	[WARN_NESTED_WAIT] = "waits began while the thread was already waiting (the first "
-			     "was ended there)",
-	[WARN_SEM_NO_TOKEN] = "semaphore waits took a token the trace never produced (no "
-			      "sem_init or post seen): no dependency recorded",
-	[WARN_JOIN_UNKNOWN] = "joins of a thread not seen to exit: no dependency recorded",
-	[WARN_LOCK_CONFLICT] = "locks were acquired while the trace says another thread "
-			       "held them",
-	[WARN_UNMATCHED_CREATE] = "thread_create events had no matching thread_start",
-	[WARN_NO_SWITCHES] = "threads had no context-switch record: their times are "
-			     "wall-clock",
-	[WARN_COND_UNWOKEN] = "condition waits returned without a recorded signal "
-			      "(spurious wake-up): no dependency recorded",
-	[WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
-				     "two outs in a row) and were skipped",
+    [WARN_EXIT_WITHOUT_ENTRY] = "function exits without an entry were ignored",
+    [WARN_ENTRY_WITHOUT_EXIT] =
+	"function entries without an exit were closed (at the enclosing exit "
+	"or at thread end)",
+    [WARN_FUNC_TS_BACKWARDS] = "function timestamps went backwards within a thread "
+			       "and were clamped",
+    [WARN_THREAD_NO_EXIT] = "threads had no thread_exit and end at their last event",
+    [WARN_EVENTS_AFTER_EXIT] = "events of threads after their thread_exit were ignored",
+    [WARN_NESTED_WAIT] = "waits began while the thread was already waiting (the first "
+			 "was ended there)",
+    [WARN_SEM_NO_TOKEN] = "semaphore waits took a token the trace never produced (no "
+			  "sem_init or post seen): no dependency recorded",
+    [WARN_JOIN_UNKNOWN] = "joins of a thread not seen to exit: no dependency recorded",
+    [WARN_LOCK_CONFLICT] = "locks were acquired while the trace says another thread "
+			   "held them",
+    [WARN_UNMATCHED_CREATE] = "thread_create events had no matching thread_start",
+    [WARN_NO_SWITCHES] = "threads had no context-switch record: their times are "
+			 "wall-clock",
+    [WARN_COND_UNWOKEN] = "condition waits returned without a recorded signal "
+			  "(spurious wake-up): no dependency recorded",
+    [WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
+				 "two outs in a row) and were skipped",
 };
 
 /* On-CPU intervals of one kernel thread, from the sched trace. */
@@ -120,10 +120,10 @@ struct bthread {
 	bool exited;
 	struct sched_list *sched;
 	uint64_t n_events;
-	uint64_t last_ts;   /* last event time (wall) */
-	uint64_t v_last;    /* last CPU clock value (monotonic) */
-	uint64_t v_start;   /* CPU clock at thread start */
-	uint64_t f_last;    /* function clock charged up to here */
+	uint64_t last_ts; /* last event time (wall) */
+	uint64_t v_last;  /* last CPU clock value (monotonic) */
+	uint64_t v_start; /* CPU clock at thread start */
+	uint64_t f_last;  /* function clock charged up to here */
 	uint64_t cpu_ns_last;
 	/* the accumulating segment */
 	uint64_t seg_v0, seg_wall0, seg_rec_start;
@@ -136,6 +136,7 @@ struct bthread {
 	/* waiting */
 	int wait;
 	uint64_t wait_obj, wait_ts, wait_cpu;
+	uint64_t wait_timeout; /* relative timeout of a timed wait, or 0 */
 	bool in_delay;
 	uint64_t delay_ts, delay_cpu;
 	bool cond_woken;
@@ -170,7 +171,7 @@ struct bsem {
 };
 
 struct bbarrier {
-	uint64_t count; /* 0 when barrier_init was not seen */
+	uint64_t count;          /* 0 when barrier_init was not seen */
 	struct ecp_vec arrivals; /* thread indices of the current round */
 	struct ecp_vec arrival_segs;
 };
@@ -226,21 +227,22 @@ struct ecp_builder {
 
 /* ------------------------------------------------------------------ errors */
 
-static int fail_err(struct ecp_builder *b, struct ecp_error *err, const struct ecp_event *ev,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail_err(struct ecp_builder *b, struct ecp_error *err,
+		    const struct ecp_event *ev, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-static int fail_err(struct ecp_builder *b, struct ecp_error *err, const struct ecp_event *ev,
-		    const char *fmt, ...)
+static int fail_err(struct ecp_builder *b, struct ecp_error *err,
+		    const struct ecp_event *ev, const char *fmt, ...)
 {
 	char what[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return ecp_error_set(err, ECP_ERR, "trace=%s event=#%llu (%s) thread=%u: %s",
-			     b->trace_path ? b->trace_path : "(events)",
-			     (unsigned long long)ev->index,
-			     ecp_event_type_name((enum ecp_event_type)ev->type), ev->tid, what);
+	return ecp_error_set(
+	    err, ECP_ERR, "trace=%s event=#%llu (%s) thread=%u: %s",
+	    b->trace_path ? b->trace_path : "(events)", (unsigned long long)ev->index,
+	    ecp_event_type_name((enum ecp_event_type)ev->type), ev->tid, what);
 }
 
 static int nomem(struct ecp_error *err)
@@ -380,7 +382,8 @@ static ecp_id function_of(struct ecp_builder *b, uint64_t addr)
 }
 
 /* Looks up an object of a registry by address, creating it zeroed. */
-static void *object_of(struct ecp_vec *vec, struct ecp_hmap *map, uint64_t addr, bool *created)
+static void *object_of(struct ecp_vec *vec, struct ecp_hmap *map, uint64_t addr,
+		       bool *created)
 {
 	uint64_t *v = ecp_hmap_get(map, addr);
 	if (created)
@@ -421,7 +424,8 @@ static uint64_t sat_sub(uint64_t a, uint64_t b)
 
 /* The thread's CPU clock at a synchronization event, agent cost removed,
  * kept monotonic. */
-static uint64_t cpu_clock(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev)
+static uint64_t cpu_clock(struct ecp_builder *b, struct bthread *th,
+			  const struct ecp_event *ev)
 {
 	uint64_t raw;
 	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME)
@@ -506,7 +510,8 @@ static int push_call(struct ecp_builder *b, struct bthread *th, const struct fra
 }
 
 /* Pops the top frame at function clock t. */
-static int pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_t flags)
+static int pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t,
+		     uint32_t flags)
 {
 	struct frame fr = ECP_VEC_AT(&th->frames, struct frame, th->frames.len - 1);
 	th->frames.len--;
@@ -522,7 +527,8 @@ static int pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint
 	return push_call(b, th, &fr, (uint32_t)th->frames.len, t, flags);
 }
 
-static int func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr)
+static int func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t,
+		      uint64_t addr)
 {
 	ecp_id f = function_of(b, addr);
 	if (f == ECP_NO_ID || advance(th, t) < 0)
@@ -599,13 +605,13 @@ static int pend_edge(struct bthread *th, ecp_id from, uint32_t kind)
 
 /* Closes the accumulating segment at wall time ts / CPU clock v and starts
  * the next one there.  Returns the closed segment's temporary id. */
-static ecp_id close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts, uint64_t v,
-			    ecp_id lock_release)
+static ecp_id close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			    uint64_t v, ecp_id lock_release)
 {
 	/* Function clock at the boundary, in the units the activities use. */
 	uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
-				? th->seg_v0 + sat_sub(ts, th->seg_wall0)
-				: v;
+			    ? th->seg_v0 + sat_sub(ts, th->seg_wall0)
+			    : v;
 	if (fend < th->f_last)
 		fend = th->f_last;
 	if (advance(th, fend) < 0)
@@ -629,8 +635,10 @@ static ecp_id close_segment(struct ecp_builder *b, struct bthread *th, uint64_t 
 		for (size_t i = 0; i < th->acts.len; i++) {
 			struct act_slot *s = &ECP_VEC_AT(&th->acts, struct act_slot, i);
 			if (span) {
-				s->self = (uint64_t)((double)s->self * (double)length / (double)span);
-				s->incl = (uint64_t)((double)s->incl * (double)length / (double)span);
+				s->self = (uint64_t)((double)s->self * (double)length /
+						     (double)span);
+				s->incl = (uint64_t)((double)s->incl * (double)length /
+						     (double)span);
 			} else {
 				s->self = s->incl = 0;
 			}
@@ -839,7 +847,8 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	if (!b)
 		return;
 	for (size_t i = 0; i < b->sched_lists.len; i++) {
-		struct sched_list *l = ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
+		struct sched_list *l =
+		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
 		ecp_vec_finish(&l->recs);
 		free(l->in);
 		free(l->out);
@@ -855,7 +864,8 @@ void ecp_builder_destroy(struct ecp_builder *b)
 		ecp_vec_finish(&ECP_VEC_AT(&b->sems, struct bsem, i).posts);
 	for (size_t i = 0; i < b->barriers.len; i++) {
 		ecp_vec_finish(&ECP_VEC_AT(&b->barriers, struct bbarrier, i).arrivals);
-		ecp_vec_finish(&ECP_VEC_AT(&b->barriers, struct bbarrier, i).arrival_segs);
+		ecp_vec_finish(
+		    &ECP_VEC_AT(&b->barriers, struct bbarrier, i).arrival_segs);
 	}
 	ecp_vec_finish(&b->sched_lists);
 	ecp_vec_finish(&b->threads);
@@ -897,12 +907,14 @@ int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 
 /* ------------------------------------------------------------------ pushes */
 
-static int push_switch(struct ecp_builder *b, const struct ecp_event *ev, struct ecp_error *err)
+static int push_switch(struct ecp_builder *b, const struct ecp_event *ev,
+		       struct ecp_error *err)
 {
 	if (b->sealed)
-		return fail_err(b, err, ev,
-				"context-switch record after the program's events (the sched "
-				"trace must be pushed first)");
+		return fail_err(
+		    b, err, ev,
+		    "context-switch record after the program's events (the sched "
+		    "trace must be pushed first)");
 	b->any_switch = true;
 	uint64_t *v = ecp_hmap_get(&b->sched_by_tid, ev->tid);
 	struct sched_list *l;
@@ -974,7 +986,8 @@ static int ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 		uint64_t *p = ecp_hmap_get(&b->create_parent, ev->a);
 		if (p && *p != UINT64_MAX) {
 			/* parent's segment that ended at pthread_create */
-			if (pend_edge(th, (ecp_id)(*p & 0xffffffffu), ECP_EDGE_CREATE) < 0)
+			if (pend_edge(th, (ecp_id)(*p & 0xffffffffu), ECP_EDGE_CREATE) <
+			    0)
 				return nomem(err);
 			th->parent = (ecp_id)(*p >> 32);
 			*p = UINT64_MAX; /* matched */
@@ -985,8 +998,8 @@ static int ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 	return ECP_OK;
 }
 
-static int ev_thread_create(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
-			    uint64_t v, struct ecp_error *err)
+static int ev_thread_create(struct ecp_builder *b, struct bthread *th,
+			    const struct ecp_event *ev, uint64_t v, struct ecp_error *err)
 {
 	if (!ev->c)
 		return ECP_OK; /* pthread_create failed: nothing started */
@@ -999,8 +1012,8 @@ static int ev_thread_create(struct ecp_builder *b, struct bthread *th, const str
 		struct bthread *child = thread_at(b, (ecp_id)*ci);
 		child->parent = th->index;
 		int rc = child->first_seg != ECP_NO_ID
-				 ? add_edge(b, seg, child->first_seg, ECP_EDGE_CREATE)
-				 : pend_edge(child, seg, ECP_EDGE_CREATE);
+			     ? add_edge(b, seg, child->first_seg, ECP_EDGE_CREATE)
+			     : pend_edge(child, seg, ECP_EDGE_CREATE);
 		if (rc < 0)
 			return nomem(err);
 		*ci = UINT64_MAX; /* matched */
@@ -1011,8 +1024,8 @@ static int ev_thread_create(struct ecp_builder *b, struct bthread *th, const str
 	return ECP_OK;
 }
 
-static int begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
-		      int kind, uint64_t obj, uint64_t v)
+static int begin_wait(struct ecp_builder *b, struct bthread *th,
+		      const struct ecp_event *ev, int kind, uint64_t obj, uint64_t v)
 {
 	if (th->wait != W_NONE)
 		b->warn[WARN_NESTED_WAIT]++;
@@ -1020,7 +1033,21 @@ static int begin_wait(struct ecp_builder *b, struct bthread *th, const struct ec
 	th->wait_obj = obj;
 	th->wait_ts = ev->ts;
 	th->wait_cpu = v;
+	th->wait_timeout = 0;
 	return 0;
+}
+
+/* The delay of a timed wait that timed out: the time it slept.  Switch
+ * records do not say when the timer woke the thread, only when it ran
+ * again, so a thread that then waited for the CPU would count that wait
+ * too: the requested timeout bounds it. */
+static uint64_t timeout_delay(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			      uint64_t v)
+{
+	uint64_t d = blocked_time(b, th, th->wait_ts, ts, th->wait_cpu, v);
+	if (th->wait_timeout && th->wait_timeout != UINT64_MAX && d > th->wait_timeout)
+		d = th->wait_timeout;
+	return d;
 }
 
 static int end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
@@ -1036,7 +1063,8 @@ static int end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_
 
 /* Marks lock l acquired by th; returns true when this is a recursive
  * re-acquire (no synchronization). */
-static bool take_lock(struct ecp_builder *b, struct bthread *th, struct block *l, uint8_t mode)
+static bool take_lock(struct ecp_builder *b, struct bthread *th, struct block *l,
+		      uint8_t mode)
 {
 	if (mode == ECP_LOCK_SHARED) {
 		l->readers++;
@@ -1053,7 +1081,8 @@ static bool take_lock(struct ecp_builder *b, struct bthread *th, struct block *l
 	return false;
 }
 
-static int acquired(struct ecp_builder *b, struct bthread *th, struct block *l, uint8_t mode)
+static int acquired(struct ecp_builder *b, struct bthread *th, struct block *l,
+		    uint8_t mode)
 {
 	if (l->last_release_seg != ECP_NO_ID && l->last_release_thread != th->index)
 		return pend_edge(th, l->last_release_seg, ECP_EDGE_LOCK);
@@ -1094,7 +1123,8 @@ static int release(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 {
 	bool sync;
 	if (give_lock(th, l, &sync) < 0)
-		return fail_err(b, err, ev, "unlock of a %s that the thread does not hold "
+		return fail_err(b, err, ev,
+				"unlock of a %s that the thread does not hold "
 				"(%s 0x%llx, holder %s)",
 				lock_kind_name(l->kind), lock_kind_name(l->kind),
 				(unsigned long long)l->addr,
@@ -1137,7 +1167,8 @@ static int ev_lock(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 			return ECP_OK;
 		}
 		/* a trylock (or an acquire without request) is a boundary too */
-		if (!was_waiting && close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
+		if (!was_waiting &&
+		    close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
 			return nomem(err);
 		open_segment(th, ev->ts, lock_id(b, l), mode, 0);
 		if (acquired(b, th, l, mode) < 0)
@@ -1148,9 +1179,9 @@ static int ev_lock(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		if (th->wait == W_LOCK && th->wait_obj == ev->a) {
 			th->wait = W_NONE;
 			uint64_t d = (int64_t)ev->c == ETIMEDOUT
-					     ? blocked_time(b, th, th->wait_ts, ev->ts,
-							    th->wait_cpu, v)
-					     : 0;
+					 ? blocked_time(b, th, th->wait_ts, ev->ts,
+							th->wait_cpu, v)
+					 : 0;
 			open_segment(th, ev->ts, ECP_NO_ID, 0, d);
 		}
 		return ECP_OK; /* a failed trylock synchronizes nothing */
@@ -1180,9 +1211,11 @@ static int ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		int rc = release(b, th, ev, l, v, err, &seg);
 		if (rc < 0)
 			return rc;
-		if (seg == ECP_NO_ID && close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
+		if (seg == ECP_NO_ID &&
+		    close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
 			return nomem(err);
 		begin_wait(b, th, ev, W_COND, ev->a, v);
+		th->wait_timeout = ev->c;
 		th->cond_woken = false;
 		th->cond_from = ECP_NO_ID;
 		ecp_id *w = ecp_vec_push(&c->waiters);
@@ -1198,7 +1231,8 @@ static int ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		ecp_id *w = c->waiters.data;
 		for (size_t i = 0; i < c->waiters.len; i++) {
 			if (w[i] == th->index) {
-				memmove(&w[i], &w[i + 1], (c->waiters.len - i - 1) * sizeof(*w));
+				memmove(&w[i], &w[i + 1],
+					(c->waiters.len - i - 1) * sizeof(*w));
 				c->waiters.len--;
 				break;
 			}
@@ -1208,7 +1242,7 @@ static int ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 			if (pend_edge(th, th->cond_from, ECP_EDGE_COND) < 0)
 				return nomem(err);
 		} else if ((int64_t)ev->c == ETIMEDOUT) {
-			d = blocked_time(b, th, th->wait_ts, ev->ts, th->wait_cpu, v);
+			d = timeout_delay(b, th, ev->ts, v);
 		} else {
 			b->warn[WARN_COND_UNWOKEN]++;
 		}
@@ -1227,7 +1261,7 @@ static int ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		if (seg == ECP_NO_ID)
 			return nomem(err);
 		size_t n = ev->type == ECP_EV_COND_SIGNAL ? (c->waiters.len ? 1 : 0)
-							   : c->waiters.len;
+							  : c->waiters.len;
 		ecp_id *w = c->waiters.data;
 		for (size_t i = 0; i < n; i++) {
 			struct bthread *wt = thread_at(b, w[i]);
@@ -1262,6 +1296,7 @@ static int ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_ev
 		if (close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
 			return nomem(err);
 		begin_wait(b, th, ev, W_SEM, ev->a, v);
+		th->wait_timeout = ev->b;
 		return ECP_OK;
 	case ECP_EV_SEM_WAIT_END: {
 		int rc = end_wait(b, th, ev, W_SEM, err);
@@ -1283,7 +1318,7 @@ static int ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_ev
 				b->warn[WARN_SEM_NO_TOKEN]++;
 			}
 		} else if ((int64_t)ev->b == ETIMEDOUT) {
-			d = blocked_time(b, th, th->wait_ts, ev->ts, th->wait_cpu, v);
+			d = timeout_delay(b, th, ev->ts, v);
 		}
 		open_segment(th, ev->ts, ECP_NO_ID, 0, d);
 		return ECP_OK;
@@ -1321,11 +1356,12 @@ static void complete_round(struct ecp_builder *b, struct bbarrier *br)
 	br->arrival_segs.len = 0;
 }
 
-static int ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
-		      uint64_t v, struct ecp_error *err)
+static int ev_barrier(struct ecp_builder *b, struct bthread *th,
+		      const struct ecp_event *ev, uint64_t v, struct ecp_error *err)
 {
 	bool created;
-	struct bbarrier *br = object_of(&b->barriers, &b->barrier_by_addr, ev->a, &created);
+	struct bbarrier *br =
+	    object_of(&b->barriers, &b->barrier_by_addr, ev->a, &created);
 	if (!br)
 		return nomem(err);
 	if (created) {
@@ -1361,7 +1397,8 @@ static int ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ec
 		 * to leave proves the round complete. */
 		if (!th->barrier_woken && !br->count)
 			complete_round(b, br);
-		if (th->barrier_woken && pend_edge(th, th->barrier_from, ECP_EDGE_BARRIER) < 0)
+		if (th->barrier_woken &&
+		    pend_edge(th, th->barrier_from, ECP_EDGE_BARRIER) < 0)
 			return nomem(err);
 		th->barrier_woken = false;
 		open_segment(th, ev->ts, ECP_NO_ID, 0, 0);
@@ -1441,7 +1478,8 @@ static int ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_
 		return ECP_OK;
 	}
 	if (!th->in_delay)
-		return fail_err(b, err, ev, "wait end without begin (delay_end without "
+		return fail_err(b, err, ev,
+				"wait end without begin (delay_end without "
 				"delay_begin)");
 	th->in_delay = false;
 	uint64_t d = blocked_time(b, th, th->delay_ts, ev->ts, th->delay_cpu, v);
@@ -1459,7 +1497,8 @@ static bool is_function_event(uint16_t type)
 	return type <= ECP_EV_FUNC_UNWOUND;
 }
 
-int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev, struct ecp_error *err)
+int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
+		     struct ecp_error *err)
 {
 	if (ev->type >= ECP_EV_COUNT)
 		return fail_err(b, err, ev, "unknown event type %u", ev->type);
@@ -1479,10 +1518,10 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev, struct e
 	bool func = is_function_event(ev->type);
 	if (!func) {
 		if (ev->ts < b->last_ts)
-			return fail_err(b, err, ev,
-					"timestamps going backwards: %llu ns after %llu ns",
-					(unsigned long long)ev->ts,
-					(unsigned long long)b->last_ts);
+			return fail_err(
+			    b, err, ev,
+			    "timestamps going backwards: %llu ns after %llu ns",
+			    (unsigned long long)ev->ts, (unsigned long long)b->last_ts);
 		b->last_ts = ev->ts;
 	}
 	if (ev->type == ECP_EV_THREAD_START)
@@ -1490,7 +1529,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev, struct e
 
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
 	if (!ti)
-		return fail_err(b, err, ev, "event of a thread before its start (no "
+		return fail_err(b, err, ev,
+				"event of a thread before its start (no "
 				"thread_start for tid %u)",
 				ev->tid);
 	struct bthread *th = thread_at(b, (ecp_id)*ti);
@@ -1501,7 +1541,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev, struct e
 	uint64_t ts = ev->ts;
 	if (ts < th->last_ts) {
 		if (!func)
-			return fail_err(b, err, ev, "timestamps going backwards in the thread");
+			return fail_err(b, err, ev,
+					"timestamps going backwards in the thread");
 		/* A synchronization event's timestamp is taken inside its
 		 * tracepoint, up to about one event cost after the instant it
 		 * describes, so the next function `ts` may precede it by that
@@ -1544,8 +1585,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev, struct e
 		break;
 	case ECP_EV_THREAD_EXIT: {
 		uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
-					? th->seg_v0 + sat_sub(ts, th->seg_wall0)
-					: v;
+				    ? th->seg_v0 + sat_sub(ts, th->seg_wall0)
+				    : v;
 		if (fend < th->f_last)
 			fend = th->f_last;
 		if (unwind_all(b, th, fend) < 0)
@@ -1626,12 +1667,13 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		 * still running were killed by exit(). */
 		if (th->parent != ECP_NO_ID || i > 0)
 			b->warn[WARN_THREAD_NO_EXIT]++;
-		struct ecp_event ev = {.ts = th->last_ts, .tid = (uint32_t)th->tid,
+		struct ecp_event ev = {.ts = th->last_ts,
+				       .tid = (uint32_t)th->tid,
 				       .cpu_ns = th->cpu_ns_last};
 		uint64_t v = cpu_clock(b, th, &ev);
 		uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
-					? th->seg_v0 + sat_sub(th->last_ts, th->seg_wall0)
-					: v;
+				    ? th->seg_v0 + sat_sub(th->last_ts, th->seg_wall0)
+				    : v;
 		if (fend < th->f_last)
 			fend = th->f_last;
 		if (unwind_all(b, th, fend) < 0 ||
@@ -1658,7 +1700,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	if (rc < 0)
 		return rc;
 	if (b->threads.len == 0)
-		return ecp_error_set(err, ECP_ERR, "trace=%s: no thread of the program was "
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: no thread of the program was "
 				     "recorded (no ecp:thread_start event)",
 				     b->trace_path ? b->trace_path : "(events)");
 	struct ecp_model *m = ecp_model_create();
@@ -1666,13 +1709,14 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		return nomem(err);
 	size_t nseg = b->segments.len;
 	uint32_t *new_id = malloc((nseg ? nseg : 1) * sizeof(*new_id));
+	uint32_t *perm = malloc((nseg ? nseg : 1) * sizeof(*perm));
 	m->threads = calloc(b->threads.len, sizeof(*m->threads));
-	m->segments = malloc((nseg ? nseg : 1) * sizeof(*m->segments));
-	if (!new_id || !m->threads || !m->segments)
+	if (!new_id || !perm || !m->threads) {
+		free(perm);
 		goto oom;
+	}
 	m->n_threads = (uint32_t)b->threads.len;
 	uint32_t next = 0;
-	const struct ecp_segment *tmp = b->segments.data;
 	for (size_t i = 0; i < b->threads.len; i++) {
 		struct bthread *th = thread_at(b, (ecp_id)i);
 		struct ecp_thread *mt = &m->threads[i];
@@ -1683,14 +1727,28 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		mt->n_segments = (uint32_t)th->segs.len;
 		mt->start_function = th->start_fn;
 		mt->parent = th->parent;
-		for (size_t k = 0; k < th->segs.len; k++) {
-			uint32_t t = ECP_VEC_AT(&th->segs, uint32_t, k);
-			new_id[t] = next;
-			m->segments[next++] = tmp[t];
+		for (size_t k = 0; k < th->segs.len; k++)
+			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
+		ecp_vec_finish(&th->segs);
+	}
+	/* Renumber in place (the segments are most of the model: a copy would
+	 * double the peak): follow the permutation's cycles, each swap putting
+	 * one segment at its final place. */
+	struct ecp_segment *segs = b->segments.data;
+	memcpy(perm, new_id, nseg * sizeof(*perm));
+	for (uint32_t i = 0; i < nseg; i++) {
+		while (perm[i] != i) {
+			uint32_t j = perm[i];
+			struct ecp_segment t = segs[j];
+			segs[j] = segs[i];
+			segs[i] = t;
+			perm[i] = perm[j];
+			perm[j] = j;
 		}
 	}
+	free(perm);
+	m->segments = ecp_vec_steal(&b->segments, NULL);
 	m->n_segments = next;
-	ecp_vec_finish(&b->segments);
 
 	size_t nedge = b->edges.len;
 	m->edges = malloc((nedge ? nedge : 1) * sizeof(*m->edges));
@@ -1748,8 +1806,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			mf->name = ecp_strings_dup(ecp_model_strings(m), "main");
 			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
 		} else if (syms) {
-			if (ecp_symbols_resolve(syms, f->addr, ecp_model_strings(m), &mf->name,
-						&mf->object) < 0)
+			if (ecp_symbols_resolve(syms, f->addr, ecp_model_strings(m),
+						&mf->name, &mf->object) < 0)
 				goto oom;
 		} else {
 			mf->name = ecp_strings_printf(ecp_model_strings(m), "0x%llx",
@@ -1769,12 +1827,11 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	m->info.events = b->events;
 	m->info.discarded_events = b->lost;
 	m->info.event_cost_ns = b->opts.event_cost_ns;
-	m->info.clock = ecp_strings_dup(ecp_model_strings(m),
-					b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
-						? "thread-cputime"
-						: "perf-switch");
+	m->info.clock = ecp_strings_dup(
+	    ecp_model_strings(m),
+	    b->opts.clock == ECP_CLOCK_THREAD_CPUTIME ? "thread-cputime" : "perf-switch");
 	m->info.trace_path =
-		ecp_strings_dup(ecp_model_strings(m), b->trace_path ? b->trace_path : "");
+	    ecp_strings_dup(ecp_model_strings(m), b->trace_path ? b->trace_path : "");
 	m->info.program = ecp_strings_dup(ecp_model_strings(m), "");
 	if (!m->info.clock || !m->info.trace_path || !m->info.program)
 		goto oom;

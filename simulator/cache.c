@@ -22,11 +22,23 @@ struct header {
 	uint32_t bom;
 	char version[16];
 	uint64_t fingerprint;
-	uint64_t n_threads, n_segments, n_edges, n_locks, n_functions, n_activities, n_calls,
-		n_warnings, strings_size;
-	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded, calls_kept;
+	uint64_t n_threads, n_segments, n_edges, n_locks, n_functions, n_activities,
+	    n_calls, n_warnings, strings_size;
+	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
+	    calls_kept;
 	uint64_t trace_path, program, clock; /* string table offsets */
+	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 };
+
+static void layout_of(uint32_t l[6])
+{
+	l[0] = sizeof(struct ecp_thread);
+	l[1] = sizeof(struct ecp_segment);
+	l[2] = sizeof(struct ecp_edge);
+	l[3] = sizeof(struct ecp_lock);
+	l[4] = sizeof(struct ecp_activity);
+	l[5] = sizeof(struct ecp_call);
+}
 
 /* One function on disk: strings as offsets into the string table. */
 struct disk_function {
@@ -66,7 +78,8 @@ static int hash_tree(const char *dir, const char *rel, int depth, uint64_t *h)
 		return 0;
 	struct stat st;
 	if (lstat(path, &st) < 0)
-		return 0; /* absent (no sched trace): part of the fingerprint by omission */
+		return 0; /* absent (no sched trace): part of the fingerprint by omission
+			   */
 	if (!S_ISDIR(st.st_mode)) {
 		*h = hash_file(*h, rel, &st);
 		return 0;
@@ -102,7 +115,8 @@ static int hash_tree(const char *dir, const char *rel, int depth, uint64_t *h)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char sub[PATH_MAX];
-		if (rc == 0 && snprintf(sub, sizeof(sub), "%s/%s", rel, names[i]) < (int)sizeof(sub))
+		if (rc == 0 &&
+		    snprintf(sub, sizeof(sub), "%s/%s", rel, names[i]) < (int)sizeof(sub))
 			rc = hash_tree(dir, sub, depth + 1, h);
 		free(names[i]);
 	}
@@ -113,10 +127,11 @@ static int hash_tree(const char *dir, const char *rel, int depth, uint64_t *h)
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
-	if (hash_tree(trace_dir, "main", 0, &h) < 0 || hash_tree(trace_dir, "sched", 0, &h) < 0 ||
+	if (hash_tree(trace_dir, "main", 0, &h) < 0 ||
+	    hash_tree(trace_dir, "sched", 0, &h) < 0 ||
 	    hash_tree(trace_dir, "ecp-record.meta", 0, &h) < 0)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory fingerprinting %s",
-				     trace_dir);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory fingerprinting %s", trace_dir);
 	*fp = h;
 	return ECP_OK;
 }
@@ -156,8 +171,8 @@ static int write_all(FILE *f, const void *p, size_t elem, uint64_t n)
 	return fwrite(p, elem, n, f) == n ? 0 : -1;
 }
 
-int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bool calls_kept,
-		    struct ecp_error *err)
+int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
+		    bool calls_kept, struct ecp_error *err)
 {
 	struct header h;
 	memset(&h, 0, sizeof(h));
@@ -180,13 +195,15 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bo
 	h.wall_ns = m->info.recorded_wall_ns;
 	h.functions_recorded = m->info.functions_recorded;
 	h.calls_kept = calls_kept;
+	layout_of(h.layout);
 
 	struct strtab t = {0};
 	bool oom = false;
 	h.trace_path = strtab_add(&t, m->info.trace_path, &oom);
 	h.program = strtab_add(&t, m->info.program, &oom);
 	h.clock = strtab_add(&t, m->info.clock, &oom);
-	struct disk_function *df = malloc((m->n_functions ? m->n_functions : 1) * sizeof(*df));
+	struct disk_function *df =
+	    malloc((m->n_functions ? m->n_functions : 1) * sizeof(*df));
 	uint64_t *wo = malloc((m->n_warnings ? m->n_warnings : 1) * sizeof(*wo));
 	if (!df || !wo)
 		oom = true;
@@ -203,13 +220,15 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bo
 	char *tmp = NULL;
 	FILE *f = NULL;
 	if (oom) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory writing the model cache");
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory writing the model cache");
 		goto out;
 	}
 	size_t plen = strlen(path);
 	tmp = malloc(plen + 16);
 	if (!tmp) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory writing the model cache");
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory writing the model cache");
 		goto out;
 	}
 	memcpy(tmp, path, plen);
@@ -218,7 +237,8 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bo
 	 * symlink; rename() then replaces whatever `path` is, link or not. */
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", tmp,
+				   strerror(errno));
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -226,7 +246,8 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bo
 	f = fdopen(fd, "wb");
 	if (!f) {
 		close(fd);
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp,
+				   strerror(errno));
 		goto out_unlink;
 	}
 	if (write_all(f, &h, sizeof(h), 1) < 0 ||
@@ -241,13 +262,14 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bo
 	    write_all(f, t.data, 1, t.len) < 0 || fclose(f) != 0) {
 		if (f)
 			f = NULL;
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp,
+				   strerror(errno));
 		goto out_unlink;
 	}
 	f = NULL;
 	if (rename(tmp, path) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
-				   strerror(errno));
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot rename %s to %s: %s", tmp,
+				   path, strerror(errno));
 		goto out_unlink;
 	}
 	goto out;
@@ -263,17 +285,25 @@ out:
 
 /* ------------------------------------------------------------------- load */
 
-static int take(const char **p, const char *end, void **dst, size_t elem, uint64_t n)
+/* Reads n elements straight into a new array (no intermediate buffer: the
+ * cache of a big trace is hundreds of MB).  -1: truncated, -2: no memory. */
+static int take(int fd, uint64_t *left, void **dst, size_t elem, uint64_t n)
 {
 	*dst = NULL;
-	if (n > (uint64_t)(end - *p) / (elem ? elem : 1))
+	if (n > *left / (elem ? elem : 1))
 		return -1;
 	size_t bytes = (size_t)n * elem;
-	*dst = malloc(bytes ? bytes : 1);
-	if (!*dst)
+	char *p = malloc(bytes ? bytes : 1);
+	if (!p)
 		return -2;
-	memcpy(*dst, *p, bytes);
-	*p += bytes;
+	*dst = p;
+	for (size_t got = 0; got < bytes;) {
+		ssize_t r = read(fd, p + got, bytes - got);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	*left -= bytes;
 	return 0;
 }
 
@@ -285,57 +315,54 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	if (fd < 0)
 		return 0;
 	struct stat st;
-	char *buf = NULL;
 	struct ecp_model *m = NULL;
 	struct disk_function *df = NULL;
 	uint64_t *wo = NULL;
+	char *strbuf = NULL;
 	int rc = 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < sizeof(struct header))
-		goto out;
-	buf = malloc((size_t)st.st_size);
-	if (!buf) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
-		goto out;
-	}
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r <= 0)
-			goto out;
-		got += (size_t)r;
-	}
 	struct header h;
-	memcpy(&h, buf, sizeof(h));
-	if (memcmp(h.magic, magic, sizeof(magic)) || h.format != ECP_CACHE_FORMAT ||
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < sizeof(struct header) ||
+	    read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+		goto out;
+	uint32_t layout[6];
+	layout_of(layout);
+	if (memcmp(h.magic, magic, sizeof(magic)) ||
+	    memcmp(h.layout, layout, sizeof(layout)) || h.format != ECP_CACHE_FORMAT ||
 	    h.bom != BOM || strncmp(h.version, ECP_VERSION, sizeof(h.version)) ||
 	    h.fingerprint != fp || (need_calls && !h.calls_kept) ||
-	    h.n_threads > UINT32_MAX || h.n_segments > UINT32_MAX || h.n_edges > UINT32_MAX ||
-	    h.n_locks > UINT32_MAX || h.n_functions > UINT32_MAX)
+	    h.n_threads > UINT32_MAX || h.n_segments > UINT32_MAX ||
+	    h.n_edges > UINT32_MAX || h.n_locks > UINT32_MAX ||
+	    h.n_functions > UINT32_MAX)
 		goto out;
 	m = ecp_model_create();
 	if (!m) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
 		goto out;
 	}
-	const char *p = buf + sizeof(h), *end = buf + st.st_size;
+	uint64_t left = (uint64_t)st.st_size - sizeof(h);
 	int t = 0;
-	if ((t = take(&p, end, (void **)&m->threads, sizeof(*m->threads), h.n_threads)) ||
-	    (t = take(&p, end, (void **)&m->segments, sizeof(*m->segments), h.n_segments)) ||
-	    (t = take(&p, end, (void **)&m->edges, sizeof(*m->edges), h.n_edges)) ||
-	    (t = take(&p, end, (void **)&m->locks, sizeof(*m->locks), h.n_locks)) ||
-	    (t = take(&p, end, (void **)&df, sizeof(*df), h.n_functions)) ||
-	    (t = take(&p, end, (void **)&m->activities, sizeof(*m->activities),
+	if ((t = take(fd, &left, (void **)&m->threads, sizeof(*m->threads),
+		      h.n_threads)) ||
+	    (t = take(fd, &left, (void **)&m->segments, sizeof(*m->segments),
+		      h.n_segments)) ||
+	    (t = take(fd, &left, (void **)&m->edges, sizeof(*m->edges), h.n_edges)) ||
+	    (t = take(fd, &left, (void **)&m->locks, sizeof(*m->locks), h.n_locks)) ||
+	    (t = take(fd, &left, (void **)&df, sizeof(*df), h.n_functions)) ||
+	    (t = take(fd, &left, (void **)&m->activities, sizeof(*m->activities),
 		      h.n_activities)) ||
-	    (t = take(&p, end, (void **)&m->calls, sizeof(*m->calls), h.n_calls)) ||
-	    (t = take(&p, end, (void **)&wo, sizeof(*wo), h.n_warnings))) {
+	    (t = take(fd, &left, (void **)&m->calls, sizeof(*m->calls), h.n_calls)) ||
+	    (t = take(fd, &left, (void **)&wo, sizeof(*wo), h.n_warnings)) ||
+	    (t = take(fd, &left, (void **)&strbuf, 1, h.strings_size))) {
 		if (t == -2)
-			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
+			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s",
+					   path);
 		goto out;
 	}
-	if ((uint64_t)(end - p) != h.strings_size || !h.strings_size || end[-1] != '\0')
+	if (left != 0 || !h.strings_size || strbuf[h.strings_size - 1] != '\0')
 		goto out;
-	char *strings = ecp_strings_ndup(ecp_model_strings(m), p, h.strings_size - 1);
+	char *strings =
+	    ecp_strings_ndup(ecp_model_strings(m), strbuf, h.strings_size - 1);
 	if (!strings) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
 		goto out;
@@ -388,7 +415,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	rc = 1;
 out:
 	close(fd);
-	free(buf);
+	free(strbuf);
 	free(df);
 	free(wo);
 	ecp_model_destroy(m);

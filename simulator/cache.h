@@ -19,7 +19,10 @@
 #include "simulator/model.h"
 
 #define ECP_CACHE_FILE "ecp-model.cache"
-#define ECP_CACHE_FORMAT 1
+/* Bump whenever the builder's semantics change (what a segment, delay or
+ * edge means), so that caches written by an older build are not trusted;
+ * a change of the structs' layout is caught by the header itself. */
+#define ECP_CACHE_FORMAT 2
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 
@@ -32,7 +35,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 
 /* calls_kept: the model was built with its calls (a later load that needs
  * them may use this cache even when there were none). */
-int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m, bool calls_kept,
-		    struct ecp_error *err);
+int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
+		    bool calls_kept, struct ecp_error *err);
 
 #endif

@@ -450,7 +450,11 @@ int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 	out->idle = (uint64_t)idle;
 	if (s.now > out->makespan)
 		out->idle -= (s.now - out->makespan) * processors;
-	out->speedup = out->makespan ? (double)dag->work / (double)out->makespan : 1.0;
+	/* Speedups against the ideal model's T_1, the predicted one-core time,
+	 * so both models' speedups share a denominator. */
+	if ((rc = ecp_replay_t1(dag, &out->t1, err)))
+		goto out;
+	out->speedup = out->makespan ? (double)out->t1 / (double)out->makespan : 1.0;
 	out->work_law_ok = (u128)out->makespan * processors >= dag->work;
 	out->span_law_ok = out->makespan >= dag->span;
 	out->context_switches = s.switches;

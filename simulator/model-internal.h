@@ -16,6 +16,6 @@ static inline struct ecp_strings *ecp_model_strings(struct ecp_model *m)
 
 /* Appends a human-readable warning; returns 0 or -1 when memory ran out. */
 int ecp_model_add_warning(struct ecp_model *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

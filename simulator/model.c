@@ -82,7 +82,8 @@ static int check_acyclic(const struct ecp_model *m, struct ecp_error *err)
 	uint32_t *queue = malloc((n ? n : 1) * sizeof(*queue));
 	int rc = ECP_OK;
 	if (!indeg || !out_off || !out_to || !queue) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory validating the model");
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory validating the model");
 		goto out;
 	}
 	for (uint32_t e = 0; e < m->n_edges; e++) {
@@ -94,7 +95,8 @@ static int check_acyclic(const struct ecp_model *m, struct ecp_error *err)
 	{
 		uint32_t *fill = calloc(n ? n : 1, sizeof(*fill));
 		if (!fill) {
-			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory validating the model");
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory validating the model");
 			goto out;
 		}
 		for (uint32_t e = 0; e < m->n_edges; e++) {
@@ -141,23 +143,27 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 		const struct ecp_thread *th = &m->threads[t];
 		if (th->first_segment != next || th->n_segments == 0 ||
 		    (uint64_t)th->first_segment + th->n_segments > m->n_segments)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: thread %u (tid %llu) segments "
-					     "[%u, +%u) are not contiguous after %u",
-					     t, (unsigned long long)th->tid, th->first_segment,
-					     th->n_segments, next);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: thread %u (tid %llu) segments "
+			    "[%u, +%u) are not contiguous after %u",
+			    t, (unsigned long long)th->tid, th->first_segment,
+			    th->n_segments, next);
 		next += th->n_segments;
-		if (th->start_function != ECP_NO_ID && th->start_function >= m->n_functions)
+		if (th->start_function != ECP_NO_ID &&
+		    th->start_function >= m->n_functions)
 			return ecp_error_set(err, ECP_ERR,
 					     "invalid model: thread %u start function %u "
 					     "out of range",
 					     t, th->start_function);
 		if (th->parent != ECP_NO_ID && th->parent >= m->n_threads)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: thread %u parent out of range", t);
+			return ecp_error_set(
+			    err, ECP_ERR, "invalid model: thread %u parent out of range",
+			    t);
 		if (memchr(th->name, '\0', sizeof(th->name)) == NULL)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: thread %u name not terminated", t);
+			return ecp_error_set(
+			    err, ECP_ERR, "invalid model: thread %u name not terminated",
+			    t);
 	}
 	if (next != m->n_segments)
 		return ecp_error_set(err, ECP_ERR,
@@ -167,56 +173,64 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
 		if (seg->thread >= m->n_threads)
-			return ecp_error_set(err, ECP_ERR, "invalid model: segment %u thread out "
-					     "of range", s);
+			return ecp_error_set(err, ECP_ERR,
+					     "invalid model: segment %u thread out "
+					     "of range",
+					     s);
 		const struct ecp_thread *th = &m->threads[seg->thread];
 		if (s < th->first_segment || s >= th->first_segment + th->n_segments)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: segment %u outside its thread %u",
-					     s, seg->thread);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: segment %u outside its thread %u", s,
+			    seg->thread);
 		if ((seg->lock_acquire != ECP_NO_ID && seg->lock_acquire >= m->n_locks) ||
 		    (seg->lock_release != ECP_NO_ID && seg->lock_release >= m->n_locks))
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: segment %u lock out of range", s);
+			return ecp_error_set(
+			    err, ECP_ERR, "invalid model: segment %u lock out of range",
+			    s);
 		if (seg->rec_end < seg->rec_start)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: segment %u ends before it starts", s);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: segment %u ends before it starts", s);
 		if (seg->first_in != edge_pos ||
 		    (uint64_t)seg->first_in + seg->n_in > m->n_edges)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: segment %u incoming edges [%u, +%u) "
-					     "do not follow the edges sorted by target",
-					     s, seg->first_in, seg->n_in);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: segment %u incoming edges [%u, +%u) "
+			    "do not follow the edges sorted by target",
+			    s, seg->first_in, seg->n_in);
 		edge_pos += seg->n_in;
 		if (seg->first_activity + seg->n_activity > m->n_activities ||
 		    seg->first_activity > m->n_activities)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: segment %u activities out of range",
-					     s);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: segment %u activities out of range", s);
 		uint64_t self = 0;
 		for (uint64_t a = seg->first_activity;
 		     a < seg->first_activity + seg->n_activity; a++) {
 			const struct ecp_activity *act = &m->activities[a];
 			if (act->function >= m->n_functions)
-				return ecp_error_set(err, ECP_ERR,
-						     "invalid model: activity %llu function out "
-						     "of range",
-						     (unsigned long long)a);
+				return ecp_error_set(
+				    err, ECP_ERR,
+				    "invalid model: activity %llu function out "
+				    "of range",
+				    (unsigned long long)a);
 			if (act->self_ns > act->incl_ns)
-				return ecp_error_set(err, ECP_ERR,
-						     "invalid model: activity %llu self time "
-						     "exceeds inclusive time",
-						     (unsigned long long)a);
+				return ecp_error_set(
+				    err, ECP_ERR,
+				    "invalid model: activity %llu self time "
+				    "exceeds inclusive time",
+				    (unsigned long long)a);
 			self += act->self_ns;
 		}
 		/* Exclusive times partition the segment's CPU time; rounding in the
 		 * thread-cputime scaling may lose a few ns per activity, never add. */
 		if (self > seg->length)
-			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: segment %u self times (%llu ns) exceed "
-					     "its length (%llu ns)",
-					     s, (unsigned long long)self,
-					     (unsigned long long)seg->length);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: segment %u self times (%llu ns) exceed "
+			    "its length (%llu ns)",
+			    s, (unsigned long long)self, (unsigned long long)seg->length);
 	}
 	if (edge_pos != m->n_edges)
 		return ecp_error_set(err, ECP_ERR,
@@ -226,11 +240,12 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 		const struct ecp_edge *ed = &m->edges[e];
 		if (ed->from >= m->n_segments || ed->to >= m->n_segments ||
 		    ed->kind >= ECP_EDGE_KIND_COUNT)
-			return ecp_error_set(err, ECP_ERR, "invalid model: edge %u out of range",
-					     e);
-		if (e && m->edges[e - 1].to > ed->to)
 			return ecp_error_set(err, ECP_ERR,
-					     "invalid model: edges not sorted by target at %u", e);
+					     "invalid model: edge %u out of range", e);
+		if (e && m->edges[e - 1].to > ed->to)
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "invalid model: edges not sorted by target at %u", e);
 	}
 	for (uint32_t f = 0; f < m->n_functions; f++)
 		if (!m->functions[f].name || !m->functions[f].object)
@@ -240,7 +255,8 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 		if (m->calls[c].thread >= m->n_threads ||
 		    m->calls[c].function >= m->n_functions ||
 		    m->calls[c].exit < m->calls[c].enter)
-			return ecp_error_set(err, ECP_ERR, "invalid model: call %llu is invalid",
+			return ecp_error_set(err, ECP_ERR,
+					     "invalid model: call %llu is invalid",
 					     (unsigned long long)c);
 	return check_acyclic(m, err);
 }

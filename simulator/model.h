@@ -1,6 +1,6 @@
 /* The execution model: what the program did, recorded on one CPU.
  *
- * Built by the model builder (model-builder.c) from the decoded trace, read by
+ * Built by the model builder (builder.c) from the decoded trace, read by
  * the simulator and the ECP engine.  Semantics (DESIGN.md "The model"):
  *
  *  - A *segment* is a thread's execution between two synchronization points;

@@ -12,8 +12,17 @@
 #include "simulator/hmap.h"
 
 /* What an event class is, decided once per class from its name. */
-enum class_kind { K_ECP, K_SCHED_SWITCH, K_SCHED_LOST, K_SCHED_COMM, K_SCHED_OTHER,
-		  K_BIN_INFO, K_DLOPEN, K_IGNORED_LTTNG, K_FOREIGN };
+enum class_kind {
+	K_ECP,
+	K_SCHED_SWITCH,
+	K_SCHED_LOST,
+	K_SCHED_COMM,
+	K_SCHED_OTHER,
+	K_BIN_INFO,
+	K_DLOPEN,
+	K_IGNORED_LTTNG,
+	K_FOREIGN
+};
 
 #define NO_FIELD UINT32_MAX
 
@@ -22,15 +31,16 @@ enum class_kind { K_ECP, K_SCHED_SWITCH, K_SCHED_LOST, K_SCHED_COMM, K_SCHED_OTH
 struct class_info {
 	enum class_kind kind;
 	enum ecp_event_type type;
-	uint32_t f[3];   /* members giving a, b, c */
-	uint32_t ts;     /* payload `ts` (function and switch events) */
+	uint32_t f[3]; /* members giving a, b, c */
+	uint32_t ts;   /* payload `ts` (function and switch events) */
 	uint32_t cpu_ns;
-	uint32_t tid;    /* payload tid (sched events) */
-	uint32_t name;   /* string member */
-	uint32_t try_;   /* lock_acquired `try` */
-	uint32_t vtid;   /* common context member */
+	uint32_t tid;  /* payload tid (sched events) */
+	uint32_t name; /* string member */
+	uint32_t try_; /* lock_acquired `try` */
+	uint32_t vtid; /* common context members */
+	uint32_t vpid;
 	uint32_t baddr, memsz, path;
-	uint64_t freq;   /* default clock frequency (Hz) */
+	uint64_t freq; /* default clock frequency (Hz) */
 	char event_name[128];
 };
 
@@ -40,6 +50,8 @@ struct ecp_reader {
 	void *user;
 	struct ecp_ctf_stats *stats;
 	struct ecp_error *err;
+	uint64_t vpid; /* the recorded process, from its first event */
+	bool have_vpid;
 	struct ecp_hmap classes; /* class pointer -> index in infos */
 	struct ecp_vec infos;    /* struct class_info */
 	int failed;
@@ -51,38 +63,38 @@ static const struct {
 	enum ecp_event_type type;
 	const char *f[3];
 } ecp_events[] = {
-	{"func_entry", ECP_EV_FUNC_ENTRY, {"addr", "call_site", NULL}},
-	{"func_exit", ECP_EV_FUNC_EXIT, {"addr", NULL, NULL}},
-	{"func_folded", ECP_EV_FUNC_FOLDED, {"addr", "calls", "total_ns"}},
-	{"func_unwound", ECP_EV_FUNC_UNWOUND, {"addr", NULL, NULL}},
-	{"thread_create", ECP_EV_THREAD_CREATE, {"create_id", "start_routine", "ok"}},
-	{"thread_start", ECP_EV_THREAD_START, {"create_id", "start_routine", "handle"}},
-	{"thread_exit", ECP_EV_THREAD_EXIT, {"handle", NULL, NULL}},
-	{"thread_join_begin", ECP_EV_THREAD_JOIN_BEGIN, {"handle", NULL, NULL}},
-	{"thread_join_end", ECP_EV_THREAD_JOIN_END, {"handle", "ok", NULL}},
-	{"thread_detach", ECP_EV_THREAD_DETACH, {"handle", NULL, NULL}},
-	{"thread_name", ECP_EV_THREAD_NAME, {NULL, NULL, NULL}},
-	{"process_exit", ECP_EV_PROCESS_EXIT, {"status", NULL, NULL}},
-	{"lock_init", ECP_EV_LOCK_INIT, {"obj", "kind", "type"}},
-	{"lock_request", ECP_EV_LOCK_REQUEST, {"obj", "kind", "mode"}},
-	{"lock_acquired", ECP_EV_LOCK_ACQUIRED, {"obj", "kind", "mode"}},
-	{"lock_failed", ECP_EV_LOCK_FAILED, {"obj", "kind", "err"}},
-	{"lock_release", ECP_EV_LOCK_RELEASE, {"obj", "kind", NULL}},
-	{"cond_wait_begin", ECP_EV_COND_WAIT_BEGIN, {"cond", "mutex", "timeout_ns"}},
-	{"cond_wait_end", ECP_EV_COND_WAIT_END, {"cond", "mutex", "err"}},
-	{"cond_signal", ECP_EV_COND_SIGNAL, {"cond", NULL, NULL}},
-	{"cond_broadcast", ECP_EV_COND_BROADCAST, {"cond", NULL, NULL}},
-	{"sem_init", ECP_EV_SEM_INIT, {"obj", "value", NULL}},
-	{"sem_wait_begin", ECP_EV_SEM_WAIT_BEGIN, {"obj", "timeout_ns", NULL}},
-	{"sem_wait_end", ECP_EV_SEM_WAIT_END, {"obj", "err", NULL}},
-	{"sem_post", ECP_EV_SEM_POST, {"obj", NULL, NULL}},
-	{"barrier_init", ECP_EV_BARRIER_INIT, {"obj", "count", NULL}},
-	{"barrier_wait_begin", ECP_EV_BARRIER_WAIT_BEGIN, {"obj", NULL, NULL}},
-	{"barrier_wait_end", ECP_EV_BARRIER_WAIT_END, {"obj", "serial", NULL}},
-	{"once_begin", ECP_EV_ONCE_BEGIN, {"obj", NULL, NULL}},
-	{"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
-	{"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", NULL}},
-	{"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
+    {"func_entry", ECP_EV_FUNC_ENTRY, {"addr", "call_site", NULL}},
+    {"func_exit", ECP_EV_FUNC_EXIT, {"addr", NULL, NULL}},
+    {"func_folded", ECP_EV_FUNC_FOLDED, {"addr", "calls", "total_ns"}},
+    {"func_unwound", ECP_EV_FUNC_UNWOUND, {"addr", NULL, NULL}},
+    {"thread_create", ECP_EV_THREAD_CREATE, {"create_id", "start_routine", "ok"}},
+    {"thread_start", ECP_EV_THREAD_START, {"create_id", "start_routine", "handle"}},
+    {"thread_exit", ECP_EV_THREAD_EXIT, {"handle", NULL, NULL}},
+    {"thread_join_begin", ECP_EV_THREAD_JOIN_BEGIN, {"handle", NULL, NULL}},
+    {"thread_join_end", ECP_EV_THREAD_JOIN_END, {"handle", "ok", NULL}},
+    {"thread_detach", ECP_EV_THREAD_DETACH, {"handle", NULL, NULL}},
+    {"thread_name", ECP_EV_THREAD_NAME, {NULL, NULL, NULL}},
+    {"process_exit", ECP_EV_PROCESS_EXIT, {"status", NULL, NULL}},
+    {"lock_init", ECP_EV_LOCK_INIT, {"obj", "kind", "type"}},
+    {"lock_request", ECP_EV_LOCK_REQUEST, {"obj", "kind", "mode"}},
+    {"lock_acquired", ECP_EV_LOCK_ACQUIRED, {"obj", "kind", "mode"}},
+    {"lock_failed", ECP_EV_LOCK_FAILED, {"obj", "kind", "err"}},
+    {"lock_release", ECP_EV_LOCK_RELEASE, {"obj", "kind", NULL}},
+    {"cond_wait_begin", ECP_EV_COND_WAIT_BEGIN, {"cond", "mutex", "timeout_ns"}},
+    {"cond_wait_end", ECP_EV_COND_WAIT_END, {"cond", "mutex", "err"}},
+    {"cond_signal", ECP_EV_COND_SIGNAL, {"cond", NULL, NULL}},
+    {"cond_broadcast", ECP_EV_COND_BROADCAST, {"cond", NULL, NULL}},
+    {"sem_init", ECP_EV_SEM_INIT, {"obj", "value", NULL}},
+    {"sem_wait_begin", ECP_EV_SEM_WAIT_BEGIN, {"obj", "timeout_ns", NULL}},
+    {"sem_wait_end", ECP_EV_SEM_WAIT_END, {"obj", "err", NULL}},
+    {"sem_post", ECP_EV_SEM_POST, {"obj", NULL, NULL}},
+    {"barrier_init", ECP_EV_BARRIER_INIT, {"obj", "count", NULL}},
+    {"barrier_wait_begin", ECP_EV_BARRIER_WAIT_BEGIN, {"obj", NULL, NULL}},
+    {"barrier_wait_end", ECP_EV_BARRIER_WAIT_END, {"obj", "serial", NULL}},
+    {"once_begin", ECP_EV_ONCE_BEGIN, {"obj", NULL, NULL}},
+    {"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
+    {"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", NULL}},
+    {"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
 };
 
 static uint32_t member_index(const bt_field_class *fc, const char *name)
@@ -92,7 +104,7 @@ static uint32_t member_index(const bt_field_class *fc, const char *name)
 	uint64_t n = bt_field_class_structure_get_member_count(fc);
 	for (uint64_t i = 0; i < n; i++) {
 		const bt_field_class_structure_member *m =
-			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		    bt_field_class_structure_borrow_member_by_index_const(fc, i);
 		if (!strcmp(bt_field_class_structure_member_get_name(m), name))
 			return (uint32_t)i;
 	}
@@ -115,14 +127,16 @@ static uint64_t member_u64(const bt_field *payload, uint32_t idx)
 {
 	if (idx == NO_FIELD || !payload)
 		return 0;
-	return field_u64(bt_field_structure_borrow_member_field_by_index_const(payload, idx));
+	return field_u64(
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx));
 }
 
 static const char *member_str(const bt_field *payload, uint32_t idx)
 {
 	if (idx == NO_FIELD || !payload)
 		return NULL;
-	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	const bt_field *f =
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
 	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return NULL;
 	return bt_field_string_get_value(f);
@@ -135,16 +149,20 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	memset(ci, 0, sizeof(*ci));
 	snprintf(ci->event_name, sizeof(ci->event_name), "%s", name ? name : "(unnamed)");
 	ci->f[0] = ci->f[1] = ci->f[2] = NO_FIELD;
-	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = NO_FIELD;
+	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = ci->vpid =
+	    NO_FIELD;
 	ci->baddr = ci->memsz = ci->path = NO_FIELD;
 	ci->freq = 1000000000;
-	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
+	const bt_field_class *payload =
+	    bt_event_class_borrow_payload_field_class_const(ec);
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
-	const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	const bt_field_class *ctx =
+	    bt_stream_class_borrow_event_common_context_field_class_const(sc);
 	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
 	if (cc)
 		ci->freq = bt_clock_class_get_frequency(cc);
 	ci->vtid = member_index(ctx, "vtid");
+	ci->vpid = member_index(ctx, "vpid");
 	if (!name) {
 		ci->kind = K_FOREIGN;
 	} else if (!strncmp(name, "ecp:", 4)) {
@@ -163,10 +181,11 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 		ci->name = member_index(payload, "name");
 		ci->try_ = member_index(payload, "try");
 		if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
-			return ecp_error_set(r->err, ECP_ERR,
-					     "trace=%s: event '%s' has no vtid context (the "
-					     "recorder must add it)",
-					     r->label, name);
+			return ecp_error_set(
+			    r->err, ECP_ERR,
+			    "trace=%s: event '%s' has no vtid context (the "
+			    "recorder must add it)",
+			    r->label, name);
 	} else if (!strcmp(name, "ecp_sched:switch")) {
 		ci->kind = K_SCHED_SWITCH;
 		ci->type = ECP_EV_SCHED_SWITCH;
@@ -191,7 +210,8 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 		ci->memsz = member_index(payload, "memsz");
 		ci->path = member_index(payload, "path");
 	} else if (!strncmp(name, "lttng_ust_statedump:", 20) ||
-		   !strncmp(name, "lttng_ust_dl:", 13) || !strncmp(name, "lttng_ust_lib:", 14)) {
+		   !strncmp(name, "lttng_ust_dl:", 13) ||
+		   !strncmp(name, "lttng_ust_lib:", 14)) {
 		ci->kind = K_IGNORED_LTTNG;
 	} else {
 		ci->kind = K_FOREIGN;
@@ -209,8 +229,10 @@ static const struct class_info *class_of(struct ecp_reader *r, const bt_event *e
 	if (classify(r, event, &ci) < 0)
 		return NULL;
 	struct class_info *slot = ecp_vec_push(&r->infos);
-	if (!slot || ecp_hmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->infos.len - 1) < 0) {
-		ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s", r->label);
+	if (!slot ||
+	    ecp_hmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->infos.len - 1) < 0) {
+		ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s",
+			      r->label);
 		return NULL;
 	}
 	*slot = ci;
@@ -219,7 +241,8 @@ static const struct class_info *class_of(struct ecp_reader *r, const bt_event *e
 
 static uint64_t snapshot_ns(const bt_message *msg, uint64_t freq)
 {
-	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	const bt_clock_snapshot *cs =
+	    bt_message_event_borrow_default_clock_snapshot_const(msg);
 	uint64_t v = bt_clock_snapshot_get_value(cs);
 	/* The raw value, not ns from origin: LTTng's origin is the Unix epoch,
 	 * while payload times (func ts, switch ts) are CLOCK_MONOTONIC. */
@@ -244,6 +267,18 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 	switch (ci->kind) {
 	case K_ECP: {
 		const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
+		if (ci->vpid != NO_FIELD) {
+			/* A child the program forked inherits the agent; its events
+			 * share the per-user buffers but are another process. */
+			uint64_t vpid = member_u64(ctx, ci->vpid);
+			if (!r->have_vpid) {
+				r->vpid = vpid;
+				r->have_vpid = true;
+			} else if (vpid != r->vpid) {
+				r->stats->other_process++;
+				return ECP_OK;
+			}
+		}
 		ev.tid = (uint32_t)member_u64(ctx, ci->vtid);
 		ev.type = (uint16_t)ci->type;
 		ev.a = member_u64(payload, ci->f[0]);
@@ -284,8 +319,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 		if (r->cb->object && path &&
 		    r->cb->object(r->user, member_u64(payload, ci->baddr),
 				  member_u64(payload, ci->memsz), path) < 0)
-			return ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s",
-					     r->label);
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
 		return ECP_OK;
 	}
 	case K_SCHED_OTHER:
@@ -293,23 +328,24 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 		return ECP_OK;
 	case K_FOREIGN:
 	default:
-		return ecp_error_set(r->err, ECP_ERR,
-				     "trace=%s event=#%llu: event '%s' is not part of an ecp "
-				     "trace (another provider's trace, or a newer recorder)",
-				     r->label, (unsigned long long)index, ci->event_name);
+		return ecp_error_set(
+		    r->err, ECP_ERR,
+		    "trace=%s event=#%llu: event '%s' is not part of an ecp "
+		    "trace (another provider's trace, or a newer recorder)",
+		    r->label, (unsigned long long)index, ci->event_name);
 	}
 }
 
-static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_message_iterator *it,
-								       void *user)
+static bt_graph_simple_sink_component_initialize_func_status
+sink_init(bt_message_iterator *it, void *user)
 {
 	(void)it;
 	(void)user;
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
 }
 
-static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
-								       void *user)
+static bt_graph_simple_sink_component_consume_func_status
+sink_consume(bt_message_iterator *it, void *user)
 {
 	struct ecp_reader *r = user;
 	bt_message_array_const msgs;
@@ -381,11 +417,12 @@ static void take_bt_error(char *buf, size_t len)
 	bt_error_release(e);
 }
 
-int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_callbacks *cb,
-		 void *user, struct ecp_ctf_stats *stats, struct ecp_error *err)
+int ecp_ctf_read(const char *ctf_dir, const char *label,
+		 const struct ecp_ctf_callbacks *cb, void *user,
+		 struct ecp_ctf_stats *stats, struct ecp_error *err)
 {
-	struct ecp_reader r = {.label = label, .cb = cb, .user = user, .stats = stats,
-			       .err = err};
+	struct ecp_reader r = {
+	    .label = label, .cb = cb, .user = user, .stats = stats, .err = err};
 	ecp_hmap_init(&r.classes);
 	ecp_vec_init(&r.infos, sizeof(struct class_info));
 	memset(stats, 0, sizeof(*stats));
@@ -396,27 +433,28 @@ int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_ca
 	char bterr[512];
 
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
-		    BT_PLUGIN_FIND_STATUS_OK ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
-		    BT_PLUGIN_FIND_STATUS_OK) {
+		BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
+			   &utils) != BT_PLUGIN_FIND_STATUS_OK) {
 		rc = ecp_error_set(err, ECP_ERR,
 				   "babeltrace2 plugins 'ctf' and 'utils' not found (is "
 				   "babeltrace2 installed?)");
 		goto out;
 	}
 	const bt_component_class_source *fs =
-		bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	    bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
 	const bt_component_class_filter *muxer =
-		bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	    bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
 	graph = bt_graph_create(0);
 	params = bt_value_map_create();
 	bt_value *inputs = NULL;
 	if (!fs || !muxer || !graph || !params ||
 	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
-		    BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
 	    bt_value_array_append_string_element(inputs, ctf_dir) !=
-		    BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s", label);
+		BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s",
+				   label);
 		goto out;
 	}
 	const bt_component_source *src = NULL;
@@ -425,32 +463,40 @@ int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_ca
 	if (bt_graph_add_source_component(graph, fs, "src", params, BT_LOGGING_LEVEL_NONE,
 					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(bterr, sizeof(bterr));
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s: missing or foreign CTF metadata, cannot open the "
-				   "trace: %s",
-				   label, bterr[0] ? bterr : "babeltrace2 refused it");
+		rc = ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: missing or foreign CTF metadata, cannot open the "
+		    "trace: %s",
+		    label, bterr[0] ? bterr : "babeltrace2 refused it");
 		goto out;
 	}
-	if (bt_graph_add_filter_component(graph, muxer, "mux", NULL, BT_LOGGING_LEVEL_NONE,
+	if (bt_graph_add_filter_component(graph, muxer, "mux", NULL,
+					  BT_LOGGING_LEVEL_NONE,
 					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_simple_sink_component(graph, "ecp", sink_init, sink_consume, NULL, &r,
-					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s", label);
+	    bt_graph_add_simple_sink_component(graph, "ecp", sink_init, sink_consume,
+					       NULL, &r, &sink) !=
+		BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s",
+				   label);
 		goto out;
 	}
 	uint64_t nports = bt_component_source_get_output_port_count(src);
 	for (uint64_t i = 0; i < nports; i++) {
-		const bt_port_output *o = bt_component_source_borrow_output_port_by_index_const(src, i);
-		const bt_port_input *in = bt_component_filter_borrow_input_port_by_index_const(mux, i);
+		const bt_port_output *o =
+		    bt_component_source_borrow_output_port_by_index_const(src, i);
+		const bt_port_input *in =
+		    bt_component_filter_borrow_input_port_by_index_const(mux, i);
 		if (!in || bt_graph_connect_ports(graph, o, in, NULL) !=
-				   BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			rc = ecp_error_set(err, ECP_ERR, "cannot connect the streams of %s", label);
+			       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			rc = ecp_error_set(err, ECP_ERR,
+					   "cannot connect the streams of %s", label);
 			goto out;
 		}
 	}
-	if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+	if (bt_graph_connect_ports(
+		graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+		bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+		NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
 		rc = ecp_error_set(err, ECP_ERR, "cannot connect the muxer of %s", label);
 		goto out;
 	}
@@ -468,7 +514,8 @@ int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_ca
 	}
 	if (st != BT_GRAPH_RUN_STATUS_OK) {
 		take_bt_error(bterr, sizeof(bterr));
-		rc = ecp_error_set(err, ECP_ERR, "trace=%s event=#%llu: cannot decode the trace: %s",
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s event=#%llu: cannot decode the trace: %s",
 				   label, (unsigned long long)stats->events,
 				   bterr[0] ? bterr : "babeltrace2 failed");
 		goto out;
@@ -547,9 +594,10 @@ int ecp_ctf_find_metadata(const char *root, char **out, struct ecp_error *err)
 	if (found < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	if (!found)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: missing CTF metadata (no directory below it "
-				     "contains a 'metadata' file)",
-				     root);
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: missing CTF metadata (no directory below it "
+		    "contains a 'metadata' file)",
+		    root);
 	return ECP_OK;
 }

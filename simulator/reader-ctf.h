@@ -31,12 +31,14 @@ struct ecp_ctf_stats {
 	uint64_t discarded; /* from discarded-events messages */
 	uint64_t discarded_packets;
 	uint64_t first_discard_index; /* event index at the first loss */
+	uint64_t other_process; /* events of other processes (forked children), skipped */
 };
 
 /* Reads the trace whose `metadata` file is directly in `ctf_dir`.
  * `label` names the trace in error messages (e.g. "DIR/main"). */
-int ecp_ctf_read(const char *ctf_dir, const char *label, const struct ecp_ctf_callbacks *cb,
-		 void *user, struct ecp_ctf_stats *stats, struct ecp_error *err);
+int ecp_ctf_read(const char *ctf_dir, const char *label,
+		 const struct ecp_ctf_callbacks *cb, void *user,
+		 struct ecp_ctf_stats *stats, struct ecp_error *err);
 
 /* Finds the directory below `root` that directly contains a `metadata`
  * file (depth-first, at most 8 levels).  *out is malloc'ed.  Returns

@@ -17,13 +17,23 @@
  * starts at V0 ends when V reaches V0 + length.  Times are doubles there
  * (53-bit mantissa: below 1e-4 ns of error for runs of hours), rounded to the
  * nearest ns on output.  Because the DAG is fixed, simultaneous events can
- * be processed in any order without changing the result. */
+ * be processed in any order without changing the result.  When P is at
+ * least the ASAP run's largest running count nothing is slowed and the warp
+ * (then the identity) is used even with delays.
+ *
+ * Cost: the profile is built once per sweep (a merge of the threads' sorted
+ * start/end sequences, O(S log T)); each warp is one pass over the profile,
+ * O(S) (O(S log S) more with the per-segment timeline); each event
+ * simulation is O(S log T).  Memory: the profile, 12 bytes per breakpoint;
+ * an event simulation, about 24 bytes per segment. */
 #include "simulator/replay.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/vec.h"
 #include "simulator/linux-sched.h"
@@ -113,6 +123,10 @@ int ecp_profile_init(struct ecp_profile *prof, const struct ecp_dag *dag, struct
 		w++;
 	}
 	prof->len = w;
+	prof->max_runnable = 0;
+	for (size_t i = 0; i < prof->len; i++)
+		if (prof->runnable[i] > prof->max_runnable)
+			prof->max_runnable = prof->runnable[i];
 	if (count != 0 || prof->time[prof->len - 1] != dag->span)
 		rc = ecp_error_set(err, ECP_ERR, "inconsistent DAG: the running count ends at %" PRId64
 				   " at %" PRIu64 " ns, span %" PRIu64 " ns", count,
@@ -146,7 +160,8 @@ static void set_totals(const struct ecp_dag *dag, unsigned p, struct ecp_replay 
 	out->processors = p;
 	out->work = dag->work;
 	out->span = dag->span;
-	out->speedup = out->makespan ? (double)dag->work / (double)out->makespan : 1.0;
+	out->t1 = dag->work; /* the sweep replaces it when delays make T_1 differ */
+	out->speedup = out->makespan ? (double)out->t1 / (double)out->makespan : 1.0;
 }
 
 /* W(t): the warped time of ASAP time t, with prefix[i] = exact P * W(time[i]). */
@@ -255,23 +270,64 @@ static double kdbl(uint64_t k)
 	return x;
 }
 
+/* What every P's simulation shares: successors through the cross-thread
+ * inputs (CSR) and the initial count of unfinished inputs per segment. */
+struct succ {
+	uint32_t *out_offset;
+	ecp_id *out_to;
+	uint32_t *init_remaining;
+};
+
+static void succ_finish(struct succ *g)
+{
+	free(g->out_offset);
+	free(g->out_to);
+	free(g->init_remaining);
+	memset(g, 0, sizeof(*g));
+}
+
+static int succ_init(struct succ *g, const struct ecp_dag *dag, struct ecp_error *err)
+{
+	uint32_t n = dag->n_segments;
+	size_t cells = (size_t)n + 1;
+	g->out_offset = calloc(cells, sizeof(*g->out_offset));
+	g->out_to = malloc(((size_t)dag->n_in + 1) * sizeof(*g->out_to));
+	g->init_remaining = malloc(cells * sizeof(*g->init_remaining));
+	if (!g->out_offset || !g->out_to || !g->init_remaining) {
+		succ_finish(g);
+		return nomem(err, "event simulation");
+	}
+	for (ecp_id i = 0; i < n; i++)
+		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
+			g->out_offset[dag->in_from[k] + 1]++;
+	for (ecp_id i = 0; i < n; i++)
+		g->out_offset[i + 1] += g->out_offset[i];
+	/* init_remaining doubles as the fill cursor, then gets its value. */
+	uint32_t *fill = g->init_remaining;
+	memcpy(fill, g->out_offset, cells * sizeof(*fill));
+	for (ecp_id i = 0; i < n; i++)
+		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
+			g->out_to[fill[dag->in_from[k]]++] = i;
+	for (ecp_id i = 0; i < n; i++)
+		g->init_remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] +
+				       (dag->pred[i] != ECP_NO_ID);
+	return 0;
+}
+
 struct sim {
 	const struct ecp_dag *dag;
-	unsigned p;
+	const struct succ *g;
 	uint32_t *remaining;
 	double *ready;
-	double *vstart;
-	double *t_start, *t_end;
+	double *t_start, *t_end; /* only with ECP_REPLAY_TIMELINE */
 	ecp_id *stack; /* segments to start at the current instant */
 	size_t n_stack;
-	uint32_t *out_offset; /* successors through cross-thread inputs */
-	ecp_id *out_to;
 	struct ecp_heap running; /* key = dkey(V at end), b = segment */
 	struct ecp_heap timers;  /* key = dkey(ready time), b = segment */
 	uint32_t n_running;
 	uint32_t n_done;
 	double now, v;
-	struct ecp_vec steps;
+	struct ecp_vec *steps; /* only with ECP_REPLAY_STEPS */
 };
 
 static int sim_ready(struct sim *s, ecp_id seg, double at)
@@ -290,14 +346,15 @@ static int sim_ready(struct sim *s, ecp_id seg, double at)
 static int sim_end(struct sim *s, ecp_id seg)
 {
 	const struct ecp_dag *dag = s->dag;
-	s->t_end[seg] = s->now;
+	if (s->t_end)
+		s->t_end[seg] = s->now;
 	s->n_done++;
 	ecp_id next = seg + 1;
 	if (next < dag->n_segments && dag->pred[next] == seg &&
 	    sim_ready(s, next, s->now + (double)dag->delay[next]) < 0)
 		return -1;
-	for (uint32_t k = s->out_offset[seg]; k < s->out_offset[seg + 1]; k++)
-		if (sim_ready(s, s->out_to[k], s->now) < 0)
+	for (uint32_t k = s->g->out_offset[seg]; k < s->g->out_offset[seg + 1]; k++)
+		if (sim_ready(s, s->g->out_to[k], s->now) < 0)
 			return -1;
 	return 0;
 }
@@ -307,13 +364,13 @@ static int sim_drain(struct sim *s)
 {
 	while (s->n_stack) {
 		ecp_id seg = s->stack[--s->n_stack];
-		s->t_start[seg] = s->now;
+		if (s->t_start)
+			s->t_start[seg] = s->now;
 		if (s->dag->length[seg] == 0) {
 			if (sim_end(s, seg) < 0)
 				return -1;
 			continue;
 		}
-		s->vstart[seg] = s->v;
 		if (ecp_heap_push(&s->running, dkey(s->v + (double)s->dag->length[seg]), 0, seg) < 0)
 			return -1;
 		s->n_running++;
@@ -323,65 +380,49 @@ static int sim_drain(struct sim *s)
 
 static int sim_step(struct sim *s)
 {
-	struct ecp_replay_step *st = ecp_vec_push(&s->steps);
+	if (!s->steps)
+		return 0;
+	struct ecp_replay_step *st = ecp_vec_push(s->steps);
 	if (!st)
 		return -1;
 	st->time = (uint64_t)llround(s->now);
 	st->runnable = s->n_running;
-	if (s->steps.len >= 2) {
+	if (s->steps->len >= 2) {
 		struct ecp_replay_step *prev = st - 1;
 		if (prev->time == st->time || prev->runnable == st->runnable) {
 			if (prev->time == st->time)
 				prev->runnable = st->runnable;
-			s->steps.len--;
+			s->steps->len--;
 		}
 	}
 	return 0;
 }
 
-static int simulate(const struct ecp_dag *dag, unsigned p, unsigned flags,
+static int simulate(const struct ecp_dag *dag, const struct succ *g, unsigned p, unsigned flags,
 		    struct ecp_replay *out, struct ecp_error *err)
 {
 	uint32_t n = dag->n_segments;
 	size_t cells = (size_t)n + 1;
-	struct sim s = {.dag = dag, .p = p};
+	struct sim s = {.dag = dag, .g = g};
+	struct ecp_vec steps;
 	int rc = 0;
-	s.remaining = calloc(cells, sizeof(*s.remaining));
+	ecp_vec_init(&steps, sizeof(struct ecp_replay_step));
+	if (flags & ECP_REPLAY_STEPS)
+		s.steps = &steps;
+	s.remaining = malloc(cells * sizeof(*s.remaining));
 	s.ready = calloc(cells, sizeof(*s.ready));
-	s.vstart = calloc(cells, sizeof(*s.vstart));
-	s.t_start = calloc(cells, sizeof(*s.t_start));
-	s.t_end = calloc(cells, sizeof(*s.t_end));
 	s.stack = malloc(cells * sizeof(*s.stack));
-	s.out_offset = calloc(cells, sizeof(*s.out_offset));
-	s.out_to = malloc(((size_t)dag->n_in + 1) * sizeof(*s.out_to));
+	if (flags & ECP_REPLAY_TIMELINE) {
+		s.t_start = calloc(cells, sizeof(*s.t_start));
+		s.t_end = calloc(cells, sizeof(*s.t_end));
+		if (!s.t_start || !s.t_end)
+			goto nomem;
+	}
 	ecp_heap_init(&s.running);
 	ecp_heap_init(&s.timers);
-	ecp_vec_init(&s.steps, sizeof(struct ecp_replay_step));
-	if (!s.remaining || !s.ready || !s.vstart || !s.t_start || !s.t_end || !s.stack ||
-	    !s.out_offset || !s.out_to)
+	if (!s.remaining || !s.ready || !s.stack)
 		goto nomem;
-	for (ecp_id i = 0; i < n; i++) {
-		s.remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] +
-				 (dag->pred[i] != ECP_NO_ID);
-		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
-			s.out_offset[dag->in_from[k] + 1]++;
-	}
-	for (ecp_id i = 0; i < n; i++)
-		s.out_offset[i + 1] += s.out_offset[i];
-	{
-		uint32_t *fill = s.remaining; /* borrow: rebuilt below */
-		uint32_t *saved = malloc(cells * sizeof(*saved));
-		if (!saved)
-			goto nomem;
-		memcpy(saved, s.remaining, cells * sizeof(*saved));
-		for (ecp_id i = 0; i < n; i++)
-			fill[i] = s.out_offset[i];
-		for (ecp_id i = 0; i < n; i++)
-			for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
-				s.out_to[fill[dag->in_from[k]]++] = i;
-		memcpy(s.remaining, saved, cells * sizeof(*saved));
-		free(saved);
-	}
+	memcpy(s.remaining, g->init_remaining, cells * sizeof(*s.remaining));
 	for (ecp_id i = 0; i < n; i++)
 		if (s.remaining[i] == 0)
 			s.stack[s.n_stack++] = i;
@@ -446,7 +487,7 @@ static int simulate(const struct ecp_dag *dag, unsigned p, unsigned flags,
 		}
 	}
 	if (flags & ECP_REPLAY_STEPS) {
-		out->steps = ecp_vec_steal(&s.steps, &out->n_steps);
+		out->steps = ecp_vec_steal(&steps, &out->n_steps);
 		if (!out->steps)
 			goto nomem;
 	}
@@ -457,32 +498,39 @@ nomem:
 out:
 	free(s.remaining);
 	free(s.ready);
-	free(s.vstart);
 	free(s.t_start);
 	free(s.t_end);
 	free(s.stack);
-	free(s.out_offset);
-	free(s.out_to);
 	ecp_heap_finish(&s.running);
 	ecp_heap_finish(&s.timers);
-	ecp_vec_finish(&s.steps);
+	ecp_vec_finish(&steps);
 	return rc;
 }
 
 /* ----------------------------------------------------------------- entries */
 
-static bool needs_simulation(const struct ecp_dag *dag, unsigned flags)
+/* Delays break the time-warp, except where processors never run short: if
+ * P is at least the ASAP run's largest running count, every segment runs at
+ * full speed and the P-processor run is the ASAP schedule itself, which the
+ * warp reproduces exactly (it then stretches nothing). */
+static bool needs_simulation(const struct ecp_dag *dag, const struct ecp_profile *prof,
+			     unsigned p, unsigned flags)
 {
-	return dag->total_delay > 0 || (flags & ECP_REPLAY_SIMULATE);
+	if (flags & ECP_REPLAY_SIMULATE)
+		return true;
+	if (dag->total_delay == 0 || p == 0)
+		return false;
+	return p < prof->max_runnable;
 }
 
-static int replay_one(const struct ecp_dag *dag, const struct ecp_profile *prof, unsigned p,
-		      unsigned flags, struct ecp_replay *out, struct ecp_error *err)
+static int replay_one(const struct ecp_dag *dag, const struct ecp_profile *prof,
+		      const struct succ *g, unsigned p, unsigned flags, struct ecp_replay *out,
+		      struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->sched_model = ECP_SCHED_IDEAL;
-	int rc = needs_simulation(dag, flags) ? simulate(dag, p, flags, out, err)
-					      : warp(dag, prof, p, flags, out, err);
+	int rc = needs_simulation(dag, prof, p, flags) ? simulate(dag, g, p, flags, out, err)
+						       : warp(dag, prof, p, flags, out, err);
 	if (rc) {
 		ecp_replay_finish(out);
 		ecp_error_prefix(err, "replay on %u processors", p);
@@ -490,23 +538,129 @@ static int replay_one(const struct ecp_dag *dag, const struct ecp_profile *prof,
 	return rc;
 }
 
+static bool memchr_u(const unsigned *v, size_t n, unsigned x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* A share of a sweep: every `stride`-th processor count from `first`. */
+struct sweep_job {
+	const struct ecp_dag *dag;
+	const struct ecp_profile *prof;
+	const struct succ *g;
+	const unsigned *processors;
+	size_t n, first, stride;
+	unsigned flags;
+	struct ecp_replay *out;
+	struct ecp_error err;
+	int rc;
+};
+
+static void *sweep_worker(void *arg)
+{
+	struct sweep_job *j = arg;
+	for (size_t i = j->first; i < j->n && j->rc == 0; i += j->stride)
+		j->rc = replay_one(j->dag, j->prof, j->g, j->processors[i], j->flags, &j->out[i],
+				   &j->err);
+	return NULL;
+}
+
+/* Event simulations are independent per P and read only shared data: a big
+ * sweep runs them on up to SWEEP_THREADS threads (one per online CPU).
+ * Small ones (tests) stay on the caller's thread. */
+#define SWEEP_THREADS 8
+#define SWEEP_PARALLEL_MIN 200000u /* segments x simulated counts: ~20 ms */
+
 int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size_t n,
 		     unsigned flags, struct ecp_replay *out, struct ecp_error *err)
 {
 	struct ecp_profile prof = {0};
+	struct succ g = {0};
 	int rc = 0;
 	if (dag->n_segments == 0)
 		return ecp_error_set(err, ECP_ERR_USAGE, "replay of an empty DAG");
-	if (!needs_simulation(dag, flags) && (rc = ecp_profile_init(&prof, dag, err)))
+	if ((rc = ecp_profile_init(&prof, dag, err)))
 		return rc;
-	size_t i;
-	for (i = 0; i < n; i++)
-		if ((rc = replay_one(dag, &prof, processors[i], flags, &out[i], err)))
-			break;
+	size_t simulated = 0;
+	for (size_t k = 0; k < n; k++)
+		simulated += needs_simulation(dag, &prof, processors[k], flags);
+	if (simulated && (rc = succ_init(&g, dag, err))) {
+		ecp_profile_finish(&prof);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		memset(&out[i], 0, sizeof(out[i]));
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t workers = cpus > 1 ? (size_t)cpus : 1;
+	if (workers > SWEEP_THREADS)
+		workers = SWEEP_THREADS;
+	if (workers > n)
+		workers = n;
+	if ((uint64_t)simulated * dag->n_segments < SWEEP_PARALLEL_MIN)
+		workers = 1;
+	struct sweep_job jobs[SWEEP_THREADS];
+	pthread_t tids[SWEEP_THREADS];
+	bool threaded[SWEEP_THREADS] = {false};
+	for (size_t w = 0; w < workers; w++) {
+		jobs[w] = (struct sweep_job){.dag = dag, .prof = &prof, .g = &g,
+					     .processors = processors, .n = n, .first = w,
+					     .stride = workers, .flags = flags, .out = out};
+		if (w > 0)
+			threaded[w] = pthread_create(&tids[w], NULL, sweep_worker, &jobs[w]) == 0;
+	}
+	/* This thread does its share, and that of any thread not started. */
+	for (size_t w = 0; w < workers; w++)
+		if (!threaded[w])
+			sweep_worker(&jobs[w]);
+	for (size_t w = 1; w < workers; w++)
+		if (threaded[w])
+			pthread_join(tids[w], NULL);
+	for (size_t w = 0; w < workers && rc == 0; w++)
+		if (jobs[w].rc) {
+			rc = jobs[w].rc;
+			*err = jobs[w].err;
+		}
+	/* T_1 for the speedups: the work, unless delays can idle the
+	 * processor (then the P = 1 run, simulated once). */
+	uint64_t t1 = dag->work;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (processors[i] == 1)
+			t1 = out[i].makespan;
+	if (rc == 0 && dag->total_delay > 0 && !memchr_u(processors, n, 1)) {
+		struct ecp_replay one;
+		if (!g.out_offset && needs_simulation(dag, &prof, 1, 0))
+			rc = succ_init(&g, dag, err);
+		if (rc == 0 && (rc = replay_one(dag, &prof, &g, 1, 0, &one, err)) == 0) {
+			t1 = one.makespan;
+			ecp_replay_finish(&one);
+		}
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		out[i].t1 = t1;
+		out[i].speedup = out[i].makespan ? (double)t1 / (double)out[i].makespan : 1.0;
+	}
 	if (rc)
-		while (i-- > 0)
+		for (size_t i = 0; i < n; i++)
 			ecp_replay_finish(&out[i]);
 	ecp_profile_finish(&prof);
+	succ_finish(&g);
+	return rc;
+}
+
+int ecp_replay_t1(const struct ecp_dag *dag, uint64_t *t1, struct ecp_error *err)
+{
+	if (dag->total_delay == 0) {
+		*t1 = dag->work;
+		return 0;
+	}
+	struct ecp_replay r;
+	int rc = ecp_replay_run(dag, 1, 0, &r, err);
+	if (rc == 0)
+		*t1 = r.makespan;
+	ecp_replay_finish(&r);
 	return rc;
 }
 

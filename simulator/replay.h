@@ -54,7 +54,9 @@ struct ecp_replay {
 	uint64_t work;        /* T_1 = sum of segment lengths */
 	uint64_t span;        /* T_inf = ASAP makespan */
 	uint64_t idle;        /* I_P = integral of max(P - running, 0) dt over [0, T_P] */
-	double speedup;       /* T_1 / T_P */
+	uint64_t t1;          /* T_1: the ideal run on one processor (= work
+			       * unless delays leave the processor idle) */
+	double speedup;       /* t1 / T_P */
 	bool work_law_ok;     /* T_P >= T_1 / P (always, unless a bug) */
 	bool span_law_ok;     /* T_P >= T_inf */
 	bool simulated;       /* event by event (delays, or the Linux model) */
@@ -72,6 +74,7 @@ struct ecp_profile {
 	size_t len;         /* breakpoints */
 	uint64_t *time;     /* increasing; time[len-1] = span */
 	uint32_t *runnable; /* count on [time[i], time[i+1]); 0 at the last */
+	uint32_t max_runnable; /* the largest count */
 };
 
 int ecp_profile_init(struct ecp_profile *prof, const struct ecp_dag *dag,
@@ -94,6 +97,10 @@ int ecp_replay_model_run(const struct ecp_dag *dag, enum ecp_sched_model model,
 			 struct ecp_error *err);
 
 void ecp_replay_finish(struct ecp_replay *r);
+
+/* T_1 of the ideal model: the work, or with delays the simulated
+ * one-processor run (idle while every thread sleeps counts). */
+int ecp_replay_t1(const struct ecp_dag *dag, uint64_t *t1, struct ecp_error *err);
 
 const char *ecp_sched_model_name(enum ecp_sched_model model);
 

@@ -18,11 +18,11 @@ struct sym {
 struct object {
 	uint64_t baddr, memsz;
 	char *path;
-	bool loaded;  /* symbol table read (or found unreadable) */
+	bool loaded; /* symbol table read (or found unreadable) */
 	uint64_t first_vaddr;
 	struct sym *syms; /* sorted by value */
 	size_t n_syms;
-	uint64_t seq;     /* registration order: later wins on overlap */
+	uint64_t seq; /* registration order: later wins on overlap */
 };
 
 struct ecp_symbols {
@@ -135,8 +135,8 @@ static void read_table(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct object *o)
 		if (!gelf_getsym(data, (int)i, &s))
 			continue;
 		int type = GELF_ST_TYPE(s.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-		    !s.st_value)
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
 			continue;
 		const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
@@ -235,8 +235,8 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr, struct ecp_strings *arena,
-			const char **name, const char **object)
+int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
+			struct ecp_strings *arena, const char **name, const char **object)
 {
 	struct object *best = NULL;
 	for (size_t i = 0; syms && i < syms->n; i++) {

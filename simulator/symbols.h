@@ -30,8 +30,9 @@ int ecp_symbols_add_object(struct ecp_symbols *syms, uint64_t baddr, uint64_t me
 
 /* Names addr; strings are copied into `arena`.  *object is "" when no object
  * covers addr.  Returns 0, or a negative status only when memory ran out. */
-int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr, struct ecp_strings *arena,
-			const char **name, const char **object);
+int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
+			struct ecp_strings *arena, const char **name,
+			const char **object);
 
 /* Demangles a C++ symbol; returns a malloc'ed string or NULL (not mangled,
  * or no demangler available). */

@@ -39,10 +39,11 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 	snprintf(path, sizeof(path), "%s/ecp-record.meta", dir);
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: missing metadata file ecp-record.meta (%s): not "
-				     "a trace written by 'ecp record'",
-				     dir, strerror(errno));
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: missing metadata file ecp-record.meta (%s): not "
+		    "a trace written by 'ecp record'",
+		    dir, strerror(errno));
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = ECP_OK;
@@ -59,8 +60,10 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 		uint64_t v;
 		if (!strcmp(key, "format")) {
 			if (ecp_parse_u64(val, &v) < 0) {
-				rc = ecp_error_set(err, ECP_ERR, "trace=%s: ecp-record.meta line %u: "
-						   "bad format '%s'", dir, lineno, val);
+				rc = ecp_error_set(err, ECP_ERR,
+						   "trace=%s: ecp-record.meta line %u: "
+						   "bad format '%s'",
+						   dir, lineno, val);
 				break;
 			}
 			m->format = (int)v;
@@ -86,17 +89,18 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 	if (rc < 0)
 		return rc;
 	if (!have_format || m->format != 1)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: ecp-record.meta has %s format %d; this ecp reads "
-				     "format 1",
-				     dir, have_format ? "trace" : "no", m->format);
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: ecp-record.meta has %s format %d; this ecp reads "
+		    "format 1",
+		    dir, have_format ? "trace" : "no", m->format);
 	if (!have_clock || (strcmp(m->clock_name, "perf-switch") &&
 			    strcmp(m->clock_name, "thread-cputime")))
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: ecp-record.meta: unknown clock source '%s'", dir,
-				     m->clock_name);
+		return ecp_error_set(
+		    err, ECP_ERR, "trace=%s: ecp-record.meta: unknown clock source '%s'",
+		    dir, m->clock_name);
 	m->clock = strcmp(m->clock_name, "perf-switch") ? ECP_CLOCK_THREAD_CPUTIME
-							 : ECP_CLOCK_PERF_SWITCH;
+							: ECP_CLOCK_PERF_SWITCH;
 	return ECP_OK;
 }
 
@@ -159,8 +163,9 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int read_ctf(const char *dir, const struct ecp_load_options *opts, const struct meta *meta,
-		    struct ecp_model **out, struct ecp_error *err)
+static int read_ctf(const char *dir, const struct ecp_load_options *opts,
+		    const struct meta *meta, struct ecp_model **out,
+		    struct ecp_error *err)
 {
 	char path[PATH_MAX], label[PATH_MAX + 16];
 	struct load_ctx c = {.progress = opts->progress};
@@ -168,7 +173,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts, const 
 					 .event_cost_ns = meta->event_cost_ns,
 					 .keep_calls = opts->keep_calls,
 					 .trace_path = dir};
-	struct ecp_ctf_callbacks cb = {.event = on_event, .object = on_object,
+	struct ecp_ctf_callbacks cb = {.event = on_event,
+				       .object = on_object,
 				       .comm = on_comm,
 				       .progress = opts->progress ? on_progress : NULL};
 	struct ecp_ctf_stats sched = {0}, main_st = {0};
@@ -192,16 +198,17 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts, const 
 		ctf = NULL;
 		c.base_events = sched.events;
 	} else if (meta->clock == ECP_CLOCK_PERF_SWITCH) {
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s: clock is perf-switch but the sched trace (%s) is "
-				   "missing",
-				   dir, path);
+		rc = ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: clock is perf-switch but the sched trace (%s) is "
+		    "missing",
+		    dir, path);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/main", dir);
 	if (!is_dir(path)) {
-		rc = ecp_error_set(err, ECP_ERR, "trace=%s: missing the program's trace %s", dir,
-				   path);
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: missing the program's trace %s", dir, path);
 		goto out;
 	}
 	if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
@@ -218,9 +225,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts, const 
 	struct ecp_model *m = *out;
 	struct ecp_strings *s = ecp_model_strings(m);
 	m->info.events = main_st.events + sched.events;
-	m->info.discarded_events +=
-		main_st.discarded + sched.discarded + main_st.discarded_packets +
-		sched.discarded_packets;
+	m->info.discarded_events += main_st.discarded + sched.discarded +
+				    main_st.discarded_packets + sched.discarded_packets;
 	m->info.recorded_wall_ns = meta->wall_ns;
 	m->info.functions_recorded = meta->functions;
 	m->info.program = ecp_strings_dup(s, meta->command ? meta->command : "");
@@ -229,10 +235,21 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts, const 
 		goto out;
 	}
 	if (main_st.discarded_packets + sched.discarded_packets &&
-	    ecp_model_add_warning(m, "%llu packets of events were discarded (count of events "
-				  "unknown; counted as one each)",
-				  (unsigned long long)(main_st.discarded_packets +
-						       sched.discarded_packets)) < 0) {
+	    ecp_model_add_warning(
+		m,
+		"%llu packets of events were discarded (count of events "
+		"unknown; counted as one each)",
+		(unsigned long long)(main_st.discarded_packets +
+				     sched.discarded_packets)) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (main_st.other_process &&
+	    ecp_model_add_warning(
+		m,
+		"%llu events of other processes (children the program "
+		"forked) were ignored: only the first process is modelled",
+		(unsigned long long)main_st.other_process) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -257,18 +274,20 @@ out:
 	return rc;
 }
 
-static int check_loss(const char *dir, const struct ecp_load_options *opts, struct ecp_model *m,
-		      struct ecp_error *err)
+static int check_loss(const char *dir, const struct ecp_load_options *opts,
+		      struct ecp_model *m, struct ecp_error *err)
 {
 	if (!m->info.discarded_events)
 		return ECP_OK;
 	if (!opts->allow_loss)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: %llu events were discarded while recording; "
-				     "the model would be wrong (re-record, or pass --allow-loss "
-				     "to analyse it anyway)",
-				     dir, (unsigned long long)m->info.discarded_events);
-	if (ecp_model_add_warning(m, "%llu events were discarded while recording: the "
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: %llu events were discarded while recording; "
+		    "the model would be wrong (re-record, or pass --allow-loss "
+		    "to analyse it anyway)",
+		    dir, (unsigned long long)m->info.discarded_events);
+	if (ecp_model_add_warning(m,
+				  "%llu events were discarded while recording: the "
 				  "analysis is approximate (--allow-loss)",
 				  (unsigned long long)m->info.discarded_events) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
@@ -283,7 +302,8 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 		opts = &def;
 	*out = NULL;
 	if (!is_dir(dir))
-		return ecp_error_set(err, ECP_ERR, "trace=%s: no such trace directory", dir);
+		return ecp_error_set(err, ECP_ERR, "trace=%s: no such trace directory",
+				     dir);
 	struct meta meta;
 	int rc = read_meta(dir, &meta, err);
 	if (rc < 0) {
@@ -311,7 +331,8 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 		/* Written before the loss check, so that an --allow-loss run
 		 * later does not decode again; the loss is re-checked on load. */
 		if (ecp_cache_write(cache, fp, *out, opts->keep_calls, &cerr) < 0 &&
-		    ecp_model_add_warning(*out, "model cache not written: %s", cerr.msg) < 0) {
+		    ecp_model_add_warning(*out, "model cache not written: %s", cerr.msg) <
+			0) {
 			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 			goto out;
 		}

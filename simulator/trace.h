@@ -27,9 +27,11 @@ struct ecp_load_options {
 	bool progress;   /* a progress line on stderr while decoding CTF */
 };
 
-#define ECP_LOAD_OPTIONS_DEFAULT                                                            \
-	((struct ecp_load_options){.allow_loss = false, .use_cache = true,                   \
-				   .keep_calls = false, .progress = false})
+#define ECP_LOAD_OPTIONS_DEFAULT                                                         \
+	((struct ecp_load_options){.allow_loss = false,                                  \
+				   .use_cache = true,                                    \
+				   .keep_calls = false,                                  \
+				   .progress = false})
 
 int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 		   struct ecp_model **out, struct ecp_error *err);

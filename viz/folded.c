@@ -45,21 +45,24 @@ int ecp_folded_write(FILE *out, const struct ecp_folded_stack *stacks, size_t co
 	size_t n = 0;
 	int rc = ECP_OK;
 	if (count && !lines)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory folding %zu stacks",
-				     count);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory folding %zu stacks", count);
 	for (size_t i = 0; i < count; i++) {
 		if (stacks[i].depth == 0) {
-			rc = ecp_error_set(err, ECP_ERR_USAGE, "folded stack #%zu is empty", i);
+			rc = ecp_error_set(err, ECP_ERR_USAGE,
+					   "folded stack #%zu is empty", i);
 			goto out;
 		}
 		lines[n].stack = join_frames(&stacks[i]);
 		if (!lines[n].stack) {
-			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory folding stacks");
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory folding stacks");
 			goto out;
 		}
 		lines[n++].ns = stacks[i].weighted_ns;
 	}
-	qsort(lines, n, sizeof(*lines), by_stack);
+	if (n > 1)
+		qsort(lines, n, sizeof(*lines), by_stack);
 	for (size_t i = 0; i < n;) {
 		double sum = 0;
 		size_t j = i;

@@ -31,9 +31,9 @@ struct ecp_folded_stack {
 };
 
 struct ecp_folded_result {
-	size_t lines;          /* written */
-	size_t negative;       /* distinct stacks skipped for a negative total */
-	double negative_ns;    /* their sum */
+	size_t lines;       /* written */
+	size_t negative;    /* distinct stacks skipped for a negative total */
+	double negative_ns; /* their sum */
 };
 
 int ecp_folded_write(FILE *out, const struct ecp_folded_stack *stacks, size_t count,

@@ -10,12 +10,12 @@
 #include "viz/html-util.h"
 
 struct ecp_html_gantt {
-	size_t *order;        /* drawn segments sorted by (thread, start) */
-	size_t *row_begin;    /* rows + 1 offsets into order */
-	size_t rows;          /* thread rows drawn */
+	size_t *order;     /* drawn segments sorted by (thread, start) */
+	size_t *row_begin; /* rows + 1 offsets into order */
+	size_t rows;       /* thread rows drawn */
 	size_t hidden_threads, hidden_segments;
-	int64_t t_end;        /* right end of the time axis */
-	double q;             /* merge threshold (ns) */
+	int64_t t_end; /* right end of the time axis */
+	double q;      /* merge threshold (ns) */
 	size_t max_items;
 	/* What the final pass produced. */
 	size_t items, summary_bars, merged_segments, marks;
@@ -28,9 +28,9 @@ struct ecp_html_gantt {
 struct item {
 	uint32_t thread;
 	int64_t start, end, cpu;
-	uint32_t function;      /* of the longest member */
+	uint32_t function; /* of the longest member */
 	int64_t longest;
-	double weight;          /* single: its weight; summary: CPU-weighted mean */
+	double weight; /* single: its weight; summary: CPU-weighted mean */
 	double weighted_cpu;
 	double max_abs_weight;
 	size_t count;
@@ -43,18 +43,18 @@ typedef void (*emit_fn)(struct ecp_html_ctx *c, struct ecp_html_gantt *g,
 static void item_from(struct item *it, const struct ecp_html_segment *s)
 {
 	*it = (struct item){
-		.thread = s->thread,
-		.start = s->start_ns,
-		.end = s->end_ns,
-		.cpu = s->cpu_ns,
-		.function = s->function,
-		.longest = s->end_ns - s->start_ns,
-		.weight = s->weight,
-		.weighted_cpu = s->weight * (double)s->cpu_ns,
-		.max_abs_weight = fabs(s->weight),
-		.count = 1,
-		.start_mark = s->start_mark,
-		.end_mark = s->end_mark,
+	    .thread = s->thread,
+	    .start = s->start_ns,
+	    .end = s->end_ns,
+	    .cpu = s->cpu_ns,
+	    .function = s->function,
+	    .longest = s->end_ns - s->start_ns,
+	    .weight = s->weight,
+	    .weighted_cpu = s->weight * (double)s->cpu_ns,
+	    .max_abs_weight = fabs(s->weight),
+	    .count = 1,
+	    .start_mark = s->start_mark,
+	    .end_mark = s->end_mark,
 	};
 }
 
@@ -87,7 +87,8 @@ static void flush(struct ecp_html_ctx *c, struct ecp_html_gantt *g, struct item 
 		it->start_mark = it->end_mark = ECP_HTML_MARK_NONE;
 	}
 	g->items++;
-	g->marks += (it->start_mark != ECP_HTML_MARK_NONE) + (it->end_mark != ECP_HTML_MARK_NONE);
+	g->marks +=
+	    (it->start_mark != ECP_HTML_MARK_NONE) + (it->end_mark != ECP_HTML_MARK_NONE);
 	if (emit)
 		emit(c, g, it);
 	it->count = 0;
@@ -111,7 +112,8 @@ static void walk(struct ecp_html_ctx *c, struct ecp_html_gantt *g, double q, emi
 				struct item single;
 				item_from(&single, s);
 				flush(c, g, &single, emit);
-			} else if (pending.count > 0 && (double)(s->start_ns - pending.end) < q) {
+			} else if (pending.count > 0 &&
+				   (double)(s->start_ns - pending.end) < q) {
 				item_add(&pending, s);
 			} else {
 				flush(c, g, &pending, emit);
@@ -156,7 +158,8 @@ int ecp_html_gantt_plan(struct ecp_html_ctx *c, struct ecp_html_gantt **plan,
 	const struct ecp_html_report *r = c->r;
 	struct ecp_html_gantt *g = calloc(1, sizeof(*g));
 	if (!g)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory planning the Gantt chart");
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory planning the Gantt chart");
 	g->rows = r->thread_count < ECP_HTML_MAX_THREAD_ROWS ? r->thread_count
 							     : ECP_HTML_MAX_THREAD_ROWS;
 	g->hidden_threads = r->thread_count - g->rows;
@@ -166,7 +169,8 @@ int ecp_html_gantt_plan(struct ecp_html_ctx *c, struct ecp_html_gantt **plan,
 	if (!g->order || !g->row_begin) {
 		ecp_html_gantt_destroy(g);
 		return ecp_error_set(err, ECP_ERR_NOMEM,
-				     "out of memory sorting %zu segments", r->segment_count);
+				     "out of memory sorting %zu segments",
+				     r->segment_count);
 	}
 	size_t n = 0;
 	g->t_end = r->makespan_ns;
@@ -174,10 +178,11 @@ int ecp_html_gantt_plan(struct ecp_html_ctx *c, struct ecp_html_gantt **plan,
 		const struct ecp_html_segment *s = &r->segments[i];
 		if (s->thread >= r->thread_count || s->end_ns < s->start_ns) {
 			ecp_html_gantt_destroy(g);
-			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "Gantt segment #%zu: thread %u out of range or "
-					     "end before start",
-					     i, s->thread);
+			return ecp_error_set(
+			    err, ECP_ERR_USAGE,
+			    "Gantt segment #%zu: thread %u out of range or "
+			    "end before start",
+			    i, s->thread);
 		}
 		if (s->end_ns > g->t_end)
 			g->t_end = s->end_ns;
@@ -218,24 +223,27 @@ static const struct {
 	const char *shape; /* path centred on 0,0 */
 	const char *style;
 } marks[ECP_HTML_MARK_COUNT] = {
-	[ECP_HTML_MARK_CREATE] = {"thread create", "M-3,-4L4,0L-3,4Z", "fill:#222"},
-	[ECP_HTML_MARK_EXIT] = {"thread exit", "M-1.5,-5h3v10h-3Z", "fill:#222"},
-	[ECP_HTML_MARK_JOIN] = {"join returns", "M3,-4L-4,0L3,4Z", "fill:#555"},
-	[ECP_HTML_MARK_LOCK] = {"lock acquired", "M-3,-3h6v6h-6Z", "fill:#b03a2e"},
-	[ECP_HTML_MARK_UNLOCK] = {"unlock", "M-3,-3h6v6h-6Z",
-				  "fill:#fff;stroke:#b03a2e;stroke-width:1.5"},
-	[ECP_HTML_MARK_WAIT] = {"condition wait", "M-3.5,0a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0",
-				"fill:#fff;stroke:#6c3483;stroke-width:1.5"},
-	[ECP_HTML_MARK_SIGNAL] = {"condition signal",
-				  "M-3.5,0a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0", "fill:#6c3483"},
-	[ECP_HTML_MARK_SEM_WAIT] = {"semaphore wait", "M0,-4.5L4.5,0L0,4.5L-4.5,0Z",
-				    "fill:#fff;stroke:#117a65;stroke-width:1.5"},
-	[ECP_HTML_MARK_SEM_POST] = {"semaphore post", "M0,-4.5L4.5,0L0,4.5L-4.5,0Z",
-				    "fill:#117a65"},
-	[ECP_HTML_MARK_BARRIER] = {"barrier", "M-3,-5h2v10h-2ZM1,-5h2v10h-2Z", "fill:#1f3a5f"},
-	[ECP_HTML_MARK_ONCE] = {"once", "M-4,0h8M0,-4v8", "stroke:#1f3a5f;stroke-width:2"},
-	[ECP_HTML_MARK_DELAY] = {"sleep / blocking I/O", "M-4,-3h8l-8,6h8",
-				 "fill:none;stroke:#555;stroke-width:1.5"},
+    [ECP_HTML_MARK_CREATE] = {"thread create", "M-3,-4L4,0L-3,4Z", "fill:#222"},
+    [ECP_HTML_MARK_EXIT] = {"thread exit", "M-1.5,-5h3v10h-3Z", "fill:#222"},
+    [ECP_HTML_MARK_JOIN] = {"join returns", "M3,-4L-4,0L3,4Z", "fill:#555"},
+    [ECP_HTML_MARK_LOCK] = {"lock acquired", "M-3,-3h6v6h-6Z", "fill:#b03a2e"},
+    [ECP_HTML_MARK_UNLOCK] = {"unlock", "M-3,-3h6v6h-6Z",
+			      "fill:#fff;stroke:#b03a2e;stroke-width:1.5"},
+    [ECP_HTML_MARK_WAIT] = {"condition wait",
+			    "M-3.5,0a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0",
+			    "fill:#fff;stroke:#6c3483;stroke-width:1.5"},
+    [ECP_HTML_MARK_SIGNAL] = {"condition signal",
+			      "M-3.5,0a3.5,3.5 0 1,0 7,0a3.5,3.5 0 1,0 -7,0",
+			      "fill:#6c3483"},
+    [ECP_HTML_MARK_SEM_WAIT] = {"semaphore wait", "M0,-4.5L4.5,0L0,4.5L-4.5,0Z",
+				"fill:#fff;stroke:#117a65;stroke-width:1.5"},
+    [ECP_HTML_MARK_SEM_POST] = {"semaphore post", "M0,-4.5L4.5,0L0,4.5L-4.5,0Z",
+				"fill:#117a65"},
+    [ECP_HTML_MARK_BARRIER] = {"barrier", "M-3,-5h2v10h-2ZM1,-5h2v10h-2Z",
+			       "fill:#1f3a5f"},
+    [ECP_HTML_MARK_ONCE] = {"once", "M-4,0h8M0,-4v8", "stroke:#1f3a5f;stroke-width:2"},
+    [ECP_HTML_MARK_DELAY] = {"sleep / blocking I/O", "M-4,-3h8l-8,6h8",
+			     "fill:none;stroke:#555;stroke-width:1.5"},
 };
 
 static double xpos(const struct ecp_html_gantt *g, int64_t t)
@@ -252,18 +260,21 @@ static void time_ticks(FILE *out, double t_end, double y_top, double y_axis)
 		double x = t / t_end * ECP_HTML_PLOT_W;
 		char buf[32];
 		fprintf(out,
-			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			"y2=\"%.1f\"/>"
 			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-			x, x, y_top, y_axis, x, y_axis + 14, ecp_format_ns(buf, sizeof(buf), t));
+			x, x, y_top, y_axis, x, y_axis + 14,
+			ecp_format_ns(buf, sizeof(buf), t));
 	}
 }
 
-static void emit_bar(struct ecp_html_ctx *c, struct ecp_html_gantt *g, const struct item *it)
+static void emit_bar(struct ecp_html_ctx *c, struct ecp_html_gantt *g,
+		     const struct item *it)
 {
 	FILE *out = c->out;
 	uint32_t rank = c->local && it->function < c->r->function_count
-				? c->local[it->function]
-				: ECP_HTML_NO_FUNCTION;
+			    ? c->local[it->function]
+			    : ECP_HTML_NO_FUNCTION;
 	bool ecp = it->max_abs_weight > 0;
 	double y = it->thread * g->row_h;
 	double h = ecp ? g->row_h * 0.8 : g->row_h * 0.4;
@@ -276,18 +287,20 @@ static void emit_bar(struct ecp_html_ctx *c, struct ecp_html_gantt *g, const str
 		snprintf(cls, sizeof(cls), "cx");
 	else
 		snprintf(cls, sizeof(cls), "c%" PRIu32, rank);
-	fprintf(out,
-		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"%s%s%s\" "
-		"data-s=\"%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %.4g %.4g %zu %" PRIu32
-		"\"/>\n",
-		x, top, w, h, cls, ecp ? " e" : "", it->count > 1 ? " m" : "",
-		rank == ECP_HTML_NO_FUNCTION ? (int64_t)-1 : (int64_t)rank, it->start, it->end,
-		it->cpu, it->weight, it->max_abs_weight, it->count, it->thread);
+	fprintf(
+	    out,
+	    "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"%s%s%s\" "
+	    "data-s=\"%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+	    " %.4g %.4g %zu %" PRIu32 "\"/>\n",
+	    x, top, w, h, cls, ecp ? " e" : "", it->count > 1 ? " m" : "",
+	    rank == ECP_HTML_NO_FUNCTION ? (int64_t)-1 : (int64_t)rank, it->start,
+	    it->end, it->cpu, it->weight, it->max_abs_weight, it->count, it->thread);
 	/* Summary bars get a hatch on top, which ignores the pointer so the
 	 * bar below still shows its tooltip. */
 	if (it->count > 1)
 		fprintf(out,
-			"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" class=\"h\"/>\n",
+			"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+			"class=\"h\"/>\n",
 			x, top, w, h);
 }
 
@@ -303,7 +316,8 @@ static void emit_marks(struct ecp_html_ctx *c, struct ecp_html_gantt *g,
 		double x = xpos(g, at[i]);
 		g->used[kinds[i]] = true;
 		fprintf(c->out,
-			"<use href=\"#mk%u\" x=\"%.2f\" y=\"%.1f\" data-x=\"%.2f\"><title>%s</title></use>\n",
+			"<use href=\"#mk%u\" x=\"%.2f\" y=\"%.1f\" "
+			"data-x=\"%.2f\"><title>%s</title></use>\n",
 			kinds[i], x, y, x, marks[kinds[i]].name);
 	}
 }
@@ -311,12 +325,18 @@ static void emit_marks(struct ecp_html_ctx *c, struct ecp_html_gantt *g,
 static void mark_legend(struct ecp_html_ctx *c, const bool *used)
 {
 	FILE *out = c->out;
+	bool any = false;
+	for (int k = 1; k < ECP_HTML_MARK_COUNT; k++)
+		any = any || used[k];
+	if (!any)
+		return;
 	fputs("<div class=\"legend\"><span class=\"lt\">Synchronization:</span>", out);
 	for (int k = 1; k < ECP_HTML_MARK_COUNT; k++) {
 		if (!used[k])
 			continue;
 		fprintf(out,
-			"<span class=\"li\"><svg width=\"14\" height=\"14\" viewBox=\"-7 -7 14 14\">"
+			"<span class=\"li\"><svg width=\"14\" height=\"14\" viewBox=\"-7 "
+			"-7 14 14\">"
 			"<path d=\"%s\" style=\"%s\"/></svg>%s</span>",
 			marks[k].shape, marks[k].style, marks[k].name);
 	}
@@ -333,36 +353,42 @@ static void function_legend(struct ecp_html_ctx *c)
 		ecp_html_name(out, ecp_html_fname(c, c->named[k]), 40);
 		fputs("</span>", out);
 	}
-	fputs("<span class=\"li\"><i class=\"sw cx\"></i>other functions</span>"
-	      "<span class=\"li\"><i class=\"sw ecpkey\"></i>tall bar = on the ECP (weight "
-	      "&ne; 0)</span><span class=\"li\"><i class=\"sw mkey\"></i>hatched = summary of "
-	      "short segments</span></div>\n",
-	      out);
+	fputs(
+	    "<span class=\"li\"><i class=\"sw cx\"></i>other functions</span>"
+	    "<span class=\"li\"><i class=\"sw ecpkey\"></i>tall bar = on the ECP (weight "
+	    "&ne; 0)</span><span class=\"li\"><i class=\"sw mkey\"></i>hatched = summary "
+	    "of "
+	    "short segments</span></div>\n",
+	    out);
 }
 
-void ecp_html_gantt_write(struct ecp_html_ctx *c, const struct ecp_html_gantt *plan)
+void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
 {
 	FILE *out = c->out;
 	const struct ecp_html_report *r = c->r;
-	struct ecp_html_gantt *g = (struct ecp_html_gantt *)plan;
 	double rows_h = g->rows * g->row_h;
 	double top = 10, axis_y = top + rows_h + 6;
 	double height = axis_y + 34;
 	char buf[32], buf2[32];
 
-	fprintf(out, "<section id=\"gantt\"><h2>1. Simulated execution on %" PRIu32
-		     " processor%s</h2>\n",
+	fprintf(out,
+		"<section id=\"gantt\"><h2>1. Simulated execution on %" PRIu32
+		" processor%s</h2>\n",
 		r->processors, r->processors == 1 ? "" : "s");
-	fputs("<p class=\"note\">Each row is a thread; bars are its segments on the simulated "
-	      "timeline, coloured by the function that used most of their CPU time. Hover a bar "
-	      "for its times and ECP weight. Zoom with the mouse wheel or the buttons, drag to "
+	fputs("<p class=\"note\">Each row is a thread; bars are its segments on the "
+	      "simulated "
+	      "timeline, coloured by the function that used most of their CPU time. "
+	      "Hover a bar "
+	      "for its times and ECP weight. Zoom with the mouse wheel or the buttons, "
+	      "drag to "
 	      "pan.</p>\n",
 	      out);
-	fputs("<div class=\"controls\"><button type=\"button\" id=\"zin\">Zoom in</button>"
-	      "<button type=\"button\" id=\"zout\">Zoom out</button>"
-	      "<button type=\"button\" id=\"zreset\">Reset</button>"
-	      "<span id=\"zinfo\"></span></div>\n",
-	      out);
+	fputs(
+	    "<div class=\"controls\"><button type=\"button\" id=\"zin\">Zoom in</button>"
+	    "<button type=\"button\" id=\"zout\">Zoom out</button>"
+	    "<button type=\"button\" id=\"zreset\">Reset</button>"
+	    "<span id=\"zinfo\"></span></div>\n",
+	    out);
 	fprintf(out,
 		"<svg id=\"gantt-svg\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" data-tend=\"%" PRId64 "\" data-w=\"%.0f\">\n",
@@ -372,23 +398,25 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, const struct ecp_html_gantt *p
 	fprintf(out,
 		"<defs><clipPath id=\"gclip\"><rect x=\"0\" y=\"-10\" width=\"%.0f\" "
 		"height=\"%.0f\"/></clipPath>"
-		"<pattern id=\"hatch\" width=\"4\" height=\"4\" patternUnits=\"userSpaceOnUse\" "
+		"<pattern id=\"hatch\" width=\"4\" height=\"4\" "
+		"patternUnits=\"userSpaceOnUse\" "
 		"patternTransform=\"rotate(45)\"><rect width=\"2\" height=\"4\" "
 		"fill=\"rgba(255,255,255,0.55)\"/></pattern>",
 		ECP_HTML_PLOT_W, rows_h + 20);
 	for (int k = 1; k < ECP_HTML_MARK_COUNT; k++)
-		fprintf(out, "<path id=\"mk%d\" d=\"%s\" style=\"%s\"/>", k, marks[k].shape,
-			marks[k].style);
+		fprintf(out, "<path id=\"mk%d\" d=\"%s\" style=\"%s\"/>", k,
+			marks[k].shape, marks[k].style);
 	fputs("</defs>\n", out);
 	/* Thread labels and row stripes. */
 	fprintf(out, "<g transform=\"translate(0,%.0f)\">\n", top);
 	for (size_t t = 0; t < g->rows; t++) {
 		const char *name = r->thread_names ? r->thread_names[t] : NULL;
 		if (t % 2 == 0)
-			fprintf(out,
-				"<rect class=\"stripe\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" "
-				"height=\"%.1f\"/>",
-				ECP_HTML_LEFT, t * g->row_h, ECP_HTML_PLOT_W, g->row_h);
+			fprintf(
+			    out,
+			    "<rect class=\"stripe\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" "
+			    "height=\"%.1f\"/>",
+			    ECP_HTML_LEFT, t * g->row_h, ECP_HTML_PLOT_W, g->row_h);
 		if (g->row_h >= 9) {
 			fprintf(out,
 				"<text class=\"tlabel\" x=\"%.0f\" y=\"%.1f\" "
@@ -408,8 +436,7 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, const struct ecp_html_gantt *p
 		}
 	}
 	fputs("</g>\n", out);
-	fprintf(out,
-		"<g transform=\"translate(%.0f,%.0f)\"><g id=\"gantt-axis\">\n",
+	fprintf(out, "<g transform=\"translate(%.0f,%.0f)\"><g id=\"gantt-axis\">\n",
 		ECP_HTML_LEFT, top);
 	time_ticks(out, (double)g->t_end, 0, rows_h + 6);
 	fputs("</g>\n<g clip-path=\"url(#gclip)\"><g id=\"gantt-bars\">\n", out);
@@ -419,7 +446,9 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, const struct ecp_html_gantt *p
 	 * marks emitter, keeps them above every bar. */
 	if (!g->marks_omitted)
 		walk(c, g, g->q, emit_marks);
-	fprintf(out, "</g></g>\n<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated time</text>\n",
+	fprintf(out,
+		"</g></g>\n<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated "
+		"time</text>\n",
 		ECP_HTML_PLOT_W / 2, rows_h + 40);
 	fputs("</g>\n</svg>\n", out);
 	function_legend(c);
@@ -427,24 +456,31 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, const struct ecp_html_gantt *p
 
 	size_t shown = r->segment_count - g->hidden_segments;
 	fprintf(out,
-		"<p class=\"note cap\" id=\"gantt-cap\">Size cap: at most %zu bars are drawn. "
+		"<p class=\"note cap\" id=\"gantt-cap\">Size cap: at most %zu bars are "
+		"drawn. "
 		"%zu segment%s shown as %zu bar%s",
-		g->max_items, shown, shown == 1 ? "" : "s", g->items, g->items == 1 ? "" : "s");
+		g->max_items, shown, shown == 1 ? "" : "s", g->items,
+		g->items == 1 ? "" : "s");
 	if (g->summary_bars)
 		fprintf(out,
-			"; %zu segments shorter than %s (one pixel at full view%s) were merged "
+			"; %zu segments shorter than %s (one pixel at full view%s) were "
+			"merged "
 			"into %zu hatched summary bars",
 			g->merged_segments, ecp_format_ns(buf, sizeof(buf), g->q),
-			g->q > (double)g->t_end / ECP_HTML_PLOT_W * 1.5 ? ", widened to fit the cap"
-									: "",
+			g->q > (double)g->t_end / ECP_HTML_PLOT_W * 1.5
+			    ? ", widened to fit the cap"
+			    : "",
 			g->summary_bars);
 	fputs(".", out);
 	if (g->hidden_threads)
-		fprintf(out, " Only the first %zu threads are drawn; %zu more (%zu segments) are "
-			     "not.",
-			g->rows, g->hidden_threads, g->hidden_segments);
+		fprintf(
+		    out,
+		    " Only the first %zu threads are drawn; %zu more (%zu segments) are "
+		    "not.",
+		    g->rows, g->hidden_threads, g->hidden_segments);
 	if (g->marks_omitted)
-		fprintf(out, " Synchronization symbols are omitted: %zu exceed the cap of %d.",
+		fprintf(out,
+			" Synchronization symbols are omitted: %zu exceed the cap of %d.",
 			g->marks, ECP_HTML_MAX_MARKS);
 	fprintf(out, " Makespan %s.</p>\n</section>\n",
 		ecp_format_ns(buf2, sizeof(buf2), (double)r->makespan_ns));
@@ -458,7 +494,8 @@ static void profile_buckets(const struct ecp_html_report *r, int64_t t_end, size
 	double width = (double)t_end / (double)nb;
 	for (size_t i = 0; i < r->step_count; i++) {
 		double a = (double)r->steps[i].time_ns;
-		double b = i + 1 < r->step_count ? (double)r->steps[i + 1].time_ns : (double)t_end;
+		double b = i + 1 < r->step_count ? (double)r->steps[i + 1].time_ns
+						 : (double)t_end;
 		if (b > (double)t_end)
 			b = (double)t_end;
 		while (a < b) {
@@ -484,7 +521,8 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 	for (size_t i = 0; i < r->segment_count; i++)
 		if (r->segments[i].end_ns > t_end)
 			t_end = r->segments[i].end_ns;
-	double ph = 200, top = 10, width = ECP_HTML_LEFT + ECP_HTML_PLOT_W + ECP_HTML_RIGHT;
+	double ph = 200, top = 10,
+	       width = ECP_HTML_LEFT + ECP_HTML_PLOT_W + ECP_HTML_RIGHT;
 	double ymax = r->processors;
 	for (size_t i = 0; i < r->step_count; i++)
 		if (r->steps[i].runnable > ymax)
@@ -495,17 +533,23 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 	struct ecp_html_scale ys = {0, ymax, ph, 0};
 
 	fputs("<section id=\"parallelism\"><h2>2. Parallelism over time</h2>\n"
-	      "<p class=\"note\">Threads running and threads runnable (ready, the running ones "
-	      "included) against the number of processors P, on the Gantt chart's time axis. "
-	      "Runnable above P means threads wait for a processor; running below P means idle "
+	      "<p class=\"note\">Threads running and threads runnable (ready, the "
+	      "running ones "
+	      "included) against the number of processors P, on the Gantt chart's time "
+	      "axis. "
+	      "Runnable above P means threads wait for a processor; running below P "
+	      "means idle "
 	      "processors.</p>\n",
 	      out);
 	fprintf(out,
-		"<svg id=\"prof-svg\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 "
-		"%.0f %.0f\">\n<defs><clipPath id=\"pclip\"><rect x=\"0\" y=\"0\" width=\"%.0f\" "
-		"height=\"%.0f\"/></clipPath></defs>\n<g transform=\"translate(%.0f,%.0f)\">\n",
-		width, ph + top + 44, width, ph + top + 44, ECP_HTML_PLOT_W, ph, ECP_HTML_LEFT,
-		top);
+		"<svg id=\"prof-svg\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 "
+		"%.0f %.0f\">\n<defs><clipPath id=\"pclip\"><rect x=\"0\" y=\"0\" "
+		"width=\"%.0f\" "
+		"height=\"%.0f\"/></clipPath></defs>\n<g "
+		"transform=\"translate(%.0f,%.0f)\">\n",
+		width, ph + top + 44, width, ph + top + 44, ECP_HTML_PLOT_W, ph,
+		ECP_HTML_LEFT, top);
 	/* Y axis: integer thread counts. */
 	double first, step;
 	int n = ecp_html_ticks(0, ymax, 5, &first, &step);
@@ -516,19 +560,22 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 		if (v > ymax)
 			break;
 		double y = ecp_html_map(&ys, v);
-		fprintf(out,
-			"<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"ytick\" x=\"-6\" y=\"%.1f\">%.0f</text>\n",
-			ECP_HTML_PLOT_W, y, y, y + 4, v);
+		fprintf(
+		    out,
+		    "<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"ytick\" x=\"-6\" y=\"%.1f\">%.0f</text>\n",
+		    ECP_HTML_PLOT_W, y, y, y + 4, v);
 	}
-	fprintf(out, "<text class=\"axislabel\" transform=\"translate(-40,%.0f) rotate(-90)\">"
-		     "threads</text>\n",
+	fprintf(out,
+		"<text class=\"axislabel\" transform=\"translate(-40,%.0f) rotate(-90)\">"
+		"threads</text>\n",
 		ph / 2);
 	fprintf(out, "<g id=\"prof-axis\">\n");
 	time_ticks(out, (double)t_end, ph, ph);
 	fputs("</g>\n<g clip-path=\"url(#pclip)\"><g id=\"prof-plot\">\n", out);
 
-	size_t nb = r->step_count > ECP_HTML_MAX_PROFILE_STEPS ? 2 * (size_t)ECP_HTML_PLOT_W : 0;
+	size_t nb =
+	    r->step_count > ECP_HTML_MAX_PROFILE_STEPS ? 2 * (size_t)ECP_HTML_PLOT_W : 0;
 	double *run = NULL, *rdy = NULL;
 	if (nb) {
 		run = calloc(nb, sizeof(*run));
@@ -544,8 +591,8 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 	}
 	/* Two step areas, runnable behind running. */
 	for (int pass = 0; pass < 2; pass++) {
-		fprintf(out, "<path class=\"%s\" d=\"M0,%.1f", pass == 0 ? "runnable" : "running",
-			ph);
+		fprintf(out, "<path class=\"%s\" d=\"M0,%.1f",
+			pass == 0 ? "runnable" : "running", ph);
 		size_t count = nb ? nb : r->step_count;
 		for (size_t i = 0; i < count; i++) {
 			double x0, x1, v;
@@ -554,16 +601,19 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 				x1 = (double)(i + 1) / nb * ECP_HTML_PLOT_W;
 				v = pass == 0 ? rdy[i] : run[i];
 			} else {
-				x0 = (double)r->steps[i].time_ns / (double)t_end * ECP_HTML_PLOT_W;
-				x1 = i + 1 < count ? (double)r->steps[i + 1].time_ns / (double)t_end *
-							     ECP_HTML_PLOT_W
+				x0 = (double)r->steps[i].time_ns / (double)t_end *
+				     ECP_HTML_PLOT_W;
+				x1 = i + 1 < count ? (double)r->steps[i + 1].time_ns /
+							 (double)t_end * ECP_HTML_PLOT_W
 						   : ECP_HTML_PLOT_W;
-				v = pass == 0 ? r->steps[i].runnable : r->steps[i].running;
+				v = pass == 0 ? r->steps[i].runnable
+					      : r->steps[i].running;
 			}
 			double y = ecp_html_map(&ys, v);
 			fprintf(out, "L%.2f,%.1fL%.2f,%.1f", x0, y, x1, y);
 		}
-		fprintf(out, "L%.0f,%.1fZ\"/>\n", nb || count ? ECP_HTML_PLOT_W : 0.0, ph);
+		fprintf(out, "L%.0f,%.1fZ\"/>\n", nb || count ? ECP_HTML_PLOT_W : 0.0,
+			ph);
 	}
 	free(run);
 	free(rdy);
@@ -573,10 +623,13 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 		"<line class=\"pline\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 		"<text class=\"plabel\" x=\"%.0f\" y=\"%.1f\">P = %" PRIu32 "</text>\n",
 		ECP_HTML_PLOT_W, py, py, ECP_HTML_PLOT_W - 4, py - 4, r->processors);
-	fprintf(out, "<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated time</text>\n",
+	fprintf(out,
+		"<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated time</text>\n",
 		ECP_HTML_PLOT_W / 2, ph + 36);
-	fputs("</g></svg>\n<div class=\"legend\"><span class=\"li\"><i class=\"sw running\"></i>"
-	      "running</span><span class=\"li\"><i class=\"sw runnable\"></i>runnable</span>"
+	fputs("</g></svg>\n<div class=\"legend\"><span class=\"li\"><i class=\"sw "
+	      "running\"></i>"
+	      "running</span><span class=\"li\"><i class=\"sw "
+	      "runnable\"></i>runnable</span>"
 	      "<span class=\"li\"><i class=\"sw pkey\"></i>P processors</span></div>\n",
 	      out);
 	if (nb)

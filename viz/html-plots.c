@@ -12,7 +12,7 @@
 
 #define CW 640.0 /* chart size */
 #define CH 380.0
-#define ML 78.0  /* margins */
+#define ML 78.0 /* margins */
 #define MR 16.0
 #define MT 18.0
 #define MB 48.0
@@ -29,8 +29,8 @@ void ecp_factored_speedup(double baseline_ns, double work_ns, double measured_ns
 	if (idle_ns >= 0) {
 		o->idle_ns = idle_ns;
 		o->inflation_ns = p * measured_ns - idle_ns - work_ns;
-		o->idle_specific = work_ns + idle_ns > 0 ? p * baseline_ns / (work_ns + idle_ns)
-							 : NAN;
+		o->idle_specific =
+		    work_ns + idle_ns > 0 ? p * baseline_ns / (work_ns + idle_ns) : NAN;
 		double d = p * measured_ns - idle_ns;
 		o->inflation_specific = d > 0 ? p * baseline_ns / d : NAN;
 	} else {
@@ -42,14 +42,16 @@ void ecp_factored_speedup(double baseline_ns, double work_ns, double measured_ns
 static void frame_begin(FILE *out, const char *id)
 {
 	fprintf(out,
-		"<svg id=\"%s\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
+		"<svg id=\"%s\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f "
 		"%.0f\">\n<g transform=\"translate(%.0f,%.0f)\">\n",
 		id, CW, CH, CW, CH, ML, MT);
 }
 
 /* Axes, grid and labels.  Time values on y use human units. */
-static void axes(FILE *out, const struct ecp_html_scale *xs, const struct ecp_html_scale *ys,
-		 bool y_time, const char *xlabel, const char *ylabel)
+static void axes(FILE *out, const struct ecp_html_scale *xs,
+		 const struct ecp_html_scale *ys, bool y_time, const char *xlabel,
+		 const char *ylabel)
 {
 	double pw = CW - ML - MR, ph = CH - MT - MB;
 	double first, step;
@@ -62,10 +64,11 @@ static void axes(FILE *out, const struct ecp_html_scale *xs, const struct ecp_ht
 			ecp_format_ns(buf, sizeof(buf), v);
 		else
 			snprintf(buf, sizeof(buf), "%g", v);
-		fprintf(out,
-			"<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"ytick\" x=\"-6\" y=\"%.1f\">%s</text>\n",
-			pw, y, y, y + 4, buf);
+		fprintf(
+		    out,
+		    "<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"ytick\" x=\"-6\" y=\"%.1f\">%s</text>\n",
+		    pw, y, y, y + 4, buf);
 	}
 	n = ecp_html_ticks(xs->d0, xs->d1, 8, &first, &step);
 	if (step < 1)
@@ -73,23 +76,25 @@ static void axes(FILE *out, const struct ecp_html_scale *xs, const struct ecp_ht
 	for (int i = 0; i < n; i++) {
 		double v = first + i * step;
 		double x = ecp_html_map(xs, v);
-		fprintf(out,
-			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\"/>"
-			"<text class=\"tick\" x=\"%.1f\" y=\"%.0f\">%g</text>\n",
-			x, x, ph, x, ph + 16, v);
+		fprintf(
+		    out,
+		    "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\"/>"
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\">%g</text>\n",
+		    x, x, ph, x, ph + 16, v);
 	}
 	fprintf(out,
 		"<rect class=\"frame\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>\n"
 		"<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">%s</text>\n"
-		"<text class=\"axislabel\" transform=\"translate(%.0f,%.0f) rotate(-90)\">%s</text>\n",
+		"<text class=\"axislabel\" transform=\"translate(%.0f,%.0f) "
+		"rotate(-90)\">%s</text>\n",
 		pw, ph, pw / 2, ph + 38, xlabel, -ML + 16, ph / 2, ylabel);
 }
 
 static void polyline(FILE *out, const char *cls, const char *style, const double *x,
 		     const double *y, size_t n)
 {
-	fprintf(out, "<polyline class=\"%s\"%s%s%s points=\"", cls, style ? " style=\"" : "",
-		style ? style : "", style ? "\"" : "");
+	fprintf(out, "<polyline class=\"%s\"%s%s%s points=\"", cls,
+		style ? " style=\"" : "", style ? style : "", style ? "\"" : "");
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(y[i]))
 			fprintf(out, "%s%.1f,%.1f", i ? " " : "", x[i], y[i]);
@@ -98,27 +103,35 @@ static void polyline(FILE *out, const char *cls, const char *style, const double
 
 static void legend_item(FILE *out, const char *swatch_style, const char *label)
 {
-	fprintf(out, "<span class=\"li\"><i class=\"sw\" style=\"%s\"></i>%s</span>",
-		swatch_style, label);
+	/* The label in its own span: the legend item is a flex box, and
+	 * <sub> elements would otherwise become separate, spaced items. */
+	fprintf(
+	    out,
+	    "<span class=\"li\"><i class=\"sw\" style=\"%s\"></i><span>%s</span></span>",
+	    swatch_style, label);
 }
 
 void ecp_html_tet_plot_write(struct ecp_html_ctx *c)
 {
 	FILE *out = c->out;
 	const struct ecp_html_scan *s = c->r->scan;
-	fputs("<section id=\"tet-vs-p\" class=\"half\"><h2>3. Top functions against P</h2>\n"
-	      "<p class=\"note\">Total ECP time (TET) of the top functions for each number of "
+	fputs("<section id=\"tet-vs-p\" class=\"half\"><h2>3. Top functions against "
+	      "P</h2>\n"
+	      "<p class=\"note\">Total ECP time (TET) of the top functions for each "
+	      "number of "
 	      "processors: where the lines cross, the function to optimise first changes "
 	      "(crossovers marked).</p>\n",
 	      out);
 	if (!s || s->count == 0 || s->top_count == 0) {
-		fputs("<p class=\"note\">No processor sweep was given (run with --range LIST).</p>"
+		fputs("<p class=\"note\">No processor sweep was given (run with --range "
+		      "LIST).</p>"
 		      "</section>\n",
 		      out);
 		return;
 	}
-	size_t nf = s->top_count < ECP_HTML_MAX_PLOT_FUNCTIONS ? s->top_count
-							       : ECP_HTML_MAX_PLOT_FUNCTIONS;
+	size_t nf = s->top_count < ECP_HTML_MAX_PLOT_FUNCTIONS
+			? s->top_count
+			: ECP_HTML_MAX_PLOT_FUNCTIONS;
 	double pmin = s->processors[0], pmax = s->processors[s->count - 1];
 	if (pmax <= pmin)
 		pmin -= 1, pmax += 1;
@@ -137,7 +150,8 @@ void ecp_html_tet_plot_write(struct ecp_html_ctx *c)
 	if (!px || !py) {
 		free(px);
 		free(py);
-		fputs("</g></svg><p class=\"note\">Out of memory drawing the plot.</p></section>\n",
+		fputs("</g></svg><p class=\"note\">Out of memory drawing the "
+		      "plot.</p></section>\n",
 		      out);
 		return;
 	}
@@ -154,13 +168,18 @@ void ecp_html_tet_plot_write(struct ecp_html_ctx *c)
 		polyline(out, "curve", style, px, py, s->count);
 		/* Points with hover text for sweeps of ordinary length; a very
 		 * long sweep keeps its lines only, so the file stays bounded. */
-		for (size_t i = 0; i < s->count && s->count <= ECP_HTML_MAX_SWEEP_POINTS; i++) {
+		for (size_t i = 0; i < s->count && s->count <= ECP_HTML_MAX_SWEEP_POINTS;
+		     i++) {
 			char buf[32];
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\" style=\"fill:%s\"><title>",
+			fprintf(out,
+				"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\" "
+				"style=\"fill:%s\"><title>",
 				px[i], py[i], colour);
 			ecp_html_name(out, ecp_html_fname(c, fid), 60);
-			fprintf(out, " at P=%" PRIu32 ": TET %s</title></circle>\n", s->processors[i],
-				ecp_format_ns(buf, sizeof(buf), s->tet_ns[i * s->top_count + f]));
+			fprintf(out, " at P=%" PRIu32 ": TET %s</title></circle>\n",
+				s->processors[i],
+				ecp_format_ns(buf, sizeof(buf),
+					      s->tet_ns[i * s->top_count + f]));
 		}
 	}
 	/* Crossovers: a dashed line at the P where the top function changes,
@@ -169,21 +188,28 @@ void ecp_html_tet_plot_write(struct ecp_html_ctx *c)
 		const struct ecp_html_crossover *x = &s->crossovers[k];
 		double cx = ecp_html_map(&xs, x->processors);
 		fprintf(out,
-			"<g class=\"crossover\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"%.0f\"/>",
+			"<g class=\"crossover\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" "
+			"y2=\"%.0f\"/>",
 			cx, cx, ph);
 		for (size_t f = 0; f < nf; f++) {
 			if (s->top_functions[f] != x->after)
 				continue;
 			for (size_t i = 0; i < s->count; i++)
 				if (s->processors[i] == x->processors)
-					fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>", cx,
-						ecp_html_map(&ys, s->tet_ns[i * s->top_count + f]));
+					fprintf(
+					    out,
+					    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>",
+					    cx,
+					    ecp_html_map(
+						&ys, s->tet_ns[i * s->top_count + f]));
 		}
 		if (k < 6) {
 			bool right = cx < pw * 0.6;
-			fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" style=\"text-anchor:%s\">P=%" PRIu32 ": ",
-				cx + (right ? 4 : -4), 12.0 + 13.0 * (double)k, right ? "start" : "end",
-				x->processors);
+			fprintf(out,
+				"<text x=\"%.1f\" y=\"%.0f\" "
+				"style=\"text-anchor:%s\">P=%" PRIu32 ": ",
+				cx + (right ? 4 : -4), 12.0 + 13.0 * (double)k,
+				right ? "start" : "end", x->processors);
 			ecp_html_name(out, ecp_html_fname(c, x->before), 18);
 			fputs(" &#8594; ", out);
 			ecp_html_name(out, ecp_html_fname(c, x->after), 18);
@@ -200,8 +226,10 @@ void ecp_html_tet_plot_write(struct ecp_html_ctx *c)
 	free(py);
 	fputs("</g></svg>\n<div class=\"legend\">", out);
 	for (size_t f = 0; f < nf; f++) {
-		ecp_html_colour(ecp_html_rank(c, s->top_functions[f]), colour, sizeof(colour));
-		fprintf(out, "<span class=\"li\"><i class=\"sw\" style=\"background:%s\"></i>",
+		ecp_html_colour(ecp_html_rank(c, s->top_functions[f]), colour,
+				sizeof(colour));
+		fprintf(out,
+			"<span class=\"li\"><i class=\"sw\" style=\"background:%s\"></i>",
 			colour);
 		ecp_html_name(out, ecp_html_fname(c, s->top_functions[f]), 36);
 		fputs("</span>", out);
@@ -222,7 +250,7 @@ static double predicted_idle(const struct ecp_html_report *r, uint32_t p)
 		for (size_t i = 0; i < s->count; i++)
 			if (s->processors[i] == p)
 				return fmax(0, (double)p * (double)s->makespan_ns[i] -
-						       (double)r->work_ns);
+						   (double)r->work_ns);
 	if (p == r->processors && r->makespan_ns > 0)
 		return fmax(0, (double)p * (double)r->makespan_ns - (double)r->work_ns);
 	return -1;
@@ -249,13 +277,15 @@ void ecp_html_speedup_write(struct ecp_html_ctx *c)
 	const struct ecp_html_scan *s = r->scan;
 	double work = (double)r->work_ns, span = (double)r->span_ns;
 	fputs("<section id=\"speedup\" class=\"half\"><h2>4. Speedup against P</h2>\n"
-	      "<p class=\"note\">Predicted speedup T<sub>1</sub>/T<sub>P</sub> with the linear "
+	      "<p class=\"note\">Predicted speedup T<sub>1</sub>/T<sub>P</sub> with the "
+	      "linear "
 	      "bound P and the work/span bound min(P, T<sub>1</sub>/T<sub>&#8734;</sub>)",
 	      out);
-	fputs(r->measured_count ? "; with measured runs, the factored speedup curves of Acar, "
-				  "Chargu&eacute;raud and Rainey.</p>\n"
-				: ". Give measured runs (--measured P=SECONDS,...) to add the "
-				  "factored speedup curves.</p>\n",
+	fputs(r->measured_count
+		  ? "; with measured runs, the factored speedup curves of Acar, "
+		    "Chargu&eacute;raud and Rainey.</p>\n"
+		  : ". Give measured runs (--measured P=SECONDS,...) to add the "
+		    "factored speedup curves.</p>\n",
 	      out);
 
 	struct ecp_html_measured *m = NULL;
@@ -310,22 +340,27 @@ void ecp_html_speedup_write(struct ecp_html_ctx *c)
 	}
 	/* Predicted points: the sweep, or the report's single P. */
 	size_t np = s && s->count ? s->count : 1;
-	double *px = malloc((np + mc) * sizeof(*px)), *py = malloc((np + mc) * sizeof(*py));
+	double *px = malloc((np + mc) * sizeof(*px)),
+	       *py = malloc((np + mc) * sizeof(*py));
 	if (px && py && work > 0) {
 		for (size_t i = 0; i < np; i++) {
 			double p = s && s->count ? s->processors[i] : r->processors;
-			double t = s && s->count ? (double)s->makespan_ns[i] : (double)r->makespan_ns;
+			double t = s && s->count ? (double)s->makespan_ns[i]
+						 : (double)r->makespan_ns;
 			px[i] = ecp_html_map(&xs, p);
 			py[i] = t > 0 ? ecp_html_map(&ys, work / t) : NAN;
 		}
 		polyline(out, "curve predicted", NULL, px, py, np);
 		for (size_t i = 0; i < np && np <= ECP_HTML_MAX_SWEEP_POINTS; i++) {
 			double p = s && s->count ? s->processors[i] : r->processors;
-			double t = s && s->count ? (double)s->makespan_ns[i] : (double)r->makespan_ns;
+			double t = s && s->count ? (double)s->makespan_ns[i]
+						 : (double)r->makespan_ns;
 			if (isfinite(py[i]))
 				fprintf(out,
-					"<circle class=\"predicted\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\">"
-					"<title>P=%.0f: predicted speedup %.2f</title></circle>\n",
+					"<circle class=\"predicted\" cx=\"%.1f\" "
+					"cy=\"%.1f\" r=\"3\">"
+					"<title>P=%.0f: predicted speedup "
+					"%.2f</title></circle>\n",
 					px[i], py[i], p, work / t);
 		}
 	}
@@ -333,22 +368,26 @@ void ecp_html_speedup_write(struct ecp_html_ctx *c)
 	struct ecp_factored_speedup *fs = mc ? calloc(mc, sizeof(*fs)) : NULL;
 	if (fs && px && py) {
 		for (size_t i = 0; i < mc; i++)
-			ecp_factored_speedup(baseline, work, m[i].seconds * 1e9, m[i].processors,
+			ecp_factored_speedup(baseline, work, m[i].seconds * 1e9,
+					     m[i].processors,
 					     predicted_idle(r, m[i].processors), &fs[i]);
 		static const struct {
 			const char *cls;
 			size_t off;
 		} curves[] = {
-			{"maximal", offsetof(struct ecp_factored_speedup, maximal)},
-			{"idle", offsetof(struct ecp_factored_speedup, idle_specific)},
-			{"inflation", offsetof(struct ecp_factored_speedup, inflation_specific)},
-			{"actual", offsetof(struct ecp_factored_speedup, actual)},
+		    {"maximal", offsetof(struct ecp_factored_speedup, maximal)},
+		    {"idle", offsetof(struct ecp_factored_speedup, idle_specific)},
+		    {"inflation",
+		     offsetof(struct ecp_factored_speedup, inflation_specific)},
+		    {"actual", offsetof(struct ecp_factored_speedup, actual)},
 		};
 		for (size_t k = 0; k < sizeof(curves) / sizeof(curves[0]); k++) {
 			for (size_t i = 0; i < mc; i++) {
-				double v = *(const double *)((const char *)&fs[i] + curves[k].off);
+				double v = *(const double *)((const char *)&fs[i] +
+							     curves[k].off);
 				px[i] = ecp_html_map(&xs, m[i].processors);
-				py[i] = isfinite(v) ? ecp_html_map(&ys, fmin(v, ys.d1)) : NAN;
+				py[i] =
+				    isfinite(v) ? ecp_html_map(&ys, fmin(v, ys.d1)) : NAN;
 			}
 			char cls[32];
 			snprintf(cls, sizeof(cls), "curve %s", curves[k].cls);
@@ -356,7 +395,8 @@ void ecp_html_speedup_write(struct ecp_html_ctx *c)
 			for (size_t i = 0; i < mc; i++)
 				if (isfinite(py[i]))
 					fprintf(out,
-						"<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/>\n",
+						"<circle class=\"%s\" cx=\"%.1f\" "
+						"cy=\"%.1f\" r=\"2.5\"/>\n",
 						curves[k].cls, px[i], py[i]);
 		}
 	}
@@ -374,19 +414,23 @@ void ecp_html_speedup_write(struct ecp_html_ctx *c)
 	if (fs) {
 		char b1[32], b2[32], b3[32];
 		fprintf(out,
-			"<table class=\"small\" id=\"factored\"><thead><tr><th>P</th><th>measured "
+			"<table class=\"small\" "
+			"id=\"factored\"><thead><tr><th>P</th><th>measured "
 			"T<sub>P</sub></th><th>I<sub>P</sub></th><th>F<sub>P</sub></th>"
 			"<th>maximal</th><th>idle-sp.</th>"
 			"<th>inflation-sp.</th><th>actual</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < mc; i++) {
-			fprintf(out, "<tr><td>%" PRIu32 "</td><td>%s</td><td>%s</td><td>%s</td>",
+			fprintf(out,
+				"<tr><td>%" PRIu32
+				"</td><td>%s</td><td>%s</td><td>%s</td>",
 				fs[i].processors,
 				ecp_format_ns(b1, sizeof(b1), m[i].seconds * 1e9),
-				isfinite(fs[i].idle_ns) ? ecp_format_ns(b2, sizeof(b2), fs[i].idle_ns)
-							: "&ndash;",
+				isfinite(fs[i].idle_ns)
+				    ? ecp_format_ns(b2, sizeof(b2), fs[i].idle_ns)
+				    : "&ndash;",
 				isfinite(fs[i].inflation_ns)
-					? ecp_format_ns(b3, sizeof(b3), fs[i].inflation_ns)
-					: "&ndash;");
+				    ? ecp_format_ns(b3, sizeof(b3), fs[i].inflation_ns)
+				    : "&ndash;");
 			fmt_speedup(out, fs[i].maximal);
 			fmt_speedup(out, fs[i].idle_specific);
 			fmt_speedup(out, fs[i].inflation_specific);
@@ -394,13 +438,17 @@ void ecp_html_speedup_write(struct ecp_html_ctx *c)
 			fputs("</tr>\n", out);
 		}
 		fprintf(out,
-			"</tbody></table>\n<p class=\"note\">Speedups relative to the baseline "
+			"</tbody></table>\n<p class=\"note\">Speedups relative to the "
+			"baseline "
 			"T<sub>s</sub> = %s (%s); I<sub>P</sub> = predicted idle time "
-			"P&middot;T<sub>P</sub>(simulated) &minus; T<sub>1</sub>; F<sub>P</sub> = work "
-			"inflation P&middot;T<sub>P</sub> &minus; I<sub>P</sub> &minus; T<sub>1</sub> "
+			"P&middot;T<sub>P</sub>(simulated) &minus; T<sub>1</sub>; "
+			"F<sub>P</sub> = work "
+			"inflation P&middot;T<sub>P</sub> &minus; I<sub>P</sub> &minus; "
+			"T<sub>1</sub> "
 			"(measured T<sub>P</sub>); T<sub>1</sub> = recorded work.</p>\n",
 			ecp_format_ns(b1, sizeof(b1), baseline),
-			baseline != work ? "the measured P=1 run" : "the recorded work, no P=1 run given");
+			baseline != work ? "the measured P=1 run"
+					 : "the recorded work, no P=1 run given");
 	}
 	free(fs);
 	free(px);

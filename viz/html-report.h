@@ -69,30 +69,30 @@
 /* Synchronization event at a segment boundary, drawn as a symbol. */
 enum ecp_html_mark {
 	ECP_HTML_MARK_NONE = 0,
-	ECP_HTML_MARK_CREATE,  /* pthread_create */
-	ECP_HTML_MARK_EXIT,    /* thread end */
-	ECP_HTML_MARK_JOIN,    /* join returns */
-	ECP_HTML_MARK_LOCK,    /* mutex/rwlock/spin acquire */
+	ECP_HTML_MARK_CREATE, /* pthread_create */
+	ECP_HTML_MARK_EXIT,   /* thread end */
+	ECP_HTML_MARK_JOIN,   /* join returns */
+	ECP_HTML_MARK_LOCK,   /* mutex/rwlock/spin acquire */
 	ECP_HTML_MARK_UNLOCK,
-	ECP_HTML_MARK_WAIT,    /* condition wait */
-	ECP_HTML_MARK_SIGNAL,  /* condition signal/broadcast */
+	ECP_HTML_MARK_WAIT,   /* condition wait */
+	ECP_HTML_MARK_SIGNAL, /* condition signal/broadcast */
 	ECP_HTML_MARK_SEM_WAIT,
 	ECP_HTML_MARK_SEM_POST,
 	ECP_HTML_MARK_BARRIER,
 	ECP_HTML_MARK_ONCE,
-	ECP_HTML_MARK_DELAY,   /* sleep or blocking I/O */
+	ECP_HTML_MARK_DELAY, /* sleep or blocking I/O */
 	ECP_HTML_MARK_COUNT
 };
 
 /* One segment of the simulated run at P. */
 struct ecp_html_segment {
-	uint32_t thread;           /* index into thread_names */
-	uint32_t function;         /* dominant function or ECP_HTML_NO_FUNCTION */
-	int64_t start_ns, end_ns;  /* simulated interval at P */
-	int64_t cpu_ns;            /* its CPU time (length in the model) */
-	double weight;             /* ECP weight at P; nonzero = on the ECP */
-	uint8_t start_mark;        /* enum ecp_html_mark at its start */
-	uint8_t end_mark;          /* ... and at its end */
+	uint32_t thread;          /* index into thread_names */
+	uint32_t function;        /* dominant function or ECP_HTML_NO_FUNCTION */
+	int64_t start_ns, end_ns; /* simulated interval at P */
+	int64_t cpu_ns;           /* its CPU time (length in the model) */
+	double weight;            /* ECP weight at P; nonzero = on the ECP */
+	uint8_t start_mark;       /* enum ecp_html_mark at its start */
+	uint8_t end_mark;         /* ... and at its end */
 };
 
 /* From time_ns until the next step's time (or the makespan). */
@@ -116,7 +116,7 @@ struct ecp_html_scan {
 	const int64_t *makespan_ns; /* predicted T_P */
 	size_t top_count;           /* functions plotted (<= 10 are drawn) */
 	const uint32_t *top_functions;
-	const double *tet_ns;       /* [count][top_count], row-major by P */
+	const double *tet_ns; /* [count][top_count], row-major by P */
 	size_t crossover_count;
 	const struct ecp_html_crossover *crossovers;
 };
@@ -150,16 +150,18 @@ struct ecp_html_report {
 	size_t segment_count;
 	const struct ecp_html_segment *segments; /* any order */
 	size_t step_count;
-	const struct ecp_html_step *steps;       /* by time */
+	const struct ecp_html_step *steps; /* by time */
 
-	const struct ecp_html_scan *scan;         /* NULL: no sweep */
+	const struct ecp_html_scan *scan; /* NULL: no sweep */
 	size_t measured_count;
 	const struct ecp_html_measured *measured;
 
 	size_t row_count;
 	const struct ecp_html_function_row *rows; /* in display order (by TET) */
 
-	size_t max_segments; /* 0: ECP_HTML_DEFAULT_MAX_SEGMENTS */
+	/* 0: ECP_HTML_DEFAULT_MAX_SEGMENTS.  A larger cap loosens the size
+	 * bound by about 240 bytes per extra bar. */
+	size_t max_segments;
 };
 
 /* Acar, Charguéraud and Rainey's factored speedups at one measured P.  The
@@ -184,6 +186,16 @@ struct ecp_factored_speedup {
 void ecp_factored_speedup(double baseline_ns, double work_ns, double measured_ns,
 			  uint32_t processors, double idle_ns,
 			  struct ecp_factored_speedup *out);
+
+/* The parallelism profile implied by the Gantt segments under the paper's
+ * processor-sharing model: a thread is runnable while one of its segments
+ * is in its simulated interval, so runnable(t) = the segments whose
+ * [start, end) holds t, and running(t) = min(runnable(t), P).  Returns the
+ * steps (only where the counts change, the first at time 0) in *steps, to
+ * be freed by the caller. */
+int ecp_html_profile_from_segments(const struct ecp_html_segment *segments, size_t count,
+				   uint32_t processors, struct ecp_html_step **steps,
+				   size_t *step_count, struct ecp_error *err);
 
 int ecp_html_report_write(FILE *out, const struct ecp_html_report *r,
 			  struct ecp_error *err);

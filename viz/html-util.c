@@ -98,8 +98,8 @@ void ecp_html_colour(uint32_t rank, char *buf, size_t len)
 	 * puts the plotted and the top table functions first), then muted hues
 	 * spread by the golden angle so neighbours differ. */
 	static const char *const palette[] = {
-		"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-		"#b07aa1", "#ff9da7", "#9c755f", "#3b8bc2", "#8cd17d", "#d37295",
+	    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+	    "#b07aa1", "#ff9da7", "#9c755f", "#3b8bc2", "#8cd17d", "#d37295",
 	};
 	size_t n = sizeof(palette) / sizeof(palette[0]);
 	if (rank == ECP_HTML_NO_FUNCTION)

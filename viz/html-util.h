@@ -36,8 +36,8 @@ double ecp_html_map(const struct ecp_html_scale *s, double v);
 struct ecp_html_ctx {
 	FILE *out;
 	const struct ecp_html_report *r;
-	uint32_t *local;       /* function id -> rank, or ECP_HTML_NO_FUNCTION */
-	uint32_t *named;       /* rank -> function id */
+	uint32_t *local; /* function id -> rank, or ECP_HTML_NO_FUNCTION */
+	uint32_t *named; /* rank -> function id */
 	size_t named_count;
 };
 
@@ -53,14 +53,14 @@ const char *ecp_html_fname(const struct ecp_html_ctx *c, uint32_t function);
 struct ecp_html_gantt;
 int ecp_html_gantt_plan(struct ecp_html_ctx *c, struct ecp_html_gantt **plan,
 			struct ecp_error *err);
-void ecp_html_gantt_write(struct ecp_html_ctx *c, const struct ecp_html_gantt *plan);
+void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *plan);
 void ecp_html_parallelism_write(struct ecp_html_ctx *c);
 void ecp_html_gantt_destroy(struct ecp_html_gantt *plan);
 void ecp_html_tet_plot_write(struct ecp_html_ctx *c);
 void ecp_html_speedup_write(struct ecp_html_ctx *c);
 
 /* Geometry shared by the Gantt and the parallelism profile (same time axis). */
-#define ECP_HTML_LEFT   180.0  /* thread labels */
+#define ECP_HTML_LEFT   180.0 /* thread labels */
 #define ECP_HTML_PLOT_W 1080.0
 #define ECP_HTML_RIGHT  20.0
 

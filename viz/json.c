@@ -22,8 +22,18 @@ static void misuse(struct ecp_json_writer *w, const char *what)
 	}
 }
 
+void ecp_json_newline(struct ecp_json_writer *w)
+{
+	w->newline = true;
+}
+
 static void newline_indent(struct ecp_json_writer *w)
 {
+	if (w->newline && !(w->flags & ECP_JSON_PRETTY)) {
+		w->newline = false;
+		fputc('\n', w->out);
+		return;
+	}
 	if (!(w->flags & ECP_JSON_PRETTY))
 		return;
 	fputc('\n', w->out);
@@ -82,7 +92,8 @@ static void begin(struct ecp_json_writer *w, char kind, char open)
 static void end(struct ecp_json_writer *w, char kind, char close)
 {
 	if (w->depth == 0 || w->kind[w->depth - 1] != kind || w->after_key) {
-		misuse(w, kind == 'o' ? "unbalanced end of object" : "unbalanced end of array");
+		misuse(w, kind == 'o' ? "unbalanced end of object"
+				      : "unbalanced end of array");
 		return;
 	}
 	bool had = w->has_member[w->depth - 1];
@@ -162,6 +173,14 @@ void ecp_json_write_escaped(FILE *out, const char *s, size_t len)
 				fputs("\\/", out);
 			else
 				fputc('/', out);
+			break;
+		case '!':
+			/* "<!--" would switch an enclosing <script> element's
+			 * parsing into its escaped state. */
+			if (i > 0 && u[i - 1] == '<')
+				fputs("\\u0021", out);
+			else
+				fputc('!', out);
 			break;
 		default:
 			if (c < 0x20 || c == 0x7F)
@@ -299,7 +318,8 @@ int ecp_json_finish(struct ecp_json_writer *w, struct ecp_error *err)
 	if (!w->misuse && (w->depth != 0 || !w->done))
 		misuse(w, w->depth != 0 ? "unclosed container" : "no value written");
 	if (w->misuse)
-		return ecp_error_set(err, ECP_ERR_USAGE, "JSON writer misuse: %s", w->problem);
+		return ecp_error_set(err, ECP_ERR_USAGE, "JSON writer misuse: %s",
+				     w->problem);
 	fputc('\n', w->out);
 	if (fflush(w->out) != 0 || ferror(w->out))
 		return ecp_error_set(err, ECP_ERR_IO, "failed to write JSON output");

@@ -6,9 +6,9 @@
  *
  * Strings are escaped completely: quote, backslash, every control character
  * (as \n, \t, ... or \u00XX), U+2028/U+2029 (line terminators in older
- * JavaScript), and "</" is written as "<\/" so that a document can be
- * embedded in an HTML <script> element without a symbol name such as
- * "</script>" closing it.  Valid UTF-8 passes through unchanged; a byte
+ * JavaScript), and "</" and "<!" are written as "<\/" and "<\u0021" so that
+ * a document can be embedded in an HTML <script> element without a symbol
+ * name such as "</script>" closing it.  Valid UTF-8 passes through unchanged; a byte
  * that is not part of valid UTF-8 becomes U+FFFD, so the output is always
  * valid JSON (RFC 8259) whatever bytes a symbol table held.
  *
@@ -45,8 +45,9 @@ struct ecp_json_writer {
 	char kind[ECP_JSON_MAX_DEPTH];
 	bool has_member[ECP_JSON_MAX_DEPTH];
 	bool after_key;
-	bool done;      /* a complete top-level value was written */
-	bool misuse;    /* first misuse is kept in `problem` */
+	bool newline; /* ecp_json_newline() was called */
+	bool done;    /* a complete top-level value was written */
+	bool misuse;  /* first misuse is kept in `problem` */
 	const char *problem;
 };
 
@@ -57,10 +58,15 @@ void ecp_json_end_object(struct ecp_json_writer *w);
 void ecp_json_begin_array(struct ecp_json_writer *w);
 void ecp_json_end_array(struct ecp_json_writer *w);
 
+/* Puts the next array element or object member on a new line, in compact
+ * mode too: a large array of records then has one record per line, which
+ * keeps the file greppable and diffable. */
+void ecp_json_newline(struct ecp_json_writer *w);
+
 /* A member name inside an object; the next call writes its value. */
 void ecp_json_key(struct ecp_json_writer *w, const char *key);
 
-void ecp_json_string(struct ecp_json_writer *w, const char *s);      /* NULL -> null */
+void ecp_json_string(struct ecp_json_writer *w, const char *s); /* NULL -> null */
 void ecp_json_string_n(struct ecp_json_writer *w, const char *s, size_t len);
 void ecp_json_int(struct ecp_json_writer *w, int64_t v);
 void ecp_json_uint(struct ecp_json_writer *w, uint64_t v);

@@ -63,20 +63,23 @@ static int check_input(const struct ecp_perfetto_input *in, struct ecp_error *er
 	for (size_t i = 0; i < in->slice_count; i++) {
 		const struct ecp_perfetto_slice *s = &in->slices[i];
 		if (s->thread >= in->thread_count || s->function >= in->function_count)
-			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "perfetto slice #%zu: thread %u or function %u out "
-					     "of range (%zu threads, %zu functions)",
-					     i, s->thread, s->function, in->thread_count,
-					     in->function_count);
+			return ecp_error_set(
+			    err, ECP_ERR_USAGE,
+			    "perfetto slice #%zu: thread %u or function %u out "
+			    "of range (%zu threads, %zu functions)",
+			    i, s->thread, s->function, in->thread_count,
+			    in->function_count);
 		if (s->end_ns < s->start_ns)
 			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "perfetto slice #%zu ends before it starts", i);
+					     "perfetto slice #%zu ends before it starts",
+					     i);
 	}
 	for (size_t i = 0; i < in->flow_count; i++)
 		if (in->flows[i].from_thread >= in->thread_count ||
 		    in->flows[i].to_thread >= in->thread_count)
 			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "perfetto flow #%zu: thread out of range", i);
+					     "perfetto flow #%zu: thread out of range",
+					     i);
 	return ECP_OK;
 }
 
@@ -91,7 +94,8 @@ int ecp_perfetto_write(FILE *out, const struct ecp_perfetto_input *in,
 		order = malloc(in->slice_count * sizeof(*order));
 		if (!order)
 			return ecp_error_set(err, ECP_ERR_NOMEM,
-					     "out of memory sorting %zu slices", in->slice_count);
+					     "out of memory sorting %zu slices",
+					     in->slice_count);
 		for (size_t i = 0; i < in->slice_count; i++)
 			order[i] = i;
 		qsort_r(order, in->slice_count, sizeof(*order), by_thread_time,
@@ -112,10 +116,11 @@ int ecp_perfetto_write(FILE *out, const struct ecp_perfetto_input *in,
 	ecp_json_key(&w, "traceEvents");
 	ecp_json_begin_array(&w);
 	/* One event per line keeps the file greppable and diffable. */
+	ecp_json_newline(&w);
 	metadata(&w, "process_name", 0, "name",
 		 in->process_name ? in->process_name : "ecp simulation", 0);
 	for (size_t t = 0; t < in->thread_count; t++) {
-		fputc('\n', out);
+		ecp_json_newline(&w);
 		const char *name = in->thread_names ? in->thread_names[t] : NULL;
 		char fallback[32];
 		if (!name) {
@@ -128,7 +133,7 @@ int ecp_perfetto_write(FILE *out, const struct ecp_perfetto_input *in,
 	}
 	for (size_t k = 0; k < in->slice_count; k++) {
 		const struct ecp_perfetto_slice *s = &in->slices[order[k]];
-		fputc('\n', out);
+		ecp_json_newline(&w);
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "ph", "X");
 		ecp_json_kv_string(&w, "name", in->function_names[s->function]);
@@ -148,7 +153,7 @@ int ecp_perfetto_write(FILE *out, const struct ecp_perfetto_input *in,
 	for (size_t i = 0; i < in->flow_count; i++) {
 		const struct ecp_perfetto_flow *f = &in->flows[i];
 		const char *kind = f->kind ? f->kind : "dependency";
-		fputc('\n', out);
+		ecp_json_newline(&w);
 		flow_end(&w, "s", kind, i + 1, f->from_thread, f->from_ns);
 		flow_end(&w, "f", kind, i + 1, f->to_thread, f->to_ns);
 	}

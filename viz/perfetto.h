@@ -35,12 +35,12 @@
 #include "common/error.h"
 
 struct ecp_perfetto_slice {
-	uint32_t thread;   /* index into thread_names */
-	uint32_t function; /* index into function_names */
+	uint32_t thread;          /* index into thread_names */
+	uint32_t function;        /* index into function_names */
 	int64_t start_ns, end_ns; /* on the simulated timeline at P */
-	uint32_t depth;    /* call depth, 0 = outermost */
-	bool on_ecp;       /* the call ran in at least one segment of nonzero weight */
-	double weight;     /* the call's ECP weight (TETID / inclusive time) */
+	uint32_t depth;           /* call depth, 0 = outermost */
+	bool on_ecp;   /* the call ran in at least one segment of nonzero weight */
+	double weight; /* the call's ECP weight (TETID / inclusive time) */
 };
 
 struct ecp_perfetto_flow {

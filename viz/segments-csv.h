@@ -19,8 +19,8 @@
 #define ECP_VIZ_NO_FUNCTION UINT32_MAX
 
 struct ecp_segment_row {
-	uint32_t thread;      /* index into thread_names */
-	uint64_t segment;     /* the segment's id (index in the model) */
+	uint32_t thread;  /* index into thread_names */
+	uint64_t segment; /* the segment's id (index in the model) */
 	int64_t start_ns, end_ns;
 	int64_t length_ns;
 	double weight;

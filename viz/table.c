@@ -194,7 +194,8 @@ char *ecp_shorten_name(const char *name, size_t width, char *buf, size_t len)
 			angle--;
 		else if (angle == 0 && name[i] == ':' && name[i + 1] == ':') {
 			size_t from = i + 2;
-			size_t w = 3 + ecp_utf8_width(name + from, base - from) + tail_len;
+			size_t w =
+			    3 + ecp_utf8_width(name + from, base - from) + tail_len;
 			if (w <= width) {
 				best = from;
 				break; /* the longest suffix that fits */
@@ -226,8 +227,8 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
-static void write_cell(FILE *out, const char *text, size_t width,
-		       const struct column *c, bool last, char *scratch, size_t scratch_len)
+static void write_cell(FILE *out, const char *text, size_t width, const struct column *c,
+		       bool last, char *scratch, size_t scratch_len)
 {
 	const char *s = text ? text : "";
 	if (text_width(s) > width)
@@ -244,7 +245,8 @@ int ecp_table_write(FILE *out, const struct ecp_table *t, size_t max_width,
 		    struct ecp_error *err)
 {
 	if (t->failed)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory building a table");
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory building a table");
 	if (max_width == 0)
 		max_width = ECP_TABLE_DEFAULT_WIDTH;
 	size_t *width = calloc(t->ncols, sizeof(*width));
@@ -285,8 +287,8 @@ int ecp_table_write(FILE *out, const struct ecp_table *t, size_t max_width,
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
 			fputs("  ", out);
-		write_cell(out, t->cols[c].header, width[c], &t->cols[c], c + 1 == t->ncols,
-			   scratch, scratch_len);
+		write_cell(out, t->cols[c].header, width[c], &t->cols[c],
+			   c + 1 == t->ncols, scratch, scratch_len);
 	}
 	fputc('\n', out);
 	for (size_t c = 0; c < t->ncols; c++) {

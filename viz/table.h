@@ -32,8 +32,8 @@ enum ecp_table_align {
 };
 
 enum ecp_table_shorten {
-	ECP_TABLE_KEEP = 0,  /* never shortened */
-	ECP_TABLE_SHORTEN,   /* a name: shortened as described above */
+	ECP_TABLE_KEEP = 0, /* never shortened */
+	ECP_TABLE_SHORTEN,  /* a name: shortened as described above */
 };
 
 struct ecp_table;
@@ -55,7 +55,7 @@ int ecp_table_cell(struct ecp_table *t, size_t col, const char *text);
 int ecp_table_cell_ns(struct ecp_table *t, size_t col, double ns);
 int ecp_table_cell_uint(struct ecp_table *t, size_t col, uint64_t v);
 int ecp_table_cell_printf(struct ecp_table *t, size_t col, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 size_t ecp_table_rows(const struct ecp_table *t);
 

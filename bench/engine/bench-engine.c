@@ -132,9 +132,12 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 		uint32_t f1 = (uint32_t)rnd(F), f2 = (uint32_t)(t % F);
 		uint64_t self1 = d->length[s] / 3;
 		m->activities[2ull * s] = (struct ecp_activity){
-			.function = f1, .calls = 1, .self_ns = self1, .incl_ns = self1};
-		m->activities[2ull * s + 1] = (struct ecp_activity){
-			.function = f2, .calls = 0, .self_ns = d->length[s] - self1, .incl_ns = d->length[s]};
+		    .function = f1, .calls = 1, .self_ns = self1, .incl_ns = self1};
+		m->activities[2ull * s + 1] =
+		    (struct ecp_activity){.function = f2,
+					  .calls = 0,
+					  .self_ns = d->length[s] - self1,
+					  .incl_ns = d->length[s]};
 		struct ecp_segment *seg = &m->segments[s];
 		seg->thread = t;
 		seg->length = d->length[s];
@@ -148,7 +151,8 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 			/* arrive at the barrier; the last arrival releases all */
 			parked[t] = 1;
 			waiting++;
-			if (barrier_last == ECP_NO_ID || d->end[s - 1] > d->end[barrier_last])
+			if (barrier_last == ECP_NO_ID ||
+			    d->end[s - 1] > d->end[barrier_last])
 				barrier_last = s - 1;
 			if (waiting == T) {
 				for (uint32_t u = 0; u < T && s < S; u++) {
@@ -166,9 +170,15 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 					d->start[s] = st2;
 					d->end[s] = st2 + d->length[s];
 					m->activities[2ull * s] = (struct ecp_activity){
-						.function = 0, .calls = 1, .self_ns = d->length[s], .incl_ns = d->length[s]};
-					m->activities[2ull * s + 1] = (struct ecp_activity){
-						.function = 1, .calls = 0, .self_ns = 0, .incl_ns = 0};
+					    .function = 0,
+					    .calls = 1,
+					    .self_ns = d->length[s],
+					    .incl_ns = d->length[s]};
+					m->activities[2ull * s + 1] =
+					    (struct ecp_activity){.function = 1,
+								  .calls = 0,
+								  .self_ns = 0,
+								  .incl_ns = 0};
 					struct ecp_segment *sg = &m->segments[s];
 					sg->thread = u;
 					sg->length = d->length[s];
@@ -199,12 +209,12 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 		for (uint32_t i = 0; i < S; i++)
 			id[i] = first[d->thread[i]]++;
 		uint64_t *u64 = xmalloc((size_t)S * sizeof(uint64_t));
-#define PERMUTE(arr, type, tmp)                                   \
-	do {                                                      \
-		type *t_ = (type *)(tmp);                         \
-		for (uint32_t i_ = 0; i_ < S; i_++)               \
-			t_[id[i_]] = (arr)[i_];                   \
-		memcpy((arr), t_, (size_t)S * sizeof(type));      \
+#define PERMUTE(arr, type, tmp)                                                          \
+	do {                                                                             \
+		type *t_ = (type *)(tmp);                                                \
+		for (uint32_t i_ = 0; i_ < S; i_++)                                      \
+			t_[id[i_]] = (arr)[i_];                                          \
+		memcpy((arr), t_, (size_t)S * sizeof(type));                             \
 	} while (0)
 		PERMUTE(d->length, uint64_t, u64);
 		PERMUTE(d->delay, uint64_t, u64);
@@ -267,10 +277,32 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 		if (d->pred[i] != ECP_NO_ID)
 			d->total_delay += d->delay[i];
 	}
-	g->model_bytes = S * sizeof(struct ecp_segment) + m->n_activities * sizeof(struct ecp_activity) +
+	g->model_bytes = S * sizeof(struct ecp_segment) +
+			 m->n_activities * sizeof(struct ecp_activity) +
 			 n_edges * sizeof(struct ecp_edge);
 	g->dag_bytes = (size_t)S * (4 * sizeof(uint64_t) + 4 * sizeof(ecp_id)) +
-		       ((size_t)S + 1) * sizeof(uint32_t) + n_edges * (sizeof(ecp_id) + 1);
+		       ((size_t)S + 1) * sizeof(uint32_t) +
+		       n_edges * (sizeof(ecp_id) + 1);
+}
+
+static void free_gen(struct gen *g)
+{
+	struct ecp_model *m = &g->model;
+	struct ecp_dag *d = &g->dag;
+	free(m->functions);
+	free(m->segments);
+	free(m->activities);
+	free(m->edges);
+	free(d->length);
+	free(d->delay);
+	free(d->pred);
+	free(d->thread);
+	free(d->topo);
+	free(d->start);
+	free(d->end);
+	free(d->in_offset);
+	free(d->in_from);
+	free(d->in_kind);
 }
 
 int main(int argc, char **argv)
@@ -286,7 +318,8 @@ int main(int argc, char **argv)
 			T = (uint32_t)strtoul(argv[i], NULL, 10);
 	}
 	if (T < 2 || T > 256 || S < T) {
-		fprintf(stderr, "usage: bench-engine [SEGMENTS] [THREADS 2..256] [--delays]\n");
+		fprintf(stderr,
+			"usage: bench-engine [SEGMENTS] [THREADS 2..256] [--delays]\n");
 		return 2;
 	}
 	double t0 = now();
@@ -294,13 +327,15 @@ int main(int argc, char **argv)
 	generate(&g, S, T, delays);
 	long rss_model = peak_rss_kb();
 	double t1 = now();
-	printf("model: %u segments (%u sync events), %llu activities, %u edges, %u threads%s\n", S,
-	       2 * S, (unsigned long long)g.model.n_activities, g.dag.n_in, T,
+	printf("model: %u segments (%u sync events), %llu activities, %u edges, %u "
+	       "threads%s\n",
+	       S, 2 * S, (unsigned long long)g.model.n_activities, g.dag.n_in, T,
 	       delays ? ", 10% of segments after a delay" : "");
-	printf("model arrays %.0f MB + DAG arrays %.0f MB; peak RSS after generating %.0f MB (%.1f s)\n",
+	printf("model arrays %.0f MB + DAG arrays %.0f MB; peak RSS after generating "
+	       "%.0f MB (%.1f s)\n",
 	       g.model_bytes / 1e6, g.dag_bytes / 1e6, rss_model / 1e3, t1 - t0);
-	printf("T1 = %.3f s, Tinf = %.3f s, parallelism %.2f\n", g.dag.work / 1e9, g.dag.span / 1e9,
-	       (double)g.dag.work / (double)g.dag.span);
+	printf("T1 = %.3f s, Tinf = %.3f s, parallelism %.2f\n", g.dag.work / 1e9,
+	       g.dag.span / 1e9, (double)g.dag.work / (double)g.dag.span);
 	struct ecp_error err = {0};
 	struct ecp_sweep *sw;
 	double t2 = now(), c2 = cpu_now();
@@ -309,8 +344,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	double t3 = now(), c3 = cpu_now();
-	printf("prepare (dominator tree, instants, span weights): %.2f s wall, %.2f s CPU\n", t3 - t2,
-	       c3 - c2);
+	printf(
+	    "prepare (dominator tree, instants, span weights): %.2f s wall, %.2f s CPU\n",
+	    t3 - t2, c3 - c2);
 	double total_p = 0;
 	for (unsigned p = 1; p <= 64; p++) {
 		struct ecp_analysis a;
@@ -322,19 +358,23 @@ int main(int argc, char **argv)
 		double tb = now();
 		total_p += tb - ta;
 		if (p == 1 || p == 2 || p == 4 || p == 8 || p == 16 || p == 32 || p == 64)
-			printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  (%.3f s)\n", p,
-			       a.makespan_ns / 1e9, a.speedup, a.idle_ns / 1e9,
+			printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  "
+			       "(%.3f s)\n",
+			       p, a.makespan_ns / 1e9, a.speedup, a.idle_ns / 1e9,
 			       g.model.functions[a.functions[0].function].name, tb - ta);
 		ecp_analysis_finish(&a);
 	}
 	double t4 = now(), c4 = cpu_now();
 	long rss = peak_rss_kb();
-	printf("P = 1..64: %.2f s wall (%.3f s per P), %.2f s CPU; total with prepare %.2f s wall, "
+	printf("P = 1..64: %.2f s wall (%.3f s per P), %.2f s CPU; total with prepare "
+	       "%.2f s wall, "
 	       "%.2f s CPU\n",
 	       total_p, total_p / 64, c4 - c3, t4 - t2, c4 - c2);
-	printf("peak RSS %.0f MB = %.2fx the model+DAG arrays (%.0f MB); engine added %.0f MB\n",
+	printf("peak RSS %.0f MB = %.2fx the model+DAG arrays (%.0f MB); engine added "
+	       "%.0f MB\n",
 	       rss / 1e3, rss * 1e3 / (double)(g.model_bytes + g.dag_bytes),
 	       (g.model_bytes + g.dag_bytes) / 1e6, (rss - rss_model) / 1e3);
 	ecp_sweep_destroy(sw);
+	free_gen(&g);
 	return 0;
 }

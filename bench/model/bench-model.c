@@ -3,7 +3,8 @@
  *   - events/s loading the same model from its cache,
  *   - peak resident memory growth per event while building, and the
  *     model's own bytes per event.
- * usage: bench-model DIR   (a recording; its cache file is replaced) */
+ * usage: bench-model DIR [--calls]   (a recording; its cache is replaced)
+ * --calls keeps every call (model->calls) as timelines need. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +46,13 @@ static size_t model_bytes(const struct ecp_model *m)
 
 /* *secs: CPU time of the load (the machine is shared: wall time would
  * measure the neighbours); *wall: wall time. */
+static bool keep_calls;
+
 static struct ecp_model *load(const char *dir, bool cache, double *secs, double *wall)
 {
 	struct ecp_load_options o = ECP_LOAD_OPTIONS_DEFAULT;
 	o.use_cache = cache;
+	o.keep_calls = keep_calls;
 	struct ecp_error err = {0};
 	struct ecp_model *m = NULL;
 	double t0 = now(), c0 = cpu_now();
@@ -63,10 +67,11 @@ static struct ecp_model *load(const char *dir, bool cache, double *secs, double 
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: bench-model TRACE_DIR\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--calls"))) {
+		fprintf(stderr, "usage: bench-model TRACE_DIR [--calls]\n");
 		return 2;
 	}
+	keep_calls = argc == 3;
 	char cache[4096];
 	snprintf(cache, sizeof(cache), "%s/%s", argv[1], ECP_CACHE_FILE);
 	unlink(cache);
@@ -78,14 +83,16 @@ int main(int argc, char **argv)
 	size_t bytes = model_bytes(m);
 	printf("trace            %s\n", argv[1]);
 	printf("events           %llu\n", (unsigned long long)events);
-	printf("model            %u threads, %u segments, %u edges, %llu activities\n",
-	       m->n_threads, m->n_segments, m->n_edges, (unsigned long long)m->n_activities);
-	printf("from CTF         %.3f s CPU (%.3f s wall)  %.2f M events/s\n", t_ctf, w_ctf,
-	       (double)events / t_ctf / 1e6);
+	printf("model            %u threads, %u segments, %u edges, %llu activities, "
+	       "%llu calls kept\n",
+	       m->n_threads, m->n_segments, m->n_edges,
+	       (unsigned long long)m->n_activities, (unsigned long long)m->n_calls);
+	printf("from CTF         %.3f s CPU (%.3f s wall)  %.2f M events/s\n", t_ctf,
+	       w_ctf, (double)events / t_ctf / 1e6);
 	printf("peak RSS growth  %.1f bytes/event (%ld MB)\n",
 	       (double)(rss1 - rss0) * 1024.0 / (double)events, (rss1 - rss0) / 1024);
-	printf("model size       %.1f bytes/event (%zu MB)\n", (double)bytes / (double)events,
-	       bytes >> 20);
+	printf("model size       %.1f bytes/event (%zu MB)\n",
+	       (double)bytes / (double)events, bytes >> 20);
 	ecp_model_destroy(m);
 	m = load(argv[1], true, &t_write, &wall); /* decodes again and writes the cache */
 	ecp_model_destroy(m);
@@ -94,7 +101,8 @@ int main(int argc, char **argv)
 		m = load(argv[1], true, &t_cache, &wall);
 		if (m->info.events != events) {
 			fprintf(stderr, "bench-model: cache gave %llu events, CTF %llu\n",
-				(unsigned long long)m->info.events, (unsigned long long)events);
+				(unsigned long long)m->info.events,
+				(unsigned long long)events);
 			return 1;
 		}
 		ecp_model_destroy(m);

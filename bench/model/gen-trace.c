@@ -6,20 +6,23 @@
  * written directly as CTF (tests/support/ctf-writer.c) so that producing
  * 10 M events takes seconds rather than an LTTng session.
  *
- * usage: gen-trace DIR [EVENTS] */
+ * usage: gen-trace DIR [EVENTS] [sync]
+ * "sync": workers only take the mutex (3 events per iteration, no function
+ * events): the worst case for model memory per event. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/parse.h"
 #include "tests/support/ctf-writer.h"
 
-#define WORKERS 8
+#define WORKERS  8
 #define MAIN_TID 4000
-#define QUANTUM 4000000 /* ns */
-#define MUTEX 0x7000
+#define QUANTUM  4000000 /* ns */
+#define MUTEX    0x7000
 #define F_WORKER 0x1000
-#define F_OUTER 0x1100
-#define F_INNER 0x1200
+#define F_OUTER  0x1100
+#define F_INNER  0x1200
 
 struct gen {
 	struct ecp_ctf_writer *main_w, *sched_w;
@@ -31,8 +34,8 @@ struct gen {
 static void emit(struct gen *g, uint32_t tid, enum ecp_event_type type, uint64_t a,
 		 uint64_t b, uint64_t c)
 {
-	struct ecp_event ev = {.ts = g->t, .tid = tid, .type = (uint16_t)type,
-			       .a = a, .b = b, .c = c};
+	struct ecp_event ev = {
+	    .ts = g->t, .tid = tid, .type = (uint16_t)type, .a = a, .b = b, .c = c};
 	if (ecp_ctf_writer_event(g->main_w, &ev) < 0)
 		g->failed = 1;
 	g->events++;
@@ -41,8 +44,11 @@ static void emit(struct gen *g, uint32_t tid, enum ecp_event_type type, uint64_t
 
 static void sw(struct gen *g, uint32_t tid, int out, int preempt)
 {
-	struct ecp_event ev = {.ts = g->t, .tid = tid, .type = ECP_EV_SCHED_SWITCH,
-			       .a = (uint64_t)out, .b = (uint64_t)preempt};
+	struct ecp_event ev = {.ts = g->t,
+			       .tid = tid,
+			       .type = ECP_EV_SCHED_SWITCH,
+			       .a = (uint64_t)out,
+			       .b = (uint64_t)preempt};
 	if (ecp_ctf_writer_event(g->sched_w, &ev) < 0)
 		g->failed = 1;
 	g->t += 1500; /* the switch itself */
@@ -59,6 +65,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen-trace: bad event count '%s'\n", argv[2]);
 		return 2;
 	}
+	int sync_only = argc > 3 && !strcmp(argv[3], "sync");
 	char path[4096];
 	struct gen g = {.t = 1000000000};
 	snprintf(path, sizeof(path), "%s/ecp-record.meta", argv[1]);
@@ -80,7 +87,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* per iteration: 4 function events, plus 3 lock events every 64th */
-	uint64_t iters = target / WORKERS * 64 / (4 * 64 + 3);
+	uint64_t iters =
+	    sync_only ? target / WORKERS / 3 : target / WORKERS * 64 / (4 * 64 + 3);
 	if (!iters)
 		iters = 1;
 	uint64_t left[WORKERS];
@@ -103,9 +111,17 @@ int main(int argc, char **argv)
 			sw(&g, tid, 0, 0);
 			uint64_t end = g.t + QUANTUM;
 			if (!started[w]) {
-				emit(&g, tid, ECP_EV_THREAD_START, (uint64_t)w + 1, F_WORKER,
-				     0xa001 + (uint64_t)w);
+				emit(&g, tid, ECP_EV_THREAD_START, (uint64_t)w + 1,
+				     F_WORKER, 0xa001 + (uint64_t)w);
 				started[w] = 1;
+			}
+			while (left[w] && g.t < end && sync_only) {
+				emit(&g, tid, ECP_EV_LOCK_REQUEST, MUTEX, 0, 0);
+				emit(&g, tid, ECP_EV_LOCK_ACQUIRED, MUTEX, 0, 0);
+				g.t += 100;
+				emit(&g, tid, ECP_EV_LOCK_RELEASE, MUTEX, 0, 0);
+				g.t += 200;
+				left[w]--;
 			}
 			while (left[w] && g.t < end) {
 				emit(&g, tid, ECP_EV_FUNC_ENTRY, F_OUTER, F_WORKER, 0);
@@ -123,7 +139,8 @@ int main(int argc, char **argv)
 				left[w]--;
 			}
 			if (!left[w]) {
-				emit(&g, tid, ECP_EV_THREAD_EXIT, 0xa001 + (uint64_t)w, 0, 0);
+				emit(&g, tid, ECP_EV_THREAD_EXIT, 0xa001 + (uint64_t)w, 0,
+				     0);
 				running--;
 				sw(&g, tid, 1, 0);
 			} else {

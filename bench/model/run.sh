@@ -15,3 +15,5 @@ du -sh "$dir/main" | sed 's/^/trace size /'
 /usr/bin/time -f "babeltrace2 -o dummy (main trace): %U s user + %S s sys, %e s wall" \
 	babeltrace2 -o dummy "$dir/main"
 "$build/bench/model/bench-model" "$dir"
+echo "--- keeping every call (timelines, folded stacks):"
+"$build/bench/model/bench-model" "$dir" --calls

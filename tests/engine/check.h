@@ -31,10 +31,12 @@ static inline double *check_weights(const struct ecp_dag *dag, unsigned p)
 		fail_msg("oracle at P=%u: %s", p, err.msg);
 	for (uint32_t s = 0; s < dag->n_segments; s++) {
 		if (fabs(fast[s] - slow[s]) > 1e-9)
-			fail_msg("P=%u segment %u: engine %.6f, oracle %.6f", p, s, fast[s], slow[s]);
+			fail_msg("P=%u segment %u: engine %.6f, oracle %.6f", p, s,
+				 fast[s], slow[s]);
 	}
 	if (fabsl(sum.makespan - t_oracle) > 1e-6L)
-		fail_msg("P=%u makespan: engine %.6Lf, oracle %.6Lf", p, sum.makespan, t_oracle);
+		fail_msg("P=%u makespan: engine %.6Lf, oracle %.6Lf", p, sum.makespan,
+			 t_oracle);
 	ecp_engine_destroy(engine);
 	free(slow);
 	return fast;

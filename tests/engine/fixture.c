@@ -83,11 +83,12 @@ void fx_act(struct fx *f, ecp_id seg, ecp_id function, uint32_t calls, uint64_t 
 	ensure_function(f, function);
 	if (f->n_act[seg] >= FX_MAX_ACT)
 		abort();
-	f->act[seg][f->n_act[seg]++] =
-		(struct fx_act){.function = function, .calls = calls, .self_ns = self_ns, .incl_ns = incl_ns};
+	f->act[seg][f->n_act[seg]++] = (struct fx_act){
+	    .function = function, .calls = calls, .self_ns = self_ns, .incl_ns = incl_ns};
 }
 
-ecp_id fx_run(struct fx *f, ecp_id thread, ecp_id function, uint64_t length, uint64_t delay)
+ecp_id fx_run(struct fx *f, ecp_id thread, ecp_id function, uint64_t length,
+	      uint64_t delay)
 {
 	ecp_id s = fx_seg(f, thread, length, delay);
 	fx_act(f, s, function, 1, length, length);
@@ -111,10 +112,12 @@ int fx_build(struct fx *f)
 	d->topo = grow(NULL, S, sizeof(ecp_id));
 	d->start = grow(NULL, S, sizeof(uint64_t));
 	d->end = grow(NULL, S, sizeof(uint64_t));
-	memcpy(d->length, f->length, S * sizeof(uint64_t));
-	memcpy(d->delay, f->delay, S * sizeof(uint64_t));
-	memcpy(d->pred, f->pred, S * sizeof(ecp_id));
-	memcpy(d->thread, f->thread, S * sizeof(ecp_id));
+	if (S) {
+		memcpy(d->length, f->length, S * sizeof(uint64_t));
+		memcpy(d->delay, f->delay, S * sizeof(uint64_t));
+		memcpy(d->pred, f->pred, S * sizeof(ecp_id));
+		memcpy(d->thread, f->thread, S * sizeof(ecp_id));
+	}
 	for (uint32_t e = 0; e < f->n_edge; e++)
 		d->in_offset[f->edge_to[e] + 1]++;
 	for (uint32_t s = 0; s < S; s++)
@@ -130,7 +133,8 @@ int fx_build(struct fx *f)
 	for (uint32_t s = 0; s < S; s++)
 		next[s] = ECP_NO_ID;
 	for (uint32_t s = 0; s < S; s++) {
-		need[s] = (d->pred[s] != ECP_NO_ID) + d->in_offset[s + 1] - d->in_offset[s];
+		need[s] =
+		    (d->pred[s] != ECP_NO_ID) + d->in_offset[s + 1] - d->in_offset[s];
 		if (d->pred[s] != ECP_NO_ID)
 			next[d->pred[s]] = s;
 	}
@@ -185,10 +189,11 @@ int fx_build(struct fx *f)
 		seg->n_activity = f->n_act[s];
 		for (uint32_t i = 0; i < f->n_act[s]; i++) {
 			struct fx_act *a = &f->act[s][i];
-			m->activities[k++] = (struct ecp_activity){.function = a->function,
-								   .calls = a->calls,
-								   .self_ns = a->self_ns,
-								   .incl_ns = a->incl_ns};
+			m->activities[k++] =
+			    (struct ecp_activity){.function = a->function,
+						  .calls = a->calls,
+						  .self_ns = a->self_ns,
+						  .incl_ns = a->incl_ns};
 		}
 	}
 	m->n_functions = f->n_functions;

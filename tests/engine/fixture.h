@@ -47,7 +47,8 @@ void fx_edge(struct fx *f, ecp_id from, ecp_id to);
 void fx_act(struct fx *f, ecp_id seg, ecp_id function, uint32_t calls, uint64_t self_ns,
 	    uint64_t incl_ns);
 /* A segment made of one function running for its whole length. */
-ecp_id fx_run(struct fx *f, ecp_id thread, ecp_id function, uint64_t length, uint64_t delay);
+ecp_id fx_run(struct fx *f, ecp_id thread, ecp_id function, uint64_t length,
+	      uint64_t delay);
 void fx_name(struct fx *f, ecp_id function, const char *name);
 /* Builds dag and model; returns 0, or -1 if the edges form a cycle. */
 int fx_build(struct fx *f);

@@ -35,12 +35,12 @@ static void build_fig1(struct fx *f)
 	ecp_id b1 = fx_run(f, 0, FB, 10, 0); /* wait Z */
 	(void)b1;
 	ecp_id a2 = fx_run(f, 0, FA, 10, 0); /* end */
-	fx_run(f, 1, FB, 10, 0);              /* wait Y */
+	fx_run(f, 1, FB, 10, 0);             /* wait Y */
 	ecp_id d = fx_run(f, 1, FD, 10, 0);  /* signal Z */
-	fx_seg(f, 1, 0, 0);                   /* end */
-	fx_seg(f, 2, 0, 0);                   /* start, wait X */
+	fx_seg(f, 1, 0, 0);                  /* end */
+	fx_seg(f, 2, 0, 0);                  /* start, wait X */
 	ecp_id c = fx_run(f, 2, FC, 10, 0);  /* signal Y */
-	fx_run(f, 2, FB, 10, 0);              /* end */
+	fx_run(f, 2, FB, 10, 0);             /* end */
 	fx_edge(f, a1, c);
 	fx_edge(f, c, d);
 	fx_edge(f, d, a2);
@@ -84,31 +84,31 @@ static void test_fig1(void **state)
  * to 5; on 2 processors the run takes 12, with three runnable threads during
  * 2-3 and 8-9. */
 struct fig4 {
-	ecp_id t1_a, t1_b, t1_c, t1_ei, t2_start, t2_c, t2_g, t2_d, t3_start, t3_d, t3_gh, t3_a,
-		t3_f;
+	ecp_id t1_a, t1_b, t1_c, t1_ei, t2_start, t2_c, t2_g, t2_d, t3_start, t3_d, t3_gh,
+	    t3_a, t3_f;
 };
 
 static void build_fig4(struct fx *f, struct fig4 *s)
 {
 	fx_init(f);
 	name_letters(f);
-	s->t1_a = fx_run(f, 0, FA, 1, 0);  /* signal X */
-	s->t1_b = fx_run(f, 0, FB, 4, 0);  /* signal Z */
-	s->t1_c = fx_run(f, 0, FC, 1, 0);  /* wait X */
-	s->t1_ei = fx_seg(f, 0, 2, 0);     /* e(), i(), end */
+	s->t1_a = fx_run(f, 0, FA, 1, 0); /* signal X */
+	s->t1_b = fx_run(f, 0, FB, 4, 0); /* signal Z */
+	s->t1_c = fx_run(f, 0, FC, 1, 0); /* wait X */
+	s->t1_ei = fx_seg(f, 0, 2, 0);    /* e(), i(), end */
 	fx_act(f, s->t1_ei, FE, 1, 1, 1);
 	fx_act(f, s->t1_ei, FI, 1, 1, 1);
-	s->t2_start = fx_seg(f, 1, 0, 0);  /* wait X */
-	s->t2_c = fx_run(f, 1, FC, 1, 0);  /* signal Y */
-	s->t2_g = fx_run(f, 1, FG, 1, 0);  /* wait Y */
-	s->t2_d = fx_run(f, 1, FD, 2, 0);  /* end */
-	s->t3_start = fx_seg(f, 2, 0, 0);  /* wait Y */
-	s->t3_d = fx_run(f, 2, FD, 2, 0);  /* wait Z */
-	s->t3_gh = fx_seg(f, 2, 2, 0);     /* g(), h(), signal X */
+	s->t2_start = fx_seg(f, 1, 0, 0); /* wait X */
+	s->t2_c = fx_run(f, 1, FC, 1, 0); /* signal Y */
+	s->t2_g = fx_run(f, 1, FG, 1, 0); /* wait Y */
+	s->t2_d = fx_run(f, 1, FD, 2, 0); /* end */
+	s->t3_start = fx_seg(f, 2, 0, 0); /* wait Y */
+	s->t3_d = fx_run(f, 2, FD, 2, 0); /* wait Z */
+	s->t3_gh = fx_seg(f, 2, 2, 0);    /* g(), h(), signal X */
 	fx_act(f, s->t3_gh, FG, 1, 1, 1);
 	fx_act(f, s->t3_gh, FH, 1, 1, 1);
-	s->t3_a = fx_run(f, 2, FA, 1, 0);  /* signal Y */
-	s->t3_f = fx_run(f, 2, FF, 3, 0);  /* end */
+	s->t3_a = fx_run(f, 2, FA, 1, 0); /* signal Y */
+	s->t3_f = fx_run(f, 2, FF, 3, 0); /* end */
 	fx_edge(f, s->t1_a, s->t2_c);
 	fx_edge(f, s->t2_c, s->t3_d);
 	fx_edge(f, s->t1_b, s->t3_gh);
@@ -156,7 +156,8 @@ static void test_fig4_fig6(void **state)
 		for (size_t j = 0; j < sizeof(on2) / sizeof(on2[0]); j++)
 			on |= on2[j] == i;
 		if (on != (fabs(w[i]) > 1e-12))
-			fail_msg("segment %u: weight %g at P=2, on the paper's ECP: %d", i, w[i], on);
+			fail_msg("segment %u: weight %g at P=2, on the paper's ECP: %d",
+				 i, w[i], on);
 	}
 	free(w);
 	ecp_engine_destroy(engine);
@@ -175,14 +176,14 @@ static void test_fig7(void **state)
 	struct fx f;
 	fx_init(&f);
 	ecp_id thick = fx_run(&f, 0, 0, 2, 0); /* broadcast */
-	fx_seg(&f, 0, 0, 0);                    /* end */
-	fx_seg(&f, 1, 0, 0);                    /* thread 2: wait */
+	fx_seg(&f, 0, 0, 0);                   /* end */
+	fx_seg(&f, 1, 0, 0);                   /* thread 2: wait */
 	ecp_id t2 = fx_run(&f, 1, 1, 6, 0);
-	fx_seg(&f, 3, 0, 0);                    /* thread 4: wait */
+	fx_seg(&f, 3, 0, 0); /* thread 4: wait */
 	ecp_id t4 = fx_run(&f, 3, 2, 2, 0);
-	ecp_id t3a = fx_run(&f, 2, 3, 3, 0);    /* thread 3: signal thread 5 */
+	ecp_id t3a = fx_run(&f, 2, 3, 3, 0); /* thread 3: signal thread 5 */
 	fx_run(&f, 2, 3, 3, 0);
-	fx_seg(&f, 4, 0, 0);                    /* thread 5: wait */
+	fx_seg(&f, 4, 0, 0); /* thread 5: wait */
 	ecp_id t5 = fx_run(&f, 4, 4, 3, 0);
 	fx_edge(&f, thick, t2);
 	fx_edge(&f, thick, t4);
@@ -269,11 +270,9 @@ static void test_fig20_watchdog(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fig1),
-		cmocka_unit_test(test_fig4_fig6),
-		cmocka_unit_test(test_fig7),
-		cmocka_unit_test(test_fig8),
-		cmocka_unit_test(test_fig20_watchdog),
+	    cmocka_unit_test(test_fig1),           cmocka_unit_test(test_fig4_fig6),
+	    cmocka_unit_test(test_fig7),           cmocka_unit_test(test_fig8),
+	    cmocka_unit_test(test_fig20_watchdog),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

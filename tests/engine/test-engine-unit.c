@@ -122,14 +122,16 @@ static void test_work_span_profiles(void **state)
 	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a1, &err), 0);
 	assert_int_equal(ecp_analyze(&f.model, &f.dag, ECP_UNLIMITED, &ainf, &err), 0);
 	for (size_t i = 0; i < a1.n_functions; i++)
-		assert_true(fabs(a1.functions[i].tet_ns - a1.functions[i].work_ns) < 1e-9);
+		assert_true(fabs(a1.functions[i].tet_ns - a1.functions[i].work_ns) <
+			    1e-9);
 	assert_true(fabs(find(&a1, 1)->work_ns - 11) < 1e-9);
 	assert_int_equal(find(&a1, 1)->calls, 5);
 	assert_int_equal(ainf.makespan_ns, f.dag.span);
 	assert_int_equal(a1.makespan_ns, f.dag.work);
 	assert_true(fabs(a1.speedup - 1.0) < 1e-12);
 	for (size_t i = 0; i < ainf.n_functions; i++)
-		assert_true(fabs(ainf.functions[i].tet_ns - ainf.functions[i].span_ns) < 1e-9);
+		assert_true(fabs(ainf.functions[i].tet_ns - ainf.functions[i].span_ns) <
+			    1e-9);
 	/* the span profile is the same whatever P the analysis is for */
 	assert_true(fabs(find(&a1, 2)->span_ns - find(&ainf, 2)->span_ns) < 1e-9);
 	assert_true(fabs(find(&ainf, 0)->tetid_ns - 13) < 1e-9);
@@ -196,12 +198,77 @@ static void test_sweep_matches_analyze(void **state)
 		assert_int_equal(x.makespan_ns, y.makespan_ns);
 		assert_int_equal(x.n_functions, y.n_functions);
 		for (size_t i = 0; i < x.n_functions; i++) {
-			assert_int_equal(x.functions[i].function, y.functions[i].function);
+			assert_int_equal(x.functions[i].function,
+					 y.functions[i].function);
 			assert_true(x.functions[i].tet_ns == y.functions[i].tet_ns);
 		}
 		ecp_analysis_finish(&x);
 		ecp_analysis_finish(&y);
 	}
+	ecp_sweep_destroy(sw);
+	fx_free(&f);
+}
+
+/* From P = the largest running count on, the sweep takes a shortcut (span
+ * attribution, idleness linear in P): it must equal the direct computation
+ * of each segment's idle charge spread over its functions by self time. */
+static void test_saturated_shortcut(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	ecp_id a = fx_seg(&f, 0, 12, 0);
+	fx_act(&f, a, 0, 1, 9, 12);
+	fx_act(&f, a, 1, 2, 3, 3);
+	fx_run(&f, 0, 1, 4, 2);
+	for (ecp_id t = 1; t < 4; t++) {
+		fx_seg(&f, t, 0, 0);
+		ecp_id s = fx_seg(&f, t, 3 * t + 1, 0);
+		fx_act(&f, s, 2, 1, 2 * t, 3 * t + 1);
+		fx_act(&f, s, 1, 1, t + 1, t + 1);
+		fx_edge(&f, a, s);
+		fx_run(&f, t, 3, t, 1);
+	}
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_sweep *sw;
+	struct ecp_engine *engine;
+	assert_int_equal(ecp_sweep_create(&f.model, &f.dag, &sw, &err), 0);
+	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	unsigned sat = ecp_engine_saturation(engine);
+	assert_true(sat >= 3);
+	double seg_idle[32], w[32];
+	for (unsigned p = sat; p <= sat + 3; p++) {
+		struct ecp_analysis an;
+		assert_int_equal(ecp_sweep_analyze(sw, p, &an, &err), 0);
+		struct ecp_run_summary sum;
+		assert_int_equal(ecp_engine_run(engine, p, w, seg_idle, &sum, &err), 0);
+		double want[8] = {0}, tet[8] = {0};
+		for (uint32_t s = 0; s < f.model.n_segments; s++) {
+			const struct ecp_segment *seg = &f.model.segments[s];
+			double self = 0;
+			for (uint32_t i = 0; i < seg->n_activity; i++)
+				self +=
+				    f.model.activities[seg->first_activity + i].self_ns;
+			for (uint32_t i = 0; i < seg->n_activity; i++) {
+				const struct ecp_activity *act =
+				    &f.model.activities[seg->first_activity + i];
+				if (self > 0)
+					want[act->function] +=
+					    seg_idle[s] * act->self_ns / self;
+				tet[act->function] += w[s] * act->self_ns;
+			}
+			assert_true(w[s] == an.weights[s]);
+		}
+		assert_true(fabsl(sum.idle - (long double)an.idle_ns) < 1.0L);
+		for (size_t i = 0; i < an.n_functions; i++) {
+			ecp_id fn = an.functions[i].function;
+			assert_true(fabs(an.functions[i].idle_ns - want[fn]) < 1e-9);
+			assert_true(fabs(an.functions[i].tet_ns - tet[fn]) < 1e-9);
+		}
+		ecp_analysis_finish(&an);
+	}
+	ecp_engine_destroy(engine);
 	ecp_sweep_destroy(sw);
 	fx_free(&f);
 }
@@ -252,17 +319,44 @@ static void test_inconsistent_dag(void **state)
 	fx_free(&f);
 }
 
+/* Degenerate models: no segment at all, and one zero-length segment. */
+static void test_degenerate(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_analysis a;
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 4, &a, &err), 0);
+	assert_int_equal(a.makespan_ns, 0);
+	assert_int_equal(a.n_functions, 0);
+	ecp_analysis_finish(&a);
+	fx_free(&f);
+	fx_init(&f);
+	fx_seg(&f, 0, 0, 0);
+	assert_int_equal(fx_build(&f), 0);
+	for (unsigned p = 0; p < 3; p++) {
+		double *w = check_weights(&f.dag, p);
+		assert_true(w[0] == 0.0);
+		free(w);
+	}
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tie_equal_branches),
-		cmocka_unit_test(test_oversubscribed_gains_one_over_p),
-		cmocka_unit_test(test_trailing_sleep),
-		cmocka_unit_test(test_work_span_profiles),
-		cmocka_unit_test(test_idleness),
-		cmocka_unit_test(test_sweep_matches_analyze),
-		cmocka_unit_test(test_whatif_lengths),
-		cmocka_unit_test(test_inconsistent_dag),
+	    cmocka_unit_test(test_tie_equal_branches),
+	    cmocka_unit_test(test_oversubscribed_gains_one_over_p),
+	    cmocka_unit_test(test_trailing_sleep),
+	    cmocka_unit_test(test_work_span_profiles),
+	    cmocka_unit_test(test_idleness),
+	    cmocka_unit_test(test_sweep_matches_analyze),
+	    cmocka_unit_test(test_saturated_shortcut),
+	    cmocka_unit_test(test_whatif_lengths),
+	    cmocka_unit_test(test_inconsistent_dag),
+	    cmocka_unit_test(test_degenerate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,21 +13,22 @@
 #include "tests/support/event-seq.h"
 
 #define MAIN 1
-#define T2 2
-#define T3 3
-#define H1 0x1000
-#define H2 0x2000
-#define H3 0x3000
-#define F 0x10
-#define G 0x20
-#define R2 0x30
-#define R3 0x40
-#define M 0xa0
-#define C 0xb0
-#define S 0xc0
-#define B 0xd0
+#define T2   2
+#define T3   3
+#define H1   0x1000
+#define H2   0x2000
+#define H3   0x3000
+#define F    0x10
+#define G    0x20
+#define R2   0x30
+#define R3   0x40
+#define M    0xa0
+#define C    0xb0
+#define S    0xc0
+#define B    0xd0
 
-static struct ecp_model *build_ok(struct ecp_test_seq *s, const struct ecp_builder_options *o)
+static struct ecp_model *build_ok(struct ecp_test_seq *s,
+				  const struct ecp_builder_options *o)
 {
 	struct ecp_error err = {0};
 	struct ecp_model *m = ecp_test_seq_build(s, o, &err);
@@ -155,7 +156,8 @@ static void test_event_cost_subtracted(void **state)
 	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
 	ecp_test_ev(&s, MAIN, 20, ECP_EV_FUNC_EXIT, F, 0, 0);
 	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_EXIT, H1, 0, 0);
-	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH, .event_cost_ns = 5};
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
+					.event_cost_ns = 5};
 	struct ecp_model *m = build_ok(&s, &o);
 	/* three events emitted before the exit, 5 ns each */
 	assert_int_equal(m->segments[0].length, 85);
@@ -203,7 +205,7 @@ static void test_recursive_mutex_and_trylock(void **state)
 	start_main(&s, 0);
 	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_ACQUIRED, M, 0, 0)->flags = ECP_EVF_TRY;
 	ecp_test_ev(&s, MAIN, 20, ECP_EV_LOCK_ACQUIRED, M, 0, 0); /* recursive */
-	ecp_test_ev(&s, MAIN, 30, ECP_EV_LOCK_RELEASE, M, 0, 0);   /* inner */
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_LOCK_RELEASE, M, 0, 0);  /* inner */
 	ecp_test_ev(&s, MAIN, 40, ECP_EV_LOCK_FAILED, M + 8, 0, EBUSY);
 	ecp_test_ev(&s, MAIN, 50, ECP_EV_LOCK_RELEASE, M, 0, 0);
 	ecp_test_ev(&s, MAIN, 60, ECP_EV_THREAD_EXIT, H1, 0, 0);
@@ -225,7 +227,8 @@ static void test_unlock_not_held_is_error(void **state)
 	start_main(&s, 0);
 	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_RELEASE, M, 0, 0);
 	build_fails(&s, &err);
-	assert_non_null(strstr(err.msg, "unlock of a mutex that the thread does not hold"));
+	assert_non_null(
+	    strstr(err.msg, "unlock of a mutex that the thread does not hold"));
 	assert_non_null(strstr(err.msg, "trace=synthetic"));
 	assert_non_null(strstr(err.msg, "event=#1"));
 	assert_non_null(strstr(err.msg, "thread=1"));
@@ -320,6 +323,27 @@ static void test_cond_timeout_is_delay(void **state)
 	/* CPU inside the wait: 20..22 and 1022..1025 plus 1025..1030 */
 	assert_int_equal(m->segments[after].length, 10);
 	assert_int_equal(ecp_model_work(m), 1040 - 1000);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* Woken by its timer while another thread had the CPU: the time runnable
+ * is not delay; the requested timeout bounds it. */
+static void test_timeout_delay_bounded(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 22, 1, 0);
+	ecp_test_switch(&s, T2, 22, 0, 0);
+	ecp_test_switch(&s, T2, 1522, 1, 1);
+	ecp_test_switch(&s, MAIN, 1522, 0, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_SEM_WAIT_BEGIN, S, 1000, 0);
+	ecp_test_ev(&s, MAIN, 1525, ECP_EV_SEM_WAIT_END, S, ETIMEDOUT, 0);
+	ecp_test_ev(&s, MAIN, 1530, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->segments[1].delay, 1000);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -477,25 +501,27 @@ static void test_repairs_counted(void **state)
 	ecp_test_ev(&s, MAIN, 5, ECP_EV_FUNC_EXIT, 0x99, 0, 0); /* no entry */
 	ecp_test_ev(&s, MAIN, 10, ECP_EV_FUNC_ENTRY, F, 0, 0);
 	ecp_test_ev(&s, MAIN, 20, ECP_EV_FUNC_ENTRY, G, 0, 0);
-	ecp_test_ev(&s, MAIN, 30, ECP_EV_FUNC_EXIT, F, 0, 0); /* g never exits */
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_FUNC_EXIT, F, 0, 0);  /* g never exits */
 	ecp_test_ev(&s, MAIN, 40, ECP_EV_FUNC_ENTRY, F, 0, 0); /* open at exit */
 	ecp_test_ev(&s, MAIN, 45, ECP_EV_FUNC_ENTRY, R2, 0, 0);
-	ecp_test_ev(&s, MAIN, 46, ECP_EV_FUNC_UNWOUND, R2, 0, 0); /* documented */
-	ecp_test_ev(&s, MAIN, 35, ECP_EV_FUNC_EXIT, F, 0, 0); /* ts backwards */
-	ecp_test_ev(&s, MAIN, 50, ECP_EV_FUNC_ENTRY, F, 0, 0);
-	ecp_test_ev(&s, MAIN, 60, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	ecp_test_ev(&s, MAIN, 1500, ECP_EV_FUNC_UNWOUND, R2, 0, 0); /* documented */
+	/* 1400 ns back: more than an event's timestamping noise, counted */
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 1510, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 1505, ECP_EV_FUNC_ENTRY, G, 0, 0); /* 5 ns: noise */
+	ecp_test_ev(&s, MAIN, 1520, ECP_EV_THREAD_EXIT, H1, 0, 0);
 	struct ecp_model *m = build_ok(&s, NULL);
 	assert_true(ecp_test_has_warning(m, "1 function exits without an entry"));
-	assert_true(ecp_test_has_warning(m, "2 function entries without an exit"));
+	assert_true(ecp_test_has_warning(m, "3 function entries without an exit"));
 	assert_true(ecp_test_has_warning(m, "1 function timestamps went backwards"));
 	int repaired = 0;
 	for (uint64_t i = 0; i < m->n_calls; i++)
 		repaired += !!(m->calls[i].flags & ECP_CALL_REPAIRED);
-	assert_int_equal(repaired, 2);
+	assert_int_equal(repaired, 3);
 	ecp_id f = ecp_test_fn(m, F);
-	/* f: 10..30, 40..46 (the exit clamped to 46), 50..60 */
-	assert_int_equal(ecp_test_incl(m, 0, f), 20 + 6 + 10);
-	assert_int_equal(m->segments[0].length, 60);
+	/* f: 10..30, 40..1500 (the exit clamped to 1500), 1510..1520 */
+	assert_int_equal(ecp_test_incl(m, 0, f), 20 + 1460 + 10);
+	assert_int_equal(m->segments[0].length, 1520);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -603,17 +629,33 @@ static void test_lost_switch_records_counted(void **state)
 
 static void test_validate_rejects_cycle(void **state)
 {
-	struct ecp_thread th[2] = {{.tid = 1, .first_segment = 0, .n_segments = 1,
-				    .start_function = ECP_NO_ID, .parent = ECP_NO_ID},
-				   {.tid = 2, .first_segment = 1, .n_segments = 1,
-				    .start_function = ECP_NO_ID, .parent = 0}};
-	struct ecp_segment seg[2] = {{.thread = 0, .lock_acquire = ECP_NO_ID,
-				      .lock_release = ECP_NO_ID, .first_in = 0, .n_in = 1},
-				     {.thread = 1, .lock_acquire = ECP_NO_ID,
-				      .lock_release = ECP_NO_ID, .first_in = 1, .n_in = 1}};
+	struct ecp_thread th[2] = {{.tid = 1,
+				    .first_segment = 0,
+				    .n_segments = 1,
+				    .start_function = ECP_NO_ID,
+				    .parent = ECP_NO_ID},
+				   {.tid = 2,
+				    .first_segment = 1,
+				    .n_segments = 1,
+				    .start_function = ECP_NO_ID,
+				    .parent = 0}};
+	struct ecp_segment seg[2] = {{.thread = 0,
+				      .lock_acquire = ECP_NO_ID,
+				      .lock_release = ECP_NO_ID,
+				      .first_in = 0,
+				      .n_in = 1},
+				     {.thread = 1,
+				      .lock_acquire = ECP_NO_ID,
+				      .lock_release = ECP_NO_ID,
+				      .first_in = 1,
+				      .n_in = 1}};
 	struct ecp_edge edges[2] = {{.from = 1, .to = 0}, {.from = 0, .to = 1}};
-	struct ecp_model m = {.threads = th, .n_threads = 2, .segments = seg,
-			      .n_segments = 2, .edges = edges, .n_edges = 2};
+	struct ecp_model m = {.threads = th,
+			      .n_threads = 2,
+			      .segments = seg,
+			      .n_segments = 2,
+			      .edges = edges,
+			      .n_edges = 2};
 	struct ecp_error err = {0};
 	assert_int_not_equal(ecp_model_validate(&m, &err), 0);
 	assert_non_null(strstr(err.msg, "cycle"));
@@ -627,31 +669,32 @@ static void test_validate_rejects_cycle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_functions_single_thread),
-		cmocka_unit_test(test_create_join_with_switches),
-		cmocka_unit_test(test_child_runs_before_create_returns),
-		cmocka_unit_test(test_event_cost_subtracted),
-		cmocka_unit_test(test_mutex),
-		cmocka_unit_test(test_recursive_mutex_and_trylock),
-		cmocka_unit_test(test_unlock_not_held_is_error),
-		cmocka_unit_test(test_cond_signal),
-		cmocka_unit_test(test_cond_broadcast_wakes_all),
-		cmocka_unit_test(test_cond_timeout_is_delay),
-		cmocka_unit_test(test_semaphore_fifo),
-		cmocka_unit_test(test_barrier_last_arrival),
-		cmocka_unit_test(test_once),
-		cmocka_unit_test(test_delay_blocked_vs_preempted),
-		cmocka_unit_test(test_stack_across_segments),
-		cmocka_unit_test(test_recursion_counted_once),
-		cmocka_unit_test(test_repairs_counted),
-		cmocka_unit_test(test_thread_cputime_clock),
-		cmocka_unit_test(test_error_wait_end_without_begin),
-		cmocka_unit_test(test_error_timestamps_backwards),
-		cmocka_unit_test(test_error_event_before_start),
-		cmocka_unit_test(test_error_switch_after_program),
-		cmocka_unit_test(test_error_no_thread),
-		cmocka_unit_test(test_lost_switch_records_counted),
-		cmocka_unit_test(test_validate_rejects_cycle),
+	    cmocka_unit_test(test_functions_single_thread),
+	    cmocka_unit_test(test_create_join_with_switches),
+	    cmocka_unit_test(test_child_runs_before_create_returns),
+	    cmocka_unit_test(test_event_cost_subtracted),
+	    cmocka_unit_test(test_mutex),
+	    cmocka_unit_test(test_recursive_mutex_and_trylock),
+	    cmocka_unit_test(test_unlock_not_held_is_error),
+	    cmocka_unit_test(test_cond_signal),
+	    cmocka_unit_test(test_cond_broadcast_wakes_all),
+	    cmocka_unit_test(test_cond_timeout_is_delay),
+	    cmocka_unit_test(test_timeout_delay_bounded),
+	    cmocka_unit_test(test_semaphore_fifo),
+	    cmocka_unit_test(test_barrier_last_arrival),
+	    cmocka_unit_test(test_once),
+	    cmocka_unit_test(test_delay_blocked_vs_preempted),
+	    cmocka_unit_test(test_stack_across_segments),
+	    cmocka_unit_test(test_recursion_counted_once),
+	    cmocka_unit_test(test_repairs_counted),
+	    cmocka_unit_test(test_thread_cputime_clock),
+	    cmocka_unit_test(test_error_wait_end_without_begin),
+	    cmocka_unit_test(test_error_timestamps_backwards),
+	    cmocka_unit_test(test_error_event_before_start),
+	    cmocka_unit_test(test_error_switch_after_program),
+	    cmocka_unit_test(test_error_no_thread),
+	    cmocka_unit_test(test_lost_switch_records_counted),
+	    cmocka_unit_test(test_validate_rejects_cycle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@
 #include "tests/support/event-seq.h"
 
 #define MAIN 100
-#define T2 101
+#define T2   101
 
 static char tmpdir[256];
 
@@ -152,9 +152,9 @@ static void test_cache_used_and_invalidated(void **state)
 	assert_int_equal(m2->n_edges, m1->n_edges);
 	assert_int_equal(ecp_model_work(m2), ecp_model_work(m1));
 	assert_string_equal(m2->threads[1].name, "worker");
-	assert_int_equal(memcmp(m2->segments, m1->segments,
-				m1->n_segments * sizeof(*m1->segments)),
-			 0);
+	assert_int_equal(
+	    memcmp(m2->segments, m1->segments, m1->n_segments * sizeof(*m1->segments)),
+	    0);
 	assert_string_equal(m2->functions[0].name, m1->functions[0].name);
 	ecp_model_destroy(m2);
 
@@ -290,6 +290,45 @@ static void test_discarded_refused_or_allowed(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* A forked child inherits the agent: its events (another vpid) are left
+ * out with a counted warning instead of failing as unknown threads. */
+static void test_forked_child_ignored(void **state)
+{
+	char dir[PATH_MAX], sub[PATH_MAX];
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	program(&s);
+	path_in(dir, "fork");
+	assert_int_equal(ecp_test_write_recording(dir, &s, 0), 0);
+	path_in(sub, "fork/main/ust/uid/0/64-bit");
+	struct ecp_ctf_writer *w;
+	assert_int_equal(ecp_ctf_writer_create(sub, ECP_CTF_MAIN, &w), 0);
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.ev[i].type == ECP_EV_SCHED_SWITCH)
+			continue;
+		assert_int_equal(ecp_ctf_writer_event(w, &s.ev[i]), 0);
+		if (i == 8) {
+			struct ecp_event child = s.ev[i];
+			child.tid = 999;
+			child.type = ECP_EV_LOCK_RELEASE;
+			ecp_ctf_writer_set_vpid(w, 999);
+			assert_int_equal(ecp_ctf_writer_event(w, &child), 0);
+			ecp_ctf_writer_set_vpid(w, 1);
+		}
+	}
+	assert_int_equal(ecp_ctf_writer_close(w), 0);
+	struct ecp_model *m = load(dir, false, false, &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	assert_int_equal(m->n_threads, 2);
+	int warned = 0;
+	for (size_t i = 0; i < m->n_warnings; i++)
+		warned |= strstr(m->warnings[i], "1 events of other processes") != NULL;
+	assert_true(warned);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_builder_error_names_trace(void **state)
 {
 	char dir[PATH_MAX];
@@ -371,16 +410,17 @@ static void test_demangle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ctf_round_trip),
-		cmocka_unit_test(test_cache_used_and_invalidated),
-		cmocka_unit_test(test_cache_never_follows_symlink),
-		cmocka_unit_test(test_error_missing_trace_and_meta),
-		cmocka_unit_test(test_error_missing_and_foreign_metadata),
-		cmocka_unit_test(test_error_other_provider),
-		cmocka_unit_test(test_discarded_refused_or_allowed),
-		cmocka_unit_test(test_builder_error_names_trace),
-		cmocka_unit_test(test_symbols_resolve_self),
-		cmocka_unit_test(test_demangle),
+	    cmocka_unit_test(test_ctf_round_trip),
+	    cmocka_unit_test(test_cache_used_and_invalidated),
+	    cmocka_unit_test(test_cache_never_follows_symlink),
+	    cmocka_unit_test(test_error_missing_trace_and_meta),
+	    cmocka_unit_test(test_error_missing_and_foreign_metadata),
+	    cmocka_unit_test(test_error_other_provider),
+	    cmocka_unit_test(test_discarded_refused_or_allowed),
+	    cmocka_unit_test(test_forked_child_ignored),
+	    cmocka_unit_test(test_builder_error_names_trace),
+	    cmocka_unit_test(test_symbols_resolve_self),
+	    cmocka_unit_test(test_demangle),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

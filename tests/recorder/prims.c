@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define NTHREADS 8
-#define ROUNDS 20
+#define ROUNDS   20
 
 static pthread_mutex_t normal = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t recursive, errorcheck, timed;
@@ -46,7 +46,7 @@ static void init_once(void)
 
 static void pause_ns(long ns)
 {
-	struct timespec ts = { 0, ns };
+	struct timespec ts = {0, ns};
 	nanosleep(&ts, NULL);
 }
 
@@ -124,7 +124,7 @@ int main(void)
 	struct timespec deadline;
 	struct pollfd pfd;
 	fd_set rfds;
-	struct timeval tv = { 0, 1000 };
+	struct timeval tv = {0, 1000};
 	int rc, epfd;
 	struct epoll_event ev;
 
@@ -179,7 +179,7 @@ int main(void)
 	usleep(1000);
 	sleep(0);
 	{
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = {0, 1000000};
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 	}
 	pfd.fd = pipefd[0];

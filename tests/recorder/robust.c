@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (!strcmp(mode, "sleep")) {
-		struct timespec ts = { 20, 0 };
+		struct timespec ts = {20, 0};
 		puts("ready");
 		fflush(stdout);
 		nanosleep(&ts, NULL);
@@ -95,12 +95,13 @@ int main(int argc, char **argv)
 		locked_step();
 		int st;
 		waitpid(pid, &st, 0);
-		printf("child=%d status=%d\n", (int)pid, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		printf("child=%d status=%d\n", (int)pid,
+		       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 0;
 	}
 	if (!strcmp(mode, "running")) {
 		pthread_t t;
-		struct timespec ts = { 0, 20000000 };
+		struct timespec ts = {0, 20000000};
 		pthread_create(&t, NULL, busy, NULL);
 		nanosleep(&ts, NULL);
 		exit(4);
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "cancel")) {
 		pthread_t t;
 		void *ret;
-		struct timespec ts = { 0, 20000000 };
+		struct timespec ts = {0, 20000000};
 		pthread_create(&t, NULL, cancel_target, NULL);
 		nanosleep(&ts, NULL);
 		pthread_cancel(t);
@@ -117,7 +118,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "signals")) {
-		struct itimerval it = { { 0, 100 }, { 0, 100 } };
+		struct itimerval it = {{0, 100}, {0, 100}};
 		signal(SIGALRM, on_alarm);
 		setitimer(ITIMER_REAL, &it, NULL);
 		long total = 0;

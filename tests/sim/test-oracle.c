@@ -6,7 +6,8 @@
  *  - on P = 1..4 and unlimited: makespan and per-segment times within 1 ns;
  *    without delays the time-warp and the event simulation agree;
  *  - the work and span laws, idle = P*T_P - T_1;
- *  - the Linux model completes every segment and respects both laws. */
+ *  - the Linux model completes every segment and respects both laws;
+ *  - every generated model passes ecp_model_validate(). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,7 +156,7 @@ static void test_random_models(void **state)
 		opts.max_threads = 2 + (unsigned)(seed % 5);
 		struct ecp_model *m = NULL;
 		struct ecp_error err = {0};
-		if (gen_model_create(seed, &opts, &m, &err) != 0) {
+		if (gen_model_create(seed, &opts, &m, &err) != 0 || ecp_model_validate(m, &err) != 0) {
 			print_error("seed %llu: %s\n", (unsigned long long)seed, err.msg);
 			fail();
 		}
@@ -196,6 +197,7 @@ static void test_random_models_ties(void **state)
 		struct ecp_model *m = NULL;
 		struct ecp_error err = {0};
 		assert_int_equal(gen_model_create(seed, &opts, &m, &err), 0);
+		assert_int_equal(ecp_model_validate(m, &err), 0);
 		check_model(seed, m, false);
 		check_model(seed, m, true);
 		gen_model_destroy(m);

@@ -163,6 +163,53 @@ static void test_model_switch(void **state)
 	mb_free(m);
 }
 
+/* A sweep big enough to run its event simulations on several threads gives
+ * what one-by-one replays give. */
+static void test_threaded_sweep(void **state)
+{
+	(void)state;
+	struct mb b;
+	mb_init(&b);
+	uint64_t x = 12345;
+	for (int t = 0; t < 8; t++) {
+		mb_thread(&b);
+		for (int i = 0; i < 5000; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			mb_seg(&b, (x >> 33) % 1000, (x >> 20) % 7 == 0 ? (x >> 40) % 3000 : 0);
+		}
+	}
+	for (uint32_t t = 1; t < 8; t++)
+		for (uint32_t i = 10; i < 5000; i += 97)
+			mb_edge(&b, (t - 1) * 5000 + i, t * 5000 + i + 1, ECP_EDGE_SEM);
+	struct ecp_model *m = mb_done(&b);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_true(dag.total_delay > 0);
+	unsigned ps[64];
+	struct ecp_replay r[64];
+	for (unsigned i = 0; i < 64; i++)
+		ps[i] = i + 1;
+	assert_int_equal(ecp_replay_sweep(&dag, ps, 64, 0, r, &err), 0);
+	for (unsigned i = 0; i < 64; i += 9) {
+		struct ecp_replay one;
+		assert_int_equal(ecp_replay_run(&dag, ps[i], 0, &one, &err), 0);
+		assert_int_equal(one.makespan, r[i].makespan);
+		assert_int_equal(one.idle, r[i].idle);
+		assert_int_equal(one.simulated, r[i].simulated);
+		ecp_replay_finish(&one);
+	}
+	assert_true(r[0].simulated);
+	assert_false(r[63].simulated); /* 8 threads never need more than 8 CPUs */
+	assert_int_equal(r[63].makespan, dag.span);
+	for (unsigned i = 0; i < 64; i++) {
+		assert_true(r[i].work_law_ok && r[i].span_law_ok);
+		ecp_replay_finish(&r[i]);
+	}
+	ecp_dag_finish(&dag);
+	mb_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_warp_by_hand),
 		cmocka_unit_test(test_whatif_lengths),
 		cmocka_unit_test(test_model_switch),
+		cmocka_unit_test(test_threaded_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

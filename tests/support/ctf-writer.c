@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #define PACKET_SIZE (1u << 20)
-#define CTF_MAGIC 0xC1FC1FC1u
+#define CTF_MAGIC   0xC1FC1FC1u
 /* magic(4) + timestamp_begin, timestamp_end, content_size, packet_size,
  * events_discarded (8 each) */
 #define PACKET_HEADER_SIZE (4 + 5 * 8)
@@ -20,38 +20,38 @@ static const struct {
 	int string; /* thread_name: a string member `name` */
 	int func;   /* function events: payload ts, no cpu_ns */
 } main_events[ECP_EV_DELAY_END + 1] = {
-	[ECP_EV_FUNC_ENTRY] = {"func_entry", {"addr", "call_site"}, 0, 1},
-	[ECP_EV_FUNC_EXIT] = {"func_exit", {"addr"}, 0, 1},
-	[ECP_EV_FUNC_FOLDED] = {"func_folded", {"addr", "calls", "total_ns"}, 0, 2},
-	[ECP_EV_FUNC_UNWOUND] = {"func_unwound", {"addr"}, 0, 1},
-	[ECP_EV_THREAD_CREATE] = {"thread_create", {"create_id", "start_routine", "ok"}},
-	[ECP_EV_THREAD_START] = {"thread_start", {"create_id", "start_routine", "handle"}},
-	[ECP_EV_THREAD_EXIT] = {"thread_exit", {"handle"}},
-	[ECP_EV_THREAD_JOIN_BEGIN] = {"thread_join_begin", {"handle"}},
-	[ECP_EV_THREAD_JOIN_END] = {"thread_join_end", {"handle", "ok"}},
-	[ECP_EV_THREAD_DETACH] = {"thread_detach", {"handle"}},
-	[ECP_EV_THREAD_NAME] = {"thread_name", {NULL}, 1},
-	[ECP_EV_PROCESS_EXIT] = {"process_exit", {"status"}},
-	[ECP_EV_LOCK_INIT] = {"lock_init", {"obj", "kind", "type"}},
-	[ECP_EV_LOCK_REQUEST] = {"lock_request", {"obj", "kind", "mode"}},
-	[ECP_EV_LOCK_ACQUIRED] = {"lock_acquired", {"obj", "kind", "mode", "try"}},
-	[ECP_EV_LOCK_FAILED] = {"lock_failed", {"obj", "kind", "err"}},
-	[ECP_EV_LOCK_RELEASE] = {"lock_release", {"obj", "kind"}},
-	[ECP_EV_COND_WAIT_BEGIN] = {"cond_wait_begin", {"cond", "mutex", "timeout_ns"}},
-	[ECP_EV_COND_WAIT_END] = {"cond_wait_end", {"cond", "mutex", "err"}},
-	[ECP_EV_COND_SIGNAL] = {"cond_signal", {"cond"}},
-	[ECP_EV_COND_BROADCAST] = {"cond_broadcast", {"cond"}},
-	[ECP_EV_SEM_INIT] = {"sem_init", {"obj", "value"}},
-	[ECP_EV_SEM_WAIT_BEGIN] = {"sem_wait_begin", {"obj", "timeout_ns"}},
-	[ECP_EV_SEM_WAIT_END] = {"sem_wait_end", {"obj", "err"}},
-	[ECP_EV_SEM_POST] = {"sem_post", {"obj"}},
-	[ECP_EV_BARRIER_INIT] = {"barrier_init", {"obj", "count"}},
-	[ECP_EV_BARRIER_WAIT_BEGIN] = {"barrier_wait_begin", {"obj"}},
-	[ECP_EV_BARRIER_WAIT_END] = {"barrier_wait_end", {"obj", "serial"}},
-	[ECP_EV_ONCE_BEGIN] = {"once_begin", {"obj"}},
-	[ECP_EV_ONCE_END] = {"once_end", {"obj", "ran"}},
-	[ECP_EV_DELAY_BEGIN] = {"delay_begin", {"kind", "fd"}},
-	[ECP_EV_DELAY_END] = {"delay_end", {"kind", "ret"}},
+    [ECP_EV_FUNC_ENTRY] = {"func_entry", {"addr", "call_site"}, 0, 1},
+    [ECP_EV_FUNC_EXIT] = {"func_exit", {"addr"}, 0, 1},
+    [ECP_EV_FUNC_FOLDED] = {"func_folded", {"addr", "calls", "total_ns"}, 0, 2},
+    [ECP_EV_FUNC_UNWOUND] = {"func_unwound", {"addr"}, 0, 1},
+    [ECP_EV_THREAD_CREATE] = {"thread_create", {"create_id", "start_routine", "ok"}},
+    [ECP_EV_THREAD_START] = {"thread_start", {"create_id", "start_routine", "handle"}},
+    [ECP_EV_THREAD_EXIT] = {"thread_exit", {"handle"}},
+    [ECP_EV_THREAD_JOIN_BEGIN] = {"thread_join_begin", {"handle"}},
+    [ECP_EV_THREAD_JOIN_END] = {"thread_join_end", {"handle", "ok"}},
+    [ECP_EV_THREAD_DETACH] = {"thread_detach", {"handle"}},
+    [ECP_EV_THREAD_NAME] = {"thread_name", {NULL}, 1},
+    [ECP_EV_PROCESS_EXIT] = {"process_exit", {"status"}},
+    [ECP_EV_LOCK_INIT] = {"lock_init", {"obj", "kind", "type"}},
+    [ECP_EV_LOCK_REQUEST] = {"lock_request", {"obj", "kind", "mode"}},
+    [ECP_EV_LOCK_ACQUIRED] = {"lock_acquired", {"obj", "kind", "mode", "try"}},
+    [ECP_EV_LOCK_FAILED] = {"lock_failed", {"obj", "kind", "err"}},
+    [ECP_EV_LOCK_RELEASE] = {"lock_release", {"obj", "kind"}},
+    [ECP_EV_COND_WAIT_BEGIN] = {"cond_wait_begin", {"cond", "mutex", "timeout_ns"}},
+    [ECP_EV_COND_WAIT_END] = {"cond_wait_end", {"cond", "mutex", "err"}},
+    [ECP_EV_COND_SIGNAL] = {"cond_signal", {"cond"}},
+    [ECP_EV_COND_BROADCAST] = {"cond_broadcast", {"cond"}},
+    [ECP_EV_SEM_INIT] = {"sem_init", {"obj", "value"}},
+    [ECP_EV_SEM_WAIT_BEGIN] = {"sem_wait_begin", {"obj", "timeout_ns"}},
+    [ECP_EV_SEM_WAIT_END] = {"sem_wait_end", {"obj", "err"}},
+    [ECP_EV_SEM_POST] = {"sem_post", {"obj"}},
+    [ECP_EV_BARRIER_INIT] = {"barrier_init", {"obj", "count"}},
+    [ECP_EV_BARRIER_WAIT_BEGIN] = {"barrier_wait_begin", {"obj"}},
+    [ECP_EV_BARRIER_WAIT_END] = {"barrier_wait_end", {"obj", "serial"}},
+    [ECP_EV_ONCE_BEGIN] = {"once_begin", {"obj"}},
+    [ECP_EV_ONCE_END] = {"once_end", {"obj", "ran"}},
+    [ECP_EV_DELAY_BEGIN] = {"delay_begin", {"kind", "fd"}},
+    [ECP_EV_DELAY_END] = {"delay_end", {"kind", "ret"}},
 };
 
 struct ecp_ctf_writer {
@@ -61,6 +61,7 @@ struct ecp_ctf_writer {
 	size_t used;
 	uint64_t ts_begin, ts_last;
 	uint64_t discarded; /* running counter, as LTTng's */
+	uint64_t vpid;
 	int failed;
 };
 
@@ -89,7 +90,8 @@ static void write_metadata(FILE *f, enum ecp_ctf_schema schema)
 	      "trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n"
 	      "\tpacket.header := struct { uint32_t magic; };\n};\n\n"
 	      "env {\n\tdomain = \"ust\";\n\ttracer_name = \"ecp-test-writer\";\n};\n\n"
-	      "clock {\n\tname = \"monotonic\";\n\tfreq = 1000000000;\n\toffset = 0;\n};\n\n"
+	      "clock {\n\tname = \"monotonic\";\n\tfreq = 1000000000;\n\toffset = "
+	      "0;\n};\n\n"
 	      "typealias integer { size = 64; align = 8; signed = false; "
 	      "map = clock.monotonic.value; } := uint64_clock_t;\n\n"
 	      "stream {\n"
@@ -107,7 +109,9 @@ static void write_metadata(FILE *f, enum ecp_ctf_schema schema)
 	fputs("};\n\n", f);
 	if (schema == ECP_CTF_MAIN) {
 		for (int t = 0; t <= ECP_EV_DELAY_END; t++) {
-			fprintf(f, "event {\n\tname = \"ecp:%s\";\n\tid = %d;\n\tfields := struct {\n",
+			fprintf(f,
+				"event {\n\tname = \"ecp:%s\";\n\tid = %d;\n\tfields := "
+				"struct {\n",
 				main_events[t].name, t);
 			for (int k = 0; k < 4 && main_events[t].f[k]; k++)
 				fprintf(f, "\t\tuint64_t %s;\n", main_events[t].f[k]);
@@ -120,12 +124,16 @@ static void write_metadata(FILE *f, enum ecp_ctf_schema schema)
 			fputs("\t};\n};\n\n", f);
 		}
 	} else if (schema == ECP_CTF_SCHED) {
-		fputs("event {\n\tname = \"ecp_sched:switch\";\n\tid = 0;\n\tfields := struct {\n"
-		      "\t\tuint64_t ts;\n\t\tint64_t tid;\n\t\tuint8_t out;\n\t\tuint8_t preempt;\n"
+		fputs("event {\n\tname = \"ecp_sched:switch\";\n\tid = 0;\n\tfields := "
+		      "struct {\n"
+		      "\t\tuint64_t ts;\n\t\tint64_t tid;\n\t\tuint8_t out;\n\t\tuint8_t "
+		      "preempt;\n"
 		      "\t};\n};\n\n"
-		      "event {\n\tname = \"ecp_sched:lost\";\n\tid = 1;\n\tfields := struct {\n"
+		      "event {\n\tname = \"ecp_sched:lost\";\n\tid = 1;\n\tfields := "
+		      "struct {\n"
 		      "\t\tuint64_t count;\n\t};\n};\n\n"
-		      "event {\n\tname = \"ecp_sched:comm\";\n\tid = 2;\n\tfields := struct {\n"
+		      "event {\n\tname = \"ecp_sched:comm\";\n\tid = 2;\n\tfields := "
+		      "struct {\n"
 		      "\t\tint64_t tid;\n\t\tint64_t pid;\n\t\tstring name;\n\t};\n};\n",
 		      f);
 	} else {
@@ -193,6 +201,7 @@ int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
 		return -1;
 	}
 	w->used = PACKET_HEADER_SIZE;
+	w->vpid = 1;
 	*out = w;
 	return 0;
 }
@@ -209,7 +218,8 @@ static unsigned char *reserve(struct ecp_ctf_writer *w, size_t n, uint64_t ts)
 	return p;
 }
 
-static unsigned char *header(struct ecp_ctf_writer *w, uint32_t id, uint64_t ts, size_t payload)
+static unsigned char *header(struct ecp_ctf_writer *w, uint32_t id, uint64_t ts,
+			     size_t payload)
 {
 	if (ts < w->ts_last)
 		ts = w->ts_last; /* the stream's clock never goes back */
@@ -254,10 +264,11 @@ int ecp_ctf_writer_event(struct ecp_ctf_writer *w, const struct ecp_event *ev)
 		nf++;
 	const char *name = ev->name ? ev->name : "";
 	size_t slen = main_events[ev->type].string ? strlen(name) + 1 : 0;
-	size_t payload = (size_t)nf * 8 + slen + (main_events[ev->type].func == 2 ? 0 : 8);
+	size_t payload =
+	    (size_t)nf * 8 + slen + (main_events[ev->type].func == 2 ? 0 : 8);
 	p = header(w, ev->type, ev->ts, payload);
 	put64(p, ev->tid);
-	put64(p + 8, 1); /* vpid */
+	put64(p + 8, w->vpid);
 	p += 16;
 	for (int k = 0; k < nf; k++, p += 8)
 		put64(p, vals[k]);
@@ -272,7 +283,13 @@ int ecp_ctf_writer_event(struct ecp_ctf_writer *w, const struct ecp_event *ev)
 	return 0;
 }
 
-int ecp_ctf_writer_comm(struct ecp_ctf_writer *w, uint64_t ts, uint32_t tid, const char *name)
+void ecp_ctf_writer_set_vpid(struct ecp_ctf_writer *w, uint64_t vpid)
+{
+	w->vpid = vpid;
+}
+
+int ecp_ctf_writer_comm(struct ecp_ctf_writer *w, uint64_t ts, uint32_t tid,
+			const char *name)
 {
 	size_t slen = strlen(name) + 1;
 	unsigned char *p = header(w, 2, ts, 16 + slen);
@@ -312,9 +329,10 @@ int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "format=1\nversion=test\ncommand=synthetic program\ncpu=0\n"
-		   "clock=perf-switch\nevent_cost_ns=%llu\nexit_status=0\nwall_ns=0\n"
-		   "functions=1\n",
+	fprintf(f,
+		"format=1\nversion=test\ncommand=synthetic program\ncpu=0\n"
+		"clock=perf-switch\nevent_cost_ns=%llu\nexit_status=0\nwall_ns=0\n"
+		"functions=1\n",
 		(unsigned long long)event_cost_ns);
 	if (fclose(f) != 0)
 		return -1;

@@ -27,8 +27,11 @@ int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
  * carry it as payload ts).  Sched schema: SCHED_SWITCH and SCHED_LOST.
  * Foreign schema: any event, written as "foo:bar". */
 int ecp_ctf_writer_event(struct ecp_ctf_writer *w, const struct ecp_event *ev);
+/* The vpid written with the following events (main schema; default 1). */
+void ecp_ctf_writer_set_vpid(struct ecp_ctf_writer *w, uint64_t vpid);
 /* A perf COMM record (sched schema only). */
-int ecp_ctf_writer_comm(struct ecp_ctf_writer *w, uint64_t ts, uint32_t tid, const char *name);
+int ecp_ctf_writer_comm(struct ecp_ctf_writer *w, uint64_t ts, uint32_t tid,
+			const char *name);
 /* Declares n events lost before the next one (closes the packet). */
 int ecp_ctf_writer_discard(struct ecp_ctf_writer *w, uint64_t n);
 /* Flushes and frees; returns 0 or -1 on a write error. */

@@ -15,7 +15,8 @@ void ecp_test_seq_finish(struct ecp_test_seq *s)
 }
 
 struct ecp_event *ecp_test_ev(struct ecp_test_seq *s, uint32_t tid, uint64_t ts,
-			      enum ecp_event_type type, uint64_t a, uint64_t b, uint64_t c)
+			      enum ecp_event_type type, uint64_t a, uint64_t b,
+			      uint64_t c)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
@@ -38,7 +39,8 @@ struct ecp_event *ecp_test_ev(struct ecp_test_seq *s, uint32_t tid, uint64_t ts,
 	return e;
 }
 
-void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out, int preempt)
+void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out,
+		     int preempt)
 {
 	ecp_test_ev(s, tid, ts, ECP_EV_SCHED_SWITCH, (uint64_t)out, (uint64_t)preempt, 0);
 }
@@ -63,7 +65,8 @@ out:
 	return m;
 }
 
-static const struct ecp_activity *find_act(const struct ecp_model *m, ecp_id seg, ecp_id f)
+static const struct ecp_activity *find_act(const struct ecp_model *m, ecp_id seg,
+					   ecp_id f)
 {
 	const struct ecp_segment *s = &m->segments[seg];
 	for (uint64_t a = s->first_activity; a < s->first_activity + s->n_activity; a++)
@@ -101,7 +104,8 @@ ecp_id ecp_test_fn(const struct ecp_model *m, uint64_t addr)
 int ecp_test_has_edge(const struct ecp_model *m, ecp_id from, ecp_id to, uint32_t kind)
 {
 	for (uint32_t e = 0; e < m->n_edges; e++)
-		if (m->edges[e].from == from && m->edges[e].to == to && m->edges[e].kind == kind)
+		if (m->edges[e].from == from && m->edges[e].to == to &&
+		    m->edges[e].kind == kind)
 			return 1;
 	return 0;
 }

@@ -29,11 +29,13 @@ void ecp_test_seq_finish(struct ecp_test_seq *s);
 
 /* Appends an event; returns it so a test can set cpu_ns, flags or name. */
 struct ecp_event *ecp_test_ev(struct ecp_test_seq *s, uint32_t tid, uint64_t ts,
-			      enum ecp_event_type type, uint64_t a, uint64_t b, uint64_t c);
+			      enum ecp_event_type type, uint64_t a, uint64_t b,
+			      uint64_t c);
 
 /* A context switch of tid at ts: out=1 leaves the CPU (preempt=1 if still
  * runnable), out=0 enters it. */
-void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out, int preempt);
+void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out,
+		     int preempt);
 
 /* Pushes the sequence into a new builder (opts NULL: perf-switch clock, no
  * event cost, calls kept) and finishes it.  NULL with err filled on error. */

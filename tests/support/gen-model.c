@@ -721,10 +721,14 @@ static int assemble(struct gen *g, struct ecp_model *m, struct ecp_error *err)
 						g->edges[i].kind};
 	m->n_edges = (uint32_t)g->n_edges;
 	qsort(m->edges, m->n_edges, sizeof(*m->edges), cmp_edge_to);
-	for (uint32_t e = m->n_edges; e-- > 0;) {
-		struct ecp_segment *s = &m->segments[m->edges[e].to];
-		s->first_in = e;
-		s->n_in++;
+	/* first_in is the running position even without edges (validate
+	 * checks the CSR that way). */
+	for (uint32_t e = 0; e < m->n_edges; e++)
+		m->segments[m->edges[e].to].n_in++;
+	uint32_t pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		m->segments[i].first_in = pos;
+		pos += m->segments[i].n_in;
 	}
 	free(map);
 	m->n_locks = g->n_locks;

@@ -35,8 +35,9 @@ static void test_csv_quoting(void **state)
 	ecp_csv_double(&w, 0.0 / 0.0);
 	assert_int_equal(ecp_csv_finish(&w, NULL), ECP_OK);
 	fclose(f);
-	assert_string_equal(data, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" padded\","
-				  "\"std::map<int, int>\",\n-5,18446744073709551615,0.25,\n");
+	assert_string_equal(data,
+			    "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" padded\","
+			    "\"std::map<int, int>\",\n-5,18446744073709551615,0.25,\n");
 	free(data);
 }
 
@@ -46,9 +47,9 @@ static void test_segments_csv(void **state)
 	const char *threads[] = {"main", "worker, 1"};
 	const char *functions[] = {"f", "g<\"x\">"};
 	struct ecp_segment_row rows[] = {
-		{0, 0, 0, 100, 100, 1.0, 0},
-		{1, 1, 50, 250, 120, 0.5, 1},
-		{1, 2, 250, 260, 10, 0, ECP_VIZ_NO_FUNCTION},
+	    {0, 0, 0, 100, 100, 1.0, 0},
+	    {1, 1, 50, 250, 120, 0.5, 1},
+	    {1, 2, 250, 260, 10, 0, ECP_VIZ_NO_FUNCTION},
 	};
 	struct ecp_segments_csv in = {2, threads, 2, functions, 3, rows};
 	char *data = NULL;
@@ -56,11 +57,12 @@ static void test_segments_csv(void **state)
 	FILE *f = open_memstream(&data, &len);
 	assert_int_equal(ecp_segments_csv_write(f, &in, NULL), ECP_OK);
 	fclose(f);
-	assert_string_equal(data,
-			    "thread,thread_name,segment,start_ns,end_ns,length_ns,weight,top_function\n"
-			    "0,main,0,0,100,100,1,f\n"
-			    "1,\"worker, 1\",1,50,250,120,0.5,\"g<\"\"x\"\">\"\n"
-			    "1,\"worker, 1\",2,250,260,10,0,\n");
+	assert_string_equal(
+	    data,
+	    "thread,thread_name,segment,start_ns,end_ns,length_ns,weight,top_function\n"
+	    "0,main,0,0,100,100,1,f\n"
+	    "1,\"worker, 1\",1,50,250,120,0.5,\"g<\"\"x\"\">\"\n"
+	    "1,\"worker, 1\",2,250,260,10,0,\n");
 	free(data);
 
 	rows[1].thread = 7;
@@ -107,21 +109,23 @@ static void test_table_fits_width(void **state)
 	(void)state;
 	struct ecp_table *t = ecp_table_create(3);
 	assert_non_null(t);
-	assert_int_equal(ecp_table_set_column(t, 0, "function", ECP_TABLE_LEFT, ECP_TABLE_SHORTEN),
-			 ECP_OK);
-	assert_int_equal(ecp_table_set_column(t, 1, "calls", ECP_TABLE_RIGHT, ECP_TABLE_KEEP),
-			 ECP_OK);
-	assert_int_equal(ecp_table_set_column(t, 2, "TET", ECP_TABLE_RIGHT, ECP_TABLE_KEEP),
-			 ECP_OK);
+	assert_int_equal(
+	    ecp_table_set_column(t, 0, "function", ECP_TABLE_LEFT, ECP_TABLE_SHORTEN),
+	    ECP_OK);
+	assert_int_equal(
+	    ecp_table_set_column(t, 1, "calls", ECP_TABLE_RIGHT, ECP_TABLE_KEEP), ECP_OK);
+	assert_int_equal(
+	    ecp_table_set_column(t, 2, "TET", ECP_TABLE_RIGHT, ECP_TABLE_KEEP), ECP_OK);
 	const char *names[] = {
-		"std::_Hashtable<std::string, std::pair<std::string const, int> >::_M_insert"
-		"(std::pair<std::string const, int> const&)",
-		"main",
+	    "std::_Hashtable<std::string, std::pair<std::string const, int> >::_M_insert"
+	    "(std::pair<std::string const, int> const&)",
+	    "main",
 	};
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(ecp_table_add_row(t), ECP_OK);
 		assert_int_equal(ecp_table_cell(t, 0, names[i]), ECP_OK);
-		assert_int_equal(ecp_table_cell_uint(t, 1, 1000u * (unsigned)(i + 1)), ECP_OK);
+		assert_int_equal(ecp_table_cell_uint(t, 1, 1000u * (unsigned)(i + 1)),
+				 ECP_OK);
 		assert_int_equal(ecp_table_cell_ns(t, 2, 1.5e6 * (i + 1)), ECP_OK);
 	}
 	assert_int_equal(ecp_table_cell(t, 9, "x"), ECP_ERR_USAGE);
@@ -136,7 +140,8 @@ static void test_table_fits_width(void **state)
 	 * right-aligned in their column; times are human-readable. */
 	char *save = NULL;
 	int lines = 0;
-	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = strtok_r(data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		assert_true(ecp_utf8_width(line, strlen(line)) <= 40);
 		lines++;
 		if (lines == 1)
@@ -167,10 +172,10 @@ static void test_table_fits_width(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_quoting),
-		cmocka_unit_test(test_segments_csv),
-		cmocka_unit_test(test_shorten_names),
-		cmocka_unit_test(test_table_fits_width),
+	    cmocka_unit_test(test_csv_quoting),
+	    cmocka_unit_test(test_segments_csv),
+	    cmocka_unit_test(test_shorten_names),
+	    cmocka_unit_test(test_table_fits_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,8 @@ static void test_golden(void **state)
 	const char *s_main[] = {"main"};
 	const char *s_solve[] = {"main", "solve"};
 	const char *s_dot[] = {"main", "solve", "dot"};
-	const char *s_worker[] = {"start_thread", "worker", "std::vector<int>::push_back(int)"};
+	const char *s_worker[] = {"start_thread", "worker",
+				  "std::vector<int>::push_back(int)"};
 	const char *s_semi[] = {"main", "odd;name", "new\nline"};
 	const char *s_neg[] = {"main", "spin"};
 	const char *s_zero[] = {"main", "idle"};
@@ -40,18 +41,10 @@ static void test_golden(void **state)
 	/* Unsorted, with duplicates to merge, a zero, a negative total and a
 	 * total that rounds to zero. */
 	struct ecp_folded_stack stacks[] = {
-		{s_dot, 3, 1000.4},
-		{s_main, 1, 250},
-		{s_worker, 3, 333.3},
-		{s_dot, 3, 999.7},
-		{s_solve, 2, 100.5},
-		{s_semi, 3, 42},
-		{s_neg, 2, -80},
-		{s_neg, 2, 30},
-		{s_zero, 2, 0},
-		{s_zero, 2, 0.4},
-		{s_worker, 3, 666.6},
-		{s_space, 2, 7},
+	    {s_dot, 3, 1000.4}, {s_main, 1, 250},     {s_worker, 3, 333.3},
+	    {s_dot, 3, 999.7},  {s_solve, 2, 100.5},  {s_semi, 3, 42},
+	    {s_neg, 2, -80},    {s_neg, 2, 30},       {s_zero, 2, 0},
+	    {s_zero, 2, 0.4},   {s_worker, 3, 666.6}, {s_space, 2, 7},
 	};
 	size_t n = sizeof(stacks) / sizeof(stacks[0]);
 	char *data = NULL;
@@ -84,8 +77,8 @@ static void test_empty_stack_is_rejected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden),
-		cmocka_unit_test(test_empty_stack_is_rejected),
+	    cmocka_unit_test(test_golden),
+	    cmocka_unit_test(test_empty_stack_is_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,22 +40,27 @@ static char *render(const struct ecp_html_report *r, int *rc, struct ecp_error *
 }
 
 static const char *evil_functions[] = {
-	"main",
-	"</script><script>alert(1)</script>",
-	"std::vector<int>::push_back",
-	"x\" onmouseover=\"alert(2)",
+    "main",
+    "</script><script>alert(1)</script>",
+    "std::vector<int>::push_back",
+    "x\" onmouseover=\"alert(2)",
 };
 static const char *evil_threads[] = {"main", "<img src=x onerror=alert(3)>"};
 
 static void small_report(struct ecp_html_report *r, struct ecp_html_segment *seg,
 			 struct ecp_html_function_row *rows, struct ecp_html_scan *scan)
 {
-	seg[0] = (struct ecp_html_segment){0, 0, 0, 100, 100, 1.0, 0, ECP_HTML_MARK_CREATE};
-	seg[1] = (struct ecp_html_segment){1, 1, 100, 300, 200, 1.0, 0, ECP_HTML_MARK_EXIT};
-	seg[2] = (struct ecp_html_segment){0, 2, 100, 250, 150, 0.0, 0, ECP_HTML_MARK_JOIN};
-	seg[3] = (struct ecp_html_segment){0, 3, 300, 400, 100, 1.0, ECP_HTML_MARK_JOIN, 0};
+	seg[0] =
+	    (struct ecp_html_segment){0, 0, 0, 100, 100, 1.0, 0, ECP_HTML_MARK_CREATE};
+	seg[1] =
+	    (struct ecp_html_segment){1, 1, 100, 300, 200, 1.0, 0, ECP_HTML_MARK_EXIT};
+	seg[2] =
+	    (struct ecp_html_segment){0, 2, 100, 250, 150, 0.0, 0, ECP_HTML_MARK_JOIN};
+	seg[3] =
+	    (struct ecp_html_segment){0, 3, 300, 400, 100, 1.0, ECP_HTML_MARK_JOIN, 0};
 	for (uint32_t f = 0; f < 4; f++)
-		rows[f] = (struct ecp_html_function_row){f, 1, 100.0 * (4 - f), 100, 100, 50, 0};
+		rows[f] = (struct ecp_html_function_row){f,  1, 100.0 * (4 - f), 100, 100,
+							 50, 0};
 	static const uint32_t procs[] = {1, 2};
 	static const int64_t makespan[] = {550, 400};
 	static const uint32_t top[] = {1, 3};
@@ -63,20 +68,20 @@ static void small_report(struct ecp_html_report *r, struct ecp_html_segment *seg
 	static const struct ecp_html_crossover cross[] = {{2, 1, 3}};
 	*scan = (struct ecp_html_scan){2, procs, makespan, 2, top, tet, 1, cross};
 	*r = (struct ecp_html_report){
-		.title = "<title>x</title>",
-		.processors = 2,
-		.makespan_ns = 400,
-		.work_ns = 550,
-		.span_ns = 400,
-		.thread_count = 2,
-		.thread_names = evil_threads,
-		.function_count = 4,
-		.function_names = evil_functions,
-		.segment_count = 4,
-		.segments = seg,
-		.scan = scan,
-		.row_count = 4,
-		.rows = rows,
+	    .title = "<title>x</title>",
+	    .processors = 2,
+	    .makespan_ns = 400,
+	    .work_ns = 550,
+	    .span_ns = 400,
+	    .thread_count = 2,
+	    .thread_names = evil_threads,
+	    .function_count = 4,
+	    .function_names = evil_functions,
+	    .segment_count = 4,
+	    .segments = seg,
+	    .scan = scan,
+	    .row_count = 4,
+	    .rows = rows,
 	};
 }
 
@@ -96,7 +101,8 @@ static void test_names_are_escaped(void **state)
 	assert_null(strstr(html, "alert(1)</script>"));
 	assert_null(strstr(html, "<img"));
 	assert_null(strstr(html, "\" onmouseover"));
-	assert_non_null(strstr(html, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(
+	    strstr(html, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"));
 	assert_non_null(strstr(html, "std::vector&lt;int&gt;::push_back"));
 	assert_non_null(strstr(html, "x&quot; onmouseover=&quot;alert(2)"));
 	assert_non_null(strstr(html, "<title>&lt;title&gt;x&lt;/title&gt;</title>"));
@@ -130,7 +136,8 @@ static void test_million_segments_stay_bounded(void **state)
 	const char *fn[64];
 	char names[64][64];
 	for (int i = 0; i < 64; i++) {
-		snprintf(names[i], sizeof(names[i]), "ns::component%d::function_%d(int)", i, i);
+		snprintf(names[i], sizeof(names[i]), "ns::component%d::function_%d(int)",
+			 i, i);
 		fn[i] = names[i];
 	}
 	const char *tn[16];
@@ -142,10 +149,16 @@ static void test_million_segments_stay_bounded(void **state)
 		uint32_t t = (uint32_t)(i % threads);
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		/* Mostly tiny segments, now and then a long one. */
-		int64_t len = (x >> 33) % 100 == 0 ? 2000000 : 200 + (int64_t)((x >> 20) % 800);
-		seg[i] = (struct ecp_html_segment){t, (uint32_t)((x >> 40) % 64), clock[t],
-						   clock[t] + len, len, (x >> 50) % 3 ? 0 : 1,
-						   ECP_HTML_MARK_LOCK, ECP_HTML_MARK_UNLOCK};
+		int64_t len =
+		    (x >> 33) % 100 == 0 ? 2000000 : 200 + (int64_t)((x >> 20) % 800);
+		seg[i] = (struct ecp_html_segment){t,
+						   (uint32_t)((x >> 40) % 64),
+						   clock[t],
+						   clock[t] + len,
+						   len,
+						   (x >> 50) % 3 ? 0 : 1,
+						   ECP_HTML_MARK_LOCK,
+						   ECP_HTML_MARK_UNLOCK};
 		clock[t] += len + 50;
 	}
 	int64_t end = 0;
@@ -158,26 +171,27 @@ static void test_million_segments_stay_bounded(void **state)
 	for (uint32_t f = 0; f < 64; f++)
 		rows[f] = (struct ecp_html_function_row){f, 100, 1e6, 1e6, 1e6, 1e5, 0};
 	struct ecp_html_report r = {
-		.processors = 4,
-		.makespan_ns = end,
-		.work_ns = end * 8,
-		.span_ns = end / 2,
-		.thread_count = threads,
-		.thread_names = tn,
-		.function_count = 64,
-		.function_names = fn,
-		.segment_count = n,
-		.segments = seg,
-		.step_count = n,
-		.steps = steps,
-		.row_count = 64,
-		.rows = rows,
+	    .processors = 4,
+	    .makespan_ns = end,
+	    .work_ns = end * 8,
+	    .span_ns = end / 2,
+	    .thread_count = threads,
+	    .thread_names = tn,
+	    .function_count = 64,
+	    .function_names = fn,
+	    .segment_count = n,
+	    .segments = seg,
+	    .step_count = n,
+	    .steps = steps,
+	    .row_count = 64,
+	    .rows = rows,
 	};
 	int rc;
 	size_t len;
 	char *html = render(&r, &rc, NULL, &len);
 	assert_int_equal(rc, ECP_OK);
-	print_message("1M segments, 1M steps: %zu bytes, %zu bars\n", len, count(html, "data-s="));
+	print_message("1M segments, 1M steps: %zu bytes, %zu bars\n", len,
+		      count(html, "data-s="));
 	assert_true(len < ECP_HTML_SIZE_BOUND);
 	assert_true(count(html, "data-s=") <= ECP_HTML_DEFAULT_MAX_SEGMENTS);
 	assert_true(count(html, "data-s=") > 100);
@@ -202,7 +216,11 @@ static void test_million_segments_stay_bounded(void **state)
 static void test_adversarial_input_stays_bounded(void **state)
 {
 	(void)state;
-	const size_t nf = 700, nt = 400, ns = 120000, np = 300;
+	/* Per thread 75 groups over 10^13 ns: every 9th a long segment with two
+	 * marks, the others three tiny segments that become a summary bar; 256
+	 * threads drawn give 19,200 bars and 4,608 marks, just under the caps. */
+	const size_t nf = 700, nt = 400, groups = 75, np = 300;
+	const size_t ns = nt * groups * 3;
 	char *longname = malloc(1001);
 	assert_non_null(longname);
 	memset(longname, '&', 1000);
@@ -217,20 +235,43 @@ static void test_adversarial_input_stays_bounded(void **state)
 	assert_true(fn && tn && seg && rows && procs && mk && tet && cross);
 	for (size_t f = 0; f < nf; f++) {
 		fn[f] = longname;
-		rows[f] = (struct ecp_html_function_row){(uint32_t)f, 1, 1e13, 1e13, 1e13, 1e12, 1e12};
+		rows[f] = (struct ecp_html_function_row){(uint32_t)f, 1,    1e13, 1e13,
+							 1e13,        1e12, 1e12};
 	}
 	for (size_t t = 0; t < nt; t++)
 		tn[t] = longname;
-	const int64_t base = 9000000000000ll, step = 1000000000ll / 3;
-	for (size_t i = 0; i < ns; i++) {
-		uint32_t t = (uint32_t)(i % nt);
-		int64_t k = (int64_t)(i / nt);
-		/* Alternating long and short segments: bars, summaries and marks. */
-		int64_t len = k % 2 ? step / 1000 : step;
-		seg[i] = (struct ecp_html_segment){t, (uint32_t)(i % nf), base + k * step,
-						   base + k * step + len, len, 1.23456789,
-						   ECP_HTML_MARK_DELAY, ECP_HTML_MARK_BARRIER};
-	}
+	const int64_t span = 10000000000000ll, g = span / (int64_t)groups;
+	size_t n = 0;
+	for (size_t t = 0; t < nt; t++)
+		for (size_t k = 0; k < groups; k++) {
+			int64_t at = (int64_t)k * g + 1234567;
+			uint32_t f = (uint32_t)((t + k) % nf);
+			if (k % 9 == 0) {
+				seg[n++] =
+				    (struct ecp_html_segment){(uint32_t)t,
+							      f,
+							      at,
+							      at + g / 2,
+							      g / 2,
+							      1.23456789,
+							      ECP_HTML_MARK_DELAY,
+							      ECP_HTML_MARK_BARRIER};
+				continue;
+			}
+			for (int j = 0; j < 3; j++) {
+				int64_t a = at + j * (g / 1000);
+				seg[n++] =
+				    (struct ecp_html_segment){(uint32_t)t,
+							      f,
+							      a,
+							      a + g / 10000,
+							      g / 10000,
+							      -0.987654321,
+							      ECP_HTML_MARK_DELAY,
+							      ECP_HTML_MARK_BARRIER};
+			}
+		}
+	const int64_t base = span;
 	uint32_t top[10];
 	for (uint32_t f = 0; f < 10; f++)
 		top[f] = f;
@@ -239,18 +280,30 @@ static void test_adversarial_input_stays_bounded(void **state)
 		mk[p] = base * 2 / (int64_t)(p + 1);
 		for (size_t f = 0; f < 10; f++)
 			tet[p * 10 + f] = 1e12 * (double)((p + f) % 7);
-		cross[p] = (struct ecp_html_crossover){(uint32_t)p + 1, (uint32_t)(p % 10),
-						       (uint32_t)((p + 1) % 10)};
+		cross[p] = (struct ecp_html_crossover){
+		    (uint32_t)p + 1, (uint32_t)(p % 10), (uint32_t)((p + 1) % 10)};
 	}
 	struct ecp_html_scan scan = {np, procs, mk, 10, top, tet, np, cross};
 	struct ecp_html_measured measured[] = {{1, 1e4}, {8, 2e3}};
 	struct ecp_html_report r = {
-		.title = longname, .trace_path = longname, .program = longname,
-		.processors = 8, .makespan_ns = base * 2, .work_ns = base * 8, .span_ns = base,
-		.thread_count = nt, .thread_names = tn, .function_count = nf,
-		.function_names = fn, .segment_count = ns, .segments = seg,
-		.scan = &scan, .measured_count = 2, .measured = measured,
-		.row_count = nf, .rows = rows,
+	    .title = longname,
+	    .trace_path = longname,
+	    .program = longname,
+	    .processors = 8,
+	    .makespan_ns = base * 2,
+	    .work_ns = base * 8,
+	    .span_ns = base,
+	    .thread_count = nt,
+	    .thread_names = tn,
+	    .function_count = nf,
+	    .function_names = fn,
+	    .segment_count = ns,
+	    .segments = seg,
+	    .scan = &scan,
+	    .measured_count = 2,
+	    .measured = measured,
+	    .row_count = nf,
+	    .rows = rows,
 	};
 	int rc;
 	size_t len;
@@ -260,7 +313,9 @@ static void test_adversarial_input_stays_bounded(void **state)
 		      count(html, "data-s="), count(html, "<use href=\"#mk"));
 	assert_true(len < ECP_HTML_SIZE_BOUND);
 	assert_true(count(html, "data-s=") <= ECP_HTML_DEFAULT_MAX_SEGMENTS);
+	assert_true(count(html, "data-s=") > ECP_HTML_DEFAULT_MAX_SEGMENTS * 9 / 10);
 	assert_true(count(html, "<use href=\"#mk") <= ECP_HTML_MAX_MARKS);
+	assert_true(count(html, "<use href=\"#mk") > ECP_HTML_MAX_MARKS * 9 / 10);
 	free(html);
 	free(longname);
 	free(fn);
@@ -284,12 +339,20 @@ static void test_thread_rows_are_capped(void **state)
 	const char *fn[] = {"f"};
 	for (size_t t = 0; t < threads; t++) {
 		tn[t] = "t";
-		seg[t] = (struct ecp_html_segment){(uint32_t)t, 0, 0, 1000, 1000, 0, 0, 0};
+		seg[t] =
+		    (struct ecp_html_segment){(uint32_t)t, 0, 0, 1000, 1000, 0, 0, 0};
 	}
 	struct ecp_html_report r = {
-		.processors = 8, .makespan_ns = 1000, .work_ns = 1000000, .span_ns = 1000,
-		.thread_count = threads, .thread_names = tn, .function_count = 1,
-		.function_names = fn, .segment_count = threads, .segments = seg,
+	    .processors = 8,
+	    .makespan_ns = 1000,
+	    .work_ns = 1000000,
+	    .span_ns = 1000,
+	    .thread_count = threads,
+	    .thread_names = tn,
+	    .function_count = 1,
+	    .function_names = fn,
+	    .segment_count = threads,
+	    .segments = seg,
 	};
 	int rc;
 	char *html = render(&r, &rc, NULL, NULL);
@@ -299,6 +362,65 @@ static void test_thread_rows_are_capped(void **state)
 	free(html);
 	free(tn);
 	free(seg);
+}
+
+/* Nothing but P: no segments, profile, sweep, runs or table.  Every part is
+ * still there and says what is missing. */
+static void test_empty_report(void **state)
+{
+	(void)state;
+	struct ecp_html_report r = {.processors = 4};
+	int rc;
+	char *html = render(&r, &rc, NULL, NULL);
+	assert_int_equal(rc, ECP_OK);
+	const char *ids[] = {"id=\"gantt\"", "id=\"parallelism\"", "id=\"tet-vs-p\"",
+			     "id=\"speedup\"", "id=\"functions\""};
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(count(html, ids[i]), 1);
+	assert_int_equal(count(html, "data-s="), 0);
+	assert_non_null(strstr(html, "No processor sweep was given"));
+	assert_non_null(strstr(html, "No parallelism profile was given"));
+	assert_non_null(strstr(html, "No function data was given"));
+	free(html);
+}
+
+static void test_profile_from_segments(void **state)
+{
+	(void)state;
+	struct ecp_html_segment seg[] = {
+	    {.thread = 1, .start_ns = 5, .end_ns = 15},
+	    {.thread = 0, .start_ns = 0, .end_ns = 10},
+	    {.thread = 2, .start_ns = 5, .end_ns = 5}, /* zero length: ignored */
+	    {.thread = 0, .start_ns = 20, .end_ns = 30},
+	    {.thread = 2, .start_ns = 22, .end_ns = 30},
+	};
+	struct ecp_html_step *st;
+	size_t n;
+	assert_int_equal(ecp_html_profile_from_segments(seg, 5, 1, &st, &n, NULL),
+			 ECP_OK);
+	const struct ecp_html_step want[] = {{0, 1, 1},  {5, 1, 2},  {10, 1, 1},
+					     {15, 0, 0}, {20, 1, 1}, {22, 1, 2},
+					     {30, 0, 0}};
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(st[i].time_ns, want[i].time_ns);
+		assert_int_equal(st[i].running, want[i].running);
+		assert_int_equal(st[i].runnable, want[i].runnable);
+	}
+	free(st);
+	/* With P = 2 both run; a back-to-back segment causes no step. */
+	seg[0].start_ns = 10;
+	assert_int_equal(ecp_html_profile_from_segments(seg, 2, 2, &st, &n, NULL),
+			 ECP_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(st[0].runnable, 1);
+	assert_int_equal(st[1].time_ns, 15); /* nothing at 10: one ends, one starts */
+	assert_int_equal(st[1].runnable, 0);
+	free(st);
+	struct ecp_error err = {0};
+	seg[0].end_ns = 1;
+	assert_int_equal(ecp_html_profile_from_segments(seg, 2, 2, &st, &n, &err),
+			 ECP_ERR_USAGE);
 }
 
 static void test_factored_speedups(void **state)
@@ -354,12 +476,14 @@ static void test_bad_input_is_a_usage_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_are_escaped),
-		cmocka_unit_test(test_million_segments_stay_bounded),
-		cmocka_unit_test(test_adversarial_input_stays_bounded),
-		cmocka_unit_test(test_thread_rows_are_capped),
-		cmocka_unit_test(test_factored_speedups),
-		cmocka_unit_test(test_bad_input_is_a_usage_error),
+	    cmocka_unit_test(test_names_are_escaped),
+	    cmocka_unit_test(test_million_segments_stay_bounded),
+	    cmocka_unit_test(test_adversarial_input_stays_bounded),
+	    cmocka_unit_test(test_thread_rows_are_capped),
+	    cmocka_unit_test(test_empty_report),
+	    cmocka_unit_test(test_profile_from_segments),
+	    cmocka_unit_test(test_factored_speedups),
+	    cmocka_unit_test(test_bad_input_is_a_usage_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

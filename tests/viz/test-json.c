@@ -58,7 +58,8 @@ static void test_escapes_specials(void **state)
 	/* A NUL inside a length-delimited string is kept, escaped. */
 	expect_escape("a\0b", 3, "\"a\\u0000b\"\n");
 	/* C++ names pass unchanged: < > & are legal in JSON strings. */
-	expect_escape("std::vector<int>::push_back&", 28, "\"std::vector<int>::push_back&\"\n");
+	expect_escape("std::vector<int>::push_back&", 28,
+		      "\"std::vector<int>::push_back&\"\n");
 }
 
 static void test_script_injection_is_defused(void **state)
@@ -69,6 +70,7 @@ static void test_script_injection_is_defused(void **state)
 	assert_null(strstr(got, "</"));
 	assert_string_equal(got, "\"<\\/script><script>alert(1)<\\/script>\"\n");
 	free(got);
+	expect_escape("<!-- x", 6, "\"<\\u0021-- x\"\n");
 	/* A lone slash stays a slash. */
 	expect_escape("a/b", 3, "\"a/b\"\n");
 }
@@ -81,7 +83,9 @@ static void test_utf8(void **state)
 	snprintf(want, sizeof(want), "\"%s\"\n", ok);
 	expect_escape(ok, strlen(ok), want);
 	/* Invalid bytes, overlong forms, surrogates, truncated sequences. */
-	expect_escape("a\xff" "b", 3, "\"a\\ufffdb\"\n");
+	expect_escape("a\xff"
+		      "b",
+		      3, "\"a\\ufffdb\"\n");
 	expect_escape("\xc0\xaf", 2, "\"\\ufffd\\ufffd\"\n");
 	expect_escape("\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"\n");
 	expect_escape("x\xe2\x9c", 3, "\"x\\ufffd\\ufffd\"\n");
@@ -94,13 +98,16 @@ static void test_numbers(void **state)
 	(void)state;
 	char buf[40];
 	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), 0.1), "0.1");
-	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), 1234.567), "1234.567");
-	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), -2.5e-7), "-2.5e-07");
+	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), 1234.567),
+			    "1234.567");
+	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), -2.5e-7),
+			    "-2.5e-07");
 	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), 0.0 / 0.0), "null");
 	assert_string_equal(ecp_json_format_double(buf, sizeof(buf), 1.0 / 0.0), "null");
 	/* Values needing all 17 digits still read back exactly. */
 	double third = 1.0 / 3.0, big = 123456789.123456789;
-	assert_true(strtod(ecp_json_format_double(buf, sizeof(buf), third), NULL) == third);
+	assert_true(strtod(ecp_json_format_double(buf, sizeof(buf), third), NULL) ==
+		    third);
 	assert_true(strtod(ecp_json_format_double(buf, sizeof(buf), big), NULL) == big);
 
 	struct buf b;
@@ -118,8 +125,9 @@ static void test_numbers(void **state)
 	ecp_json_end_array(&w);
 	assert_int_equal(ecp_json_finish(&w, NULL), ECP_OK);
 	buf_close(&b);
-	assert_string_equal(b.data, "[-9223372036854775808,18446744073709551615,1.5,true,false,"
-				    "null,null]\n");
+	assert_string_equal(b.data,
+			    "[-9223372036854775808,18446744073709551615,1.5,true,false,"
+			    "null,null]\n");
 	free(b.data);
 }
 
@@ -147,8 +155,25 @@ static void test_structure(void **state)
 	ecp_json_end_object(&w);
 	assert_int_equal(ecp_json_finish(&w, NULL), ECP_OK);
 	buf_close(&b);
-	assert_string_equal(b.data, "{\"trace\":\"ecp.data\",\"processors\":[1,2],\"empty\":{},"
-				    "\"list\":[],\"speedup\":2.25}\n");
+	assert_string_equal(b.data,
+			    "{\"trace\":\"ecp.data\",\"processors\":[1,2],\"empty\":{},"
+			    "\"list\":[],\"speedup\":2.25}\n");
+	free(b.data);
+
+	/* Compact, one element per line on request. */
+	buf_open(&b);
+	ecp_json_init(&w, b.f, ECP_JSON_COMPACT);
+	ecp_json_begin_array(&w);
+	for (int i = 0; i < 2; i++) {
+		ecp_json_newline(&w);
+		ecp_json_begin_object(&w);
+		ecp_json_kv_int(&w, "i", i);
+		ecp_json_end_object(&w);
+	}
+	ecp_json_end_array(&w);
+	assert_int_equal(ecp_json_finish(&w, NULL), ECP_OK);
+	buf_close(&b);
+	assert_string_equal(b.data, "[\n{\"i\":0},\n{\"i\":1}]\n");
 	free(b.data);
 
 	buf_open(&b);
@@ -215,7 +240,8 @@ static void test_misuse_is_reported(void **state)
 {
 	(void)state;
 	char msg[ECP_ERROR_MAX];
-	assert_int_equal(misuse_status(value_without_key, msg, sizeof(msg)), ECP_ERR_USAGE);
+	assert_int_equal(misuse_status(value_without_key, msg, sizeof(msg)),
+			 ECP_ERR_USAGE);
 	assert_non_null(strstr(msg, "without a key"));
 	assert_int_equal(misuse_status(unclosed, msg, sizeof(msg)), ECP_ERR_USAGE);
 	assert_non_null(strstr(msg, "unclosed"));
@@ -241,13 +267,13 @@ static void test_write_error_is_reported(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escapes_specials),
-		cmocka_unit_test(test_script_injection_is_defused),
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_structure),
-		cmocka_unit_test(test_misuse_is_reported),
-		cmocka_unit_test(test_write_error_is_reported),
+	    cmocka_unit_test(test_escapes_specials),
+	    cmocka_unit_test(test_script_injection_is_defused),
+	    cmocka_unit_test(test_utf8),
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_structure),
+	    cmocka_unit_test(test_misuse_is_reported),
+	    cmocka_unit_test(test_write_error_is_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,8 @@
 static const char *threads[] = {"main", "worker"};
 static const char *functions[] = {"main", "run", "</script>"};
 
-static char *write_doc(const struct ecp_perfetto_input *in, int *rc, struct ecp_error *err)
+static char *write_doc(const struct ecp_perfetto_input *in, int *rc,
+		       struct ecp_error *err)
 {
 	/* Static: gcc's dangling-pointer analysis mistakes the stream's buffer
 	 * for this function's local variable otherwise. */
@@ -31,12 +32,13 @@ static void test_order_and_units(void **state)
 	(void)state;
 	/* Given out of order: worker's callee, worker's caller, main. */
 	struct ecp_perfetto_slice s[] = {
-		{1, 2, 1500, 1750, 1, true, 1.0},
-		{1, 1, 1500, 3000, 0, true, 0.5},
-		{0, 0, 0, 4000, 0, false, 0},
+	    {1, 2, 1500, 1750, 1, true, 1.0},
+	    {1, 1, 1500, 3000, 0, true, 0.5},
+	    {0, 0, 0, 4000, 0, false, 0},
 	};
 	struct ecp_perfetto_flow fl[] = {{0, 1000, 1, 1500, "create"}};
-	struct ecp_perfetto_input in = {NULL, NULL, 2, 2, threads, 3, functions, 3, s, 1, fl};
+	struct ecp_perfetto_input in = {NULL,      NULL, 2, 2, threads, 3,
+					functions, 3,    s, 1, fl};
 	int rc;
 	char *out = write_doc(&in, &rc, NULL);
 	assert_int_equal(rc, ECP_OK);
@@ -50,7 +52,8 @@ static void test_order_and_units(void **state)
 	/* Microseconds with the nanoseconds kept. */
 	assert_non_null(strstr(out, "\"ts\":1.5,\"dur\":1.5,"));
 	assert_non_null(strstr(out, "\"ts\":1.5,\"dur\":0.25,"));
-	assert_non_null(strstr(out, "\"args\":{\"ecp\":true,\"weight\":0.5,\"depth\":0}"));
+	assert_non_null(
+	    strstr(out, "\"args\":{\"ecp\":true,\"weight\":0.5,\"depth\":0}"));
 	assert_non_null(strstr(out, "\"ph\":\"s\",\"name\":\"create\""));
 	assert_non_null(strstr(out, "\"bp\":\"e\""));
 	free(out);
@@ -60,7 +63,8 @@ static void test_bad_input(void **state)
 {
 	(void)state;
 	struct ecp_perfetto_slice s[] = {{0, 5, 0, 10, 0, false, 0}};
-	struct ecp_perfetto_input in = {NULL, NULL, 1, 2, threads, 3, functions, 1, s, 0, NULL};
+	struct ecp_perfetto_input in = {NULL,      NULL, 1, 2, threads, 3,
+					functions, 1,    s, 0, NULL};
 	struct ecp_error err = {0};
 	int rc;
 	free(write_doc(&in, &rc, &err));
@@ -84,8 +88,8 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_order_and_units),
-		cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_order_and_units),
+	    cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,13 +17,13 @@
 #include "viz/perfetto.h"
 
 static const char *const functions[] = {
-	"main",
-	"worker_loop",
-	"std::vector<int, std::allocator<int> >::push_back(int const&)",
-	"</script><script>alert(1)</script>",
-	"parse_input",
-	"compute_kernel",
-	"merge<\"a&b\">",
+    "main",
+    "worker_loop",
+    "std::vector<int, std::allocator<int> >::push_back(int const&)",
+    "</script><script>alert(1)</script>",
+    "parse_input",
+    "compute_kernel",
+    "merge<\"a&b\">",
 };
 enum { F_MAIN, F_WORKER, F_PUSH, F_EVIL, F_PARSE, F_KERNEL, F_MERGE, F_COUNT };
 
@@ -48,8 +48,8 @@ struct sample {
 	int64_t makespan;
 };
 
-static void add(struct sample *s, size_t *cap, uint32_t t, uint32_t f, int64_t a, int64_t b,
-		double w, uint8_t m0, uint8_t m1)
+static void add(struct sample *s, size_t *cap, uint32_t t, uint32_t f, int64_t a,
+		int64_t b, double w, uint8_t m0, uint8_t m1)
 {
 	if (s->nseg == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
@@ -57,7 +57,8 @@ static void add(struct sample *s, size_t *cap, uint32_t t, uint32_t f, int64_t a
 		if (!s->seg)
 			exit(1);
 	}
-	s->seg[s->nseg++] = (struct ecp_html_segment){t, f, a, b, (b - a) * 2 / 3, w, m0, m1};
+	s->seg[s->nseg++] =
+	    (struct ecp_html_segment){t, f, a, b, (b - a) * 2 / 3, w, m0, m1};
 	if (b > s->makespan)
 		s->makespan = b;
 }
@@ -68,7 +69,8 @@ static void build(struct sample *s, size_t extra)
 	size_t cap = 0;
 	memset(s, 0, sizeof(*s));
 	const int64_t ms = 1000000;
-	add(s, &cap, 0, F_PARSE, 0, 20 * ms, 1.0, ECP_HTML_MARK_NONE, ECP_HTML_MARK_CREATE);
+	add(s, &cap, 0, F_PARSE, 0, 20 * ms, 1.0, ECP_HTML_MARK_NONE,
+	    ECP_HTML_MARK_CREATE);
 	for (uint32_t t = 1; t < T_COUNT; t++) {
 		int64_t at = 20 * ms;
 		for (int k = 0; k < 6; k++) {
@@ -78,7 +80,8 @@ static void build(struct sample *s, size_t extra)
 			double w = t == 2 ? 1.0 : (k % 3 == 0 ? 0.5 : 0.0);
 			uint8_t m0 = k == 0 ? ECP_HTML_MARK_NONE : ECP_HTML_MARK_LOCK;
 			uint8_t m1 = k == 5 ? ECP_HTML_MARK_EXIT
-					    : (uint8_t[]){ECP_HTML_MARK_UNLOCK, ECP_HTML_MARK_SIGNAL,
+					    : (uint8_t[]){ECP_HTML_MARK_UNLOCK,
+							  ECP_HTML_MARK_SIGNAL,
 							  ECP_HTML_MARK_SEM_POST,
 							  ECP_HTML_MARK_BARRIER}[k % 4];
 			add(s, &cap, t, f, at, at + len, w, m0, m1);
@@ -89,26 +92,16 @@ static void build(struct sample *s, size_t extra)
 	for (size_t i = 0; i < extra; i++) {
 		uint32_t t = 1 + (uint32_t)(i % (T_COUNT - 1));
 		int64_t at = 20 * ms + (int64_t)(i / (T_COUNT - 1)) * 50;
-		add(s, &cap, t, F_PUSH + (uint32_t)(i % 3), at, at + 30, i % 7 == 0 ? 1.0 : 0.0,
-		    ECP_HTML_MARK_LOCK, ECP_HTML_MARK_UNLOCK);
+		add(s, &cap, t, F_PUSH + (uint32_t)(i % 3), at, at + 30,
+		    i % 7 == 0 ? 1.0 : 0.0, ECP_HTML_MARK_LOCK, ECP_HTML_MARK_UNLOCK);
 	}
 	int64_t join_at = s->makespan;
 	add(s, &cap, 0, F_MAIN, join_at, join_at + 5 * ms, 1.0, ECP_HTML_MARK_JOIN,
 	    ECP_HTML_MARK_EXIT);
-	/* Profile: runnable = active segments, running = min(runnable, P). */
-	size_t nsteps = 400;
-	s->steps = calloc(nsteps, sizeof(*s->steps));
-	if (!s->steps)
+	/* The profile the segments imply at P = 2. */
+	if (ecp_html_profile_from_segments(s->seg, s->nseg, 2, &s->steps, &s->nsteps,
+					   NULL))
 		exit(1);
-	for (size_t i = 0; i < nsteps; i++) {
-		int64_t t = s->makespan * (int64_t)i / (int64_t)nsteps;
-		uint32_t n = 0;
-		for (size_t k = 0; k < s->nseg && k < 200; k++)
-			if (s->seg[k].start_ns <= t && t < s->seg[k].end_ns)
-				n++;
-		s->steps[i] = (struct ecp_html_step){t, n < 2 ? n : 2, n};
-	}
-	s->nsteps = nsteps;
 }
 
 static int write_html(const char *path, size_t extra)
@@ -128,33 +121,38 @@ static int write_html(const char *path, size_t extra)
 	}
 	struct ecp_html_crossover cross[] = {{6, F_KERNEL, F_PARSE}};
 	struct ecp_html_scan scan = {8, procs, makespan, 3, top, tet, 1, cross};
-	struct ecp_html_measured measured[] = {{1, 0.230}, {2, 0.128}, {4, 0.082}, {8, 0.061}};
+	struct ecp_html_measured measured[] = {
+	    {1, 0.230}, {2, 0.128}, {4, 0.082}, {8, 0.061}};
 	struct ecp_html_function_row rows[F_COUNT];
 	for (uint32_t f = 0; f < F_COUNT; f++)
-		rows[f] = (struct ecp_html_function_row){
-			(F_KERNEL + f) % F_COUNT, 10 + f * 7, 50e6 / (f + 1), 80e6 / (f + 1),
-			90e6 / (f + 1), 12e6 / (f + 2), 3e6 * f};
+		rows[f] = (struct ecp_html_function_row){(F_KERNEL + f) % F_COUNT,
+							 10 + f * 7,
+							 50e6 / (f + 1),
+							 80e6 / (f + 1),
+							 90e6 / (f + 1),
+							 12e6 / (f + 2),
+							 3e6 * f};
 	struct ecp_html_report r = {
-		.title = "ecp report: synthetic <demo> & \"friends\"",
-		.trace_path = "/tmp/ecp.data",
-		.program = "./demo --input=a<b>.dat",
-		.processors = 2,
-		.makespan_ns = s.makespan,
-		.work_ns = 225000000,
-		.span_ns = 45000000,
-		.thread_count = T_COUNT,
-		.thread_names = threads,
-		.function_count = F_COUNT,
-		.function_names = functions,
-		.segment_count = s.nseg,
-		.segments = s.seg,
-		.step_count = s.nsteps,
-		.steps = s.steps,
-		.scan = &scan,
-		.measured_count = 4,
-		.measured = measured,
-		.row_count = F_COUNT,
-		.rows = rows,
+	    .title = "ecp report: synthetic <demo> & \"friends\"",
+	    .trace_path = "/tmp/ecp.data",
+	    .program = "./demo --input=a<b>.dat",
+	    .processors = 2,
+	    .makespan_ns = s.makespan,
+	    .work_ns = 225000000,
+	    .span_ns = 45000000,
+	    .thread_count = T_COUNT,
+	    .thread_names = threads,
+	    .function_count = F_COUNT,
+	    .function_names = functions,
+	    .segment_count = s.nseg,
+	    .segments = s.seg,
+	    .step_count = s.nsteps,
+	    .steps = s.steps,
+	    .scan = &scan,
+	    .measured_count = 4,
+	    .measured = measured,
+	    .row_count = F_COUNT,
+	    .rows = rows,
 	};
 	FILE *out = fopen(path, "w");
 	if (!out) {
@@ -186,12 +184,13 @@ static int write_perfetto(const char *path)
 	for (size_t i = 0; i < s.nseg; i++) {
 		const struct ecp_html_segment *g = &s.seg[i];
 		uint32_t outer = g->thread == 0 ? F_MAIN : F_WORKER;
-		sl[n++] = (struct ecp_perfetto_slice){g->thread, outer, g->start_ns, g->end_ns, 0,
-						      g->weight != 0, g->weight};
+		sl[n++] = (struct ecp_perfetto_slice){g->thread, outer, g->start_ns,
+						      g->end_ns, 0,     g->weight != 0,
+						      g->weight};
 		if (g->function != outer)
-			sl[n++] = (struct ecp_perfetto_slice){g->thread, g->function, g->start_ns,
-							      g->end_ns, 1, g->weight != 0,
-							      g->weight};
+			sl[n++] = (struct ecp_perfetto_slice){
+			    g->thread, g->function,    g->start_ns, g->end_ns,
+			    1,         g->weight != 0, g->weight};
 	}
 	/* create -> worker start, worker end -> join. */
 	for (uint32_t t = 1; t < T_COUNT; t++) {
@@ -202,11 +201,14 @@ static int write_perfetto(const char *path)
 					first = s.seg[i].start_ns;
 				last = s.seg[i].end_ns;
 			}
-		flows[nf++] = (struct ecp_perfetto_flow){0, 20000000 - 1, t, first, "create"};
-		flows[nf++] = (struct ecp_perfetto_flow){t, last - 1, 0, s.makespan - 5000000, "join"};
+		flows[nf++] =
+		    (struct ecp_perfetto_flow){0, 20000000 - 1, t, first, "create"};
+		flows[nf++] = (struct ecp_perfetto_flow){t, last - 1, 0,
+							 s.makespan - 5000000, "join"};
 	}
-	struct ecp_perfetto_input in = {"/tmp/ecp.data", "demo", 2, T_COUNT, threads, F_COUNT,
-					functions, n, sl, nf, flows};
+	struct ecp_perfetto_input in = {
+	    "/tmp/ecp.data", "demo", 2,  T_COUNT, threads, F_COUNT,
+	    functions,       n,      sl, nf,      flows};
 	FILE *out = fopen(path, "w");
 	if (!out) {
 		perror(path);

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `ecp report`, `scan`, `whatif`, `viz` and `export` on a
+deterministic synthetic recording (make-sample.c documents the program and the
+values expected by hand in the paper's model)."""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ECP = os.environ["ECP"]
+MAKE_SAMPLE = sys.argv[1]
+MS = 1_000_000
+SERIAL, PARALLEL = "0x1000", "0x2000"
+failures = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def ecp(*args, expect=0):
+    r = subprocess.run([ECP, *args], capture_output=True, text=True)
+    if r.returncode != expect:
+        print(f"  command: ecp {' '.join(args)}\n  exit {r.returncode}, want {expect}")
+        print("  stdout: " + r.stdout[-2000:])
+        print("  stderr: " + r.stderr[-2000:])
+    check(r.returncode == expect, f"ecp {' '.join(args[:3])}... exits {expect}")
+    return r
+
+
+def near(a, b, tol=2):
+    """Integer ns results may differ from the hand values by rounding only."""
+    return abs(a - b) <= tol
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    trace = os.path.join(tmp, "sample.data")
+    subprocess.run([MAKE_SAMPLE, trace], check=True)
+
+    # --- report: contract keys, sort order, the values by hand --------------
+    rep = {}
+    for p in (1, 2, 3):
+        r = ecp("report", trace, "-P", str(p), "--format", "json")
+        rep[p] = json.loads(r.stdout)
+    j = rep[2]
+    for key in ("trace", "processors", "makespan_ns", "work_ns", "span_ns", "speedup",
+                "idle_ns", "functions"):
+        check(key in j, f"report JSON has '{key}'")
+    for f in j["functions"]:
+        for key in ("name", "calls", "tet_ns", "tetid_ns", "work_ns", "span_ns", "idle_ns"):
+            check(key in f, f"report function has '{key}'")
+        check(all(isinstance(f[k], int) for k in ("tet_ns", "tetid_ns", "work_ns", "span_ns",
+                                                    "idle_ns")), "times are integer ns")
+    tets = [f["tet_ns"] for f in j["functions"]]
+    check(tets == sorted(tets, reverse=True), "functions sorted by tet_ns descending")
+    check(j["processors"] == 2, "processors echoed")
+    check(near(rep[1]["makespan_ns"], 83 * MS), f"T1 = 83 ms ({rep[1]['makespan_ns']})")
+    check(near(rep[2]["makespan_ns"], 58 * MS), f"T2 = 58 ms ({rep[2]['makespan_ns']})")
+    check(near(rep[3]["makespan_ns"], 53 * MS), f"T3 = 53 ms ({rep[3]['makespan_ns']})")
+    check(near(j["work_ns"], 83 * MS) and near(j["span_ns"], 53 * MS), "work 83 ms, span 53 ms")
+    # I_2 = 2*T2 - T1 = 33 ms of idle processor time
+    check(near(j["idle_ns"], 33 * MS, 10), f"I_2 = 33 ms ({j['idle_ns']})")
+
+    def tet(report, name):
+        return next(f["tet_ns"] for f in report["functions"] if f["name"] == name)
+
+    check(near(tet(rep[1], PARALLEL), 55 * MS), "TET(parallel_work) at P=1 is its work")
+    check(near(tet(rep[2], PARALLEL), 30 * MS), "TET(parallel_work) at P=2 = 30 ms")
+    check(near(tet(rep[3], PARALLEL), 25 * MS), "TET(parallel_work) at P=3 = 25 ms")
+    for p in (1, 2, 3):
+        check(near(tet(rep[p], SERIAL), 28 * MS), f"TET(serial_setup) at P={p} = 28 ms")
+    check(rep[2]["functions"][0]["name"] == PARALLEL, "P=2 ranks parallel_work first")
+    check(rep[3]["functions"][0]["name"] == SERIAL, "P=3 ranks serial_setup first")
+    # TET at P = 1 equals the ordinary profile (work) for every function
+    check(all(near(f["tet_ns"], f["work_ns"]) for f in rep[1]["functions"]),
+          "TET at P=1 equals work for every function")
+
+    # --- CSV and table -------------------------------------------------------
+    r = ecp("report", trace, "-P", "2", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    check(rows and rows[0]["name"] == PARALLEL and near(int(rows[0]["tet_ns"]), 30 * MS),
+          "CSV has a header row and the same first row")
+    r = ecp("report", trace, "-P", "2")
+    check("T2 58.0 ms" in r.stdout or "T2 58 ms" in r.stdout, "table header states T2")
+    check(max(len(line) for line in r.stdout.splitlines()) <= 80, "table fits 80 columns")
+    r = ecp("report", trace, "-P", "2", "--sort", "work", "--format", "json")
+    works = [f["work_ns"] for f in json.loads(r.stdout)["functions"]]
+    check(works == sorted(works, reverse=True), "--sort work orders by work")
+
+    # --- scan: arrays aligned, crossover at 3 --------------------------------
+    r = ecp("scan", trace, "-P", "1-4", "--format", "json")
+    s = json.loads(r.stdout)
+    for key in ("trace", "processors", "makespan_ns", "work_ns", "span_ns", "functions",
+                "crossovers"):
+        check(key in s, f"scan JSON has '{key}'")
+    check(s["processors"] == [1, 2, 3, 4], "scan processors")
+    check(all(near(a, b * MS) for a, b in zip(s["makespan_ns"], [83, 58, 53, 53])),
+          f"scan makespans 83/58/53/53 ms ({s['makespan_ns']})")
+    for f in s["functions"]:
+        check(all(len(f[k]) == 4 for k in ("calls", "tet_ns", "tetid_ns")),
+              f"scan arrays of {f['name']} aligned with processors")
+    check(s["crossovers"] == [{"processors": 3, "before": PARALLEL, "after": SERIAL}],
+          f"one crossover at P=3 ({s['crossovers']})")
+    for p_i, p in enumerate(s["processors"]):
+        r2 = json.loads(ecp("report", trace, "-P", str(p), "--format", "json").stdout)
+        by_name = {f["name"]: f for f in r2["functions"]}
+        check(all(by_name[f["name"]]["tet_ns"] == f["tet_ns"][p_i] for f in s["functions"]),
+              f"scan and report agree at P={p}")
+    r = ecp("scan", trace, "-P", "1-4")
+    check("from 3 processors on, 0x1000 matters more than 0x2000." in r.stdout,
+          "the crossover is written as a sentence")
+
+    # --- whatif: against the simulator and against TET x PCT -----------------
+    r = ecp("whatif", trace, "--faster", "0x2000=10%", "-P", "1-3", "--format", "json")
+    w = json.loads(r.stdout)
+    for key in ("trace", "processors", "baseline_ns", "whatif_ns", "changes"):
+        check(key in w, f"whatif JSON has '{key}'")
+    check(w["changes"] == [{"name": PARALLEL, "faster_pct": 10}], "changes echoed")
+    check(all(near(a, b * MS) for a, b in zip(w["baseline_ns"], [83, 58, 53])),
+          "whatif baseline equals the report's T_P")
+    # by hand: workers 9, 18, 22.5 ms -> T1 77.5, T2 55, T3 50.5
+    check(all(near(a, b) for a, b in zip(w["whatif_ns"], [77_500_000, 55_000_000, 50_500_000])),
+          f"whatif run times by hand ({w['whatif_ns']})")
+    for i, p in enumerate(w["processors"]):
+        gain = w["baseline_ns"][i] - w["whatif_ns"][i]
+        check(near(gain, tet(rep[p], PARALLEL) // 10, 5),
+              f"small what-if gain = TET x PCT at P={p} ({gain})")
+    r = ecp("whatif", trace, "--faster", "0x1000=20", "--faster", "0x2000=20", "-P", "2",
+            "--format", "csv")
+    check(r.stdout.startswith("processors,baseline_ns,whatif_ns,gain_ns"), "whatif CSV header")
+
+    # --- errors --------------------------------------------------------------
+    r = ecp("whatif", trace, "--faster", "0x200=10", "-P", "2", expect=1)
+    check("0x2000" in r.stderr, "unknown function names near matches")
+    ecp("report", trace, "-P", "0", expect=2)
+    ecp("scan", trace, "-P", "4-1", expect=2)
+    ecp("scan", trace, "-P", "1,,2", expect=2)
+    ecp("whatif", trace, "-P", "2", expect=2)
+    ecp("whatif", trace, "--faster", "x=150", expect=2)
+    ecp("report", os.path.join(tmp, "missing.data"), expect=1)
+
+    # --- viz and export -------------------------------------------------------
+    html = os.path.join(tmp, "r.html")
+    ecp("viz", trace, "-P", "2", "--range", "1-4", "-o", html)
+    body = open(html, encoding="utf-8").read()
+    check(body.lstrip().lower().startswith("<!doctype html"), "viz writes an HTML document")
+    import re
+    loads = re.findall(r'(?:src|href)\s*=\s*["\']?\s*(?:https?:)?//', body, re.I)
+    loads += re.findall(r'url\(\s*["\']?\s*(?:https?:)?//', body, re.I)
+    loads += re.findall(r'@import', body, re.I)
+    check(not loads, f"the report loads nothing from the network ({loads[:3]})")
+    pf = os.path.join(tmp, "p.json")
+    ecp("export", trace, "-P", "2", "--format", "perfetto", "-o", pf)
+    events = json.load(open(pf))["traceEvents"]
+    slices = [e for e in events if e.get("ph") == "X"]
+    check(len(slices) == 4, f"a slice per call: 4 ({len(slices)})")
+    check(any(e.get("ph") == "s" for e in events), "dependency flows exported")
+    folded = ecp("export", trace, "-P", "2", "--format", "folded", "-o", "-").stdout
+    total = sum(int(line.rsplit(" ", 1)[1]) for line in folded.splitlines())
+    check(near(total, sum(f["tet_ns"] for f in rep[2]["functions"]), 10),
+          "folded stacks sum to the total TET")
+    seg = ecp("export", trace, "-P", "2", "--format", "csv", "-o", "-").stdout
+    check(len(list(csv.DictReader(io.StringIO(seg)))) > 4, "segment CSV lists the segments")
+    # output is not written through a planted symlink
+    victim = os.path.join(tmp, "victim")
+    open(victim, "w").write("keep")
+    link = os.path.join(tmp, "out.json")
+    os.symlink(victim, link)
+    ecp("export", trace, "-P", "2", "--format", "perfetto", "-o", link)
+    check(open(victim).read() == "keep", "a symlink at the output path is not followed")
+
+print("failures: %d" % len(failures))
+sys.exit(1 if failures else 0)
