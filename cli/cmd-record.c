@@ -37,16 +37,16 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 {
 	char wall[32];
 	ecp_format_ns(wall, sizeof(wall), (double)s->wall_ns);
-	fprintf(
-	    stderr,
-	    "ecp record: %llu threads, %llu events, %.1f MB, %llu discarded events, wall "
-	    "%s\n"
-	    "ecp record: CPU %d, clock %s (%llu context switches), %llu ns per event; "
-	    "trace in %s\n",
-	    (unsigned long long)s->threads, (unsigned long long)s->events,
-	    (double)s->bytes / 1e6, (unsigned long long)s->discarded, wall, s->cpu,
-	    s->clock, (unsigned long long)s->switches,
-	    (unsigned long long)s->event_cost_ns, out);
+	fprintf(stderr,
+		"ecp record: %llu threads, %llu events (%llu scheduling), %.1f MB, "
+		"%llu discarded events, wall %s\n"
+		"ecp record: CPU %d, clock %s (%llu context switches), %llu ns per "
+		"event; trace in %s\n",
+		(unsigned long long)s->threads, (unsigned long long)s->events,
+		(unsigned long long)s->sched_events, (double)s->bytes / 1e6,
+		(unsigned long long)s->discarded, wall, s->cpu, s->clock,
+		(unsigned long long)s->switches, (unsigned long long)s->event_cost_ns,
+		out);
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);

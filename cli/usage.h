@@ -23,7 +23,7 @@
 	"  --include GLOB            record only functions matching GLOB (repeatable)\n"   \
 	"  --exclude GLOB            do not record functions matching GLOB (repeatable)\n" \
 	"  --min-duration NS         fold calls shorter than NS into their caller\n"       \
-	"                            (counted, not emitted; default 1us, units ns/us/ms)\n" \
+	"                            (counted, not emitted; default 10us, units ns/us/ms)\n"\
 	"  --no-functions            record synchronization and scheduling only\n"         \
 	"  -q, --quiet               no summary on stderr\n"
 

@@ -36,13 +36,17 @@
 #include "recorder/launch.h"
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
+#include "recorder/program-elf.h"
 #include "recorder/session.h"
 #include "recorder/trace-count.h"
 
 #include "ecp-config.h"
 
 #define CALIBRATION_EVENTS 20000
-#define SUBBUF_SIZE        (4u << 20)
+/* Per-UID buffers of 8 x 512 KiB per CPU: every traced process maps them at
+ * start, at ~1 ms of system time per 2 MiB; 4 MiB per CPU keeps start-up
+ * near 10 ms and, with blocking channels, loses nothing. */
+#define SUBBUF_SIZE        (512u << 10)
 #define NUM_SUBBUF         8u
 
 extern char **environ;
@@ -223,8 +227,10 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 		if (!is_ours(environ[i]) && env_add(e, "%s", environ[i]) < 0)
 			goto out;
 	/* liblttng-ust-dl writes dlopen/dlclose events, for symbols of
-	 * libraries loaded at run time. */
-	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-dl.so.1%s%s", agent,
+	 * libraries loaded at run time; it costs ~5 ms at start, so only for
+	 * programs that can call dlopen. */
+	if (env_add(e, "LD_PRELOAD=%s%s%s%s", agent,
+		    ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "",
 		    old_preload && *old_preload ? ":" : "",
 		    old_preload ? old_preload : "") < 0 ||
 	    env_add(e, "LTTNG_UST_ALLOW_BLOCKING=1") < 0 ||
@@ -399,7 +405,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	    &(struct ecp_lttng_session_config){.name = s_sched,
 					       .output = path,
 					       .events = sched_events,
-					       .subbuf_size = 1u << 20,
+					       /* small: the program maps these
+						* buffers too, though it never
+						* writes them */
+					       .subbuf_size = 256u << 10,
 					       .num_subbuf = 8},
 	    err);
 	if (rc)
@@ -559,6 +568,7 @@ out:
 		struct ecp_trace_count c;
 		if (ecp_trace_count(out, &c, &cerr) == ECP_OK) {
 			sum->events = c.events;
+			sum->sched_events = c.sched_events;
 			sum->threads = c.threads;
 			sum->discarded = c.discarded;
 			sum->bytes = c.bytes;

@@ -136,7 +136,13 @@ int ecp_trace_count(const char *dir, struct ecp_trace_count *c, struct ecp_error
 	memset(&walk, 0, sizeof(walk));
 	nftw(dir, visit, 16, FTW_PHYS);
 	c->bytes = walk.bytes;
-	for (int i = 0; i < walk.n_dirs && !rc; i++)
+	for (int i = 0; i < walk.n_dirs && !rc; i++) {
+		char sched[PATH_MAX];
+		uint64_t before = c->events;
 		rc = count_one(walk.dirs[i], c, err);
+		snprintf(sched, sizeof(sched), "%s/sched/", dir);
+		if (strncmp(walk.dirs[i], sched, strlen(sched)) == 0)
+			c->sched_events += c->events - before;
+	}
 	return rc;
 }

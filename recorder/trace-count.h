@@ -10,7 +10,8 @@
 #include "common/error.h"
 
 struct ecp_trace_count {
-	uint64_t events;
+	uint64_t events;       /* all events, both traces */
+	uint64_t sched_events; /* of them, in the scheduling trace (sched/) */
 	uint64_t threads;
 	uint64_t discarded;
 	uint64_t bytes;

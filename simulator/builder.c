@@ -52,6 +52,7 @@ enum warn_kind {
 	WARN_NO_SWITCHES,
 	WARN_COND_UNWOKEN,
 	WARN_SWITCH_INCONSISTENT,
+	WARN_INCONSISTENT,
 	WARN_COUNT
 };
 
@@ -78,6 +79,8 @@ static const char *const warn_text[WARN_COUNT] = {
 			  "(spurious wake-up): no dependency recorded",
     [WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
 				 "two outs in a row) and were skipped",
+    [WARN_INCONSISTENT] = "inconsistent events were skipped or repaired (the trace lost "
+			  "events; --allow-loss)",
 };
 
 /* On-CPU intervals of one kernel thread, from the sched trace. */
@@ -223,6 +226,7 @@ struct ecp_builder {
 	struct ecp_vec onces; /* struct bonce */
 	struct ecp_hmap once_by_addr;
 	uint64_t warn[WARN_COUNT];
+	char first_inconsistency[600]; /* the first one, quoted in the warning */
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -243,6 +247,31 @@ static int fail_err(struct ecp_builder *b, struct ecp_error *err,
 	    err, ECP_ERR, "trace=%s event=#%llu (%s) thread=%u: %s",
 	    b->trace_path ? b->trace_path : "(events)", (unsigned long long)ev->index,
 	    ecp_event_type_name((enum ecp_event_type)ev->type), ev->tid, what);
+}
+
+/* An inconsistency in the trace: an error, or with opts.lenient (a lossy
+ * trace analysed anyway) a counted warning -- returns 1 and the caller
+ * skips or repairs the event as its comment says. */
+static int inconsistent(struct ecp_builder *b, struct ecp_error *err,
+			const struct ecp_event *ev, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int inconsistent(struct ecp_builder *b, struct ecp_error *err,
+			const struct ecp_event *ev, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (!b->opts.lenient)
+		return fail_err(b, err, ev, "%s", what);
+	if (!b->warn[WARN_INCONSISTENT]++)
+		snprintf(b->first_inconsistency, sizeof(b->first_inconsistency),
+			 "event=#%llu (%s) thread=%u: %s", (unsigned long long)ev->index,
+			 ecp_event_type_name((enum ecp_event_type)ev->type), ev->tid,
+			 what);
+	return 1;
 }
 
 static int nomem(struct ecp_error *err)
@@ -910,11 +939,13 @@ int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 static int push_switch(struct ecp_builder *b, const struct ecp_event *ev,
 		       struct ecp_error *err)
 {
-	if (b->sealed)
-		return fail_err(
-		    b, err, ev,
-		    "context-switch record after the program's events (the sched "
-		    "trace must be pushed first)");
+	if (b->sealed) {
+		int rc =
+		    inconsistent(b, err, ev,
+				 "context-switch record after the program's events (the "
+				 "sched trace must be pushed first)");
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
 	b->any_switch = true;
 	uint64_t *v = ecp_hmap_get(&b->sched_by_tid, ev->tid);
 	struct sched_list *l;
@@ -954,8 +985,11 @@ static int ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 			   struct ecp_error *err)
 {
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
-	if (ti && !thread_at(b, (ecp_id)*ti)->exited)
-		return fail_err(b, err, ev, "thread_start of a thread already started");
+	if (ti && !thread_at(b, (ecp_id)*ti)->exited) {
+		int rc =
+		    inconsistent(b, err, ev, "thread_start of a thread already started");
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
 	struct bthread *th = thread_new(b, ev);
 	if (!th)
 		return nomem(err);
@@ -1053,10 +1087,15 @@ static uint64_t timeout_delay(struct ecp_builder *b, struct bthread *th, uint64_
 static int end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		    int kind, struct ecp_error *err)
 {
-	if (th->wait != kind)
-		return fail_err(b, err, ev, "wait end without begin (thread is %s%s)",
-				th->wait == W_NONE ? "not waiting" : "waiting in ",
-				th->wait == W_NONE ? "" : wait_names[th->wait]);
+	if (th->wait != kind) {
+		int rc =
+		    inconsistent(b, err, ev, "wait end without begin (thread is %s%s)",
+				 th->wait == W_NONE ? "not waiting" : "waiting in ",
+				 th->wait == W_NONE ? "" : wait_names[th->wait]);
+		if (rc < 0)
+			return rc;
+		/* repaired: the wait ends here as if it had begun */
+	}
 	th->wait = W_NONE;
 	return ECP_OK;
 }
@@ -1122,14 +1161,16 @@ static int release(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		   struct block *l, uint64_t v, struct ecp_error *err, ecp_id *seg_out)
 {
 	bool sync;
-	if (give_lock(th, l, &sync) < 0)
-		return fail_err(b, err, ev,
-				"unlock of a %s that the thread does not hold "
-				"(%s 0x%llx, holder %s)",
-				lock_kind_name(l->kind), lock_kind_name(l->kind),
-				(unsigned long long)l->addr,
-				l->holder == ECP_NO_ID ? "none" : "another thread");
 	*seg_out = ECP_NO_ID;
+	if (give_lock(th, l, &sync) < 0) {
+		int rc = inconsistent(b, err, ev,
+				      "unlock of a %s that the thread does not hold "
+				      "(%s 0x%llx, holder %s)",
+				      lock_kind_name(l->kind), lock_kind_name(l->kind),
+				      (unsigned long long)l->addr,
+				      l->holder == ECP_NO_ID ? "none" : "another thread");
+		return rc > 0 ? ECP_OK : rc; /* skipped: no boundary */
+	}
 	if (!sync)
 		return ECP_OK;
 	ecp_id seg = close_segment(b, th, ev->ts, v, lock_id(b, l));
@@ -1268,7 +1309,9 @@ static int ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 			wt->cond_woken = true;
 			wt->cond_from = seg;
 		}
-		memmove(w, w + n, (c->waiters.len - n) * sizeof(*w));
+		/* No waiters: the vector may have no buffer at all (NULL). */
+		if (n)
+			memmove(w, w + n, (c->waiters.len - n) * sizeof(*w));
 		c->waiters.len -= n;
 		return ECP_OK;
 	}
@@ -1477,10 +1520,11 @@ static int ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_
 		th->delay_cpu = v;
 		return ECP_OK;
 	}
-	if (!th->in_delay)
-		return fail_err(b, err, ev,
-				"wait end without begin (delay_end without "
-				"delay_begin)");
+	if (!th->in_delay) {
+		int rc = inconsistent(
+		    b, err, ev, "wait end without begin (delay_end without delay_begin)");
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
 	th->in_delay = false;
 	uint64_t d = blocked_time(b, th, th->delay_ts, ev->ts, th->delay_cpu, v);
 	/* a call that did not block is plain CPU time: no boundary */
@@ -1497,11 +1541,16 @@ static bool is_function_event(uint16_t type)
 	return type <= ECP_EV_FUNC_UNWOUND;
 }
 
-int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
+int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		     struct ecp_error *err)
 {
-	if (ev->type >= ECP_EV_COUNT)
-		return fail_err(b, err, ev, "unknown event type %u", ev->type);
+	/* a copy, so that a repaired (clamped) time is used everywhere below */
+	struct ecp_event copy = *in;
+	struct ecp_event *ev = &copy;
+	if (ev->type >= ECP_EV_COUNT) {
+		int rc = inconsistent(b, err, ev, "unknown event type %u", ev->type);
+		return rc > 0 ? ECP_OK : rc;
+	}
 	if (ev->type == ECP_EV_SCHED_SWITCH)
 		return push_switch(b, ev, err);
 	if (ev->type == ECP_EV_SCHED_LOST) {
@@ -1517,22 +1566,29 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
 	b->events++;
 	bool func = is_function_event(ev->type);
 	if (!func) {
-		if (ev->ts < b->last_ts)
-			return fail_err(
+		if (ev->ts < b->last_ts) {
+			int rc = inconsistent(
 			    b, err, ev,
 			    "timestamps going backwards: %llu ns after %llu ns",
 			    (unsigned long long)ev->ts, (unsigned long long)b->last_ts);
+			if (rc < 0)
+				return rc;
+			ev->ts = b->last_ts; /* repaired: clamped */
+		}
 		b->last_ts = ev->ts;
 	}
 	if (ev->type == ECP_EV_THREAD_START)
 		return ev_thread_start(b, ev, err);
 
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
-	if (!ti)
-		return fail_err(b, err, ev,
-				"event of a thread before its start (no "
-				"thread_start for tid %u)",
-				ev->tid);
+	if (!ti) {
+		int rc = inconsistent(
+		    b, err, ev,
+		    "event of a thread before its start (no thread_start for "
+		    "tid %u)",
+		    ev->tid);
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
 	struct bthread *th = thread_at(b, (ecp_id)*ti);
 	if (th->exited) {
 		b->warn[WARN_EVENTS_AFTER_EXIT]++;
@@ -1540,9 +1596,13 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
 	}
 	uint64_t ts = ev->ts;
 	if (ts < th->last_ts) {
-		if (!func)
-			return fail_err(b, err, ev,
-					"timestamps going backwards in the thread");
+		if (!func) {
+			int rc = inconsistent(b, err, ev,
+					      "timestamps going backwards in the thread");
+			if (rc < 0)
+				return rc;
+			ev->ts = th->last_ts; /* repaired: clamped */
+		}
 		/* A synchronization event's timestamp is taken inside its
 		 * tracepoint, up to about one event cost after the instant it
 		 * describes, so the next function `ts` may precede it by that
@@ -1735,7 +1795,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	 * double the peak): follow the permutation's cycles, each swap putting
 	 * one segment at its final place. */
 	struct ecp_segment *segs = b->segments.data;
-	memcpy(perm, new_id, nseg * sizeof(*perm));
+	if (nseg)
+		memcpy(perm, new_id, nseg * sizeof(*perm));
 	for (uint32_t i = 0; i < nseg; i++) {
 		while (perm[i] != i) {
 			uint32_t j = perm[i];
@@ -1834,6 +1895,10 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	    ecp_strings_dup(ecp_model_strings(m), b->trace_path ? b->trace_path : "");
 	m->info.program = ecp_strings_dup(ecp_model_strings(m), "");
 	if (!m->info.clock || !m->info.trace_path || !m->info.program)
+		goto oom;
+	if (b->warn[WARN_INCONSISTENT] &&
+	    ecp_model_add_warning(m, "first inconsistency: %s", b->first_inconsistency) <
+		0)
 		goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&

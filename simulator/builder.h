@@ -35,6 +35,8 @@ struct ecp_builder_options {
 	enum ecp_clock_source clock;
 	uint64_t event_cost_ns; /* subtracted per event from the emitting thread */
 	bool keep_calls;        /* fill model->calls (32 bytes per call) */
+	bool lenient;           /* repair inconsistencies as counted warnings instead
+				   of failing (a lossy trace under --allow-loss) */
 	const char *trace_path; /* for error messages; may be NULL */
 };
 

@@ -236,6 +236,13 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	/* mkstemp creates a new file (O_EXCL): it never follows a planted
 	 * symlink; rename() then replaces whatever `path` is, link or not. */
 	int fd = mkstemp(tmp);
+	if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+		/* A read-only trace directory (a shared or packaged trace): no
+		 * cache, and nothing to report -- the answer is the same. */
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
 	if (fd < 0) {
 		rc = ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", tmp,
 				   strerror(errno));

@@ -33,7 +33,8 @@ int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error 
 int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_model **out,
 		   struct ecp_error *err);
 
-/* calls_kept: the model was built with its calls (a later load that needs
+/* Returns 0 without writing anything when the directory is read-only.
+ * calls_kept: the model was built with its calls (a later load that needs
  * them may use this cache even when there were none). */
 int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 		    bool calls_kept, struct ecp_error *err);

@@ -7,6 +7,7 @@
 #include "simulator/linux-sched.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,9 @@ struct lthread {
 	uint32_t qnext, qprev;
 	uint8_t state;
 	bool seg_started;
+	bool util_running; /* running since util_at */
+	double util;       /* PELT-like utilisation in [0, 1] at util_at */
+	uint64_t util_at;
 };
 
 struct lcpu {
@@ -54,6 +58,36 @@ struct lsim {
 	uint64_t now;
 	uint64_t switches, migrations;
 };
+
+/* PELT: a thread's utilisation is a geometric average of "was running" with
+ * a 32 ms half-life, as the kernel's per-entity load tracking. */
+#define PELT_HALFLIFE_NS 32000000.0
+
+static double util_now(const struct lsim *s, uint32_t t)
+{
+	const struct lthread *th = &s->th[t];
+	double decay = exp2(-(double)(s->now - th->util_at) / PELT_HALFLIFE_NS);
+	return th->util * decay + (th->util_running ? 1.0 - decay : 0.0);
+}
+
+static void util_set(struct lsim *s, uint32_t t, bool running)
+{
+	struct lthread *th = &s->th[t];
+	th->util = util_now(s, t);
+	th->util_at = s->now;
+	th->util_running = running;
+}
+
+/* The load Linux compares when it places a wakee: the utilisation of every
+ * thread attached to the CPU, sleeping ones included (blocked load). */
+static double cpu_load(const struct lsim *s, uint32_t ci)
+{
+	double load = 0;
+	for (uint32_t t = 0; t < s->n_threads; t++)
+		if (s->th[t].cpu == ci && s->th[t].state != TH_DONE)
+			load += util_now(s, t);
+	return load;
+}
 
 static uint32_t nr_running(const struct lcpu *c)
 {
@@ -104,6 +138,7 @@ static void run_on(struct lsim *s, uint32_t ci, uint32_t t)
 	}
 	c->curr = t;
 	c->last = t;
+	util_set(s, t, true);
 	c->run_from = s->now + cost;
 	c->slice_end = c->run_from + s->par->slice_ns;
 	th->state = TH_RUNNING;
@@ -137,7 +172,14 @@ static uint32_t least_loaded(const struct lsim *s)
 }
 
 /* A thread whose segment may start now.  waker_cpu: CPU of the thread whose
- * segment end released it, NONE for a timer. */
+ * segment end released it, NONE for a timer.  As select_task_rq_fair: a new
+ * thread goes to the least loaded CPU; a woken one to its previous CPU or,
+ * when wake_affine() prefers it, the waker's — an idle waker CPU, else an
+ * idle previous CPU, else the waker's CPU only if its load plus the wakee's
+ * is below the previous CPU's load without the wakee by the 8% bias of
+ * WA_BIAS (imbalance_pct 117): light wakees follow their waker, heavy ones
+ * stay put.  Then select_idle_sibling(): the target if idle, else the
+ * previous CPU if idle, else any idle CPU, else the target. */
 static void wake(struct lsim *s, uint32_t t, uint32_t waker_cpu)
 {
 	struct lthread *th = &s->th[t];
@@ -145,21 +187,32 @@ static void wake(struct lsim *s, uint32_t t, uint32_t waker_cpu)
 	th->seg_started = false;
 	uint32_t ci;
 	if (th->cpu == NONE) {
-		/* A new thread: fork balancing picks the least loaded CPU. */
 		ci = least_loaded(s);
-	} else {
-		uint32_t target = waker_cpu != NONE ? waker_cpu : th->cpu;
-		ci = target;
-		if (!cpu_idle(&s->cpu[target])) {
-			if (cpu_idle(&s->cpu[th->cpu])) {
-				ci = th->cpu;
-			} else {
-				for (uint32_t i = 0; i < s->p; i++)
-					if (cpu_idle(&s->cpu[i])) {
-						ci = i;
-						break;
-					}
-			}
+		enqueue(s, ci, t);
+		return;
+	}
+	uint32_t prev = th->cpu, target = prev;
+	if (waker_cpu != NONE && waker_cpu != prev) {
+		if (cpu_idle(&s->cpu[waker_cpu])) {
+			target = cpu_idle(&s->cpu[prev]) ? prev : waker_cpu;
+		} else if (!cpu_idle(&s->cpu[prev])) {
+			double u = util_now(s, t);
+			double this_eff = (cpu_load(s, waker_cpu) + u) * 100.0;
+			double prev_eff = (cpu_load(s, prev) - u) * 108.0;
+			if (this_eff < prev_eff)
+				target = waker_cpu;
+		}
+	}
+	ci = target;
+	if (!cpu_idle(&s->cpu[target])) {
+		if (cpu_idle(&s->cpu[prev])) {
+			ci = prev;
+		} else {
+			for (uint32_t i = 0; i < s->p; i++)
+				if (cpu_idle(&s->cpu[i])) {
+					ci = i;
+					break;
+				}
 		}
 	}
 	enqueue(s, ci, t);
@@ -170,6 +223,8 @@ static void wake(struct lsim *s, uint32_t t, uint32_t waker_cpu)
 static void pick_next(struct lsim *s, uint32_t ci)
 {
 	struct lcpu *c = &s->cpu[ci];
+	if (c->curr != NONE)
+		util_set(s, c->curr, false);
 	c->curr = NONE;
 	if (c->qlen) {
 		uint32_t t = c->qhead;

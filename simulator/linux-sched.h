@@ -4,22 +4,28 @@
  *
  * Why: ideal sharing lets every runnable thread progress at P/n, as if any
  * thread could run on any CPU at any instant.  Linux keeps per-CPU run queues
- * and places a woken thread on a particular CPU; a thread that lands on a busy
- * CPU waits there even when another CPU runs something less urgent.  A
- * three-stage pipeline whose bottleneck middle stage wakes the last stage
- * onto its own CPU is the measured case (2 vCPUs: ideal predicted 1.60x,
- * Linux delivered 1.34x).
+ * and places a woken thread on one CPU, where it stays until load balancing
+ * moves it.  That can beat ideal sharing (a three-stage pipeline whose heavy
+ * middle stage keeps a CPU of its own: measured 1.67x on 2 CPUs, ideal 1.44x,
+ * this model 1.59x) or lose to it (a light last stage woken onto the busy
+ * middle stage's CPU, the 1.34x-instead-of-1.60x case of issue 5).
  *
  * What is modelled (all times integer ns; parameters below):
  *  - one run queue per CPU, round robin with a time slice (EEVDF/CFS give
  *    equal-weight threads equal shares; a slice-based round robin gives the
  *    same shares at the granularity of a slice);
- *  - placement of a thread that becomes runnable (a simplified
- *    select_task_rq_fair): a new thread goes to the least loaded CPU (fork
- *    balancing); a thread woken by another thread targets the waker's CPU
- *    (wake-affine), one woken by a timer (end of a sleep) its previous CPU;
- *    then, as select_idle_sibling does, an idle target is kept, else an idle
- *    previous CPU, else any idle CPU, else the target even though busy;
+ *  - per-thread utilisation as PELT tracks it (a geometric average of
+ *    "running" with a 32 ms half-life); a CPU's load is the utilisation of
+ *    the threads attached to it, sleeping ones included;
+ *  - placement of a thread that becomes runnable (select_task_rq_fair): a
+ *    new thread goes to the CPU with the fewest runnable threads (fork
+ *    balancing); a woken thread goes to its previous CPU unless wake_affine()
+ *    prefers the waker's CPU (the waker's CPU is idle; or neither is idle and
+ *    the waker CPU's load plus the wakee's is below the previous CPU's load
+ *    without it, with WA_BIAS's 8% margin: light wakees follow their waker);
+ *    then select_idle_sibling(): that target if idle, else the previous CPU
+ *    if idle, else any idle CPU, else the target although busy; a thread
+ *    woken by a timer (end of a sleep) targets its previous CPU;
  *  - new-idle balancing: a CPU that runs out of work pulls a waiting thread
  *    from the busiest CPU;
  *  - periodic load balancing every `balance_ns`: while one CPU has at least
@@ -28,7 +34,9 @@
  *  - a context-switch cost charged on the CPU each time it switches to a
  *    different thread.
  * Not modelled: wakeup preemption (a woken thread waits for the current
- * slice to end), cache effects of migrations, SMT, priorities and cgroups.
+ * slice to end, or runs at once if the current thread is past its slice),
+ * the cache-hot and avg_idle checks of balancing, cache effects of
+ * migrations, SMT, priorities and cgroups.
  * Lock hand-offs are those of the DAG (decided once by ecp_dag_build), so
  * both models run the same dependency order. */
 #ifndef ECP_SIMULATOR_LINUX_SCHED_H

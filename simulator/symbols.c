@@ -18,6 +18,7 @@ struct sym {
 struct object {
 	uint64_t baddr, memsz;
 	char *path;
+	char *file; /* what to read: a copy kept in the trace, else path */
 	bool loaded; /* symbol table read (or found unreadable) */
 	uint64_t first_vaddr;
 	struct sym *syms; /* sorted by value */
@@ -44,6 +45,7 @@ void ecp_symbols_destroy(struct ecp_symbols *syms)
 			free(syms->objs[i].syms[k].name);
 		free(syms->objs[i].syms);
 		free(syms->objs[i].path);
+		free(syms->objs[i].file);
 	}
 	free(syms->objs);
 	free(syms);
@@ -51,6 +53,12 @@ void ecp_symbols_destroy(struct ecp_symbols *syms)
 
 int ecp_symbols_add_object(struct ecp_symbols *syms, uint64_t baddr, uint64_t memsz,
 			   const char *path)
+{
+	return ecp_symbols_add_object_copy(syms, baddr, memsz, path, NULL);
+}
+
+int ecp_symbols_add_object_copy(struct ecp_symbols *syms, uint64_t baddr, uint64_t memsz,
+				const char *path, const char *copy)
 {
 	for (size_t i = 0; i < syms->n; i++)
 		if (syms->objs[i].baddr == baddr && syms->objs[i].memsz == memsz &&
@@ -67,8 +75,12 @@ int ecp_symbols_add_object(struct ecp_symbols *syms, uint64_t baddr, uint64_t me
 	struct object *o = &syms->objs[syms->n];
 	memset(o, 0, sizeof(*o));
 	o->path = strdup(path ? path : "");
-	if (!o->path)
+	o->file = copy ? strdup(copy) : NULL;
+	if (!o->path || (copy && !o->file)) {
+		free(o->path);
+		free(o->file);
 		return ECP_ERR_NOMEM;
+	}
 	o->baddr = baddr;
 	o->memsz = memsz;
 	o->seq = syms->n;
@@ -156,7 +168,7 @@ static void load_object(struct object *o)
 	o->loaded = true;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
-	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	int fd = open(o->file ? o->file : o->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -28,6 +28,11 @@ void ecp_symbols_destroy(struct ecp_symbols *syms);
 int ecp_symbols_add_object(struct ecp_symbols *syms, uint64_t baddr, uint64_t memsz,
 			   const char *path);
 
+/* The same, reading the symbols from `copy` (a copy of the object kept in
+ * the trace directory, see recorder/EVENTS.md "objects/") while naming the
+ * object by its recorded `path`. */
+int ecp_symbols_add_object_copy(struct ecp_symbols *syms, uint64_t baddr, uint64_t memsz,
+				const char *path, const char *copy);
 /* Names addr; strings are copied into `arena`.  *object is "" when no object
  * covers addr.  Returns 0, or a negative status only when memory ran out. */
 int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "common/parse.h"
@@ -112,6 +113,7 @@ struct comm {
 };
 
 struct load_ctx {
+	const char *dir;
 	struct ecp_builder *b;
 	struct ecp_symbols *syms;
 	struct comm *comms;
@@ -129,6 +131,17 @@ static int on_event(void *user, const struct ecp_event *ev, struct ecp_error *er
 static int on_object(void *user, uint64_t baddr, uint64_t memsz, const char *path)
 {
 	struct load_ctx *c = user;
+	/* A trace carries copies of the recorded program's objects (objects/),
+	 * so it resolves on another machine or after a rebuild; the copy is the
+	 * exact binary that ran, so it is preferred over the file at `path`. */
+	const char *base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path;
+	if (base && *base) {
+		char copy[4096];
+		int n = snprintf(copy, sizeof(copy), "%s/objects/%s", c->dir, base);
+		if (n > 0 && (size_t)n < sizeof(copy) && access(copy, R_OK) == 0)
+			return ecp_symbols_add_object_copy(c->syms, baddr, memsz, path, copy);
+	}
 	return ecp_symbols_add_object(c->syms, baddr, memsz, path);
 }
 
@@ -168,10 +181,13 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		    struct ecp_error *err)
 {
 	char path[PATH_MAX], label[PATH_MAX + 16];
-	struct load_ctx c = {.progress = opts->progress};
+	struct load_ctx c = {.dir = dir, .progress = opts->progress};
 	struct ecp_builder_options bo = {.clock = meta->clock,
 					 .event_cost_ns = meta->event_cost_ns,
 					 .keep_calls = opts->keep_calls,
+					 /* a lossy trace is inconsistent where events
+					    are missing: repair and count */
+					 .lenient = opts->allow_loss,
 					 .trace_path = dir};
 	struct ecp_ctf_callbacks cb = {.event = on_event,
 				       .object = on_object,

@@ -28,16 +28,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BG_READERS 2
+#define BG_READERS            2
 #define BG_WRITERS_PER_SORTER 2
-#define BG_WRITERS (BG_READERS * BG_WRITERS_PER_SORTER)
-#define BG_PACKETS 3        /* per Reader */
-#define BG_RECORDS 2048     /* per packet */
-#define BG_UNIT 0.6
-#define BG_READER_COST 1.5  /* per packet */
-#define BG_SORTER_COST 2.0  /* per packet */
-#define BG_WRITER_COST 1.2  /* per half packet */
-#define BG_QUEUE_SLOTS 4
+#define BG_WRITERS            (BG_READERS * BG_WRITERS_PER_SORTER)
+#define BG_PACKETS            3    /* per Reader */
+#define BG_RECORDS            2048 /* per packet */
+#define BG_UNIT               0.6
+#define BG_READER_COST        1.5 /* per packet */
+#define BG_SORTER_COST        2.0 /* per packet */
+#define BG_WRITER_COST        1.2 /* per half packet */
+#define BG_QUEUE_SLOTS        4
 
 struct packet {
 	size_t n;
@@ -213,14 +213,17 @@ int main(int argc, char **argv)
 
 	pthread_t readers[BG_READERS], sorters[BG_READERS], writers[BG_WRITERS];
 	for (int k = 0; k < BG_WRITERS; k++)
-		ex_check(pthread_create(&writers[k], NULL, writer_thread, (void *)(intptr_t)k),
-			 "pthread_create");
+		ex_check(
+		    pthread_create(&writers[k], NULL, writer_thread, (void *)(intptr_t)k),
+		    "pthread_create");
 	for (int k = 0; k < BG_READERS; k++)
-		ex_check(pthread_create(&sorters[k], NULL, sorter_thread, (void *)(intptr_t)k),
-			 "pthread_create");
+		ex_check(
+		    pthread_create(&sorters[k], NULL, sorter_thread, (void *)(intptr_t)k),
+		    "pthread_create");
 	for (int k = 0; k < BG_READERS; k++)
-		ex_check(pthread_create(&readers[k], NULL, reader_thread, (void *)(intptr_t)k),
-			 "pthread_create");
+		ex_check(
+		    pthread_create(&readers[k], NULL, reader_thread, (void *)(intptr_t)k),
+		    "pthread_create");
 	for (int k = 0; k < BG_READERS; k++) {
 		ex_check(pthread_join(readers[k], NULL), "pthread_join");
 		ex_check(pthread_join(sorters[k], NULL), "pthread_join");
@@ -234,15 +237,20 @@ int main(int argc, char **argv)
 			for (int w = 0; w < BG_WRITERS_PER_SORTER; w++) {
 				int k = r * BG_WRITERS_PER_SORTER + w;
 				out += written_sum[k];
-				if (written_halves[k] != BG_PACKETS || unsorted_halves[k] != 0) {
+				if (written_halves[k] != BG_PACKETS ||
+				    unsorted_halves[k] != 0) {
 					fprintf(stderr,
-						"billing: writer %d got %u halves (%u unsorted), expected %d sorted\n",
-						k, written_halves[k], unsorted_halves[k], BG_PACKETS);
+						"billing: writer %d got %u halves (%u "
+						"unsorted), expected %d sorted\n",
+						k, written_halves[k], unsorted_halves[k],
+						BG_PACKETS);
 					return 1;
 				}
 			}
 			if (out != read_sum[r]) {
-				fprintf(stderr, "billing: records of reader %d lost or changed\n", r);
+				fprintf(stderr,
+					"billing: records of reader %d lost or changed\n",
+					r);
 				return 1;
 			}
 		}

@@ -27,10 +27,12 @@ EX_NOINSTR bool ex_parse_options(int argc, char **argv, struct ex_options *opts)
 	opts->quiet = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
-			if (!parse_double(argv[++i], &opts->scale) || opts->scale <= 0.0 ||
-			    opts->scale > 100.0) {
-				fprintf(stderr, "%s: --scale wants a number in (0, 100], got '%s'\n",
-					argv[0], argv[i]);
+			if (!parse_double(argv[++i], &opts->scale) ||
+			    opts->scale <= 0.0 || opts->scale > 100.0) {
+				fprintf(
+				    stderr,
+				    "%s: --scale wants a number in (0, 100], got '%s'\n",
+				    argv[0], argv[i]);
 				return false;
 			}
 		} else if (strcmp(argv[i], "--check") == 0) {
@@ -38,7 +40,9 @@ EX_NOINSTR bool ex_parse_options(int argc, char **argv, struct ex_options *opts)
 		} else if (strcmp(argv[i], "--quiet") == 0) {
 			opts->quiet = true;
 		} else {
-			fprintf(stderr, "%s: unknown argument '%s'\nusage: %s [--scale S] [--check] [--quiet]\n",
+			fprintf(stderr,
+				"%s: unknown argument '%s'\nusage: %s [--scale S] "
+				"[--check] [--quiet]\n",
 				argv[0], argv[i], argv[0]);
 			return false;
 		}
@@ -65,13 +69,19 @@ EX_NOINSTR double ex_work_factor(const char *name)
 				if (vlen > 0 && p[key_len + vlen] == '%')
 					vlen--;
 				if (vlen == 0 || vlen >= sizeof buf) {
-					fprintf(stderr, "ECP_EXAMPLE_FASTER: bad entry for %s\n", name);
+					fprintf(stderr,
+						"ECP_EXAMPLE_FASTER: bad entry for %s\n",
+						name);
 					return 1.0;
 				}
 				memcpy(buf, p + key_len + 1, vlen);
 				buf[vlen] = '\0';
-				if (!parse_double(buf, &pct) || pct < 0.0 || pct >= 100.0) {
-					fprintf(stderr, "ECP_EXAMPLE_FASTER: bad percentage for %s\n", name);
+				if (!parse_double(buf, &pct) || pct < 0.0 ||
+				    pct >= 100.0) {
+					fprintf(
+					    stderr,
+					    "ECP_EXAMPLE_FASTER: bad percentage for %s\n",
+					    name);
 					return 1.0;
 				}
 			}

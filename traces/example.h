@@ -3,10 +3,11 @@
  * the ECP_EXAMPLE_FASTER knob, and a unit of CPU work the compiler cannot
  * remove.
  *
- * Everything here is `no_instrument_function` and inlined, so that with
- * -finstrument-functions the CPU time spent in these helpers is charged to the
- * example function that called them (a(), Sorter(), RecursiveQuickSort(), ...)
- * and the helpers never appear as functions of their own in a trace.
+ * Everything here is `no_instrument_function` (and the work helpers are
+ * always inlined), so that with -finstrument-functions the CPU time spent in
+ * these helpers is charged to the example function that called them (a(),
+ * Sorter(), RecursiveQuickSort(), ...) and the helpers never appear as
+ * functions of their own in a trace.
  */
 #ifndef ECP_TRACES_EXAMPLE_H
 #define ECP_TRACES_EXAMPLE_H
@@ -17,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EX_HELPER static inline __attribute__((always_inline, no_instrument_function))
+#define EX_HELPER  static inline __attribute__((always_inline, no_instrument_function))
 #define EX_NOINSTR __attribute__((no_instrument_function))
 /* The named functions of the paper's figures: kept as real calls under their
  * own names (no inlining, no ".constprop"/".isra" clones) so that the trace
@@ -26,9 +27,9 @@
 
 /*
  * Nominal cost of one "time unit" of the worked figures (Fig. 1, 4, 20) in
- * iterations of ex_burn().  About 47 ms on the 2-vCPU development machine (1.9 ns per step);
- * it is a fixed count, not a calibration, so that the work is the same on every
- * run and every machine (only its duration varies).
+ * iterations of ex_burn().  About 47 ms on the 2-vCPU development machine
+ * (1.9 ns per step); it is a fixed count, not a calibration, so that the work
+ * is the same on every run and every machine (only its duration varies).
  */
 #define EX_ITERS_PER_UNIT 25000000ull
 

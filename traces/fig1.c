@@ -22,10 +22,10 @@
 
 #include <stdio.h>
 
-static double unit;                      /* one time unit, in units of EX_ITERS_PER_UNIT */
-static double fa, fb, fc, fd;            /* ECP_EXAMPLE_FASTER factors */
+static double unit;           /* one time unit, in units of EX_ITERS_PER_UNIT */
+static double fa, fb, fc, fd; /* ECP_EXAMPLE_FASTER factors */
 static sem_t event_x, event_y, event_z;
-static unsigned long calls[4];           /* a..d, checked by --check */
+static unsigned long calls[4]; /* a..d, checked by --check */
 
 static EX_FUNC void a(void)
 {
@@ -100,9 +100,10 @@ int main(int argc, char **argv)
 	ex_check(pthread_join(t3, NULL), "pthread_join");
 
 	/* Every function ran as often as the figure says: a 2, b 3, c 1, d 1. */
-	if (opts.check && (calls[0] != 2 || calls[1] != 3 || calls[2] != 1 || calls[3] != 1)) {
-		fprintf(stderr, "fig1: wrong call counts a=%lu b=%lu c=%lu d=%lu\n", calls[0],
-			calls[1], calls[2], calls[3]);
+	if (opts.check &&
+	    (calls[0] != 2 || calls[1] != 3 || calls[2] != 1 || calls[3] != 1)) {
+		fprintf(stderr, "fig1: wrong call counts a=%lu b=%lu c=%lu d=%lu\n",
+			calls[0], calls[1], calls[2], calls[3]);
 		return 1;
 	}
 	if (!opts.quiet)

@@ -51,15 +51,42 @@ EX_HELPER void run(int fn)
 	__atomic_fetch_add(&calls[fn], 1, __ATOMIC_RELAXED);
 }
 
-static EX_FUNC void a(void) { run(FA); }
-static EX_FUNC void b(void) { run(FB); }
-static EX_FUNC void c(void) { run(FC); }
-static EX_FUNC void d(void) { run(FD); }
-static EX_FUNC void e(void) { run(FE); }
-static EX_FUNC void f(void) { run(FF); }
-static EX_FUNC void g(void) { run(FG); }
-static EX_FUNC void h(void) { run(FH); }
-static EX_FUNC void i(void) { run(FI); }
+static EX_FUNC void a(void)
+{
+	run(FA);
+}
+static EX_FUNC void b(void)
+{
+	run(FB);
+}
+static EX_FUNC void c(void)
+{
+	run(FC);
+}
+static EX_FUNC void d(void)
+{
+	run(FD);
+}
+static EX_FUNC void e(void)
+{
+	run(FE);
+}
+static EX_FUNC void f(void)
+{
+	run(FF);
+}
+static EX_FUNC void g(void)
+{
+	run(FG);
+}
+static EX_FUNC void h(void)
+{
+	run(FH);
+}
+static EX_FUNC void i(void)
+{
+	run(FI);
+}
 
 static void *thread2(void *arg)
 {
@@ -120,8 +147,9 @@ int main(int argc, char **argv)
 	if (opts.check) {
 		for (int k = 0; k < NFUNC; k++) {
 			if (calls[k] != expected_calls[k]) {
-				fprintf(stderr, "fig4: %s() ran %lu times, expected %lu\n", names[k],
-					calls[k], expected_calls[k]);
+				fprintf(stderr,
+					"fig4: %s() ran %lu times, expected %lu\n",
+					names[k], calls[k], expected_calls[k]);
 				return 1;
 			}
 		}

@@ -31,13 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NL_ITEMS 8000000
+#define NL_ITEMS   8000000
 #define NL_LARGEST 25000
 #define NL_THREADS 8
 #define NL_G_TERMS 672
-#define NL_F_STEPS 36.0
-#define NL_BLOCK 4096
-#define NL_SEED 0x5eed0000ull
+#define NL_F_STEPS 43.0
+#define NL_BLOCK   4096
+#define NL_SEED    0x5eed0000ull
 
 static size_t n_items, n_largest;
 static uint64_t f_steps;
@@ -146,7 +146,8 @@ static EX_FUNC size_t merge(struct part *parts, double *out)
 		int best = -1;
 		for (int t = 0; t < NL_THREADS; t++) {
 			if (pos[t] < parts[t].n_best &&
-			    (best < 0 || parts[t].best[pos[t]] > parts[best].best[pos[best]]))
+			    (best < 0 ||
+			     parts[t].best[pos[t]] > parts[best].best[pos[best]]))
 				best = t;
 		}
 		if (best < 0)
@@ -184,8 +185,9 @@ static EX_NOINSTR int check(const double *top, const double *h, size_t n)
 	}
 	for (size_t i = 0; status == 0 && i < n; i++) {
 		if (top[i] != all[i]) {
-			fprintf(stderr, "nlargest: result %zu is %.17g, brute force says %.17g\n", i,
-				top[i], all[i]);
+			fprintf(stderr,
+				"nlargest: result %zu is %.17g, brute force says %.17g\n",
+				i, top[i], all[i]);
 			status = 1;
 		} else if (i > 0 && h[i] > h[i - 1]) {
 			fprintf(stderr, "nlargest: h not monotone at %zu\n", i);
@@ -232,8 +234,8 @@ int main(int argc, char **argv)
 
 	int status = opts.check ? check(top, h, n) : 0;
 	if (status == 0 && !opts.quiet)
-		printf("nlargest: the %zu largest h(x) of %zu numbers: max h = %.6g\n", n, n_items,
-		       n > 0 ? h[0] : 0.0);
+		printf("nlargest: the %zu largest h(x) of %zu numbers: max h = %.6g\n", n,
+		       n_items, n > 0 ? h[0] : 0.0);
 	free(storage);
 	return status;
 }

@@ -21,13 +21,13 @@
 
 #include <stdio.h>
 
-#define PL_ITEMS 200
-#define PL_SLOTS 4
-#define PL_UNIT 0.02 /* of the figures' time unit: ~1 ms */
-#define PL_PRODUCE_COST 1.0
+#define PL_ITEMS          200
+#define PL_SLOTS          4
+#define PL_UNIT           0.02 /* of the figures' time unit: ~1 ms */
+#define PL_PRODUCE_COST   1.0
 #define PL_TRANSFORM_COST 3.0
-#define PL_CONSUME_COST 1.0
-#define PL_END UINT64_MAX /* end-of-stream marker */
+#define PL_CONSUME_COST   1.0
+#define PL_END            UINT64_MAX /* end-of-stream marker */
 
 struct item {
 	uint64_t seq, value;
@@ -77,8 +77,14 @@ static struct item queue_get(struct queue *q)
 }
 
 /* The value of item SEQ after both stages, as the consumer expects it. */
-EX_HELPER uint64_t produced_value(uint64_t seq) { return ex_mix(seq); }
-EX_HELPER uint64_t transformed_value(uint64_t v) { return ex_mix(v ^ 0xabcdefull); }
+EX_HELPER uint64_t produced_value(uint64_t seq)
+{
+	return ex_mix(seq);
+}
+EX_HELPER uint64_t transformed_value(uint64_t v)
+{
+	return ex_mix(v ^ 0xabcdefull);
+}
 
 static EX_FUNC struct item produce(uint64_t seq)
 {
@@ -149,13 +155,16 @@ int main(int argc, char **argv)
 	pthread_t threads[3];
 	void *(*stages[3])(void *) = {producer, transformer, consumer};
 	for (int k = 0; k < 3; k++)
-		ex_check(pthread_create(&threads[k], NULL, stages[k], NULL), "pthread_create");
+		ex_check(pthread_create(&threads[k], NULL, stages[k], NULL),
+			 "pthread_create");
 	for (int k = 0; k < 3; k++)
 		ex_check(pthread_join(threads[k], NULL), "pthread_join");
 
 	if (opts.check && (consumed != n_items || wrong != 0)) {
-		fprintf(stderr, "pipeline: %zu of %zu items delivered, %zu wrong or out of order\n",
-			consumed, n_items, wrong);
+		fprintf(
+		    stderr,
+		    "pipeline: %zu of %zu items delivered, %zu wrong or out of order\n",
+		    consumed, n_items, wrong);
 		return 1;
 	}
 	if (!opts.quiet)

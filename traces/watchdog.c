@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 	ex_check(pthread_join(wd, NULL), "pthread_join");
 
 	if (opts.check && watchdog_runs != WATCHDOG_RUNS) {
-		fprintf(stderr, "watchdog: %u watchdog runs, expected %d\n", watchdog_runs,
-			WATCHDOG_RUNS);
+		fprintf(stderr, "watchdog: %u watchdog runs, expected %d\n",
+			watchdog_runs, WATCHDOG_RUNS);
 		return 1;
 	}
 	if (!opts.quiet)

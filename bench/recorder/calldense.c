@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #ifndef WORK_ITERS
-#define WORK_ITERS 44
+#define WORK_ITERS 80
 #endif
 
 __attribute__((noinline)) static unsigned long work(unsigned long x)

@@ -1,103 +1,108 @@
 #!/usr/bin/env bash
 # Cost of `ecp record`: per call, per event and overhead ratios, all on one
 # CPU.  usage: bench/recorder/run.sh BUILD_DIR [CALLS]
+#   BENCH_CPU=N   CPU to run on (default: the first of this shell's mask)
+#   REPEAT=N      runs per figure, the best is kept (default 3)
+#   EVERY_CALLS=N calls for the every-call-recorded run (default 2000000)
 #
-# Every figure compares the program's wall time inside `ecp record` (the
-# `wall_ns` of the trace's metadata: the program's own run, not the session
-# set-up) with the same program run unrecorded with `taskset` on the same CPU.
-# The best of REPEAT runs is kept for each, to damp the noise of a shared
-# machine.  Results go to stdout as a table.
+# Each program runs unrecorded (`taskset -c CPU`) and recorded (`ecp record
+# --cpu CPU`).  Two measures: wall time (the metadata's `wall_ns`: the
+# program's own run, not the session set-up) and the program's CPU time
+# (user + system of all its threads; `program_cpu_ns`).  On a shared machine
+# CPU time is the robust one: other processes on the CPU inflate wall time
+# but not the program's own CPU time.  The LTTng consumer daemon's work is in
+# neither (it runs in its own process, on any CPU).  ns/call and ns/event
+# are computed from CPU time.
 set -euo pipefail
 
 build=$(cd "${1:?usage: run.sh BUILD_DIR [CALLS]}" && pwd)
 calls=${2:-10000000}
-every_calls=${EVERY_CALLS:-2000000}   # every call recorded: 2 events per call, ~35 B each
+every_calls=${EVERY_CALLS:-2000000}
 repeat=${REPEAT:-3}
 ecp=$build/cli/ecp
 b=$build/bench/recorder
-cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')
+cpu=${BENCH_CPU:-$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')}
 work=$(mktemp -d /tmp/ecp-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-now() { date +%s%N; }
-
-# best wall time (ns) of an unrecorded run
+# best wall and CPU time (ns) of unrecorded runs: "wall cpu"
 plain() {
-	local best= t0 t1
+	local bw= bc= w c
 	for _ in $(seq "$repeat"); do
-		t0=$(now); taskset -c "$cpu" "$@" >/dev/null; t1=$(now)
-		if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then best=$((t1 - t0)); fi
+		read -r w c < <( { TIMEFORMAT='%R %U %S'; time taskset -c "$cpu" "$@" >/dev/null 2>&1; } 2>&1 |
+			awk '{ printf "%d %d\n", $1 * 1e9, ($2 + $3) * 1e9 }')
+		if [ -z "$bw" ] || [ "$w" -lt "$bw" ]; then bw=$w; fi
+		if [ -z "$bc" ] || [ "$c" -lt "$bc" ]; then bc=$c; fi
 	done
-	echo "$best"
+	echo "$bw $bc"
 }
 
-# best recorded wall time (ns) and the event count of that run
+# best recorded wall and CPU time (ns), and the events of the run: "wall cpu events"
 recorded() {
-	local best= events= w e
+	local bw= bc= ev= w c e
 	for _ in $(seq "$repeat"); do
 		rm -rf "$work/trace"
 		"$ecp" record -f --cpu "$cpu" -o "$work/trace" "${REC_ARGS[@]}" -- "$@" \
 			>/dev/null 2>"$work/summary"
 		w=$(sed -n 's/^wall_ns=//p' "$work/trace/ecp-record.meta")
-		e=$(sed -n 's/.* \([0-9]*\) events,.*/\1/p' "$work/summary")
+		c=$(sed -n 's/^program_cpu_ns=//p' "$work/trace/ecp-record.meta")
+		# the program's own events: all but the scheduling ones
+		e=$(sed -n 's/.* \([0-9]*\) events (\([0-9]*\) scheduling).*/\1 \2/p' \
+			"$work/summary" | awk '{ print $1 - $2 }')
 		grep -q ' 0 discarded events' "$work/summary" || { cat "$work/summary" >&2; exit 1; }
-		if [ -z "$best" ] || [ "$w" -lt "$best" ]; then best=$w; events=$e; fi
+		if [ -z "$bw" ] || [ "$w" -lt "$bw" ]; then bw=$w; fi
+		if [ -z "$bc" ] || [ "$c" -lt "$bc" ]; then bc=$c; ev=$e; fi
 	done
-	echo "$best $events"
+	echo "$bw $bc $ev"
 }
 
+ms() { awk -v a="$1" 'BEGIN { printf "%.1f", a / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 per() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.1f", (a - b) / n }'; }
 
-echo "# ecp record cost on CPU $cpu, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-34s %12s %12s %9s %10s %10s\n' program plain_ms recorded_ms ratio ns/call ns/event
+row() { # name plain_wall plain_cpu rec_wall rec_cpu calls events
+	local pc=- pe=-
+	[ "$6" = - ] || pc=$(per "$5" "$3" "$6")
+	[ "$7" = - ] || pe=$(per "$5" "$3" "$7")
+	printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' "$1" "$(ms "$2")" "$(ms "$4")" \
+		"$(ratio "$4" "$2")" "$(ms "$3")" "$(ms "$5")" "$(ratio "$5" "$3")" "$pc" "$pe"
+}
+
+echo "# ecp record cost on CPU $cpu of $(nproc); load at start $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' program wall_ms rec_wall x cpu_ms rec_cpu x \
+	ns/call ns/event
 
 # (a) call-dense, every call recorded (fewer calls: 2 events each)
-base=$(plain "$b/calldense-plain" "$every_calls")
+read -r pw pc < <(plain "$b/calldense-plain" "$every_calls")
 REC_ARGS=(--min-duration 0)
-read -r w e < <(recorded "$b/calldense" "$every_calls")
-printf '%-34s %12.1f %12.1f %9s %10s %10s\n' "calldense $every_calls, every call" \
-	"$(ratio "$base" 1e6)" "$(ratio "$w" 1e6)" "$(ratio "$w" "$base")" \
-	"$(per "$w" "$base" "$every_calls")" "$(per "$w" "$base" "$e")"
+read -r rw rc re < <(recorded "$b/calldense" "$every_calls")
+row "calldense $every_calls, every call" "$pw" "$pc" "$rw" "$rc" "$every_calls" "$re"
 
 # (a) call-dense, default filters (short calls folded in the agent)
-base=$(plain "$b/calldense-plain" "$calls")
+read -r pw pc < <(plain "$b/calldense-plain" "$calls")
 REC_ARGS=()
-read -r w e < <(recorded "$b/calldense" "$calls")
-printf '%-34s %12.1f %12.1f %9s %10s %10s\n' "calldense $calls, default filters" \
-	"$(ratio "$base" 1e6)" "$(ratio "$w" 1e6)" "$(ratio "$w" "$base")" \
-	"$(per "$w" "$base" "$calls")" "-"
+read -r rw rc re < <(recorded "$b/calldense" "$calls")
+row "calldense $calls, default filters" "$pw" "$pc" "$rw" "$rc" "$calls" -
 
-# uftrace on the same program (built with -pg), same CPU
+# uftrace on the same program built with -pg, pinned the same way (its
+# writer threads share the CPU; its CPU time includes them)
 if command -v uftrace >/dev/null; then
-	best=
-	for _ in $(seq "$repeat"); do
-		rm -rf "$work/uftrace.data"
-		t0=$(now)
-		taskset -c "$cpu" uftrace record -d "$work/uftrace.data" "$b/calldense-pg" "$calls" >/dev/null
-		t1=$(now)
-		if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then best=$((t1 - t0)); fi
-	done
-	printf '%-34s %12.1f %12.1f %9s %10s %10s\n' "calldense $calls, uftrace record" \
-		"$(ratio "$base" 1e6)" "$(ratio "$best" 1e6)" "$(ratio "$best" "$base")" \
-		"$(per "$best" "$base" "$calls")" "-"
+	read -r uw uc < <(plain uftrace record -d "$work/uftrace.data" "$b/calldense-pg" "$calls")
+	row "calldense $calls, uftrace record" "$pw" "$pc" "$uw" "$uc" "$calls" -
 fi
 
 # (b) mutex ping-pong: synchronization events only
-base=$(plain "$b/pingpong" 100000)
+read -r pw pc < <(plain "$b/pingpong" 100000)
 REC_ARGS=()
-read -r w e < <(recorded "$b/pingpong" 100000)
-printf '%-34s %12.1f %12.1f %9s %10s %10s\n' "pingpong 100000 rounds" \
-	"$(ratio "$base" 1e6)" "$(ratio "$w" 1e6)" "$(ratio "$w" "$base")" "-" \
-	"$(per "$w" "$base" "$e")"
+read -r rw rc re < <(recorded "$b/pingpong" 100000)
+row "pingpong 100000 rounds" "$pw" "$pc" "$rw" "$rc" - "$re"
 
 # (c) the coarse-grained example programs (traces/), as built there
 for p in fig1 fig4 watchdog quicksort nlargest billing pipeline; do
 	exe=$build/traces/$p
 	[ -x "$exe" ] || continue
-	base=$(plain "$exe" --quiet)
+	read -r pw pc < <(plain "$exe" --quiet)
 	REC_ARGS=()
-	read -r w e < <(recorded "$exe" --quiet)
-	printf '%-34s %12.1f %12.1f %9s %10s %10s\n' "$p" \
-		"$(ratio "$base" 1e6)" "$(ratio "$w" 1e6)" "$(ratio "$w" "$base")" "-" "-"
+	read -r rw rc re < <(recorded "$exe" --quiet)
+	row "$p" "$pw" "$pc" "$rw" "$rc" - -
 done

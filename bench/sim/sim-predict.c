@@ -1,13 +1,16 @@
 /* Predictions of both scheduler models for a recorded trace, for the
  * acceptance study (accept.sh):
  *
- *     sim-predict TRACE_DIR [P ...]      default P: 1 2
+ *     sim-predict [--recorded] TRACE_DIR [P ...]      default P: 1 2
+ *
+ * --recorded keeps the recorded lock order (ECP_LOCK_ORDER_RECORDED).
  *
  * Prints one line per P: "P ideal_ns linux_ns", after a header line with the
  * trace's work, span and total delay. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/error.h"
 #include "simulator/dag.h"
@@ -17,8 +20,14 @@
 
 int main(int argc, char **argv)
 {
+	enum ecp_lock_policy policy = ECP_LOCK_ORDER_ARRIVAL;
+	if (argc > 1 && strcmp(argv[1], "--recorded") == 0) {
+		policy = ECP_LOCK_ORDER_RECORDED;
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: sim-predict TRACE_DIR [P ...]\n");
+		fprintf(stderr, "usage: sim-predict [--recorded] TRACE_DIR [P ...]\n");
 		return 2;
 	}
 	struct ecp_error err = {0};
@@ -26,7 +35,7 @@ int main(int argc, char **argv)
 	struct ecp_model *m = NULL;
 	struct ecp_dag dag;
 	if (ecp_trace_load(argv[1], &opts, &m, &err) < 0 ||
-	    ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0) {
+	    ecp_dag_build(m, NULL, policy, &dag, &err) < 0) {
 		fprintf(stderr, "sim-predict: %s\n", err.msg);
 		ecp_model_destroy(m);
 		return 1;

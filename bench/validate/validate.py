@@ -5,9 +5,11 @@ For each program of traces/:
   1. record it once on one core:   ecp record -f -o WORK/NAME.data -- PROGRAM
   2. predict T_P, P = 1..16:       ecp scan  TRACE -P 1-16 --format json
      and each candidate 20% faster: ecp whatif TRACE --faster F=20% -P 1-16
-  3. measure real runs for P = 1..nproc, pinned with taskset -c 0..P-1,
-     REPS repetitions, median wall time; the same with ECP_EXAMPLE_FASTER=F
-     for every candidate function F (traces/README.md)
+  3. measure real runs for P = 1..nproc, pinned with taskset -c 0..P-1, in
+     REPS rounds of the baseline and, for every candidate function F, the
+     program with ECP_EXAMPLE_FASTER=F=PCT (traces/README.md); T_P is the
+     median and the best wall time, a gain the median of the per-round
+     differences and the difference of the best runs
   4. print predicted vs measured T_P with % errors, and for every P the
      ranking of the candidates by ECP (TET from scan, and whatif gain) against
      the ranking by measured gain.
@@ -22,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 CANDIDATES = {
@@ -85,16 +88,19 @@ def raise_priority():
 
 def run_once(cmd, env):
     """One run: (wall s, CPU s of the child: user + sys)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=NICE != 0, preexec_fn=raise_priority)
-    _, status, usage = os.wait4(proc.pid, 0)
-    t1 = time.perf_counter()
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError("%s exited %d: %s" % (" ".join(cmd), proc.returncode, err.strip()))
+    with tempfile.TemporaryFile() as errf:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=errf,
+                                start_new_session=NICE != 0, preexec_fn=raise_priority)
+        # wait4, not proc.wait(): it also gives this child's CPU time
+        _, status, usage = os.wait4(proc.pid, 0)
+        t1 = time.perf_counter()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            errf.seek(0)
+            err = errf.read().decode(errors="replace")
+            raise RuntimeError("%s exited %d: %s" % (" ".join(cmd), proc.returncode,
+                                                   err.strip()))
     return t1 - t0, usage.ru_utime + usage.ru_stime
 
 
@@ -287,28 +293,34 @@ def candidate_values(res, p):
     return out
 
 
-def top_of(values):
+def top_of(values, tie=0.03):
+    """The largest, with every other within TIE (relative) of it: "b = d"."""
     vals = {k: v for k, v in values.items() if v is not None}
-    return max(vals, key=vals.get) if vals else None
+    if not vals:
+        return None
+    best = max(vals.values())
+    return " = ".join(k for k in ranking(vals) if vals[k] >= best - abs(best) * tie)
 
 
 def markdown(results, w):
     """The tables of docs/VALIDATION.md."""
     w.write("| program | P | predicted T_P (s) | measured median (s) | error | best run (s) |"
-            " error | top by TET | top by whatif | top measured (best runs) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n")
+            " error | top by TET | top by whatif | top measured (median of pairs) |"
+            " top measured (best runs) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|\n")
     for res in results:
         for i, p in enumerate(res["measured"]["processors"]):
             tp = pred_at(res, "makespan_ns", p) or pred_at(res, "baseline_ns", p)
             tm = res["measured"]["T"][i]
             tb = res["measured"]["T_min"][i]
             cv = candidate_values(res, p)
-            w.write("| %s | %d | %s | %.3f | %s | %.3f | %s | %s | %s | %s |\n" % (
+            w.write("| %s | %d | %s | %.3f | %s | %.3f | %s | %s | %s | %s | %s |\n" % (
                 res["program"], p, fmt(tp / 1e9 if tp else None), tm,
                 fmt(pct(tp / 1e9, tm) if tp else None, "%+.1f%%"), tb,
                 fmt(pct(tp / 1e9, tb) if tp else None, "%+.1f%%"),
                 top_of({f: v[0] for f, v in cv.items()}) or "-",
                 top_of({f: v[1] for f, v in cv.items()}) or "-",
+                top_of({f: v[2] for f, v in cv.items()}),
                 top_of({f: v[3] for f, v in cv.items()})))
     for res in results:
         w.write("\n### %s\n\n" % res["program"])

@@ -6,11 +6,19 @@
 # is built, that the trace reads back with no discarded events and at least the
 # program's number of threads.
 #
-# usage: record-example.sh NAME PROGRAM SCALE MIN_THREADS
+# With EXPECT, and when `ecp scan` is built, the recorded trace must also
+# give the paper's answer: items "P:top=F" (F has the largest TET at P among
+# the candidates) and "P:zero=F" (F is off the extended critical path at P:
+# TET below 2% of the top candidate's); "among=F,G,..." names the candidates
+# (default: every function; --check work is charged to main).  E.g. Fig. 1:
+# "among=a,b,c,d 1:top=b 3:top=a".  Only structural facts with at least a
+# unit of slack are asserted (no ties), so that timing noise cannot flip them.
+#
+# usage: record-example.sh NAME PROGRAM SCALE MIN_THREADS [EXPECT]
 # env:   ECP (the ecp binary), from e2e_env
 # exit:  0 pass, 1 fail, 77 skip (ecp record not built, or no LTTng here)
 set -u
-name=$1 program=$2 scale=$3 min_threads=$4
+name=$1 program=$2 scale=$3 min_threads=$4 expect=${5:-}
 : "${ECP:?ECP must name the ecp binary}"
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -61,5 +69,40 @@ assert info["work_ns"] <= wall * 1.05 + 1e6, "work %d ns > wall %d ns" % (info["
 ' "$min_threads" "$wall_ns" || fail "ecp info: unexpected summary: $info"
 else
 	grep -q "not built yet" "$tmp/info-err" || { cat "$tmp/info-err"; fail "ecp info failed on the new trace"; }
+fi
+if [ -n "$expect" ]; then
+	if scan=$("$ECP" scan "$trace" -P 1-4 --top 100 --format json 2>"$tmp/scan-err"); then
+		printf '%s' "$scan" | python3 -c '
+import json, sys
+scan = json.load(sys.stdin)
+procs = scan["processors"]
+tet = {f["name"]: f["tet_ns"] for f in scan["functions"]}
+items = sys.argv[1].split()
+among = None
+for item in items:
+    if item.startswith("among="):
+        among = item[len("among="):].split(",")
+for item in items:
+    if item.startswith("among="):
+        continue
+    p, rule = item.split(":")
+    kind, fn = rule.split("=")
+    i = procs.index(int(p))
+    at = {name: v[i] for name, v in tet.items() if among is None or name in among}
+    top = max(at, key=at.get)
+    if kind == "top":
+        assert top == fn, "P=%s: top by TET is %s (%d ns), expected %s (%s ns)" % (
+            p, top, at[top], fn, at.get(fn))
+    elif kind == "zero":
+        assert at.get(fn, 0) < 0.02 * at[top], "P=%s: %s has TET %d ns, expected ~0 (top %s %d)" % (
+            p, fn, at.get(fn, 0), top, at[top])
+    else:
+        raise SystemExit("bad EXPECT item " + item)
+print("ok: ECP as in the paper: " + sys.argv[1])
+' "$expect" || fail "ecp scan: unexpected answer: $scan"
+	else
+		grep -q "not built yet" "$tmp/scan-err" || { cat "$tmp/scan-err"; fail "ecp scan failed on the new trace"; }
+		echo "note: ecp scan is not built yet: EXPECT not checked"
+	fi
 fi
 echo "ok: $name recorded ($(du -sk "$trace" | cut -f1) KB)"

@@ -32,7 +32,8 @@ static void test_factor_default_20(void **state)
 static void test_factor_list_and_pct(void **state)
 {
 	(void)state;
-	assert_int_equal(setenv("ECP_EXAMPLE_FASTER", "f=10,g,RecursiveQuickSort=35%", 1), 0);
+	assert_int_equal(setenv("ECP_EXAMPLE_FASTER", "f=10,g,RecursiveQuickSort=35%", 1),
+			 0);
 	assert_float_equal(ex_work_factor("f"), 0.9, 1e-12);
 	assert_float_equal(ex_work_factor("g"), 0.8, 1e-12);
 	assert_float_equal(ex_work_factor("RecursiveQuickSort"), 0.65, 1e-12);
@@ -90,12 +91,12 @@ static void test_scaled_and_iters(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_factor_unset),
-		cmocka_unit_test(test_factor_default_20),
-		cmocka_unit_test(test_factor_list_and_pct),
-		cmocka_unit_test(test_factor_bad_pct_ignored),
-		cmocka_unit_test(test_options),
-		cmocka_unit_test(test_scaled_and_iters),
+	    cmocka_unit_test(test_factor_unset),
+	    cmocka_unit_test(test_factor_default_20),
+	    cmocka_unit_test(test_factor_list_and_pct),
+	    cmocka_unit_test(test_factor_bad_pct_ignored),
+	    cmocka_unit_test(test_options),
+	    cmocka_unit_test(test_scaled_and_iters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

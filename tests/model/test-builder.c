@@ -615,6 +615,30 @@ static void test_error_no_thread(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* Under --allow-loss (lenient), what a lost event leaves inconsistent is
+ * skipped or repaired and counted, never fatal. */
+static void test_lenient_repairs(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_SEM_WAIT_END, S, 0, 0); /* begin lost */
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_LOCK_RELEASE, M, 0, 0); /* acquire lost */
+	ecp_test_ev(&s, 42, 30, ECP_EV_SEM_POST, S, 0, 0);       /* start lost */
+	ecp_test_ev(&s, MAIN, 25, ECP_EV_SEM_POST, S, 0, 0);     /* backwards */
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH, .lenient = true};
+	struct ecp_model *m = build_ok(&s, &o);
+	assert_true(
+	    ecp_test_has_warning(m, "4 inconsistent events were skipped or repaired"));
+	assert_true(
+	    ecp_test_has_warning(m, "first inconsistency: event=#1 (sem_wait_end)"));
+	assert_int_equal(m->n_threads, 1);
+	assert_int_equal(ecp_model_work(m), 40);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_lost_switch_records_counted(void **state)
 {
 	struct ecp_test_seq s;
@@ -693,6 +717,7 @@ int main(void)
 	    cmocka_unit_test(test_error_event_before_start),
 	    cmocka_unit_test(test_error_switch_after_program),
 	    cmocka_unit_test(test_error_no_thread),
+	    cmocka_unit_test(test_lenient_repairs),
 	    cmocka_unit_test(test_lost_switch_records_counted),
 	    cmocka_unit_test(test_validate_rejects_cycle),
 	};

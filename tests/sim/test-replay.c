@@ -163,6 +163,45 @@ static void test_model_switch(void **state)
 	mb_free(m);
 }
 
+/* With delays T_1 can exceed the work: speedups use the one-processor run. */
+static void test_t1_with_delays(void **state)
+{
+	(void)state;
+	struct mb b;
+	mb_init(&b);
+	mb_thread(&b);
+	mb_seg(&b, 1000, 0);
+	mb_seg(&b, 1000, 5000); /* sleeps 5 us first */
+	mb_thread(&b);
+	mb_seg(&b, 3000, 0);
+	struct ecp_model *m = mb_done(&b);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	/* One CPU: shared until 2000 (thread 1 ends), thread 2 alone till
+	 * 4000, idle until the sleeper wakes at 7000, ends at 8000. */
+	uint64_t t1;
+	assert_int_equal(ecp_replay_t1(&dag, &t1, &err), 0);
+	assert_int_equal(t1, 8000);
+	assert_int_equal(dag.work, 5000);
+	unsigned ps[2] = {2, 3};
+	struct ecp_replay r[2];
+	assert_int_equal(ecp_replay_sweep(&dag, ps, 2, 0, r, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(r[i].t1, 8000);
+		assert_int_equal(r[i].makespan, dag.span); /* 2 CPUs suffice */
+		assert_true(r[i].speedup > 8000.0 / 7000 - 1e-9 && r[i].speedup < 8000.0 / 7000 + 1e-9);
+		ecp_replay_finish(&r[i]);
+	}
+	assert_int_equal(dag.span, 7000);
+	struct ecp_replay lin;
+	assert_int_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 2, 0, &lin, &err), 0);
+	assert_int_equal(lin.t1, 8000);
+	ecp_replay_finish(&lin);
+	ecp_dag_finish(&dag);
+	mb_free(m);
+}
+
 /* A sweep big enough to run its event simulations on several threads gives
  * what one-by-one replays give. */
 static void test_threaded_sweep(void **state)
@@ -218,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_whatif_lengths),
 		cmocka_unit_test(test_model_switch),
 		cmocka_unit_test(test_threaded_sweep),
+		cmocka_unit_test(test_t1_with_delays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,2 +1,0 @@
-/* replaced by the recorder driver */
-typedef int ecp_recorder_placeholder;
