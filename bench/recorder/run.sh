@@ -25,35 +25,38 @@ cpu=${BENCH_CPU:-$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')}
 work=$(mktemp -d /tmp/ecp-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# best wall and CPU time (ns) of unrecorded runs: "wall cpu"
-plain() {
-	local bw= bc= w c
-	for _ in $(seq "$repeat"); do
-		read -r w c < <( { TIMEFORMAT='%R %U %S'; time taskset -c "$cpu" "$@" >/dev/null 2>&1; } 2>&1 |
-			awk '{ printf "%d %d\n", $1 * 1e9, ($2 + $3) * 1e9 }')
-		if [ -z "$bw" ] || [ "$w" -lt "$bw" ]; then bw=$w; fi
-		if [ -z "$bc" ] || [ "$c" -lt "$bc" ]; then bc=$c; fi
-	done
-	echo "$bw $bc"
+# One unrecorded run: "wall cpu" in ns.
+plain_once() {
+	{ TIMEFORMAT='%R %U %S'; time taskset -c "$cpu" "$@" >/dev/null 2>&1; } 2>&1 |
+		awk '{ printf "%d %d\n", $1 * 1e9, ($2 + $3) * 1e9 }'
 }
 
-# best recorded wall and CPU time (ns), and the events of the run: "wall cpu events"
-recorded() {
-	local bw= bc= ev= w c e
+# One recorded run: "wall cpu events" (the program's own events).
+recorded_once() {
+	rm -rf "$work/trace"
+	"$ecp" record -f --cpu "$cpu" -o "$work/trace" "${REC_ARGS[@]}" -- "$@" \
+		>/dev/null 2>"$work/summary"
+	grep -q ' 0 discarded events' "$work/summary" || { cat "$work/summary" >&2; exit 1; }
+	echo "$(sed -n 's/^wall_ns=//p' "$work/trace/ecp-record.meta")" \
+		"$(sed -n 's/^program_cpu_ns=//p' "$work/trace/ecp-record.meta")" \
+		"$(sed -n 's/.* \([0-9]*\) events (\([0-9]*\) scheduling).*/\1 \2/p' \
+			"$work/summary" | awk '{ print $1 - $2 }')"
+}
+
+# Unrecorded and recorded runs interleaved REPEAT times (so that a change of
+# load hits both alike); the best of each: "pw pc rw rc events".  The
+# unrecorded run uses $PLAIN_EXE instead of the program when set.
+measure() {
+	local pw= pc= rw= rc= ev= w c e
 	for _ in $(seq "$repeat"); do
-		rm -rf "$work/trace"
-		"$ecp" record -f --cpu "$cpu" -o "$work/trace" "${REC_ARGS[@]}" -- "$@" \
-			>/dev/null 2>"$work/summary"
-		w=$(sed -n 's/^wall_ns=//p' "$work/trace/ecp-record.meta")
-		c=$(sed -n 's/^program_cpu_ns=//p' "$work/trace/ecp-record.meta")
-		# the program's own events: all but the scheduling ones
-		e=$(sed -n 's/.* \([0-9]*\) events (\([0-9]*\) scheduling).*/\1 \2/p' \
-			"$work/summary" | awk '{ print $1 - $2 }')
-		grep -q ' 0 discarded events' "$work/summary" || { cat "$work/summary" >&2; exit 1; }
-		if [ -z "$bw" ] || [ "$w" -lt "$bw" ]; then bw=$w; fi
-		if [ -z "$bc" ] || [ "$c" -lt "$bc" ]; then bc=$c; ev=$e; fi
+		read -r w c < <(plain_once "${PLAIN_EXE:-$1}" "${@:2}")
+		if [ -z "$pw" ] || [ "$w" -lt "$pw" ]; then pw=$w; fi
+		if [ -z "$pc" ] || [ "$c" -lt "$pc" ]; then pc=$c; fi
+		read -r w c e < <(recorded_once "$@")
+		if [ -z "$rw" ] || [ "$w" -lt "$rw" ]; then rw=$w; fi
+		if [ -z "$rc" ] || [ "$c" -lt "$rc" ]; then rc=$c; ev=$e; fi
 	done
-	echo "$bw $bc $ev"
+	echo "$pw $pc $rw $rc $ev"
 }
 
 ms() { awk -v a="$1" 'BEGIN { printf "%.1f", a / 1e6 }'; }
@@ -73,36 +76,39 @@ printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' program wall_ms rec_wall x cpu_
 	ns/call ns/event
 
 # (a) call-dense, every call recorded (fewer calls: 2 events each)
-read -r pw pc < <(plain "$b/calldense-plain" "$every_calls")
+# (the baseline is the uninstrumented build)
 REC_ARGS=(--min-duration 0)
-read -r rw rc re < <(recorded "$b/calldense" "$every_calls")
+read -r pw pc rw rc re < <(PLAIN_EXE=$b/calldense-plain measure "$b/calldense" "$every_calls")
 row "calldense $every_calls, every call" "$pw" "$pc" "$rw" "$rc" "$every_calls" "$re"
 
 # (a) call-dense, default filters (short calls folded in the agent)
-read -r pw pc < <(plain "$b/calldense-plain" "$calls")
 REC_ARGS=()
-read -r rw rc re < <(recorded "$b/calldense" "$calls")
+read -r pw pc rw rc re < <(PLAIN_EXE=$b/calldense-plain measure "$b/calldense" "$calls")
 row "calldense $calls, default filters" "$pw" "$pc" "$rw" "$rc" "$calls" -
 
 # uftrace on the same program built with -pg, pinned the same way (its
 # writer threads share the CPU; its CPU time includes them)
 if command -v uftrace >/dev/null; then
-	read -r uw uc < <(plain uftrace record -d "$work/uftrace.data" "$b/calldense-pg" "$calls")
+	uw= uc=
+	for _ in $(seq "$repeat"); do
+		read -r w c < <(plain_once uftrace record -d "$work/uftrace.data" \
+			"$b/calldense-pg" "$calls")
+		if [ -z "$uw" ] || [ "$w" -lt "$uw" ]; then uw=$w; fi
+		if [ -z "$uc" ] || [ "$c" -lt "$uc" ]; then uc=$c; fi
+	done
 	row "calldense $calls, uftrace record" "$pw" "$pc" "$uw" "$uc" "$calls" -
 fi
 
 # (b) mutex ping-pong: synchronization events only
-read -r pw pc < <(plain "$b/pingpong" 100000)
 REC_ARGS=()
-read -r rw rc re < <(recorded "$b/pingpong" 100000)
+read -r pw pc rw rc re < <(measure "$b/pingpong" 100000)
 row "pingpong 100000 rounds" "$pw" "$pc" "$rw" "$rc" - "$re"
 
 # (c) the coarse-grained example programs (traces/), as built there
 for p in fig1 fig4 watchdog quicksort nlargest billing pipeline; do
 	exe=$build/traces/$p
 	[ -x "$exe" ] || continue
-	read -r pw pc < <(plain "$exe" --quiet)
 	REC_ARGS=()
-	read -r rw rc re < <(recorded "$exe" --quiet)
+	read -r pw pc rw rc re < <(measure "$exe" --quiet)
 	row "$p" "$pw" "$pc" "$rw" "$rc" - -
 done
