@@ -160,6 +160,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		ecp_json_kv_int(&w, "work_ns", llround(f->work_ns));
 		ecp_json_kv_int(&w, "span_ns", llround(f->span_ns));
 		ecp_json_kv_int(&w, "idle_ns", llround(f->idle_ns));
+		ecp_json_kv_uint(&w, "folded_calls", m->functions[f->function].folded_calls);
 		ecp_json_kv_double(&w, "share",
 				   a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
 		ecp_json_end_object(&w);
@@ -245,6 +246,19 @@ static int write_table(const struct report_options *o, const struct ecp_model *m
 		return ecp_fail("report", "%s", err.msg);
 	if (rows < a->n_functions)
 		printf("(%zu more functions; --top 0 shows all)\n", a->n_functions - rows);
+	uint64_t folded = 0;
+	uint32_t folded_functions = 0;
+	for (uint32_t f = 0; f < m->n_functions; f++)
+		if (m->functions[f].folded_calls) {
+			folded += m->functions[f].folded_calls;
+			folded_functions++;
+		}
+	if (folded)
+		printf("\n%llu call%s of %u function%s shorter than the recording's "
+		       "--min-duration\nare counted in their callers' time; record with "
+		       "--min-duration 0 to see them.\n",
+		       (unsigned long long)folded, folded == 1 ? "" : "s", folded_functions,
+		       folded_functions == 1 ? "" : "s");
 	printf("\nTET: time on the extended critical path at P, weight x exclusive time;\n"
 	       "TETID: the same with callees included.  Optimize from the top.\n");
 	return ECP_EXIT_OK;

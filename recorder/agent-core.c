@@ -116,6 +116,12 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 {
 	struct ecp_thread *t = ecp_self;
 	(void)arg;
+	/* Other threads may still be inside instrumented code while exit()
+	 * runs the library destructors: LTTng-UST's would unregister the
+	 * probes (and dlclose its tracepoint library) under them, a crash seen
+	 * under load in the recorder-robust test.  Keep the probes for the rest
+	 * of the process's life; the kernel reclaims everything at exit. */
+	tracepoint_disable_destructors();
 	if (!t || t->guard)
 		return;
 	t->guard++;

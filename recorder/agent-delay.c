@@ -32,10 +32,14 @@ enum {
 	D_CONNECT
 };
 
-/* Run `call` between delay_begin and delay_end, guard raised, errno kept. */
-#define DELAY(t, kind, fd, type, call)                                                   \
+/* Run `call` between delay_begin and delay_end, guard raised, errno kept.
+ * `tmo` is the requested duration or timeout in ns (0: unbounded): the
+ * reader caps the delay there, because after the wake-up a thread may wait
+ * for the CPU, and that time is not the program's delay. */
+#define DELAY(t, kind, fd, tmo, type, call)                                              \
 	__extension__({                                                                  \
-		lttng_ust_tracepoint(ecp, delay_begin, kind, fd, ecp_cpu_ns());          \
+		lttng_ust_tracepoint(ecp, delay_begin, kind, fd, (uint64_t)(tmo),       \
+				     ecp_cpu_ns());                                      \
 		type r_ = (call);                                                        \
 		int saved_ = errno;                                                      \
 		lttng_ust_tracepoint(ecp, delay_end, kind, (int64_t)r_, ecp_cpu_ns());   \
@@ -43,6 +47,19 @@ enum {
 		errno = saved_;                                                          \
 		r_;                                                                      \
 	})
+
+ECP_AGENT_FN static uint64_t timespec_ns(const struct timespec *ts)
+{
+	if (!ts || ts->tv_sec < 0 || ts->tv_nsec < 0)
+		return 0;
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* poll/epoll timeouts in ms; negative means unbounded. */
+ECP_AGENT_FN static uint64_t ms_ns(int ms)
+{
+	return ms > 0 ? (uint64_t)ms * 1000000u : 0;
+}
 
 /* Whether an operation on fd would block now (events: POLLIN or POLLOUT). */
 ECP_AGENT_FN static bool would_block(int fd, short events)
@@ -61,7 +78,7 @@ ECP_AGENT_API int nanosleep(const struct timespec *req, struct timespec *rem)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(req, rem);
-	return DELAY(t, D_NANOSLEEP, -1, int, real(req, rem));
+	return DELAY(t, D_NANOSLEEP, -1, timespec_ns(req), int, real(req, rem));
 }
 
 ECP_AGENT_API int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
@@ -71,7 +88,18 @@ ECP_AGENT_API int clock_nanosleep(clockid_t clk, int flags, const struct timespe
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(clk, flags, req, rem);
-	return DELAY(t, D_CLOCK_NANOSLEEP, -1, int, real(clk, flags, req, rem));
+	uint64_t tmo = timespec_ns(req);
+	if (req && (flags & TIMER_ABSTIME)) {
+		/* An absolute deadline: what is left of it now. */
+		struct timespec now;
+		uint64_t deadline = tmo;
+		tmo = 0;
+		if (clock_gettime(clk, &now) == 0 && deadline > timespec_ns(&now))
+			tmo = deadline - timespec_ns(&now);
+		else if (deadline)
+			tmo = 1;
+	}
+	return DELAY(t, D_CLOCK_NANOSLEEP, -1, tmo, int, real(clk, flags, req, rem));
 }
 
 ECP_AGENT_API int usleep(useconds_t usec)
@@ -80,7 +108,7 @@ ECP_AGENT_API int usleep(useconds_t usec)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(usec);
-	return DELAY(t, D_USLEEP, -1, int, real(usec));
+	return DELAY(t, D_USLEEP, -1, (uint64_t)usec * 1000u, int, real(usec));
 }
 
 ECP_AGENT_API unsigned sleep(unsigned seconds)
@@ -89,7 +117,7 @@ ECP_AGENT_API unsigned sleep(unsigned seconds)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(seconds);
-	return DELAY(t, D_SLEEP, -1, unsigned, real(seconds));
+	return DELAY(t, D_SLEEP, -1, (uint64_t)seconds * 1000000000u, unsigned, real(seconds));
 }
 
 ECP_AGENT_API int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -98,7 +126,8 @@ ECP_AGENT_API int poll(struct pollfd *fds, nfds_t n, int timeout)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(fds, n, timeout);
-	return DELAY(t, D_POLL, n == 1 ? fds[0].fd : -1, int, real(fds, n, timeout));
+	return DELAY(t, D_POLL, n == 1 ? fds[0].fd : -1, ms_ns(timeout), int,
+		     real(fds, n, timeout));
 }
 
 ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
@@ -108,7 +137,10 @@ ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(nfds, r, w, e, timeout);
-	return DELAY(t, D_SELECT, -1, int, real(nfds, r, w, e, timeout));
+	uint64_t tmo = timeout ? (uint64_t)timeout->tv_sec * 1000000000u +
+					 (uint64_t)timeout->tv_usec * 1000u
+			       : 0;
+	return DELAY(t, D_SELECT, -1, tmo, int, real(nfds, r, w, e, timeout));
 }
 
 ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
@@ -117,7 +149,7 @@ ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int time
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(epfd, ev, max, timeout);
-	return DELAY(t, D_EPOLL_WAIT, epfd, int, real(epfd, ev, max, timeout));
+	return DELAY(t, D_EPOLL_WAIT, epfd, ms_ns(timeout), int, real(epfd, ev, max, timeout));
 }
 
 #define FD_IO_WRAPPER(ret_t, name, kind, events, params, args)                           \
@@ -130,7 +162,7 @@ ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int time
 		t = ecp_enter();                                                         \
 		if (!t)                                                                  \
 			return real args;                                                \
-		return DELAY(t, kind, fd, ret_t, real args);                             \
+		return DELAY(t, kind, fd, 0, ret_t, real args);                             \
 	}
 
 FD_IO_WRAPPER(ssize_t, read, D_READ, POLLIN, (int fd, void *buf, size_t n), (fd, buf, n))
@@ -150,5 +182,5 @@ ECP_AGENT_API int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(fd, addr, len);
-	return DELAY(t, D_CONNECT, fd, int, real(fd, addr, len));
+	return DELAY(t, D_CONNECT, fd, 0, int, real(fd, addr, len));
 }

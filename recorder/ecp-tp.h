@@ -293,10 +293,12 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, once_end,
 LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_begin,
 	LTTNG_UST_TP_ARGS(uint8_t, a_kind,
 		int32_t, a_fd,
+		uint64_t, a_timeout_ns,
 		uint64_t, a_cpu_ns),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint8_t, kind, a_kind)
 		lttng_ust_field_integer(int32_t, fd, a_fd)
+		lttng_ust_field_integer(uint64_t, timeout_ns, a_timeout_ns)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
 LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_end,

@@ -36,6 +36,7 @@
 #include "recorder/launch.h"
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
+#include "recorder/objects.h"
 #include "recorder/program-elf.h"
 #include "recorder/session.h"
 #include "recorder/trace-count.h"
@@ -526,6 +527,13 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		*exit_code = meta.exit_code;
 	}
 	rc = ecp_record_meta_write(out, &meta, err);
+	if (rc == 0) {
+		struct ecp_error copy_err = {0};
+		if (ecp_record_copy_program(out, o->argv[0], &copy_err) < 0)
+			fprintf(stderr, "ecp record: warning: the trace keeps no copy of the "
+					"program, so function names resolve only where it is: %s\n",
+				copy_err.msg);
+	}
 
 out:
 	if (signals) {

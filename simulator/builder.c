@@ -141,6 +141,7 @@ struct bthread {
 	uint64_t wait_obj, wait_ts, wait_cpu;
 	uint64_t wait_timeout; /* relative timeout of a timed wait, or 0 */
 	bool in_delay;
+	uint64_t delay_timeout; /* requested duration of the delay call, or 0 */
 	uint64_t delay_ts, delay_cpu;
 	bool cond_woken;
 	ecp_id cond_from;
@@ -1516,6 +1517,7 @@ static int ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_
 {
 	if (ev->type == ECP_EV_DELAY_BEGIN) {
 		th->in_delay = true;
+		th->delay_timeout = ev->c;
 		th->delay_ts = ev->ts;
 		th->delay_cpu = v;
 		return ECP_OK;
@@ -1527,6 +1529,11 @@ static int ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_
 	}
 	th->in_delay = false;
 	uint64_t d = blocked_time(b, th, th->delay_ts, ev->ts, th->delay_cpu, v);
+	/* Switch records do not say when the thread was woken: on one CPU it
+	 * may wait, runnable, for the CPU after its sleep ended.  That wait is
+	 * not the program's delay; the requested duration bounds it. */
+	if (th->delay_timeout && d > th->delay_timeout)
+		d = th->delay_timeout;
 	/* a call that did not block is plain CPU time: no boundary */
 	if (!d)
 		return ECP_OK;

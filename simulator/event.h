@@ -41,7 +41,7 @@ enum ecp_event_type {
 	ECP_EV_BARRIER_WAIT_END,  /* a=obj b=serial */
 	ECP_EV_ONCE_BEGIN,        /* a=obj */
 	ECP_EV_ONCE_END,          /* a=obj b=ran */
-	ECP_EV_DELAY_BEGIN,       /* a=kind b=fd */
+	ECP_EV_DELAY_BEGIN,       /* a=kind b=fd c=timeout_ns (0 = unbounded) */
 	ECP_EV_DELAY_END,         /* a=kind b=ret */
 	ECP_EV_SCHED_SWITCH,      /* tid = switching thread, a=out b=preempt (ts = payload ts) */
 	ECP_EV_SCHED_LOST,        /* a=count */

@@ -93,7 +93,7 @@ static const struct {
     {"barrier_wait_end", ECP_EV_BARRIER_WAIT_END, {"obj", "serial", NULL}},
     {"once_begin", ECP_EV_ONCE_BEGIN, {"obj", NULL, NULL}},
     {"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
-    {"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", NULL}},
+    {"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", "timeout_ns"}},
     {"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
 };
 

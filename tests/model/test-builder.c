@@ -450,6 +450,30 @@ static void test_delay_blocked_vs_preempted(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* On one CPU a woken sleeper may wait, runnable, for the CPU; the switch
+ * records cannot tell that wait from the sleep, the requested duration can. */
+static void test_delay_capped_at_requested_duration(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 12, 1, 0); /* asleep from 12 ... */
+	ecp_test_switch(&s, MAIN, 52, 0, 0); /* ... back on the CPU at 52 */
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_DELAY_BEGIN, 0, (uint64_t)-1, 30); /* asked 30 */
+	ecp_test_ev(&s, MAIN, 55, ECP_EV_DELAY_END, 0, 0, 0);
+	ecp_test_ev(&s, MAIN, 60, ECP_EV_DELAY_BEGIN, 0, (uint64_t)-1, 0); /* unbounded */
+	ecp_test_ev(&s, MAIN, 60, ECP_EV_DELAY_END, 0, 0, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->n_segments, 2);
+	assert_int_equal(m->segments[1].delay, 30);
+	/* the 10 ns runnable after the wake-up are neither delay nor CPU time */
+	assert_int_equal(m->segments[0].length + m->segments[1].length, 100 - 40);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_stack_across_segments(void **state)
 {
 	struct ecp_test_seq s;
@@ -708,6 +732,7 @@ int main(void)
 	    cmocka_unit_test(test_barrier_last_arrival),
 	    cmocka_unit_test(test_once),
 	    cmocka_unit_test(test_delay_blocked_vs_preempted),
+	    cmocka_unit_test(test_delay_capped_at_requested_duration),
 	    cmocka_unit_test(test_stack_across_segments),
 	    cmocka_unit_test(test_recursion_counted_once),
 	    cmocka_unit_test(test_repairs_counted),

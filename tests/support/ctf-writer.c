@@ -50,7 +50,7 @@ static const struct {
     [ECP_EV_BARRIER_WAIT_END] = {"barrier_wait_end", {"obj", "serial"}},
     [ECP_EV_ONCE_BEGIN] = {"once_begin", {"obj"}},
     [ECP_EV_ONCE_END] = {"once_end", {"obj", "ran"}},
-    [ECP_EV_DELAY_BEGIN] = {"delay_begin", {"kind", "fd"}},
+    [ECP_EV_DELAY_BEGIN] = {"delay_begin", {"kind", "fd", "timeout_ns"}},
     [ECP_EV_DELAY_END] = {"delay_end", {"kind", "ret"}},
 };
 
