@@ -20,6 +20,8 @@ struct scan_options {
 	unsigned *processors;
 	size_t n_processors;
 	size_t top;
+	enum ecp_sched_model sched;
+	uint64_t *linux_makespan; /* with --sched linux: T_P of that model per P */
 };
 
 static int parse_options(int argc, char **argv, struct scan_options *o)
@@ -27,6 +29,7 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 	static const struct option longopts[] = {
 		{"processors", required_argument, NULL, 'P'},
 		{"top", required_argument, NULL, 't'},
+		{"sched", required_argument, NULL, ECP_OPT_SCHED},
 		ECP_CLI_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -42,6 +45,10 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 			return ECP_EXIT_USAGE;
 		case 'P':
 			list = optarg;
+			break;
+		case ECP_OPT_SCHED:
+			if ((rc = ecp_cli_parse_sched("scan", optarg, &o->sched)))
+				return rc;
 			break;
 		case 't':
 			if (ecp_parse_u64(optarg, &v) < 0 || v < 1 || v > 1000)
@@ -98,6 +105,14 @@ static void write_json(const struct scan_options *o, const struct ecp_cli_sessio
 	for (size_t i = 0; i < r->n_points; i++)
 		ecp_json_uint(&w, r->points[i].analysis.idle_ns);
 	ecp_json_end_array(&w);
+	if (o->linux_makespan) {
+		/* Labelled: the second scheduler model, beside the paper's. */
+		ecp_json_key(&w, "makespan_linux_ns");
+		ecp_json_begin_array(&w);
+		for (size_t i = 0; i < r->n_points; i++)
+			ecp_json_uint(&w, o->linux_makespan[i]);
+		ecp_json_end_array(&w);
+	}
 	ecp_json_kv_uint(&w, "work_ns", s->dag.work);
 	ecp_json_kv_uint(&w, "span_ns", s->dag.span);
 	ecp_json_key(&w, "functions");
@@ -185,9 +200,12 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	       ecp_format_ns(tinf, sizeof(tinf), (double)s->dag.span),
 	       s->dag.span ? (double)s->dag.work / (double)s->dag.span : 0.0);
 
-	/* At most 5 function columns fit 80 columns next to P, T_P, speedup. */
-	size_t cols = r->n_shown < 5 ? r->n_shown : 5;
-	struct ecp_table *t = ecp_table_create(3 + cols);
+	/* At most 5 function columns fit 80 columns next to P, T_P, speedup;
+	 * 4 with the Linux model's T_P beside. */
+	size_t extra = o->linux_makespan ? 1 : 0;
+	size_t max_cols = 5 - extra;
+	size_t cols = r->n_shown < max_cols ? r->n_shown : max_cols;
+	struct ecp_table *t = ecp_table_create(3 + extra + cols);
 	if (!t)
 		return ecp_fail("scan", "out of memory");
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
@@ -196,23 +214,27 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	for (size_t k = 0; k < cols; k++) {
 		char hdr[16];
 		snprintf(hdr, sizeof(hdr), "TET [%zu]", k + 1);
-		ecp_table_set_column(t, 3 + k, hdr, ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+		ecp_table_set_column(t, 3 + extra + k, hdr, ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	}
+	if (extra)
+		ecp_table_set_column(t, 3, "T_P linux", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (size_t i = 0; i < r->n_points; i++) {
 		const struct ecp_analysis *a = &r->points[i].analysis;
 		ecp_table_add_row(t);
 		ecp_table_cell_uint(t, 0, o->processors[i]);
 		ecp_table_cell_ns(t, 1, (double)a->makespan_ns);
 		ecp_table_cell_printf(t, 2, "%.2f", a->speedup);
+		if (extra)
+			ecp_table_cell_ns(t, 3, (double)o->linux_makespan[i]);
 		for (size_t k = 0; k < cols; k++) {
 			const struct ecp_function_result *x = r->points[i].by_function[r->shown[k]];
 			const struct ecp_function_result *top = ecp_cli_sweep_top(&r->points[i]);
 			if (x && top && top->function == x->function) {
 				char buf[32];
-				ecp_table_cell_printf(t, 3 + k, "*%s",
+				ecp_table_cell_printf(t, 3 + extra + k, "*%s",
 						      ecp_format_ns(buf, sizeof(buf), x->tet_ns));
 			} else {
-				ecp_table_cell_ns(t, 3 + k, x ? x->tet_ns : 0.0);
+				ecp_table_cell_ns(t, 3 + extra + k, x ? x->tet_ns : 0.0);
 			}
 		}
 	}
@@ -224,7 +246,11 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	printf("\n");
 	for (size_t k = 0; k < cols; k++)
 		printf("[%zu] %s\n", k + 1, fname(m, r->shown[k]));
-	printf("* the function with the largest TET at that P\n\n");
+	printf("* the function with the largest TET at that P\n");
+	if (extra)
+		printf("T_P linux: the Linux-like scheduler model (per-CPU queues, wake-affine,\n"
+		       "balancing); T_P and TET elsewhere use the paper's ideal sharing.\n");
+	printf("\n");
 	if (r->n_points && !ecp_cli_sweep_top(&r->points[0])) {
 		printf("No function has time on the extended critical path.\n");
 	} else if (r->n_crossovers == 0) {
@@ -259,6 +285,22 @@ int cmd_scan(int argc, char **argv)
 	}
 	struct ecp_cli_sweep r;
 	rc = ecp_cli_sweep_run("scan", &s, o.processors, o.n_processors, o.top, &r);
+	if (!rc && o.sched == ECP_SCHED_LINUX) {
+		o.linux_makespan = calloc(o.n_processors, sizeof(*o.linux_makespan));
+		if (!o.linux_makespan)
+			rc = ecp_fail("scan", "out of memory");
+		for (size_t i = 0; !rc && i < o.n_processors; i++) {
+			struct ecp_replay rp = {0};
+			struct ecp_error err = {0};
+			if (ecp_replay_model_run(&s.dag, ECP_SCHED_LINUX, o.processors[i], 0, &rp,
+						 &err) < 0)
+				rc = ecp_fail("scan", "Linux model at P=%u: %s", o.processors[i],
+					      err.msg);
+			else
+				o.linux_makespan[i] = rp.makespan;
+			ecp_replay_finish(&rp);
+		}
+	}
 	if (!rc) {
 		if (o.common.format == ECP_FORMAT_JSON)
 			write_json(&o, &s, &r);
@@ -270,5 +312,6 @@ int cmd_scan(int argc, char **argv)
 	ecp_cli_sweep_finish(&r);
 	ecp_cli_session_close(&s);
 	free(o.processors);
+	free(o.linux_makespan);
 	return rc;
 }

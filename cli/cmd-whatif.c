@@ -25,6 +25,7 @@ struct whatif_options {
 	char *names[MAX_CHANGES];
 	double pcts[MAX_CHANGES];
 	size_t n_changes;
+	enum ecp_sched_model sched;
 };
 
 static void options_finish(struct whatif_options *o)
@@ -39,6 +40,7 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 	static const struct option longopts[] = {
 		{"processors", required_argument, NULL, 'P'},
 		{"faster", required_argument, NULL, 'F'},
+		{"sched", required_argument, NULL, ECP_OPT_SCHED},
 		ECP_CLI_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -53,6 +55,10 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 			return ECP_EXIT_USAGE;
 		case 'P':
 			list = optarg;
+			break;
+		case ECP_OPT_SCHED:
+			if ((rc = ecp_cli_parse_sched("whatif", optarg, &o->sched)))
+				return rc;
 			break;
 		case 'F':
 			if (o->n_changes == MAX_CHANGES)
@@ -113,8 +119,15 @@ static int sweep(const char *what, const struct ecp_dag *dag, const struct whati
 		 struct ecp_replay *out)
 {
 	struct ecp_error err = {0};
-	if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) < 0)
-		return ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
+	if (o->sched == ECP_SCHED_IDEAL) {
+		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) < 0)
+			return ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
+		return 0;
+	}
+	for (size_t i = 0; i < o->n_processors; i++)
+		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i], &err) < 0)
+			return ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
+					o->processors[i], err.msg);
 	return 0;
 }
 
@@ -125,6 +138,7 @@ static void write_json(const struct whatif_options *o, const struct ecp_replay *
 	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
 	ecp_json_begin_object(&w);
 	ecp_json_kv_string(&w, "trace", o->common.trace_dir);
+	ecp_json_kv_string(&w, "sched_model", ecp_sched_model_name(o->sched));
 	ecp_json_key(&w, "processors");
 	ecp_json_begin_array(&w);
 	for (size_t i = 0; i < o->n_processors; i++)
@@ -188,7 +202,11 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 	printf("trace %s: what if", o->common.trace_dir);
 	for (size_t i = 0; i < o->n_changes; i++)
 		printf("%s %s were %g%% faster", i ? "," : "", o->names[i], o->pcts[i]);
-	printf("\n\n");
+	printf("\n");
+	if (o->sched != ECP_SCHED_IDEAL)
+		printf("run times from the %s scheduler model, not the paper's ideal sharing\n",
+		       ecp_sched_model_name(o->sched));
+	printf("\n");
 	struct ecp_table *t = ecp_table_create(5);
 	if (!t)
 		return ecp_fail("whatif", "out of memory");

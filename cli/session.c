@@ -80,6 +80,17 @@ int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc, c
 	return 0;
 }
 
+int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *out)
+{
+	if (!strcmp(arg, "ideal"))
+		*out = ECP_SCHED_IDEAL;
+	else if (!strcmp(arg, "linux"))
+		*out = ECP_SCHED_LINUX;
+	else
+		return ecp_usage_error(cmd, "--sched takes 'ideal' or 'linux', not '%s'", arg);
+	return 0;
+}
+
 unsigned ecp_cli_online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

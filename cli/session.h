@@ -8,6 +8,7 @@
 
 #include "simulator/dag.h"
 #include "simulator/model.h"
+#include "simulator/replay.h"
 
 enum ecp_cli_format { ECP_FORMAT_TABLE = 0, ECP_FORMAT_CSV, ECP_FORMAT_JSON };
 
@@ -26,6 +27,7 @@ enum {
 	ECP_OPT_FORMAT = 1000,
 	ECP_OPT_ALLOW_LOSS,
 	ECP_OPT_LOCK_ORDER,
+	ECP_OPT_SCHED,
 	ECP_OPT_FIRST_COMMAND_OPTION = 1100,
 };
 #define ECP_CLI_COMMON_LONGOPTS                                                            \
@@ -59,6 +61,12 @@ struct ecp_cli_session {
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s);
 void ecp_cli_session_close(struct ecp_cli_session *s);
+
+/* --sched ideal|linux: the scheduler model for predicted run times.  The
+ * paper's ideal processor sharing is the default and the only model of the
+ * weights; the Linux-like one (simulator/linux-sched.h) is labelled wherever
+ * it is used.  Returns 0 or an exit code. */
+int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *out);
 
 /* Says on stderr that the weights at P are the documented approximation
  * (delays with fewer processors than threads). */

@@ -53,6 +53,7 @@
 	"the function that matters most changes.\n\n"                                      \
 	"  -P, --processors LIST     processor counts (default 1-16)\n"                    \
 	"  --top K                   functions in the matrix (default 5)\n"                \
+	"  --sched linux             also T_P from the Linux-like scheduler model\n"     \
 	ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_WHATIF                                                                   \
@@ -62,6 +63,7 @@
 	"paper's pseudo-optimized simulation) and print baseline and predicted T_P and\n"  \
 	"the gain for every P in LIST.\n\n"                                                 \
 	"  --faster NAME=PCT         e.g. parse=20%% (repeatable)\n"                        \
+	"  --sched ideal|linux       scheduler model of the run times (default ideal)\n" \
 	"  -P, --processors LIST     processor counts (default 1-16)\n"                    \
 	ECP_COMMON_ANALYSIS_OPTIONS
 

@@ -18,4 +18,21 @@ if [ -n "$agent" ]; then echo "ok: agent at ${agent#$stage}"; else echo "MISSING
 for page in ecp ecp-record ecp-info ecp-report ecp-scan ecp-whatif ecp-viz ecp-export; do
 	need "$root/share/man/man1/$page.1"
 done
+
+# The installed ecp must find its own agent with no environment variable.
+if [ $fail -eq 0 ]; then
+	if env -u LD_PRELOAD -u LD_LIBRARY_PATH "$root/bin/ecp" record -q -o "$stage/t.data" -- \
+		sh -c 'exit 3' >/dev/null 2>"$stage/rec.err"; then st=0; else st=$?; fi
+	if [ "$st" -eq 3 ] && [ -f "$stage/t.data/ecp-record.meta" ]; then
+		echo "ok: the installed ecp records (program status 3 passed through)"
+	else
+		echo "FAIL: the installed ecp could not record (exit $st):"; cat "$stage/rec.err"; fail=1
+	fi
+	if "$root/bin/ecp" reprot >/dev/null 2>"$stage/typo.err"; then st=0; else st=$?; fi
+	if [ "$st" -eq 2 ] && grep -q "report" "$stage/typo.err"; then
+		echo "ok: 'ecp reprot' exits 2 and names report"
+	else
+		echo "FAIL: 'ecp reprot' exit $st"; fail=1
+	fi
+fi
 exit $fail

@@ -115,6 +115,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check("from 3 processors on, 0x1000 matters more than 0x2000." in r.stdout,
           "the crossover is written as a sentence")
 
+    # --- the second scheduler model: labelled, never the default -----------
+    check("makespan_linux_ns" not in s and "sched_model" not in json.loads(
+        ecp("report", trace, "-P", "2", "--format", "json").stdout), "ideal model by default")
+    sl = json.loads(ecp("scan", trace, "-P", "1-3", "--sched", "linux", "--format", "json").stdout)
+    lin = sl.get("makespan_linux_ns", [])
+    check(len(lin) == 3, "scan --sched linux adds an aligned makespan_linux_ns")
+    check(len(lin) == 3 and abs(lin[0] - 83 * MS) < 0.01 * 83 * MS,
+          f"Linux model T1 within 1% of the work ({lin[:1]})")
+    check(len(lin) == 3 and lin[2] >= 53 * MS, "Linux model respects the span law")
+    check(sl["makespan_ns"] == s["makespan_ns"][:3], "ideal T_P unchanged beside it")
+    wl = json.loads(ecp("whatif", trace, "--faster", "0x2000=10", "-P", "2", "--sched", "linux",
+                        "--format", "json").stdout)
+    check(wl.get("sched_model") == "linux", "whatif labels the Linux model")
+    ecp("scan", trace, "-P", "2", "--sched", "cfs", expect=2)
+
     # --- whatif: against the simulator and against TET x PCT -----------------
     r = ecp("whatif", trace, "--faster", "0x2000=10%", "-P", "1-3", "--format", "json")
     w = json.loads(r.stdout)
