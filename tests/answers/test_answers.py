@@ -149,6 +149,31 @@ with tempfile.TemporaryDirectory() as tmp:
             "--format", "csv")
     check(r.stdout.startswith("processors,baseline_ns,whatif_ns,gain_ns"), "whatif CSV header")
 
+    # --- golden outputs: the exact text of each format ----------------------
+    golden_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
+    update = os.environ.get("ECP_UPDATE_GOLDEN") == "1"
+    for gname, args in [
+        ("report-P2.txt", ["report", trace, "-P", "2"]),
+        ("report-P2.csv", ["report", trace, "-P", "2", "--format", "csv"]),
+        ("report-P2.json", ["report", trace, "-P", "2", "--format", "json"]),
+        ("scan-P1-4.txt", ["scan", trace, "-P", "1-4"]),
+        ("scan-P1-4.json", ["scan", trace, "-P", "1-4", "--format", "json"]),
+        ("whatif-P1-3.txt", ["whatif", trace, "--faster", "0x2000=10%", "-P", "1-3"]),
+        ("whatif-P1-3.json", ["whatif", trace, "--faster", "0x2000=10%", "-P", "1-3",
+                              "--format", "json"]),
+    ]:
+        got = ecp(*args).stdout.replace(trace, "SAMPLE")
+        path = os.path.join(golden_dir, gname)
+        if update:
+            os.makedirs(golden_dir, exist_ok=True)
+            open(path, "w").write(got)
+        want = open(path).read() if os.path.exists(path) else None
+        check(got == want, f"golden {gname}")
+        if got != want and want is not None:
+            import difflib
+            print("".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
+                                               "want", "got")))
+
     # --- errors --------------------------------------------------------------
     r = ecp("whatif", trace, "--faster", "0x200=10", "-P", "2", expect=1)
     check("0x2000" in r.stderr, "unknown function names near matches")
