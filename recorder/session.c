@@ -75,7 +75,9 @@ static bool private_namespace(void)
 {
 	if (unshare(CLONE_NEWNS) < 0)
 		return false;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	/* source and type are ignored for a propagation change; "none" rather
+	 * than NULL keeps memory checkers quiet */
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		return false;
 	mkdir("/var/run/lttng", 0755);
 	if (mount("ecp-lttng", "/var/run/lttng", "tmpfs", MS_NOSUID | MS_NODEV,

@@ -987,8 +987,14 @@ static int ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 {
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
 	if (ti && !thread_at(b, (ecp_id)*ti)->exited) {
-		int rc =
-		    inconsistent(b, err, ev, "thread_start of a thread already started");
+		/* A main thread starting again is an exec: the recorded command
+		 * replaced itself (a shell or launcher that execs the program). */
+		int rc = inconsistent(
+		    b, err, ev,
+		    ev->a == 0 ? "thread_start of a thread already started: the recorded "
+				 "process exec'd another program (a wrapper such as sh -c, "
+				 "env or valgrind?); record the program itself"
+			       : "thread_start of a thread already started");
 		return rc > 0 ? ECP_OK : rc; /* skipped */
 	}
 	struct bthread *th = thread_new(b, ev);
@@ -1912,6 +1918,17 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		    ecp_model_add_warning(m, "%llu %s", (unsigned long long)b->warn[k],
 					  warn_text[k]) < 0)
 			goto oom;
+	/* Found by fuzzing (fuzz/README.md, tests/fuzz/crashes/builder): events
+	 * that the lenient builder repairs one at a time -- e.g. a second
+	 * thread_start of a tid that is still running -- can still add up to a
+	 * dependency cycle.  Every consumer trusts the model's structure, so
+	 * only a valid model is handed over; otherwise the trace is refused. */
+	if (ecp_model_validate(m, err) < 0) {
+		ecp_model_destroy(m);
+		ecp_error_prefix(err, "trace=%s: inconsistent events",
+				 b->trace_path ? b->trace_path : "(events)");
+		return err->status < 0 ? err->status : ECP_ERR;
+	}
 	*out = m;
 	return ECP_OK;
 oom:

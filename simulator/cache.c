@@ -171,6 +171,78 @@ static int write_all(FILE *f, const void *p, size_t elem, uint64_t n)
 	return fwrite(p, elem, n, f) == n ? 0 : -1;
 }
 
+/* The model's structs have padding (ecp_segment and ecp_lock end in four
+ * bytes of it) that struct assignment leaves uninitialised: written as is,
+ * the cache would carry stray heap bytes and differ between identical
+ * models.  These copy the records field by field into zeroed chunks. */
+#define CLEAN_CHUNK 1024
+
+static int write_threads(FILE *f, const struct ecp_thread *a, uint64_t n)
+{
+	struct ecp_thread buf[CLEAN_CHUNK];
+	for (uint64_t i = 0; i < n; i += CLEAN_CHUNK) {
+		uint64_t k = n - i < CLEAN_CHUNK ? n - i : CLEAN_CHUNK;
+		memset(buf, 0, sizeof(buf));
+		for (uint64_t j = 0; j < k; j++) {
+			const struct ecp_thread *x = &a[i + j];
+			buf[j].tid = x->tid;
+			memcpy(buf[j].name, x->name, strnlen(x->name, sizeof(x->name)));
+			buf[j].first_segment = x->first_segment;
+			buf[j].n_segments = x->n_segments;
+			buf[j].start_function = x->start_function;
+			buf[j].parent = x->parent;
+		}
+		if (write_all(f, buf, sizeof(*buf), k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_segments(FILE *f, const struct ecp_segment *a, uint64_t n)
+{
+	struct ecp_segment buf[CLEAN_CHUNK];
+	for (uint64_t i = 0; i < n; i += CLEAN_CHUNK) {
+		uint64_t k = n - i < CLEAN_CHUNK ? n - i : CLEAN_CHUNK;
+		memset(buf, 0, sizeof(buf));
+		for (uint64_t j = 0; j < k; j++) {
+			const struct ecp_segment *x = &a[i + j];
+			struct ecp_segment *y = &buf[j];
+			y->thread = x->thread;
+			y->lock_acquire = x->lock_acquire;
+			y->lock_release = x->lock_release;
+			y->acquire_mode = x->acquire_mode;
+			y->length = x->length;
+			y->delay = x->delay;
+			y->cpu_start = x->cpu_start;
+			y->rec_start = x->rec_start;
+			y->rec_end = x->rec_end;
+			y->first_in = x->first_in;
+			y->n_in = x->n_in;
+			y->first_activity = x->first_activity;
+			y->n_activity = x->n_activity;
+		}
+		if (write_all(f, buf, sizeof(*buf), k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_locks(FILE *f, const struct ecp_lock *a, uint64_t n)
+{
+	struct ecp_lock buf[CLEAN_CHUNK];
+	for (uint64_t i = 0; i < n; i += CLEAN_CHUNK) {
+		uint64_t k = n - i < CLEAN_CHUNK ? n - i : CLEAN_CHUNK;
+		memset(buf, 0, sizeof(buf));
+		for (uint64_t j = 0; j < k; j++) {
+			buf[j].addr = a[i + j].addr;
+			buf[j].kind = a[i + j].kind;
+		}
+		if (write_all(f, buf, sizeof(*buf), k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 		    bool calls_kept, struct ecp_error *err)
 {
@@ -258,10 +330,10 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 		goto out_unlink;
 	}
 	if (write_all(f, &h, sizeof(h), 1) < 0 ||
-	    write_all(f, m->threads, sizeof(*m->threads), h.n_threads) < 0 ||
-	    write_all(f, m->segments, sizeof(*m->segments), h.n_segments) < 0 ||
+	    write_threads(f, m->threads, h.n_threads) < 0 ||
+	    write_segments(f, m->segments, h.n_segments) < 0 ||
 	    write_all(f, m->edges, sizeof(*m->edges), h.n_edges) < 0 ||
-	    write_all(f, m->locks, sizeof(*m->locks), h.n_locks) < 0 ||
+	    write_locks(f, m->locks, h.n_locks) < 0 ||
 	    write_all(f, df, sizeof(*df), h.n_functions) < 0 ||
 	    write_all(f, m->activities, sizeof(*m->activities), h.n_activities) < 0 ||
 	    write_all(f, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
