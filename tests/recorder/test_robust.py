@@ -4,6 +4,7 @@ Ctrl-C, a crash, fork+exec, threads still running at exit, cancellation,
 signals; plus --force and the refusal to overwrite a trace.
 
 usage: test_robust.py ROBUST_BINARY"""
+import json
 import os
 import signal
 import shutil
@@ -17,6 +18,17 @@ from ecptrace import *  # noqa: E402,F403
 
 def ecp_events(trace):
     return [e for e in read_trace(os.path.join(trace, 'main')) if e['event'].startswith('ecp:')]
+
+
+def analyse(exe, trace, what, repaired=()):
+    """`ecp info` reads the trace (exit 0, valid JSON) and says what it repaired."""
+    r = subprocess.run([exe, 'info', trace, '--format', 'json'], capture_output=True, text=True)
+    check(r.returncode == 0, '%s: ecp info exit %d: %s' % (what, r.returncode, r.stderr))
+    if r.returncode == 0:
+        check(json.loads(r.stdout)['threads'] >= 1, '%s: no threads analysed' % what)
+    for text in repaired:
+        check(text in r.stderr, '%s: the analysis does not report "%s": %s'
+              % (what, text, r.stderr))
 
 
 def main():
@@ -38,6 +50,7 @@ def main():
     check(read_meta(trace)['exit_status'] == 'signal:%d' % signal.SIGINT, 'Ctrl-C meta')
     ev = ecp_events(trace)
     check(count(ev, 'ecp:delay_begin', kind=0) == 1, 'Ctrl-C: the sleep is not in the trace')
+    analyse(exe, trace, 'Ctrl-C')
 
     # refuse to overwrite; --force replaces
     p = record(['-q', '-o', trace], [prog, 'crash'], cwd=work)
@@ -54,6 +67,7 @@ def main():
     ev = ecp_events(trace)
     check(count(ev, 'ecp:lock_acquired') == 10, 'crash: locks before the crash missing')
     check(read_meta(trace)['exit_status'] == 'signal:%d' % signal.SIGSEGV, 'crash meta')
+    analyse(exe, trace, 'crash')
 
     # fork + exec: the child is not recorded, the parent is
     p = record(['-q', '--force', '-o', trace], [prog, 'fork'], cwd=work)
@@ -62,6 +76,7 @@ def main():
     check(len({e['vpid'] for e in ev}) == 1, 'fork: the child was recorded')
     check(count(ev, 'ecp:lock_acquired') == 1 and count(ev, 'ecp:process_exit') == 1,
           'fork: parent events')
+    analyse(exe, trace, 'fork')
 
     # a thread still running at exit: the exit status and process_exit are there
     p = record(['-q', '--force', '-o', trace], [prog, 'running'], cwd=work)
@@ -69,6 +84,7 @@ def main():
     ev = ecp_events(trace)
     check(count(ev, 'ecp:process_exit', status=4) == 1, 'running: process_exit')
     check(count(ev, 'ecp:thread_start') == 2, 'running: threads')
+    analyse(exe, trace, 'running', ['had no thread_exit'])
 
     # cancellation: thread_exit written, the frames it left are unwound
     p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'cancel'], cwd=work)
@@ -78,6 +94,7 @@ def main():
     tid = [e['vtid'] for e in ev if e['event'] == 'ecp:thread_exit'][0]
     check(len([e for e in ev if e['event'] == 'ecp:func_unwound' and e['vtid'] == tid]) >= 2,
           'cancel: frames of the cancelled thread not unwound')
+    analyse(exe, trace, 'cancel')
 
     # signals in the middle of the hooks: balanced function events
     p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'signals'], cwd=work)
@@ -91,6 +108,7 @@ def main():
             depth -= 1
             check(depth >= 0, 'signals: more exits than entries')
     check(depth == 0, 'signals: %d frames left open' % depth)
+    analyse(exe, trace, 'signals')
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
