@@ -17,11 +17,12 @@
  *
  * Value codes are chosen so that random bytes hit the values the builder
  * matches on: small integers (kinds, modes, errno, counts, create ids),
- * thread handles, synchronization object addresses, function addresses, and
- * a few extremes. */
+ * thread handles, synchronization object addresses, function addresses,
+ * ETIMEDOUT, and a few extremes. */
 #ifndef ECP_FUZZ_BUILDER_FORMAT_H
 #define ECP_FUZZ_BUILDER_FORMAT_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #define ECP_FUZZ_REC_SIZE 8u
@@ -32,6 +33,7 @@
 #define ECP_FUZZ_HANDLE(k) ((uint8_t)(0x40u + (k))) /* 0x1000 * (k + 1) */
 #define ECP_FUZZ_OBJ(k)    ((uint8_t)(0x60u + (k))) /* 0xa0 + 8 k */
 #define ECP_FUZZ_FN(k)     ((uint8_t)(0x80u + (k))) /* 0x400000 + 16 k */
+#define ECP_FUZZ_ETIMEDOUT 0xfcu
 
 static inline uint64_t ecp_fuzz_value(uint8_t code)
 {
@@ -49,6 +51,8 @@ static inline uint64_t ecp_fuzz_value(uint8_t code)
 		return (uint64_t)1 << 63;
 	if (code == 0xfdu)
 		return UINT32_MAX;
+	if (code == ECP_FUZZ_ETIMEDOUT)
+		return ETIMEDOUT; /* the timed waits' outcome, above the small range */
 	return (uint64_t)(code - 0xc0u) * 1000003u; /* timeouts, odd values */
 }
 

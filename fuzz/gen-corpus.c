@@ -221,6 +221,20 @@ static void builder_seeds(const char *dir)
 	end_main(&s);
 	save(dir, "builder", &k, "sched-switch", &s);
 
+	/* Timed waits that time out: the delay is the time slept, bounded by
+	 * the timeout (0xc1: about 1 ms). */
+	start_main(&s, 0);
+	rec(&s, ECP_EV_LOCK_REQUEST, 1, MX, 0, 0, 5);
+	rec(&s, ECP_EV_LOCK_ACQUIRED, 1, MX, 0, 0, 5);
+	rec(&s, ECP_EV_COND_WAIT_BEGIN, 1, CV, MX, 0xc1, 10);
+	rec(&s, ECP_EV_COND_WAIT_END, 1, CV, MX, ECP_FUZZ_ETIMEDOUT, 0xf000);
+	rec(&s, ECP_EV_LOCK_RELEASE, 1, MX, 0, 0, 10);
+	rec(&s, ECP_EV_SEM_INIT, 1, SM, 0, 0, 5);
+	rec(&s, ECP_EV_SEM_WAIT_BEGIN, 1, SM, 0xc1, 0, 5);
+	rec(&s, ECP_EV_SEM_WAIT_END, 1, SM, ECP_FUZZ_ETIMEDOUT, 0, 0x2000);
+	end_main(&s);
+	save(dir, "builder", &k, "timeouts", &s);
+
 	/* Repairs for the lenient builder: an exit without entry, an unwound
 	 * frame, a join of an unknown handle, time going backwards. */
 	start_main(&s, 0);
