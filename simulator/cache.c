@@ -1,6 +1,7 @@
 #include "simulator/cache.h"
 
 #include <dirent.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -177,67 +178,61 @@ static int write_all(FILE *f, const void *p, size_t elem, uint64_t n)
  * models.  These copy the records field by field into zeroed chunks. */
 #define CLEAN_CHUNK 1024
 
-static int write_threads(FILE *f, const struct ecp_thread *a, uint64_t n)
+static void copy_thread(void *dst, const void *src)
 {
-	struct ecp_thread buf[CLEAN_CHUNK];
-	for (uint64_t i = 0; i < n; i += CLEAN_CHUNK) {
-		uint64_t k = n - i < CLEAN_CHUNK ? n - i : CLEAN_CHUNK;
-		memset(buf, 0, sizeof(buf));
-		for (uint64_t j = 0; j < k; j++) {
-			const struct ecp_thread *x = &a[i + j];
-			buf[j].tid = x->tid;
-			memcpy(buf[j].name, x->name, strnlen(x->name, sizeof(x->name)));
-			buf[j].first_segment = x->first_segment;
-			buf[j].n_segments = x->n_segments;
-			buf[j].start_function = x->start_function;
-			buf[j].parent = x->parent;
-		}
-		if (write_all(f, buf, sizeof(*buf), k) < 0)
-			return -1;
-	}
-	return 0;
+	const struct ecp_thread *x = src;
+	struct ecp_thread *y = dst;
+	y->tid = x->tid;
+	memcpy(y->name, x->name, strnlen(x->name, sizeof(x->name)));
+	y->first_segment = x->first_segment;
+	y->n_segments = x->n_segments;
+	y->start_function = x->start_function;
+	y->parent = x->parent;
 }
 
-static int write_segments(FILE *f, const struct ecp_segment *a, uint64_t n)
+static void copy_segment(void *dst, const void *src)
 {
-	struct ecp_segment buf[CLEAN_CHUNK];
-	for (uint64_t i = 0; i < n; i += CLEAN_CHUNK) {
-		uint64_t k = n - i < CLEAN_CHUNK ? n - i : CLEAN_CHUNK;
-		memset(buf, 0, sizeof(buf));
-		for (uint64_t j = 0; j < k; j++) {
-			const struct ecp_segment *x = &a[i + j];
-			struct ecp_segment *y = &buf[j];
-			y->thread = x->thread;
-			y->lock_acquire = x->lock_acquire;
-			y->lock_release = x->lock_release;
-			y->acquire_mode = x->acquire_mode;
-			y->length = x->length;
-			y->delay = x->delay;
-			y->cpu_start = x->cpu_start;
-			y->rec_start = x->rec_start;
-			y->rec_end = x->rec_end;
-			y->first_in = x->first_in;
-			y->n_in = x->n_in;
-			y->first_activity = x->first_activity;
-			y->n_activity = x->n_activity;
-		}
-		if (write_all(f, buf, sizeof(*buf), k) < 0)
-			return -1;
-	}
-	return 0;
+	const struct ecp_segment *x = src;
+	struct ecp_segment *y = dst;
+	y->thread = x->thread;
+	y->lock_acquire = x->lock_acquire;
+	y->lock_release = x->lock_release;
+	y->acquire_mode = x->acquire_mode;
+	y->length = x->length;
+	y->delay = x->delay;
+	y->cpu_start = x->cpu_start;
+	y->rec_start = x->rec_start;
+	y->rec_end = x->rec_end;
+	y->first_in = x->first_in;
+	y->n_in = x->n_in;
+	y->first_activity = x->first_activity;
+	y->n_activity = x->n_activity;
 }
 
-static int write_locks(FILE *f, const struct ecp_lock *a, uint64_t n)
+static void copy_lock(void *dst, const void *src)
 {
-	struct ecp_lock buf[CLEAN_CHUNK];
+	const struct ecp_lock *x = src;
+	struct ecp_lock *y = dst;
+	y->addr = x->addr;
+	y->kind = x->kind;
+}
+
+/* Writes n records of `elem` bytes, each copied by `copy` into a zeroed
+ * slot, CLEAN_CHUNK at a time. */
+static int write_clean(FILE *f, const void *records, uint64_t n, size_t elem,
+		       void (*copy)(void *dst, const void *src))
+{
+	static_assert(sizeof(struct ecp_segment) >= sizeof(struct ecp_thread) &&
+			      sizeof(struct ecp_segment) >= sizeof(struct ecp_lock),
+		      "the bounce buffer is sized for the largest record");
+	unsigned char buf[CLEAN_CHUNK * sizeof(struct ecp_segment)];
+	const unsigned char *in = records;
 	for (uint64_t i = 0; i < n; i += CLEAN_CHUNK) {
 		uint64_t k = n - i < CLEAN_CHUNK ? n - i : CLEAN_CHUNK;
-		memset(buf, 0, sizeof(buf));
-		for (uint64_t j = 0; j < k; j++) {
-			buf[j].addr = a[i + j].addr;
-			buf[j].kind = a[i + j].kind;
-		}
-		if (write_all(f, buf, sizeof(*buf), k) < 0)
+		memset(buf, 0, (size_t)k * elem);
+		for (uint64_t j = 0; j < k; j++)
+			copy(buf + j * elem, in + (i + j) * elem);
+		if (write_all(f, buf, elem, k) < 0)
 			return -1;
 	}
 	return 0;
@@ -330,10 +325,10 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 		goto out_unlink;
 	}
 	if (write_all(f, &h, sizeof(h), 1) < 0 ||
-	    write_threads(f, m->threads, h.n_threads) < 0 ||
-	    write_segments(f, m->segments, h.n_segments) < 0 ||
+	    write_clean(f, m->threads, h.n_threads, sizeof(*m->threads), copy_thread) < 0 ||
+	    write_clean(f, m->segments, h.n_segments, sizeof(*m->segments), copy_segment) < 0 ||
 	    write_all(f, m->edges, sizeof(*m->edges), h.n_edges) < 0 ||
-	    write_locks(f, m->locks, h.n_locks) < 0 ||
+	    write_clean(f, m->locks, h.n_locks, sizeof(*m->locks), copy_lock) < 0 ||
 	    write_all(f, df, sizeof(*df), h.n_functions) < 0 ||
 	    write_all(f, m->activities, sizeof(*m->activities), h.n_activities) < 0 ||
 	    write_all(f, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
