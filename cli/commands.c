@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "common/strdist.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -28,41 +29,12 @@ const struct ecp_command *ecp_command_find(const char *name)
 	return NULL;
 }
 
-/* Damerau-Levenshtein (optimal string alignment) distance, so that swapped
- * letters ("reprot") count as one edit, as git's and perf's suggestions do. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 32 || lb > 32)
-		return SIZE_MAX;
-	size_t d[33][33];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < best)
-				best = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[la][lb];
-}
-
 const struct ecp_command *ecp_command_suggest(const char *name)
 {
 	const struct ecp_command *best = NULL;
 	size_t best_d = SIZE_MAX;
 	for (size_t i = 0; i < ecp_n_commands; i++) {
-		size_t d = edit_distance(name, ecp_commands[i].name);
+		size_t d = ecp_edit_distance(name, ecp_commands[i].name, ECP_EDIT_TRANSPOSE);
 		if (d < best_d) {
 			best_d = d;
 			best = &ecp_commands[i];

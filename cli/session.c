@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/parse.h"
+#include "common/strdist.h"
 #include "simulator/trace.h"
 
 void ecp_cli_common_init(struct ecp_cli_common *c)
@@ -142,34 +143,6 @@ void ecp_cli_session_close(struct ecp_cli_session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static size_t edit_distance_ci(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 127 || lb > 127)
-		return SIZE_MAX;
-	size_t prev[128], cur[128];
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			char x = a[i - 1], y = b[j - 1];
-			if (x >= 'A' && x <= 'Z')
-				x = (char)(x - 'A' + 'a');
-			if (y >= 'A' && y <= 'Z')
-				y = (char)(y - 'A' + 'a');
-			size_t best = prev[j - 1] + (x != y);
-			if (prev[j] + 1 < best)
-				best = prev[j] + 1;
-			if (cur[j - 1] + 1 < best)
-				best = cur[j - 1] + 1;
-			cur[j] = best;
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
-	}
-	return prev[lb];
-}
-
 size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const char **out,
 			      size_t max)
 {
@@ -183,7 +156,7 @@ size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const
 		const char *cand = m->functions[f].name;
 		if (!cand)
 			continue;
-		size_t d = edit_distance_ci(name, cand);
+		size_t d = ecp_edit_distance(name, cand, ECP_EDIT_IGNORE_CASE);
 		if (strstr(cand, name) || strstr(name, cand))
 			d = d < 1 ? 0 : 1;
 		if (d == SIZE_MAX || d > (len / 2 > 3 ? len / 2 : 3))

@@ -4,10 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "common/parse.h"
+#include "common/strdist.h"
 
 static void test_proc_lists(void **state)
 {
@@ -77,6 +79,24 @@ static void test_name_pct(void **state)
 		assert_int_equal(ecp_parse_name_pct(bad[i], &name, &pct, &err), ECP_ERR_USAGE);
 }
 
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(ecp_edit_distance("report", "report", 0), 0);
+	assert_int_equal(ecp_edit_distance("", "scan", 0), 4);
+	/* a swap is two edits, or one with transpositions */
+	assert_int_equal(ecp_edit_distance("reprot", "report", 0), 2);
+	assert_int_equal(ecp_edit_distance("reprot", "report", ECP_EDIT_TRANSPOSE), 1);
+	/* case counts unless ignored */
+	assert_int_equal(ecp_edit_distance("Parse", "parse", 0), 1);
+	assert_int_equal(ecp_edit_distance("Parse", "parse", ECP_EDIT_IGNORE_CASE), 0);
+	assert_int_equal(ecp_edit_distance("kitten", "sitting", 0), 3);
+	char longer[ECP_EDIT_MAX_LEN + 2];
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	assert_true(ecp_edit_distance(longer, "x", 0) == SIZE_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -84,6 +104,7 @@ int main(void)
 		cmocka_unit_test(test_bad_proc_lists_are_usage_errors),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_name_pct),
+		cmocka_unit_test(test_edit_distance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
