@@ -28,11 +28,12 @@ attempt() {
 	best=""
 	for k in 1 2 3; do
 		rm -rf "$tmp/t"
-		# --min-duration 0: every call is an event, whose calibrated cost
-		# the reader subtracts.  The cost of calls folded by the default
-		# filter (call_cost_ns) is not subtracted yet: with folding, the
-		# 115 k leaf calls here would add about 2% of work.
-		if ! "$ECP" record -q --min-duration 0 -o "$tmp/t" -- "$PROG" >/dev/null 2>"$tmp/record.err"; then
+		# Default filters: the 115 k short leaf calls are folded.  Recording
+		# them all (--min-duration 0) makes the subtracted per-event cost,
+		# calibrated once, swing the work by 5-15% on a loaded machine.
+		# The folded calls' own cost (call_cost_ns) is not subtracted yet,
+		# which biases the work by about +2% here.
+		if ! "$ECP" record -q -o "$tmp/t" -- "$PROG" >/dev/null 2>"$tmp/record.err"; then
 			cat "$tmp/record.err" >&2
 			echo "SKIP: ecp record cannot run here" >&2
 			exit 77
