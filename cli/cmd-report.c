@@ -145,6 +145,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 			   a->span_ns ? (double)a->work_ns / (double)a->span_ns : 0.0);
 	ecp_json_kv_uint(&w, "idle_ns", a->idle_ns);
 	ecp_json_kv_bool(&w, "weights_exact", a->weights_exact);
+	ecp_json_kv_uint(&w, "inexact_segments", a->inexact_segments);
 	ecp_json_kv_string(&w, "lock_order",
 			   o->common.lock_order == ECP_LOCK_ORDER_RECORDED ? "recorded" : "arrival");
 	ecp_json_kv_string(&w, "sort", sort_names[o->sort]);
@@ -155,6 +156,8 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "name", m->functions[f->function].name);
 		ecp_json_kv_uint(&w, "calls", f->calls);
+		if (f->inexact)
+			ecp_json_kv_bool(&w, "weights_exact", false);
 		ecp_json_kv_int(&w, "tet_ns", llround(f->tet_ns));
 		ecp_json_kv_int(&w, "tetid_ns", llround(f->tetid_ns));
 		ecp_json_kv_int(&w, "work_ns", llround(f->work_ns));
@@ -280,7 +283,7 @@ int cmd_report(int argc, char **argv)
 		return ecp_fail("report", "%s", err.msg);
 	}
 	if (!a.weights_exact)
-		ecp_cli_warn_inexact("report", o.processors);
+		ecp_cli_warn_inexact("report", s.model, &a);
 	g_sort = o.sort;
 	g_model = s.model;
 	qsort(a.functions, a.n_functions, sizeof(a.functions[0]), compare_rows);

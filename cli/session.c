@@ -1,5 +1,7 @@
 #include "cli/session.h"
 
+#include "ecp/engine.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,11 +110,38 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
 	return 0;
 }
 
+static uint64_t g_exact_budget;
+
+uint64_t ecp_cli_exact_budget(void)
+{
+	return g_exact_budget ? g_exact_budget : ECP_ENGINE_DEFAULT_EXACT_BUDGET;
+}
+
+/* ECP_EXACT_BUDGET: events the exact re-simulations may process per P. */
+static int read_exact_budget(const char *cmd)
+{
+	const char *env = getenv("ECP_EXACT_BUDGET");
+	if (!env || !*env)
+		return 0;
+	uint64_t v;
+	if (ecp_parse_u64(env, &v) < 0 || v == 0)
+		return ecp_usage_error(cmd,
+				       "ECP_EXACT_BUDGET must be a positive number of events, "
+				       "not '%s'",
+				       env);
+	g_exact_budget = v;
+	ecp_analysis_set_exact_budget(v);
+	return 0;
+}
+
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s)
 {
 	struct ecp_error err = {0};
 	memset(s, 0, sizeof(*s));
+	int brc = read_exact_budget(cmd);
+	if (brc)
+		return brc;
 	s->common = c;
 	struct ecp_load_options opts = {
 		.allow_loss = c->allow_loss,
@@ -180,11 +209,26 @@ size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const
 	return n;
 }
 
-void ecp_cli_warn_inexact(const char *cmd, unsigned processors)
+void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
+			  const struct ecp_analysis *a)
 {
+	size_t n = 0;
+	for (size_t k = 0; k < a->n_functions; k++)
+		n += a->functions[k].inexact;
 	fprintf(stderr,
-		"ecp %s: note: the program sleeps or blocks on I/O, so at P=%u the segment "
-		"weights are approximate (about 2%% of weights differ from the exact "
-		"definition in tests); T_P and idle time are exact\n",
-		cmd, processors);
+		"ecp %s: note: at P=%u the program sleeps or blocks, and %u segment "
+		"weights could not be verified exact within the re-simulation budget "
+		"(%u were); %zu functions are affected",
+		cmd, a->processors, a->inexact_segments, a->resimulated_segments, n);
+	size_t shown = 0;
+	/* functions[] is sorted by TET: the first affected ones matter most */
+	for (size_t k = 0; k < a->n_functions && shown < 5; k++)
+		if (a->functions[k].inexact)
+			fprintf(stderr, "%s%s", shown++ ? ", " : ": ",
+				model->functions[a->functions[k].function].name);
+	fprintf(stderr, "%s; their TET and TETID use the closed form, which can be off "
+			"when a shortening changes the processor share during a sleep. "
+			"Raise ECP_EXACT_BUDGET (events per P, now %llu) to verify them\n",
+		n > shown ? ", ..." : "",
+		(unsigned long long)ecp_cli_exact_budget());
 }

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "ecp/analysis.h"
 #include "simulator/dag.h"
 #include "simulator/model.h"
 #include "simulator/replay.h"
@@ -68,9 +69,13 @@ void ecp_cli_session_close(struct ecp_cli_session *s);
  * it is used.  Returns 0 or an exit code. */
 int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *out);
 
-/* Says on stderr that the weights at P are the documented approximation
- * (delays with fewer processors than threads). */
-void ecp_cli_warn_inexact(const char *cmd, unsigned processors);
+/* Says on stderr which functions' weights at P could not be verified exact
+ * (a sleeping program whose exact re-simulations exceed the budget),
+ * naming up to a few of them and how to verify them all. */
+void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
+			  const struct ecp_analysis *analysis);
+/* The budget in force (ECP_EXACT_BUDGET, read by ecp_cli_session_open). */
+uint64_t ecp_cli_exact_budget(void);
 
 /* Processor count default for -P: the online CPUs. */
 unsigned ecp_cli_online_cpus(void);

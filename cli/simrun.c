@@ -52,7 +52,7 @@ int ecp_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned process
 	if (ecp_analyze(s->model, &s->dag, processors, &run->analysis, &err) < 0)
 		return ecp_fail(cmd, "P=%u: %s", processors, err.msg);
 	if (!run->analysis.weights_exact)
-		ecp_cli_warn_inexact(cmd, processors);
+		ecp_cli_warn_inexact(cmd, s->model, &run->analysis);
 	if (ecp_replay_run(&s->dag, processors, ECP_REPLAY_STEPS | ECP_REPLAY_TIMELINE,
 			   &run->replay, &err) < 0)
 		return ecp_fail(cmd, "simulating P=%u: %s", processors, err.msg);

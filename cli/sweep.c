@@ -101,7 +101,7 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 	}
 	for (size_t i = 0; i < sw->n_points; i++)
 		if (!sw->points[i].analysis.weights_exact) {
-			ecp_cli_warn_inexact(cmd, sw->points[i].processors);
+			ecp_cli_warn_inexact(cmd, m, &sw->points[i].analysis);
 			break;
 		}
 	size_t n_candidates = 0;

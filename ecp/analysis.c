@@ -111,6 +111,27 @@ static void attribute(const struct ecp_model *model, const uint64_t *act_first,
 	}
 }
 
+/* Set once by the command line before any analysis (ECP_EXACT_BUDGET). */
+static uint64_t g_exact_budget;
+
+void ecp_analysis_set_exact_budget(uint64_t events)
+{
+	g_exact_budget = events;
+}
+
+/* Marks the functions of every segment whose weight is unverified. */
+static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
+			 struct ecp_function_result *fr)
+{
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		if (!inexact[s])
+			continue;
+		const struct ecp_segment *seg = &model->segments[s];
+		for (uint32_t i = 0; i < seg->n_activity; i++)
+			fr[model->activities[seg->first_activity + i].function].inexact = true;
+	}
+}
+
 struct ecp_sweep {
 	const struct ecp_model *model;
 	const struct ecp_dag *dag;
@@ -191,6 +212,8 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	sw->model = model;
 	sw->dag = dag;
 	rc = ecp_engine_create(dag, &sw->engine, err);
+	if (rc >= 0 && g_exact_budget)
+		ecp_engine_set_exact_budget(sw->engine, g_exact_budget);
 	if (rc >= 0)
 		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL,
 				    err);
@@ -257,6 +280,9 @@ int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_anal
 	if (saturated)
 		memcpy(out->weights, sw->w_span, dag->n_segments * sizeof(double));
 	out->weights_exact = saturated || sum.exact;
+	if (!saturated)
+		ecp_engine_inexact(sw->engine, &out->inexact_segments,
+				   &out->resimulated_segments);
 	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);
 	out->idle_ns = (uint64_t)(sum.idle + 0.5L);
 	out->work_ns = dag->work;
@@ -275,9 +301,13 @@ int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_anal
 			    processors * sw->idle_per_p[f] - sw->idle_fixed[f];
 		}
 	}
-	if (!saturated)
+	if (!saturated) {
 		attribute(model, sw->act_first, sw->act_n, out->weights, sw->seg_idle,
 			  out->functions);
+		if (out->inexact_segments)
+			mark_inexact(model, ecp_engine_inexact(sw->engine, NULL, NULL),
+				     out->functions);
+	}
 	qsort_r(out->functions, out->n_functions, sizeof(*out->functions), cmp_result,
 		(void *)model);
 out:

@@ -29,6 +29,8 @@ struct ecp_function_result {
 	double span_ns;   /* TET at P = unlimited (on the critical path) */
 	double span_incl_ns; /* TETID at P = unlimited */
 	double idle_ns;   /* processor time idle while this function ran, at P */
+	bool inexact;     /* some segment it ran in has a weight that could not
+			   * be verified exact (see ecp_analysis.inexact_segments) */
 };
 
 struct ecp_analysis {
@@ -38,13 +40,20 @@ struct ecp_analysis {
 	uint64_t span_ns;     /* T_inf */
 	uint64_t idle_ns;     /* I_P = processor time idle before T_P */
 	double speedup;       /* T_1 / T_P */
-	bool weights_exact;   /* false: the program has delays and P is below the
-			       * peak thread count, where the fast weights are a
-			       * documented approximation (ecp/README.md) */
+	bool weights_exact;   /* every weight is the exact definition; false only
+			       * when the program sleeps and the exact
+			       * re-simulations needed exceed the budget
+			       * (ecp/engine.h), see inexact_segments */
+	uint32_t inexact_segments;   /* segments whose weight is unverified */
+	uint32_t resimulated_segments; /* segments whose weight was re-simulated */
 	double *weights;      /* per segment (n_segments) */
 	struct ecp_function_result *functions; /* sorted by tet_ns descending */
 	size_t n_functions;
 };
+
+/* Events the exact re-simulations may process per P (ecp/engine.h); 0
+ * keeps the engine's default.  Applies to the analyses that follow. */
+void ecp_analysis_set_exact_budget(uint64_t events);
 
 int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag, unsigned processors,
 		struct ecp_analysis *out, struct ecp_error *err);

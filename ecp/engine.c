@@ -1,17 +1,20 @@
-/* The engine: one warp plan for the ASAP schedule, reused for every P when
- * the model has no delays.
+/* The engine: one closed-form plan (ecp/plan.h) on the ASAP schedule,
+ * reused for every P when the model has no delays.
  *
- * With delays and a finite P, each P gets its own plan built on the
- * simulated P-run (ecp/prun.h) in work-clock coordinates W: there every
- * segment's run edge has its CPU length and every delay edge the W-length it
- * had in the unperturbed run, the run is an ASAP schedule of those lengths
- * and T_P = sum dW * F(n) exactly.  The approximation is to keep those delay
- * lengths fixed under the perturbation: a delay passes in real time, so when
- * a shortening changes the processor share (n > P on either side of a moved
- * instant) while a delay is in progress, or moves a delay's start by a
- * real-time amount different from its work-clock amount, the delay really
- * ends at another W.  Otherwise it is exact.  Measured against the oracle in
- * tests/engine (ecp/README.md): about 1-2% of weights differ. */
+ * With delays and a finite P below the ASAP run's reach (ecp_engine_saturation),
+ * each P gets its own plan built on the simulated P-run (ecp/prun.h) in
+ * work-clock coordinates W: there every segment's run edge has its CPU length,
+ * every delay edge the W-length it had in the unperturbed run, and the run is
+ * an ASAP schedule of those lengths.  The closed form holds a delay's W-length
+ * fixed under a shortening; a delay passes in real time, so that is true
+ * exactly when the shortening leaves the processor share unchanged while the
+ * delay is pending.  Every instant whose reach (running count plus starts) is
+ * at most P has F = 1 whatever moves there, so a segment whose end comes after
+ * the last instant of reach > P inside a pending tight delay cannot disturb
+ * any delay: its closed-form weight is exact.  The others are re-simulated
+ * with a symbolic eps (ecp/tangent.h), longest first, within a budget of
+ * events; what the budget does not cover is flagged per segment
+ * (ecp_engine_inexact), never silently. */
 #include "ecp/engine.h"
 
 #include <stdlib.h>
@@ -19,16 +22,39 @@
 
 #include "ecp/plan.h"
 #include "ecp/prun.h"
+#include "ecp/tangent.h"
 
 struct ecp_engine {
 	const struct ecp_dag *dag;
 	bool has_delays;
 	struct ecp_plan asap;
+	uint64_t exact_budget; /* events the re-simulations may process per P */
+	uint8_t *inexact;      /* per segment, of the last run */
+	uint32_t n_inexact;
+	uint32_t n_resimulated;
 };
 
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
 {
-	return engine->asap.max_count;
+	/* Below the largest reach, a shortening can make more than P run at
+	 * once somewhere even where the unperturbed run never does. */
+	return engine->asap.max_reach > engine->asap.max_count ? engine->asap.max_reach
+							       : engine->asap.max_count;
+}
+
+void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
+{
+	engine->exact_budget = events;
+}
+
+const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
+				  uint32_t *n_resimulated)
+{
+	if (n_inexact)
+		*n_inexact = engine->n_inexact;
+	if (n_resimulated)
+		*n_resimulated = engine->n_resimulated;
+	return engine->inexact;
 }
 
 static int asap_tight(const struct ecp_dag *dag, uint8_t *pred_tight, uint8_t *in_tight,
@@ -71,6 +97,13 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 		goto out;
 	}
 	e->dag = dag;
+	e->exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET;
+	e->inexact = calloc(s1, 1);
+	if (!e->inexact) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
+				   dag->n_segments);
+		goto out;
+	}
 	for (uint32_t s = 0; s < dag->n_segments; s++)
 		if (dag->delay[s] > 0 && dag->pred[s] != ECP_NO_ID)
 			e->has_delays = true;
@@ -93,6 +126,8 @@ out:
 	free(in_tight);
 	free(node_time);
 	if (rc < 0) {
+		if (e)
+			free(e->inexact);
 		free(e);
 		return rc;
 	}
@@ -105,6 +140,7 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 	if (!engine)
 		return;
 	ecp_plan_finish(&engine->asap);
+	free(engine->inexact);
 	free(engine);
 }
 
@@ -125,16 +161,119 @@ static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned p
 	return 0;
 }
 
+/* The last instant, in W order, at which some pending tight delay could be
+ * disturbed: an instant of reach > P inside [the delay's start, its end].
+ * NONE when there is none. */
+static uint32_t last_disturbing_instant(const struct ecp_dag *dag, const struct ecp_prun *run,
+				       const struct ecp_plan *plan, unsigned processors,
+				       const uint32_t *start_inst, const uint32_t *end_inst,
+				       uint32_t *prev_sensitive)
+{
+	uint32_t last = UINT32_MAX;
+	for (uint32_t i = 0; i < plan->n_instants; i++)
+		prev_sensitive[i] = plan->reach[i] > processors ? i
+				    : i ? prev_sensitive[i - 1]
+					: UINT32_MAX;
+	for (uint32_t s = 0; s < dag->n_segments; s++) {
+		ecp_id p = dag->pred[s];
+		if (p == ECP_NO_ID || !dag->delay[s] || !run->pred_tight[s])
+			continue;
+		uint32_t a = end_inst[p], b = start_inst[s];
+		uint32_t k = prev_sensitive[b];
+		if (k != UINT32_MAX && k >= a && (last == UINT32_MAX || k > last))
+			last = k;
+	}
+	return last;
+}
+
+static int longer_first(const void *pa, const void *pb, void *ctx)
+{
+	const uint64_t *length = ctx;
+	uint64_t a = length[*(const uint32_t *)pa];
+	uint64_t b = length[*(const uint32_t *)pb];
+	if (a != b)
+		return a > b ? -1 : 1;
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+	return (x > y) - (x < y);
+}
+
+/* Replaces the closed-form weights the plan cannot vouch for by exact ones
+ * (as many as the budget allows, longest segments first) and flags the
+ * rest. */
+static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
+		      const struct ecp_plan *plan, unsigned processors, double *weights,
+		      struct ecp_error *err)
+{
+	const struct ecp_dag *dag = engine->dag;
+	uint32_t S = dag->n_segments;
+	size_t s1 = S ? S : 1;
+	uint32_t *start_inst = malloc(s1 * sizeof(uint32_t));
+	uint32_t *end_inst = malloc(s1 * sizeof(uint32_t));
+	uint32_t *prev = malloc((plan->n_instants ? plan->n_instants : 1) * sizeof(uint32_t));
+	uint32_t *todo = NULL;
+	struct ecp_tangent *tangent = NULL;
+	int rc = 0;
+	if (!start_inst || !end_inst || !prev) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
+		goto out;
+	}
+	ecp_plan_segment_instants(plan, start_inst, end_inst);
+	uint32_t last = last_disturbing_instant(dag, run, plan, processors, start_inst,
+						end_inst, prev);
+	if (last == UINT32_MAX)
+		goto out;
+	uint32_t n_todo = 0;
+	for (uint32_t s = 0; s < S; s++)
+		n_todo += dag->length[s] > 0 && end_inst[s] <= last;
+	if (!n_todo)
+		goto out;
+	todo = malloc((size_t)n_todo * sizeof(uint32_t));
+	if (!todo) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
+		goto out;
+	}
+	n_todo = 0;
+	for (uint32_t s = 0; s < S; s++)
+		if (dag->length[s] > 0 && end_inst[s] <= last)
+			todo[n_todo++] = s;
+	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
+	rc = ecp_tangent_create(dag, processors, &tangent, err);
+	if (rc < 0)
+		goto out;
+	uint64_t cost = ecp_tangent_cost(tangent), spent = 0;
+	for (uint32_t k = 0; k < n_todo; k++) {
+		uint32_t s = todo[k];
+		if (spent + cost > engine->exact_budget) {
+			engine->inexact[s] = 1;
+			engine->n_inexact++;
+			continue;
+		}
+		spent += cost;
+		weights[s] = ecp_tangent_weight(tangent, s);
+		engine->n_resimulated++;
+	}
+out:
+	ecp_tangent_destroy(tangent);
+	free(todo);
+	free(start_inst);
+	free(end_inst);
+	free(prev);
+	return rc;
+}
+
 int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weights,
 		   double *seg_idle, struct ecp_run_summary *summary,
 		   struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
-	/* From P = the ASAP run's largest running count on, nothing ever
-	 * shares a processor: the P-run is the ASAP run (delays or not) and
-	 * F(n) = 1 wherever n >= 1, as for unlimited P. */
-	if (!engine->has_delays || !processors || processors >= engine->asap.max_count) {
-		/* Unlimited processors never share, so the P-run is the ASAP run. */
+	memset(engine->inexact, 0, dag->n_segments);
+	engine->n_inexact = engine->n_resimulated = 0;
+	/* Without delays every P is a warp of the ASAP run.  Unlimited
+	 * processors never share, and from the largest reach on no shortening
+	 * can make anything share: the P-run is the ASAP run and F = 1
+	 * everywhere a perturbation can reach, delays or not. */
+	if (!engine->has_delays || !processors ||
+	    processors >= ecp_engine_saturation(engine)) {
 		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle,
 				  summary, err);
 		if (summary)
@@ -158,11 +297,13 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 		    err, "cannot differentiate the run on %u processors", processors);
 	}
 	rc = run_plan(&plan, dag, processors, weights, seg_idle, summary, err);
+	if (rc >= 0 && weights)
+		rc = make_exact(engine, &run, &plan, processors, weights, err);
 	if (summary) {
 		/* The simulated makespan is the reference; the plan's warp sum
 		 * agrees up to rounding. */
 		summary->makespan = run.makespan;
-		summary->exact = false;
+		summary->exact = engine->n_inexact == 0;
 	}
 	ecp_plan_finish(&plan);
 	ecp_prun_finish(&run);

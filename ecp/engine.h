@@ -1,14 +1,11 @@
 /* Segment weights, T_P and idleness for any P on a fixed DAG: the engine
  * under ecp_analyze(), exposed for sweeps over P (`ecp scan`) and tests.
  *
- * Exactness: without delays (and for P = unlimited with or without them) the
- * weights are exactly the paper's definition (the brute-force oracle,
- * ecp/oracle.h, agrees bit for bit on ties too).  With delays and finite P
- * the P-run is no longer a warp of the ASAP schedule; the engine simulates it
- * and differentiates it on its work clock, holding each delay's work-clock
- * length fixed: a shortening that changes the processor share *during* a
- * delay is not propagated through that delay (see ecp/engine.c and the
- * measured disagreement in tests/engine/test-engine-property.c). */
+ * Exactness: the weights are the paper's definition (the brute-force oracle,
+ * ecp/oracle.h, agrees on ties too) at every P, with or without delays, for
+ * every segment not flagged by ecp_engine_inexact().  Flags can only appear
+ * with delays at finite P when the exact re-simulations needed exceed the
+ * budget (ecp_engine_set_exact_budget); see ecp/engine.c. */
 #ifndef ECP_ECP_ENGINE_H
 #define ECP_ECP_ENGINE_H
 
@@ -23,7 +20,7 @@ struct ecp_engine;
 struct ecp_run_summary {
 	long double makespan; /* T_P */
 	long double idle;     /* I_P: processor time idle before T_P (0 when unlimited) */
-	bool exact;           /* weights are the exact definition (see above) */
+	bool exact;           /* every weight is the exact definition */
 };
 
 /* Prepares the P-independent part (O(E log E)); the DAG must outlive it. */
@@ -37,9 +34,21 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 		   double *seg_idle, struct ecp_run_summary *summary,
 		   struct ecp_error *err);
 
-/* The largest number of segments running at once in the ASAP run: from this
- * P on, weights equal those at unlimited P (nothing shares a processor). */
+/* From this P on, weights equal those at unlimited P: nothing shares a
+ * processor in the ASAP run, nor after any shortening (the largest running
+ * count plus the segments starting at one instant). */
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
+
+/* Events the exact re-simulations may process per P (each costs about
+ * 2 x segments); beyond it, segments are flagged instead. */
+#define ECP_ENGINE_DEFAULT_EXACT_BUDGET 400000000ull
+void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events);
+
+/* Per segment, of the last ecp_engine_run(): 1 where the weight is the
+ * closed form's and could not be verified exact; counts of those and of the
+ * segments re-simulated exactly. */
+const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
+				  uint32_t *n_resimulated);
 
 /* From P = saturation on, a segment's idle charge is P * per_p[s] - fixed[s]
  * (n_segments each): sweeps over large P need no pass over the timeline. */

@@ -44,6 +44,11 @@ struct oracle {
 	const struct ecp_dag *dag;
 	unsigned processors;
 	uint32_t *next;
+	uint32_t *out_off; /* cross-thread out-edges of each segment (CSR) */
+	uint32_t *out_to;
+	uint32_t *live;    /* the segments ACTIVE or DELAYED, unordered */
+	uint8_t *listed;   /* in live[] (a woken segment stays where it was) */
+	uint32_t n_live;
 	uint32_t *need;
 	uint8_t *state;
 	struct sym *rem;  /* remaining work of an active segment */
@@ -51,6 +56,14 @@ struct oracle {
 };
 
 static void become_ready(struct oracle *o, uint32_t s, uint32_t shortened, struct sym t);
+
+static void list(struct oracle *o, uint32_t s)
+{
+	if (!o->listed[s]) {
+		o->listed[s] = 1;
+		o->live[o->n_live++] = s;
+	}
+}
 
 static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym t)
 {
@@ -60,17 +73,16 @@ static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym 
 	if (nx != UINT32_MAX) {
 		if (dag->delay[nx] > 0) {
 			o->state[nx] = DELAYED;
+			list(o, nx);
 			o->wake[nx] =
 			    sym_add(t, (struct sym){(long double)dag->delay[nx], 0});
 		} else if (--o->need[nx] == 0) {
 			become_ready(o, nx, shortened, t);
 		}
 	}
-	/* Inputs are scanned (O(S) per end): the oracle favours obviousness. */
-	for (uint32_t v = 0; v < dag->n_segments; v++)
-		for (uint32_t e = dag->in_offset[v]; e < dag->in_offset[v + 1]; e++)
-			if (dag->in_from[e] == s && --o->need[v] == 0)
-				become_ready(o, v, shortened, t);
+	for (uint32_t i = o->out_off[s]; i < o->out_off[s + 1]; i++)
+		if (--o->need[o->out_to[i]] == 0)
+			become_ready(o, o->out_to[i], shortened, t);
 }
 
 static void become_ready(struct oracle *o, uint32_t s, uint32_t shortened, struct sym t)
@@ -81,6 +93,7 @@ static void become_ready(struct oracle *o, uint32_t s, uint32_t shortened, struc
 		return;
 	}
 	o->state[s] = ACTIVE;
+	list(o, s);
 	o->rem[s] = len;
 }
 
@@ -95,19 +108,32 @@ static struct sym simulate(struct oracle *o, uint32_t shortened)
 			     (dag->in_offset[s + 1] - dag->in_offset[s]);
 	}
 	struct sym t = {0, 0};
+	o->n_live = 0;
+	memset(o->listed, 0, S);
 	for (uint32_t s = 0; s < S; s++)
 		if (o->state[s] == WAITING && o->need[s] == 0)
 			become_ready(o, s, shortened, t);
 	for (;;) {
+		/* Drop what left the live states since the last instant. */
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < o->n_live; i++) {
+			uint32_t s = o->live[i];
+			if (o->state[s] == ACTIVE || o->state[s] == DELAYED)
+				o->live[kept++] = s;
+			else
+				o->listed[s] = 0;
+		}
+		o->n_live = kept;
 		uint32_t n = 0;
-		for (uint32_t s = 0; s < S; s++)
-			n += o->state[s] == ACTIVE;
+		for (uint32_t i = 0; i < o->n_live; i++)
+			n += o->state[o->live[i]] == ACTIVE;
 		long double f = 1.0L;
 		if (o->processors && n > o->processors)
 			f = (long double)n / o->processors;
 		bool any = false;
 		struct sym next = {0, 0};
-		for (uint32_t s = 0; s < S; s++) {
+		for (uint32_t i = 0; i < o->n_live; i++) {
+			uint32_t s = o->live[i];
 			struct sym cand;
 			if (o->state[s] == ACTIVE)
 				cand = sym_add(t, sym_scale(o->rem[s], f));
@@ -123,11 +149,15 @@ static struct sym simulate(struct oracle *o, uint32_t shortened)
 			break;
 		struct sym progress = sym_scale(sym_sub(next, t), 1.0L / f);
 		t = next;
-		for (uint32_t s = 0; s < S; s++)
-			if (o->state[s] == ACTIVE)
-				o->rem[s] = sym_sub(o->rem[s], progress);
-		/* Everything due now; finishing may make more segments due now. */
-		for (uint32_t s = 0; s < S; s++) {
+		for (uint32_t i = 0; i < o->n_live; i++)
+			if (o->state[o->live[i]] == ACTIVE)
+				o->rem[o->live[i]] = sym_sub(o->rem[o->live[i]], progress);
+		/* Everything due now.  Segments that start now are appended
+		 * past n_due with their whole length to run (not due); those
+		 * of length 0 were finished on the spot. */
+		uint32_t n_due = o->n_live;
+		for (uint32_t i = 0; i < n_due; i++) {
+			uint32_t s = o->live[i];
 			if (o->state[s] == ACTIVE &&
 			    sym_cmp(o->rem[s], (struct sym){0, 0}) <= 0) {
 				finish(o, s, shortened, t);
@@ -149,12 +179,17 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	size_t s1 = S ? S : 1;
 	struct oracle o = {.dag = dag, .processors = processors};
 	o.next = malloc(s1 * sizeof(uint32_t));
+	o.out_off = calloc(s1 + 1, sizeof(uint32_t));
+	o.out_to = malloc((dag->n_in ? dag->n_in : 1) * sizeof(uint32_t));
+	o.live = malloc(s1 * sizeof(uint32_t));
+	o.listed = malloc(s1);
 	o.need = malloc(s1 * sizeof(uint32_t));
 	o.state = malloc(s1);
 	o.rem = malloc(s1 * sizeof(struct sym));
 	o.wake = malloc(s1 * sizeof(struct sym));
 	int rc = 0;
-	if (!o.next || !o.need || !o.state || !o.rem || !o.wake) {
+	if (!o.next || !o.out_off || !o.out_to || !o.live || !o.listed || !o.need || !o.state ||
+	    !o.rem || !o.wake) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (oracle, %u segments)", S);
 		goto out;
@@ -164,6 +199,23 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->pred[s] != ECP_NO_ID)
 			o.next[dag->pred[s]] = s;
+	for (uint32_t e = 0; e < dag->n_in; e++) {
+		if (dag->in_from[e] >= S) {
+			rc = ecp_error_set(err, ECP_ERR, "oracle: edge %u from unknown segment %u",
+					   e, dag->in_from[e]);
+			goto out;
+		}
+		o.out_off[dag->in_from[e] + 1]++;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		o.out_off[s + 1] += o.out_off[s];
+	{
+		uint32_t *cur = o.need; /* borrowed as a cursor */
+		memcpy(cur, o.out_off, s1 * sizeof(uint32_t));
+		for (uint32_t v = 0; v < S; v++)
+			for (uint32_t e = dag->in_offset[v]; e < dag->in_offset[v + 1]; e++)
+				o.out_to[cur[dag->in_from[e]]++] = v;
+	}
 	struct sym base = simulate(&o, UINT32_MAX);
 	for (uint32_t s = 0; s < S; s++)
 		if (o.state[s] != DONE) {
@@ -184,6 +236,10 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	}
 out:
 	free(o.next);
+	free(o.out_off);
+	free(o.out_to);
+	free(o.live);
+	free(o.listed);
 	free(o.need);
 	free(o.state);
 	free(o.rem);

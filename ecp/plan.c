@@ -385,7 +385,8 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
 	plan->by_start = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	plan->charge = malloc((k ? k : 1) * sizeof(double));
-	if (!plan->instant_time || !plan->count_after || !plan->seg_instant ||
+	plan->reach = malloc((k ? k : 1) * sizeof(uint32_t));
+	if (!plan->reach || !plan->instant_time || !plan->count_after || !plan->seg_instant ||
 	    !plan->charge || !plan->by_start) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 		goto out;
@@ -396,8 +397,10 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	for (size_t i = 0; i < k;) {
 		size_t j = i;
 		int64_t total = 0;
+		uint32_t starts = 0;
 		while (j < k && pairs[j].key == pairs[i].key) {
 			total += (pairs[j].value & 1u) ? -1 : 1;
+			starts += !(pairs[j].value & 1u);
 			plan->seg_instant[pairs[j].value] = it;
 			if (!(pairs[j].value & 1u))
 				plan->by_start[n_started++] = pairs[j].value / 2;
@@ -407,6 +410,9 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		if (rc < 0)
 			goto out;
 		plan->instant_time[it] = b->in->node_time[pairs[i].value] + 0.0;
+		plan->reach[it] = n_run + starts;
+		if (plan->reach[it] > plan->max_reach)
+			plan->max_reach = plan->reach[it];
 		n_run = (uint32_t)((int64_t)n_run + total);
 		plan->count_after[it] = n_run;
 		it++;
@@ -559,6 +565,7 @@ void ecp_plan_finish(struct ecp_plan *plan)
 	free(plan->seg_instant);
 	free(plan->by_start);
 	free(plan->charge);
+	free(plan->reach);
 	free(plan->time_at_count);
 	free(plan->acc);
 	free(plan->key_value);
@@ -691,5 +698,15 @@ void ecp_plan_idle_linear(const struct ecp_plan *plan, double *per_p, double *fi
 		uint32_t s = plan->by_start[k];
 		per_p[s] = charge[z] - charge[a];
 		fixed[s] = plan->instant_time[z] - plan->instant_time[a];
+	}
+}
+
+void ecp_plan_segment_instants(const struct ecp_plan *plan, uint32_t *start_instant,
+			       uint32_t *end_instant)
+{
+	for (uint32_t k = 0; k < plan->n_segments; k++) {
+		uint32_t s = plan->by_start[k];
+		start_instant[s] = plan->seg_instant[2 * k];
+		end_instant[s] = plan->seg_instant[2 * k + 1];
 	}
 }

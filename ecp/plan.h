@@ -73,6 +73,12 @@ struct ecp_plan {
 	uint32_t n_instants;
 	double *instant_time;
 	uint32_t *count_after;
+	/* reach[i]: the running count just before instant i plus the segments
+	 * starting there, the most that can run around it once some of its
+	 * nodes move (F(n) for any n a shortening can produce there is 1 when
+	 * P >= reach[i]). */
+	uint32_t *reach;
+	uint32_t max_reach;
 	uint32_t *by_start;    /* the segments in order of their start instant */
 	uint32_t *seg_instant; /* 2 per by_start[k]: instant of its start and end */
 	double *charge;        /* per instant, scratch of ecp_plan_idle */
@@ -109,5 +115,10 @@ long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
  * segment's idle charge is linear in P: sum over its instants of
  * (P/n - 1) dt = P * per_p[s] - fixed[s].  Fills both (n_segments each). */
 void ecp_plan_idle_linear(const struct ecp_plan *plan, double *per_p, double *fixed);
+
+/* The instant (index into instant_time) of every segment's start and end
+ * node: start_instant and end_instant, n_segments each. */
+void ecp_plan_segment_instants(const struct ecp_plan *plan, uint32_t *start_instant,
+			       uint32_t *end_instant);
 
 #endif

@@ -1,74 +1,18 @@
-/* The engine against the brute-force oracle on random models.
+/* The engine (ecp_engine_run) against the brute-force oracle on random
+ * models.
  *
  * 10,000 random DAGs (ECP_PROPERTY_MODELS overrides), each at P = 1..5 and
- * unlimited: fork/join fan-in, broadcasts fan-out, barriers, thread chains,
- * zero-length segments and lengths drawn from a tiny set so that ties are
- * everywhere.  Without delays the weights and T_P must agree exactly.  A
- * quarter of the models have delays: there T_P must agree, the weights at
- * unlimited P exactly, and at finite P the engine's documented approximation
- * (ecp/engine.c) is measured against the oracle and bounded. */
+ * unlimited (tests/engine/random-dag.h: ties everywhere).  A quarter of the
+ * models have delays.  Every weight, T_P and the idleness must agree with the
+ * oracle, delays included.  And with no budget for exact re-simulation,
+ * every weight the engine does not flag must still be exact. */
 #include "tests/engine/check.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "tests/engine/fixture.h"
-
-static uint64_t rng_state;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state % n);
-}
-
-static void random_model(struct fx *f, bool delays)
-{
-	static const uint64_t lengths[] = {0, 1, 1, 2, 2, 2, 3, 4};
-	static const uint64_t delay_set[] = {0, 0, 1, 2, 3};
-	fx_init(f);
-	uint32_t threads = 1 + rnd(5);
-	uint32_t target = 2 + rnd(24);
-	ecp_id last[8];
-	for (uint32_t t = 0; t < 8; t++)
-		last[t] = ECP_NO_ID;
-	while (f->n_seg < target) {
-		uint32_t kind = rnd(10);
-		if (kind == 0 && threads >= 2) {
-			/* barrier: every participant's next segment waits for all */
-			uint32_t k = 2 + rnd(threads - 1);
-			ecp_id arrived[8], n_arr = 0;
-			for (uint32_t t = 0; t < k; t++)
-				if (last[t] != ECP_NO_ID)
-					arrived[n_arr++] = last[t];
-			for (uint32_t t = 0; t < k; t++) {
-				ecp_id s = fx_seg(f, t, lengths[rnd(8)], 0);
-				for (uint32_t i = 0; i < n_arr; i++)
-					if (arrived[i] != last[t])
-						fx_edge(f, arrived[i], s);
-				last[t] = s;
-			}
-			continue;
-		}
-		uint32_t t = rnd(threads);
-		uint64_t delay = delays && last[t] != ECP_NO_ID ? delay_set[rnd(5)] : 0;
-		ecp_id s = fx_seg(f, t, lengths[rnd(8)], delay);
-		fx_act(f, s, rnd(4), 1, f->length[s], f->length[s]);
-		uint32_t n_in = rnd(4) == 0 ? 1 + rnd(2) : 0;
-		if (last[t] == ECP_NO_ID && s > 0 && rnd(2))
-			n_in++; /* a created thread: its start waits for the creator */
-		for (uint32_t i = 0; i < n_in && s > 0; i++) {
-			ecp_id from = rnd(s);
-			if (from != last[t])
-				fx_edge(f, from, s);
-		}
-		last[t] = s;
-	}
-	if (fx_build(f) < 0)
-		fail_msg("generator made a cyclic DAG");
-}
+#include "tests/engine/random-dag.h"
 
 struct stats {
 	unsigned long models, weights, differ;
@@ -173,40 +117,92 @@ static void test_random_models(void **state)
 	struct stats exact = {0}, approx = {0}, delay_unlimited = {0};
 	for (unsigned long i = 0; i < n_models; i++) {
 		uint64_t seed = 0x9e3779b97f4a7c15ULL * (i + 1);
-		rng_state = seed;
+		uint64_t rng = seed;
 		bool delays = i % 4 == 3;
+		struct random_dag_opts o = {
+		    .max_threads = 5, .min_segments = 2, .spread = 24, .delays = delays};
 		struct fx f;
-		random_model(&f, delays);
+		random_dag(&f, &rng, &o);
 		for (unsigned p = 0; p <= 5; p++) {
 			if (!delays)
 				compare(&f, p, true, &exact, seed);
 			else if (p == 0)
 				compare(&f, p, true, &delay_unlimited, seed);
 			else
-				compare(&f, p, false, &approx, seed);
+				compare(&f, p, true, &approx, seed);
 		}
 		(delays ? &approx : &exact)->models++;
 		fx_free(&f);
 	}
-	printf("no delays: %lu models, %lu weights, all exact\n", exact.models,
+	printf("no delays: %lu models, %lu weights equal to the oracle\n", exact.models,
 	       exact.weights);
-	printf("delays, unlimited P: %lu weights, all exact\n", delay_unlimited.weights);
-	printf("delays, P = 1..5: %lu models, %lu weights, %lu differ from the oracle "
-	       "(%.2f%%), "
-	       "max |difference| %.4f, sum |difference| / sum |oracle weight| = %.4f\n",
-	       approx.models, approx.weights, approx.differ,
-	       approx.weights ? 100.0 * approx.differ / approx.weights : 0.0,
-	       approx.max_diff,
-	       approx.sum_abs_oracle > 0 ? approx.sum_diff / approx.sum_abs_oracle : 0.0);
-	/* The approximation must stay an approximation: measured ~ see the
-	 * engineer's note; fail loudly if it degrades. */
-	assert_true(approx.differ * 100 <= approx.weights * 5);
+	printf("delays: %lu models, %lu weights at unlimited P and %lu at P = 1..5 equal "
+	       "to the oracle\n",
+	       approx.models, delay_unlimited.weights, approx.weights);
+	assert_int_equal(exact.models + approx.models, n_models);
+	assert_true(approx.models * 5 >= n_models); /* a quarter have delays */
+}
+
+/* With no budget for re-simulation, the engine keeps the closed form where
+ * it cannot vouch for it and flags those segments: every weight left
+ * unflagged must still be the oracle's (the flag is honest), and the flags
+ * must not be everything (the detection is worth having). */
+static void test_flags_are_honest(void **state)
+{
+	(void)state;
+	unsigned long n_models = 4000, flagged = 0, unflagged = 0, wrong_flagged = 0;
+	for (unsigned long i = 0; i < n_models; i++) {
+		uint64_t seed = 0x2545f4914f6cdd1dULL * (i + 1), rng = seed;
+		struct random_dag_opts o = {.max_threads = 6, .min_segments = 2,
+					    .spread = 30, .delays = true};
+		struct fx f;
+		random_dag(&f, &rng, &o);
+		const struct ecp_dag *dag = &f.dag;
+		double fast[64], slow[64];
+		assert_true(dag->n_segments <= 64);
+		struct ecp_error err = {0};
+		struct ecp_engine *engine;
+		if (ecp_engine_create(dag, &engine, &err) < 0)
+			fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
+		ecp_engine_set_exact_budget(engine, 0);
+		for (unsigned p = 1; p <= 5; p++) {
+			struct ecp_run_summary sum;
+			if (ecp_engine_run(engine, p, fast, NULL, &sum, &err) < 0 ||
+			    ecp_weights_oracle(dag, p, slow, NULL, &err) < 0)
+				fail_msg("seed %llu P=%u: %s", (unsigned long long)seed, p,
+					 err.msg);
+			uint32_t n_inexact = 0;
+			const uint8_t *inexact = ecp_engine_inexact(engine, &n_inexact, NULL);
+			assert_int_equal(sum.exact, n_inexact == 0);
+			for (uint32_t s = 0; s < dag->n_segments; s++) {
+				bool right = fabs(fast[s] - slow[s]) <= 1e-9;
+				if (inexact[s]) {
+					flagged++;
+					wrong_flagged += !right;
+				} else {
+					unflagged++;
+					if (!right)
+						fail_msg("seed %llu P=%u segment %u: closed form "
+							 "%.9f, oracle %.9f, not flagged",
+							 (unsigned long long)seed, p, s, fast[s],
+							 slow[s]);
+				}
+			}
+		}
+		ecp_engine_destroy(engine);
+		fx_free(&f);
+	}
+	printf("budget 0: %lu weights unflagged, all equal to the oracle; %lu flagged, "
+	       "of which %lu really differ\n",
+	       unflagged, flagged, wrong_flagged);
+	assert_true(unflagged > 0 && wrong_flagged > 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_models),
+	    cmocka_unit_test(test_flags_are_honest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
 # is 7/4, of Fig. 4 20/11, of Fig. 20 (watchdog, with its sleeps) 17/12; when
 # `ecp scan` is built, the predicted T_P of Fig. 4 on 2 and 3 processors is 12
 # and 11 units of 20, of Fig. 1 4 of 7 on 2 and 3, of the watchdog 12 of 17 on
-# 2.  Each sample is copied to a temporary directory first, so reading it
+# 2.  Every sample's weights are exact at every P from 1 to 16 (the
+# watchdog sleeps: its weights come from exact re-simulation).  Each sample is copied to a temporary directory first, so reading it
 # never writes (a model cache) into the source tree.
 #
 # env: ECP, ECP_SOURCE_ROOT (from e2e_env); exit 0 pass, 1 fail, 77 skip.
@@ -72,3 +73,26 @@ nlargest 9 - -
 billing 9 - -
 pipeline 4 - -
 LIST
+
+# weights_exact at every P: report's JSON says so and nothing warns.
+checked=0
+for dir in "$tmp"/*/; do
+	name=$(basename "$dir")
+	p=1
+	while [ $p -le 16 ]; do
+		out=$("$ECP" report "$dir" -P $p --format json 2>"$tmp/err") ||
+			{ cat "$tmp/err"; fail "ecp report $name -P $p"; }
+		case $out in
+		*'"weights_exact": true'*) ;;
+		*) fail "$name: weights not exact at P=$p" ;;
+		esac
+		if grep -q "could not be verified" "$tmp/err"; then
+			cat "$tmp/err"
+			fail "$name: unverified weights at P=$p"
+		fi
+		checked=$((checked + 1))
+		p=$((p + 1))
+	done
+done
+[ $checked -eq $((7 * 16)) ] || fail "checked $checked sample/P pairs, expected 112"
+echo "ok: weights exact for 7 samples at P = 1..16"

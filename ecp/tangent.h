@@ -1,0 +1,37 @@
+/* Exact segment weights where the closed form (ecp/plan.h) is not enough:
+ * the P-run re-simulated with one segment shortened by a symbolic eps.
+ *
+ * With delays (sleep, blocking I/O) and a finite P, a delay passes in real
+ * time while the closed form works on the run's work clock; a shortening that
+ * changes the processor share while a delay is pending moves that delay's end
+ * on the work clock, and the closed form does not follow.  This module
+ * follows it literally: every time is a + b*eps, compared lexicographically
+ * (the exact one-sided derivative for an infinitesimal eps, ties included),
+ * and the weight is -b of the makespan.  It is the oracle's definition
+ * (ecp/oracle.c) run with heaps, O(E log E) per segment instead of O(S*E):
+ * the engine calls it only for the segments the closed form cannot vouch
+ * for (ecp/engine.c). */
+#ifndef ECP_ECP_TANGENT_H
+#define ECP_ECP_TANGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "simulator/dag.h"
+
+struct ecp_tangent;
+
+/* processors: P >= 1, or 0 for unlimited.  The DAG must outlive it. */
+int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
+		       struct ecp_tangent **tangent, struct ecp_error *err);
+void ecp_tangent_destroy(struct ecp_tangent *tangent);
+
+/* The exact weight of one segment (0 for a zero-length one). */
+double ecp_tangent_weight(struct ecp_tangent *tangent, uint32_t segment);
+
+/* Events one re-simulation processes (2 per segment): the cost unit the
+ * engine budgets with. */
+uint64_t ecp_tangent_cost(const struct ecp_tangent *tangent);
+
+#endif
