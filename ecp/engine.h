@@ -41,7 +41,7 @@ uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
 
 /* Events the exact re-simulations may process per P (each costs about
  * 2 x segments); beyond it, segments are flagged instead. */
-#define ECP_ENGINE_DEFAULT_EXACT_BUDGET 400000000ull
+#define ECP_ENGINE_DEFAULT_EXACT_BUDGET 20000000ull
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events);
 
 /* Per segment, of the last ecp_engine_run(): 1 where the weight is the

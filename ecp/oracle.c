@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simulator/dag-succ.h"
+
 /* a + b * eps */
 struct sym {
 	long double a, b;
@@ -43,9 +45,7 @@ enum state { WAITING, DELAYED, ACTIVE, DONE };
 struct oracle {
 	const struct ecp_dag *dag;
 	unsigned processors;
-	uint32_t *next;
-	uint32_t *out_off; /* cross-thread out-edges of each segment (CSR) */
-	uint32_t *out_to;
+	struct ecp_dag_succ succ; /* who each segment's end releases */
 	uint32_t *live;    /* the segments ACTIVE or DELAYED, unordered */
 	uint8_t *listed;   /* in live[] (a woken segment stays where it was) */
 	uint32_t n_live;
@@ -69,8 +69,8 @@ static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym 
 {
 	const struct ecp_dag *dag = o->dag;
 	o->state[s] = DONE;
-	uint32_t nx = o->next[s];
-	if (nx != UINT32_MAX) {
+	uint32_t nx = o->succ.next[s];
+	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
 			o->state[nx] = DELAYED;
 			list(o, nx);
@@ -80,9 +80,9 @@ static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym 
 			become_ready(o, nx, shortened, t);
 		}
 	}
-	for (uint32_t i = o->out_off[s]; i < o->out_off[s + 1]; i++)
-		if (--o->need[o->out_to[i]] == 0)
-			become_ready(o, o->out_to[i], shortened, t);
+	for (uint32_t i = o->succ.out_offset[s]; i < o->succ.out_offset[s + 1]; i++)
+		if (--o->need[o->succ.out_to[i]] == 0)
+			become_ready(o, o->succ.out_to[i], shortened, t);
 }
 
 static void become_ready(struct oracle *o, uint32_t s, uint32_t shortened, struct sym t)
@@ -178,9 +178,6 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
 	struct oracle o = {.dag = dag, .processors = processors};
-	o.next = malloc(s1 * sizeof(uint32_t));
-	o.out_off = calloc(s1 + 1, sizeof(uint32_t));
-	o.out_to = malloc((dag->n_in ? dag->n_in : 1) * sizeof(uint32_t));
 	o.live = malloc(s1 * sizeof(uint32_t));
 	o.listed = malloc(s1);
 	o.need = malloc(s1 * sizeof(uint32_t));
@@ -188,34 +185,15 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 	o.rem = malloc(s1 * sizeof(struct sym));
 	o.wake = malloc(s1 * sizeof(struct sym));
 	int rc = 0;
-	if (!o.next || !o.out_off || !o.out_to || !o.live || !o.listed || !o.need || !o.state ||
+	if (!o.live || !o.listed || !o.need || !o.state ||
 	    !o.rem || !o.wake) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (oracle, %u segments)", S);
 		goto out;
 	}
-	for (uint32_t s = 0; s < S; s++)
-		o.next[s] = UINT32_MAX;
-	for (uint32_t s = 0; s < S; s++)
-		if (dag->pred[s] != ECP_NO_ID)
-			o.next[dag->pred[s]] = s;
-	for (uint32_t e = 0; e < dag->n_in; e++) {
-		if (dag->in_from[e] >= S) {
-			rc = ecp_error_set(err, ECP_ERR, "oracle: edge %u from unknown segment %u",
-					   e, dag->in_from[e]);
-			goto out;
-		}
-		o.out_off[dag->in_from[e] + 1]++;
-	}
-	for (uint32_t s = 0; s < S; s++)
-		o.out_off[s + 1] += o.out_off[s];
-	{
-		uint32_t *cur = o.need; /* borrowed as a cursor */
-		memcpy(cur, o.out_off, s1 * sizeof(uint32_t));
-		for (uint32_t v = 0; v < S; v++)
-			for (uint32_t e = dag->in_offset[v]; e < dag->in_offset[v + 1]; e++)
-				o.out_to[cur[dag->in_from[e]]++] = v;
-	}
+	rc = ecp_dag_succ_init(&o.succ, dag, err);
+	if (rc < 0)
+		goto out;
 	struct sym base = simulate(&o, UINT32_MAX);
 	for (uint32_t s = 0; s < S; s++)
 		if (o.state[s] != DONE) {
@@ -235,9 +213,7 @@ int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *w
 		weights[s] = (double)-t.b;
 	}
 out:
-	free(o.next);
-	free(o.out_off);
-	free(o.out_to);
+	ecp_dag_succ_finish(&o.succ);
 	free(o.live);
 	free(o.listed);
 	free(o.need);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simulator/dag-succ.h"
+
 #define NONE UINT32_MAX
 
 struct heap_item {
@@ -58,9 +60,7 @@ static long double tolerance(long double x)
 struct sim {
 	const struct ecp_dag *dag;
 	struct ecp_prun *run;
-	uint32_t *next;    /* thread successor */
-	uint32_t *out_off; /* CSR of out-edges: target segments */
-	uint32_t *out_to;
+	struct ecp_dag_succ succ;
 	uint32_t *need; /* unsatisfied inputs */
 	uint32_t *start_instant, *end_instant, *pred_instant;
 	uint32_t *ready;
@@ -83,8 +83,8 @@ static void end_segment(struct sim *m, uint32_t s)
 	m->end_instant[s] = m->instant;
 	m->run->node_time[2 * s + 1] = (double)m->t;
 	m->run->node_work[2 * s + 1] = (double)m->w;
-	uint32_t nx = m->next[s];
-	if (nx != NONE) {
+	uint32_t nx = m->succ.next[s];
+	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
 			heap_push(&m->delayed, m->t + (long double)dag->delay[nx], nx);
 		} else {
@@ -92,8 +92,8 @@ static void end_segment(struct sim *m, uint32_t s)
 			satisfy(m, nx);
 		}
 	}
-	for (uint32_t i = m->out_off[s]; i < m->out_off[s + 1]; i++)
-		satisfy(m, m->out_to[i]);
+	for (uint32_t i = m->succ.out_offset[s]; i < m->succ.out_offset[s + 1]; i++)
+		satisfy(m, m->succ.out_to[i]);
 }
 
 static void start_ready(struct sim *m)
@@ -175,10 +175,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
 	run->node_work = malloc(2 * s1 * sizeof(double));
 	run->pred_tight = calloc(s1, 1);
 	run->in_tight = calloc(dag->n_in ? dag->n_in : 1, 1);
-	m.next = malloc(s1 * sizeof(uint32_t));
-	m.out_off = calloc(s1 + 1, sizeof(uint32_t));
-	m.out_to = malloc((dag->n_in ? dag->n_in : 1) * sizeof(uint32_t));
-	m.need = calloc(s1, sizeof(uint32_t));
+	m.need = malloc(s1 * sizeof(uint32_t));
 	m.start_instant = malloc(s1 * sizeof(uint32_t));
 	m.end_instant = malloc(s1 * sizeof(uint32_t));
 	m.pred_instant = malloc(s1 * sizeof(uint32_t));
@@ -187,51 +184,17 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
 	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight ||
-	    !m.next || !m.out_off || !m.out_to || !m.need || !m.start_instant ||
+	    !m.need || !m.start_instant ||
 	    !m.end_instant || !m.pred_instant || !m.ready || !m.active.a ||
 	    !m.delayed.a) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (P-run of %u segments)", S);
 		goto out;
 	}
-	for (uint32_t s = 0; s < S; s++)
-		m.next[s] = NONE;
-	for (uint32_t s = 0; s < S; s++) {
-		ecp_id p = dag->pred[s];
-		if (p == ECP_NO_ID)
-			continue;
-		if (p >= S || m.next[p] != NONE) {
-			rc = ecp_error_set(err, ECP_ERR,
-					   "segment %u: invalid thread predecessor %u", s,
-					   p);
-			goto out;
-		}
-		m.next[p] = s;
-		m.need[s]++;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
-			if (dag->in_from[e] >= S) {
-				rc = ecp_error_set(err, ECP_ERR,
-						   "segment %u: invalid input %u", s,
-						   dag->in_from[e]);
-				goto out;
-			}
-			m.out_off[dag->in_from[e] + 1]++;
-			m.need[s]++;
-		}
-	}
-	for (uint32_t s = 0; s < S; s++)
-		m.out_off[s + 1] += m.out_off[s];
-	{
-		uint32_t *cur = m.start_instant; /* borrowed as a cursor */
-		for (uint32_t s = 0; s < S; s++)
-			cur[s] = m.out_off[s];
-		for (uint32_t s = 0; s < S; s++)
-			for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1];
-			     e++)
-				m.out_to[cur[dag->in_from[e]]++] = s;
-	}
+	rc = ecp_dag_succ_init(&m.succ, dag, err);
+	if (rc < 0)
+		goto out;
+	memcpy(m.need, m.succ.init_remaining, s1 * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++) {
 		m.start_instant[s] = m.end_instant[s] = m.pred_instant[s] = NONE;
 		if (!m.need[s])
@@ -250,9 +213,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
 	run->makespan = m.t;
 	run->n_instants = m.instant + 1;
 out:
-	free(m.next);
-	free(m.out_off);
-	free(m.out_to);
+	ecp_dag_succ_finish(&m.succ);
 	free(m.need);
 	free(m.start_instant);
 	free(m.end_instant);

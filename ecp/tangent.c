@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#include "simulator/dag-succ.h"
 
 /* a + b * eps */
 struct sym {
@@ -88,11 +88,8 @@ static struct item heap_pop(struct heap *h)
 struct ecp_tangent {
 	const struct ecp_dag *dag;
 	unsigned processors;
-	uint32_t *next;      /* thread successor */
-	uint32_t *out_off;   /* CSR of cross-thread out-edges */
-	uint32_t *out_to;
-	uint32_t *need_init; /* inputs each segment waits for */
-	uint32_t *need;
+	struct ecp_dag_succ succ;
+	uint32_t *need;      /* inputs each segment still waits for */
 	uint32_t *ready;
 	size_t n_ready;
 	struct heap active;  /* keyed by the work clock at which each ends */
@@ -112,52 +109,20 @@ int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (tangent)");
 	g->dag = dag;
 	g->processors = processors;
-	g->next = malloc(s1 * sizeof(uint32_t));
-	g->out_off = calloc(s1 + 1, sizeof(uint32_t));
-	g->out_to = malloc((dag->n_in ? dag->n_in : 1) * sizeof(uint32_t));
-	g->need_init = calloc(s1, sizeof(uint32_t));
+	int rc = ecp_dag_succ_init(&g->succ, dag, err);
+	if (rc < 0) {
+		free(g);
+		return rc;
+	}
 	g->need = malloc(s1 * sizeof(uint32_t));
 	g->ready = malloc(s1 * sizeof(uint32_t));
 	g->active.a = malloc(s1 * sizeof(struct item));
 	g->delayed.a = malloc(s1 * sizeof(struct item));
-	if (!g->next || !g->out_off || !g->out_to || !g->need_init || !g->need ||
-	    !g->ready || !g->active.a || !g->delayed.a) {
+	if (!g->need || !g->ready || !g->active.a || !g->delayed.a) {
 		ecp_tangent_destroy(g);
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (tangent, %u segments)", S);
 	}
-	for (uint32_t s = 0; s < S; s++)
-		g->next[s] = NONE;
-	for (uint32_t s = 0; s < S; s++) {
-		ecp_id p = dag->pred[s];
-		if (p != ECP_NO_ID) {
-			if (p >= S || g->next[p] != NONE) {
-				ecp_tangent_destroy(g);
-				return ecp_error_set(
-				    err, ECP_ERR, "segment %u: invalid thread predecessor %u",
-				    s, p);
-			}
-			g->next[p] = s;
-			g->need_init[s]++;
-		}
-		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
-			if (dag->in_from[e] >= S) {
-				ecp_tangent_destroy(g);
-				return ecp_error_set(err, ECP_ERR,
-						     "segment %u: invalid input %u", s,
-						     dag->in_from[e]);
-			}
-			g->out_off[dag->in_from[e] + 1]++;
-			g->need_init[s]++;
-		}
-	}
-	for (uint32_t s = 0; s < S; s++)
-		g->out_off[s + 1] += g->out_off[s];
-	uint32_t *cur = g->need; /* borrowed as a cursor */
-	memcpy(cur, g->out_off, s1 * sizeof(uint32_t));
-	for (uint32_t s = 0; s < S; s++)
-		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
-			g->out_to[cur[dag->in_from[e]]++] = s;
 	*tangent = g;
 	return 0;
 }
@@ -166,10 +131,7 @@ void ecp_tangent_destroy(struct ecp_tangent *g)
 {
 	if (!g)
 		return;
-	free(g->next);
-	free(g->out_off);
-	free(g->out_to);
-	free(g->need_init);
+	ecp_dag_succ_finish(&g->succ);
 	free(g->need);
 	free(g->ready);
 	free(g->active.a);
@@ -191,8 +153,8 @@ static void satisfy(struct ecp_tangent *g, uint32_t s)
 static void finish(struct ecp_tangent *g, uint32_t s)
 {
 	const struct ecp_dag *dag = g->dag;
-	uint32_t nx = g->next[s];
-	if (nx != NONE) {
+	uint32_t nx = g->succ.next[s];
+	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0)
 			heap_push(&g->delayed,
 				  sym_add(g->t, (struct sym){(long double)dag->delay[nx], 0}),
@@ -200,8 +162,8 @@ static void finish(struct ecp_tangent *g, uint32_t s)
 		else
 			satisfy(g, nx);
 	}
-	for (uint32_t i = g->out_off[s]; i < g->out_off[s + 1]; i++)
-		satisfy(g, g->out_to[i]);
+	for (uint32_t i = g->succ.out_offset[s]; i < g->succ.out_offset[s + 1]; i++)
+		satisfy(g, g->succ.out_to[i]);
 }
 
 /* Starts what became ready at the current instant; a segment that takes no
@@ -235,7 +197,7 @@ double ecp_tangent_weight(struct ecp_tangent *g, uint32_t segment)
 	if (segment >= S || dag->length[segment] == 0)
 		return 0.0;
 	g->shortened = segment;
-	memcpy(g->need, g->need_init, (size_t)S * sizeof(uint32_t));
+	memcpy(g->need, g->succ.init_remaining, (size_t)S * sizeof(uint32_t));
 	g->n_ready = g->active.n = g->delayed.n = 0;
 	g->t = g->w = (struct sym){0, 0};
 	for (uint32_t s = 0; s < S; s++)

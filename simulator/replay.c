@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common/vec.h"
+#include "simulator/dag-succ.h"
 #include "simulator/linux-sched.h"
 #include "simulator/sim-heap.h"
 
@@ -270,53 +271,9 @@ static double kdbl(uint64_t k)
 	return x;
 }
 
-/* What every P's simulation shares: successors through the cross-thread
- * inputs (CSR) and the initial count of unfinished inputs per segment. */
-struct succ {
-	uint32_t *out_offset;
-	ecp_id *out_to;
-	uint32_t *init_remaining;
-};
-
-static void succ_finish(struct succ *g)
-{
-	free(g->out_offset);
-	free(g->out_to);
-	free(g->init_remaining);
-	memset(g, 0, sizeof(*g));
-}
-
-static int succ_init(struct succ *g, const struct ecp_dag *dag, struct ecp_error *err)
-{
-	uint32_t n = dag->n_segments;
-	size_t cells = (size_t)n + 1;
-	g->out_offset = calloc(cells, sizeof(*g->out_offset));
-	g->out_to = malloc(((size_t)dag->n_in + 1) * sizeof(*g->out_to));
-	g->init_remaining = malloc(cells * sizeof(*g->init_remaining));
-	if (!g->out_offset || !g->out_to || !g->init_remaining) {
-		succ_finish(g);
-		return nomem(err, "event simulation");
-	}
-	for (ecp_id i = 0; i < n; i++)
-		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
-			g->out_offset[dag->in_from[k] + 1]++;
-	for (ecp_id i = 0; i < n; i++)
-		g->out_offset[i + 1] += g->out_offset[i];
-	/* init_remaining doubles as the fill cursor, then gets its value. */
-	uint32_t *fill = g->init_remaining;
-	memcpy(fill, g->out_offset, cells * sizeof(*fill));
-	for (ecp_id i = 0; i < n; i++)
-		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
-			g->out_to[fill[dag->in_from[k]]++] = i;
-	for (ecp_id i = 0; i < n; i++)
-		g->init_remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] +
-				       (dag->pred[i] != ECP_NO_ID);
-	return 0;
-}
-
 struct sim {
 	const struct ecp_dag *dag;
-	const struct succ *g;
+	const struct ecp_dag_succ *g;
 	uint32_t *remaining;
 	double *ready;
 	double *t_start, *t_end; /* only with ECP_REPLAY_TIMELINE */
@@ -398,7 +355,7 @@ static int sim_step(struct sim *s)
 	return 0;
 }
 
-static int simulate(const struct ecp_dag *dag, const struct succ *g, unsigned p, unsigned flags,
+static int simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *g, unsigned p, unsigned flags,
 		    struct ecp_replay *out, struct ecp_error *err)
 {
 	uint32_t n = dag->n_segments;
@@ -524,7 +481,7 @@ static bool needs_simulation(const struct ecp_dag *dag, const struct ecp_profile
 }
 
 static int replay_one(const struct ecp_dag *dag, const struct ecp_profile *prof,
-		      const struct succ *g, unsigned p, unsigned flags, struct ecp_replay *out,
+		      const struct ecp_dag_succ *g, unsigned p, unsigned flags, struct ecp_replay *out,
 		      struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -550,7 +507,7 @@ static bool memchr_u(const unsigned *v, size_t n, unsigned x)
 struct sweep_job {
 	const struct ecp_dag *dag;
 	const struct ecp_profile *prof;
-	const struct succ *g;
+	const struct ecp_dag_succ *g;
 	const unsigned *processors;
 	size_t n, first, stride;
 	unsigned flags;
@@ -578,7 +535,7 @@ int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size
 		     unsigned flags, struct ecp_replay *out, struct ecp_error *err)
 {
 	struct ecp_profile prof = {0};
-	struct succ g = {0};
+	struct ecp_dag_succ g = {0};
 	int rc = 0;
 	if (dag->n_segments == 0)
 		return ecp_error_set(err, ECP_ERR_USAGE, "replay of an empty DAG");
@@ -587,7 +544,7 @@ int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size
 	size_t simulated = 0;
 	for (size_t k = 0; k < n; k++)
 		simulated += needs_simulation(dag, &prof, processors[k], flags);
-	if (simulated && (rc = succ_init(&g, dag, err))) {
+	if (simulated && (rc = ecp_dag_succ_init(&g, dag, err))) {
 		ecp_profile_finish(&prof);
 		return rc;
 	}
@@ -632,7 +589,7 @@ int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size
 	if (rc == 0 && dag->total_delay > 0 && !memchr_u(processors, n, 1)) {
 		struct ecp_replay one;
 		if (!g.out_offset && needs_simulation(dag, &prof, 1, 0))
-			rc = succ_init(&g, dag, err);
+			rc = ecp_dag_succ_init(&g, dag, err);
 		if (rc == 0 && (rc = replay_one(dag, &prof, &g, 1, 0, &one, err)) == 0) {
 			t1 = one.makespan;
 			ecp_replay_finish(&one);
@@ -646,7 +603,7 @@ int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size
 		for (size_t i = 0; i < n; i++)
 			ecp_replay_finish(&out[i]);
 	ecp_profile_finish(&prof);
-	succ_finish(&g);
+	ecp_dag_succ_finish(&g);
 	return rc;
 }
 
