@@ -348,6 +348,7 @@ int main(int argc, char **argv)
 	    "prepare (dominator tree, instants, span weights): %.2f s wall, %.2f s CPU\n",
 	    t3 - t2, c3 - c2);
 	double total_p = 0;
+	unsigned long long resimulated = 0, unverified = 0, inexact_p = 0;
 	for (unsigned p = 1; p <= 64; p++) {
 		struct ecp_analysis a;
 		double ta = now();
@@ -357,11 +358,15 @@ int main(int argc, char **argv)
 		}
 		double tb = now();
 		total_p += tb - ta;
+		resimulated += a.resimulated_segments;
+		unverified += a.inexact_segments;
+		inexact_p += !a.weights_exact;
 		if (p == 1 || p == 2 || p == 4 || p == 8 || p == 16 || p == 32 || p == 64)
 			printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  "
-			       "(%.3f s)\n",
+			       "(%.3f s; %u segments re-simulated, %u unverified)\n",
 			       p, a.makespan_ns / 1e9, a.speedup, a.idle_ns / 1e9,
-			       g.model.functions[a.functions[0].function].name, tb - ta);
+			       g.model.functions[a.functions[0].function].name, tb - ta,
+			       a.resimulated_segments, a.inexact_segments);
 		ecp_analysis_finish(&a);
 	}
 	double t4 = now(), c4 = cpu_now();
@@ -370,6 +375,9 @@ int main(int argc, char **argv)
 	       "%.2f s wall, "
 	       "%.2f s CPU\n",
 	       total_p, total_p / 64, c4 - c3, t4 - t2, c4 - c2);
+	printf("exactness: %llu segment weights re-simulated exactly, %llu left "
+	       "unverified (flagged) over %llu of the 64 P\n",
+	       resimulated, unverified, inexact_p);
 	printf("peak RSS %.0f MB = %.2fx the model+DAG arrays (%.0f MB); engine added "
 	       "%.0f MB\n",
 	       rss / 1e3, rss * 1e3 / (double)(g.model_bytes + g.dag_bytes),
