@@ -26,10 +26,12 @@ if [ "$st" -ne 0 ]; then echo "FAIL: exit $st (9: ecp record, 8: the agent in th
 
 echo "-- analysis commands under memcheck"
 cp -r traces/samples/billing "$tmp/billing"
+# the watchdog sleeps: its weights take the exact re-simulation path
+cp -r traces/samples/watchdog "$tmp/watchdog"
 for args in "info --format json" "report -P 3" "scan -P 1-4 --sched linux" \
 	"whatif --faster main=20 -P 1-4" "viz -P 3 --range 1-4 -o $tmp/r.html" \
 	"export -P 3 --format perfetto -o $tmp/p.json" "export -P 3 --format folded -o -"; do
-	for trace in "$tmp/billing" "$tmp/fig1.data"; do
+	for trace in "$tmp/billing" "$tmp/watchdog" "$tmp/fig1.data"; do
 		# shellcheck disable=SC2086
 		"${vg[@]}" "$ecp" ${args%% *} "$trace" ${args#* } >/dev/null 2>"$tmp/err" ||
 			{ echo "FAIL: ecp $args $trace"; cat "$tmp/err"; exit 1; }
