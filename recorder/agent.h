@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "recorder/tsc.h"
+
 #define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
 #define ECP_AGENT_FN  __attribute__((no_instrument_function))
 
@@ -56,9 +58,8 @@ struct ecp_thread {
 	uint32_t overflow; /* calls deeper than ECP_STACK_MAX */
 	int tid;           /* kernel tid, cached: gettid() is a syscall */
 	uint64_t create_id;
-	uint64_t last_ts;
 	void (*once_fn)(void); /* the init routine pthread_once is running */
-	bool once_ran;         /* last function `ts` emitted (keeps ts monotonic) */
+	bool once_ran;         /* it ran on this thread (once_end's `ran`) */
 	uint32_t n_fold;
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -78,14 +79,11 @@ extern volatile int ecp_agent_ready;
 extern __thread struct ecp_thread *ecp_self __attribute__((tls_model("initial-exec")));
 
 /* Time: the TSC times the shadow stack cheaply (11 ns, vs 28 ns for
- * CLOCK_MONOTONIC); only differences of TSC values are converted to ns, so
- * the conversion's error is relative to a call's duration, never absolute. */
-static inline __attribute__((always_inline)) uint64_t ecp_tsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
+ * CLOCK_MONOTONIC), and function events carry the raw TSC: the reader
+ * converts it through the driver's (CLOCK_MONOTONIC, TSC) anchors, so no
+ * ratio calibrated in the agent ever scales a time.  ecp_tsc_to_ns (a rough
+ * ratio, measured at start) only converts thresholds and the agent's own
+ * cost per call, which need no precision. */
 uint64_t ecp_mono_ns(void);
 uint64_t ecp_tsc_to_ns(uint64_t ticks);
 

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "recorder/agent-path.h"
+#include "recorder/clock-anchor.h"
 #include "recorder/launch.h"
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
@@ -268,7 +269,9 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	*(void **)&em->emit_lost = dlsym(em->handle, "ecp_sched_emit_lost");
 	*(void **)&em->emit_comm = dlsym(em->handle, "ecp_sched_emit_comm");
 	*(void **)&em->emit_task = dlsym(em->handle, "ecp_sched_emit_task");
-	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task)
+	*(void **)&em->emit_clock = dlsym(em->handle, "ecp_sched_emit_clock");
+	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task ||
+	    !em->emit_clock)
 		return ecp_error_set(err, ECP_ERR_IO,
 				     "%s lacks the ecp_sched_emit functions", path);
 	/* The library stays loaded: unloading LTTng-UST is not supported. */
@@ -276,14 +279,22 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 }
 
 /* The cost of one event (blocking channel, vtid/vpid contexts), measured by
- * writing CALIBRATION_EVENTS into a throw-away session. */
-static int calibrate(const char *session, const struct ecp_sched_emitter *em,
+ * writing CALIBRATION_EVENTS into a throw-away session, on the CPU that
+ * records (the two CPUs of a VM need not run alike). */
+static int calibrate(const char *session, const struct ecp_sched_emitter *em, int cpu,
 		     uint64_t *cost, struct ecp_error *err)
 {
 	uint64_t t0, t1;
+	cpu_set_t old, one;
+	bool pinned = false;
 	int rc = ecp_lttng_session_start(session, err);
 	if (rc)
 		return rc;
+	if (sched_getaffinity(0, sizeof(old), &old) == 0) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	}
 	/* warm the buffers up before timing */
 	for (int i = 0; i < 1000; i++)
 		em->emit_switch(0, 0, 0, 0);
@@ -292,6 +303,8 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em,
 		em->emit_switch((uint64_t)i, i, i & 1, 0);
 	t1 = mono_ns();
 	*cost = (t1 - t0) / CALIBRATION_EVENTS;
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
 	return ecp_lttng_session_stop(session, err);
 }
 
@@ -309,9 +322,17 @@ static uint64_t read_call_cost(const char *path)
 	return ns;
 }
 
-/* Runs the program to its end, draining perf meanwhile. */
+/* Clock anchors at least this often (ms): between two, the reader
+ * interpolates linearly, and CLOCK_MONOTONIC's rate against the TSC changes
+ * only by NTP's slewing (at most 500 ppm), so the conversion stays within
+ * about a microsecond. */
+#define ANCHOR_MS 20
+
+/* Runs the program to its end, draining perf and writing clock anchors
+ * meanwhile. */
 static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf,
-		      int *status, uint64_t *end_ns, uint64_t *cpu_ns)
+		      const struct ecp_sched_emitter *em, int *status, uint64_t *end_ns,
+		      uint64_t *cpu_ns)
 {
 	struct rusage ru;
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
@@ -322,9 +343,10 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 			p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
 		if (perf)
 			p[n++] = (struct pollfd){.fd = ps->fd, .events = POLLIN};
-		poll(p, n, pidfd >= 0 ? 200 : 20);
+		poll(p, n, ANCHOR_MS);
 		if (perf)
 			ecp_perf_switch_drain(ps);
+		ecp_clock_anchor_emit(em);
 		pid_t r = wait4(l->pid, status, WNOHANG, &ru);
 		if (r == l->pid) {
 			*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
@@ -442,7 +464,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = load_sched_emitter(&em, err);
 	if (rc)
 		goto out;
-	rc = calibrate(s_calib, &em, &sum->event_cost_ns, err);
+	rc = calibrate(s_calib, &em, sum->cpu, &sum->event_cost_ns, err);
 	if (rc)
 		goto out;
 
@@ -485,14 +507,17 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 			goto out;
 		}
 	}
+	/* the first anchor precedes every function time, the last follows them */
+	ecp_clock_anchor_emit(&em);
 	start_ns = mono_ns();
 	rc = ecp_launch_exec(&l, err);
 	if (rc)
 		goto out;
-	supervise(&l, &ps, perf, &status, &end_ns, &sum->cpu_ns);
+	supervise(&l, &ps, perf, &em, &status, &end_ns, &sum->cpu_ns);
 	child_pid = 0;
 	if (perf)
 		ecp_perf_switch_finish(&ps);
+	ecp_clock_anchor_emit(&em);
 
 	rc = ecp_lttng_session_stop(s_main, err);
 	if (!rc)
@@ -563,10 +588,6 @@ out:
 		ecp_lttng_daemon_stop(&daemon);
 	if (calib_dir[0])
 		remove_tree(calib_dir);
-	if (!rc && !perf) {
-		snprintf(path, sizeof(path), "%s/sched", out);
-		remove_tree(path);
-	}
 	if (rc && have_output)
 		remove_tree(out); /* no half-made trace left behind */
 	env_free(&env_perf);

@@ -5,7 +5,8 @@
 # work of compute() match the CPU time the program measured itself, with its
 # threads' CLOCK_THREAD_CPUTIME_ID, in the SAME run (within 1%, plus the
 # calibrated cost of the events inside: this machine's speed varies 2-3x
-# between runs, so nothing here is compared across runs); the second run answers from the cache with the same figures; a
+# between runs, so nothing here is compared across runs); no timestamp was
+# clamped; the second run answers from the cache with the same figures; a
 # missing trace fails with exit 1 and a message naming the path.
 # Skips (77) where `ecp record` cannot run (no LTTng session daemon).
 set -u
@@ -69,6 +70,8 @@ if not 0 < info["span_ns"] <= info["work_ns"]:
     print("FAIL: span %d not in (0, work]" % info["span_ns"]); sys.exit(1)
 if info["discarded_events"] != 0:
     print("FAIL: discarded events"); sys.exit(1)
+if info["warnings"]:
+    print("FAIL: warnings %s" % info["warnings"]); sys.exit(1)
 for th in info["thread_list"]:
     if th["tid"] not in measured:
         print("FAIL: thread %d was not measured by the program" % th["tid"]); sys.exit(1)

@@ -31,7 +31,10 @@ def main():
     recorded = {}
     if no_perf:
         check(meta['clock'] == 'thread-cputime', 'clock ' + meta['clock'])
-        check(not os.path.exists(os.path.join(trace, 'sched')), 'sched trace without perf')
+        # without perf the sched trace holds only the clock anchors
+        sched = read_trace(os.path.join(trace, 'sched'))
+        check(count(sched, 'ecp_sched:switch') == 0, 'switch records without perf')
+        check(count(sched, 'ecp_sched:clock') >= 2, 'fewer than two clock anchors')
         ev = read_trace(os.path.join(trace, 'main'))
         for e in ev:
             if e['event'] == 'ecp:thread_exit' and e['vtid'] in real:
