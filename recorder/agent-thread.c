@@ -35,7 +35,7 @@ ECP_AGENT_FN static void *trampoline(void *p)
 		t->guard++;
 		lttng_ust_tracepoint(ecp, thread_start, a.create_id,
 				     (uint64_t)(uintptr_t)a.fn, (uint64_t)pthread_self(),
-				     ecp_cpu_ns());
+				     ecp_thread_cpu_ns());
 		t->guard--;
 	}
 	pthread_cleanup_push(thread_cleanup, NULL);

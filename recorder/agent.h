@@ -100,6 +100,11 @@ void ecp_flush_frames(struct ecp_thread *t);
 void ecp_finish_frames(struct ecp_thread *t);
 /* cpu_ns field value (0 unless thread-cputime clock). */
 uint64_t ecp_cpu_ns(void);
+/* The thread's CLOCK_THREAD_CPUTIME_ID whatever the clock: thread_start,
+ * thread_exit and process_exit always carry it (one read of ~630 ns at each
+ * end of a thread), so that the reader can take out of the switch records
+ * the time the hypervisor stole while the thread was on the CPU. */
+uint64_t ecp_thread_cpu_ns(void);
 
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
 ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);
