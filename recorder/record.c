@@ -140,6 +140,17 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 	return ECP_OK;
 }
 
+/* CPUs in the caller's affinity mask: what the program would see unrecorded. */
+static uint32_t allowed_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (uint32_t)n : 1;
+}
+
 static int first_allowed_cpu(void)
 {
 	cpu_set_t set;
@@ -212,7 +223,8 @@ static void env_free(struct child_env *e)
 }
 
 static int env_build(struct child_env *e, const struct ecp_record_options *o,
-		     const char *agent, const char *clock, const char *calib_file)
+		     const char *agent, const char *clock, const char *calib_file,
+		     uint32_t as_cpus)
 {
 	size_t count = 0;
 	const char *old_preload = getenv("LD_PRELOAD");
@@ -241,6 +253,7 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	    env_add(e, "ECP_CALIBRATION_FILE=%s", calib_file) < 0 ||
 	    env_add(e, "%s", ECP_LAUNCH_PID_PLACEHOLDER) < 0 ||
 	    env_add(e, "ECP_FUNCTIONS=%d", o->functions ? 1 : 0) < 0 ||
+	    env_add(e, "ECP_AS_CPUS=%u", as_cpus) < 0 ||
 	    env_add(e, "ECP_DEPTH=%u", o->depth) < 0 ||
 	    env_add(e, "ECP_MIN_DURATION_NS=%llu",
 		    (unsigned long long)o->min_duration_ns) < 0 ||
@@ -395,6 +408,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	*exit_code = 1;
 	calib_dir[0] = 0;
 	sum->cpu = o->cpu >= 0 ? o->cpu : first_allowed_cpu();
+	sum->as_cpus = o->as_cpus ? o->as_cpus : allowed_cpus();
 	rc = ecp_agent_path_find(ECP_AGENT_NAME, agent, sizeof(agent), err);
 	if (rc)
 		return rc;
@@ -469,8 +483,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		goto out;
 
 	snprintf(calib_file, sizeof(calib_file), "%s/agent", calib_dir);
-	if (env_build(&env_perf, o, agent, "perf-switch", calib_file) < 0 ||
-	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file) < 0) {
+	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus) < 0 ||
+	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory building the environment");
 		goto out;
@@ -531,6 +545,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	sum->switches = ps.switches;
 	meta.argv = o->argv;
 	meta.cpu = sum->cpu;
+	meta.as_cpus = sum->as_cpus;
 	meta.clock = sum->clock;
 	meta.event_cost_ns = sum->event_cost_ns;
 	meta.call_cost_ns = read_call_cost(calib_file);
