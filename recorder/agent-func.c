@@ -27,7 +27,7 @@ ECP_AGENT_FN static void flush_upto(struct ecp_thread *t, uint32_t upto)
 		struct ecp_frame *f = &t->stack[i];
 		if (f->flags & ECP_FRAME_SUPPRESSED)
 			continue;
-		lttng_ust_tracepoint(ecp, func_entry, f->addr, f->call_site, f->tsc);
+		ECP_TP(func_entry, f->addr, f->call_site, f->tsc);
 		f->flags |= ECP_FRAME_EMITTED;
 	}
 	if (upto > t->flushed)
@@ -43,7 +43,7 @@ ECP_AGENT_FN void ecp_flush_frames(struct ecp_thread *t)
 ECP_AGENT_FN static void fold_flush_slot(struct ecp_fold *s)
 {
 	if (s->calls)
-		lttng_ust_tracepoint(ecp, func_folded, s->addr, s->calls, s->total_tsc);
+		ECP_TP(func_folded, s->addr, s->calls, s->total_tsc);
 	s->calls = 0;
 	s->total_tsc = 0;
 }
@@ -109,7 +109,7 @@ ECP_AGENT_FN static void unwind_to(struct ecp_thread *t, uint32_t keep, uint64_t
 		if (!(f->flags & ECP_FRAME_EMITTED))
 			fold_add(t, f->addr, now > f->tsc ? now - f->tsc : 0);
 		else
-			lttng_ust_tracepoint(ecp, func_unwound, f->addr, now);
+			ECP_TP(func_unwound, f->addr, now);
 	}
 	if (t->flushed > t->top)
 		t->flushed = t->top;
@@ -144,10 +144,10 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 	struct ecp_frame *f = &t->stack[i];
 	uint64_t ticks = now - f->tsc;
 	if (f->flags & ECP_FRAME_EMITTED) {
-		lttng_ust_tracepoint(ecp, func_exit, addr, now);
+		ECP_TP(func_exit, addr, now);
 	} else if (!(f->flags & ECP_FRAME_SUPPRESSED) && ticks >= ecp_settings.min_tsc) {
 		flush_upto(t, i + 1);
-		lttng_ust_tracepoint(ecp, func_exit, addr, now);
+		ECP_TP(func_exit, addr, now);
 	} else {
 		fold_add(t, addr, ticks);
 	}

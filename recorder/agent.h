@@ -16,6 +16,7 @@
 #ifndef ECP_RECORDER_AGENT_H
 #define ECP_RECORDER_AGENT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +26,17 @@
 
 #define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
 #define ECP_AGENT_FN  __attribute__((no_instrument_function))
+
+/* Every event the agent writes keeps errno: LTTng-UST's write path (a full
+ * sub-buffer in blocking mode waits on a futex; the consumer is woken) may
+ * set it, inside a function's exit hook or after a wrapped call, and the
+ * program must see only the errno of its own calls. */
+#define ECP_TP(...)                                                                      \
+	do {                                                                             \
+		int ecp_errno_ = errno;                                                  \
+		lttng_ust_tracepoint(ecp, __VA_ARGS__);                                  \
+		errno = ecp_errno_;                                                      \
+	} while (0)
 
 /* Depth of the shadow stack kept per thread; deeper calls are counted in
  * `overflow` and ignored (their time stays in the deepest recorded frame). */

@@ -54,11 +54,59 @@
 extern char **environ;
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t pending_signal; /* received before the program ran */
 
-static void forward_signal(int sig)
+/* SIGINT, SIGTERM and SIGHUP sent to `ecp record` go to the program, which
+ * then ends as it would have, and the recording with it.  A terminal's
+ * Ctrl-C (si_code SI_KERNEL) reaches the program's process too (the same
+ * process group): forwarding it would deliver it twice.  Before the program
+ * runs, the signal is kept: the setup stops at its next step and cleans up. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
+	(void)uc;
+	if (child_pid > 0) {
+		if (si->si_code != SI_KERNEL)
+			kill((pid_t)child_pid, sig);
+	} else {
+		pending_signal = sig;
+	}
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_FORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
+/* Installs on_signal for each forwarded signal the caller does not ignore:
+ * an ignored one (`nohup`, a background job's SIGINT) stays ignored, here
+ * and in the program. */
+static void catch_signals(struct sigaction old[N_FORWARDED])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_FORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void restore_signals(const struct sigaction old[N_FORWARDED])
+{
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+/* ECP_OK, or an error when a signal asked the setup to stop. */
+static int check_interrupted(struct ecp_error *err)
+{
+	int sig = pending_signal;
+	if (!sig)
+		return ECP_OK;
+	return ecp_error_set(err, ECP_ERR_IO,
+			     "interrupted by signal %d (%s) before the program started", sig,
+			     strsignal(sig));
 }
 
 static uint64_t mono_ns(void)
@@ -243,7 +291,9 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	/* liblttng-ust-dl writes dlopen/dlclose events, for symbols of
 	 * libraries loaded at run time; it costs ~5 ms at start, so only for
 	 * programs that can call dlopen. */
-	if (env_add(e, "LD_PRELOAD=%s%s%s%s", agent,
+	/* liblttng-ust-fork makes fork without exec safe in a traced process
+	 * (LTTng-UST's threads and locks are reset in the child). */
+	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1%s%s%s", agent,
 		    ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "",
 		    old_preload && *old_preload ? ":" : "",
 		    old_preload ? old_preload : "") < 0 ||
@@ -397,10 +447,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	struct ecp_launch l = {.pid = -1, .sock = -1};
 	struct ecp_perf_switch ps = {.fd = -1};
 	struct ecp_record_meta meta = {0};
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct sigaction old_sig[N_FORWARDED];
 	bool have_daemon = false, have_main = false, have_sched = false,
 	     have_calib = false;
-	bool perf = false, signals = false, no_perf, have_output = false;
+	bool perf = false, no_perf, have_output = false;
 	uint64_t start_ns = 0, end_ns = 0, discarded = 0, lost_packets = 0;
 	int status = 0, rc;
 
@@ -417,11 +467,15 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		return rc;
 	have_output = true;
+	pending_signal = 0;
+	catch_signals(old_sig);
 
 	rc = ecp_lttng_daemon_start(&daemon, err);
 	if (rc)
 		goto out;
 	have_daemon = true;
+	if ((rc = check_interrupted(err)))
+		goto out;
 	snprintf(s_main, sizeof(s_main), "ecp-main-%ld", (long)getpid());
 	snprintf(s_sched, sizeof(s_sched), "ecp-sched-%ld", (long)getpid());
 	snprintf(s_calib, sizeof(s_calib), "ecp-calib-%ld", (long)getpid());
@@ -451,9 +505,9 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 	have_sched = true;
-	snprintf(calib_dir, sizeof(calib_dir), "%s/.ecp-calib-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(calib_dir)) {
+	/* in the state directory: removed with it, even after a SIGKILL */
+	snprintf(calib_dir, sizeof(calib_dir), "%s/calib", daemon.home);
+	if (mkdir(calib_dir, 0700) < 0) {
 		calib_dir[0] = 0;
 		rc = ecp_error_set(err, ECP_ERR_IO,
 				   "cannot create a calibration directory: %s",
@@ -479,6 +533,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 	rc = calibrate(s_calib, &em, sum->cpu, &sum->event_cost_ns, err);
+	if (!rc)
+		rc = check_interrupted(err);
 	if (rc)
 		goto out;
 
@@ -495,13 +551,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	signals = true;
+	if ((rc = check_interrupted(err)))
+		goto out;
 	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
 	no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
@@ -510,6 +561,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 	child_pid = l.pid;
+	if (pending_signal) {
+		/* arrived while the child was made: it must not run */
+		rc = check_interrupted(err);
+		goto out;
+	}
 	if (l.perf_fd >= 0) {
 		perf = ecp_perf_switch_init(&ps, l.perf_fd, l.pid, &em, err) == ECP_OK;
 		if (!perf) {
@@ -576,11 +632,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	}
 
 out:
-	if (signals) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-	}
+	child_pid = 0;
+	restore_signals(old_sig);
 	if (ps.base || ps.fd >= 0)
 		ecp_perf_switch_finish(&ps);
 	if (rc && l.pid > 0 && l.sock >= 0) {
@@ -601,8 +654,6 @@ out:
 	}
 	if (have_daemon)
 		ecp_lttng_daemon_stop(&daemon);
-	if (calib_dir[0])
-		remove_tree(calib_dir);
 	if (rc && have_output)
 		remove_tree(out); /* no half-made trace left behind */
 	env_free(&env_perf);
