@@ -986,40 +986,73 @@ static int seal(struct ecp_builder *b, struct ecp_error *err)
 	return ECP_OK;
 }
 
+/* The start function of a thread_start: the function at `addr`, or for the
+ * main thread with `main` unknown (addr 0), a named pseudo-function. */
+static ecp_id start_function(struct ecp_builder *b, uint64_t addr)
+{
+	if (addr)
+		return function_of(b, addr);
+	if (b->main_pseudo_fn == ECP_NO_ID) {
+		struct fn *f = ecp_vec_push(&b->fns);
+		if (!f)
+			return ECP_NO_ID;
+		f->addr = 0;
+		b->main_pseudo_fn = (ecp_id)(b->fns.len - 1);
+	}
+	return b->main_pseudo_fn;
+}
+
+/* A main thread starting again in its own process is an exec: a wrapper
+ * (sh -c, env, a launcher script) replaced itself with the program.  The
+ * final image is what is analysed: the thread's accumulating segment
+ * starts again at the exec (the wrappers' own start-up, mostly LTTng-UST's
+ * ~5 ms per image, is dropped), the old image's open frames are closed,
+ * and the new `main` is the start function. */
+static int ev_exec(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		   struct ecp_error *err)
+{
+	uint64_t v = cpu_clock(b, th, ev);
+	while (th->frames.len)
+		if (pop_frame(b, th, v > th->f_last ? v : th->f_last, 0) < 0)
+			return nomem(err);
+	ecp_id fn = start_function(b, ev->b);
+	if (fn == ECP_NO_ID)
+		return nomem(err);
+	th->start_fn = fn;
+	th->acts.len = 0;
+	ecp_hmap_clear(&th->act_idx);
+	th->v_start = th->seg_v0 = th->f_last = v;
+	th->seg_wall0 = th->seg_rec_start = th->last_ts = ev->ts;
+	th->n_events++;
+	if (th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
+		th->clock_first = ev->cpu_ns;
+		th->sched_first = sched_cpu_at(th->sched, ev->ts);
+	}
+	/* (the old image's handle stays mapped: nothing can join it) */
+	th->handle = ev->c;
+	if (ecp_hmap_put(&b->thread_by_handle, th->handle, th->index) < 0)
+		return nomem(err);
+	return ECP_OK;
+}
+
 static int ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 			   struct ecp_error *err)
 {
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
 	if (ti && !thread_at(b, (ecp_id)*ti)->exited) {
-		/* A main thread starting again is an exec: the recorded command
-		 * replaced itself (a shell or launcher that execs the program). */
-		int rc = inconsistent(
-		    b, err, ev,
-		    ev->a == 0 ? "thread_start of a thread already started: the recorded "
-				 "process exec'd another program (a wrapper such as sh -c, "
-				 "env or valgrind?); record the program itself"
-			       : "thread_start of a thread already started");
+		if (ev->a == 0)
+			return ev_exec(b, thread_at(b, (ecp_id)*ti), ev, err);
+		int rc = inconsistent(b, err, ev, "thread_start of a thread already started");
 		return rc > 0 ? ECP_OK : rc; /* skipped */
 	}
 	struct bthread *th = thread_new(b, ev);
 	if (!th)
 		return nomem(err);
 	th->handle = ev->c;
-	if (ev->a == 0 && ev->b == 0) {
-		/* the main thread, `main` unknown: a named pseudo-function */
-		if (b->main_pseudo_fn == ECP_NO_ID) {
-			struct fn *f = ecp_vec_push(&b->fns);
-			if (!f)
-				return nomem(err);
-			f->addr = 0;
-			b->main_pseudo_fn = (ecp_id)(b->fns.len - 1);
-		}
-		th->start_fn = b->main_pseudo_fn;
-	} else {
-		th->start_fn = function_of(b, ev->b);
-		if (th->start_fn == ECP_NO_ID)
-			return nomem(err);
-	}
+	/* a thread other than main with start_routine 0 gets function 0x0 */
+	th->start_fn = ev->a == 0 ? start_function(b, ev->b) : function_of(b, ev->b);
+	if (th->start_fn == ECP_NO_ID)
+		return nomem(err);
 	if (ecp_hmap_put(&b->thread_by_handle, th->handle, th->index) < 0)
 		return nomem(err);
 	th->last_ts = ev->ts;

@@ -47,8 +47,8 @@ def main():
     # a child of the program sees the same machine
     p = record(['-o', os.path.join(work, 'nproc'), '--as-cpus', '5', '--no-functions'],
                ['sh', '-c', 'nproc'], cwd=work)
-    if p.returncode == 0:
-        check(p.stdout.strip() == '5', 'nproc under sh -c printed %r' % p.stdout)
+    check(p.returncode == 0, 'sh -c nproc: exit %d: %s' % (p.returncode, p.stderr))
+    check(p.stdout.strip() == '5', 'nproc under sh -c printed %r' % p.stdout)
     p = record(['-o', os.path.join(work, 'bad'), '--as-cpus', '0'], [prog], cwd=work)
     check(p.returncode == 2, '--as-cpus 0 accepted: exit %d' % p.returncode)
     shutil.rmtree(work, ignore_errors=True)

@@ -5,12 +5,15 @@ nothing behind (hygiene.c):
 - signals the caller ignores (nohup) stay ignored in the program;
 - one Ctrl-C typed at a terminal reaches the program once;
 - fork without exec works in the recorded program (liblttng-ust-fork);
+- a program started through `sh -c` and `env` is recorded and analysed as
+  its final image;
 - after SIGTERM or SIGINT (during the setup too) no session daemon,
   consumer daemon or state directory is left; after SIGKILL the next
   recording cleans up what the killed one left.
 
 usage: test_hygiene.py HYGIENE_BINARY"""
 import fcntl
+import json
 import os
 import select
 import signal
@@ -100,6 +103,18 @@ def main():
     # fork without exec
     p = rec([], 'forkwork')
     check(p.returncode == 0 and 'child_status=7' in p.stdout, 'fork: %s %s' % (p.stdout, p.stderr))
+
+    # through wrappers that exec: the final image is recorded and analysed
+    trace = os.path.join(work, 'wrapped')
+    p = subprocess.run([exe, 'record', '-q', '-o', trace, '--', 'sh', '-c',
+                        'exec env ECP_TEST=1 "$0" errno', prog], cwd=work, env=env,
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and 'errno_bad=0' in p.stdout, 'sh -c: %s %s' % (p.stdout, p.stderr))
+    r = subprocess.run([exe, 'report', '-P', '1', '--format', 'json', trace],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, 'sh -c: ecp report: %s' % r.stderr)
+    names = [f['name'] for f in json.loads(r.stdout)['functions']]
+    check('sets_errno' in names and 'main' in names, 'sh -c: functions %s' % names)
 
     # one Ctrl-C at a terminal: the terminal signals the foreground group
     master, slave = os.openpty()
