@@ -18,7 +18,8 @@ enum {
 	OPT_INCLUDE,
 	OPT_EXCLUDE,
 	OPT_MIN_DURATION,
-	OPT_NO_FUNCTIONS
+	OPT_NO_FUNCTIONS,
+	OPT_AS_CPUS
 };
 
 /* Appends to a NULL-terminated list of borrowed strings. */
@@ -64,6 +65,7 @@ int cmd_record(int argc, char **argv)
 	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
 	    {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
 	    {"no-functions", no_argument, NULL, OPT_NO_FUNCTIONS},
+	    {"as-cpus", required_argument, NULL, OPT_AS_CPUS},
 	    {NULL, 0, NULL, 0},
 	};
 	struct ecp_record_options o = {
@@ -98,6 +100,15 @@ int cmd_record(int argc, char **argv)
 				goto out;
 			}
 			o.cpu = (int)v;
+			break;
+		case OPT_AS_CPUS:
+			if (ecp_parse_u64(optarg, &v) || v == 0 || v > CPU_SETSIZE) {
+				code = ecp_usage_error("record",
+						       "bad --as-cpus '%s' (want 1 to %d)",
+						       optarg, CPU_SETSIZE);
+				goto out;
+			}
+			o.as_cpus = (uint32_t)v;
 			break;
 		case OPT_DEPTH:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX) {

@@ -31,13 +31,16 @@ ECP_AGENT_FN uint64_t ecp_tsc_to_ns(uint64_t ticks)
 	return (uint64_t)((double)ticks * ns_per_tick);
 }
 
-ECP_AGENT_FN uint64_t ecp_cpu_ns(void)
+ECP_AGENT_FN uint64_t ecp_thread_cpu_ns(void)
 {
 	struct timespec ts;
-	if (!ecp_settings.cputime)
-		return 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ECP_AGENT_FN uint64_t ecp_cpu_ns(void)
+{
+	return ecp_settings.cputime ? ecp_thread_cpu_ns() : 0;
 }
 
 ECP_AGENT_FN uint64_t ecp_next_create_id(void)
@@ -64,13 +67,14 @@ ECP_AGENT_FN static uint64_t env_u64(const char *name, uint64_t dflt)
 	const char *s = getenv(name);
 	char *end;
 	unsigned long long v;
+	int saved = errno, bad; /* runs in the program's process: keep its errno */
 	if (!s || !*s)
 		return dflt;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return dflt;
-	return v;
+	bad = errno || *end;
+	errno = saved;
+	return bad ? dflt : v;
 }
 
 ECP_AGENT_FN static void read_settings(void)
@@ -101,7 +105,8 @@ ECP_AGENT_FN void ecp_thread_end(struct ecp_thread *t)
 		return;
 	t->guard++;
 	ecp_finish_frames(t);
-	lttng_ust_tracepoint(ecp, thread_exit, (uint64_t)pthread_self(), ecp_cpu_ns());
+	ECP_TP(thread_exit, (uint64_t)pthread_self(),
+			     ecp_thread_cpu_ns());
 	ecp_self = NULL;
 	munmap(t, sizeof(*t));
 }
@@ -127,7 +132,7 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	t->guard++;
 	ecp_flush_frames(t);
 	ecp_finish_frames(t);
-	lttng_ust_tracepoint(ecp, process_exit, status, ecp_cpu_ns());
+	ECP_TP(process_exit, status, ecp_thread_cpu_ns());
 	/* Other threads may still run while the process ends; the main thread
 	 * stops recording here so nothing follows process_exit on it. */
 	ecp_self = NULL;
@@ -197,8 +202,8 @@ ECP_AGENT_FN void ecp_agent_init(void)
 	calibrate_calls(t);
 	ecp_agent_ready = 1;
 	t->guard++;
-	lttng_ust_tracepoint(ecp, thread_start, 0, ecp_main_addr,
-			     (uint64_t)pthread_self(), ecp_cpu_ns());
+	ECP_TP(thread_start, 0, ecp_main_addr,
+			     (uint64_t)pthread_self(), ecp_thread_cpu_ns());
 	t->guard--;
 }
 

@@ -38,11 +38,11 @@ enum {
  * for the CPU, and that time is not the program's delay. */
 #define DELAY(t, kind, fd, tmo, type, call)                                              \
 	__extension__({                                                                  \
-		lttng_ust_tracepoint(ecp, delay_begin, kind, fd, (uint64_t)(tmo),       \
+		ECP_TP(delay_begin, kind, fd, (uint64_t)(tmo),       \
 				     ecp_cpu_ns());                                      \
 		type r_ = (call);                                                        \
 		int saved_ = errno;                                                      \
-		lttng_ust_tracepoint(ecp, delay_end, kind, (int64_t)r_, ecp_cpu_ns());   \
+		ECP_TP(delay_end, kind, (int64_t)r_, ecp_cpu_ns());   \
 		ecp_leave(t);                                                            \
 		errno = saved_;                                                          \
 		r_;                                                                      \

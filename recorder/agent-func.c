@@ -12,35 +12,22 @@
  * calls that contain it; such calls are then emitted whatever their length.
  *
  * Invariant: frames [0, flushed) are decided (emitted or suppressed), frames
- * [flushed, top) are pending.  Emission order keeps `ts` non-decreasing:
- * pending entries are written outermost first and each is earlier than
- * anything written later on the thread. */
+ * [flushed, top) are pending.  Times are raw TSC values read in the hooks
+ * (the reader converts them through the driver's clock anchors); emission
+ * order keeps them non-decreasing within a thread: pending entries are
+ * written outermost first and each is earlier than anything written later
+ * on the thread. */
 #include "recorder/agent.h"
 #include "recorder/ecp-tp.h"
 
-/* `ts` of a frame entered at TSC `tsc`, given now = (mono, tsc_now);
- * clamped so that a thread's function times never go backwards. */
-ECP_AGENT_FN static uint64_t frame_ts(struct ecp_thread *t, uint64_t tsc, uint64_t mono,
-				      uint64_t tsc_now)
-{
-	uint64_t back = tsc_now > tsc ? ecp_tsc_to_ns(tsc_now - tsc) : 0;
-	uint64_t ts = mono > back ? mono - back : 0;
-	if (ts < t->last_ts)
-		ts = t->last_ts;
-	t->last_ts = ts;
-	return ts;
-}
-
 /* Write pending entries [flushed, upto) that are not suppressed. */
-ECP_AGENT_FN static void flush_upto(struct ecp_thread *t, uint32_t upto, uint64_t mono,
-				    uint64_t tsc_now)
+ECP_AGENT_FN static void flush_upto(struct ecp_thread *t, uint32_t upto)
 {
 	for (uint32_t i = t->flushed; i < upto; i++) {
 		struct ecp_frame *f = &t->stack[i];
 		if (f->flags & ECP_FRAME_SUPPRESSED)
 			continue;
-		lttng_ust_tracepoint(ecp, func_entry, f->addr, f->call_site,
-				     frame_ts(t, f->tsc, mono, tsc_now));
+		ECP_TP(func_entry, f->addr, f->call_site, f->tsc);
 		f->flags |= ECP_FRAME_EMITTED;
 	}
 	if (upto > t->flushed)
@@ -49,17 +36,14 @@ ECP_AGENT_FN static void flush_upto(struct ecp_thread *t, uint32_t upto, uint64_
 
 ECP_AGENT_FN void ecp_flush_frames(struct ecp_thread *t)
 {
-	if (t->flushed < t->top) {
-		uint64_t mono = ecp_mono_ns();
-		flush_upto(t, t->top, mono, ecp_tsc());
-	}
+	if (t->flushed < t->top)
+		flush_upto(t, t->top);
 }
 
 ECP_AGENT_FN static void fold_flush_slot(struct ecp_fold *s)
 {
 	if (s->calls)
-		lttng_ust_tracepoint(ecp, func_folded, s->addr, s->calls,
-				     ecp_tsc_to_ns(s->total_tsc));
+		ECP_TP(func_folded, s->addr, s->calls, s->total_tsc);
 	s->calls = 0;
 	s->total_tsc = 0;
 }
@@ -116,22 +100,16 @@ ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site)
 
 /* Pop frames above `keep` that never got an exit (longjmp, cancellation,
  * exit): emitted ones become func_unwound, innermost first; the others are
- * counted as folded, so that every call is accounted for. */
-ECP_AGENT_FN static void unwind_to(struct ecp_thread *t, uint32_t keep)
+ * counted as folded, so that every call is accounted for.  `now` is the
+ * time of the exit that found them (so that they end before it). */
+ECP_AGENT_FN static void unwind_to(struct ecp_thread *t, uint32_t keep, uint64_t now)
 {
-	uint64_t mono = 0, now = ecp_tsc();
 	while (t->top > keep) {
 		struct ecp_frame *f = &t->stack[--t->top];
-		if (!(f->flags & ECP_FRAME_EMITTED)) {
+		if (!(f->flags & ECP_FRAME_EMITTED))
 			fold_add(t, f->addr, now > f->tsc ? now - f->tsc : 0);
-		} else {
-			if (!mono)
-				mono = ecp_mono_ns();
-			if (mono < t->last_ts)
-				mono = t->last_ts;
-			t->last_ts = mono;
-			lttng_ust_tracepoint(ecp, func_unwound, f->addr, mono);
-		}
+		else
+			ECP_TP(func_unwound, f->addr, now);
 	}
 	if (t->flushed > t->top)
 		t->flushed = t->top;
@@ -161,24 +139,15 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 			t->guard--;
 			return; /* an exit we never saw enter: ignore it */
 		}
-		unwind_to(t, i + 1);
+		unwind_to(t, i + 1, now);
 	}
 	struct ecp_frame *f = &t->stack[i];
 	uint64_t ticks = now - f->tsc;
 	if (f->flags & ECP_FRAME_EMITTED) {
-		uint64_t mono = ecp_mono_ns();
-		if (mono < t->last_ts)
-			mono = t->last_ts;
-		t->last_ts = mono;
-		lttng_ust_tracepoint(ecp, func_exit, addr, mono);
+		ECP_TP(func_exit, addr, now);
 	} else if (!(f->flags & ECP_FRAME_SUPPRESSED) && ticks >= ecp_settings.min_tsc) {
-		uint64_t mono = ecp_mono_ns();
-		uint64_t tsc_now = ecp_tsc();
-		flush_upto(t, i + 1, mono, tsc_now);
-		if (mono < t->last_ts)
-			mono = t->last_ts;
-		t->last_ts = mono;
-		lttng_ust_tracepoint(ecp, func_exit, addr, mono);
+		flush_upto(t, i + 1);
+		ECP_TP(func_exit, addr, now);
 	} else {
 		fold_add(t, addr, ticks);
 	}
@@ -190,7 +159,7 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 
 ECP_AGENT_FN void ecp_finish_frames(struct ecp_thread *t)
 {
-	unwind_to(t, 0);
+	unwind_to(t, 0, ecp_tsc());
 	t->overflow = 0;
 	for (uint32_t i = 0; i < ECP_FOLD_SLOTS; i++)
 		fold_flush_slot(&t->fold[i]);

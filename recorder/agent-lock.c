@@ -19,15 +19,15 @@ enum { MODE_EXCL = 0, MODE_SHARED = 1 };
 	__extension__({                                                                  \
 		int rc_, saved_;                                                         \
 		if (!(is_try))                                                           \
-			lttng_ust_tracepoint(ecp, lock_request, obj, kind, mode,         \
+			ECP_TP(lock_request, obj, kind, mode,         \
 					     ecp_cpu_ns());                              \
 		rc_ = (call);                                                            \
 		saved_ = errno;                                                          \
 		if (rc_ == 0)                                                            \
-			lttng_ust_tracepoint(ecp, lock_acquired, obj, kind, mode,        \
+			ECP_TP(lock_acquired, obj, kind, mode,        \
 					     is_try, ecp_cpu_ns());                      \
 		else                                                                     \
-			lttng_ust_tracepoint(ecp, lock_failed, obj, kind, mode, rc_,     \
+			ECP_TP(lock_failed, obj, kind, mode, rc_,     \
 					     ecp_cpu_ns());                              \
 		ecp_leave(t);                                                            \
 		errno = saved_;                                                          \
@@ -43,7 +43,7 @@ ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr
 		return rc;
 	if (attr)
 		pthread_mutexattr_gettype(attr, &type);
-	lttng_ust_tracepoint(ecp, lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type,
+	ECP_TP(lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type,
 			     ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
@@ -98,7 +98,7 @@ ECP_AGENT_API int pthread_mutex_unlock(pthread_mutex_t *m)
 	 * thread that does not hold it (refused for error-checking mutexes,
 	 * undefined otherwise) releases nothing and writes no event. */
 	if (m->__data.__owner == t->tid)
-		lttng_ust_tracepoint(ecp, lock_release, OBJ(m), KIND_MUTEX, ecp_cpu_ns());
+		ECP_TP(lock_release, OBJ(m), KIND_MUTEX, ecp_cpu_ns());
 	rc = real(m);
 	saved = errno;
 	ecp_leave(t);
@@ -113,7 +113,7 @@ ECP_AGENT_API int pthread_spin_init(pthread_spinlock_t *s, int pshared)
 	struct ecp_thread *t;
 	if (rc || !(t = ecp_enter()))
 		return rc;
-	lttng_ust_tracepoint(ecp, lock_init, OBJ(s), KIND_SPIN, 0, ecp_cpu_ns());
+	ECP_TP(lock_init, OBJ(s), KIND_SPIN, 0, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }
@@ -142,7 +142,7 @@ ECP_AGENT_API int pthread_spin_unlock(pthread_spinlock_t *s)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(s);
-	lttng_ust_tracepoint(ecp, lock_release, OBJ(s), KIND_SPIN, ecp_cpu_ns());
+	ECP_TP(lock_release, OBJ(s), KIND_SPIN, ecp_cpu_ns());
 	int rc = real(s);
 	ecp_leave(t);
 	return rc;
@@ -156,7 +156,7 @@ ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l,
 	struct ecp_thread *t;
 	if (rc || !(t = ecp_enter()))
 		return rc;
-	lttng_ust_tracepoint(ecp, lock_init, OBJ(l), KIND_RWLOCK, 0, ecp_cpu_ns());
+	ECP_TP(lock_init, OBJ(l), KIND_RWLOCK, 0, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }
@@ -186,7 +186,7 @@ ECP_AGENT_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(l);
-	lttng_ust_tracepoint(ecp, lock_release, OBJ(l), KIND_RWLOCK, ecp_cpu_ns());
+	ECP_TP(lock_release, OBJ(l), KIND_RWLOCK, ecp_cpu_ns());
 	int rc = real(l);
 	ecp_leave(t);
 	return rc;

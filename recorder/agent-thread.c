@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "recorder/agent.h"
 #include "recorder/ecp-tp.h"
@@ -33,9 +34,9 @@ ECP_AGENT_FN static void *trampoline(void *p)
 	t = ecp_thread_begin(a.create_id);
 	if (t) {
 		t->guard++;
-		lttng_ust_tracepoint(ecp, thread_start, a.create_id,
+		ECP_TP(thread_start, a.create_id,
 				     (uint64_t)(uintptr_t)a.fn, (uint64_t)pthread_self(),
-				     ecp_cpu_ns());
+				     ecp_thread_cpu_ns());
 		t->guard--;
 	}
 	pthread_cleanup_push(thread_cleanup, NULL);
@@ -65,7 +66,7 @@ ECP_AGENT_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	rc = real(thread, attr, trampoline, a);
 	if (rc)
 		free(a);
-	lttng_ust_tracepoint(ecp, thread_create, id, (uint64_t)(uintptr_t)fn, rc == 0,
+	ECP_TP(thread_create, id, (uint64_t)(uintptr_t)fn, rc == 0,
 			     ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
@@ -78,9 +79,9 @@ ECP_AGENT_API int pthread_join(pthread_t thread, void **retval)
 	int rc;
 	if (!t)
 		return real(thread, retval);
-	lttng_ust_tracepoint(ecp, thread_join_begin, (uint64_t)thread, ecp_cpu_ns());
+	ECP_TP(thread_join_begin, (uint64_t)thread, ecp_cpu_ns());
 	rc = real(thread, retval);
-	lttng_ust_tracepoint(ecp, thread_join_end, (uint64_t)thread, rc == 0,
+	ECP_TP(thread_join_end, (uint64_t)thread, rc == 0,
 			     ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
@@ -92,7 +93,7 @@ ECP_AGENT_API int pthread_detach(pthread_t thread)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(thread);
-	lttng_ust_tracepoint(ecp, thread_detach, (uint64_t)thread, ecp_cpu_ns());
+	ECP_TP(thread_detach, (uint64_t)thread, ecp_cpu_ns());
 	ecp_leave(t);
 	return real(thread);
 }
@@ -102,7 +103,7 @@ ECP_AGENT_FN static void emit_name(const char *name)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return;
-	lttng_ust_tracepoint(ecp, thread_name, name, ecp_cpu_ns());
+	ECP_TP(thread_name, name, ecp_cpu_ns());
 	ecp_leave(t);
 }
 
@@ -139,4 +140,20 @@ ECP_AGENT_API int prctl(int option, ...)
 		errno = saved;
 	}
 	return rc;
+}
+
+/* fork passes through liblttng-ust-fork (preloaded after the agent), which
+ * takes LTTng-UST's own locks around the fork: with the guard raised they
+ * are not recorded as the program's.  The child stops recording (the
+ * atfork handler drops its state), so only the parent lowers the guard. */
+ECP_AGENT_API pid_t fork(void)
+{
+	struct ecp_thread *t = ecp_self;
+	pid_t pid;
+	if (t)
+		t->guard++;
+	pid = ECP_REAL(fork)();
+	if (pid != 0 && t)
+		t->guard--;
+	return pid;
 }

@@ -34,7 +34,7 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 #define WAIT_END(t, rc, event, ...)                                                      \
 	__extension__({                                                                  \
 		int saved_ = errno;                                                      \
-		lttng_ust_tracepoint(ecp, event, __VA_ARGS__, ecp_cpu_ns());             \
+		ECP_TP(event, __VA_ARGS__, ecp_cpu_ns());             \
 		ecp_leave(t);                                                            \
 		errno = saved_;                                                          \
 		rc;                                                                      \
@@ -46,7 +46,7 @@ ECP_AGENT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m);
-	lttng_ust_tracepoint(ecp, cond_wait_begin, OBJ(c), OBJ(m), 0, ecp_cpu_ns());
+	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), 0, ecp_cpu_ns());
 	int rc = real(c, m);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
@@ -59,7 +59,7 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m, abstime);
-	lttng_ust_tracepoint(ecp, cond_wait_begin, OBJ(c), OBJ(m),
+	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m),
 			     relative_ns(cond_clock(c), abstime), ecp_cpu_ns());
 	int rc = real(c, m, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
@@ -72,7 +72,7 @@ ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m, clk, abstime);
-	lttng_ust_tracepoint(ecp, cond_wait_begin, OBJ(c), OBJ(m),
+	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m),
 			     relative_ns(clk, abstime), ecp_cpu_ns());
 	int rc = real(c, m, clk, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
@@ -85,7 +85,7 @@ ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c);
-	lttng_ust_tracepoint(ecp, cond_signal, OBJ(c), ecp_cpu_ns());
+	ECP_TP(cond_signal, OBJ(c), ecp_cpu_ns());
 	int rc = real(c);
 	ecp_leave(t);
 	return rc;
@@ -98,7 +98,7 @@ ECP_AGENT_API int pthread_cond_broadcast(pthread_cond_t *c)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c);
-	lttng_ust_tracepoint(ecp, cond_broadcast, OBJ(c), ecp_cpu_ns());
+	ECP_TP(cond_broadcast, OBJ(c), ecp_cpu_ns());
 	int rc = real(c);
 	ecp_leave(t);
 	return rc;
@@ -111,7 +111,7 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 	struct ecp_thread *t;
 	if (rc || !(t = ecp_enter()))
 		return rc;
-	lttng_ust_tracepoint(ecp, sem_init, OBJ(s), value, ecp_cpu_ns());
+	ECP_TP(sem_init, OBJ(s), value, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }
@@ -119,7 +119,7 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 /* sem_* report failure through errno; the event carries it. */
 #define SEM_WAIT(t, s, timeout, call)                                                    \
 	__extension__({                                                                  \
-		lttng_ust_tracepoint(ecp, sem_wait_begin, OBJ(s), timeout,               \
+		ECP_TP(sem_wait_begin, OBJ(s), timeout,               \
 				     ecp_cpu_ns());                                      \
 		int rc_ = (call);                                                        \
 		WAIT_END(t, rc_, sem_wait_end, OBJ(s), rc_ == 0 ? 0 : errno);            \
@@ -167,7 +167,7 @@ ECP_AGENT_API int sem_post(sem_t *s)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(s);
-	lttng_ust_tracepoint(ecp, sem_post, OBJ(s), ecp_cpu_ns());
+	ECP_TP(sem_post, OBJ(s), ecp_cpu_ns());
 	int rc = real(s), saved = errno;
 	ecp_leave(t);
 	errno = saved;
@@ -182,7 +182,7 @@ ECP_AGENT_API int pthread_barrier_init(pthread_barrier_t *b,
 	struct ecp_thread *t;
 	if (rc || !(t = ecp_enter()))
 		return rc;
-	lttng_ust_tracepoint(ecp, barrier_init, OBJ(b), count, ecp_cpu_ns());
+	ECP_TP(barrier_init, OBJ(b), count, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }
@@ -193,7 +193,7 @@ ECP_AGENT_API int pthread_barrier_wait(pthread_barrier_t *b)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(b);
-	lttng_ust_tracepoint(ecp, barrier_wait_begin, OBJ(b), ecp_cpu_ns());
+	ECP_TP(barrier_wait_begin, OBJ(b), ecp_cpu_ns());
 	int rc = real(b);
 	return WAIT_END(t, rc, barrier_wait_end, OBJ(b),
 			rc == PTHREAD_BARRIER_SERIAL_THREAD);
@@ -218,7 +218,7 @@ ECP_AGENT_API int pthread_once(pthread_once_t *once, void (*init)(void))
 	int rc;
 	if (!t)
 		return real(once, init);
-	lttng_ust_tracepoint(ecp, once_begin, OBJ(once), ecp_cpu_ns());
+	ECP_TP(once_begin, OBJ(once), ecp_cpu_ns());
 	/* The init routine is program code: record it, so drop the guard. */
 	outer_fn = t->once_fn;
 	outer_ran = t->once_ran;
@@ -228,7 +228,7 @@ ECP_AGENT_API int pthread_once(pthread_once_t *once, void (*init)(void))
 	rc = real(once, once_trampoline);
 	t->guard++;
 	ecp_flush_frames(t);
-	lttng_ust_tracepoint(ecp, once_end, OBJ(once), t->once_ran, ecp_cpu_ns());
+	ECP_TP(once_end, OBJ(once), t->once_ran, ecp_cpu_ns());
 	t->once_fn = outer_fn;
 	t->once_ran = outer_ran;
 	ecp_leave(t);

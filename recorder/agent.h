@@ -16,13 +16,27 @@
 #ifndef ECP_RECORDER_AGENT_H
 #define ECP_RECORDER_AGENT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
+#include "recorder/tsc.h"
+
 #define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
 #define ECP_AGENT_FN  __attribute__((no_instrument_function))
+
+/* Every event the agent writes keeps errno: LTTng-UST's write path (a full
+ * sub-buffer in blocking mode waits on a futex; the consumer is woken) may
+ * set it, inside a function's exit hook or after a wrapped call, and the
+ * program must see only the errno of its own calls. */
+#define ECP_TP(...)                                                                      \
+	do {                                                                             \
+		int ecp_errno_ = errno;                                                  \
+		lttng_ust_tracepoint(ecp, __VA_ARGS__);                                  \
+		errno = ecp_errno_;                                                      \
+	} while (0)
 
 /* Depth of the shadow stack kept per thread; deeper calls are counted in
  * `overflow` and ignored (their time stays in the deepest recorded frame). */
@@ -56,9 +70,8 @@ struct ecp_thread {
 	uint32_t overflow; /* calls deeper than ECP_STACK_MAX */
 	int tid;           /* kernel tid, cached: gettid() is a syscall */
 	uint64_t create_id;
-	uint64_t last_ts;
 	void (*once_fn)(void); /* the init routine pthread_once is running */
-	bool once_ran;         /* last function `ts` emitted (keeps ts monotonic) */
+	bool once_ran;         /* it ran on this thread (once_end's `ran`) */
 	uint32_t n_fold;
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -78,14 +91,11 @@ extern volatile int ecp_agent_ready;
 extern __thread struct ecp_thread *ecp_self __attribute__((tls_model("initial-exec")));
 
 /* Time: the TSC times the shadow stack cheaply (11 ns, vs 28 ns for
- * CLOCK_MONOTONIC); only differences of TSC values are converted to ns, so
- * the conversion's error is relative to a call's duration, never absolute. */
-static inline __attribute__((always_inline)) uint64_t ecp_tsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
+ * CLOCK_MONOTONIC), and function events carry the raw TSC: the reader
+ * converts it through the driver's (CLOCK_MONOTONIC, TSC) anchors, so no
+ * ratio calibrated in the agent ever scales a time.  ecp_tsc_to_ns (a rough
+ * ratio, measured at start) only converts thresholds and the agent's own
+ * cost per call, which need no precision. */
 uint64_t ecp_mono_ns(void);
 uint64_t ecp_tsc_to_ns(uint64_t ticks);
 
@@ -102,6 +112,11 @@ void ecp_flush_frames(struct ecp_thread *t);
 void ecp_finish_frames(struct ecp_thread *t);
 /* cpu_ns field value (0 unless thread-cputime clock). */
 uint64_t ecp_cpu_ns(void);
+/* The thread's CLOCK_THREAD_CPUTIME_ID whatever the clock: thread_start,
+ * thread_exit and process_exit always carry it (one read of ~630 ns at each
+ * end of a thread), so that the reader can take out of the switch records
+ * the time the hypervisor stole while the thread was on the CPU. */
+uint64_t ecp_thread_cpu_ns(void);
 
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
 ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);

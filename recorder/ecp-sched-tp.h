@@ -25,6 +25,14 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, switch,
 		lttng_ust_field_integer(uint8_t, out, a_out)
 		lttng_ust_field_integer(uint8_t, preempt, a_preempt)))
 
+/* A clock anchor: CLOCK_MONOTONIC and the TSC read at the same instant
+ * (the TSC is the midpoint of two reads around the clock's). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, clock,
+	LTTNG_UST_TP_ARGS(uint64_t, a_mono, uint64_t, a_tsc),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, mono, a_mono)
+		lttng_ust_field_integer(uint64_t, tsc, a_tsc)))
+
 LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, lost,
 	LTTNG_UST_TP_ARGS(uint64_t, a_count),
 	LTTNG_UST_TP_FIELDS(

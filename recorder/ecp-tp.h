@@ -24,37 +24,39 @@
 
 #include <lttng/tracepoint.h>
 
+/* Function times are raw TSC values (`tsc`, `total_tsc`), converted by the
+ * reader through the `ecp_sched:clock` anchors. */
 LTTNG_UST_TRACEPOINT_EVENT(ecp, func_entry,
 	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
 		uint64_t, a_call_site,
-		uint64_t, a_ts),
+		uint64_t, a_tsc),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
 		lttng_ust_field_integer_hex(uint64_t, call_site, a_call_site)
-		lttng_ust_field_integer(uint64_t, ts, a_ts)))
+		lttng_ust_field_integer(uint64_t, tsc, a_tsc)))
 
 LTTNG_UST_TRACEPOINT_EVENT(ecp, func_exit,
 	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
-		uint64_t, a_ts),
+		uint64_t, a_tsc),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
-		lttng_ust_field_integer(uint64_t, ts, a_ts)))
+		lttng_ust_field_integer(uint64_t, tsc, a_tsc)))
 
 LTTNG_UST_TRACEPOINT_EVENT(ecp, func_folded,
 	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
 		uint64_t, a_calls,
-		uint64_t, a_total_ns),
+		uint64_t, a_total_tsc),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
 		lttng_ust_field_integer(uint64_t, calls, a_calls)
-		lttng_ust_field_integer(uint64_t, total_ns, a_total_ns)))
+		lttng_ust_field_integer(uint64_t, total_tsc, a_total_tsc)))
 
 LTTNG_UST_TRACEPOINT_EVENT(ecp, func_unwound,
 	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
-		uint64_t, a_ts),
+		uint64_t, a_tsc),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
-		lttng_ust_field_integer(uint64_t, ts, a_ts)))
+		lttng_ust_field_integer(uint64_t, tsc, a_tsc)))
 
 LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_create,
 	LTTNG_UST_TP_ARGS(uint64_t, a_create_id,

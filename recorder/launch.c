@@ -86,10 +86,15 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 	struct report rep = {0, -ENOSYS};
 	int go, err;
 
-	/* A Ctrl-C reaches both processes; the driver forwards it, the
-	 * program keeps its default reaction. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	/* The driver's signal handlers, inherited, go back to the default
+	 * (exec would do it too, but a signal may come first); an ignored
+	 * signal (nohup) stays ignored, as it would without ecp. */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction cur;
+		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+			signal(sigs[i], SIG_DFL);
+	}
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0) {

@@ -14,6 +14,7 @@
 struct ecp_record_meta {
 	char *const *argv;
 	int cpu;
+	uint32_t as_cpus;
 	const char *clock; /* "perf-switch" or "thread-cputime" */
 	uint64_t event_cost_ns;
 	uint64_t call_cost_ns; /* the agent's cost per folded call (no event) */

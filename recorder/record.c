@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "recorder/agent-path.h"
+#include "recorder/clock-anchor.h"
 #include "recorder/launch.h"
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
@@ -53,11 +54,59 @@
 extern char **environ;
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t pending_signal; /* received before the program ran */
 
-static void forward_signal(int sig)
+/* SIGINT, SIGTERM and SIGHUP sent to `ecp record` go to the program, which
+ * then ends as it would have, and the recording with it.  A terminal's
+ * Ctrl-C (si_code SI_KERNEL) reaches the program's process too (the same
+ * process group): forwarding it would deliver it twice.  Before the program
+ * runs, the signal is kept: the setup stops at its next step and cleans up. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
+	(void)uc;
+	if (child_pid > 0) {
+		if (si->si_code != SI_KERNEL)
+			kill((pid_t)child_pid, sig);
+	} else {
+		pending_signal = sig;
+	}
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_FORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
+/* Installs on_signal for each forwarded signal the caller does not ignore:
+ * an ignored one (`nohup`, a background job's SIGINT) stays ignored, here
+ * and in the program. */
+static void catch_signals(struct sigaction old[N_FORWARDED])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_FORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void restore_signals(const struct sigaction old[N_FORWARDED])
+{
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+/* ECP_OK, or an error when a signal asked the setup to stop. */
+static int check_interrupted(struct ecp_error *err)
+{
+	int sig = pending_signal;
+	if (!sig)
+		return ECP_OK;
+	return ecp_error_set(err, ECP_ERR_IO,
+			     "interrupted by signal %d (%s) before the program started", sig,
+			     strsignal(sig));
 }
 
 static uint64_t mono_ns(void)
@@ -139,6 +188,17 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 	return ECP_OK;
 }
 
+/* CPUs in the caller's affinity mask: what the program would see unrecorded. */
+static uint32_t allowed_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (uint32_t)n : 1;
+}
+
 static int first_allowed_cpu(void)
 {
 	cpu_set_t set;
@@ -211,7 +271,8 @@ static void env_free(struct child_env *e)
 }
 
 static int env_build(struct child_env *e, const struct ecp_record_options *o,
-		     const char *agent, const char *clock, const char *calib_file)
+		     const char *agent, const char *clock, const char *calib_file,
+		     uint32_t as_cpus)
 {
 	size_t count = 0;
 	const char *old_preload = getenv("LD_PRELOAD");
@@ -230,7 +291,9 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	/* liblttng-ust-dl writes dlopen/dlclose events, for symbols of
 	 * libraries loaded at run time; it costs ~5 ms at start, so only for
 	 * programs that can call dlopen. */
-	if (env_add(e, "LD_PRELOAD=%s%s%s%s", agent,
+	/* liblttng-ust-fork makes fork without exec safe in a traced process
+	 * (LTTng-UST's threads and locks are reset in the child). */
+	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1%s%s%s", agent,
 		    ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "",
 		    old_preload && *old_preload ? ":" : "",
 		    old_preload ? old_preload : "") < 0 ||
@@ -240,6 +303,7 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	    env_add(e, "ECP_CALIBRATION_FILE=%s", calib_file) < 0 ||
 	    env_add(e, "%s", ECP_LAUNCH_PID_PLACEHOLDER) < 0 ||
 	    env_add(e, "ECP_FUNCTIONS=%d", o->functions ? 1 : 0) < 0 ||
+	    env_add(e, "ECP_AS_CPUS=%u", as_cpus) < 0 ||
 	    env_add(e, "ECP_DEPTH=%u", o->depth) < 0 ||
 	    env_add(e, "ECP_MIN_DURATION_NS=%llu",
 		    (unsigned long long)o->min_duration_ns) < 0 ||
@@ -268,7 +332,9 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	*(void **)&em->emit_lost = dlsym(em->handle, "ecp_sched_emit_lost");
 	*(void **)&em->emit_comm = dlsym(em->handle, "ecp_sched_emit_comm");
 	*(void **)&em->emit_task = dlsym(em->handle, "ecp_sched_emit_task");
-	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task)
+	*(void **)&em->emit_clock = dlsym(em->handle, "ecp_sched_emit_clock");
+	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task ||
+	    !em->emit_clock)
 		return ecp_error_set(err, ECP_ERR_IO,
 				     "%s lacks the ecp_sched_emit functions", path);
 	/* The library stays loaded: unloading LTTng-UST is not supported. */
@@ -276,14 +342,22 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 }
 
 /* The cost of one event (blocking channel, vtid/vpid contexts), measured by
- * writing CALIBRATION_EVENTS into a throw-away session. */
-static int calibrate(const char *session, const struct ecp_sched_emitter *em,
+ * writing CALIBRATION_EVENTS into a throw-away session, on the CPU that
+ * records (the two CPUs of a VM need not run alike). */
+static int calibrate(const char *session, const struct ecp_sched_emitter *em, int cpu,
 		     uint64_t *cost, struct ecp_error *err)
 {
 	uint64_t t0, t1;
+	cpu_set_t old, one;
+	bool pinned = false;
 	int rc = ecp_lttng_session_start(session, err);
 	if (rc)
 		return rc;
+	if (sched_getaffinity(0, sizeof(old), &old) == 0) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	}
 	/* warm the buffers up before timing */
 	for (int i = 0; i < 1000; i++)
 		em->emit_switch(0, 0, 0, 0);
@@ -292,6 +366,8 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em,
 		em->emit_switch((uint64_t)i, i, i & 1, 0);
 	t1 = mono_ns();
 	*cost = (t1 - t0) / CALIBRATION_EVENTS;
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
 	return ecp_lttng_session_stop(session, err);
 }
 
@@ -309,9 +385,17 @@ static uint64_t read_call_cost(const char *path)
 	return ns;
 }
 
-/* Runs the program to its end, draining perf meanwhile. */
+/* Clock anchors at least this often (ms): between two, the reader
+ * interpolates linearly, and CLOCK_MONOTONIC's rate against the TSC changes
+ * only by NTP's slewing (at most 500 ppm), so the conversion stays within
+ * about a microsecond. */
+#define ANCHOR_MS 20
+
+/* Runs the program to its end, draining perf and writing clock anchors
+ * meanwhile. */
 static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf,
-		      int *status, uint64_t *end_ns, uint64_t *cpu_ns)
+		      const struct ecp_sched_emitter *em, int *status, uint64_t *end_ns,
+		      uint64_t *cpu_ns)
 {
 	struct rusage ru;
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
@@ -322,9 +406,10 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 			p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
 		if (perf)
 			p[n++] = (struct pollfd){.fd = ps->fd, .events = POLLIN};
-		poll(p, n, pidfd >= 0 ? 200 : 20);
+		poll(p, n, ANCHOR_MS);
 		if (perf)
 			ecp_perf_switch_drain(ps);
+		ecp_clock_anchor_emit(em);
 		pid_t r = wait4(l->pid, status, WNOHANG, &ru);
 		if (r == l->pid) {
 			*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
@@ -362,10 +447,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	struct ecp_launch l = {.pid = -1, .sock = -1};
 	struct ecp_perf_switch ps = {.fd = -1};
 	struct ecp_record_meta meta = {0};
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct sigaction old_sig[N_FORWARDED];
 	bool have_daemon = false, have_main = false, have_sched = false,
 	     have_calib = false;
-	bool perf = false, signals = false, no_perf, have_output = false;
+	bool perf = false, no_perf, have_output = false;
 	uint64_t start_ns = 0, end_ns = 0, discarded = 0, lost_packets = 0;
 	int status = 0, rc;
 
@@ -373,6 +458,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	*exit_code = 1;
 	calib_dir[0] = 0;
 	sum->cpu = o->cpu >= 0 ? o->cpu : first_allowed_cpu();
+	sum->as_cpus = o->as_cpus ? o->as_cpus : allowed_cpus();
 	rc = ecp_agent_path_find(ECP_AGENT_NAME, agent, sizeof(agent), err);
 	if (rc)
 		return rc;
@@ -381,11 +467,15 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		return rc;
 	have_output = true;
+	pending_signal = 0;
+	catch_signals(old_sig);
 
 	rc = ecp_lttng_daemon_start(&daemon, err);
 	if (rc)
 		goto out;
 	have_daemon = true;
+	if ((rc = check_interrupted(err)))
+		goto out;
 	snprintf(s_main, sizeof(s_main), "ecp-main-%ld", (long)getpid());
 	snprintf(s_sched, sizeof(s_sched), "ecp-sched-%ld", (long)getpid());
 	snprintf(s_calib, sizeof(s_calib), "ecp-calib-%ld", (long)getpid());
@@ -415,9 +505,9 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 	have_sched = true;
-	snprintf(calib_dir, sizeof(calib_dir), "%s/.ecp-calib-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(calib_dir)) {
+	/* in the state directory: removed with it, even after a SIGKILL */
+	snprintf(calib_dir, sizeof(calib_dir), "%s/calib", daemon.home);
+	if (mkdir(calib_dir, 0700) < 0) {
 		calib_dir[0] = 0;
 		rc = ecp_error_set(err, ECP_ERR_IO,
 				   "cannot create a calibration directory: %s",
@@ -442,13 +532,15 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = load_sched_emitter(&em, err);
 	if (rc)
 		goto out;
-	rc = calibrate(s_calib, &em, &sum->event_cost_ns, err);
+	rc = calibrate(s_calib, &em, sum->cpu, &sum->event_cost_ns, err);
+	if (!rc)
+		rc = check_interrupted(err);
 	if (rc)
 		goto out;
 
 	snprintf(calib_file, sizeof(calib_file), "%s/agent", calib_dir);
-	if (env_build(&env_perf, o, agent, "perf-switch", calib_file) < 0 ||
-	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file) < 0) {
+	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus) < 0 ||
+	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory building the environment");
 		goto out;
@@ -459,13 +551,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	signals = true;
+	if ((rc = check_interrupted(err)))
+		goto out;
 	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
 	no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
@@ -474,6 +561,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		goto out;
 	child_pid = l.pid;
+	if (pending_signal) {
+		/* arrived while the child was made: it must not run */
+		rc = check_interrupted(err);
+		goto out;
+	}
 	if (l.perf_fd >= 0) {
 		perf = ecp_perf_switch_init(&ps, l.perf_fd, l.pid, &em, err) == ECP_OK;
 		if (!perf) {
@@ -485,14 +577,17 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 			goto out;
 		}
 	}
+	/* the first anchor precedes every function time, the last follows them */
+	ecp_clock_anchor_emit(&em);
 	start_ns = mono_ns();
 	rc = ecp_launch_exec(&l, err);
 	if (rc)
 		goto out;
-	supervise(&l, &ps, perf, &status, &end_ns, &sum->cpu_ns);
+	supervise(&l, &ps, perf, &em, &status, &end_ns, &sum->cpu_ns);
 	child_pid = 0;
 	if (perf)
 		ecp_perf_switch_finish(&ps);
+	ecp_clock_anchor_emit(&em);
 
 	rc = ecp_lttng_session_stop(s_main, err);
 	if (!rc)
@@ -506,6 +601,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	sum->switches = ps.switches;
 	meta.argv = o->argv;
 	meta.cpu = sum->cpu;
+	meta.as_cpus = sum->as_cpus;
 	meta.clock = sum->clock;
 	meta.event_cost_ns = sum->event_cost_ns;
 	meta.call_cost_ns = read_call_cost(calib_file);
@@ -536,11 +632,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	}
 
 out:
-	if (signals) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-	}
+	child_pid = 0;
+	restore_signals(old_sig);
 	if (ps.base || ps.fd >= 0)
 		ecp_perf_switch_finish(&ps);
 	if (rc && l.pid > 0 && l.sock >= 0) {
@@ -561,12 +654,6 @@ out:
 	}
 	if (have_daemon)
 		ecp_lttng_daemon_stop(&daemon);
-	if (calib_dir[0])
-		remove_tree(calib_dir);
-	if (!rc && !perf) {
-		snprintf(path, sizeof(path), "%s/sched", out);
-		remove_tree(path);
-	}
 	if (rc && have_output)
 		remove_tree(out); /* no half-made trace left behind */
 	env_free(&env_perf);

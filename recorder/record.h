@@ -20,6 +20,7 @@ struct ecp_record_options {
 	const char *output; /* trace directory; NULL = ./ecp.data */
 	bool force;         /* replace an existing trace */
 	int cpu;            /* -1 = first CPU of the caller's affinity mask */
+	uint32_t as_cpus;   /* CPUs the program sees; 0 = the caller's CPU count */
 	uint32_t depth;     /* 0 = unlimited */
 	char **include;     /* NULL-terminated globs, or NULL */
 	char **exclude;
@@ -40,6 +41,7 @@ struct ecp_record_summary {
 	uint64_t switches;
 	uint64_t event_cost_ns;
 	int cpu;
+	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
 };
 

@@ -13,6 +13,7 @@ ECP_SCHED_API void ecp_sched_emit_switch(uint64_t ts, int64_t tid, int out, int 
 ECP_SCHED_API void ecp_sched_emit_lost(uint64_t count);
 ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *name);
 ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit);
+ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc);
 
 struct ecp_sched_emitter {
 	void *handle;
@@ -20,6 +21,7 @@ struct ecp_sched_emitter {
 	__typeof__(&ecp_sched_emit_lost) emit_lost;
 	__typeof__(&ecp_sched_emit_comm) emit_comm;
 	__typeof__(&ecp_sched_emit_task) emit_task;
+	__typeof__(&ecp_sched_emit_clock) emit_clock;
 };
 
 #endif

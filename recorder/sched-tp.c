@@ -26,3 +26,8 @@ ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, 
 {
 	lttng_ust_tracepoint(ecp_sched, task, tid, ppid, ptid, (uint8_t)exit);
 }
+
+ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc)
+{
+	lttng_ust_tracepoint(ecp_sched, clock, mono, tsc);
+}

@@ -1,5 +1,6 @@
 #include "recorder/session.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <limits.h>
 #include <unistd.h>
 
 #define DAEMON_WAIT_MS 10000
@@ -88,29 +90,145 @@ static bool private_namespace(void)
 	return true;
 }
 
+static const char *tmp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+static int remove_any(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static bool is_sessiond(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return strncmp(comm, "lttng-sessiond", 14) == 0;
+}
+
+/* Stops a session daemon (it stops its consumer daemons) and waits for it:
+ * SIGTERM, then SIGKILL after 5 s. */
+static void stop_sessiond(pid_t pid)
+{
+	if (pid <= 0 || kill(pid, SIGTERM) < 0)
+		return;
+	for (int waited = 0; kill(pid, 0) == 0; waited += 20) {
+		if (waited == 5000)
+			kill(pid, SIGKILL);
+		if (waited > 6000)
+			break;
+		sleep_ms(20);
+	}
+}
+
+/* A state directory of a recording whose driver is gone (killed with
+ * SIGKILL, or the machine's power): stop its daemon, remove it. */
+static void clean_if_stale(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	pid_t owner, daemon;
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_STATE_OWNER_FILE);
+	owner = read_pid_file(path);
+	if (owner <= 0 || kill(owner, 0) == 0 || errno != ESRCH)
+		return; /* not ours to judge, or its recording still runs */
+	snprintf(path, sizeof(path), "%s/.lttng/lttng-sessiond.pid", dir);
+	daemon = read_pid_file(path);
+	if (daemon <= 0) {
+		snprintf(path, sizeof(path), "%s/%s", dir, ECP_STATE_DAEMON_FILE);
+		daemon = read_pid_file(path);
+	}
+	if (daemon > 0 && is_sessiond(daemon))
+		stop_sessiond(daemon);
+	nftw(dir, remove_any, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void ecp_lttng_clean_stale(void)
+{
+	const char *tmp = tmp_dir();
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (strncmp(e->d_name, "ecp-lttng-", 10))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+			clean_if_stale(path);
+	}
+	closedir(d);
+}
+
+static int write_pid_file(const char *dir, const char *name, pid_t pid)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%ld\n", (long)pid);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
 int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err)
 {
 	char pidfile[320];
 	int rc;
 
 	memset(d, 0, sizeof(*d));
+	ecp_lttng_clean_stale();
+	/* The state directory: the private LTTng home of an ordinary user, the
+	 * calibration trace, and who owns them (for ecp_lttng_clean_stale). */
+	snprintf(d->home, sizeof(d->home), "%s/ecp-lttng-XXXXXX", tmp_dir());
+	if (!mkdtemp(d->home)) {
+		rc = ecp_error_set(err, ECP_ERR_IO,
+				   "cannot create a private LTTng home: path=%s: %s", d->home,
+				   strerror(errno));
+		d->home[0] = 0;
+		return rc;
+	}
+	if (write_pid_file(d->home, ECP_STATE_OWNER_FILE, getpid()) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write in %s: %s", d->home,
+				   strerror(errno));
+		goto fail;
+	}
 	if (geteuid() != 0) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(d->home, sizeof(d->home), "%s/ecp-lttng-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(d->home))
-			return ecp_error_set(
-			    err, ECP_ERR_IO,
-			    "cannot create a private LTTng home: path=%s: %s", d->home,
-			    strerror(errno));
+		/* A user of the `tracing` group would otherwise be connected to
+		 * the root session daemon, if one runs, whatever LTTNG_HOME says:
+		 * name a group that does not exist. */
+		lttng_set_tracing_group("ecp-record-no-tracing-group");
 		setenv("LTTNG_HOME", d->home, 1);
 		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid",
 			 d->home);
 	} else {
-		/* Without the namespace (no CAP_SYS_ADMIN), share the system's
-		 * daemon if one runs, with uniquely named sessions. */
-		if (!private_namespace() && lttng_session_daemon_alive() == 1)
-			return ECP_OK;
+		/* Without the namespace (no CAP_SYS_ADMIN) our daemon would be the
+		 * system's: never trace into a daemon that runs for others. */
+		if (!private_namespace() && lttng_session_daemon_alive() == 1) {
+			rc = ecp_error_set(
+			    err, ECP_ERR_IO,
+			    "cannot start a private LTTng session daemon: a system "
+			    "daemon runs and a private mount namespace was refused (no "
+			    "CAP_SYS_ADMIN?); ecp record does not trace into a daemon "
+			    "shared with others (stop it, or record as an ordinary "
+			    "user)");
+			goto fail;
+		}
 		snprintf(pidfile, sizeof(pidfile), "/var/run/lttng/lttng-sessiond.pid");
 	}
 	rc = spawn_sessiond(err);
@@ -126,33 +244,22 @@ int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err)
 		sleep_ms(10);
 	}
 	d->pid = read_pid_file(pidfile);
+	if (geteuid() == 0)
+		write_pid_file(d->home, ECP_STATE_DAEMON_FILE, d->pid);
 	return ECP_OK;
 fail:
 	ecp_lttng_daemon_stop(d);
 	return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag,
-			struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 void ecp_lttng_daemon_stop(struct ecp_lttng_daemon *d)
 {
-	if (d->pid > 0 && kill(d->pid, SIGTERM) == 0) {
-		/* The daemon and its consumer take ~2 s to exit; the private home
-		 * can only be removed after them. */
-		for (int waited = 0; waited < 5000 && kill(d->pid, 0) == 0; waited += 20)
-			sleep_ms(20);
-	}
+	/* The daemon and its consumer take ~2 s to exit; the private home can
+	 * only be removed after them. */
+	stop_sessiond(d->pid);
 	d->pid = 0;
 	if (d->home[0]) {
-		nftw(d->home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		nftw(d->home, remove_any, 16, FTW_DEPTH | FTW_PHYS);
 		d->home[0] = 0;
 	}
 }

@@ -10,19 +10,31 @@
 #include "common/error.h"
 
 struct ecp_lttng_daemon {
-	pid_t pid;      /* the daemon we started, 0 when reusing one */
-	char home[256]; /* private LTTNG_HOME (ordinary user), else "" */
+	pid_t pid;      /* the daemon we started */
+	char home[256]; /* the state directory $TMPDIR/ecp-lttng-XXXXXX (the
+			   private LTTNG_HOME of an ordinary user), else "" */
 };
 
-/* Makes a session daemon available: as an ordinary user, a private one with
+/* Files of the state directory: the pid of the `ecp record` that owns it,
+ * and (as root, where the daemon's own pid file is in the private mount
+ * namespace) the daemon's pid. */
+#define ECP_STATE_OWNER_FILE  "ecp-record.pid"
+#define ECP_STATE_DAEMON_FILE "sessiond.pid"
+
+/* Makes a private session daemon available, after cleaning up what a
+ * killed recording left (ecp_lttng_clean_stale): as an ordinary user with
  * LTTNG_HOME set (in this process's environment, so the recorded program
- * inherits it) to a fresh directory; as root (whose daemons always use
- * /var/run/lttng), a new one in a private mount namespace, or where that is
- * refused, the running daemon if any, else a new one.  Call it while the
+ * inherits it) to the state directory, the `tracing` group ignored; as root
+ * (whose daemons always use /var/run/lttng) in a private mount namespace,
+ * or where that is refused, a new daemon only if no other runs (never a
+ * daemon shared with others: refused with a message).  Call it while the
  * process is single-threaded. */
 int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err);
-/* Stops the daemon if we started it and removes the private home. */
+/* Stops the daemon and removes the state directory. */
 void ecp_lttng_daemon_stop(struct ecp_lttng_daemon *d);
+/* Stops the daemons and removes the state directories of recordings whose
+ * `ecp record` no longer runs (SIGKILL leaves them). */
+void ecp_lttng_clean_stale(void);
 
 struct ecp_lttng_session_config {
 	const char *name;

@@ -128,6 +128,10 @@ struct bthread {
 	uint64_t v_start; /* CPU clock at thread start */
 	uint64_t f_last;  /* function clock charged up to here */
 	uint64_t cpu_ns_last;
+	/* The thread's own CPU clock (cpu_ns of thread_start and of
+	 * thread_exit/process_exit) and the switch records' CPU time at the same
+	 * events: their ratio takes steal out (see scale_to_thread_clocks). */
+	uint64_t clock_first, sched_first, clock_last, sched_last;
 	/* the accumulating segment */
 	uint64_t seg_v0, seg_wall0, seg_rec_start;
 	ecp_id seg_lock;
@@ -982,43 +986,80 @@ static int seal(struct ecp_builder *b, struct ecp_error *err)
 	return ECP_OK;
 }
 
+/* The start function of a thread_start: the function at `addr`, or for the
+ * main thread with `main` unknown (addr 0), a named pseudo-function. */
+static ecp_id start_function(struct ecp_builder *b, uint64_t addr)
+{
+	if (addr)
+		return function_of(b, addr);
+	if (b->main_pseudo_fn == ECP_NO_ID) {
+		struct fn *f = ecp_vec_push(&b->fns);
+		if (!f)
+			return ECP_NO_ID;
+		f->addr = 0;
+		b->main_pseudo_fn = (ecp_id)(b->fns.len - 1);
+	}
+	return b->main_pseudo_fn;
+}
+
+/* A main thread starting again in its own process is an exec: a wrapper
+ * (sh -c, env, a launcher script) replaced itself with the program.  The
+ * final image is what is analysed: the thread's accumulating segment
+ * starts again at the exec (the wrappers' own start-up, mostly LTTng-UST's
+ * ~5 ms per image, is dropped), the old image's open frames are closed,
+ * and the new `main` is the start function. */
+static int ev_exec(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		   struct ecp_error *err)
+{
+	uint64_t v = cpu_clock(b, th, ev);
+	while (th->frames.len)
+		if (pop_frame(b, th, v > th->f_last ? v : th->f_last, 0) < 0)
+			return nomem(err);
+	ecp_id fn = start_function(b, ev->b);
+	if (fn == ECP_NO_ID)
+		return nomem(err);
+	th->start_fn = fn;
+	th->acts.len = 0;
+	ecp_hmap_clear(&th->act_idx);
+	th->v_start = th->seg_v0 = th->f_last = v;
+	th->seg_wall0 = th->seg_rec_start = th->last_ts = ev->ts;
+	th->n_events++;
+	if (th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
+		th->clock_first = ev->cpu_ns;
+		th->sched_first = sched_cpu_at(th->sched, ev->ts);
+	}
+	/* (the old image's handle stays mapped: nothing can join it) */
+	th->handle = ev->c;
+	if (ecp_hmap_put(&b->thread_by_handle, th->handle, th->index) < 0)
+		return nomem(err);
+	return ECP_OK;
+}
+
 static int ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 			   struct ecp_error *err)
 {
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
 	if (ti && !thread_at(b, (ecp_id)*ti)->exited) {
-		/* A main thread starting again is an exec: the recorded command
-		 * replaced itself (a shell or launcher that execs the program). */
-		int rc = inconsistent(
-		    b, err, ev,
-		    ev->a == 0 ? "thread_start of a thread already started: the recorded "
-				 "process exec'd another program (a wrapper such as sh -c, "
-				 "env or valgrind?); record the program itself"
-			       : "thread_start of a thread already started");
+		if (ev->a == 0)
+			return ev_exec(b, thread_at(b, (ecp_id)*ti), ev, err);
+		int rc = inconsistent(b, err, ev, "thread_start of a thread already started");
 		return rc > 0 ? ECP_OK : rc; /* skipped */
 	}
 	struct bthread *th = thread_new(b, ev);
 	if (!th)
 		return nomem(err);
 	th->handle = ev->c;
-	if (ev->a == 0 && ev->b == 0) {
-		/* the main thread, `main` unknown: a named pseudo-function */
-		if (b->main_pseudo_fn == ECP_NO_ID) {
-			struct fn *f = ecp_vec_push(&b->fns);
-			if (!f)
-				return nomem(err);
-			f->addr = 0;
-			b->main_pseudo_fn = (ecp_id)(b->fns.len - 1);
-		}
-		th->start_fn = b->main_pseudo_fn;
-	} else {
-		th->start_fn = function_of(b, ev->b);
-		if (th->start_fn == ECP_NO_ID)
-			return nomem(err);
-	}
+	/* a thread other than main with start_routine 0 gets function 0x0 */
+	th->start_fn = ev->a == 0 ? start_function(b, ev->b) : function_of(b, ev->b);
+	if (th->start_fn == ECP_NO_ID)
+		return nomem(err);
 	if (ecp_hmap_put(&b->thread_by_handle, th->handle, th->index) < 0)
 		return nomem(err);
 	th->last_ts = ev->ts;
+	if (th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
+		th->clock_first = ev->cpu_ns;
+		th->sched_first = sched_cpu_at(th->sched, ev->ts);
+	}
 	uint64_t v = cpu_clock(b, th, ev);
 	th->v_start = th->seg_v0 = th->f_last = v;
 	th->n_events = 1; /* the thread_start event itself */
@@ -1651,6 +1692,11 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		return rc < 0 ? nomem(err) : ECP_OK;
 	}
 
+	if ((ev->type == ECP_EV_THREAD_EXIT || ev->type == ECP_EV_PROCESS_EXIT) &&
+	    th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
+		th->clock_last = ev->cpu_ns;
+		th->sched_last = sched_cpu_at(th->sched, ev->ts);
+	}
 	uint64_t v = cpu_clock(b, th, ev);
 	switch (ev->type) {
 	case ECP_EV_THREAD_CREATE:
@@ -1760,6 +1806,58 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 	return ECP_OK;
 }
 
+/* Switch records time a thread's stay on the CPU in wall time, which
+ * includes what the hypervisor stole from the virtual CPU meanwhile (2-10%
+ * of it with both host cores busy, and in bursts: one 30 ms stay of a
+ * thread that used 9 ms was seen); the thread's own CPU clock excludes it.
+ * Where a thread's first and last events carry its clock, its CPU times
+ * (segment lengths and starts, function times, calls) are scaled by clock
+ * over switch time between them: steal is spread in proportion to time
+ * (where in the thread a burst fell is not known), and each thread's work
+ * matches its own clock.  perf's task-clock would not help: it counts the
+ * same wall time (perf_clock).  A ratio above 1.05 is not steal (a clock
+ * read lost): no scaling.  Returns 0, or -1 when out of memory. */
+static int scale_to_thread_clocks(struct ecp_builder *b)
+{
+	size_t n = b->threads.len;
+	double *k = malloc((n ? n : 1) * sizeof(*k));
+	bool any = false;
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		uint64_t clock = sat_sub(th->clock_last, th->clock_first);
+		uint64_t sched = sat_sub(th->sched_last, th->sched_first);
+		k[i] = 1.0;
+		if (!th->clock_first || !th->clock_last || !clock || !sched)
+			continue;
+		double r = (double)clock / (double)sched;
+		if (r > 1.05)
+			continue;
+		k[i] = r;
+		any = true;
+		for (size_t j = 0; j < th->segs.len; j++) {
+			struct ecp_segment *seg = &ECP_VEC_AT(
+			    &b->segments, struct ecp_segment, ECP_VEC_AT(&th->segs, uint32_t, j));
+			seg->length = (uint64_t)((double)seg->length * r);
+			seg->cpu_start = (uint64_t)((double)seg->cpu_start * r);
+			for (uint32_t a = 0; a < seg->n_activity; a++) {
+				struct ecp_activity *act = &ECP_VEC_AT(
+				    &b->activities, struct ecp_activity, seg->first_activity + a);
+				act->self_ns = (uint64_t)((double)act->self_ns * r);
+				act->incl_ns = (uint64_t)((double)act->incl_ns * r);
+			}
+		}
+	}
+	for (size_t i = 0; any && i < b->calls.len; i++) {
+		struct ecp_call *c = &ECP_VEC_AT(&b->calls, struct ecp_call, i);
+		c->enter = (uint64_t)((double)c->enter * k[c->thread]);
+		c->exit = (uint64_t)((double)c->exit * k[c->thread]);
+	}
+	free(k);
+	return 0;
+}
+
 int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		       struct ecp_model **out, struct ecp_error *err)
 {
@@ -1772,6 +1870,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	int rc = finish_threads(b, err);
 	if (rc < 0)
 		return rc;
+	if (scale_to_thread_clocks(b) < 0)
+		return nomem(err);
 	if (b->threads.len == 0)
 		return ecp_error_set(err, ECP_ERR,
 				     "trace=%s: no thread of the program was "

@@ -17,6 +17,7 @@ enum class_kind {
 	K_SCHED_SWITCH,
 	K_SCHED_LOST,
 	K_SCHED_COMM,
+	K_SCHED_CLOCK,
 	K_SCHED_OTHER,
 	K_BIN_INFO,
 	K_DLOPEN,
@@ -33,6 +34,9 @@ struct class_info {
 	enum ecp_event_type type;
 	uint32_t f[3]; /* members giving a, b, c */
 	uint32_t ts;   /* payload `ts` (function and switch events) */
+	uint32_t tsc;  /* payload `tsc` (function events, clock anchors) */
+	bool c_ticks;  /* `c` is a TSC duration (func_folded's total_tsc) */
+	uint32_t mono; /* clock anchors */
 	uint32_t cpu_ns;
 	uint32_t tid;  /* payload tid (sched events) */
 	uint32_t name; /* string member */
@@ -150,7 +154,7 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	snprintf(ci->event_name, sizeof(ci->event_name), "%s", name ? name : "(unnamed)");
 	ci->f[0] = ci->f[1] = ci->f[2] = NO_FIELD;
 	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = ci->vpid =
-	    NO_FIELD;
+	    ci->tsc = ci->mono = NO_FIELD;
 	ci->baddr = ci->memsz = ci->path = NO_FIELD;
 	ci->freq = 1000000000;
 	const bt_field_class *payload =
@@ -174,9 +178,15 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 			ci->type = ecp_events[i].type;
 			for (int k = 0; k < 3; k++)
 				ci->f[k] = member_index(payload, ecp_events[i].f[k]);
+			/* recorders since issue 14 write TSC totals */
+			if (ci->type == ECP_EV_FUNC_FOLDED && ci->f[2] == NO_FIELD) {
+				ci->f[2] = member_index(payload, "total_tsc");
+				ci->c_ticks = ci->f[2] != NO_FIELD;
+			}
 			break;
 		}
 		ci->ts = member_index(payload, "ts");
+		ci->tsc = member_index(payload, "tsc");
 		ci->cpu_ns = member_index(payload, "cpu_ns");
 		ci->name = member_index(payload, "name");
 		ci->try_ = member_index(payload, "try");
@@ -201,6 +211,10 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 		ci->kind = K_SCHED_COMM;
 		ci->tid = member_index(payload, "tid");
 		ci->name = member_index(payload, "name");
+	} else if (!strcmp(name, "ecp_sched:clock")) {
+		ci->kind = K_SCHED_CLOCK;
+		ci->mono = member_index(payload, "mono");
+		ci->tsc = member_index(payload, "tsc");
 	} else if (!strncmp(name, "ecp_sched:", 10)) {
 		ci->kind = K_SCHED_OTHER;
 	} else if (!strcmp(name, "lttng_ust_statedump:bin_info") ||
@@ -251,6 +265,20 @@ static uint64_t snapshot_ns(const bt_message *msg, uint64_t freq)
 	return (uint64_t)((long double)v * 1e9L / (long double)freq);
 }
 
+/* Whether raw TSC times can be converted: the sched trace, read first,
+ * must have given two clock anchors at least. */
+static bool have_clock(struct ecp_reader *r, uint64_t index)
+{
+	if (r->cb->clock && ecp_tsc_map_ready(r->cb->clock))
+		return true;
+	ecp_error_set(r->err, ECP_ERR,
+		      "trace=%s event=#%llu: function times are raw TSC values but the "
+		      "recording has no clock anchors to convert them (the sched trace "
+		      "is missing or incomplete)",
+		      r->label, (unsigned long long)index);
+	return false;
+}
+
 static int on_event(struct ecp_reader *r, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -287,8 +315,15 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 		ev.cpu_ns = member_u64(payload, ci->cpu_ns);
 		if (ci->try_ != NO_FIELD && member_u64(payload, ci->try_))
 			ev.flags |= ECP_EVF_TRY;
-		/* function events: the real entry/exit time is the payload's */
-		if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
+		if ((ci->c_ticks || ci->tsc != NO_FIELD) && !have_clock(r, index))
+			return ECP_ERR;
+		if (ci->c_ticks)
+			ev.c = ecp_tsc_map_duration(r->cb->clock, ev.c);
+		/* function events: the real entry/exit time is the payload's
+		 * (raw TSC since issue 14, CLOCK_MONOTONIC ns before) */
+		if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->tsc != NO_FIELD)
+			ev.ts = ecp_tsc_map_time(r->cb->clock, member_u64(payload, ci->tsc));
+		else if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
 			ev.ts = member_u64(payload, ci->ts);
 		else
 			ev.ts = snapshot_ns(msg, ci->freq);
@@ -323,6 +358,13 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 					     "out of memory reading %s", r->label);
 		return ECP_OK;
 	}
+	case K_SCHED_CLOCK:
+		if (r->cb->clock && ci->mono != NO_FIELD && ci->tsc != NO_FIELD &&
+		    ecp_tsc_map_add(r->cb->clock, member_u64(payload, ci->mono),
+				    member_u64(payload, ci->tsc)) < 0)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
+		return ECP_OK;
 	case K_SCHED_OTHER:
 	case K_IGNORED_LTTNG:
 		return ECP_OK;

@@ -4,7 +4,8 @@
  * and hands it to a callback, so nothing but the current message batch is
  * held in memory.
  *
- * Events of provider `ecp` and `ecp_sched` are decoded; the statedump's
+ * Events of provider `ecp` and `ecp_sched` are decoded (function times in
+ * raw TSC converted to CLOCK_MONOTONIC through the clock anchors); the statedump's
  * objects (lttng_ust_statedump:bin_info, lttng_ust_dl:dlopen) and perf's
  * thread names (ecp_sched:comm) go to their own callbacks.  An event of any
  * other provider is an error: this is not an ecp trace. */
@@ -16,6 +17,7 @@
 
 #include "common/error.h"
 #include "simulator/event.h"
+#include "simulator/tsc-map.h"
 
 struct ecp_ctf_callbacks {
 	int (*event)(void *user, const struct ecp_event *ev, struct ecp_error *err);
@@ -24,6 +26,11 @@ struct ecp_ctf_callbacks {
 	int (*comm)(void *user, uint64_t tid, const char *name);
 	/* called every 2^20 events when not NULL */
 	void (*progress)(void *user, uint64_t events);
+	/* The recording's clock anchors: ecp_sched:clock events are added to it,
+	 * and function times in raw TSC (`tsc`, `total_tsc`) are converted
+	 * through it (read the sched trace, which holds the anchors, first).
+	 * NULL: a trace with raw TSC times is an error. */
+	struct ecp_tsc_map *clock;
 };
 
 struct ecp_ctf_stats {

@@ -194,8 +194,12 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 				       .comm = on_comm,
 				       .progress = opts->progress ? on_progress : NULL};
 	struct ecp_ctf_stats sched = {0}, main_st = {0};
+	struct ecp_tsc_map clock;
 	char *ctf = NULL;
-	int rc = ecp_builder_create(&bo, &c.b, err);
+	int rc;
+	ecp_tsc_map_init(&clock);
+	cb.clock = &clock;
+	rc = ecp_builder_create(&bo, &c.b, err);
 	if (rc < 0)
 		return rc;
 	c.syms = ecp_symbols_create();
@@ -285,6 +289,7 @@ out:
 	}
 	free(ctf);
 	free(c.comms);
+	ecp_tsc_map_finish(&clock);
 	ecp_symbols_destroy(c.syms);
 	ecp_builder_destroy(c.b);
 	return rc;

@@ -131,6 +131,35 @@ static void test_create_join_with_switches(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* Steal: the switch records say main stayed on the CPU 400 ns, its own
+ * clock (cpu_ns of thread_start and thread_exit) says it used 200: every
+ * CPU time of the thread is halved (segments, functions, calls). */
+static void test_scaled_to_thread_clock(void **state)
+{
+	struct ecp_test_seq s;
+	(void)state;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 50, 0, 0);
+	ecp_test_switch(&s, MAIN, 600, 1, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
+	ecp_test_ev(&s, MAIN, 150, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 350, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 400, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = 1200;
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id f = ecp_test_fn(m, F);
+	assert_int_equal(m->threads[0].n_segments, 2);
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, 0)].length, 150);
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, 1)].length, 50);
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, 1)].cpu_start, 150);
+	assert_int_equal(ecp_model_work(m), 200);
+	assert_int_equal(ecp_test_self(m, ecp_test_seg(m, 0, 0), f), 100);
+	assert_int_equal(m->calls[0].enter, 25);
+	assert_int_equal(m->calls[0].exit, 125);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_child_runs_before_create_returns(void **state)
 {
 	struct ecp_test_seq s;
@@ -719,6 +748,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_functions_single_thread),
 	    cmocka_unit_test(test_create_join_with_switches),
+	    cmocka_unit_test(test_scaled_to_thread_clock),
 	    cmocka_unit_test(test_child_runs_before_create_returns),
 	    cmocka_unit_test(test_event_cost_subtracted),
 	    cmocka_unit_test(test_mutex),

@@ -11,13 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "recorder/agent-path.h"
+#include "recorder/clock-anchor.h"
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
+#include "recorder/tsc.h"
 
 /* ---- metadata ---- */
 
@@ -150,9 +153,31 @@ static void put_switch(struct fake *f, uint32_t pid, uint32_t tid, uint64_t t,
 	put(f, &r, sizeof(r));
 }
 
+/* An anchor's TSC lies between TSC reads before and after it, its clock
+ * between CLOCK_MONOTONIC reads before and after it; a later anchor is
+ * later in both. */
+static void test_clock_anchor(void **state)
+{
+	struct timespec a, b, pause = {0, 1000000};
+	uint64_t m1, t1, m2, t2, before, after, ma, mb;
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	before = ecp_tsc();
+	ecp_clock_anchor_read(&m1, &t1);
+	after = ecp_tsc();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ma = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+	mb = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+	assert_true(before <= t1 && t1 <= after);
+	assert_true(ma <= m1 && m1 <= mb);
+	nanosleep(&pause, NULL);
+	ecp_clock_anchor_read(&m2, &t2);
+	assert_true(m2 >= m1 + 1000000 && t2 > t1);
+}
+
 static void test_perf_drain(void **state)
 {
-	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task};
+	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task, NULL};
 	struct ecp_perf_switch ps;
 	struct fake f;
 	struct perf_event_mmap_page *meta;
@@ -253,6 +278,7 @@ int main(void)
 	    cmocka_unit_test(test_meta_write),
 	    cmocka_unit_test(test_meta_unwritable),
 	    cmocka_unit_test(test_perf_drain),
+	    cmocka_unit_test(test_clock_anchor),
 	    cmocka_unit_test(test_perf_open),
 	    cmocka_unit_test(test_agent_path_missing),
 	};

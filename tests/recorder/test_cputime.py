@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""e2e: two CPU-bound threads time-slicing on one CPU.  Each thread's CPU
-time in the trace must match its own CLOCK_THREAD_CPUTIME_ID within 2%:
-from the context switches (clock=perf-switch), or, with perf disabled
-(ECP_RECORD_NO_PERF=1, the fallback), from the cpu_ns of its last event.
+"""e2e: two CPU-bound threads time-slicing on one CPU.  Each thread's work
+as `ecp info` reports it must match its own CLOCK_THREAD_CPUTIME_ID of the
+same run within 1% (plus the calibrated cost of its events): from the
+context switches with steal taken out (clock=perf-switch), or, with perf
+disabled (ECP_RECORD_NO_PERF=1, the fallback), from the cpu_ns of its
+events.  The raw switch records include what the hypervisor stole (2-10%
+with both host cores busy), so they are only checked for time slicing.
 
 usage: test_cputime.py SPIN_BINARY [--no-perf]"""
 import collections
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,14 +33,12 @@ def main():
     real = {int(t): int(n) for t, n in re.findall(r'tid=(\d+) cpu_ns=(\d+)', p.stdout)}
     check(len(real) == 2, 'program output %r' % p.stdout)
     meta = read_meta(trace)
-    recorded = {}
     if no_perf:
         check(meta['clock'] == 'thread-cputime', 'clock ' + meta['clock'])
-        check(not os.path.exists(os.path.join(trace, 'sched')), 'sched trace without perf')
-        ev = read_trace(os.path.join(trace, 'main'))
-        for e in ev:
-            if e['event'] == 'ecp:thread_exit' and e['vtid'] in real:
-                recorded[e['vtid']] = e['cpu_ns']
+        # without perf the sched trace holds only the clock anchors
+        sched = read_trace(os.path.join(trace, 'sched'))
+        check(count(sched, 'ecp_sched:switch') == 0, 'switch records without perf')
+        check(count(sched, 'ecp_sched:clock') >= 2, 'fewer than two clock anchors')
     else:
         check(meta['clock'] == 'perf-switch', 'clock ' + meta['clock'])
         sched = read_trace(os.path.join(trace, 'sched'))
@@ -51,14 +54,22 @@ def main():
                     slices[e['tid']] += 1
             else:
                 on_since[e['tid']] = e['ts']
-        recorded = {t: total[t] for t in real}
         # they did time-slice: several slices each
         check(all(slices[t] >= 3 for t in real), 'no time slicing: %s' % slices)
+        for t in real:
+            print('thread %d: switch records %d ns (steal included)' % (t, total[t]))
+    p = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
+                       text=True)
+    check(p.returncode == 0, 'ecp info: %s' % p.stderr)
+    info = json.loads(p.stdout)
+    recorded = {t['tid']: t['work_ns'] for t in info['thread_list']}
+    events = collections.Counter(e['vtid'] for e in read_trace(os.path.join(trace, 'main')))
     for tid, ns in real.items():
         rec = recorded.get(tid, 0)
-        check(abs(rec - ns) <= 0.02 * ns, 'thread %d: recorded %d ns, real %d ns (%.2f%%)'
-              % (tid, rec, ns, 100.0 * (rec - ns) / ns))
+        allowed = 0.01 * ns + info['event_cost_ns'] * events[tid]
         print('thread %d: recorded %d ns, real %d ns (%+.3f%%)'
+              % (tid, rec, ns, 100.0 * (rec - ns) / ns))
+        check(abs(rec - ns) <= allowed, 'thread %d: recorded %d ns, real %d ns (%.2f%%)'
               % (tid, rec, ns, 100.0 * (rec - ns) / ns))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
