@@ -1,5 +1,6 @@
 /* ecp whatif: the paper's "pseudo-optimized" simulation (its Sec. 7): the
- * named functions' exclusive time shrinks by PCT percent in every segment,
+ * named functions' time (inclusive by default, exclusive with --self)
+ * shrinks by PCT percent in every segment,
  * the program is simulated again (lock hand-offs re-decided), and the run
  * times are compared with the baseline for every P. */
 #include <math.h>
@@ -26,6 +27,7 @@ struct whatif_options {
 	double pcts[MAX_CHANGES];
 	size_t n_changes;
 	enum ecp_sched_model sched;
+	enum ecp_whatif_scope scope;
 };
 
 static void options_finish(struct whatif_options *o)
@@ -41,6 +43,7 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 		{"processors", required_argument, NULL, 'P'},
 		{"faster", required_argument, NULL, 'F'},
 		{"sched", required_argument, NULL, ECP_OPT_SCHED},
+		{"self", no_argument, NULL, 'S'},
 		ECP_CLI_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -55,6 +58,9 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 			return ECP_EXIT_USAGE;
 		case 'P':
 			list = optarg;
+			break;
+		case 'S':
+			o->scope = ECP_WHATIF_EXCLUSIVE;
 			break;
 		case ECP_OPT_SCHED:
 			if ((rc = ecp_cli_parse_sched("whatif", optarg, &o->sched)))
@@ -111,6 +117,7 @@ static int resolve_changes(const struct whatif_options *o, const struct ecp_mode
 		}
 		changes[i].function = f;
 		changes[i].faster_pct = o->pcts[i];
+		changes[i].scope = o->scope;
 	}
 	return 0;
 }
@@ -165,6 +172,7 @@ static void write_json(const struct whatif_options *o, const struct ecp_replay *
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "name", o->names[i]);
 		ecp_json_kv_double(&w, "faster_pct", o->pcts[i]);
+		ecp_json_kv_string(&w, "scope", ecp_whatif_scope_name(o->scope));
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
@@ -202,7 +210,12 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 	printf("trace %s: what if", o->common.trace_dir);
 	for (size_t i = 0; i < o->n_changes; i++)
 		printf("%s %s were %g%% faster", i ? "," : "", o->names[i], o->pcts[i]);
-	printf("\n");
+	printf("\n%s\n",
+	       o->scope == ECP_WHATIF_EXCLUSIVE
+		   ? "scope: exclusive (--self): only the time the functions execute "
+		     "themselves is shortened, not their callees'"
+		   : "scope: inclusive: the functions with their callees are shortened "
+		     "(--self: their own time only)");
 	if (o->sched != ECP_SCHED_IDEAL)
 		printf("run times from the %s scheduler model, not the paper's ideal sharing\n",
 		       ecp_sched_model_name(o->sched));

@@ -135,7 +135,8 @@ with tempfile.TemporaryDirectory() as tmp:
     w = json.loads(r.stdout)
     for key in ("trace", "processors", "baseline_ns", "whatif_ns", "changes"):
         check(key in w, f"whatif JSON has '{key}'")
-    check(w["changes"] == [{"name": PARALLEL, "faster_pct": 10}], "changes echoed")
+    check(w["changes"] == [{"name": PARALLEL, "faster_pct": 10, "scope": "inclusive"}],
+          "changes echoed, with the default scope")
     check(all(near(a, b * MS) for a, b in zip(w["baseline_ns"], [83, 58, 53])),
           "whatif baseline equals the report's T_P")
     # by hand: workers 9, 18, 22.5 ms -> T1 77.5, T2 55, T3 50.5
