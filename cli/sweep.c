@@ -53,8 +53,8 @@ void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw)
 	memset(sw, 0, sizeof(*sw));
 }
 
-int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
-		  size_t n, size_t top, struct ecp_cli_sweep *sw)
+static int sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
+		     size_t n, size_t top, bool warn, struct ecp_cli_sweep *sw)
 {
 	const struct ecp_model *m = s->model;
 	size_t nf = m->n_functions ? m->n_functions : 1;
@@ -99,7 +99,7 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 				sw->crossover_at[sw->n_crossovers++] = i;
 		}
 	}
-	for (size_t i = 0; i < sw->n_points; i++)
+	for (size_t i = 0; warn && i < sw->n_points; i++)
 		if (!sw->points[i].analysis.weights_exact) {
 			ecp_cli_warn_inexact(cmd, sw->points[i].processors);
 			break;
@@ -122,4 +122,17 @@ out:
 	ecp_sweep_destroy(engine);
 	free(is_top);
 	return rc;
+}
+
+int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
+		      size_t n, size_t top, struct ecp_cli_sweep *sw)
+{
+	return sweep_run(cmd, s, processors, n, top, true, sw);
+}
+
+int ecp_cli_sweep_run_quiet(const char *cmd, const struct ecp_cli_session *s,
+			    const unsigned *processors, size_t n, size_t top,
+			    struct ecp_cli_sweep *sw)
+{
+	return sweep_run(cmd, s, processors, n, top, false, sw);
 }
