@@ -203,7 +203,7 @@ static int explain_damage(const char *label, const char *ctf_dir,
 /* babeltrace2 ended a stream at damaged data and called it a success:
  * the analysis goes on, with a warning that names the file. */
 static int warn_stopped_early(struct ecp_model *m, const char *dir, const char *part,
-			      const struct ecp_ctf_stats *st, struct ecp_error *err)
+			      const struct ecp_ctf_stats *st, bool probe, struct ecp_error *err)
 {
 	if (st->bt_failed != 3)
 		return ECP_OK;
@@ -211,8 +211,9 @@ static int warn_stopped_early(struct ecp_model *m, const char *dir, const char *
 	struct ecp_ctf_damage d = {0};
 	struct ecp_error perr = {0};
 	snprintf(path, sizeof(path), "%s/%s", dir, part);
-	int found = ecp_ctf_find_metadata(path, &ctf, &perr) == 0 ? ecp_ctf_probe(ctf, &d, &perr)
-								   : 0;
+	int found = probe && ecp_ctf_find_metadata(path, &ctf, &perr) == 0
+			? ecp_ctf_probe(ctf, &d, &perr)
+			: 0;
 	free(ctf);
 	if (ecp_model_add_warning(m,
 				  "babeltrace2 stopped reading %s at damaged data (%s): the "
@@ -261,7 +262,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 			goto out;
 		snprintf(label, sizeof(label), "%s/sched", dir);
 		if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &sched, err)) < 0) {
-			if (sched.bt_failed)
+			if (sched.bt_failed && !opts->skip_damage_probe)
 				rc = explain_damage(label, ctf, &sched, err);
 			goto out;
 		}
@@ -286,7 +287,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		goto out;
 	snprintf(label, sizeof(label), "%s/main", dir);
 	if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &main_st, err)) < 0) {
-		if (main_st.bt_failed)
+		if (main_st.bt_failed && !opts->skip_damage_probe)
 			rc = explain_damage(label, ctf, &main_st, err);
 		goto out;
 	}
@@ -327,8 +328,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = warn_stopped_early(m, dir, "sched", &sched, err)) < 0 ||
-	    (rc = warn_stopped_early(m, dir, "main", &main_st, err)) < 0)
+	if ((rc = warn_stopped_early(m, dir, "sched", &sched, !opts->skip_damage_probe, err)) < 0 ||
+	    (rc = warn_stopped_early(m, dir, "main", &main_st, !opts->skip_damage_probe, err)) < 0)
 		goto out;
 	const char *file, *objpath, *why;
 	for (size_t k = 0; ecp_symbols_unreadable(c.syms, k, &file, &objpath, &why); k++)

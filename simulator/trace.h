@@ -35,6 +35,10 @@ struct ecp_load_options {
 	 * the fuzzer, whose coverage a child would not report, and only after
 	 * a child has shown that decoding the input does not crash. */
 	bool in_process;
+	/* Do not decode each file alone to name the damaged one when
+	 * babeltrace2 refuses the trace (the fuzzer's second, in-process load
+	 * of an input whose first load already did). */
+	bool skip_damage_probe;
 };
 
 #define ECP_LOAD_OPTIONS_DEFAULT                                                         \
@@ -42,7 +46,8 @@ struct ecp_load_options {
 				   .use_cache = true,                                    \
 				   .keep_calls = false,                                  \
 				   .progress = false,                                    \
-				   .in_process = false})
+				   .in_process = false,                                  \
+				   .skip_damage_probe = false})
 
 int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 		   struct ecp_model **out, struct ecp_error *err);
