@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/session.h"
 #include "common/parse.h"
 #include "common/units.h"
@@ -126,16 +127,25 @@ static int sweep(const char *what, const struct ecp_dag *dag, const struct whati
 		 struct ecp_replay *out)
 {
 	struct ecp_error err = {0};
+	struct ecp_progress progress;
+	ecp_progress_init(&progress, "whatif");
+	int rc = 0;
 	if (o->sched == ECP_SCHED_IDEAL) {
 		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) < 0)
-			return ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
-		return 0;
+			rc = ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
+		return rc;
 	}
-	for (size_t i = 0; i < o->n_processors; i++)
-		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i], &err) < 0)
-			return ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
-					o->processors[i], err.msg);
-	return 0;
+	for (size_t i = 0; i < o->n_processors && !rc; i++) {
+		ecp_progress_update(&progress, "simulating the %s run at P=%u (%zu of %zu)", what,
+				    o->processors[i], i + 1, o->n_processors);
+		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i], &err) < 0) {
+			ecp_progress_done(&progress);
+			rc = ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
+				      o->processors[i], err.msg);
+		}
+	}
+	ecp_progress_done(&progress);
+	return rc;
 }
 
 static void write_json(const struct whatif_options *o, const struct ecp_replay *base,

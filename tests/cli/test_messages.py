@@ -9,7 +9,8 @@ problem and the file (issue 16).  Each check asserts the text:
 - a damaged stream file on which babeltrace2 2.0 crashes (SIGSEGV in its
   CTF plugin): exit 1 and a message naming the stream file, not a crash;
 - a truncated copy of the program in objects/: a warning naming the copy;
-- the folded-calls notice of `ecp report` names the function.
+- the folded-calls notice of `ecp report` names the function;
+- progress lines (cli/progress.h) never reach a pipe.
 
 The damages are single bytes of the committed fig4 sample's first stream
 file, found by mutating it; a babeltrace2 other than 2.0.4 may decode
@@ -127,6 +128,14 @@ def main():
         check(r.returncode == 0 and
               "calls of 1 function (RecursiveQuickSort) were folded" in r.stdout,
               "the folded-calls notice names the function", r.stdout[-600:])
+
+        # Progress lines are for terminals: nothing of them in a pipe.
+        d = sample_copy(work, "quiet")
+        for args in (["info", d], ["scan", d, "-P", "1-64"], ["report", d, "-P", "3"],
+                     ["whatif", d, "--faster", "a=10%", "-P", "1-8", "--sched", "linux"]):
+            r = run(*args)
+            check(r.returncode == 0 and "\r" not in r.stderr and "\033" not in r.stderr,
+                  f"ecp {args[0]} in a pipe prints no progress line", repr(r.stderr[-300:]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
