@@ -110,16 +110,16 @@ int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_se
 	const char *name = m->functions[top->function].name;
 	char tet[32];
 	ecp_format_ns(tet, sizeof(tet), top->tet_ns);
-	fprintf(out, "  Optimise %s: the largest TET at %u processors (%s, %.0f%% of T%u).\n",
+	fprintf(out, "  Optimise %s: the largest TET at %u processors\n  (%s, %.0f%% of T%u).\n",
 		name, processors, tet,
 		a->makespan_ns ? 100.0 * top->tet_ns / (double)a->makespan_ns : 0.0, processors);
 	/* TET / work is the function's average weight: the derivative of T_P
 	 * with respect to its own time, shortened evenly where it runs. */
 	if (top->work_ns > 0)
 		fprintf(out,
-			"  Its weight is %.2f: 1 ms saved in %s's own code saves %.2f ms of run\n"
+			"  Its weight is %.2f: 1 ms saved in its own code saves %.2f ms of run\n"
 			"  time at P = %u (at P = 1 every ms saved is a ms of run time).\n",
-			top->tet_ns / top->work_ns, name, top->tet_ns / top->work_ns, processors);
+			top->tet_ns / top->work_ns, top->tet_ns / top->work_ns, processors);
 
 	/* Where the answer changes: the same crossovers `ecp scan` reports. */
 	unsigned last = processors > 16 ? processors : 16;
