@@ -2,11 +2,15 @@
  * (recorder/record.h). */
 #include "cli/commands.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "common/parse.h"
 #include "common/units.h"
@@ -51,6 +55,49 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
+}
+
+/* Whether execvp() could run `prog`, checked before an LTTng session is set
+ * up: the launcher only learns an errno from the failed exec, and the user
+ * needs to hear which program it was and why.  Returns 0, or fills `why`. */
+static int check_program(const char *prog, char *why, size_t len)
+{
+	struct stat st;
+	if (strchr(prog, '/')) {
+		if (stat(prog, &st) < 0) {
+			snprintf(why, len, "%s", strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(why, len, "it is a directory");
+			return -1;
+		}
+		if (access(prog, X_OK) < 0) {
+			snprintf(why, len, "%s (not executable%s)", strerror(errno),
+				 errno == EACCES ? ": chmod +x, or compile it" : "");
+			return -1;
+		}
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char full[PATH_MAX];
+		if (snprintf(full, sizeof(full), "%.*s/%s", (int)n, n ? p : ".", prog) <
+			(int)sizeof(full) &&
+		    stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			return 0;
+		p += n + (end ? 1 : 0);
+	}
+	if (access(prog, F_OK) == 0)
+		snprintf(why, len, "not found in PATH (for the one in this directory, write ./%s)",
+			 prog);
+	else
+		snprintf(why, len, "not found in PATH");
+	return -1;
 }
 
 int cmd_record(int argc, char **argv)
@@ -151,6 +198,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	o.argv = argv + optind;
+	char why[PATH_MAX + 128];
+	if (check_program(o.argv[0], why, sizeof(why)) < 0) {
+		fprintf(stderr, "ecp record: error: cannot run '%s': %s\n", o.argv[0], why);
+		code = ECP_EXIT_USAGE;
+		goto out;
+	}
 	if (ecp_record_run(&o, &code, &sum, &err) != ECP_OK) {
 		if (err.status == ECP_ERR_USAGE)
 			code = ecp_usage_error("record", "%s", err.msg);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/report-reading.h"
 #include "cli/session.h"
 #include "common/parse.h"
 #include "common/units.h"
@@ -201,9 +202,10 @@ static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a, s
 		fprintf(stderr, "ecp report: %s\n", err.msg);
 }
 
-static int write_table(const struct report_options *o, const struct ecp_model *m,
+static int write_table(const struct report_options *o, const struct ecp_cli_session *s,
 		       const struct ecp_analysis *a, size_t rows)
 {
+	const struct ecp_model *m = s->model;
 	char t1[32], tp[32], tinf[32], idle[32];
 	ecp_format_ns(t1, sizeof(t1), (double)a->work_ns);
 	ecp_format_ns(tp, sizeof(tp), (double)a->makespan_ns);
@@ -249,22 +251,10 @@ static int write_table(const struct report_options *o, const struct ecp_model *m
 		return ecp_fail("report", "%s", err.msg);
 	if (rows < a->n_functions)
 		printf("(%zu more functions; --top 0 shows all)\n", a->n_functions - rows);
-	uint64_t folded = 0;
-	uint32_t folded_functions = 0;
-	for (uint32_t f = 0; f < m->n_functions; f++)
-		if (m->functions[f].folded_calls) {
-			folded += m->functions[f].folded_calls;
-			folded_functions++;
-		}
-	if (folded)
-		printf("\n%llu call%s of %u function%s shorter than the recording's "
-		       "--min-duration\nare counted in their callers' time; record with "
-		       "--min-duration 0 to see them.\n",
-		       (unsigned long long)folded, folded == 1 ? "" : "s", folded_functions,
-		       folded_functions == 1 ? "" : "s");
-	printf("\nTET: time on the extended critical path at P, weight x exclusive time;\n"
-	       "TETID: the same with callees included.  Optimize from the top.\n");
-	return ECP_EXIT_OK;
+	ecp_report_print_folded(stdout, m);
+	printf("\n");
+	ecp_report_print_legend(stdout);
+	return ecp_report_print_reading(stdout, "report", s, a, o->processors);
 }
 
 int cmd_report(int argc, char **argv)
@@ -298,7 +288,7 @@ int cmd_report(int argc, char **argv)
 	else if (o.common.format == ECP_FORMAT_CSV)
 		write_csv(s.model, &a, rows);
 	else
-		rc = write_table(&o, s.model, &a, rows);
+		rc = write_table(&o, &s, &a, rows);
 	ecp_analysis_finish(&a);
 	ecp_cli_session_close(&s);
 	return rc;

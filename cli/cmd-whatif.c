@@ -1,5 +1,6 @@
 /* ecp whatif: the paper's "pseudo-optimized" simulation (its Sec. 7): the
- * named functions' exclusive time shrinks by PCT percent in every segment,
+ * named functions' time (inclusive by default, exclusive with --self)
+ * shrinks by PCT percent in every segment,
  * the program is simulated again (lock hand-offs re-decided), and the run
  * times are compared with the baseline for every P. */
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/session.h"
 #include "common/parse.h"
 #include "common/units.h"
@@ -26,6 +28,7 @@ struct whatif_options {
 	double pcts[MAX_CHANGES];
 	size_t n_changes;
 	enum ecp_sched_model sched;
+	enum ecp_whatif_scope scope;
 };
 
 static void options_finish(struct whatif_options *o)
@@ -41,6 +44,7 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 		{"processors", required_argument, NULL, 'P'},
 		{"faster", required_argument, NULL, 'F'},
 		{"sched", required_argument, NULL, ECP_OPT_SCHED},
+		{"self", no_argument, NULL, 'S'},
 		ECP_CLI_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -55,6 +59,9 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 			return ECP_EXIT_USAGE;
 		case 'P':
 			list = optarg;
+			break;
+		case 'S':
+			o->scope = ECP_WHATIF_EXCLUSIVE;
 			break;
 		case ECP_OPT_SCHED:
 			if ((rc = ecp_cli_parse_sched("whatif", optarg, &o->sched)))
@@ -111,6 +118,7 @@ static int resolve_changes(const struct whatif_options *o, const struct ecp_mode
 		}
 		changes[i].function = f;
 		changes[i].faster_pct = o->pcts[i];
+		changes[i].scope = o->scope;
 	}
 	return 0;
 }
@@ -119,16 +127,25 @@ static int sweep(const char *what, const struct ecp_dag *dag, const struct whati
 		 struct ecp_replay *out)
 {
 	struct ecp_error err = {0};
+	struct ecp_progress progress;
+	ecp_progress_init(&progress, "whatif");
+	int rc = 0;
 	if (o->sched == ECP_SCHED_IDEAL) {
 		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) < 0)
-			return ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
-		return 0;
+			rc = ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
+		return rc;
 	}
-	for (size_t i = 0; i < o->n_processors; i++)
-		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i], &err) < 0)
-			return ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
-					o->processors[i], err.msg);
-	return 0;
+	for (size_t i = 0; i < o->n_processors && !rc; i++) {
+		ecp_progress_update(&progress, "simulating the %s run at P=%u (%zu of %zu)", what,
+				    o->processors[i], i + 1, o->n_processors);
+		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i], &err) < 0) {
+			ecp_progress_done(&progress);
+			rc = ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
+				      o->processors[i], err.msg);
+		}
+	}
+	ecp_progress_done(&progress);
+	return rc;
 }
 
 static void write_json(const struct whatif_options *o, const struct ecp_replay *base,
@@ -165,6 +182,7 @@ static void write_json(const struct whatif_options *o, const struct ecp_replay *
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "name", o->names[i]);
 		ecp_json_kv_double(&w, "faster_pct", o->pcts[i]);
+		ecp_json_kv_string(&w, "scope", ecp_whatif_scope_name(o->scope));
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
@@ -202,7 +220,12 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 	printf("trace %s: what if", o->common.trace_dir);
 	for (size_t i = 0; i < o->n_changes; i++)
 		printf("%s %s were %g%% faster", i ? "," : "", o->names[i], o->pcts[i]);
-	printf("\n");
+	printf("\n%s\n",
+	       o->scope == ECP_WHATIF_EXCLUSIVE
+		   ? "scope: exclusive (--self): only the time the functions execute "
+		     "themselves is shortened, not their callees'"
+		   : "scope: inclusive: the functions with their callees are shortened "
+		     "(--self: their own time only)");
 	if (o->sched != ECP_SCHED_IDEAL)
 		printf("run times from the %s scheduler model, not the paper's ideal sharing\n",
 		       ecp_sched_model_name(o->sched));

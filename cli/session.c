@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "common/parse.h"
 #include "common/strdist.h"
 #include "simulator/trace.h"
@@ -149,11 +150,17 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		.keep_calls = c->keep_calls,
 		.progress = isatty(STDERR_FILENO),
 	};
+	struct ecp_progress progress;
+	ecp_progress_init(&progress, cmd);
 	if (ecp_trace_load(c->trace_dir, &opts, &s->model, &err) < 0)
 		return ecp_fail(cmd, "%s", err.msg);
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
-	if (ecp_dag_build(s->model, NULL, c->lock_order, &s->dag, &err) < 0) {
+	ecp_progress_update(&progress, "building the schedule on unlimited processors "
+				       "(%u segments)", s->model->n_segments);
+	int rc = ecp_dag_build(s->model, NULL, c->lock_order, &s->dag, &err);
+	ecp_progress_done(&progress);
+	if (rc < 0) {
 		ecp_model_destroy(s->model);
 		s->model = NULL;
 		return ecp_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "ecp/sweep.h"
 
 const struct ecp_function_result *ecp_cli_sweep_top(const struct ecp_cli_sweep_point *p)
@@ -53,8 +54,8 @@ void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw)
 	memset(sw, 0, sizeof(*sw));
 }
 
-int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
-		  size_t n, size_t top, struct ecp_cli_sweep *sw)
+static int sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
+		     size_t n, size_t top, bool warn, struct ecp_cli_sweep *sw)
 {
 	const struct ecp_model *m = s->model;
 	size_t nf = m->n_functions ? m->n_functions : 1;
@@ -66,6 +67,8 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 	int rc = 0;
 	struct ecp_sweep *engine = NULL;
 	struct ecp_error err = {0};
+	struct ecp_progress progress;
+	ecp_progress_init(&progress, cmd);
 	if (!sw->points || !sw->crossover_at || !sw->shown || !is_top) {
 		rc = ecp_fail(cmd, "out of memory");
 		goto out;
@@ -78,6 +81,7 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 	for (size_t i = 0; i < n; i++) {
 		struct ecp_cli_sweep_point *p = &sw->points[i];
 		p->processors = processors[i];
+		ecp_progress_update(&progress, "analysing P=%u (%zu of %zu)", processors[i], i + 1, n);
 		if (ecp_sweep_analyze(engine, processors[i], &p->analysis, &err) < 0) {
 			rc = ecp_fail(cmd, "P=%u: %s", processors[i], err.msg);
 			goto out;
@@ -99,7 +103,8 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 				sw->crossover_at[sw->n_crossovers++] = i;
 		}
 	}
-	for (size_t i = 0; i < sw->n_points; i++)
+	ecp_progress_done(&progress);
+	for (size_t i = 0; warn && i < sw->n_points; i++)
 		if (!sw->points[i].analysis.weights_exact) {
 			ecp_cli_warn_inexact(cmd, m, &sw->points[i].analysis);
 			break;
@@ -119,7 +124,21 @@ int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const un
 	}
 	sw->n_shown = kept;
 out:
+	ecp_progress_done(&progress);
 	ecp_sweep_destroy(engine);
 	free(is_top);
 	return rc;
+}
+
+int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
+		      size_t n, size_t top, struct ecp_cli_sweep *sw)
+{
+	return sweep_run(cmd, s, processors, n, top, true, sw);
+}
+
+int ecp_cli_sweep_run_quiet(const char *cmd, const struct ecp_cli_session *s,
+			    const unsigned *processors, size_t n, size_t top,
+			    struct ecp_cli_sweep *sw)
+{
+	return sweep_run(cmd, s, processors, n, top, false, sw);
 }

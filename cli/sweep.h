@@ -28,6 +28,11 @@ struct ecp_cli_sweep {
  * besides those that are the top at some P. */
 int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
 		  size_t n, size_t top, struct ecp_cli_sweep *out);
+/* The same without the note on approximate weights (for a caller that has
+ * already said it for the P it reports). */
+int ecp_cli_sweep_run_quiet(const char *cmd, const struct ecp_cli_session *s,
+			    const unsigned *processors, size_t n, size_t top,
+			    struct ecp_cli_sweep *sw);
 void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw);
 
 /* The function with the largest positive TET at a point, or NULL. */

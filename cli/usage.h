@@ -1,4 +1,5 @@
-/* --help text of every command; kept in step with man/ecp-*.1. */
+/* --help text of every command; kept in step with man/ecp-*.1.  Printed
+ * with fputs, not printf: a percent sign is written once. */
 #ifndef ECP_CLI_USAGE_H
 #define ECP_CLI_USAGE_H
 
@@ -57,12 +58,14 @@
 	ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_WHATIF                                                                   \
-	"usage: ecp whatif [TRACE_DIR] --faster NAME=PCT [--faster ...] [-P LIST]\n"       \
+	"usage: ecp whatif [TRACE_DIR] --faster NAME=PCT [--faster ...] [--self] [-P LIST]\n" \
 	"                  [--format table|csv|json]\n\n"                                    \
-	"Re-simulate with the named functions' own time reduced by PCT percent (the\n"    \
-	"paper's pseudo-optimized simulation) and print baseline and predicted T_P and\n"  \
-	"the gain for every P in LIST.\n\n"                                                 \
-	"  --faster NAME=PCT         e.g. parse=20%% (repeatable)\n"                        \
+	"Re-simulate with the named functions' time reduced by PCT percent (the paper's\n" \
+	"pseudo-optimized simulation) and print baseline and predicted T_P and the gain\n" \
+	"for every P in LIST.  By default a function is shortened with its callees\n"    \
+	"(inclusive time); --self shortens only its own (exclusive) time.\n\n"          \
+	"  --faster NAME=PCT         e.g. parse=20% (repeatable)\n"                         \
+	"  --self                    shorten only the functions' own time, not callees'\n" \
 	"  --sched ideal|linux       scheduler model of the run times (default ideal)\n" \
 	"  -P, --processors LIST     processor counts (default 1-16)\n"                    \
 	ECP_COMMON_ANALYSIS_OPTIONS

@@ -17,6 +17,8 @@ enum ecp_status {
 	ECP_ERR_USAGE = -2, /* the caller asked for something malformed */
 	ECP_ERR_NOMEM = -3,
 	ECP_ERR_IO = -4,
+	ECP_ERR_DECODER_CRASH = -5, /* a library decoding the trace crashed (in a
+				     * child process); the message names the file */
 };
 
 struct ecp_error {

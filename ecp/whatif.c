@@ -3,12 +3,20 @@
 #include <math.h>
 #include <stdlib.h>
 
+const char *ecp_whatif_scope_name(enum ecp_whatif_scope scope)
+{
+	return scope == ECP_WHATIF_EXCLUSIVE ? "exclusive" : "inclusive";
+}
+
 int ecp_whatif_lengths(const struct ecp_model *model,
 		       const struct ecp_whatif_change *changes, size_t n_changes,
 		       uint64_t **lengths, struct ecp_error *err)
 {
 	*lengths = NULL;
-	double *pct = calloc(model->n_functions ? model->n_functions : 1, sizeof(double));
+	/* Per function, the share removed from its inclusive time and from
+	 * its exclusive time (both may be asked for the same function). */
+	size_t nf = model->n_functions ? model->n_functions : 1;
+	double *pct = calloc(2 * nf, sizeof(double));
 	uint64_t *len =
 	    malloc((model->n_segments ? model->n_segments : 1) * sizeof(uint64_t));
 	if (!pct || !len) {
@@ -20,7 +28,8 @@ int ecp_whatif_lengths(const struct ecp_model *model,
 	for (size_t i = 0; i < n_changes; i++) {
 		const struct ecp_whatif_change *c = &changes[i];
 		if (c->function >= model->n_functions || !(c->faster_pct >= 0.0) ||
-		    c->faster_pct > 100.0) {
+		    c->faster_pct > 100.0 ||
+		    (c->scope != ECP_WHATIF_INCLUSIVE && c->scope != ECP_WHATIF_EXCLUSIVE)) {
 			free(pct);
 			free(len);
 			return ecp_error_set(
@@ -28,7 +37,8 @@ int ecp_whatif_lengths(const struct ecp_model *model,
 			    "what-if change #%zu: function %u, %g%% is out of range", i,
 			    c->function, c->faster_pct);
 		}
-		pct[c->function] = fmin(100.0, pct[c->function] + c->faster_pct);
+		double *p = &pct[(c->scope == ECP_WHATIF_EXCLUSIVE ? nf : 0) + c->function];
+		*p = fmin(100.0, *p + c->faster_pct);
 	}
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		const struct ecp_segment *seg = &model->segments[s];
@@ -37,7 +47,8 @@ int ecp_whatif_lengths(const struct ecp_model *model,
 			const struct ecp_activity *a =
 			    &model->activities[seg->first_activity + i];
 			if (a->function < model->n_functions)
-				cut += pct[a->function] / 100.0 * (double)a->self_ns;
+				cut += pct[a->function] / 100.0 * (double)a->incl_ns +
+				       pct[nf + a->function] / 100.0 * (double)a->self_ns;
 		}
 		double l = (double)seg->length - cut;
 		len[s] = l > 0.0 ? (uint64_t)llround(l) : 0;

@@ -5,7 +5,12 @@
  * back into memory: their five files are the meta file, the two CTF
  * metadata texts and the two stream files.  Each input then picks a base
  * and a list of mutations, the mutated files are written to a work
- * directory and ecp_trace_load() reads it (no cache).  Input:
+ * directory and ecp_trace_load() reads it (no cache), as ecp does: in a
+ * child process, so that a crash of babeltrace2 on the input is an error
+ * naming the damaged file, which the harness checks.  When the child did
+ * not crash, the same input is loaded again in this process (in_process),
+ * so that libFuzzer sees the reader's and the builder's coverage and the
+ * sanitizers check them here; both loads must agree.  Input:
  *
  *     [0]   bits 0-1: base recording (mod 3); bit 2: allow_loss;
  *           bit 3: keep_calls
@@ -20,12 +25,10 @@
  *     Offsets into a stream file are taken modulo its first 4 KiB, where
  *     the packet header and the events are; text offsets modulo the size.
  *
- * Excluded: a packet whose content_size and packet_size differ in sign as
- * signed 64-bit values makes babeltrace2's CTF plugin (2.0, msg-iter.c
- * set_current_packet_content_sizes) fail an assertion and abort inside
- * libbabeltrace2, not in our code (fuzz/README.md).  So bit 63 of both
- * fields of the first packet is cleared after mutating; every other value
- * of them is still tried. */
+ * Nothing is excluded: a packet whose content_size and packet_size differ
+ * in sign makes babeltrace2's CTF plugin (2.0, msg-iter.c
+ * set_current_packet_content_sizes) abort, which the child contains
+ * (tests/fuzz/crashes/ctf/bt2-packet-size-sign; fuzz/README.md). */
 #include "fuzz/harness.h"
 
 #include <limits.h>
@@ -271,19 +274,6 @@ static void mutate(struct buf *files, const uint8_t *d, size_t size)
 	}
 }
 
-/* The first packet's context, as the test writer lays it out: magic (4),
- * timestamp_begin, timestamp_end, content_size, packet_size (8 each). */
-#define CONTENT_SIZE_MSB 27u
-#define PACKET_SIZE_MSB 35u
-
-static void exclude_bt2_aborts(struct buf *stream)
-{
-	if (stream->n > CONTENT_SIZE_MSB)
-		stream->p[CONTENT_SIZE_MSB] &= 0x7fu;
-	if (stream->n > PACKET_SIZE_MSB)
-		stream->p[PACKET_SIZE_MSB] &= 0x7fu;
-}
-
 static void write_file(const char *path, const struct buf *b)
 {
 	FILE *f = fopen(path, "wb");
@@ -308,8 +298,6 @@ int ecp_fuzz_ctf_one(const uint8_t *data, size_t size)
 		memcpy(files[f].p, base[k][f].p, base[k][f].n);
 	}
 	mutate(files, data + 1, size - 1);
-	exclude_bt2_aborts(&files[2]);
-	exclude_bt2_aborts(&files[4]);
 	char path[2 * PATH_MAX];
 	for (int f = 0; f < N_FILES; f++) {
 		snprintf(path, sizeof(path), "%s/work/%s", top, rel[f]);
@@ -320,15 +308,47 @@ int ecp_fuzz_ctf_one(const uint8_t *data, size_t size)
 	o.use_cache = false;
 	o.allow_loss = data[0] & 4;
 	o.keep_calls = data[0] & 8;
+	snprintf(path, sizeof(path), "%s/work", top);
 	struct ecp_error err = {0};
 	struct ecp_model *m = NULL;
-	snprintf(path, sizeof(path), "%s/work", top);
-	if (ecp_trace_load(path, &o, &m, &err) == 0 && m) {
+	int rc = ecp_trace_load(path, &o, &m, &err);
+	if (rc == ECP_ERR_DECODER_CRASH) {
+		/* The decoder crashed in the child: the message must name a
+		 * file of the trace, and decoding in this process would crash. */
+		ecp_fuzz_note("load (decoder crashed)", &err);
+		if (!strstr(err.msg, "/work/")) {
+			fprintf(stderr, "fuzz-ctf: a decoder crash not naming the file: %s\n",
+				err.msg);
+			abort();
+		}
+		return 0;
+	}
+	if (rc == 0 && m) {
 		ecp_fuzz_note("load", NULL);
-		ecp_fuzz_check_model(m, "trace loader");
-		ecp_model_destroy(m);
+		ecp_fuzz_check_model(m, "trace loader (child)");
 	} else {
 		ecp_fuzz_note("load", &err);
 	}
+	struct ecp_error err2 = {0};
+	struct ecp_model *m2 = NULL;
+	o.in_process = true;
+	o.skip_damage_probe = true; /* the first load named the file already */
+	int rc2 = ecp_trace_load(path, &o, &m2, &err2);
+	if ((rc == 0) != (rc2 == 0) ||
+	    (m && m2 &&
+	     (m->n_threads != m2->n_threads || m->n_segments != m2->n_segments ||
+	      m->n_edges != m2->n_edges || m->n_functions != m2->n_functions ||
+	      m->n_activities != m2->n_activities || m->n_warnings != m2->n_warnings ||
+	      m->info.events != m2->info.events))) {
+		fprintf(stderr,
+			"fuzz-ctf: the child's hand-over and the in-process load disagree: "
+			"child %d (%s), in process %d (%s)\n",
+			rc, rc ? err.msg : "ok", rc2, rc2 ? err2.msg : "ok");
+		abort();
+	}
+	if (rc2 == 0 && m2)
+		ecp_fuzz_check_model(m2, "trace loader (in process)");
+	ecp_model_destroy(m);
+	ecp_model_destroy(m2);
 	return 0;
 }

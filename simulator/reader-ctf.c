@@ -439,22 +439,29 @@ sink_consume(bt_message_iterator *it, void *user)
 			 : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-/* babeltrace2's own error causes, innermost last, for the message. */
+/* babeltrace2's innermost error cause (the root, index 0), for messages:
+ * the outer causes only say that each component above it failed, and every
+ * cause ends in a list of addresses ("...: msg-it-addr=0x..., ...") that
+ * means nothing to a user, so that list is cut off. */
 static void take_bt_error(char *buf, size_t len)
 {
 	buf[0] = '\0';
 	const bt_error *e = bt_current_thread_take_error();
 	if (!e)
 		return;
-	uint64_t n = bt_error_get_cause_count(e);
-	size_t used = 0;
-	for (uint64_t i = n; i-- > 0 && used + 4 < len;) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
-		int w = snprintf(buf + used, len - used, "%s%s", used ? "; " : "",
-				 bt_error_cause_get_message(c));
-		if (w < 0)
-			break;
-		used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+	if (bt_error_get_cause_count(e) > 0) {
+		const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0));
+		const char *addr = m ? strstr(m, "addr=") : NULL;
+		size_t n = m ? strlen(m) : 0;
+		if (addr) {
+			/* back to the ": " that starts the key=value list */
+			const char *colon = addr;
+			while (colon > m && !(colon[0] == ':' && colon[1] == ' '))
+				colon--;
+			if (colon > m)
+				n = (size_t)(colon - m);
+		}
+		snprintf(buf, len, "%.*s", (int)n, m ? m : "");
 	}
 	bt_error_release(e);
 }
@@ -472,7 +479,7 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 	bt_graph *graph = NULL;
 	bt_value *params = NULL;
 	int rc = ECP_OK;
-	char bterr[512];
+	char bterr[sizeof(stats->bt_cause)];
 
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
 		BT_PLUGIN_FIND_STATUS_OK ||
@@ -505,11 +512,10 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 	if (bt_graph_add_source_component(graph, fs, "src", params, BT_LOGGING_LEVEL_NONE,
 					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		take_bt_error(bterr, sizeof(bterr));
-		rc = ecp_error_set(
-		    err, ECP_ERR,
-		    "trace=%s: missing or foreign CTF metadata, cannot open the "
-		    "trace: %s",
-		    label, bterr[0] ? bterr : "babeltrace2 refused it");
+		stats->bt_failed = 1;
+		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+		rc = ecp_error_set(err, ECP_ERR, "trace=%s: babeltrace2 cannot open the trace: %s",
+				   label, bterr[0] ? bterr : "it refused it");
 		goto out;
 	}
 	if (bt_graph_add_filter_component(graph, muxer, "mux", NULL,
@@ -554,12 +560,22 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 			bt_error_release(e);
 		goto out;
 	}
-	if (st != BT_GRAPH_RUN_STATUS_OK) {
+	if (st == BT_GRAPH_RUN_STATUS_OK) {
+		/* The CTF source ends a stream quietly at some damaged data,
+		 * leaving its error behind: the events after it are lost. */
 		take_bt_error(bterr, sizeof(bterr));
+		if (bterr[0]) {
+			stats->bt_failed = 3;
+			snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+		}
+	} else {
+		take_bt_error(bterr, sizeof(bterr));
+		stats->bt_failed = 2;
+		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
 		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s event=#%llu: cannot decode the trace: %s",
+				   "trace=%s event=#%llu: babeltrace2 cannot decode the trace: %s",
 				   label, (unsigned long long)stats->events,
-				   bterr[0] ? bterr : "babeltrace2 failed");
+				   bterr[0] ? bterr : "it failed");
 		goto out;
 	}
 out:

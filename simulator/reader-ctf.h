@@ -39,6 +39,13 @@ struct ecp_ctf_stats {
 	uint64_t discarded_packets;
 	uint64_t first_discard_index; /* event index at the first loss */
 	uint64_t other_process; /* events of other processes (forked children), skipped */
+	/* babeltrace2 itself refused the trace (not our decoding of its
+	 * events): 1 when opening it failed, 2 when decoding failed.  Then
+	 * bt_cause holds babeltrace2's innermost cause, without its component
+	 * and iterator addresses; the caller can find the damaged file
+	 * (simulator/ctf-probe.h). */
+	int bt_failed;
+	char bt_cause[256];
 };
 
 /* Reads the trace whose `metadata` file is directly in `ctf_dir`.

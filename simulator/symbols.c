@@ -1,6 +1,7 @@
 #include "simulator/symbols.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -24,6 +25,7 @@ struct object {
 	struct sym *syms; /* sorted by value */
 	size_t n_syms;
 	uint64_t seq; /* registration order: later wins on overlap */
+	char problem[160]; /* why no symbols could be read, "" if they could */
 };
 
 struct ecp_symbols {
@@ -166,13 +168,20 @@ static void read_table(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct object *o)
 static void load_object(struct object *o)
 {
 	o->loaded = true;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(o->problem, sizeof(o->problem), "libelf is unusable");
 		return;
+	}
 	int fd = open(o->file ? o->file : o->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(o->problem, sizeof(o->problem), "%s", strerror(errno));
 		return;
+	}
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(o->problem, sizeof(o->problem), "not an ELF file (%s)",
+			 elf ? "truncated or damaged" : elf_errmsg(-1));
+		elf_end(elf);
 		close(fd);
 		return;
 	}
@@ -204,6 +213,12 @@ static void load_object(struct object *o)
 		read_table(elf, symtab, &symtab_sh, o);
 	if (!o->n_syms && dynsym)
 		read_table(elf, dynsym, &dynsym_sh, o);
+	/* A truncated copy still has its ELF header but loses the section
+	 * headers, which sit at the end of the file. */
+	if (!o->n_syms)
+		snprintf(o->problem, sizeof(o->problem), "%s",
+			 symtab || dynsym ? "its symbol table cannot be read (truncated or damaged?)"
+					  : "no symbol table (truncated, damaged or stripped?)");
 	if (o->n_syms) {
 		qsort(o->syms, o->n_syms, sizeof(*o->syms), cmp_sym);
 		/* drop aliases at the same address: the first (best) stays */
@@ -276,4 +291,27 @@ int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 					   (unsigned long long)off);
 	}
 	return *name && *object ? 0 : ECP_ERR_NOMEM;
+}
+
+size_t ecp_symbols_n_unreadable(const struct ecp_symbols *syms)
+{
+	size_t n = 0;
+	for (size_t i = 0; syms && i < syms->n; i++)
+		n += syms->objs[i].loaded && syms->objs[i].problem[0];
+	return n;
+}
+
+bool ecp_symbols_unreadable(const struct ecp_symbols *syms, size_t k, const char **file,
+			    const char **path, const char **why)
+{
+	for (size_t i = 0; syms && i < syms->n; i++) {
+		const struct object *o = &syms->objs[i];
+		if (!o->loaded || !o->problem[0] || k--)
+			continue;
+		*file = o->file ? o->file : o->path;
+		*path = o->path;
+		*why = o->problem;
+		return true;
+	}
+	return false;
 }

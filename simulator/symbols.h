@@ -39,6 +39,15 @@ int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 			struct ecp_strings *arena, const char **name,
 			const char **object);
 
+/* Objects that addresses were looked up in but whose symbols could not be
+ * read (missing, truncated or stripped file), so that the caller can say
+ * why names are addresses.  ecp_symbols_unreadable() borrows the k-th one's
+ * file read (the copy in the trace when there is one), its recorded path
+ * and the reason; false past the last. */
+size_t ecp_symbols_n_unreadable(const struct ecp_symbols *syms);
+bool ecp_symbols_unreadable(const struct ecp_symbols *syms, size_t k, const char **file,
+			    const char **path, const char **why);
+
 /* Demangles a C++ symbol; returns a malloc'ed string or NULL (not mangled,
  * or no demangler available). */
 char *ecp_demangle(const char *sym);

@@ -1,5 +1,6 @@
 #include "simulator/trace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 #include "common/parse.h"
 #include "simulator/builder.h"
 #include "simulator/cache.h"
+#include "simulator/child.h"
+#include "simulator/ctf-probe.h"
 #include "simulator/model-internal.h"
 #include "simulator/reader-ctf.h"
 #include "simulator/symbols.h"
@@ -170,6 +173,56 @@ static void on_progress(void *user, uint64_t events)
 			(double)(c->base_events + events) / 1e6);
 }
 
+/* babeltrace2 refused the trace in ctf_dir: say which file is damaged
+ * (decoded alone, in child processes) instead of its generic cause. */
+static int explain_damage(const char *label, const char *ctf_dir,
+			  const struct ecp_ctf_stats *st, struct ecp_error *err)
+{
+	struct ecp_ctf_damage d;
+	struct ecp_error perr = {0};
+	int found = ecp_ctf_probe(ctf_dir, &d, &perr);
+	if (found < 0)
+		return ecp_error_prefix(err, "(the damaged file could not be found: %s)",
+					perr.msg);
+	if (found == 0)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: babeltrace2 cannot %s the trace (%s), although "
+				     "each of its files decodes alone",
+				     ctf_dir, st->bt_failed == 1 ? "open" : "decode",
+				     st->bt_cause[0] ? st->bt_cause : "no cause given");
+	if (d.is_metadata)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: damaged or foreign CTF metadata in %s: %s", label,
+				     d.file, d.why);
+	return ecp_error_set(err, ECP_ERR,
+			     "trace=%s: the stream file %s is damaged (at its event #%llu): %s; "
+			     "re-record the program",
+			     label, d.file, (unsigned long long)d.events, d.why);
+}
+
+/* babeltrace2 ended a stream at damaged data and called it a success:
+ * the analysis goes on, with a warning that names the file. */
+static int warn_stopped_early(struct ecp_model *m, const char *dir, const char *part,
+			      const struct ecp_ctf_stats *st, bool probe, struct ecp_error *err)
+{
+	if (st->bt_failed != 3)
+		return ECP_OK;
+	char path[PATH_MAX], *ctf = NULL;
+	struct ecp_ctf_damage d = {0};
+	struct ecp_error perr = {0};
+	snprintf(path, sizeof(path), "%s/%s", dir, part);
+	int found = probe && ecp_ctf_find_metadata(path, &ctf, &perr) == 0
+			? ecp_ctf_probe(ctf, &d, &perr)
+			: 0;
+	free(ctf);
+	if (ecp_model_add_warning(m,
+				  "babeltrace2 stopped reading %s at damaged data (%s): the "
+				  "events after it are missing and the answers may be wrong",
+				  found > 0 ? d.file : path, st->bt_cause) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	return ECP_OK;
+}
+
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -212,8 +265,11 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
 			goto out;
 		snprintf(label, sizeof(label), "%s/sched", dir);
-		if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &sched, err)) < 0)
+		if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &sched, err)) < 0) {
+			if (sched.bt_failed && !opts->skip_damage_probe)
+				rc = explain_damage(label, ctf, &sched, err);
 			goto out;
+		}
 		free(ctf);
 		ctf = NULL;
 		c.base_events = sched.events;
@@ -234,8 +290,11 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
 		goto out;
 	snprintf(label, sizeof(label), "%s/main", dir);
-	if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &main_st, err)) < 0)
+	if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &main_st, err)) < 0) {
+		if (main_st.bt_failed && !opts->skip_damage_probe)
+			rc = explain_damage(label, ctf, &main_st, err);
 		goto out;
+	}
 	if (opts->progress && main_st.events + sched.events >= (1u << 20))
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < c.n_comms; i++)
@@ -273,6 +332,21 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = warn_stopped_early(m, dir, "sched", &sched, !opts->skip_damage_probe, err)) < 0 ||
+	    (rc = warn_stopped_early(m, dir, "main", &main_st, !opts->skip_damage_probe, err)) < 0)
+		goto out;
+	const char *file, *objpath, *why;
+	for (size_t k = 0; ecp_symbols_unreadable(c.syms, k, &file, &objpath, &why); k++)
+		if (ecp_model_add_warning(m,
+					  "symbols could not be read from %s%s%s: %s; its "
+					  "functions are shown as addresses (%s+0x...)",
+					  file, strcmp(file, objpath) ? ", the copy of " : "",
+					  strcmp(file, objpath) ? objpath : "", why,
+					  strrchr(objpath, '/') ? strrchr(objpath, '/') + 1
+								: objpath) < 0) {
+			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+			goto out;
+		}
 	if (main_st.discarded || main_st.discarded_packets)
 		snprintf(path, sizeof(path), "first loss before event #%llu of %s/main",
 			 (unsigned long long)main_st.first_discard_index, dir);
@@ -292,6 +366,168 @@ out:
 	ecp_tsc_map_finish(&clock);
 	ecp_symbols_destroy(c.syms);
 	ecp_builder_destroy(c.b);
+	return rc;
+}
+
+/* Writes the trace's own cache; a failure is a warning in the model (the
+ * answer does not depend on it).  Written before the loss check, so that an
+ * --allow-loss run later does not decode again; the loss is re-checked on
+ * load. */
+static int write_trace_cache(const char *cache, uint64_t fp, const struct ecp_load_options *opts,
+			     struct ecp_model *m, struct ecp_error *err)
+{
+	struct ecp_error cerr = {0};
+	if (ecp_cache_write(cache, fp, m, opts->keep_calls, &cerr) < 0 &&
+	    ecp_model_add_warning(m, "model cache not written: %s", cerr.msg) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	return ECP_OK;
+}
+
+/* Decoding in this process (ecp_load_options.in_process). */
+static int decode_here(const char *dir, const struct ecp_load_options *opts,
+		       const struct meta *meta, const char *cache, uint64_t fp,
+		       struct ecp_model **out, struct ecp_error *err)
+{
+	int rc = read_ctf(dir, opts, meta, out, err);
+	if (rc == 0 && opts->use_cache)
+		rc = write_trace_cache(cache, fp, opts, *out, err);
+	return rc;
+}
+
+/* ------------------------------------------------- decoding in a child
+ *
+ * babeltrace2 can crash on a damaged stream file, so the CTF is decoded in
+ * a forked child.  The child hands the model over through the model cache
+ * (the only thing that crosses the process boundary): the trace's own
+ * DIR/ecp-model.cache when it may write there, else a file in a private
+ * temporary directory the parent made and removes.  Its message says
+ * which: "cache" or "handover".  When the child dies of a signal, each
+ * file of the trace is decoded alone to name the damaged one. */
+struct decode_job {
+	const char *dir;
+	const struct ecp_load_options *opts;
+	const struct meta *meta;
+	const char *cache;    /* DIR/ecp-model.cache, NULL: not to be written */
+	const char *handover; /* in the private temporary directory */
+	uint64_t fp;
+};
+
+static int decode_child(void *user, char *msg, size_t len)
+{
+	struct decode_job *j = user;
+	struct ecp_model *m = NULL;
+	struct ecp_error err = {0};
+	int rc = read_ctf(j->dir, j->opts, j->meta, &m, &err);
+	bool in_cache = false;
+	if (rc == 0 && j->cache) {
+		struct ecp_error cerr = {0};
+		if (ecp_cache_write(j->cache, j->fp, m, j->opts->keep_calls, &cerr) == 0)
+			in_cache = true;
+		else if (ecp_model_add_warning(m, "model cache not written: %s", cerr.msg) < 0)
+			rc = ecp_error_set(&err, ECP_ERR_NOMEM, "out of memory");
+	}
+	if (rc == 0 && !in_cache)
+		rc = ecp_cache_write(j->handover, j->fp, m, j->opts->keep_calls, &err);
+	ecp_model_destroy(m);
+	if (rc < 0) {
+		snprintf(msg, len, "%s", err.msg);
+		return 1;
+	}
+	snprintf(msg, len, "%s", in_cache ? "cache" : "handover");
+	return 0;
+}
+
+/* After a crash: the damaged file among DIR/sched and DIR/main. */
+static int explain_crash(const char *dir, const struct ecp_child_result *res,
+			 struct ecp_error *err)
+{
+	static const char *const parts[] = {"sched", "main"};
+	const char *what = res->signal ? ecp_child_signal_name(res->signal) : "a fatal error";
+	for (size_t i = 0; i < 2; i++) {
+		char path[PATH_MAX];
+		char *ctf = NULL;
+		struct ecp_error perr = {0};
+		snprintf(path, sizeof(path), "%s/%s", dir, parts[i]);
+		if (!is_dir(path) || ecp_ctf_find_metadata(path, &ctf, &perr) < 0)
+			continue;
+		struct ecp_ctf_damage d;
+		int found = ecp_ctf_probe(ctf, &d, &perr);
+		free(ctf);
+		if (found > 0)
+			return ecp_error_set(err, ECP_ERR_DECODER_CRASH,
+					     "trace=%s: babeltrace2 crashed (%s) decoding the %s "
+					     "%s: the file is damaged%s%s%s; re-record the program",
+					     dir, what, d.is_metadata ? "CTF metadata" : "stream file",
+					     d.file, d.crashed ? "" : " (", d.crashed ? "" : d.why,
+					     d.crashed ? "" : ")");
+	}
+	return ecp_error_set(err, ECP_ERR_DECODER_CRASH,
+			     "trace=%s: babeltrace2 crashed (%s) decoding the trace, and no "
+			     "single file of it is to blame; re-record the program",
+			     dir, what);
+}
+
+/* Removes the private temporary directory and what a child left in it. */
+static void remove_private_dir(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));) {
+			char p[2 * PATH_MAX];
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			    snprintf(p, sizeof(p), "%s/%s", tmp, e->d_name) < (int)sizeof(p))
+				unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(tmp);
+}
+
+static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
+			   const struct meta *meta, const char *cache, uint64_t fp,
+			   struct ecp_model **out, struct ecp_error *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char tmp[PATH_MAX], handover[PATH_MAX + 32];
+	snprintf(tmp, sizeof(tmp), "%s/ecp-decode-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(tmp))
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "cannot create a temporary directory in %s: %s",
+				     tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+	snprintf(handover, sizeof(handover), "%s/model", tmp);
+	/* A read-only trace directory (a shared or packaged trace) gets no
+	 * cache, and nothing to report: the answer is the same. */
+	bool writable = opts->use_cache && access(dir, W_OK) == 0;
+	struct decode_job job = {.dir = dir,
+				 .opts = opts,
+				 .meta = meta,
+				 .cache = writable ? cache : NULL,
+				 .handover = handover,
+				 .fp = fp};
+	struct ecp_child_result res;
+	int rc = ecp_child_run(decode_child, &job, &res, err);
+	if (rc < 0)
+		goto out;
+	if (res.crashed) {
+		rc = explain_crash(dir, &res, err);
+		goto out;
+	}
+	if (res.status != 0) {
+		rc = ecp_error_set(err, res.status == 1 ? ECP_ERR : ECP_ERR_IO, "%s",
+				   res.msg[0] ? res.msg : "the decoding process failed");
+		goto out;
+	}
+	const char *from = !strcmp(res.msg, "cache") ? cache : handover;
+	rc = ecp_cache_load(from, fp, opts->keep_calls, out, err);
+	if (rc == 0)
+		rc = ecp_error_set(err, ECP_ERR_IO,
+				   "trace=%s: the decoding process handed over no usable model "
+				   "(%s)",
+				   dir, from);
+	else if (rc > 0)
+		rc = ECP_OK;
+out:
+	remove_private_dir(tmp);
 	return rc;
 }
 
@@ -322,9 +558,18 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 	if (!opts)
 		opts = &def;
 	*out = NULL;
-	if (!is_dir(dir))
-		return ecp_error_set(err, ECP_ERR, "trace=%s: no such trace directory",
-				     dir);
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT
+			   ? ecp_error_set(err, ECP_ERR, "trace=%s: no such trace directory",
+					   dir)
+			   : ecp_error_set(err, ECP_ERR, "trace=%s: cannot open it: %s", dir,
+					   strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: %s is a file, not a trace directory (ecp record "
+				     "writes a directory, ./ecp.data by default)",
+				     dir, dir);
 	struct meta meta;
 	int rc = read_meta(dir, &meta, err);
 	if (rc < 0) {
@@ -334,9 +579,10 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 	char cache[PATH_MAX];
 	uint64_t fp = 0;
 	snprintf(cache, sizeof(cache), "%s/%s", dir, ECP_CACHE_FILE);
+	/* The hand-over from a decoding child is checked against it too. */
+	if ((rc = ecp_cache_fingerprint(dir, &fp, err)) < 0)
+		goto out;
 	if (opts->use_cache) {
-		if ((rc = ecp_cache_fingerprint(dir, &fp, err)) < 0)
-			goto out;
 		rc = ecp_cache_load(cache, fp, opts->keep_calls, out, err);
 		if (rc < 0)
 			goto out;
@@ -345,19 +591,12 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 			goto out;
 		}
 	}
-	if ((rc = read_ctf(dir, opts, &meta, out, err)) < 0)
+	if (opts->in_process)
+		rc = decode_here(dir, opts, &meta, cache, fp, out, err);
+	else
+		rc = decode_in_child(dir, opts, &meta, cache, fp, out, err);
+	if (rc < 0)
 		goto out;
-	if (opts->use_cache) {
-		struct ecp_error cerr = {0};
-		/* Written before the loss check, so that an --allow-loss run
-		 * later does not decode again; the loss is re-checked on load. */
-		if (ecp_cache_write(cache, fp, *out, opts->keep_calls, &cerr) < 0 &&
-		    ecp_model_add_warning(*out, "model cache not written: %s", cerr.msg) <
-			0) {
-			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-	}
 	rc = check_loss(dir, opts, *out, err);
 out:
 	if (rc < 0) {

@@ -11,7 +11,13 @@
  * addresses with libelf from the statedump, builds the model and writes the
  * cache.  A trace with discarded events is refused unless allow_loss (then
  * the model carries a warning).  Never exits, never prints except the
- * optional progress line. */
+ * optional progress line.
+ *
+ * The CTF is decoded in a forked child process that hands the model over
+ * through the model cache: babeltrace2 can crash on a damaged stream
+ * file, and then the error (ECP_ERR_DECODER_CRASH) names the file instead
+ * of ecp dying.  When babeltrace2 refuses a trace without crashing, the
+ * message names the damaged file too. */
 #ifndef ECP_SIMULATOR_TRACE_H
 #define ECP_SIMULATOR_TRACE_H
 
@@ -25,13 +31,23 @@ struct ecp_load_options {
 	bool use_cache;  /* read and write DIR/ecp-model.cache */
 	bool keep_calls; /* fill model->calls (timelines, folded stacks) */
 	bool progress;   /* a progress line on stderr while decoding CTF */
+	/* Decode the CTF in this process, not in a child (see trace.c): for
+	 * the fuzzer, whose coverage a child would not report, and only after
+	 * a child has shown that decoding the input does not crash. */
+	bool in_process;
+	/* Do not decode each file alone to name the damaged one when
+	 * babeltrace2 refuses the trace (the fuzzer's second, in-process load
+	 * of an input whose first load already did). */
+	bool skip_damage_probe;
 };
 
 #define ECP_LOAD_OPTIONS_DEFAULT                                                         \
 	((struct ecp_load_options){.allow_loss = false,                                  \
 				   .use_cache = true,                                    \
 				   .keep_calls = false,                                  \
-				   .progress = false})
+				   .progress = false,                                    \
+				   .in_process = false,                                  \
+				   .skip_damage_probe = false})
 
 int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 		   struct ecp_model **out, struct ecp_error *err);

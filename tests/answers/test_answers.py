@@ -88,6 +88,21 @@ with tempfile.TemporaryDirectory() as tmp:
     r = ecp("report", trace, "-P", "2")
     check("T2 58.0 ms" in r.stdout or "T2 58 ms" in r.stdout, "table header states T2")
     check(max(len(line) for line in r.stdout.splitlines()) <= 80, "table fits 80 columns")
+    # The closing reading: what to optimise at P=2, its weight TET/work =
+    # 30/55, and where the answer changes (the scan's crossover at 3).
+    for col in ("TET ", "TETID ", "calls ", "%T_P ", "idle "):
+        check("\n  " + col in r.stdout, f"the table explains the column {col.strip()}")
+    reading = r.stdout[r.stdout.find("Reading at P = 2:"):]
+    check(reading.startswith("Reading at P = 2:"), "the report ends with a reading at P")
+    check(f"Optimise {PARALLEL}: the largest TET at 2 processors" in reading,
+          "the reading names the function to optimise at P=2")
+    check("Its weight is 0.55: 1 ms saved in its own code saves 0.55 ms" in reading,
+          "the reading gives its weight (30 ms TET / 55 ms work)")
+    check(f"at P = 1-2, optimise {PARALLEL}" in reading and
+          f"at P = 3-16, optimise {SERIAL}" in reading,
+          "the reading says where the answer changes with P (crossover at 3)")
+    r3 = ecp("report", trace, "-P", "2", "--sort", "calls")
+    check(f"Optimise {PARALLEL}:" in r3.stdout, "the reading follows TET whatever --sort")
     r = ecp("report", trace, "-P", "2", "--sort", "work", "--format", "json")
     works = [f["work_ns"] for f in json.loads(r.stdout)["functions"]]
     check(works == sorted(works, reverse=True), "--sort work orders by work")
@@ -135,7 +150,8 @@ with tempfile.TemporaryDirectory() as tmp:
     w = json.loads(r.stdout)
     for key in ("trace", "processors", "baseline_ns", "whatif_ns", "changes"):
         check(key in w, f"whatif JSON has '{key}'")
-    check(w["changes"] == [{"name": PARALLEL, "faster_pct": 10}], "changes echoed")
+    check(w["changes"] == [{"name": PARALLEL, "faster_pct": 10, "scope": "inclusive"}],
+          "changes echoed, with the default scope")
     check(all(near(a, b * MS) for a, b in zip(w["baseline_ns"], [83, 58, 53])),
           "whatif baseline equals the report's T_P")
     # by hand: workers 9, 18, 22.5 ms -> T1 77.5, T2 55, T3 50.5

@@ -23,5 +23,10 @@ for c in record info report scan whatif viz export help; do
 	check 0 "$c --help" "$ECP" "$c" --help
 	"$ECP" "$c" --help | grep -q "usage: ecp" || { echo "FAIL: $c --help has no usage line"; fail=1; }
 done
+# --help text is printed as is (fputs): a percent sign must appear once.
+for c in record info report scan whatif viz export help; do
+	if "$ECP" "$c" --help | grep -q '%%'; then echo "FAIL: $c --help prints '%%'"; fail=1; fi
+done
+"$ECP" whatif --help | grep -q 'parse=20% ' || { echo "FAIL: whatif --help does not show parse=20%"; fail=1; }
 check 2 "help of unknown command" "$ECP" help frob
 exit $fail

@@ -11,8 +11,14 @@
 # the candidates) and "P:zero=F" (F is off the extended critical path at P:
 # TET below 2% of the top candidate's); "among=F,G,..." names the candidates
 # (default: every function; --check work is charged to main).  E.g. Fig. 1:
-# "among=a,b,c,d 1:top=b 3:top=a".  Only structural facts with at least a
-# unit of slack are asserted (no ties), so that timing noise cannot flip them.
+# "among=a,b,c,d 1:top=b 3:top=a".  "P1-P2:gains=F/G": TET(F)/TET(G) is at
+# least twice as large at P2 as at P1 -- F matters more relative to G on
+# more processors; a per-function error of the measured CPU time scales
+# both ratios alike and cancels out.  Only structural facts with enough
+# slack are asserted (no ties), so that timing noise cannot flip them: the
+# recorder's per-function CPU time can be off by up to ~30% on a busy
+# machine (model-e2e-info), so a "top" needs a margin well above
+# 1.3/0.7 ~ 1.9x between the two functions, which "gains" does not need.
 #
 # usage: record-example.sh NAME PROGRAM SCALE MIN_THREADS [EXPECT]
 # env:   ECP (the ecp binary), from e2e_env
@@ -71,7 +77,7 @@ else
 	grep -q "not built yet" "$tmp/info-err" || { cat "$tmp/info-err"; fail "ecp info failed on the new trace"; }
 fi
 if [ -n "$expect" ]; then
-	if scan=$("$ECP" scan "$trace" -P 1-4 --top 100 --format json 2>"$tmp/scan-err"); then
+	if scan=$("$ECP" scan "$trace" -P 1-4,16 --top 100 --format json 2>"$tmp/scan-err"); then
 		printf '%s' "$scan" | python3 -c '
 import json, sys
 scan = json.load(sys.stdin)
@@ -87,6 +93,16 @@ for item in items:
         continue
     p, rule = item.split(":")
     kind, fn = rule.split("=")
+    if kind == "gains":
+        # F gains on G from P1 to P2: a ratio of ratios, free of any
+        # per-function scale error of the measured times.
+        p1, p2 = (procs.index(int(x)) for x in p.split("-"))
+        f, g = fn.split("/")
+        r1 = tet[f][p1] / max(tet[g][p1], 1)
+        r2 = tet[f][p2] / max(tet[g][p2], 1)
+        assert r2 >= 2 * r1, "P=%s: TET(%s)/TET(%s) goes from %.2f to %.2f, expected at least x2" % (
+            p, f, g, r1, r2)
+        continue
     i = procs.index(int(p))
     at = {name: v[i] for name, v in tet.items() if among is None or name in among}
     top = max(at, key=at.get)

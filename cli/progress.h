@@ -1,0 +1,22 @@
+/* A progress line on stderr for long analyses: only when stderr is a
+ * terminal (never in pipes or logs), only once the work has taken half a
+ * second (no flicker on small traces), rewritten in place and erased when
+ * the work is done, so that the answer on stdout is all that remains. */
+#ifndef ECP_CLI_PROGRESS_H
+#define ECP_CLI_PROGRESS_H
+
+#include <stdbool.h>
+
+struct ecp_progress {
+	const char *cmd;
+	bool on;    /* stderr is a terminal */
+	bool shown; /* a line is on the screen */
+	double start;
+};
+
+void ecp_progress_init(struct ecp_progress *p, const char *cmd);
+void ecp_progress_update(struct ecp_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ecp_progress_done(struct ecp_progress *p);
+
+#endif

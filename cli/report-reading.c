@@ -1,0 +1,144 @@
+#include "cli/report-reading.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/sweep.h"
+#include "common/units.h"
+
+void ecp_report_print_legend(FILE *out)
+{
+	fputs("Columns:\n"
+	      "  TET    time on the extended critical path at P: weight x the function's own\n"
+	      "         (exclusive) time; what making its own code faster buys.  Choose by it.\n"
+	      "  TETID  the same with the time of its callees: look at it when a function's\n"
+	      "         work is in helpers it calls (whatif --faster F shortens F with them).\n"
+	      "  calls  calls made in segments on the critical path at P (weight not 0)\n"
+	      "  %T_P   TET as a share of the predicted run time T_P\n"
+	      "  work   own CPU time (the ordinary profile, TET at P=1); span: TET on\n"
+	      "         unlimited processors (its time on the critical path)\n"
+	      "  idle   processor time left idle at P while it ran: large idle says more\n"
+	      "         parallelism would help there, not faster code\n",
+	      out);
+}
+
+/* Functions with folded calls, by decreasing count (then name). */
+static const struct ecp_model *g_model;
+static int compare_folded(const void *pa, const void *pb)
+{
+	const struct ecp_function *a = &g_model->functions[*(const ecp_id *)pa];
+	const struct ecp_function *b = &g_model->functions[*(const ecp_id *)pb];
+	if (a->folded_calls != b->folded_calls)
+		return a->folded_calls > b->folded_calls ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void ecp_report_print_folded(FILE *out, const struct ecp_model *m)
+{
+	uint64_t folded = 0;
+	uint32_t n = 0;
+	ecp_id *ids = malloc((m->n_functions ? m->n_functions : 1) * sizeof(*ids));
+	for (uint32_t f = 0; f < m->n_functions; f++)
+		if (m->functions[f].folded_calls) {
+			folded += m->functions[f].folded_calls;
+			if (ids)
+				ids[n] = f;
+			n++;
+		}
+	if (!folded) {
+		free(ids);
+		return;
+	}
+	fprintf(out, "\n%llu call%s of %u function%s", (unsigned long long)folded,
+		folded == 1 ? "" : "s", n, n == 1 ? "" : "s");
+	if (ids) {
+		g_model = m;
+		qsort(ids, n, sizeof(*ids), compare_folded);
+		/* Name the few that matter; the rest by count. */
+		uint32_t shown = n < 4 ? n : 3;
+		fputs(" (", out);
+		for (uint32_t i = 0; i < shown; i++)
+			fprintf(out, "%s%s", i ? ", " : "", m->functions[ids[i]].name);
+		if (shown < n)
+			fprintf(out, " and %u more", n - shown);
+		fputs(")", out);
+	}
+	fprintf(out, " were folded: shorter than the\nrecording's --min-duration, "
+		     "they are counted and their time is their callers'.\nRecord with "
+		     "--min-duration 0 to see them by name.\n");
+	free(ids);
+}
+
+/* "matters most at P = 1-3" ranges of the sweep's top function. */
+static void print_ranges(FILE *out, const struct ecp_model *m, const struct ecp_cli_sweep *sw)
+{
+	size_t i = 0;
+	while (i < sw->n_points) {
+		const struct ecp_function_result *t = ecp_cli_sweep_top(&sw->points[i]);
+		size_t j = i;
+		while (j + 1 < sw->n_points) {
+			const struct ecp_function_result *u = ecp_cli_sweep_top(&sw->points[j + 1]);
+			if ((t == NULL) != (u == NULL) || (t && u && t->function != u->function))
+				break;
+			j++;
+		}
+		unsigned a = sw->points[i].processors, b = sw->points[j].processors;
+		const char *name = t ? m->functions[t->function].name : "(nothing on the ECP)";
+		if (a == b)
+			fprintf(out, "    at P = %u, optimise %s\n", a, name);
+		else
+			fprintf(out, "    at P = %u-%u, optimise %s\n", a, b, name);
+		i = j + 1;
+	}
+}
+
+int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_session *s,
+			     const struct ecp_analysis *a, unsigned processors)
+{
+	const struct ecp_model *m = s->model;
+	fprintf(out, "\nReading at P = %u:\n", processors);
+	/* The largest TET whatever the table's --sort. */
+	const struct ecp_function_result *top = NULL;
+	for (size_t i = 0; i < a->n_functions; i++)
+		if (a->functions[i].tet_ns > 0 && (!top || a->functions[i].tet_ns > top->tet_ns))
+			top = &a->functions[i];
+	if (!top) {
+		fputs("  No function has time on the extended critical path at this P.\n", out);
+		return ECP_EXIT_OK;
+	}
+	const char *name = m->functions[top->function].name;
+	char tet[32];
+	ecp_format_ns(tet, sizeof(tet), top->tet_ns);
+	fprintf(out, "  Optimise %s: the largest TET at %u processors\n  (%s, %.0f%% of T%u).\n",
+		name, processors, tet,
+		a->makespan_ns ? 100.0 * top->tet_ns / (double)a->makespan_ns : 0.0, processors);
+	/* TET / work is the function's average weight: the derivative of T_P
+	 * with respect to its own time, shortened evenly where it runs. */
+	if (top->work_ns > 0)
+		fprintf(out,
+			"  Its weight is %.2f: 1 ms saved in its own code saves %.2f ms of run\n"
+			"  time at P = %u (at P = 1 every ms saved is a ms of run time).\n",
+			top->tet_ns / top->work_ns, top->tet_ns / top->work_ns, processors);
+
+	/* Where the answer changes: the same crossovers `ecp scan` reports. */
+	unsigned last = processors > 16 ? processors : 16;
+	unsigned *list = malloc(last * sizeof(*list));
+	if (!list)
+		return ecp_fail(cmd, "out of memory");
+	for (unsigned p = 0; p < last; p++)
+		list[p] = p + 1;
+	struct ecp_cli_sweep sw;
+	int rc = ecp_cli_sweep_run_quiet(cmd, s, list, last, 0, &sw);
+	free(list);
+	if (rc)
+		return rc;
+	if (sw.n_crossovers == 0) {
+		fprintf(out, "  The answer is the same for every P from 1 to %u.\n", last);
+	} else {
+		fprintf(out, "  The answer changes with P ('ecp scan -P 1-%u' shows how):\n", last);
+		print_ranges(out, m, &sw);
+	}
+	ecp_cli_sweep_finish(&sw);
+	return ECP_EXIT_OK;
+}
