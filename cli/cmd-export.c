@@ -292,7 +292,7 @@ static int write_segments(FILE *out, const struct ecp_cli_session *s,
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_options o;
+	struct export_options o = {0};
 	memset(&o, 0, sizeof(o));
 	int rc = parse_options(argc, argv, &o);
 	if (rc)

@@ -192,7 +192,7 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 
 int cmd_info(int argc, char **argv)
 {
-	struct info_options o;
+	struct info_options o = {0};
 	int rc = parse(argc, argv, &o);
 	if (rc != ECP_EXIT_OK)
 		return rc;

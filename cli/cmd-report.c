@@ -259,7 +259,7 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_options o;
+	struct report_options o = {0};
 	int rc = parse_options(argc, argv, &o);
 	if (rc)
 		return rc;

@@ -271,7 +271,7 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 
 int cmd_scan(int argc, char **argv)
 {
-	struct scan_options o;
+	struct scan_options o = {0};
 	memset(&o, 0, sizeof(o));
 	int rc = parse_options(argc, argv, &o);
 	if (rc) {

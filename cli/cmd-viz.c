@@ -292,7 +292,7 @@ out:
 
 int cmd_viz(int argc, char **argv)
 {
-	struct viz_options o;
+	struct viz_options o = {0};
 	memset(&o, 0, sizeof(o));
 	int rc = parse_options(argc, argv, &o);
 	if (rc) {

@@ -259,7 +259,7 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 
 int cmd_whatif(int argc, char **argv)
 {
-	struct whatif_options o;
+	struct whatif_options o = {0};
 	memset(&o, 0, sizeof(o));
 	int rc = parse_options(argc, argv, &o);
 	if (rc) {
