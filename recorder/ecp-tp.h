@@ -312,6 +312,16 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_end,
 		lttng_ust_field_integer(int64_t, ret, a_ret)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* An OpenMP construct the model does not represent exactly (agent-omp.c),
+ * written once per construct and process, so that `ecp record` and the
+ * analysis can name it. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_unsupported,
+	LTTNG_UST_TP_ARGS(const char *, a_construct,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(construct, a_construct)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 #endif /* ECP_RECORDER_ECP_TP_H */
 
 #include <lttng/tracepoint-event.h>

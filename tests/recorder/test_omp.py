@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""e2e (issue 17): an OpenMP program (omp-phases.c: serial setup; a region
+of four threads with unequal work, an explicit barrier between two phases
+and a critical section; a serial tail) is predicted within 10% of an
+oracle at P = 1..4.  The oracle schedules the durations this same run
+measured (each piece's CLOCK_THREAD_CPUTIME_ID, printed by the program)
+with the paper's ideal processor sharing: n runnable threads on P
+processors each progress at min(1, P/n); the critical section is a lock
+granted in request order; the barrier and the region's end wait for the
+whole team.  No timing is compared across runs.
+
+usage: test_omp.py OMP_PHASES_BINARY"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecptrace import *  # noqa: E402,F403
+
+TOLERANCE = 0.10
+
+
+def fluid(threads, p):
+    """Makespan of `threads` (lists of ('w', ns) or ('c', ns) steps; 'c'
+    holds the one lock) released together, on p processors shared ideally."""
+    steps = [list(t) for t in threads]
+    left = [s[0][1] if s else 0 for s in steps]
+    holder, queue, now = None, [], 0.0
+
+    def want(i):
+        nonlocal holder
+        while steps[i] and steps[i][0][0] == 'c' and holder != i:
+            if holder is None and (not queue or queue[0] == i):
+                if queue and queue[0] == i:
+                    queue.pop(0)
+                holder = i
+            else:
+                if i not in queue:
+                    queue.append(i)
+                return False
+        return bool(steps[i])
+
+    for i in range(len(steps)):
+        want(i)
+    while True:
+        run = [i for i in range(len(steps)) if steps[i] and
+               (steps[i][0][0] == 'w' or holder == i)]
+        if not run:
+            return now
+        rate = min(1.0, p / len(run))
+        dt = min(left[i] for i in run) / rate
+        now += dt
+        done = []
+        for i in run:
+            left[i] -= dt * rate
+            if left[i] <= 1e-6:
+                done.append(i)
+        for i in done:
+            kind = steps[i].pop(0)[0]
+            if kind == 'c':
+                holder = None
+            left[i] = steps[i][0][1] if steps[i] else 0
+        for i in sorted(range(len(steps)), key=lambda j: (j not in queue, queue.index(j) if j in queue else j)):
+            want(i)
+
+
+def oracle(m, team, p):
+    ph1 = [[('w', m['phase1_%d' % i])] for i in range(team)]
+    ph2 = [[('w', m['phase2_%d' % i]), ('c', m['critical_%d' % i])] for i in range(team)]
+    return m['setup'] + fluid(ph1, p) + fluid(ph2, p) + m['tail']
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    ecp_bin = ecp()
+    work = workdir()
+    trace = os.path.join(work, 'trace')
+    p = record(['-o', trace, '--as-cpus', '4'], [prog], cwd=work)
+    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+    m = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', p.stdout)}
+    team = m.get('team', 0)
+    check(team == 4, 'team of %d threads, want 4' % team)
+    s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-4', '--format', 'json'],
+                       capture_output=True, text=True, timeout=120)
+    check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
+    got = json.loads(s.stdout)['makespan_ns']
+    worst = 0.0
+    for i, pr in enumerate(range(1, 5)):
+        want = oracle(m, team, pr)
+        err = (got[i] - want) / want
+        worst = max(worst, abs(err))
+        print('P=%d: predicted %.1f ms, oracle %.1f ms (%+.1f%%)'
+              % (pr, got[i] / 1e6, want / 1e6, 100 * err))
+    check(worst <= TOLERANCE, 'a prediction is %.1f%% off the oracle' % (100 * worst))
+    shutil.rmtree(work, ignore_errors=True)
+    print('ok')
+
+
+main()
