@@ -55,6 +55,15 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
+	if (s->omp_unsupported[0])
+		fprintf(stderr,
+			"ecp record: warning: the program uses OpenMP constructs that ecp "
+			"does not model: %s; their work is analysed where and in the order "
+			"it ran on the recording CPU (tasks: on the thread that ran them, "
+			"with no dependency on their creator; dynamic schedules: each chunk "
+			"on the thread that took it), so predictions may be wrong "
+			"(ecp-record(1), OPENMP)\n",
+			s->omp_unsupported);
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set

@@ -676,6 +676,8 @@ out:
 			sum->threads = c.threads;
 			sum->discarded = c.discarded;
 			sum->bytes = c.bytes;
+			memcpy(sum->omp_unsupported, c.omp_unsupported,
+			       sizeof(sum->omp_unsupported));
 		}
 	}
 	return rc;

@@ -43,6 +43,7 @@ struct ecp_record_summary {
 	int cpu;
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
+	char omp_unsupported[192]; /* OpenMP constructs not modelled exactly */
 };
 
 /* Runs the recording.  On ECP_OK, *exit_code is what `ecp record` exits

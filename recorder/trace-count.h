@@ -15,6 +15,8 @@ struct ecp_trace_count {
 	uint64_t threads;
 	uint64_t discarded;
 	uint64_t bytes;
+	/* OpenMP constructs named by ecp:omp_unsupported, ", "-separated */
+	char omp_unsupported[192];
 };
 
 int ecp_trace_count(const char *dir, struct ecp_trace_count *c, struct ecp_error *err);
