@@ -122,11 +122,12 @@ enum unsupported {
 	U_DOACROSS,
 	U_CANCEL,
 	U_TEAMS,
+	U_SECTIONS,
 	U_COUNT
 };
 static const char *const unsupported_names[U_COUNT] = {
     "task", "taskwait", "taskgroup", "taskloop", "dynamic schedule", "copyprivate",
-    "doacross", "cancel", "teams"};
+    "doacross", "cancel", "teams", "sections"};
 static int unsupported_seen[U_COUNT];
 
 /* Names the construct in the trace the first time a recorded thread uses it. */
@@ -578,6 +579,14 @@ LOOP_NEXT(GOMP_loop_ull_guided_next, unsigned long long)
 LOOP_NEXT(GOMP_loop_ull_runtime_next, unsigned long long)
 LOOP_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next, unsigned long long)
 LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, unsigned long long)
+
+/* Sections go to whichever thread asks next, like a dynamic schedule. */
+ECP_AGENT_API unsigned GOMP_sections_next(void);
+ECP_AGENT_API unsigned GOMP_sections_next(void)
+{
+	note_unsupported(U_SECTIONS);
+	return OMP_REAL(GOMP_sections_next)();
+}
 
 ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			     long arg_size, long arg_align, bool if_clause, unsigned flags,

@@ -9,7 +9,14 @@ processors each progress at min(1, P/n); the critical section is a lock
 granted in request order; the barrier and the region's end wait for the
 whole team.  No timing is compared across runs.
 
-usage: test_omp.py OMP_PHASES_BINARY"""
+Then omp-unsupported.c (tasks, a dynamic schedule, sections; and locks,
+nest locks, named critical, ordered, single, nowait loops): the recording
+names the unmodelled constructs in its summary, the analysis names them
+too and finds the trace consistent; the program's results and exit
+status are unchanged; it runs with OMP_WAIT_POLICY=passive unless the
+caller set a policy.
+
+usage: test_omp.py OMP_PHASES_BINARY OMP_UNSUPPORTED_BINARY"""
 import json
 import os
 import re
@@ -73,6 +80,33 @@ def oracle(m, team, p):
     return m['setup'] + fluid(ph1, p) + fluid(ph2, p) + m['tail']
 
 
+def unsupported(ecp_bin, prog, work):
+    direct = subprocess.run([prog], capture_output=True, text=True, timeout=60)
+    trace = os.path.join(work, 'uns')
+    p = record(['-o', trace], [prog], cwd=work)
+    check(p.returncode == 3, 'exit status %d, want 3: %s' % (p.returncode, p.stderr))
+    want = direct.stdout.replace('wait_policy=\n', 'wait_policy=passive\n')
+    check(p.stdout == want, 'output %r, unrecorded %r' % (p.stdout, direct.stdout))
+    names = ('task', 'taskwait', 'dynamic schedule', 'sections')
+    line = [l for l in p.stderr.splitlines() if 'OpenMP constructs' in l]
+    check(line and all(n in line[0] for n in names),
+          'the recording does not name %s: %s' % (names, p.stderr))
+    s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-2'],
+                       capture_output=True, text=True, timeout=120)
+    check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
+    line = [l for l in s.stderr.splitlines() if 'OpenMP constructs' in l]
+    check(line and all(n in line[0] for n in names),
+          'the analysis does not name %s: %s' % (names, s.stderr))
+    check('inconsistent' not in s.stderr and 'without' not in s.stderr and
+          'token' not in s.stderr, 'the analysis repaired the trace: %s' % s.stderr)
+    print('unsupported constructs named: %s' % line[0])
+    env = dict(os.environ, OMP_WAIT_POLICY='active')
+    p = subprocess.run([ecp_bin, 'record', '-q', '-o', trace + '2', '--', prog],
+                       capture_output=True, text=True, timeout=120, env=env, cwd=work)
+    check('wait_policy=active\n' in p.stdout, 'the caller\'s OMP_WAIT_POLICY was not kept: %r'
+          % p.stdout)
+
+
 def main():
     prog = os.path.abspath(sys.argv[1])
     ecp_bin = ecp()
@@ -95,6 +129,7 @@ def main():
         print('P=%d: predicted %.1f ms, oracle %.1f ms (%+.1f%%)'
               % (pr, got[i] / 1e6, want / 1e6, 100 * err))
     check(worst <= TOLERANCE, 'a prediction is %.1f%% off the oracle' % (100 * worst))
+    unsupported(ecp_bin, os.path.abspath(sys.argv[2]), work)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
