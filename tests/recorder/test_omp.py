@@ -117,10 +117,15 @@ def main():
     m = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', p.stdout)}
     team = m.get('team', 0)
     check(team == 4, 'team of %d threads, want 4' % team)
-    s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-4', '--format', 'json'],
+    s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-4', '--format', 'json', '--top', '20'],
                        capture_output=True, text=True, timeout=120)
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
-    got = json.loads(s.stdout)['makespan_ns']
+    scan = json.loads(s.stdout)
+    got = scan['makespan_ns']
+    # the outlined region, named by its enclosing function and line (libdw)
+    names = [f['name'] for f in scan['functions']]
+    check(any(re.match(r'main@omp-phases\.c:\d+$', n) for n in names),
+          'no function named main@omp-phases.c:LINE among %s' % names)
     worst = 0.0
     for i, pr in enumerate(range(1, 5)):
         want = oracle(m, team, pr)
