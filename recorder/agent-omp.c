@@ -60,6 +60,10 @@ struct region {
 };
 
 static __thread struct region *cur_region __attribute__((tls_model("initial-exec")));
+/* Dynamic loops of the current region this thread has entered, and whether
+ * it is inside one (between its first chunk and the `done`). */
+static __thread uint32_t loop_seq __attribute__((tls_model("initial-exec")));
+static __thread bool in_loop __attribute__((tls_model("initial-exec")));
 static uint64_t next_region = 1;
 
 /* libgomp's functions: the next definition, or libgomp itself when the
@@ -117,7 +121,7 @@ enum unsupported {
 	U_TASKWAIT,
 	U_TASKGROUP,
 	U_TASKLOOP,
-	U_DYNAMIC,
+	U_RUNTIME,
 	U_COPYPRIVATE,
 	U_DOACROSS,
 	U_CANCEL,
@@ -126,7 +130,7 @@ enum unsupported {
 	U_COUNT
 };
 static const char *const unsupported_names[U_COUNT] = {
-    "task", "taskwait", "taskgroup", "taskloop", "dynamic schedule", "copyprivate",
+    "task", "taskwait", "taskgroup", "taskloop", "runtime schedule", "copyprivate",
     "doacross", "cancel", "teams", "sections"};
 static int unsupported_seen[U_COUNT];
 
@@ -158,6 +162,10 @@ ECP_AGENT_FN static void region_fn(void *p)
 		ECP_TP(once_end, OMP_OBJ(r->id, OBJ_FORK), 0, ecp_cpu_ns());
 		ecp_leave(t);
 	}
+	uint32_t outer_seq = loop_seq;
+	bool outer_in = in_loop;
+	loop_seq = 0;
+	in_loop = false;
 	cur_region = r;
 	/* GCC does not instrument the functions it outlines from a construct
 	 * (main._omp_fn.0): recorded here as a call, so the region's time is
@@ -167,6 +175,8 @@ ECP_AGENT_FN static void region_fn(void *p)
 	r->fn(r->data);
 	__cyg_profile_func_exit((void *)(uintptr_t)r->fn, __builtin_return_address(0));
 	cur_region = outer;
+	loop_seq = outer_seq;
+	in_loop = outer_in;
 	/* Before libgomp's closing barrier: the master cannot pass it, nor
 	 * take this token, before the post is written. */
 	if (num != 0 && (t = ecp_enter())) {
@@ -244,7 +254,7 @@ ECP_AGENT_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, 
 		__typeof__(&name) real = OMP_REAL(name);                                 \
 		struct region r;                                                         \
 		if (dynamic)                                                             \
-			note_unsupported(U_DYNAMIC);                                     \
+			note_unsupported(U_RUNTIME);                                     \
 		if (!fork_begin(&r, fn, data)) {                                         \
 			real(fn, data, n, start, end, incr, chunk, flags);               \
 			return;                                                          \
@@ -253,10 +263,10 @@ ECP_AGENT_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, 
 		join_end(&r);                                                            \
 	}
 PARALLEL_LOOP(GOMP_parallel_loop_static, 0)
-PARALLEL_LOOP(GOMP_parallel_loop_dynamic, 1)
-PARALLEL_LOOP(GOMP_parallel_loop_guided, 1)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, 1)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, 1)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic, 0)
+PARALLEL_LOOP(GOMP_parallel_loop_guided, 0)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, 0)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, 0)
 
 #define PARALLEL_LOOP_RUNTIME(name)                                                      \
 	ECP_AGENT_API void name(void (*fn)(void *), void *data, unsigned n, long start,  \
@@ -266,7 +276,7 @@ PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, 1)
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL(name);                                 \
 		struct region r;                                                         \
-		note_unsupported(U_DYNAMIC);                                             \
+		note_unsupported(U_RUNTIME);                                             \
 		if (!fork_begin(&r, fn, data)) {                                         \
 			real(fn, data, n, start, end, incr, flags);                      \
 			return;                                                          \
@@ -564,20 +574,65 @@ ECP_AGENT_API void GOMP_ordered_end(void)
 
 /* ------------------------------------------------------------ named, not modelled */
 
-/* Dynamic, guided and runtime schedules hand chunks out as threads ask;
- * the recording's assignment is that of one CPU's time slices. */
+/* Dynamic and guided schedules hand chunks out as threads ask: which
+ * thread ran which chunk in the recording is an artefact of one CPU's time
+ * slices.  Each hand-out is written (omp_chunk) so that the model builder
+ * can deal the chunks out again as P processors would (the next free
+ * thread takes the next chunk).  The k-th dynamic loop a thread enters in
+ * a region is the team's k-th (OpenMP requires every member to meet the
+ * worksharing constructs in the same order): that names the loop. */
+ECP_AGENT_FN static bool chunk_event(bool got)
+{
+	struct region *r = cur_region;
+	struct ecp_thread *t;
+	if (!r || !(t = ecp_enter()))
+		return got;
+	if (!in_loop) {
+		in_loop = true;
+		loop_seq++;
+	}
+	ECP_TP(omp_chunk, (r->id << 24) | loop_seq, !got, ecp_cpu_ns());
+	if (!got)
+		in_loop = false;
+	ecp_leave(t);
+	return got;
+}
+
+#define CHUNK_START(name)                                                                \
+	ECP_AGENT_API bool name(long start, long end, long incr, long chunk, long *istart, \
+				long *iend);                                             \
+	ECP_AGENT_API bool name(long start, long end, long incr, long chunk, long *istart, \
+				long *iend)                                              \
+	{                                                                                \
+		return chunk_event(                                                      \
+		    OMP_REAL(name)(start, end, incr, chunk, istart, iend));              \
+	}
+CHUNK_START(GOMP_loop_dynamic_start)
+CHUNK_START(GOMP_loop_guided_start)
+CHUNK_START(GOMP_loop_nonmonotonic_dynamic_start)
+CHUNK_START(GOMP_loop_nonmonotonic_guided_start)
+
+#define CHUNK_NEXT(name)                                                                 \
+	ECP_AGENT_API bool name(long *istart, long *iend);                               \
+	ECP_AGENT_API bool name(long *istart, long *iend)                                \
+	{                                                                                \
+		return chunk_event(OMP_REAL(name)(istart, iend));                        \
+	}
+CHUNK_NEXT(GOMP_loop_dynamic_next)
+CHUNK_NEXT(GOMP_loop_guided_next)
+CHUNK_NEXT(GOMP_loop_nonmonotonic_dynamic_next)
+CHUNK_NEXT(GOMP_loop_nonmonotonic_guided_next)
+
+/* Runtime schedules (static or dynamic, decided by OMP_SCHEDULE) and the
+ * unsigned long long forms are named, not dealt out again. */
 #define LOOP_NEXT(name, type)                                                            \
 	ECP_AGENT_API bool name(type *istart, type *iend);                               \
 	ECP_AGENT_API bool name(type *istart, type *iend)                                \
 	{                                                                                \
-		note_unsupported(U_DYNAMIC);                                             \
+		note_unsupported(U_RUNTIME);                                             \
 		return OMP_REAL(name)(istart, iend);                                     \
 	}
-LOOP_NEXT(GOMP_loop_dynamic_next, long)
-LOOP_NEXT(GOMP_loop_guided_next, long)
 LOOP_NEXT(GOMP_loop_runtime_next, long)
-LOOP_NEXT(GOMP_loop_nonmonotonic_dynamic_next, long)
-LOOP_NEXT(GOMP_loop_nonmonotonic_guided_next, long)
 LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next, long)
 LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next, long)
 LOOP_NEXT(GOMP_loop_ull_dynamic_next, unsigned long long)

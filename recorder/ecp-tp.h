@@ -312,6 +312,18 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_end,
 		lttng_ust_field_integer(int64_t, ret, a_ret)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* A chunk of a dynamic or guided OpenMP loop (agent-omp.c): `done` 0 when
+ * the thread was handed the next chunk (its work runs until the thread's
+ * next omp_chunk), 1 when the loop had no more for it. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_chunk,
+	LTTNG_UST_TP_ARGS(uint64_t, a_loop,
+		uint8_t, a_done,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, loop, a_loop)
+		lttng_ust_field_integer(uint8_t, done, a_done)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 /* An OpenMP construct the model does not represent exactly (agent-omp.c),
  * written once per construct and process, so that `ecp record` and the
  * analysis can name it. */

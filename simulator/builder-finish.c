@@ -140,7 +140,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	int rc = finish_threads(b, err);
 	if (rc < 0)
 		return rc;
-	if (scale_to_thread_clocks(b) < 0)
+	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)
 		return bld_nomem(err);
 	if (b->threads.len == 0)
 		return ecp_error_set(err, ECP_ERR,

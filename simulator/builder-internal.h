@@ -181,6 +181,7 @@ struct ecp_builder {
 	struct ecp_hmap once_by_addr;
 	uint64_t warn[WARN_COUNT];
 	char first_inconsistency[600]; /* the first one, quoted in the warning */
+	struct bld_omp *omp; /* OpenMP dynamic loops (builder-omp.c), or NULL */
 };
 
 static inline uint64_t sat_sub(uint64_t a, uint64_t b)
@@ -276,6 +277,13 @@ int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 /* builder-delays.c */
 int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		 uint64_t v, struct ecp_error *err);
+
+/* builder-omp.c: OpenMP dynamic loops, dealt out again at finish */
+struct bld_omp;
+int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		     uint64_t v, struct ecp_error *err);
+int bld_omp_finish(struct ecp_builder *b);
+void bld_omp_free(struct bld_omp *o);
 
 /* builder-finish.c: the text of each counted warning */
 extern const char *const bld_warn_text[WARN_COUNT];

@@ -159,6 +159,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->sem_by_addr);
 	ecp_hmap_finish(&b->barrier_by_addr);
 	ecp_hmap_finish(&b->once_by_addr);
+	bld_omp_free(b->omp);
 	free(b->trace_path);
 	free(b);
 }
@@ -342,6 +343,9 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	case ECP_EV_DELAY_BEGIN:
 	case ECP_EV_DELAY_END:
 		rc = bld_ev_delay(b, th, ev, v, err);
+		break;
+	case ECP_EV_OMP_CHUNK:
+		rc = bld_ev_omp_chunk(b, th, ev, v, err);
 		break;
 	default: /* detach, process_exit: no synchronization */
 		break;

@@ -35,6 +35,7 @@ static const char *const type_names[ECP_EV_COUNT] = {
 	[ECP_EV_DELAY_END] = "delay_end",
 	[ECP_EV_SCHED_SWITCH] = "switch",
 	[ECP_EV_SCHED_LOST] = "lost",
+	[ECP_EV_OMP_CHUNK] = "omp_chunk",
 };
 
 const char *ecp_event_type_name(enum ecp_event_type type)

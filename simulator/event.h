@@ -45,6 +45,7 @@ enum ecp_event_type {
 	ECP_EV_DELAY_END,         /* a=kind b=ret */
 	ECP_EV_SCHED_SWITCH,      /* tid = switching thread, a=out b=preempt (ts = payload ts) */
 	ECP_EV_SCHED_LOST,        /* a=count */
+	ECP_EV_OMP_CHUNK,         /* a=loop b=done (builder-omp.c) */
 	ECP_EV_COUNT
 };
 

@@ -100,6 +100,7 @@ static const struct {
     {"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
     {"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", "timeout_ns"}},
     {"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
+    {"omp_chunk", ECP_EV_OMP_CHUNK, {"loop", "done", NULL}},
 };
 
 static uint32_t member_index(const bt_field_class *fc, const char *name)
