@@ -24,13 +24,16 @@
  *    atomic (libgomp's one global lock) and omp_*_lock / omp_*_nest_lock:
  *    mutexes (nest locks recursive);
  *  - ordered: a semaphore per team with one initial token, taken by each
- *    ordered block and posted at its end, so the blocks keep their order.
+ *    ordered block and posted at its end, so the blocks keep their order;
+ *  - dynamic and guided loops: each chunk handed out (omp_chunk), for the
+ *    model builder to deal out again (simulator/builder-omp.c).
  *
  * master/masked compile to a test of omp_get_thread_num() and single to a
  * GOMP_single_start whose result picks the thread, with the barrier after
  * it a GOMP_barrier call: nothing more to record.  Constructs the model
- * cannot represent (tasks, dynamic schedules, copyprivate, doacross,
- * cancellation, teams) are named once each in an omp_unsupported event.
+ * cannot represent (tasks, runtime schedules, sections' assignment,
+ * copyprivate, doacross, cancellation, teams) are named once each in an
+ * omp_unsupported event.
  *
  * The guard is not held while libgomp waits in a barrier or taskwait:
  * waiting threads run queued tasks there, which is program code. */
@@ -127,11 +130,12 @@ enum unsupported {
 	U_CANCEL,
 	U_TEAMS,
 	U_SECTIONS,
+	U_ULL_DYNAMIC,
 	U_COUNT
 };
 static const char *const unsupported_names[U_COUNT] = {
     "task", "taskwait", "taskgroup", "taskloop", "runtime schedule", "copyprivate",
-    "doacross", "cancel", "teams", "sections"};
+    "doacross", "cancel", "teams", "sections", "dynamic schedule (unsigned long long)"};
 static int unsupported_seen[U_COUNT];
 
 /* Names the construct in the trace the first time a recorded thread uses it. */
@@ -625,21 +629,21 @@ CHUNK_NEXT(GOMP_loop_nonmonotonic_guided_next)
 
 /* Runtime schedules (static or dynamic, decided by OMP_SCHEDULE) and the
  * unsigned long long forms are named, not dealt out again. */
-#define LOOP_NEXT(name, type)                                                            \
+#define LOOP_NEXT(name, type, u)                                                         \
 	ECP_AGENT_API bool name(type *istart, type *iend);                               \
 	ECP_AGENT_API bool name(type *istart, type *iend)                                \
 	{                                                                                \
-		note_unsupported(U_RUNTIME);                                             \
+		note_unsupported(u);                                                     \
 		return OMP_REAL(name)(istart, iend);                                     \
 	}
-LOOP_NEXT(GOMP_loop_runtime_next, long)
-LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next, long)
-LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next, long)
-LOOP_NEXT(GOMP_loop_ull_dynamic_next, unsigned long long)
-LOOP_NEXT(GOMP_loop_ull_guided_next, unsigned long long)
-LOOP_NEXT(GOMP_loop_ull_runtime_next, unsigned long long)
-LOOP_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next, unsigned long long)
-LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, unsigned long long)
+LOOP_NEXT(GOMP_loop_runtime_next, long, U_RUNTIME)
+LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next, long, U_RUNTIME)
+LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next, long, U_RUNTIME)
+LOOP_NEXT(GOMP_loop_ull_dynamic_next, unsigned long long, U_ULL_DYNAMIC)
+LOOP_NEXT(GOMP_loop_ull_guided_next, unsigned long long, U_ULL_DYNAMIC)
+LOOP_NEXT(GOMP_loop_ull_runtime_next, unsigned long long, U_RUNTIME)
+LOOP_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next, unsigned long long, U_ULL_DYNAMIC)
+LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, unsigned long long, U_ULL_DYNAMIC)
 
 /* Sections go to whichever thread asks next, like a dynamic schedule. */
 ECP_AGENT_API unsigned GOMP_sections_next(void);
