@@ -51,8 +51,9 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		if (th->exited)
 			continue;
 		/* The main thread ends with the process (no thread_exit); others
-		 * still running were killed by exit(). */
-		if (th->parent != ECP_NO_ID || i > 0)
+		 * still running were killed by exit(), as libgomp's pool threads
+		 * always are (not worth a warning). */
+		if ((th->parent != ECP_NO_ID || i > 0) && !th->omp_pool)
 			b->warn[WARN_THREAD_NO_EXIT]++;
 		struct ecp_event ev = {.ts = th->last_ts,
 				       .tid = (uint32_t)th->tid,

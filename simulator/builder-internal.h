@@ -70,6 +70,7 @@ struct bthread {
 	char name[16];
 	bool named; /* by the program (thread_name); comm does not override */
 	bool exited;
+	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
 	struct sched_list *sched;
 	uint64_t n_events;
 	uint64_t last_ts; /* last event time (wall) */
@@ -283,6 +284,11 @@ struct bld_omp;
 int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		     uint64_t v, struct ecp_error *err);
 int bld_omp_finish(struct ecp_builder *b);
+/* An object of the agent's OpenMP constructs (recorder/EVENTS.md). */
+static inline bool bld_omp_object(uint64_t obj)
+{
+	return (obj >> 48) == 0xecb0;
+}
 void bld_omp_free(struct bld_omp *o);
 
 /* builder-finish.c: the text of each counted warning */

@@ -338,6 +338,9 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		break;
 	case ECP_EV_ONCE_BEGIN:
 	case ECP_EV_ONCE_END:
+		/* a team member entering a region (an OpenMP fork) */
+		if (ev->type == ECP_EV_ONCE_END && !ev->b && bld_omp_object(ev->a))
+			th->omp_pool = true;
 		rc = bld_ev_once(b, th, ev, v, err);
 		break;
 	case ECP_EV_DELAY_BEGIN:
