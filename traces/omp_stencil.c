@@ -24,9 +24,12 @@
 
 static uint64_t grid[2][ST_ROWS];
 
+static double row_factor = 1.0; /* ECP_EXAMPLE_FASTER=Row */
+
 static EX_FUNC uint64_t Row(const uint64_t *old, long r, double scale)
 {
-	uint64_t cost = (uint64_t)((double)ST_ITERS * scale) * (r < ST_HOT ? 4 : 1);
+	uint64_t cost =
+	    (uint64_t)((double)ST_ITERS * scale * row_factor) * (r < ST_HOT ? 4 : 1);
 	uint64_t v = old[r] ^ (r ? old[r - 1] : 0) ^ (r + 1 < ST_ROWS ? old[r + 1] : 0);
 	return ex_burn(v, cost);
 }
@@ -55,6 +58,7 @@ int main(int argc, char **argv)
 	struct ex_options opts;
 	if (!ex_parse_options(argc, argv, &opts))
 		return 2;
+	row_factor = ex_work_factor("Row");
 	for (long r = 0; r < ST_ROWS; r++)
 		grid[0][r] = ex_mix((uint64_t)r);
 	run(opts.scale);

@@ -37,7 +37,7 @@ CANDIDATES = {
     "pipeline": ["produce", "transform", "consume"],
     "omp_quicksort": ["ParallelQuickSort", "RecursiveQuickSort"],
     "omp_dynamic": ["Item"],
-    "omp_stencil": ["Row", "Swap"],
+    "omp_stencil": ["Row"],
 }
 
 
