@@ -131,11 +131,13 @@ enum unsupported {
 	U_TEAMS,
 	U_SECTIONS,
 	U_ULL_DYNAMIC,
+	U_ORDERED_DYNAMIC,
 	U_COUNT
 };
 static const char *const unsupported_names[U_COUNT] = {
     "task", "taskwait", "taskgroup", "taskloop", "runtime schedule", "copyprivate",
-    "doacross", "cancel", "teams", "sections", "dynamic schedule (unsigned long long)"};
+    "doacross", "cancel", "teams", "sections", "dynamic schedule (unsigned long long)",
+    "ordered dynamic schedule"};
 static int unsupported_seen[U_COUNT];
 
 /* Names the construct in the trace the first time a recorded thread uses it. */
@@ -644,6 +646,10 @@ LOOP_NEXT(GOMP_loop_ull_guided_next, unsigned long long, U_ULL_DYNAMIC)
 LOOP_NEXT(GOMP_loop_ull_runtime_next, unsigned long long, U_RUNTIME)
 LOOP_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next, unsigned long long, U_ULL_DYNAMIC)
 LOOP_NEXT(GOMP_loop_ull_nonmonotonic_guided_next, unsigned long long, U_ULL_DYNAMIC)
+/* With `ordered`, the chunks' order is also the ordered blocks' order. */
+LOOP_NEXT(GOMP_loop_ordered_dynamic_next, long, U_ORDERED_DYNAMIC)
+LOOP_NEXT(GOMP_loop_ordered_guided_next, long, U_ORDERED_DYNAMIC)
+LOOP_NEXT(GOMP_loop_ordered_runtime_next, long, U_ORDERED_DYNAMIC)
 
 /* Sections go to whichever thread asks next, like a dynamic schedule. */
 ECP_AGENT_API unsigned GOMP_sections_next(void);
