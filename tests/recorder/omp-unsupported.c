@@ -9,6 +9,20 @@
 
 static volatile double sink;
 
+/* The GOMP 1.0 ABI of GCC before 4.9 (still exported by libgomp): the
+ * master calls the region's function itself between start and end. */
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n);
+void GOMP_parallel_end(void);
+void GOMP_barrier(void);
+
+static void old_region(void *p)
+{
+	int *count = p;
+#pragma omp atomic
+	(*count)++;
+	GOMP_barrier();
+}
+
 __attribute__((noinline)) static long fib(int n)
 {
 	long a, b;
@@ -71,9 +85,14 @@ int main(void)
 		if (omp_test_lock(&lock))
 			omp_unset_lock(&lock);
 	}
+	int old_abi = 0;
+	GOMP_parallel_start(old_region, &old_abi, 2);
+	old_region(&old_abi);
+	GOMP_parallel_end();
 	omp_destroy_lock(&lock);
 	omp_destroy_nest_lock(&nlock);
 	printf("wait_policy=%s\n", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "");
+	printf("old_abi=%d\n", old_abi);
 	printf("fib=%ld\nsum=%ld\nordered=%ld\nsections=%d\nnest=%ld\n", f, sum, ordered_sum,
 	       sections, nest);
 	return 3;
