@@ -60,8 +60,8 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 			"ecp record: warning: the program uses OpenMP constructs that ecp "
 			"does not model: %s; their work is analysed where and in the order "
 			"it ran on the recording CPU (tasks: on the thread that ran them, "
-			"with no dependency on their creator; runtime schedules and "
-			"sections: on the thread that took them), so predictions may be wrong "
+			"with no dependency on their creator; runtime schedules: on the "
+			"thread that took them), so predictions may be wrong "
 			"(ecp-record(1), OPENMP)\n",
 			s->omp_unsupported);
 }

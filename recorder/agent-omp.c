@@ -25,14 +25,15 @@
  *    mutexes (nest locks recursive);
  *  - ordered: a semaphore per team with one initial token, taken by each
  *    ordered block and posted at its end, so the blocks keep their order;
- *  - dynamic and guided loops: each chunk handed out (omp_chunk), for the
- *    model builder to deal out again (simulator/builder-omp.c).
+ *  - dynamic and guided loops, and sections: each chunk or section handed
+ *    out (omp_chunk), for the model builder to deal out again
+ *    (simulator/builder-omp.c).
  *
  * master/masked compile to a test of omp_get_thread_num() and single to a
  * GOMP_single_start whose result picks the thread, with the barrier after
  * it a GOMP_barrier call: nothing more to record.  Constructs the model
- * cannot represent (tasks, runtime schedules, sections' assignment,
- * copyprivate, doacross, cancellation, teams) are named once each in an
+ * cannot represent (tasks, runtime schedules, copyprivate, doacross,
+ * cancellation, teams) are named once each in an
  * omp_unsupported event.
  *
  * The guard is not held while libgomp waits in a barrier or taskwait:
@@ -129,14 +130,13 @@ enum unsupported {
 	U_DOACROSS,
 	U_CANCEL,
 	U_TEAMS,
-	U_SECTIONS,
 	U_ULL_DYNAMIC,
 	U_ORDERED_DYNAMIC,
 	U_COUNT
 };
 static const char *const unsupported_names[U_COUNT] = {
     "task", "taskwait", "taskgroup", "taskloop", "runtime schedule", "copyprivate",
-    "doacross", "cancel", "teams", "sections", "dynamic schedule (unsigned long long)",
+    "doacross", "cancel", "teams", "dynamic schedule (unsigned long long)",
     "ordered dynamic schedule"};
 static int unsupported_seen[U_COUNT];
 
@@ -651,12 +651,22 @@ LOOP_NEXT(GOMP_loop_ordered_dynamic_next, long, U_ORDERED_DYNAMIC)
 LOOP_NEXT(GOMP_loop_ordered_guided_next, long, U_ORDERED_DYNAMIC)
 LOOP_NEXT(GOMP_loop_ordered_runtime_next, long, U_ORDERED_DYNAMIC)
 
-/* Sections go to whichever thread asks next, like a dynamic schedule. */
+/* Sections go to whichever thread asks next, like the chunks of a dynamic
+ * schedule: recorded and dealt out again the same way (0: none left). */
+ECP_AGENT_API unsigned GOMP_sections_start(unsigned count);
+ECP_AGENT_API unsigned GOMP_sections_start(unsigned count)
+{
+	unsigned s = OMP_REAL(GOMP_sections_start)(count);
+	chunk_event(s != 0);
+	return s;
+}
+
 ECP_AGENT_API unsigned GOMP_sections_next(void);
 ECP_AGENT_API unsigned GOMP_sections_next(void)
 {
-	note_unsupported(U_SECTIONS);
-	return OMP_REAL(GOMP_sections_next)();
+	unsigned s = OMP_REAL(GOMP_sections_next)();
+	chunk_event(s != 0);
+	return s;
 }
 
 ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

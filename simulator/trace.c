@@ -331,8 +331,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		"the program uses OpenMP constructs that ecp does not model (%s): "
 		"their work is analysed on the threads and in the order it ran on "
 		"the recording CPU (a task on the thread that ran it, with no "
-		"dependency on its creator; a runtime schedule's chunks and sections "
-		"on the threads that took them), so the answers may be wrong",
+		"dependency on its creator; a runtime schedule's chunks on the "
+		"threads that took them), so the answers may be wrong",
 		c.omp_unsupported) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
