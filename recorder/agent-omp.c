@@ -68,6 +68,8 @@ static __thread struct region *cur_region __attribute__((tls_model("initial-exec
  * it is inside one (between its first chunk and the `done`). */
 static __thread uint32_t loop_seq __attribute__((tls_model("initial-exec")));
 static __thread bool in_loop __attribute__((tls_model("initial-exec")));
+/* TSC when this thread's last omp_chunk was written. */
+static __thread uint64_t chunk_tsc __attribute__((tls_model("initial-exec")));
 static uint64_t next_region = 1;
 
 /* libgomp's functions: the next definition, or libgomp itself when the
@@ -586,17 +588,30 @@ ECP_AGENT_API void GOMP_ordered_end(void)
  * can deal the chunks out again as P processors would (the next free
  * thread takes the next chunk).  The k-th dynamic loop a thread enters in
  * a region is the team's k-th (OpenMP requires every member to meet the
- * worksharing constructs in the same order): that names the loop. */
+ * worksharing constructs in the same order): that names the loop.
+ *
+ * Chunks of one iteration cost little more than libgomp's atomic add: a
+ * chunk handed out less than --min-duration after this thread's previous
+ * one is merged into it (no event), so a loop of a million tiny chunks
+ * costs events per --min-duration of work, and dealing out chunks of that
+ * size changes no balance that matters. */
 ECP_AGENT_FN static bool chunk_event(bool got)
 {
 	struct region *r = cur_region;
 	struct ecp_thread *t;
-	if (!r || !(t = ecp_enter()))
+	uint64_t now;
+	if (!r || !ecp_self)
+		return got;
+	now = ecp_tsc();
+	if (got && in_loop && now - chunk_tsc < ecp_settings.min_tsc)
+		return got;
+	if (!(t = ecp_enter()))
 		return got;
 	if (!in_loop) {
 		in_loop = true;
 		loop_seq++;
 	}
+	chunk_tsc = now;
 	ECP_TP(omp_chunk, (r->id << 24) | loop_seq, !got, ecp_cpu_ns());
 	if (!got)
 		in_loop = false;
