@@ -47,7 +47,7 @@
 
 /* Objects: bits 2..: the team instance (0: process-wide locks); bits 0-1:
  * which object of it. */
-#define OMP_OBJ_BASE 0xecb0000000000000ull
+#define OMP_OBJ_BASE        0xecb0000000000000ull
 #define OMP_OBJ(team, kind) (OMP_OBJ_BASE | ((uint64_t)(team) << 2) | (uint64_t)(kind))
 enum { OBJ_FORK, OBJ_JOIN, OBJ_BARRIER, OBJ_ORDERED };
 enum { OBJ_CRITICAL = 0, OBJ_ATOMIC = 1 }; /* of team 0 */
@@ -137,8 +137,16 @@ enum unsupported {
 	U_COUNT
 };
 static const char *const unsupported_names[U_COUNT] = {
-    "task", "taskwait", "taskgroup", "taskloop", "runtime schedule", "copyprivate",
-    "doacross", "cancel", "teams", "dynamic schedule (unsigned long long)",
+    "task",
+    "taskwait",
+    "taskgroup",
+    "taskloop",
+    "runtime schedule",
+    "copyprivate",
+    "doacross",
+    "cancel",
+    "teams",
+    "dynamic schedule (unsigned long long)",
     "ordered dynamic schedule"};
 static int unsupported_seen[U_COUNT];
 
@@ -224,8 +232,10 @@ ECP_AGENT_FN static void join_end(struct region *r)
 	ecp_leave(t);
 }
 
-ECP_AGENT_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags);
-ECP_AGENT_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags)
+ECP_AGENT_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned n,
+				 unsigned flags);
+ECP_AGENT_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned n,
+				 unsigned flags)
 {
 	__typeof__(&GOMP_parallel) real = OMP_REAL(GOMP_parallel);
 	struct region r;
@@ -237,10 +247,10 @@ ECP_AGENT_API void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, uns
 	join_end(&r);
 }
 
-ECP_AGENT_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n,
-						unsigned flags);
-ECP_AGENT_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n,
-						unsigned flags)
+ECP_AGENT_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
+						unsigned n, unsigned flags);
+ECP_AGENT_API unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
+						unsigned n, unsigned flags)
 {
 	__typeof__(&GOMP_parallel_reductions) real = OMP_REAL(GOMP_parallel_reductions);
 	struct region r;
@@ -320,7 +330,8 @@ static __thread struct region start_stack[START_DEPTH]
     __attribute__((tls_model("initial-exec")));
 static __thread struct region *start_outer[START_DEPTH]
     __attribute__((tls_model("initial-exec")));
-static __thread bool start_recorded[START_DEPTH] __attribute__((tls_model("initial-exec")));
+static __thread bool start_recorded[START_DEPTH]
+    __attribute__((tls_model("initial-exec")));
 static __thread unsigned start_depth __attribute__((tls_model("initial-exec")));
 
 ECP_AGENT_API void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned n);
@@ -620,10 +631,10 @@ ECP_AGENT_FN static bool chunk_event(bool got)
 }
 
 #define CHUNK_START(name)                                                                \
-	ECP_AGENT_API bool name(long start, long end, long incr, long chunk, long *istart, \
-				long *iend);                                             \
-	ECP_AGENT_API bool name(long start, long end, long incr, long chunk, long *istart, \
-				long *iend)                                              \
+	ECP_AGENT_API bool name(long start, long end, long incr, long chunk,             \
+				long *istart, long *iend);                               \
+	ECP_AGENT_API bool name(long start, long end, long incr, long chunk,             \
+				long *istart, long *iend)                                \
 	{                                                                                \
 		return chunk_event(                                                      \
 		    OMP_REAL(name)(start, end, incr, chunk, istart, iend));              \
@@ -684,30 +695,34 @@ ECP_AGENT_API unsigned GOMP_sections_next(void)
 	return s;
 }
 
-ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-			     long arg_size, long arg_align, bool if_clause, unsigned flags,
-			     void **depend, int priority, void *detach);
-ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-			     long arg_size, long arg_align, bool if_clause, unsigned flags,
-			     void **depend, int priority, void *detach)
+ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data,
+			     void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+			     bool if_clause, unsigned flags, void **depend, int priority,
+			     void *detach);
+ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data,
+			     void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+			     bool if_clause, unsigned flags, void **depend, int priority,
+			     void *detach)
 {
 	note_unsupported(U_TASK);
-	OMP_REAL(GOMP_task)(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-			    priority, detach);
+	OMP_REAL(GOMP_task)
+	(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+	 detach);
 }
 
 ECP_AGENT_API void GOMP_taskloop(void (*fn)(void *), void *data,
-				 void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-				 unsigned flags, unsigned long num_tasks, int priority,
-				 long start, long end, long step);
+				 void (*cpyfn)(void *, void *), long arg_size,
+				 long arg_align, unsigned flags, unsigned long num_tasks,
+				 int priority, long start, long end, long step);
 ECP_AGENT_API void GOMP_taskloop(void (*fn)(void *), void *data,
-				 void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-				 unsigned flags, unsigned long num_tasks, int priority,
-				 long start, long end, long step)
+				 void (*cpyfn)(void *, void *), long arg_size,
+				 long arg_align, unsigned flags, unsigned long num_tasks,
+				 int priority, long start, long end, long step)
 {
 	note_unsupported(U_TASKLOOP);
-	OMP_REAL(GOMP_taskloop)(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks,
-				priority, start, end, step);
+	OMP_REAL(GOMP_taskloop)
+	(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end,
+	 step);
 }
 
 #define NOTE_VOID(name, u)                                                               \

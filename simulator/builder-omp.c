@@ -24,7 +24,7 @@
 
 struct loop_part {
 	ecp_id thread;
-	ecp_id seg; /* its loop segment (temporary id) */
+	ecp_id seg;   /* its loop segment (temporary id) */
 	uint64_t own; /* CPU time of the chunks it ran in the recording */
 };
 
@@ -35,11 +35,11 @@ struct bloop {
 };
 
 struct loop_thread {
-	uint64_t loop;     /* the loop it is in, 0 when none */
-	size_t seg_first;  /* th->segs.len when its loop segment began */
-	size_t chunk;      /* index of its running chunk in the loop's list */
+	uint64_t loop;    /* the loop it is in, 0 when none */
+	size_t seg_first; /* th->segs.len when its loop segment began */
+	size_t chunk;     /* index of its running chunk in the loop's list */
 	bool in_chunk;
-	uint64_t v_chunk;  /* CPU clock at the chunk's hand-out */
+	uint64_t v_chunk; /* CPU clock at the chunk's hand-out */
 	uint64_t own;
 };
 
@@ -99,8 +99,8 @@ static void end_chunk(struct bloop *l, struct loop_thread *lt, uint64_t v)
 	lt->in_chunk = false;
 }
 
-int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
-		     uint64_t v, struct ecp_error *err)
+int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th,
+		     const struct ecp_event *ev, uint64_t v, struct ecp_error *err)
 {
 	if (!b->omp) {
 		b->omp = calloc(1, sizeof(*b->omp));
@@ -159,8 +159,8 @@ static void resize(struct ecp_builder *b, const struct loop_part *p, uint64_t le
 	struct bthread *th = thread_at(b, p->thread);
 	uint64_t old = seg->length, old_end = seg->cpu_start + old;
 	for (uint32_t a = 0; a < seg->n_activity; a++) {
-		struct ecp_activity *act =
-		    &ECP_VEC_AT(&b->activities, struct ecp_activity, seg->first_activity + a);
+		struct ecp_activity *act = &ECP_VEC_AT(
+		    &b->activities, struct ecp_activity, seg->first_activity + a);
 		if (old) {
 			double r = (double)length / (double)old;
 			act->self_ns = (uint64_t)((double)act->self_ns * r);
@@ -174,7 +174,8 @@ static void resize(struct ecp_builder *b, const struct loop_part *p, uint64_t le
 	for (size_t k = 0; k < th->segs.len; k++) {
 		ecp_id s = ECP_VEC_AT(&th->segs, uint32_t, k);
 		if (after) {
-			struct ecp_segment *later = &ECP_VEC_AT(&b->segments, struct ecp_segment, s);
+			struct ecp_segment *later =
+			    &ECP_VEC_AT(&b->segments, struct ecp_segment, s);
 			later->cpu_start = later->cpu_start - old + length;
 		}
 		if (s == p->seg)
@@ -208,7 +209,8 @@ int bld_omp_finish(struct ecp_builder *b)
 			free_at[best] += ECP_VEC_AT(&l->chunks, uint64_t, k);
 		}
 		for (size_t j = 0; j < n; j++) {
-			const struct loop_part *p = &ECP_VEC_AT(&l->parts, struct loop_part, j);
+			const struct loop_part *p =
+			    &ECP_VEC_AT(&l->parts, struct loop_part, j);
 			uint64_t old =
 			    ECP_VEC_AT(&b->segments, struct ecp_segment, p->seg).length;
 			resize(b, p, sat_sub(old, p->own) + free_at[j]);

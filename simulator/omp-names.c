@@ -24,7 +24,8 @@ static int source_line(const char *file, uint64_t vaddr, char *where, size_t len
 	if (fd < 0)
 		return -1;
 	dbg = dwarf_begin(fd, DWARF_C_READ);
-	if (dbg && dwarf_addrdie(dbg, vaddr, &cu) && (line = dwarf_getsrc_die(&cu, vaddr)) &&
+	if (dbg && dwarf_addrdie(dbg, vaddr, &cu) &&
+	    (line = dwarf_getsrc_die(&cu, vaddr)) &&
 	    (src = dwarf_linesrc(line, NULL, NULL)) && dwarf_lineno(line, &lineno) == 0 &&
 	    lineno > 0) {
 		const char *base = strrchr(src, '/');
@@ -51,7 +52,8 @@ char *ecp_omp_outlined_name(const char *file, const char *sym, uint64_t vaddr)
 {
 	const char *tag = strstr(sym, "._omp_fn.");
 	char where[256], *out = NULL, *dm, *outer;
-	if (!tag || tag == sym || !file || source_line(file, vaddr, where, sizeof(where)) < 0)
+	if (!tag || tag == sym || !file ||
+	    source_line(file, vaddr, where, sizeof(where)) < 0)
 		return NULL;
 	outer = strndup(sym, (size_t)(tag - sym));
 	if (!outer)

@@ -23,7 +23,8 @@ static uint64_t results[4096];
 static EX_FUNC uint64_t Item(long i, double factor)
 {
 	uint64_t units = 1 + (uint64_t)(i % 8);
-	return ex_burn((uint64_t)i, (uint64_t)((double)(units * DYN_UNIT_ITERS) * factor));
+	return ex_burn((uint64_t)i,
+		       (uint64_t)((double)(units * DYN_UNIT_ITERS) * factor));
 }
 
 int main(int argc, char **argv)

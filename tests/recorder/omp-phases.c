@@ -32,8 +32,14 @@ __attribute__((noinline)) static void work(double ms)
 	sink += s;
 }
 
-__attribute__((noinline)) static void setup(void) { work(30); }
-__attribute__((noinline)) static void tail(void) { work(20); }
+__attribute__((noinline)) static void setup(void)
+{
+	work(30);
+}
+__attribute__((noinline)) static void tail(void)
+{
+	work(20);
+}
 __attribute__((noinline)) static void phase1(int i)
 {
 	static const double ms[TEAM] = {40, 25, 15, 10};
@@ -44,7 +50,10 @@ __attribute__((noinline)) static void phase2(int i)
 	static const double ms[TEAM] = {10, 20, 30, 15};
 	work(ms[i]);
 }
-__attribute__((noinline)) static void update(void) { work(3); }
+__attribute__((noinline)) static void update(void)
+{
+	work(3);
+}
 
 int main(int argc, char **argv)
 {
@@ -82,7 +91,7 @@ int main(int argc, char **argv)
 	t_tail = cpu_ns() - t0;
 	printf("team=%d\nsetup=%lld\ntail=%lld\n", team, t_setup, t_tail);
 	for (int i = 0; i < team && i < TEAM; i++)
-		printf("phase1_%d=%lld\nphase2_%d=%lld\ncritical_%d=%lld\n", i, t1[i], i, t2[i],
-		       i, tc[i]);
+		printf("phase1_%d=%lld\nphase2_%d=%lld\ncritical_%d=%lld\n", i, t1[i], i,
+		       t2[i], i, tc[i]);
 	return 0;
 }

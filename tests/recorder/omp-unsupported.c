@@ -91,9 +91,10 @@ int main(void)
 	GOMP_parallel_end();
 	omp_destroy_lock(&lock);
 	omp_destroy_nest_lock(&nlock);
-	printf("wait_policy=%s\n", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "");
+	printf("wait_policy=%s\n",
+	       getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "");
 	printf("old_abi=%d\n", old_abi);
-	printf("fib=%ld\nsum=%ld\nordered=%ld\nsections=%d\nnest=%ld\n", f, sum, ordered_sum,
-	       sections, nest);
+	printf("fib=%ld\nsum=%ld\nordered=%ld\nsections=%d\nnest=%ld\n", f, sum,
+	       ordered_sum, sections, nest);
 	return 3;
 }
