@@ -16,7 +16,7 @@ struct start_args {
 	uint64_t create_id;
 };
 
-ECP_AGENT_FN static void thread_cleanup(void *unused)
+ECP_AGENT_FN void ecp_thread_cleanup(void *unused)
 {
 	(void)unused;
 	ecp_thread_end(ecp_self);
@@ -39,7 +39,7 @@ ECP_AGENT_FN static void *trampoline(void *p)
 				     ecp_thread_cpu_ns());
 		t->guard--;
 	}
-	pthread_cleanup_push(thread_cleanup, NULL);
+	pthread_cleanup_push(ecp_thread_cleanup, NULL);
 	ret = a.fn(a.arg);
 	pthread_cleanup_pop(1);
 	return ret;
