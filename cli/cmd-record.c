@@ -55,6 +55,12 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
+	for (int i = 0; i < s->n_unmodelled; i++)
+		fprintf(stderr,
+			"ecp record: warning: the program called %s, which ecp does not "
+			"model (or only in part): dependencies through it are not seen "
+			"(ecp-record(1), UNMODELLED CALLS)\n",
+			s->unmodelled[i]);
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set

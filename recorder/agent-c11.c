@@ -132,6 +132,19 @@ ECP_AGENT_API int thrd_sleep(const struct timespec *dur, struct timespec *rem)
 	return rc;
 }
 
+/* glibc's thrd_yield calls the kernel directly, past the sched_yield
+ * wrapper: named here too (agent-unmodelled.c). */
+ECP_AGENT_API void thrd_yield(void)
+{
+	__typeof__(&thrd_yield) real = ECP_REAL(thrd_yield);
+	struct ecp_thread *t = ecp_enter();
+	if (t) {
+		ecp_unmodelled("thrd_yield");
+		ecp_leave(t);
+	}
+	real();
+}
+
 ECP_AGENT_API int mtx_init(mtx_t *m, int type)
 {
 	__typeof__(&mtx_init) real = ECP_REAL(mtx_init);

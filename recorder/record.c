@@ -667,6 +667,8 @@ out:
 			sum->threads = c.threads;
 			sum->discarded = c.discarded;
 			sum->bytes = c.bytes;
+			sum->n_unmodelled = c.n_unmodelled;
+			memcpy(sum->unmodelled, c.unmodelled, sizeof(sum->unmodelled));
 		}
 	}
 	return rc;

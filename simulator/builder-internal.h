@@ -12,7 +12,7 @@
 #include "simulator/hmap.h"
 #include "simulator/model-internal.h"
 
-enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE };
+enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE, W_FUTEX };
 
 enum warn_kind {
 	WARN_EXIT_WITHOUT_ENTRY,
@@ -28,6 +28,7 @@ enum warn_kind {
 	WARN_NO_SWITCHES,
 	WARN_COND_UNWOKEN,
 	WARN_SWITCH_INCONSISTENT,
+	WARN_FUTEX_UNWOKEN,
 	WARN_INCONSISTENT,
 	WARN_COUNT
 };
@@ -93,6 +94,7 @@ struct bthread {
 	int wait;
 	uint64_t wait_obj, wait_ts, wait_cpu;
 	uint64_t wait_timeout; /* relative timeout of a timed wait, or 0 */
+	uint32_t once_depth; /* once_begin without once_end yet */
 	bool in_delay;
 	uint64_t delay_timeout; /* requested duration of the delay call, or 0 */
 	uint64_t delay_ts, delay_cpu;
@@ -100,6 +102,8 @@ struct bthread {
 	ecp_id cond_from;
 	bool barrier_woken;
 	ecp_id barrier_from;
+	bool futex_woken;
+	ecp_id futex_from;
 	/* functions */
 	struct ecp_vec frames; /* struct frame */
 	struct ecp_hmap depth; /* function -> frames of it on the stack */
@@ -131,6 +135,11 @@ struct bbarrier {
 	uint64_t count;          /* 0 when barrier_init was not seen */
 	struct ecp_vec arrivals; /* thread indices of the current round */
 	struct ecp_vec arrival_segs;
+};
+
+struct bfutex {
+	struct ecp_vec waiters; /* thread indices, FIFO */
+	ecp_id last_wake_seg, last_wake_thread;
 };
 
 struct bonce {
@@ -179,6 +188,9 @@ struct ecp_builder {
 	struct ecp_hmap barrier_by_addr;
 	struct ecp_vec onces; /* struct bonce */
 	struct ecp_hmap once_by_addr;
+	struct ecp_vec futexes; /* struct bfutex */
+	struct ecp_hmap futex_by_addr;
+	struct ecp_vec unmodelled; /* char[48]: names of calls ecp does not model */
 	uint64_t warn[WARN_COUNT];
 	char first_inconsistency[600]; /* the first one, quoted in the warning */
 };
@@ -272,6 +284,8 @@ int bld_ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		   uint64_t v, struct ecp_error *err);
 int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		uint64_t v, struct ecp_error *err);
+int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err);
 
 /* builder-delays.c */
 int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,

@@ -95,6 +95,8 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->sems, sizeof(struct bsem));
 	ecp_vec_init(&b->barriers, sizeof(struct bbarrier));
 	ecp_vec_init(&b->onces, sizeof(struct bonce));
+	ecp_vec_init(&b->futexes, sizeof(struct bfutex));
+	ecp_vec_init(&b->unmodelled, 48);
 	ecp_hmap_init(&b->sched_by_tid);
 	ecp_hmap_init(&b->thread_by_tid);
 	ecp_hmap_init(&b->thread_by_handle);
@@ -106,6 +108,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_hmap_init(&b->sem_by_addr);
 	ecp_hmap_init(&b->barrier_by_addr);
 	ecp_hmap_init(&b->once_by_addr);
+	ecp_hmap_init(&b->futex_by_addr);
 	b->main_pseudo_fn = ECP_NO_ID;
 	*out = b;
 	return ECP_OK;
@@ -148,6 +151,10 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_vec_finish(&b->sems);
 	ecp_vec_finish(&b->barriers);
 	ecp_vec_finish(&b->onces);
+	for (size_t i = 0; i < b->futexes.len; i++)
+		ecp_vec_finish(&ECP_VEC_AT(&b->futexes, struct bfutex, i).waiters);
+	ecp_vec_finish(&b->futexes);
+	ecp_vec_finish(&b->unmodelled);
 	ecp_hmap_finish(&b->sched_by_tid);
 	ecp_hmap_finish(&b->thread_by_tid);
 	ecp_hmap_finish(&b->thread_by_handle);
@@ -159,6 +166,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->sem_by_addr);
 	ecp_hmap_finish(&b->barrier_by_addr);
 	ecp_hmap_finish(&b->once_by_addr);
+	ecp_hmap_finish(&b->futex_by_addr);
 	free(b->trace_path);
 	free(b);
 }
@@ -175,6 +183,22 @@ int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 }
 
 /* ------------------------------------------------------------------ pushes */
+
+/* A call the recorder saw but ecp does not model: its name, once, for the
+ * model's warnings (the agent writes each name once per process). */
+static int unmodelled(struct ecp_builder *b, const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (size_t i = 0; i < b->unmodelled.len; i++)
+		if (!strncmp((char *)b->unmodelled.data + i * 48, name, 47))
+			return 0;
+	char *slot = ecp_vec_push(&b->unmodelled);
+	if (!slot)
+		return -1;
+	snprintf(slot, 48, "%s", name);
+	return 0;
+}
 
 static bool is_function_event(uint16_t type)
 {
@@ -342,6 +366,14 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	case ECP_EV_DELAY_BEGIN:
 	case ECP_EV_DELAY_END:
 		rc = bld_ev_delay(b, th, ev, v, err);
+		break;
+	case ECP_EV_FUTEX_WAIT_BEGIN:
+	case ECP_EV_FUTEX_WAIT_END:
+	case ECP_EV_FUTEX_WAKE:
+		rc = bld_ev_futex(b, th, ev, v, err);
+		break;
+	case ECP_EV_UNMODELLED:
+		rc = unmodelled(b, ev->name) < 0 ? bld_nomem(err) : ECP_OK;
 		break;
 	default: /* detach, process_exit: no synchronization */
 		break;
