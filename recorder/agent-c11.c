@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <threads.h>
 
+#include "recorder/agent-delay.h"
 #include "recorder/agent.h"
 #include "recorder/ecp-tp.h"
 
-#define OBJ(p)        ((uint64_t)(uintptr_t)(p))
-#define KIND_MUTEX    0
-#define MODE_EXCL     0
-#define D_THRD_SLEEP  13 /* delay kind, EVENTS.md */
+#define OBJ(p)     ((uint64_t)(uintptr_t)(p))
+#define KIND_MUTEX 0
+#define MODE_EXCL  0
 
 struct c11_start {
 	thrd_start_t fn;

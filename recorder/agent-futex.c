@@ -87,11 +87,12 @@ ECP_AGENT_API long syscall(long nr, ...)
 		/* FUTEX_WAIT's timeout is relative; FUTEX_WAIT_BITSET's an
 		 * absolute time on CLOCK_MONOTONIC (or CLOCK_REALTIME) */
 		const struct timespec *ts = (const struct timespec *)a[3];
-		uint64_t tmo = cmd == FUTEX_WAIT ? rel_ns(ts)
-						 : ecp_relative_ns((int)a[1] & FUTEX_CLOCK_REALTIME
-								       ? CLOCK_REALTIME
-								       : CLOCK_MONOTONIC,
-								   ts);
+		uint64_t tmo = cmd == FUTEX_WAIT
+				   ? rel_ns(ts)
+				   : ecp_relative_ns((int)a[1] & FUTEX_CLOCK_REALTIME
+							 ? CLOCK_REALTIME
+							 : CLOCK_MONOTONIC,
+						     ts);
 		ECP_TP(futex_wait_begin, addr, tmo, ecp_cpu_ns());
 		r = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		saved = errno;

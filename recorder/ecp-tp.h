@@ -341,6 +341,37 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, futex_wake,
 		lttng_ust_field_integer(uint64_t, count, a_count)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* Channels between the program's threads: pipes, socketpairs, eventfds
+ * (agent-io.c).  Units are bytes, or an eventfd's counter values. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, chan_open,
+	LTTNG_UST_TP_ARGS(uint64_t, a_chan,
+		uint64_t, a_peer,
+		uint64_t, a_initial,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, chan, a_chan)
+		lttng_ust_field_integer_hex(uint64_t, peer, a_peer)
+		lttng_ust_field_integer(uint64_t, initial, a_initial)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, chan_write,
+	LTTNG_UST_TP_ARGS(uint64_t, a_chan,
+		int64_t, a_units,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, chan, a_chan)
+		lttng_ust_field_integer(int64_t, units, a_units)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, chan_read,
+	LTTNG_UST_TP_ARGS(uint64_t, a_chan,
+		int64_t, a_units,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, chan, a_chan)
+		lttng_ust_field_integer(int64_t, units, a_units)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 /* A call the recorder sees but ecp does not model (or models only in
  * part), written once per process and name; `ecp record` and the model's
  * warnings name it. */

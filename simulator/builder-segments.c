@@ -146,6 +146,7 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	th->seg_lock = ECP_NO_ID;
 	th->seg_mode = 0;
 	th->seg_delay = 0;
+	th->delay_open = 0;
 	return id;
 }
 

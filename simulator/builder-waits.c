@@ -316,7 +316,8 @@ int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 			if (bld_pend_edge(th, th->futex_from, ECP_EDGE_COND) < 0)
 				return bld_nomem(err);
 		} else if (e == EAGAIN) {
-			if (f->last_wake_thread != ECP_NO_ID && f->last_wake_thread != th->index &&
+			if (f->last_wake_thread != ECP_NO_ID &&
+			    f->last_wake_thread != th->index &&
 			    bld_pend_edge(th, f->last_wake_seg, ECP_EDGE_COND) < 0)
 				return bld_nomem(err);
 		} else if (e == ETIMEDOUT) {

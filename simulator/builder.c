@@ -97,6 +97,8 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->onces, sizeof(struct bonce));
 	ecp_vec_init(&b->futexes, sizeof(struct bfutex));
 	ecp_vec_init(&b->unmodelled, 48);
+	ecp_vec_init(&b->chans, sizeof(struct bchan));
+	ecp_hmap_init(&b->chan_by_id);
 	ecp_hmap_init(&b->sched_by_tid);
 	ecp_hmap_init(&b->thread_by_tid);
 	ecp_hmap_init(&b->thread_by_handle);
@@ -155,6 +157,10 @@ void ecp_builder_destroy(struct ecp_builder *b)
 		ecp_vec_finish(&ECP_VEC_AT(&b->futexes, struct bfutex, i).waiters);
 	ecp_vec_finish(&b->futexes);
 	ecp_vec_finish(&b->unmodelled);
+	for (size_t i = 0; i < b->chans.len; i++)
+		ecp_vec_finish(&ECP_VEC_AT(&b->chans, struct bchan, i).q);
+	ecp_vec_finish(&b->chans);
+	ecp_hmap_finish(&b->chan_by_id);
 	ecp_hmap_finish(&b->sched_by_tid);
 	ecp_hmap_finish(&b->thread_by_tid);
 	ecp_hmap_finish(&b->thread_by_handle);
@@ -371,6 +377,11 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	case ECP_EV_FUTEX_WAIT_END:
 	case ECP_EV_FUTEX_WAKE:
 		rc = bld_ev_futex(b, th, ev, v, err);
+		break;
+	case ECP_EV_CHAN_OPEN:
+	case ECP_EV_CHAN_WRITE:
+	case ECP_EV_CHAN_READ:
+		rc = bld_ev_chan(b, th, ev, v, err);
 		break;
 	case ECP_EV_UNMODELLED:
 		rc = unmodelled(b, ev->name) < 0 ? bld_nomem(err) : ECP_OK;

@@ -39,6 +39,9 @@ static const char *const type_names[ECP_EV_COUNT] = {
 	[ECP_EV_FUTEX_WAIT_END] = "futex_wait_end",
 	[ECP_EV_FUTEX_WAKE] = "futex_wake",
 	[ECP_EV_UNMODELLED] = "unmodelled",
+	[ECP_EV_CHAN_OPEN] = "chan_open",
+	[ECP_EV_CHAN_WRITE] = "chan_write",
+	[ECP_EV_CHAN_READ] = "chan_read",
 };
 
 const char *ecp_event_type_name(enum ecp_event_type type)

@@ -49,6 +49,9 @@ enum ecp_event_type {
 	ECP_EV_FUTEX_WAIT_END,    /* a=addr b=err (0, EAGAIN, ETIMEDOUT, EINTR) */
 	ECP_EV_FUTEX_WAKE,        /* a=addr b=count */
 	ECP_EV_UNMODELLED,        /* name in ecp_event.name */
+	ECP_EV_CHAN_OPEN,         /* a=chan b=peer c=initial units */
+	ECP_EV_CHAN_WRITE,        /* a=chan b=units (int64: < 0 corrects a short write) */
+	ECP_EV_CHAN_READ,         /* a=chan b=units */
 	ECP_EV_COUNT
 };
 

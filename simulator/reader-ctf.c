@@ -103,6 +103,9 @@ static const struct {
     {"futex_wait_end", ECP_EV_FUTEX_WAIT_END, {"addr", "err", NULL}},
     {"futex_wake", ECP_EV_FUTEX_WAKE, {"addr", "count", NULL}},
     {"unmodelled", ECP_EV_UNMODELLED, {NULL, NULL, NULL}},
+    {"chan_open", ECP_EV_CHAN_OPEN, {"chan", "peer", "initial"}},
+    {"chan_write", ECP_EV_CHAN_WRITE, {"chan", "units", NULL}},
+    {"chan_read", ECP_EV_CHAN_READ, {"chan", "units", NULL}},
 };
 
 static uint32_t member_index(const bt_field_class *fc, const char *name)

@@ -53,6 +53,28 @@ def run_time(threads, procs):
                 state[t] = 'done' if idx[t] == len(threads[t]) else 'wait'
 
 
+def producer_consumer(d, items):
+    """main: setup (creates the consumer), then p0..p(items-1), each ending
+    with the hand-off of item i, then mtail after joining; the consumer:
+    c_i once item i is handed over, then ctail."""
+    main = [seg(d['setup'])] + [seg(d['p%d' % i]) for i in range(items)]
+    cons = [seg(d['c0'], deps=[(0, 0), (0, 1)])]
+    cons += [seg(d['c%d' % i], deps=[(0, i + 1)]) for i in range(1, items)]
+    cons.append(seg(d['ctail']))
+    main.append(seg(d['mtail'], deps=[(1, items)]))
+    return [main, cons]
+
+
+def measured_segments(stdout):
+    """The "seg KEY ns" lines a test program prints."""
+    d = {}
+    for line in stdout.splitlines():
+        if line.startswith('seg '):
+            _, k, v = line.split()
+            d[k] = int(v)
+    return d
+
+
 def compare(predicted, threads, procs_list, tolerance):
     """Prints predicted vs oracle per P; returns the list of failures."""
     bad = []

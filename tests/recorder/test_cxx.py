@@ -16,18 +16,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecptrace import *  # noqa: E402,F403
-from oracle import seg, compare, run_time  # noqa: E402
+from oracle import seg, compare, run_time, producer_consumer, measured_segments  # noqa: E402
 
 TOLERANCE = 0.05
-
-
-def producer_consumer(d, items):
-    main = [seg(d['setup'])] + [seg(d['p%d' % i]) for i in range(items)]
-    cons = [seg(d['c0'], deps=[(0, 0), (0, 1)])]
-    cons += [seg(d['c%d' % i], deps=[(0, i + 1)]) for i in range(1, items)]
-    cons.append(seg(d['ctail']))
-    main.append(seg(d['mtail'], deps=[(1, items)]))
-    return [main, cons]
 
 
 def async_graph(d):
@@ -92,11 +83,7 @@ def main():
     trace = os.path.join(work, 'trace')
     p = record(['-o', trace], [prog, mode], cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
-    d = {}
-    for line in p.stdout.splitlines():
-        if line.startswith('seg '):
-            _, k, v = line.split()
-            d[k] = int(v)
+    d = measured_segments(p.stdout)
     threads = make_graph(d)
     ev = [e for e in read_trace(os.path.join(trace, 'main')) if e['event'].startswith('ecp:')]
     check(count(ev, 'ecp:thread_start') == len(threads),
