@@ -12,8 +12,9 @@ P = 2).
 
 Mode misc: every other wrapped blocking call is in the trace with its
 delay kind (EVENTS.md), the clock rwlocks and timed/try joins are
-recorded, and `ecp record` names, as calls it does not model, each one the
-program made: pthread_cancel, sched_yield, flock, sigtimedwait.
+recorded, the datagram socketpair's transfers are channel transfers, and
+`ecp record` names, as calls it does not model, each one the program made:
+pthread_cancel, sched_yield, flock, sigwait, sigwaitinfo, sigtimedwait.
 
 usage: test_io.py IO_SYNC_BINARY MODE"""
 import json
@@ -27,8 +28,9 @@ from ecptrace import *  # noqa: E402,F403
 from oracle import seg, compare, run_time, producer_consumer, measured_segments  # noqa: E402
 
 TOLERANCE = 0.05
-KINDS = {'ppoll': 14, 'pselect': 15, 'epoll_pwait': 16, 'waitpid': 25,
-         'sigtimedwait': 26, 'flock/fcntl': 27}
+KINDS = {'poll/__poll_chk': 4, 'ppoll/__ppoll_chk': 14, 'pselect': 15,
+         'epoll_pwait/epoll_pwait2': 16, 'wait/waitpid/waitid': 25,
+         'sigwait/sigwaitinfo/sigtimedwait': 26, 'flock/fcntl': 27}
 
 
 def channel(ecp_bin, trace, p, ev):
@@ -56,6 +58,13 @@ def misc(ecp_bin, trace, p, ev):
               'flock', 'fcntl'):
         check(out.get(k) == '0', '%s=%s' % (k, out.get(k)))
     check(out.get('sigtimedwait') == 'EAGAIN', 'sigtimedwait=%s' % out.get('sigtimedwait'))
+    for k in ('waitpid', 'wait', 'sigwait', 'sigwaitinfo'):
+        check(out.get(k) == '1', '%s=%s' % (k, out.get(k)))
+    check(out.get('waitid') == '0', 'waitid=%s' % out.get('waitid'))
+    # the datagram socketpair's transfers are channel transfers
+    check(count(ev, 'ecp:chan_write') >= 3 and count(ev, 'ecp:chan_read') >= 3,
+          'socketpair transfers: %d writes, %d reads'
+          % (count(ev, 'ecp:chan_write'), count(ev, 'ecp:chan_read')))
     kinds = {e['kind'] for e in named(ev, 'ecp:delay_begin')}
     for name, k in KINDS.items():
         check(k in kinds, '%s: no delay of kind %d (kinds %s)' % (name, k, sorted(kinds)))
@@ -63,7 +72,8 @@ def misc(ecp_bin, trace, p, ev):
     check(count(ev, 'ecp:thread_join_end', ok=1) == 4, 'joins: %d'
           % count(ev, 'ecp:thread_join_end', ok=1))
     names = {e['name'] for e in named(ev, 'ecp:unmodelled')}
-    for name in ('pthread_cancel', 'sched_yield', 'flock', 'sigtimedwait'):
+    for name in ('pthread_cancel', 'sched_yield', 'flock', 'sigtimedwait', 'sigwait',
+                 'sigwaitinfo'):
         check(name in names, 'no unmodelled event for %s: %s' % (name, sorted(names)))
         check('the program called %s, which ecp does not model' % name in p.stderr,
               'ecp record did not name %s: %s' % (name, p.stderr))
