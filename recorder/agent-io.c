@@ -17,11 +17,13 @@
  * it got).  The unit is the byte, or for an eventfd the counter value
  * written and read, so that a read takes the writes it consumed in FIFO
  * order and the reader pairs it with the write of its last unit.  A
- * channel is a pipe's inode (both ends share it); a socketpair's ends and
- * an eventfd are known from their creation (chan_open) and kept in a table
- * by descriptor, cleared by close.  Other sockets (TCP, UNIX sockets from
- * connect/accept) are not channels: data between threads through them is
- * a delay of the reader. */
+ * channel is made by the program: pipe, pipe2, socketpair and eventfd
+ * number it (chan_open) and keep its ends in a table by descriptor,
+ * cleared by close.  A pipe the program inherited (its stdout read by the
+ * shell) is no channel, and nothing is asked of a descriptor that is not
+ * in the table.  Other sockets (TCP, UNIX sockets from connect/accept) and
+ * a descriptor dup'ed from a channel end are not channels either: data
+ * between threads through them is a delay of the reader. */
 /* pread and pwrite by their own names (not redirected to pread64 by
  * _FILE_OFFSET_BITS=64): both names are wrapped below. */
 #undef _FILE_OFFSET_BITS
@@ -40,15 +42,15 @@
 #include "recorder/agent.h"
 #include "recorder/ecp-tp.h"
 
-#define MAX_FD      4096
-#define EVENTFD_BIT (1ull << 63)
-enum { FD_PLAIN = 0, FD_SOCKETPAIR, FD_EVENTFD };
+#define MAX_FD 4096
+#define MQ_BIT (1ull << 63) /* a message queue's channel: its inode */
+enum { FD_PLAIN = 0, FD_CHANNEL, FD_EVENTFD };
 
 /* Descriptors created as channel ends (socketpair, eventfd), with the
  * channel's id; a descriptor above MAX_FD is not followed. */
 static _Atomic uint8_t fd_kind[MAX_FD];
 static _Atomic uint64_t fd_chan[MAX_FD];
-static atomic_uint_fast64_t next_eventfd = 1;
+static atomic_uint_fast64_t next_chan = 1;
 
 ECP_AGENT_FN static uint64_t inode_chan(const struct stat *st)
 {
@@ -58,18 +60,18 @@ ECP_AGENT_FN static uint64_t inode_chan(const struct stat *st)
 /* The channel of fd, 0 when it is none (kept errno). */
 ECP_AGENT_FN static uint64_t chan_of(int fd, bool *is_eventfd)
 {
-	struct stat st;
-	int saved = errno;
-	uint64_t chan = 0;
-	*is_eventfd = false;
-	if (fd >= 0 && fd < MAX_FD && atomic_load(&fd_kind[fd]) != FD_PLAIN) {
-		*is_eventfd = atomic_load(&fd_kind[fd]) == FD_EVENTFD;
-		chan = atomic_load(&fd_chan[fd]);
-	} else if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
-		chan = inode_chan(&st);
-	}
-	errno = saved;
-	return chan;
+	uint8_t kind = fd >= 0 && fd < MAX_FD ? atomic_load(&fd_kind[fd]) : FD_PLAIN;
+	*is_eventfd = kind == FD_EVENTFD;
+	return kind == FD_PLAIN ? 0 : atomic_load(&fd_chan[fd]);
+}
+
+/* Numbers a new channel end (kept errno). */
+ECP_AGENT_FN static uint64_t new_end(int fd, uint8_t kind)
+{
+	uint64_t c = atomic_fetch_add(&next_chan, 1);
+	atomic_store(&fd_chan[fd], c);
+	atomic_store(&fd_kind[fd], kind);
+	return c;
 }
 
 ECP_AGENT_FN static void forget(int fd)
@@ -80,29 +82,54 @@ ECP_AGENT_FN static void forget(int fd)
 
 /* ------------------------------------------------------------- creation */
 
+#define ENDS_OK(fds)                                                                     \
+	((fds)[0] >= 0 && (fds)[0] < MAX_FD && (fds)[1] >= 0 && (fds)[1] < MAX_FD)
+
+/* A pipe's two ends are one channel. */
+ECP_AGENT_FN static void pipe_made(int fds[2])
+{
+	struct ecp_thread *t;
+	uint64_t c = new_end(fds[0], FD_CHANNEL);
+	atomic_store(&fd_chan[fds[1]], c);
+	atomic_store(&fd_kind[fds[1]], FD_CHANNEL);
+	if ((t = ecp_enter())) {
+		ECP_TP(chan_open, c, 0, 0, ecp_cpu_ns());
+		ecp_leave(t);
+	}
+}
+
+ECP_AGENT_API int pipe(int fds[2])
+{
+	__typeof__(&pipe) real = ECP_REAL(pipe);
+	int rc = real(fds);
+	if (rc == 0 && ENDS_OK(fds))
+		pipe_made(fds);
+	return rc;
+}
+
+ECP_AGENT_API int pipe2(int fds[2], int flags)
+{
+	__typeof__(&pipe2) real = ECP_REAL(pipe2);
+	int rc = real(fds, flags);
+	if (rc == 0 && ENDS_OK(fds))
+		pipe_made(fds);
+	return rc;
+}
+
+/* What one end of a socketpair writes, the other end reads. */
 ECP_AGENT_API int socketpair(int domain, int type, int proto, int sv[2])
 {
 	__typeof__(&socketpair) real = ECP_REAL(socketpair);
 	int rc = real(domain, type, proto, sv);
 	struct ecp_thread *t;
-	struct stat s0, s1;
-	if (rc || sv[0] < 0 || sv[0] >= MAX_FD || sv[1] < 0 || sv[1] >= MAX_FD)
+	if (rc || !ENDS_OK(sv))
 		return rc;
-	int saved = errno;
-	if (fstat(sv[0], &s0) == 0 && fstat(sv[1], &s1) == 0) {
-		uint64_t c0 = inode_chan(&s0), c1 = inode_chan(&s1);
-		atomic_store(&fd_chan[sv[0]], c0);
-		atomic_store(&fd_chan[sv[1]], c1);
-		atomic_store(&fd_kind[sv[0]], FD_SOCKETPAIR);
-		atomic_store(&fd_kind[sv[1]], FD_SOCKETPAIR);
-		/* what one end writes, the other reads */
-		if ((t = ecp_enter())) {
-			ECP_TP(chan_open, c0, c1, 0, ecp_cpu_ns());
-			ECP_TP(chan_open, c1, c0, 0, ecp_cpu_ns());
-			ecp_leave(t);
-		}
+	uint64_t c0 = new_end(sv[0], FD_CHANNEL), c1 = new_end(sv[1], FD_CHANNEL);
+	if ((t = ecp_enter())) {
+		ECP_TP(chan_open, c0, c1, 0, ecp_cpu_ns());
+		ECP_TP(chan_open, c1, c0, 0, ecp_cpu_ns());
+		ecp_leave(t);
 	}
-	errno = saved;
 	return rc;
 }
 
@@ -113,9 +140,7 @@ ECP_AGENT_API int eventfd(unsigned int initval, int flags)
 	struct ecp_thread *t;
 	if (fd < 0 || fd >= MAX_FD)
 		return fd;
-	uint64_t c = EVENTFD_BIT | atomic_fetch_add(&next_eventfd, 1);
-	atomic_store(&fd_chan[fd], c);
-	atomic_store(&fd_kind[fd], FD_EVENTFD);
+	uint64_t c = new_end(fd, FD_EVENTFD);
 	if ((t = ecp_enter())) {
 		/* the initial counter: units no thread wrote */
 		ECP_TP(chan_open, c, 0, initval, ecp_cpu_ns());
@@ -386,7 +411,7 @@ ECP_AGENT_FN static uint64_t mq_chan(mqd_t q)
 {
 	struct stat st;
 	int saved = errno;
-	uint64_t c = fstat((int)q, &st) == 0 ? inode_chan(&st) : 0;
+	uint64_t c = fstat((int)q, &st) == 0 ? MQ_BIT | inode_chan(&st) : 0;
 	errno = saved;
 	return c;
 }
