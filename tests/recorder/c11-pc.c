@@ -6,7 +6,8 @@
  * on 2 processors (about 90% of T1, where two independent threads would
  * take 50%).  Before it starts the consumer, main uses call_once,
  * mtx_trylock, mtx_timedlock, a cnd_timedwait that times out (2 ms) and
- * thrd_sleep (1 ms); the consumer calls call_once too.
+ * thrd_sleep (1 ms); the consumer calls call_once too and ends with
+ * thrd_exit, and main broadcasts a condition nobody waits on at the end.
  *
  * It is its own ground truth: each thread reads its CLOCK_THREAD_CPUTIME_ID
  * at every hand-off and main prints the CPU time of every piece of work
@@ -71,7 +72,7 @@ static int consumer(void *arg)
 		t = now;
 	}
 	cons_tail_ns = cpu_ns() - t;
-	return 42;
+	thrd_exit(42); /* ends the thread's recording as a return would */
 }
 
 int main(void)
@@ -118,6 +119,7 @@ int main(void)
 		t = now;
 	}
 	thrd_join(th, &res);
+	cnd_broadcast(&never); /* nobody waits: a boundary, no dependency */
 	main_tail_ns = cpu_ns() - t;
 	printf("joined=%d once_runs=%d\n", res, once_runs);
 	printf("seg setup %llu\n", (unsigned long long)setup_ns);

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -218,7 +220,22 @@ static int misc(void)
 	printf("recvmsg=%zd\n", recvmsg(sv[1], &msg, 0));
 	printf("writev=%zd\n", writev(sv[0], &iov, 1));
 	printf("readv=%zd\n", readv(sv[1], &iov, 1));
-	char path[] = "/tmp/ecp-io-sync-XXXXXX";
+	/* a connection to itself on an abstract UNIX address: connect (a delay),
+	 * accept4 (its connection is pending: no delay) */
+	struct sockaddr_un ua = {.sun_family = AF_UNIX};
+	snprintf(ua.sun_path + 1, sizeof(ua.sun_path) - 1, "ecp-io-sync-%d", (int)getpid());
+	socklen_t ualen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				      strlen(ua.sun_path + 1));
+	int ls = socket(AF_UNIX, SOCK_STREAM, 0), cs = socket(AF_UNIX, SOCK_STREAM, 0), as;
+	if (bind(ls, (struct sockaddr *)&ua, ualen) || listen(ls, 1) ||
+	    connect(cs, (struct sockaddr *)&ua, ualen))
+		return 1;
+	as = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	printf("accept4=%d\n", as >= 0);
+	close(as);
+	close(cs);
+	close(ls);
+		char path[] = "/tmp/ecp-io-sync-XXXXXX";
 	int f = mkstemp(path);
 	unlink(path);
 	printf("pwrite=%zd\n", pwrite(f, buf, 4, 0));

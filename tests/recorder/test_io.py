@@ -28,7 +28,7 @@ from ecptrace import *  # noqa: E402,F403
 from oracle import seg, compare, run_time, producer_consumer, measured_segments  # noqa: E402
 
 TOLERANCE = 0.05
-KINDS = {'poll/__poll_chk': 4, 'ppoll/__ppoll_chk': 14, 'pselect': 15,
+KINDS = {'connect': 12, 'poll/__poll_chk': 4, 'ppoll/__ppoll_chk': 14, 'pselect': 15,
          'epoll_pwait/epoll_pwait2': 16, 'wait/waitpid/waitid': 25,
          'sigwait/sigwaitinfo/sigtimedwait': 26, 'flock/fcntl': 27}
 
@@ -58,7 +58,7 @@ def misc(ecp_bin, trace, p, ev):
               'flock', 'fcntl'):
         check(out.get(k) == '0', '%s=%s' % (k, out.get(k)))
     check(out.get('sigtimedwait') == 'EAGAIN', 'sigtimedwait=%s' % out.get('sigtimedwait'))
-    for k in ('waitpid', 'wait', 'sigwait', 'sigwaitinfo'):
+    for k in ('waitpid', 'wait', 'sigwait', 'sigwaitinfo', 'accept4'):
         check(out.get(k) == '1', '%s=%s' % (k, out.get(k)))
     check(out.get('waitid') == '0', 'waitid=%s' % out.get('waitid'))
     # the datagram socketpair's transfers are channel transfers
