@@ -20,7 +20,7 @@
 #include <threads.h>
 #include <time.h>
 
-#define ITEMS 16
+#define ITEMS   16
 #define SLOW_NS 5000000
 #define FAST_NS 500000
 
@@ -124,8 +124,8 @@ int main(void)
 	printf("joined=%d once_runs=%d\n", res, once_runs);
 	printf("seg setup %llu\n", (unsigned long long)setup_ns);
 	for (int i = 0; i < ITEMS; i++)
-		printf("seg p%d %llu\nseg c%d %llu\n", i, (unsigned long long)prod_ns[i], i,
-		       (unsigned long long)cons_ns[i]);
+		printf("seg p%d %llu\nseg c%d %llu\n", i, (unsigned long long)prod_ns[i],
+		       i, (unsigned long long)cons_ns[i]);
 	printf("seg ctail %llu\nseg mtail %llu\n", (unsigned long long)cons_tail_ns,
 	       (unsigned long long)main_tail_ns);
 	mtx_destroy(&lock);

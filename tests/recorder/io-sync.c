@@ -163,8 +163,8 @@ static int channel(void)
 	mtail_ns = cpu_ns() - t;
 	printf("seg setup %llu\n", (unsigned long long)setup_ns);
 	for (int i = 0; i < ITEMS; i++)
-		printf("seg p%d %llu\nseg c%d %llu\n", i, (unsigned long long)prod_ns[i], i,
-		       (unsigned long long)cons_ns[i]);
+		printf("seg p%d %llu\nseg c%d %llu\n", i, (unsigned long long)prod_ns[i],
+		       i, (unsigned long long)cons_ns[i]);
 	printf("seg ctail %llu\nseg mtail %llu\n", (unsigned long long)ctail_ns,
 	       (unsigned long long)mtail_ns);
 	return 0;
@@ -210,7 +210,8 @@ static int misc(void)
 	printf("ppoll_chk=%d\n", ppoll(ps, (nfds_t)item_len / 4, &zero, NULL));
 	ep = epoll_create1(0);
 	printf("epoll_pwait=%d\n", epoll_pwait(ep, &(struct epoll_event){0}, 1, 1, NULL));
-	printf("epoll_pwait2=%d\n", epoll_pwait2(ep, &(struct epoll_event){0}, 1, &zero, NULL));
+	printf("epoll_pwait2=%d\n",
+	       epoll_pwait2(ep, &(struct epoll_event){0}, 1, &zero, NULL));
 	close(ep);
 	printf("sendto=%zd\n", sendto(sv[0], buf, 4, 0, NULL, 0));
 	printf("recvfrom=%zd\n", recvfrom(sv[1], buf, item_len, 0, NULL, NULL));
@@ -223,10 +224,12 @@ static int misc(void)
 	/* a connection to itself on an abstract UNIX address: connect (a delay),
 	 * accept4 (its connection is pending: no delay) */
 	struct sockaddr_un ua = {.sun_family = AF_UNIX};
-	snprintf(ua.sun_path + 1, sizeof(ua.sun_path) - 1, "ecp-io-sync-%d", (int)getpid());
+	snprintf(ua.sun_path + 1, sizeof(ua.sun_path) - 1, "ecp-io-sync-%d",
+		 (int)getpid());
 	socklen_t ualen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 				      strlen(ua.sun_path + 1));
-	int ls = socket(AF_UNIX, SOCK_STREAM, 0), cs = socket(AF_UNIX, SOCK_STREAM, 0), as;
+	int ls = socket(AF_UNIX, SOCK_STREAM, 0), cs = socket(AF_UNIX, SOCK_STREAM, 0),
+	    as;
 	if (bind(ls, (struct sockaddr *)&ua, ualen) || listen(ls, 1) ||
 	    connect(cs, (struct sockaddr *)&ua, ualen))
 		return 1;
@@ -235,7 +238,7 @@ static int misc(void)
 	close(as);
 	close(cs);
 	close(ls);
-		char path[] = "/tmp/ecp-io-sync-XXXXXX";
+	char path[] = "/tmp/ecp-io-sync-XXXXXX";
 	int f = mkstemp(path);
 	unlink(path);
 	printf("pwrite=%zd\n", pwrite(f, buf, 4, 0));
@@ -271,9 +274,11 @@ static int misc(void)
 	printf("sched_yield=%d\n", sched_yield());
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += 5;
-	printf("clockrdlock=%d\n", pthread_rwlock_clockrdlock(&rw, CLOCK_MONOTONIC, &deadline));
+	printf("clockrdlock=%d\n",
+	       pthread_rwlock_clockrdlock(&rw, CLOCK_MONOTONIC, &deadline));
 	pthread_rwlock_unlock(&rw);
-	printf("clockwrlock=%d\n", pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &deadline));
+	printf("clockwrlock=%d\n",
+	       pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &deadline));
 	pthread_rwlock_unlock(&rw);
 	pthread_create(&th, NULL, quick, NULL);
 	while ((rc = pthread_tryjoin_np(th, NULL)) == EBUSY)
@@ -286,7 +291,8 @@ static int misc(void)
 	pthread_create(&th, NULL, quick, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += 5;
-	printf("clockjoin=%d\n", pthread_clockjoin_np(th, NULL, CLOCK_MONOTONIC, &deadline));
+	printf("clockjoin=%d\n",
+	       pthread_clockjoin_np(th, NULL, CLOCK_MONOTONIC, &deadline));
 	pthread_create(&th, NULL, sleeper, NULL);
 	printf("cancel=%d\n", pthread_cancel(th));
 	printf("join_cancelled=%d\n", pthread_join(th, NULL));
@@ -300,8 +306,8 @@ int main(int argc, char **argv)
 	mode = argc > 1 ? argv[1] : "";
 	if (!strcmp(mode, "misc"))
 		return misc();
-	if (!strcmp(mode, "pipe") || !strcmp(mode, "socketpair") || !strcmp(mode, "eventfd") ||
-	    !strcmp(mode, "mqueue"))
+	if (!strcmp(mode, "pipe") || !strcmp(mode, "socketpair") ||
+	    !strcmp(mode, "eventfd") || !strcmp(mode, "mqueue"))
 		return channel();
 	fprintf(stderr, "usage: %s pipe|socketpair|eventfd|mqueue|misc\n", argv[0]);
 	return 2;
