@@ -72,6 +72,12 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 			"thread that took them), so predictions may be wrong "
 			"(ecp-record(1), OPENMP)\n",
 			s->omp_unsupported);
+	for (int i = 0; i < s->n_unmodelled; i++)
+		fprintf(stderr,
+			"ecp record: warning: the program called %s, which ecp does not "
+			"model (or only in part): dependencies through it are not seen "
+			"(ecp-record(1), UNMODELLED CALLS)\n",
+			s->unmodelled[i]);
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set

@@ -678,6 +678,8 @@ out:
 			sum->bytes = c.bytes;
 			memcpy(sum->omp_unsupported, c.omp_unsupported,
 			       sizeof(sum->omp_unsupported));
+			sum->n_unmodelled = c.n_unmodelled;
+			memcpy(sum->unmodelled, c.unmodelled, sizeof(sum->unmodelled));
 		}
 	}
 	return rc;

@@ -30,5 +30,7 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	if (bld_close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
 		return bld_nomem(err);
 	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+	th->delay_open = d;
+	th->delay_open_event = th->n_events;
 	return ECP_OK;
 }

@@ -26,6 +26,12 @@ const char *const bld_warn_text[WARN_COUNT] = {
 			 "wall-clock",
     [WARN_COND_UNWOKEN] = "condition waits returned without a recorded signal "
 			  "(spurious wake-up): no dependency recorded",
+    [WARN_FUTEX_UNWOKEN] = "futex waits returned without a recorded wake (woken by "
+			   "a thread or process not recorded, or spuriously): no "
+			   "dependency recorded",
+    [WARN_CHAN_DROPPED] = "writes into a pipe, socketpair or eventfd that no thread "
+			  "of the program read were forgotten (more than 65536 "
+			  "pending): reads of them have no dependency",
     [WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
 				 "two outs in a row) and were skipped",
     [WARN_INCONSISTENT] = "inconsistent events were skipped or repaired (the trace lost "
@@ -284,6 +290,14 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	    ecp_model_add_warning(m, "first inconsistency: %s", b->first_inconsistency) <
 		0)
 		goto oom;
+	for (size_t i = 0; i < b->unmodelled.len; i++)
+		if (ecp_model_add_warning(
+			m,
+			"the program called %s, which ecp does not model (or models "
+			"only in part, see ecp-record(1)): dependencies through it "
+			"are not seen",
+			(char *)b->unmodelled.data + i * 48) < 0)
+			goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&
 		    ecp_model_add_warning(m, "%llu %s", (unsigned long long)b->warn[k],

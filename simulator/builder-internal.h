@@ -12,7 +12,7 @@
 #include "simulator/hmap.h"
 #include "simulator/model-internal.h"
 
-enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE };
+enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE, W_FUTEX };
 
 enum warn_kind {
 	WARN_EXIT_WITHOUT_ENTRY,
@@ -28,6 +28,8 @@ enum warn_kind {
 	WARN_NO_SWITCHES,
 	WARN_COND_UNWOKEN,
 	WARN_SWITCH_INCONSISTENT,
+	WARN_FUTEX_UNWOKEN,
+	WARN_CHAN_DROPPED,
 	WARN_INCONSISTENT,
 	WARN_COUNT
 };
@@ -94,6 +96,11 @@ struct bthread {
 	int wait;
 	uint64_t wait_obj, wait_ts, wait_cpu;
 	uint64_t wait_timeout; /* relative timeout of a timed wait, or 0 */
+	uint32_t once_depth;   /* once_begin without once_end yet */
+	/* the delay the last delay_end opened the segment with, and the
+	 * thread's event count then: a read that follows at once and turns
+	 * out to wait for a write of another thread was not a delay */
+	uint64_t delay_open, delay_open_event;
 	bool in_delay;
 	uint64_t delay_timeout; /* requested duration of the delay call, or 0 */
 	uint64_t delay_ts, delay_cpu;
@@ -101,6 +108,8 @@ struct bthread {
 	ecp_id cond_from;
 	bool barrier_woken;
 	ecp_id barrier_from;
+	bool futex_woken;
+	ecp_id futex_from;
 	/* functions */
 	struct ecp_vec frames; /* struct frame */
 	struct ecp_hmap depth; /* function -> frames of it on the stack */
@@ -132,6 +141,25 @@ struct bbarrier {
 	uint64_t count;          /* 0 when barrier_init was not seen */
 	struct ecp_vec arrivals; /* thread indices of the current round */
 	struct ecp_vec arrival_segs;
+};
+
+struct bfutex {
+	struct ecp_vec waiters; /* thread indices, FIFO */
+	ecp_id last_wake_seg, last_wake_thread;
+};
+
+/* A channel (pipe, socketpair end, eventfd): units written and not yet
+ * read, FIFO. */
+struct chunk {
+	ecp_id seg, thread;
+	uint64_t units;
+};
+
+struct bchan {
+	uint64_t peer;    /* socketpair: what is written here is read there */
+	uint64_t initial; /* eventfd's initial counter: units nobody wrote */
+	struct ecp_vec q; /* struct chunk */
+	size_t head;
 };
 
 struct bonce {
@@ -180,6 +208,11 @@ struct ecp_builder {
 	struct ecp_hmap barrier_by_addr;
 	struct ecp_vec onces; /* struct bonce */
 	struct ecp_hmap once_by_addr;
+	struct ecp_vec futexes; /* struct bfutex */
+	struct ecp_hmap futex_by_addr;
+	struct ecp_vec chans; /* struct bchan */
+	struct ecp_hmap chan_by_id;
+	struct ecp_vec unmodelled; /* char[48]: names of calls ecp does not model */
 	uint64_t warn[WARN_COUNT];
 	char first_inconsistency[600]; /* the first one, quoted in the warning */
 	struct bld_omp *omp; /* OpenMP dynamic loops (builder-omp.c), or NULL */
@@ -273,6 +306,12 @@ int bld_ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_event
 int bld_ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		   uint64_t v, struct ecp_error *err);
 int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err);
+
+/* builder-channels.c */
+int bld_ev_chan(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		uint64_t v, struct ecp_error *err);
 
 /* builder-delays.c */

@@ -15,7 +15,7 @@
 #include "simulator/builder-internal.h"
 
 static const char *const wait_names[] = {
-    "none", "lock", "cond_wait", "sem_wait", "barrier_wait", "thread_join", "once"};
+    "none", "lock", "cond_wait", "sem_wait", "barrier_wait", "thread_join", "once", "futex_wait"};
 
 int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind)
 {
@@ -146,6 +146,7 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	th->seg_lock = ECP_NO_ID;
 	th->seg_mode = 0;
 	th->seg_delay = 0;
+	th->delay_open = 0;
 	return id;
 }
 

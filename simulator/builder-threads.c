@@ -17,7 +17,7 @@ static struct bthread *thread_new(struct ecp_builder *b, const struct ecp_event 
 	th->parent = ECP_NO_ID;
 	th->seg_lock = ECP_NO_ID;
 	th->first_seg = th->last_seg = ECP_NO_ID;
-	th->cond_from = th->barrier_from = ECP_NO_ID;
+	th->cond_from = th->barrier_from = th->futex_from = ECP_NO_ID;
 	ecp_vec_init(&th->pend, sizeof(struct pend_edge));
 	ecp_vec_init(&th->segs, sizeof(uint32_t));
 	ecp_vec_init(&th->frames, sizeof(struct frame));

@@ -222,6 +222,10 @@ int bld_ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 	}
 }
 
+/* A once is not a wait of the thread's (th->wait): the thread that runs
+ * the init routine runs program code inside it, which may itself wait
+ * (libstdc++'s std::async joins its thread inside std::call_once).  Only
+ * the nesting is counted. */
 int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		uint64_t v, struct ecp_error *err)
 {
@@ -234,12 +238,17 @@ int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 	if (ev->type == ECP_EV_ONCE_BEGIN) {
 		if (bld_close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
 			return bld_nomem(err);
-		bld_begin_wait(b, th, ev, W_ONCE, ev->a, v);
+		th->once_depth++;
 		return ECP_OK;
 	}
-	int rc = bld_end_wait(b, th, ev, W_ONCE, err);
-	if (rc < 0)
-		return rc;
+	if (!th->once_depth) {
+		int rc = bld_inconsistent(b, err, ev, "once_end without once_begin");
+		if (rc < 0)
+			return rc;
+		/* repaired: as if it had begun */
+	} else {
+		th->once_depth--;
+	}
 	if (ev->b) {
 		/* this thread ran the initializer: its end releases the others */
 		ecp_id seg = bld_close_segment(b, th, ev->ts, v, ECP_NO_ID);
@@ -253,4 +262,92 @@ int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 	}
 	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, 0);
 	return ECP_OK;
+}
+
+/* Futexes (syscall(SYS_futex), libstdc++'s C++20 waits): as a condition
+ * variable without a mutex.  A wake of n releases the first n threads then
+ * waiting on the address (FIFO, as the kernel mostly does); the wake is
+ * written before the syscall, so a waiter that wrote its begin but had not
+ * yet entered the kernel counts as woken: it then returns EAGAIN, having
+ * seen the value the waker stored.  A wait that returns EAGAIN unwoken
+ * found the value already changed: it depends on the last wake of the
+ * address by another thread, if any (the store that came with it). */
+int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err)
+{
+	bool created;
+	struct bfutex *f = bld_object_of(&b->futexes, &b->futex_by_addr, ev->a, &created);
+	if (!f)
+		return bld_nomem(err);
+	if (created) {
+		ecp_vec_init(&f->waiters, sizeof(ecp_id));
+		f->last_wake_seg = f->last_wake_thread = ECP_NO_ID;
+	}
+	switch (ev->type) {
+	case ECP_EV_FUTEX_WAIT_BEGIN: {
+		if (bld_close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
+			return bld_nomem(err);
+		bld_begin_wait(b, th, ev, W_FUTEX, ev->a, v);
+		th->wait_timeout = ev->b;
+		th->futex_woken = false;
+		th->futex_from = ECP_NO_ID;
+		ecp_id *w = ecp_vec_push(&f->waiters);
+		if (!w)
+			return bld_nomem(err);
+		*w = th->index;
+		return ECP_OK;
+	}
+	case ECP_EV_FUTEX_WAIT_END: {
+		int rc = bld_end_wait(b, th, ev, W_FUTEX, err);
+		if (rc < 0)
+			return rc;
+		ecp_id *w = f->waiters.data;
+		for (size_t i = 0; i < f->waiters.len; i++) {
+			if (w[i] == th->index) {
+				memmove(&w[i], &w[i + 1],
+					(f->waiters.len - i - 1) * sizeof(*w));
+				f->waiters.len--;
+				break;
+			}
+		}
+		uint64_t d = 0;
+		int64_t e = (int64_t)ev->b;
+		if (th->futex_woken) {
+			if (bld_pend_edge(th, th->futex_from, ECP_EDGE_COND) < 0)
+				return bld_nomem(err);
+		} else if (e == EAGAIN) {
+			if (f->last_wake_thread != ECP_NO_ID &&
+			    f->last_wake_thread != th->index &&
+			    bld_pend_edge(th, f->last_wake_seg, ECP_EDGE_COND) < 0)
+				return bld_nomem(err);
+		} else if (e == ETIMEDOUT) {
+			d = bld_timeout_delay(b, th, ev->ts, v);
+		} else if (e == 0) {
+			b->warn[WARN_FUTEX_UNWOKEN]++;
+		}
+		th->futex_woken = false;
+		bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+		return ECP_OK;
+	}
+	case ECP_EV_FUTEX_WAKE: {
+		ecp_id seg = bld_close_segment(b, th, ev->ts, v, ECP_NO_ID);
+		if (seg == ECP_NO_ID)
+			return bld_nomem(err);
+		size_t n = ev->b < f->waiters.len ? (size_t)ev->b : f->waiters.len;
+		ecp_id *w = f->waiters.data;
+		for (size_t i = 0; i < n; i++) {
+			struct bthread *wt = thread_at(b, w[i]);
+			wt->futex_woken = true;
+			wt->futex_from = seg;
+		}
+		if (n)
+			memmove(w, w + n, (f->waiters.len - n) * sizeof(*w));
+		f->waiters.len -= n;
+		f->last_wake_seg = seg;
+		f->last_wake_thread = th->index;
+		return ECP_OK;
+	}
+	default:
+		return ECP_OK;
+	}
 }

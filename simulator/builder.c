@@ -95,6 +95,10 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->sems, sizeof(struct bsem));
 	ecp_vec_init(&b->barriers, sizeof(struct bbarrier));
 	ecp_vec_init(&b->onces, sizeof(struct bonce));
+	ecp_vec_init(&b->futexes, sizeof(struct bfutex));
+	ecp_vec_init(&b->unmodelled, 48);
+	ecp_vec_init(&b->chans, sizeof(struct bchan));
+	ecp_hmap_init(&b->chan_by_id);
 	ecp_hmap_init(&b->sched_by_tid);
 	ecp_hmap_init(&b->thread_by_tid);
 	ecp_hmap_init(&b->thread_by_handle);
@@ -106,6 +110,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_hmap_init(&b->sem_by_addr);
 	ecp_hmap_init(&b->barrier_by_addr);
 	ecp_hmap_init(&b->once_by_addr);
+	ecp_hmap_init(&b->futex_by_addr);
 	b->main_pseudo_fn = ECP_NO_ID;
 	*out = b;
 	return ECP_OK;
@@ -148,6 +153,14 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_vec_finish(&b->sems);
 	ecp_vec_finish(&b->barriers);
 	ecp_vec_finish(&b->onces);
+	for (size_t i = 0; i < b->futexes.len; i++)
+		ecp_vec_finish(&ECP_VEC_AT(&b->futexes, struct bfutex, i).waiters);
+	ecp_vec_finish(&b->futexes);
+	ecp_vec_finish(&b->unmodelled);
+	for (size_t i = 0; i < b->chans.len; i++)
+		ecp_vec_finish(&ECP_VEC_AT(&b->chans, struct bchan, i).q);
+	ecp_vec_finish(&b->chans);
+	ecp_hmap_finish(&b->chan_by_id);
 	ecp_hmap_finish(&b->sched_by_tid);
 	ecp_hmap_finish(&b->thread_by_tid);
 	ecp_hmap_finish(&b->thread_by_handle);
@@ -160,6 +173,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->barrier_by_addr);
 	ecp_hmap_finish(&b->once_by_addr);
 	bld_omp_free(b->omp);
+	ecp_hmap_finish(&b->futex_by_addr);
 	free(b->trace_path);
 	free(b);
 }
@@ -176,6 +190,22 @@ int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 }
 
 /* ------------------------------------------------------------------ pushes */
+
+/* A call the recorder saw but ecp does not model: its name, once, for the
+ * model's warnings (the agent writes each name once per process). */
+static int unmodelled(struct ecp_builder *b, const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (size_t i = 0; i < b->unmodelled.len; i++)
+		if (!strncmp((char *)b->unmodelled.data + i * 48, name, 47))
+			return 0;
+	char *slot = ecp_vec_push(&b->unmodelled);
+	if (!slot)
+		return -1;
+	snprintf(slot, 48, "%s", name);
+	return 0;
+}
 
 static bool is_function_event(uint16_t type)
 {
@@ -349,6 +379,19 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		break;
 	case ECP_EV_OMP_CHUNK:
 		rc = bld_ev_omp_chunk(b, th, ev, v, err);
+		break;
+	case ECP_EV_FUTEX_WAIT_BEGIN:
+	case ECP_EV_FUTEX_WAIT_END:
+	case ECP_EV_FUTEX_WAKE:
+		rc = bld_ev_futex(b, th, ev, v, err);
+		break;
+	case ECP_EV_CHAN_OPEN:
+	case ECP_EV_CHAN_WRITE:
+	case ECP_EV_CHAN_READ:
+		rc = bld_ev_chan(b, th, ev, v, err);
+		break;
+	case ECP_EV_UNMODELLED:
+		rc = unmodelled(b, ev->name) < 0 ? bld_nomem(err) : ECP_OK;
 		break;
 	default: /* detach, process_exit: no synchronization */
 		break;
