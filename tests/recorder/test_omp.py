@@ -22,12 +22,16 @@ is an artefact of time slices; the oracle deals this run's iteration
 durations out as P cores would (in order, each to the thread free first)
 and ecp's prediction must match it within 10% at P = 1..4.
 
+Then omp-regions.c: three regions after serial parts, on libgomp's reused
+pool threads, against the same kind of oracle.
+
 With --clang, only the first program, built with clang and LLVM's libomp:
 ecp does not interpose libomp (no OMPT yet), but with KMP_BLOCKTIME=0
 libomp's threads sleep and wake through pthread condition variables and
 mutexes, which the agent records; this checks that those suffice here.
 
 usage: test_omp.py OMP_PHASES_BINARY OMP_UNSUPPORTED_BINARY OMP_DYNAMIC_BINARY
+                   OMP_REGIONS_BINARY
        test_omp.py --clang OMP_PHASES_CLANG_BINARY"""
 import json
 import os
@@ -154,6 +158,31 @@ def dynamic(ecp_bin, prog, work):
           % (100 * worst))
 
 
+def regions(ecp_bin, prog, work):
+    trace = os.path.join(work, 'regions')
+    p = record(['-o', trace, '--as-cpus', '4'], [prog], cwd=work)
+    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+    m = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', p.stdout)}
+    team = m.get('team', 0)
+    check(team == 4, 'team of %d threads, want 4' % team)
+    n = len([k for k in m if k.startswith('serial_')]) - 1
+    s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-4', '--format', 'json'],
+                       capture_output=True, text=True, timeout=120)
+    check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
+    got = json.loads(s.stdout)['makespan_ns']
+    worst = 0.0
+    for i, pr in enumerate(range(1, 5)):
+        want = sum(m['serial_%d' % r] for r in range(n + 1)) + sum(
+            fluid([[('w', m['region_%d_%d' % (r, j)])] for j in range(team)], pr)
+            for r in range(n))
+        err = (got[i] - want) / want
+        worst = max(worst, abs(err))
+        print('regions P=%d: predicted %.1f ms, oracle %.1f ms (%+.1f%%)'
+              % (pr, got[i] / 1e6, want / 1e6, 100 * err))
+    check(worst <= TOLERANCE, 'a multi-region prediction is %.1f%% off the oracle'
+          % (100 * worst))
+
+
 def main():
     clang = sys.argv[1] == '--clang'
     if clang:
@@ -187,6 +216,7 @@ def main():
     if not clang:
         unsupported(ecp_bin, os.path.abspath(sys.argv[2]), work)
         dynamic(ecp_bin, os.path.abspath(sys.argv[3]), work)
+        regions(ecp_bin, os.path.abspath(sys.argv[4]), work)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
