@@ -63,15 +63,6 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 		fprintf(stderr, "ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
 				"spin while they wait, and on the recording CPU that spinning is "
 				"recorded as work (unset it to record with passive waiting)\n");
-	if (s->omp_unsupported[0])
-		fprintf(stderr,
-			"ecp record: warning: the program uses OpenMP constructs that ecp "
-			"does not model: %s; their work is analysed where and in the order "
-			"it ran on the recording CPU (tasks: on the thread that ran them, "
-			"with no dependency on their creator; runtime schedules: on the "
-			"thread that took them), so predictions may be wrong "
-			"(ecp-record(1), OPENMP)\n",
-			s->omp_unsupported);
 	for (int i = 0; i < s->n_unmodelled; i++)
 		fprintf(stderr,
 			"ecp record: warning: the program called %s, which ecp does not "

@@ -33,8 +33,7 @@
  * GOMP_single_start whose result picks the thread, with the barrier after
  * it a GOMP_barrier call: nothing more to record.  Constructs the model
  * cannot represent (tasks, runtime schedules, copyprivate, doacross,
- * cancellation, teams) are named once each in an
- * omp_unsupported event.
+ * cancellation, teams) are named once each in an `unmodelled` event.
  *
  * The guard is not held while libgomp waits in a barrier or taskwait:
  * waiting threads run queued tasks there, which is program code. */
@@ -136,28 +135,30 @@ enum unsupported {
 	U_ORDERED_DYNAMIC,
 	U_COUNT
 };
+/* Written as `unmodelled` events (agent-unmodelled.c): ecp record and the
+ * analysis name them with the other calls ecp does not model. */
 static const char *const unsupported_names[U_COUNT] = {
-    "task",
-    "taskwait",
-    "taskgroup",
-    "taskloop",
-    "runtime schedule",
-    "copyprivate",
-    "doacross",
-    "cancel",
-    "teams",
-    "dynamic schedule (unsigned long long)",
-    "ordered dynamic schedule"};
+    "OpenMP task",
+    "OpenMP taskwait",
+    "OpenMP taskgroup",
+    "OpenMP taskloop",
+    "OpenMP schedule(runtime)",
+    "OpenMP copyprivate",
+    "OpenMP doacross loop",
+    "OpenMP cancel",
+    "OpenMP teams",
+    "OpenMP dynamic loop (unsigned long long)",
+    "OpenMP ordered dynamic loop"};
 static int unsupported_seen[U_COUNT];
 
-/* Names the construct in the trace the first time a recorded thread uses it. */
+/* Names the construct the first time a recorded thread uses it. */
 ECP_AGENT_FN static void note_unsupported(enum unsupported u)
 {
 	struct ecp_thread *t;
 	if (__atomic_load_n(&unsupported_seen[u], __ATOMIC_RELAXED) || !(t = ecp_enter()))
 		return;
 	if (!__atomic_exchange_n(&unsupported_seen[u], 1, __ATOMIC_RELAXED))
-		ECP_TP(omp_unsupported, unsupported_names[u], ecp_cpu_ns());
+		ecp_unmodelled(unsupported_names[u]);
 	ecp_leave(t);
 }
 

@@ -324,16 +324,6 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_chunk,
 		lttng_ust_field_integer(uint8_t, done, a_done)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
-/* An OpenMP construct the model does not represent exactly (agent-omp.c),
- * written once per construct and process, so that `ecp record` and the
- * analysis can name it. */
-LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_unsupported,
-	LTTNG_UST_TP_ARGS(const char *, a_construct,
-		uint64_t, a_cpu_ns),
-	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_string(construct, a_construct)
-		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
-
 /* Futexes reached through syscall(SYS_futex, ...): libstdc++'s C++20
  * atomic wait/notify, std::latch, std::barrier, std::counting_semaphore. */
 LTTNG_UST_TRACEPOINT_EVENT(ecp, futex_wait_begin,

@@ -676,8 +676,6 @@ out:
 			sum->threads = c.threads;
 			sum->discarded = c.discarded;
 			sum->bytes = c.bytes;
-			memcpy(sum->omp_unsupported, c.omp_unsupported,
-			       sizeof(sum->omp_unsupported));
 			sum->n_unmodelled = c.n_unmodelled;
 			memcpy(sum->unmodelled, c.unmodelled, sizeof(sum->unmodelled));
 		}

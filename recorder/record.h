@@ -43,7 +43,6 @@ struct ecp_record_summary {
 	int cpu;
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
-	char omp_unsupported[192]; /* OpenMP constructs not modelled exactly */
 	/* calls the program made that ecp does not model (or only in part) */
 	char unmodelled[16][64];
 	int n_unmodelled;

@@ -30,19 +30,6 @@ static int visit(const char *path, const struct stat *sb, int flag, struct FTW *
 	return 0;
 }
 
-/* Adds an omp_unsupported event's construct to the list, once. */
-static void note_construct(struct ecp_trace_count *c, const bt_event *ev)
-{
-	const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(
-	    bt_event_borrow_payload_field_const(ev), "construct");
-	const char *s = f ? bt_field_string_get_value(f) : NULL;
-	size_t len = strlen(c->omp_unsupported);
-	if (!s || strstr(c->omp_unsupported, s))
-		return;
-	snprintf(c->omp_unsupported + len, sizeof(c->omp_unsupported) - len, "%s%s",
-		 len ? ", " : "", s);
-}
-
 /* The `name` of an ecp:unmodelled event, once. */
 static void add_name(struct ecp_trace_count *c, const bt_event *ev)
 {
@@ -88,8 +75,6 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 			c->events++;
 			if (name && strcmp(name, "ecp:thread_start") == 0)
 				c->threads++;
-			else if (name && strcmp(name, "ecp:omp_unsupported") == 0)
-				note_construct(c, ev);
 			else if (name && strcmp(name, "ecp:unmodelled") == 0)
 				add_name(c, ev);
 		} else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {

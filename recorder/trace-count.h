@@ -18,8 +18,6 @@ struct ecp_trace_count {
 	uint64_t threads;
 	uint64_t discarded;
 	uint64_t bytes;
-	/* OpenMP constructs named by ecp:omp_unsupported, ", "-separated */
-	char omp_unsupported[192];
 	/* names of ecp:unmodelled events: calls ecp does not model */
 	char unmodelled[ECP_TRACE_COUNT_NAMES][64];
 	int n_unmodelled;

@@ -22,7 +22,6 @@ enum class_kind {
 	K_BIN_INFO,
 	K_DLOPEN,
 	K_IGNORED_LTTNG,
-	K_OMP_UNSUPPORTED,
 	K_FOREIGN
 };
 
@@ -178,9 +177,6 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	ci->vpid = member_index(ctx, "vpid");
 	if (!name) {
 		ci->kind = K_FOREIGN;
-	} else if (!strcmp(name, "ecp:omp_unsupported")) {
-		ci->kind = K_OMP_UNSUPPORTED;
-		ci->name = member_index(payload, "construct");
 	} else if (!strncmp(name, "ecp:", 4)) {
 		ci->kind = K_FOREIGN;
 		for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
@@ -377,13 +373,6 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 			return ecp_error_set(r->err, ECP_ERR_NOMEM,
 					     "out of memory reading %s", r->label);
 		return ECP_OK;
-	case K_OMP_UNSUPPORTED: {
-		const char *what = member_str(payload, ci->name);
-		if (r->cb->unsupported && what && r->cb->unsupported(r->user, what) < 0)
-			return ecp_error_set(r->err, ECP_ERR_NOMEM,
-					     "out of memory reading %s", r->label);
-		return ECP_OK;
-	}
 	case K_SCHED_OTHER:
 	case K_IGNORED_LTTNG:
 		return ECP_OK;

@@ -24,8 +24,6 @@ struct ecp_ctf_callbacks {
 	/* may be NULL */
 	int (*object)(void *user, uint64_t baddr, uint64_t memsz, const char *path);
 	int (*comm)(void *user, uint64_t tid, const char *name);
-	/* an OpenMP construct the model does not represent (ecp:omp_unsupported) */
-	int (*unsupported)(void *user, const char *construct);
 	/* called every 2^20 events when not NULL */
 	void (*progress)(void *user, uint64_t events);
 	/* The recording's clock anchors: ecp_sched:clock events are added to it,

@@ -123,23 +123,12 @@ struct load_ctx {
 	size_t n_comms, cap_comms;
 	bool progress;
 	uint64_t base_events;
-	char omp_unsupported[192]; /* constructs named by the recording, ", "-separated */
 };
 
 static int on_event(void *user, const struct ecp_event *ev, struct ecp_error *err)
 {
 	struct load_ctx *c = user;
 	return ecp_builder_push(c->b, ev, err);
-}
-
-static int on_unsupported(void *user, const char *construct)
-{
-	struct load_ctx *c = user;
-	size_t len = strlen(c->omp_unsupported);
-	if (!strstr(c->omp_unsupported, construct))
-		snprintf(c->omp_unsupported + len, sizeof(c->omp_unsupported) - len, "%s%s",
-			 len ? ", " : "", construct);
-	return ECP_OK;
 }
 
 static int on_object(void *user, uint64_t baddr, uint64_t memsz, const char *path)
@@ -256,7 +245,6 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	struct ecp_ctf_callbacks cb = {.event = on_event,
 				       .object = on_object,
 				       .comm = on_comm,
-				       .unsupported = on_unsupported,
 				       .progress = opts->progress ? on_progress : NULL};
 	struct ecp_ctf_stats sched = {0}, main_st = {0};
 	struct ecp_tsc_map clock;
@@ -322,18 +310,6 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	m->info.functions_recorded = meta->functions;
 	m->info.program = ecp_strings_dup(s, meta->command ? meta->command : "");
 	if (!m->info.program) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (c.omp_unsupported[0] &&
-	    ecp_model_add_warning(
-		m,
-		"the program uses OpenMP constructs that ecp does not model (%s): "
-		"their work is analysed on the threads and in the order it ran on "
-		"the recording CPU (a task on the thread that ran it, with no "
-		"dependency on its creator; a runtime schedule's chunks on the "
-		"threads that took them), so the answers may be wrong",
-		c.omp_unsupported) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
