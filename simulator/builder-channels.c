@@ -55,7 +55,8 @@ static int chan_write(struct ecp_builder *b, struct bthread *th,
 {
 	int64_t units = (int64_t)ev->b;
 	if (units <= 0) {
-		unwrite(c, units < 0 ? (uint64_t)-units : 0);
+		unwrite(c, units < 0 ? 0 - (uint64_t)units
+				     : 0); /* no signed overflow at INT64_MIN */
 		return ECP_OK;
 	}
 	ecp_id seg = bld_close_segment(b, th, ev->ts, v, ECP_NO_ID);
