@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -55,6 +56,19 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
+	/* ecp record sets passive waiting unless the caller chose a policy
+	 * (recorder/README.md); an active one is kept, and costs this. */
+	const char *policy = getenv("OMP_WAIT_POLICY");
+	if (policy && strcasecmp(policy, "active") == 0)
+		fprintf(stderr, "ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
+				"spin while they wait, and on the recording CPU that spinning is "
+				"recorded as work (unset it to record with passive waiting)\n");
+	for (int i = 0; i < s->n_unmodelled; i++)
+		fprintf(stderr,
+			"ecp record: warning: the program called %s, which ecp does not "
+			"model (or only in part): dependencies through it are not seen "
+			"(ecp-record(1), UNMODELLED CALLS)\n",
+			s->unmodelled[i]);
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set

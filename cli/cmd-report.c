@@ -72,6 +72,7 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 		ECP_CLI_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
+	*o = (struct report_options){0}; /* processors_given, top_given */
 	ecp_cli_common_init(&o->common);
 	o->top = 20;
 	o->sort = SORT_TET;

@@ -16,7 +16,10 @@
 	"                  -- PROGRAM [ARGS...]\n\n"                                          \
 	"Run PROGRAM with all its threads on one CPU and record function entry/exit,\n"   \
 	"every pthread synchronization, blocking calls and the CPU's context switches\n"  \
-	"into a CTF trace (LTTng-UST).  Exits with PROGRAM's own exit status.\n\n"         \
+	"into a CTF trace (LTTng-UST).  Exits with PROGRAM's own exit status.\n"           \
+	"OpenMP programs built with GCC (-fopenmp) are recorded through libgomp's ABI,\n"  \
+	"with passive waiting (OMP_WAIT_POLICY=passive unless set): see ecp-record(1),\n" \
+	"OPENMP.\n\n"                                                                       \
 	"  -o, --output DIR          trace directory (default ./ecp.data)\n"               \
 	"  -f, --force               replace an existing trace directory\n"                \
 	"  --cpu N                   CPU to run on (default: first CPU allowed)\n"         \

@@ -179,6 +179,12 @@ RWLOCK_WRAPPER(pthread_rwlock_timedrdlock, MODE_SHARED, 0,
 	       (pthread_rwlock_t * l, const struct timespec *abstime), (l, abstime))
 RWLOCK_WRAPPER(pthread_rwlock_timedwrlock, MODE_EXCL, 0,
 	       (pthread_rwlock_t * l, const struct timespec *abstime), (l, abstime))
+RWLOCK_WRAPPER(pthread_rwlock_clockrdlock, MODE_SHARED, 0,
+	       (pthread_rwlock_t * l, clockid_t clk, const struct timespec *abstime),
+	       (l, clk, abstime))
+RWLOCK_WRAPPER(pthread_rwlock_clockwrlock, MODE_EXCL, 0,
+	       (pthread_rwlock_t * l, clockid_t clk, const struct timespec *abstime),
+	       (l, clk, abstime))
 
 ECP_AGENT_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {

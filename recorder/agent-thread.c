@@ -16,7 +16,7 @@ struct start_args {
 	uint64_t create_id;
 };
 
-ECP_AGENT_FN static void thread_cleanup(void *unused)
+ECP_AGENT_FN void ecp_thread_cleanup(void *unused)
 {
 	(void)unused;
 	ecp_thread_end(ecp_self);
@@ -39,7 +39,7 @@ ECP_AGENT_FN static void *trampoline(void *p)
 				     ecp_thread_cpu_ns());
 		t->guard--;
 	}
-	pthread_cleanup_push(thread_cleanup, NULL);
+	pthread_cleanup_push(ecp_thread_cleanup, NULL);
 	ret = a.fn(a.arg);
 	pthread_cleanup_pop(1);
 	return ret;
@@ -85,6 +85,61 @@ ECP_AGENT_API int pthread_join(pthread_t thread, void **retval)
 			     ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
+}
+
+/* The timed and try joins: a join that failed (EBUSY, ETIMEDOUT) ends
+ * with ok = 0 and synchronizes nothing. */
+#define JOIN_CALL(t, thread, call)                                                       \
+	__extension__({                                                                  \
+		ECP_TP(thread_join_begin, (uint64_t)(thread), ecp_cpu_ns());             \
+		int rc_ = (call), saved_ = errno;                                        \
+		ECP_TP(thread_join_end, (uint64_t)(thread), rc_ == 0, ecp_cpu_ns());     \
+		ecp_leave(t);                                                            \
+		errno = saved_;                                                          \
+		rc_;                                                                     \
+	})
+
+ECP_AGENT_API int pthread_tryjoin_np(pthread_t thread, void **retval)
+{
+	__typeof__(&pthread_tryjoin_np) real = ECP_REAL(pthread_tryjoin_np);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(thread, retval);
+	return JOIN_CALL(t, thread, real(thread, retval));
+}
+
+ECP_AGENT_API int pthread_timedjoin_np(pthread_t thread, void **retval,
+				       const struct timespec *abstime)
+{
+	__typeof__(&pthread_timedjoin_np) real = ECP_REAL(pthread_timedjoin_np);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(thread, retval, abstime);
+	return JOIN_CALL(t, thread, real(thread, retval, abstime));
+}
+
+ECP_AGENT_API int pthread_clockjoin_np(pthread_t thread, void **retval, clockid_t clk,
+				       const struct timespec *abstime)
+{
+	__typeof__(&pthread_clockjoin_np) real = ECP_REAL(pthread_clockjoin_np);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(thread, retval, clk, abstime);
+	return JOIN_CALL(t, thread, real(thread, retval, clk, abstime));
+}
+
+/* The cancelled thread's end is recorded where it happened (its cleanup
+ * handlers run, thread_exit is written), but not as caused by the cancel:
+ * on more processors it might have been cancelled at another point. */
+ECP_AGENT_API int pthread_cancel(pthread_t thread)
+{
+	__typeof__(&pthread_cancel) real = ECP_REAL(pthread_cancel);
+	struct ecp_thread *t = ecp_enter();
+	if (t) {
+		ecp_unmodelled("pthread_cancel");
+		ecp_leave(t);
+	}
+	return real(thread);
 }
 
 ECP_AGENT_API int pthread_detach(pthread_t thread)

@@ -12,7 +12,7 @@
 
 /* Relative timeout of an absolute deadline on `clk`; at least 1 so that a
  * timed wait whose deadline has passed still reads as timed. */
-ECP_AGENT_FN static uint64_t relative_ns(clockid_t clk, const struct timespec *abstime)
+ECP_AGENT_FN uint64_t ecp_relative_ns(clockid_t clk, const struct timespec *abstime)
 {
 	struct timespec now;
 	int64_t d;
@@ -60,7 +60,7 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (!t)
 		return real(c, m, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m),
-			     relative_ns(cond_clock(c), abstime), ecp_cpu_ns());
+			     ecp_relative_ns(cond_clock(c), abstime), ecp_cpu_ns());
 	int rc = real(c, m, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
@@ -73,7 +73,7 @@ ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	if (!t)
 		return real(c, m, clk, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m),
-			     relative_ns(clk, abstime), ecp_cpu_ns());
+			     ecp_relative_ns(clk, abstime), ecp_cpu_ns());
 	int rc = real(c, m, clk, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
@@ -149,7 +149,7 @@ ECP_AGENT_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(s, abstime);
-	return SEM_WAIT(t, s, relative_ns(CLOCK_REALTIME, abstime), real(s, abstime));
+	return SEM_WAIT(t, s, ecp_relative_ns(CLOCK_REALTIME, abstime), real(s, abstime));
 }
 
 ECP_AGENT_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
@@ -158,7 +158,7 @@ ECP_AGENT_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(s, clk, abstime);
-	return SEM_WAIT(t, s, relative_ns(clk, abstime), real(s, clk, abstime));
+	return SEM_WAIT(t, s, ecp_relative_ns(clk, abstime), real(s, clk, abstime));
 }
 
 ECP_AGENT_API int sem_post(sem_t *s)
@@ -199,9 +199,10 @@ ECP_AGENT_API int pthread_barrier_wait(pthread_barrier_t *b)
 			rc == PTHREAD_BARRIER_SERIAL_THREAD);
 }
 
-/* pthread_once's init routine takes no argument: the thread state carries
- * the program's routine to this trampoline, which notes that it ran. */
-ECP_AGENT_FN static void once_trampoline(void)
+/* pthread_once's (and call_once's) init routine takes no argument: the
+ * thread state carries the program's routine to this trampoline, which
+ * notes that it ran. */
+ECP_AGENT_FN void ecp_once_trampoline(void)
 {
 	struct ecp_thread *t = ecp_self;
 	void (*fn)(void) = t->once_fn;
@@ -225,7 +226,7 @@ ECP_AGENT_API int pthread_once(pthread_once_t *once, void (*init)(void))
 	t->once_fn = init;
 	t->once_ran = false;
 	ecp_leave(t);
-	rc = real(once, once_trampoline);
+	rc = real(once, ecp_once_trampoline);
 	t->guard++;
 	ecp_flush_frames(t);
 	ECP_TP(once_end, OBJ(once), t->once_ran, ecp_cpu_ns());

@@ -118,6 +118,17 @@ uint64_t ecp_cpu_ns(void);
  * the time the hypervisor stole while the thread was on the CPU. */
 uint64_t ecp_thread_cpu_ns(void);
 
+/* Relative timeout of an absolute deadline on `clk` (0 for no deadline,
+ * at least 1 for a deadline already passed). */
+uint64_t ecp_relative_ns(clockid_t clk, const struct timespec *abstime);
+/* Names a call ecp does not model (or only in part): an `unmodelled`
+ * event, once per process and name.  Call inside the agent (guard raised). */
+void ecp_unmodelled(const char *name);
+/* Runs t->once_fn and sets t->once_ran (pthread_once, call_once). */
+void ecp_once_trampoline(void);
+/* The end of a thread started through a wrapper (pthread_cleanup handler). */
+void ecp_thread_cleanup(void *unused);
+
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
 ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);
 

@@ -312,6 +312,88 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, delay_end,
 		lttng_ust_field_integer(int64_t, ret, a_ret)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* A chunk of a dynamic or guided OpenMP loop (agent-omp.c): `done` 0 when
+ * the thread was handed the next chunk (its work runs until the thread's
+ * next omp_chunk), 1 when the loop had no more for it. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_chunk,
+	LTTNG_UST_TP_ARGS(uint64_t, a_loop,
+		uint8_t, a_done,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, loop, a_loop)
+		lttng_ust_field_integer(uint8_t, done, a_done)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* Futexes reached through syscall(SYS_futex, ...): libstdc++'s C++20
+ * atomic wait/notify, std::latch, std::barrier, std::counting_semaphore. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, futex_wait_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		uint64_t, a_timeout_ns,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(uint64_t, timeout_ns, a_timeout_ns)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, futex_wait_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		int32_t, a_err,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(int32_t, err, a_err)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, futex_wake,
+	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
+		uint64_t, a_count,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(uint64_t, count, a_count)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* Channels between the program's threads: pipes, socketpairs, eventfds
+ * (agent-io.c).  Units are bytes, or an eventfd's counter values. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, chan_open,
+	LTTNG_UST_TP_ARGS(uint64_t, a_chan,
+		uint64_t, a_peer,
+		uint64_t, a_initial,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, chan, a_chan)
+		lttng_ust_field_integer_hex(uint64_t, peer, a_peer)
+		lttng_ust_field_integer(uint64_t, initial, a_initial)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, chan_write,
+	LTTNG_UST_TP_ARGS(uint64_t, a_chan,
+		int64_t, a_units,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, chan, a_chan)
+		lttng_ust_field_integer(int64_t, units, a_units)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, chan_read,
+	LTTNG_UST_TP_ARGS(uint64_t, a_chan,
+		int64_t, a_units,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, chan, a_chan)
+		lttng_ust_field_integer(int64_t, units, a_units)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* A call the recorder sees but ecp does not model (or models only in
+ * part), written once per process and name; `ecp record` and the model's
+ * warnings name it. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, unmodelled,
+	LTTNG_UST_TP_ARGS(const char *, a_name,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(name, a_name)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 #endif /* ECP_RECORDER_ECP_TP_H */
 
 #include <lttng/tracepoint-event.h>

@@ -282,7 +282,7 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	while (environ[count])
 		count++;
 	e->n = 0;
-	e->vars = calloc(count + 16, sizeof(char *));
+	e->vars = calloc(count + 20, sizeof(char *));
 	if (!e->vars || !inc || !exc)
 		goto out;
 	for (size_t i = 0; i < count; i++)
@@ -309,6 +309,15 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 		    (unsigned long long)o->min_duration_ns) < 0 ||
 	    env_add(e, "ECP_INCLUDE=%s", inc) < 0 ||
 	    env_add(e, "ECP_EXCLUDE=%s", exc) < 0)
+		goto out;
+	/* Waiting is not work: OpenMP runtimes spin before they sleep in
+	 * barriers and locks, and on the one recording CPU a spinning thread
+	 * burns its time slice as if it computed.  Passive waiting unless the
+	 * user chose otherwise (libgomp: OMP_WAIT_POLICY, GOMP_SPINCOUNT;
+	 * LLVM's libomp: OMP_WAIT_POLICY, KMP_BLOCKTIME). */
+	if ((!getenv("OMP_WAIT_POLICY") && env_add(e, "OMP_WAIT_POLICY=passive") < 0) ||
+	    (!getenv("GOMP_SPINCOUNT") && env_add(e, "GOMP_SPINCOUNT=0") < 0) ||
+	    (!getenv("KMP_BLOCKTIME") && env_add(e, "KMP_BLOCKTIME=0") < 0))
 		goto out;
 	rc = 0;
 out:
@@ -667,6 +676,8 @@ out:
 			sum->threads = c.threads;
 			sum->discarded = c.discarded;
 			sum->bytes = c.bytes;
+			sum->n_unmodelled = c.n_unmodelled;
+			memcpy(sum->unmodelled, c.unmodelled, sizeof(sum->unmodelled));
 		}
 	}
 	return rc;

@@ -43,6 +43,9 @@ struct ecp_record_summary {
 	int cpu;
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
+	/* calls the program made that ecp does not model (or only in part) */
+	char unmodelled[16][64];
+	int n_unmodelled;
 };
 
 /* Runs the recording.  On ECP_OK, *exit_code is what `ecp record` exits

@@ -14,7 +14,7 @@
  * cost of every event the thread emitted is subtracted (never below 0).
  *
  * Every problem is either an error (trace path, event index, thread, what is
- * wrong) or a counted warning in model->warnings; see builder.c. */
+ * wrong) or a counted warning in model->warnings; see builder-finish.c. */
 #ifndef ECP_SIMULATOR_BUILDER_H
 #define ECP_SIMULATOR_BUILDER_H
 

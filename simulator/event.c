@@ -35,6 +35,14 @@ static const char *const type_names[ECP_EV_COUNT] = {
 	[ECP_EV_DELAY_END] = "delay_end",
 	[ECP_EV_SCHED_SWITCH] = "switch",
 	[ECP_EV_SCHED_LOST] = "lost",
+	[ECP_EV_OMP_CHUNK] = "omp_chunk",
+	[ECP_EV_FUTEX_WAIT_BEGIN] = "futex_wait_begin",
+	[ECP_EV_FUTEX_WAIT_END] = "futex_wait_end",
+	[ECP_EV_FUTEX_WAKE] = "futex_wake",
+	[ECP_EV_UNMODELLED] = "unmodelled",
+	[ECP_EV_CHAN_OPEN] = "chan_open",
+	[ECP_EV_CHAN_WRITE] = "chan_write",
+	[ECP_EV_CHAN_READ] = "chan_read",
 };
 
 const char *ecp_event_type_name(enum ecp_event_type type)

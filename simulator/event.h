@@ -45,6 +45,14 @@ enum ecp_event_type {
 	ECP_EV_DELAY_END,         /* a=kind b=ret */
 	ECP_EV_SCHED_SWITCH,      /* tid = switching thread, a=out b=preempt (ts = payload ts) */
 	ECP_EV_SCHED_LOST,        /* a=count */
+	ECP_EV_FUTEX_WAIT_BEGIN,  /* a=addr b=timeout_ns (0 = unbounded) */
+	ECP_EV_FUTEX_WAIT_END,    /* a=addr b=err (0, EAGAIN, ETIMEDOUT, EINTR) */
+	ECP_EV_FUTEX_WAKE,        /* a=addr b=count */
+	ECP_EV_UNMODELLED,        /* name in ecp_event.name */
+	ECP_EV_CHAN_OPEN,         /* a=chan b=peer c=initial units */
+	ECP_EV_CHAN_WRITE,        /* a=chan b=units (int64: < 0 corrects a short write) */
+	ECP_EV_CHAN_READ,         /* a=chan b=units */
+	ECP_EV_OMP_CHUNK,         /* a=loop b=done (builder-omp.c) */
 	ECP_EV_COUNT
 };
 
@@ -61,7 +69,7 @@ struct ecp_event {
 	uint32_t tid;    /* kernel thread id (vtid) */
 	uint16_t type;   /* enum ecp_event_type */
 	uint16_t flags;
-	const char *name; /* THREAD_NAME only; borrowed, valid during the push */
+	const char *name; /* THREAD_NAME, UNMODELLED only; borrowed, valid during the push */
 };
 
 const char *ecp_event_type_name(enum ecp_event_type type);

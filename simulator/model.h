@@ -1,7 +1,7 @@
 /* The execution model: what the program did, recorded on one CPU.
  *
- * Built by the model builder (builder.c) from the decoded trace, read by
- * the simulator and the ECP engine.  Semantics (DESIGN.md "The model"):
+ * Built by the model builder (builder.c, builder-*.c) from the decoded trace,
+ * read by the simulator and the ECP engine.  Semantics (DESIGN.md "The model"):
  *
  *  - A *segment* is a thread's execution between two synchronization points;
  *    the start and end of a thread count as such.  Its `length` is the CPU time

@@ -99,6 +99,14 @@ static const struct {
     {"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
     {"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", "timeout_ns"}},
     {"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
+    {"omp_chunk", ECP_EV_OMP_CHUNK, {"loop", "done", NULL}},
+    {"futex_wait_begin", ECP_EV_FUTEX_WAIT_BEGIN, {"addr", "timeout_ns", NULL}},
+    {"futex_wait_end", ECP_EV_FUTEX_WAIT_END, {"addr", "err", NULL}},
+    {"futex_wake", ECP_EV_FUTEX_WAKE, {"addr", "count", NULL}},
+    {"unmodelled", ECP_EV_UNMODELLED, {NULL, NULL, NULL}},
+    {"chan_open", ECP_EV_CHAN_OPEN, {"chan", "peer", "initial"}},
+    {"chan_write", ECP_EV_CHAN_WRITE, {"chan", "units", NULL}},
+    {"chan_read", ECP_EV_CHAN_READ, {"chan", "units", NULL}},
 };
 
 static uint32_t member_index(const bt_field_class *fc, const char *name)

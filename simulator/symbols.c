@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "simulator/omp-names.h"
+
 struct sym {
 	uint64_t value, size;
 	char *name;
@@ -283,7 +285,10 @@ int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 	uint64_t off = addr - best->baddr;
 	const struct sym *s = lookup(best, off + best->first_vaddr);
 	if (s) {
-		char *dm = ecp_demangle(s->name);
+		char *dm = ecp_omp_outlined_name(best->file ? best->file : best->path,
+						 s->name, s->value);
+		if (!dm)
+			dm = ecp_demangle(s->name);
 		*name = ecp_strings_dup(arena, dm ? dm : s->name);
 		free(dm);
 	} else {

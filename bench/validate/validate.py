@@ -35,6 +35,9 @@ CANDIDATES = {
     "nlargest": ["f", "g"],
     "billing": ["Reader", "Sorter", "Writer"],
     "pipeline": ["produce", "transform", "consume"],
+    "omp_quicksort": ["ParallelQuickSort", "RecursiveQuickSort"],
+    "omp_dynamic": ["Item"],
+    "omp_stencil": ["Row"],
 }
 
 

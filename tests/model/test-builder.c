@@ -454,6 +454,97 @@ static void test_once(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* A futex wake releases the thread waiting on the address (C++20 waits). */
+static void test_futex_wake(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 6, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 20, ECP_EV_FUTEX_WAIT_BEGIN, 0x500, 0, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_FUTEX_WAKE, 0x500, 1, 0);
+	ecp_test_ev(&s, T2, 60, ECP_EV_FUTEX_WAIT_END, 0x500, 0, 0);
+	/* a second wait finds the word changed by a wake it missed */
+	ecp_test_ev(&s, MAIN, 65, ECP_EV_FUTEX_WAKE, 0x500, 1, 0);
+	ecp_test_ev(&s, T2, 70, ECP_EV_FUTEX_WAIT_BEGIN, 0x500, 0, 0);
+	ecp_test_ev(&s, T2, 72, ECP_EV_FUTEX_WAIT_END, 0x500, EAGAIN, 0);
+	ecp_test_ev(&s, T2, 80, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	/* main: [0,5] [5,40] [40,65] [65,90]; T2: [6,20] [60,70] [72,80] */
+	ecp_id wake = ecp_test_seg(m, 0, 1), wake2 = ecp_test_seg(m, 0, 2);
+	assert_int_equal(m->segments[wake].rec_end, 40);
+	assert_true(ecp_test_has_edge(m, wake, ecp_test_seg(m, 1, 1), ECP_EDGE_COND));
+	assert_true(ecp_test_has_edge(m, wake2, ecp_test_seg(m, 1, 2), ECP_EDGE_COND));
+	assert_false(ecp_test_has_warning(m, "futex"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* A blocking read of what another thread wrote into a pipe depends on
+ * that write and is no delay; a socketpair end's writes are read at its
+ * peer. */
+static void test_channel_write_read(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 2, ECP_EV_CHAN_OPEN, 0xa, 0xb, 0);
+	ecp_test_ev(&s, MAIN, 3, ECP_EV_CHAN_OPEN, 0xb, 0xa, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 6, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 20, ECP_EV_DELAY_BEGIN, 7, 3, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_CHAN_WRITE, 0x77, 8, 0);
+	ecp_test_ev(&s, T2, 60, ECP_EV_DELAY_END, 7, 8, 0);
+	ecp_test_ev(&s, T2, 60, ECP_EV_CHAN_READ, 0x77, 4, 0);
+	/* the other half, read later without blocking */
+	ecp_test_ev(&s, T2, 64, ECP_EV_CHAN_READ, 0x77, 4, 0);
+	/* socketpair: main writes on end a, T2 reads end b */
+	ecp_test_ev(&s, MAIN, 66, ECP_EV_CHAN_WRITE, 0xa, 3, 0);
+	ecp_test_ev(&s, T2, 70, ECP_EV_CHAN_READ, 0xb, 3, 0);
+	ecp_test_ev(&s, T2, 80, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	/* main: [0,5] [5,40] [40,66] [66,90]; T2: [6,20] [60,64] [64,70] [70,80] */
+	ecp_id w = ecp_test_seg(m, 0, 1), r = ecp_test_seg(m, 1, 1);
+	assert_int_equal(m->segments[w].rec_end, 40);
+	assert_true(ecp_test_has_edge(m, w, r, ECP_EDGE_SEM));
+	assert_int_equal(m->segments[r].delay, 0);
+	assert_true(ecp_test_has_edge(m, w, ecp_test_seg(m, 1, 2), ECP_EDGE_SEM));
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 2), ecp_test_seg(m, 1, 3),
+				      ECP_EDGE_SEM));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* std::async joins its thread inside std::call_once: the thread running
+ * the init routine may wait in it.  A call ecp does not model is named. */
+static void test_once_init_waits_and_unmodelled(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 2, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 3, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 4, ECP_EV_ONCE_BEGIN, 0x77, 0, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_JOIN_BEGIN, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 6, ECP_EV_THREAD_JOIN_END, H2, 1, 0);
+	ecp_test_ev(&s, MAIN, 7, ECP_EV_ONCE_END, 0x77, 1, 0);
+	ecp_test_ev(&s, MAIN, 8, ECP_EV_UNMODELLED, 0, 0, 0)->name = "pthread_cancel";
+	ecp_test_ev(&s, MAIN, 9, ECP_EV_UNMODELLED, 0, 0, 0)->name = "pthread_cancel";
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 1, 0), ecp_test_seg(m, 0, 3),
+				      ECP_EDGE_JOIN));
+	assert_true(
+	    ecp_test_has_warning(m, "called pthread_cancel, which ecp does not model"));
+	assert_false(ecp_test_has_warning(m, "waits began while"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_delay_blocked_vs_preempted(void **state)
 {
 	struct ecp_test_seq s;
@@ -761,6 +852,9 @@ int main(void)
 	    cmocka_unit_test(test_semaphore_fifo),
 	    cmocka_unit_test(test_barrier_last_arrival),
 	    cmocka_unit_test(test_once),
+	    cmocka_unit_test(test_futex_wake),
+	    cmocka_unit_test(test_channel_write_read),
+	    cmocka_unit_test(test_once_init_waits_and_unmodelled),
 	    cmocka_unit_test(test_delay_blocked_vs_preempted),
 	    cmocka_unit_test(test_delay_capped_at_requested_duration),
 	    cmocka_unit_test(test_stack_across_segments),

@@ -1,0 +1,108 @@
+/* Other blocking calls: waiting for a child process, for a signal, for a
+ * file lock.  Recorded as delays.  A child process is not a thread of the
+ * program, and a process-associated lock (fcntl F_SETLKW) never blocks
+ * between threads of one process: those delays are exact.  A signal sent
+ * by another thread of the program (pthread_kill), and a flock or
+ * open-file-description lock (F_OFD_SETLKW) held by another thread through
+ * its own open() of the file, are dependencies the recorder does not pair:
+ * those calls are also named as unmodelled (agent-unmodelled.c). */
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+
+#include "recorder/agent-delay.h"
+#include "recorder/agent.h"
+#include "recorder/ecp-tp.h"
+
+ECP_AGENT_API pid_t wait(int *status)
+{
+	__typeof__(&wait) real = ECP_REAL(wait);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(status);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(status));
+}
+
+ECP_AGENT_API pid_t waitpid(pid_t pid, int *status, int options)
+{
+	__typeof__(&waitpid) real = ECP_REAL(waitpid);
+	struct ecp_thread *t;
+	if ((options & WNOHANG) || !(t = ecp_enter()))
+		return real(pid, status, options);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(pid, status, options));
+}
+
+ECP_AGENT_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	__typeof__(&waitid) real = ECP_REAL(waitid);
+	struct ecp_thread *t;
+	if ((options & WNOHANG) || !(t = ecp_enter()))
+		return real(idtype, id, info, options);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(idtype, id, info, options));
+}
+
+ECP_AGENT_API int sigwait(const sigset_t *restrict set, int *restrict sig)
+{
+	__typeof__(&sigwait) real = ECP_REAL(sigwait);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(set, sig);
+	ecp_unmodelled("sigwait");
+	return DELAY(t, D_SIGWAIT, -1, 0, int, real(set, sig));
+}
+
+ECP_AGENT_API int sigwaitinfo(const sigset_t *restrict set, siginfo_t *restrict info)
+{
+	__typeof__(&sigwaitinfo) real = ECP_REAL(sigwaitinfo);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(set, info);
+	ecp_unmodelled("sigwaitinfo");
+	return DELAY(t, D_SIGWAIT, -1, 0, int, real(set, info));
+}
+
+ECP_AGENT_API int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
+			       const struct timespec *restrict tmo)
+{
+	__typeof__(&sigtimedwait) real = ECP_REAL(sigtimedwait);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(set, info, tmo);
+	ecp_unmodelled("sigtimedwait");
+	return DELAY(t, D_SIGWAIT, -1, ecp_timespec_ns(tmo), int, real(set, info, tmo));
+}
+
+ECP_AGENT_API int flock(int fd, int op)
+{
+	__typeof__(&flock) real = ECP_REAL(flock);
+	struct ecp_thread *t;
+	if ((op & LOCK_NB) || (op & LOCK_UN) || !(t = ecp_enter()))
+		return real(fd, op);
+	ecp_unmodelled("flock");
+	return DELAY(t, D_FILE_LOCK, fd, 0, int, real(fd, op));
+}
+
+/* fcntl's third argument is an int or a pointer: passed on as glibc's own
+ * fcntl reads it.  Programs built with _FILE_OFFSET_BITS=64 call fcntl64. */
+#define FCNTL_WRAPPER(name)                                                              \
+	ECP_AGENT_API int name(int fd, int cmd, ...)                                     \
+	{                                                                                \
+		__typeof__(&name) real = ECP_REAL(name);                                 \
+		struct ecp_thread *t;                                                    \
+		va_list ap;                                                              \
+		va_start(ap, cmd);                                                       \
+		void *arg = va_arg(ap, void *);                                          \
+		va_end(ap);                                                              \
+		if ((cmd != F_SETLKW && cmd != F_OFD_SETLKW) || !(t = ecp_enter()))      \
+			return real(fd, cmd, arg);                                       \
+		if (cmd == F_OFD_SETLKW)                                                 \
+			ecp_unmodelled("fcntl(F_OFD_SETLKW)");                           \
+		return DELAY(t, D_FILE_LOCK, fd, 0, int, real(fd, cmd, arg));            \
+	}
+
+FCNTL_WRAPPER(fcntl)
+FCNTL_WRAPPER(fcntl64)

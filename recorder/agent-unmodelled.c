@@ -1,0 +1,51 @@
+/* Calls the recorder sees but ecp does not model, or models only in part
+ * (recorder/README.md lists them with what each means for the analysis):
+ * never a silent gap.  Each name is written once per process as an
+ * `unmodelled` event; `ecp record` names them after the run and the model
+ * carries a warning for each. */
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "recorder/agent.h"
+#include "recorder/ecp-tp.h"
+
+#define MAX_NAMES 64
+
+/* Names already written: string literals of the wrappers, compared by
+ * content (the same name may come from two call sites). */
+static const char *_Atomic seen[MAX_NAMES];
+
+ECP_AGENT_FN void ecp_unmodelled(const char *name)
+{
+	for (int i = 0; i < MAX_NAMES; i++) {
+		const char *s = atomic_load(&seen[i]);
+		while (!s) {
+			const char *expected = NULL;
+			if (atomic_compare_exchange_strong(&seen[i], &expected, name)) {
+				ECP_TP(unmodelled, name, ecp_cpu_ns());
+				return;
+			}
+			s = expected;
+		}
+		if (s == name || !strcmp(s, name))
+			return;
+	}
+	/* more than MAX_NAMES distinct names: the first ones were named */
+}
+
+/* A thread that yields is usually spinning until another thread stores
+ * something: a dependency through memory that no event shows (libstdc++'s
+ * C++20 waits also yield four times before they block in the kernel, and
+ * are seen only when they block).  Named, not modelled: the yield itself
+ * is plain CPU time. */
+ECP_AGENT_API int sched_yield(void)
+{
+	__typeof__(&sched_yield) real = ECP_REAL(sched_yield);
+	struct ecp_thread *t = ecp_enter();
+	if (t) {
+		ecp_unmodelled("sched_yield");
+		ecp_leave(t);
+	}
+	return real();
+}

@@ -1,0 +1,36 @@
+/* Builder: delays -- sleeps and blocking I/O that no thread of the program
+ * ends: the time blocked is the segment's delay. */
+#include "simulator/builder-internal.h"
+
+int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err)
+{
+	if (ev->type == ECP_EV_DELAY_BEGIN) {
+		th->in_delay = true;
+		th->delay_timeout = ev->c;
+		th->delay_ts = ev->ts;
+		th->delay_cpu = v;
+		return ECP_OK;
+	}
+	if (!th->in_delay) {
+		int rc = bld_inconsistent(
+		    b, err, ev, "wait end without begin (delay_end without delay_begin)");
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
+	th->in_delay = false;
+	uint64_t d = bld_blocked_time(b, th, th->delay_ts, ev->ts, th->delay_cpu, v);
+	/* Switch records do not say when the thread was woken: on one CPU it
+	 * may wait, runnable, for the CPU after its sleep ended.  That wait is
+	 * not the program's delay; the requested duration bounds it. */
+	if (th->delay_timeout && d > th->delay_timeout)
+		d = th->delay_timeout;
+	/* a call that did not block is plain CPU time: no boundary */
+	if (!d)
+		return ECP_OK;
+	if (bld_close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
+		return bld_nomem(err);
+	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+	th->delay_open = d;
+	th->delay_open_event = th->n_events;
+	return ECP_OK;
+}

@@ -1,0 +1,336 @@
+/* The model builder's internal state, shared by its files (one per
+ * primitive family, see builder.c).  Not part of any interface: the
+ * functions are prefixed bld_ and used by the builder only. */
+#ifndef ECP_SIMULATOR_BUILDER_INTERNAL_H
+#define ECP_SIMULATOR_BUILDER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/vec.h"
+#include "simulator/builder.h"
+#include "simulator/hmap.h"
+#include "simulator/model-internal.h"
+
+enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE, W_FUTEX };
+
+enum warn_kind {
+	WARN_EXIT_WITHOUT_ENTRY,
+	WARN_ENTRY_WITHOUT_EXIT,
+	WARN_FUNC_TS_BACKWARDS,
+	WARN_THREAD_NO_EXIT,
+	WARN_EVENTS_AFTER_EXIT,
+	WARN_NESTED_WAIT,
+	WARN_SEM_NO_TOKEN,
+	WARN_JOIN_UNKNOWN,
+	WARN_LOCK_CONFLICT,
+	WARN_UNMATCHED_CREATE,
+	WARN_NO_SWITCHES,
+	WARN_COND_UNWOKEN,
+	WARN_SWITCH_INCONSISTENT,
+	WARN_FUTEX_UNWOKEN,
+	WARN_CHAN_DROPPED,
+	WARN_INCONSISTENT,
+	WARN_COUNT
+};
+
+/* On-CPU intervals of one kernel thread, from the sched trace. */
+struct sched_rec {
+	uint64_t ts;
+	uint8_t out, preempt;
+};
+
+struct sched_list {
+	struct ecp_vec recs; /* struct sched_rec, until sealed */
+	uint64_t *in, *out, *cum;
+	uint8_t *preempt; /* the switch-out ending interval i left it runnable */
+	size_t n;
+	size_t hint;
+};
+
+struct frame {
+	ecp_id func;
+	uint32_t outermost; /* first frame of this function on the stack */
+	uint64_t enter;     /* function clock at entry (for calls) */
+	uint64_t incl_from; /* inclusive time charged up to here */
+};
+
+struct act_slot {
+	ecp_id func;
+	uint32_t calls;
+	uint64_t self, incl;
+};
+
+struct pend_edge {
+	ecp_id from;
+	uint32_t kind;
+};
+
+struct bthread {
+	uint64_t tid, handle;
+	ecp_id index, parent, start_fn;
+	char name[16];
+	bool named; /* by the program (thread_name); comm does not override */
+	bool exited;
+	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
+	struct sched_list *sched;
+	uint64_t n_events;
+	uint64_t last_ts; /* last event time (wall) */
+	uint64_t v_last;  /* last CPU clock value (monotonic) */
+	uint64_t v_start; /* CPU clock at thread start */
+	uint64_t f_last;  /* function clock charged up to here */
+	uint64_t cpu_ns_last;
+	/* The thread's own CPU clock (cpu_ns of thread_start and of
+	 * thread_exit/process_exit) and the switch records' CPU time at the same
+	 * events: their ratio takes steal out (see scale_to_thread_clocks). */
+	uint64_t clock_first, sched_first, clock_last, sched_last;
+	/* the accumulating segment */
+	uint64_t seg_v0, seg_wall0, seg_rec_start;
+	ecp_id seg_lock;
+	uint8_t seg_mode;
+	uint64_t seg_delay;
+	struct ecp_vec pend; /* struct pend_edge */
+	ecp_id first_seg, last_seg;
+	struct ecp_vec segs; /* temporary ids, uint32_t */
+	/* waiting */
+	int wait;
+	uint64_t wait_obj, wait_ts, wait_cpu;
+	uint64_t wait_timeout; /* relative timeout of a timed wait, or 0 */
+	uint32_t once_depth;   /* once_begin without once_end yet */
+	/* the delay the last delay_end opened the segment with, and the
+	 * thread's event count then: a read that follows at once and turns
+	 * out to wait for a write of another thread was not a delay */
+	uint64_t delay_open, delay_open_event;
+	bool in_delay;
+	uint64_t delay_timeout; /* requested duration of the delay call, or 0 */
+	uint64_t delay_ts, delay_cpu;
+	bool cond_woken;
+	ecp_id cond_from;
+	bool barrier_woken;
+	ecp_id barrier_from;
+	bool futex_woken;
+	ecp_id futex_from;
+	/* functions */
+	struct ecp_vec frames; /* struct frame */
+	struct ecp_hmap depth; /* function -> frames of it on the stack */
+	struct ecp_vec acts;   /* struct act_slot of the accumulating segment */
+	struct ecp_hmap act_idx;
+};
+
+struct block {
+	uint64_t addr;
+	uint32_t kind;
+	ecp_id holder; /* thread index holding it exclusively */
+	uint32_t depth;
+	uint32_t readers;
+	ecp_id last_release_seg;
+	ecp_id last_release_thread;
+};
+
+struct bcond {
+	struct ecp_vec waiters; /* thread indices, FIFO */
+};
+
+struct bsem {
+	uint64_t initial;     /* initial tokens not yet consumed */
+	struct ecp_vec posts; /* segment ids of posts, FIFO from `head` */
+	size_t head;
+};
+
+struct bbarrier {
+	uint64_t count;          /* 0 when barrier_init was not seen */
+	struct ecp_vec arrivals; /* thread indices of the current round */
+	struct ecp_vec arrival_segs;
+};
+
+struct bfutex {
+	struct ecp_vec waiters; /* thread indices, FIFO */
+	ecp_id last_wake_seg, last_wake_thread;
+};
+
+/* A channel (pipe, socketpair end, eventfd): units written and not yet
+ * read, FIFO. */
+struct chunk {
+	ecp_id seg, thread;
+	uint64_t units;
+};
+
+struct bchan {
+	uint64_t peer;    /* socketpair: what is written here is read there */
+	uint64_t initial; /* eventfd's initial counter: units nobody wrote */
+	struct ecp_vec q; /* struct chunk */
+	size_t head;
+};
+
+struct bonce {
+	ecp_id done_seg, done_thread;
+};
+
+struct tmp_edge {
+	ecp_id from, to;
+	uint32_t kind;
+};
+
+struct fn {
+	uint64_t addr;
+	uint64_t folded;
+};
+
+struct ecp_builder {
+	struct ecp_builder_options opts;
+	char *trace_path;
+	bool sealed; /* program events started: switch records are final */
+	bool any_switch;
+	uint64_t t0, last_ts;
+	uint64_t ts_tolerance; /* function ts may precede the last event by this */
+	uint64_t events, lost;
+	struct ecp_vec sched_lists; /* struct sched_list * */
+	struct ecp_hmap sched_by_tid;
+	struct ecp_vec threads; /* struct bthread * */
+	struct ecp_hmap thread_by_tid;
+	struct ecp_hmap thread_by_handle;
+	struct ecp_hmap create_parent; /* create_id -> parent segment (+1<<32 flag) */
+	struct ecp_hmap create_child;  /* create_id -> child thread index */
+	struct ecp_vec segments;       /* struct ecp_segment, temporary ids */
+	struct ecp_vec edges;          /* struct tmp_edge */
+	struct ecp_vec activities;     /* struct ecp_activity */
+	struct ecp_vec calls;          /* struct ecp_call */
+	struct ecp_vec fns;            /* struct fn */
+	struct ecp_hmap fn_by_addr;
+	ecp_id main_pseudo_fn;
+	struct ecp_vec locks; /* struct block */
+	struct ecp_hmap lock_by_addr;
+	struct ecp_vec conds; /* struct bcond */
+	struct ecp_hmap cond_by_addr;
+	struct ecp_vec sems; /* struct bsem */
+	struct ecp_hmap sem_by_addr;
+	struct ecp_vec barriers; /* struct bbarrier */
+	struct ecp_hmap barrier_by_addr;
+	struct ecp_vec onces; /* struct bonce */
+	struct ecp_hmap once_by_addr;
+	struct ecp_vec futexes; /* struct bfutex */
+	struct ecp_hmap futex_by_addr;
+	struct ecp_vec chans; /* struct bchan */
+	struct ecp_hmap chan_by_id;
+	struct ecp_vec unmodelled; /* char[48]: names of calls ecp does not model */
+	uint64_t warn[WARN_COUNT];
+	char first_inconsistency[600]; /* the first one, quoted in the warning */
+	struct bld_omp *omp; /* OpenMP dynamic loops (builder-omp.c), or NULL */
+};
+
+static inline uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline struct bthread *thread_at(struct ecp_builder *b, ecp_id i)
+{
+	return ECP_VEC_AT(&b->threads, struct bthread *, i);
+}
+
+/* builder.c: errors (trace path, event index, thread, what is wrong) and
+ * registries of objects by address */
+int bld_fail_err(struct ecp_builder *b, struct ecp_error *err, const struct ecp_event *ev,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* An inconsistency in the trace: an error, or with opts.lenient (a lossy
+ * trace analysed anyway) a counted warning -- returns 1 and the caller
+ * skips or repairs the event as its comment says. */
+int bld_inconsistent(struct ecp_builder *b, struct ecp_error *err,
+		     const struct ecp_event *ev, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int bld_nomem(struct ecp_error *err);
+void *bld_object_of(struct ecp_vec *vec, struct ecp_hmap *map, uint64_t addr,
+		    bool *created);
+
+/* builder-clock.c: switch records and the threads' CPU clocks */
+int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
+		    struct ecp_error *err);
+int bld_seal(struct ecp_builder *b, struct ecp_error *err);
+uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts);
+uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
+		       const struct ecp_event *ev);
+uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
+uint64_t bld_blocked_time(struct ecp_builder *b, struct bthread *th, uint64_t from_ts,
+			  uint64_t to_ts, uint64_t from_cpu, uint64_t to_cpu);
+
+/* builder-functions.c: function time */
+ecp_id bld_function_of(struct ecp_builder *b, uint64_t addr);
+ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr);
+struct act_slot *bld_act(struct bthread *th, ecp_id func);
+int bld_advance(struct bthread *th, uint64_t t);
+int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_t flags);
+int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr);
+int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr);
+int bld_unwind_all(struct ecp_builder *b, struct bthread *th, uint64_t t);
+
+/* builder-segments.c: segment boundaries, edges, the begin/end of waits */
+int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind);
+int bld_pend_edge(struct bthread *th, ecp_id from, uint32_t kind);
+ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			 uint64_t v, ecp_id lock_release);
+void bld_open_segment(struct bthread *th, uint64_t ts, ecp_id lock, uint8_t mode,
+		      uint64_t delay);
+int bld_begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		   int kind, uint64_t obj, uint64_t v);
+uint64_t bld_timeout_delay(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			   uint64_t v);
+int bld_end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 int kind, struct ecp_error *err);
+
+/* builder-threads.c */
+void bld_thread_free(struct bthread *th);
+int bld_ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
+			struct ecp_error *err);
+int bld_ev_thread_create(struct ecp_builder *b, struct bthread *th,
+			 const struct ecp_event *ev, uint64_t v, struct ecp_error *err);
+int bld_ev_join(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+
+/* builder-locks.c */
+struct block *bld_lock_of(struct ecp_builder *b, uint64_t addr, uint32_t kind);
+ecp_id bld_lock_id(struct ecp_builder *b, const struct block *l);
+bool bld_take_lock(struct ecp_builder *b, struct bthread *th, struct block *l,
+		   uint8_t mode);
+int bld_acquired(struct ecp_builder *b, struct bthread *th, struct block *l,
+		 uint8_t mode);
+int bld_release(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		struct block *l, uint64_t v, struct ecp_error *err, ecp_id *seg_out);
+int bld_ev_lock(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+
+/* builder-waits.c */
+int bld_ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+int bld_ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+	       uint64_t v, struct ecp_error *err);
+int bld_ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		   uint64_t v, struct ecp_error *err);
+int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err);
+
+/* builder-channels.c */
+int bld_ev_chan(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+
+/* builder-delays.c */
+int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err);
+
+/* builder-omp.c: OpenMP dynamic loops, dealt out again at finish */
+struct bld_omp;
+int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		     uint64_t v, struct ecp_error *err);
+int bld_omp_finish(struct ecp_builder *b);
+/* An object of the agent's OpenMP constructs (recorder/EVENTS.md). */
+static inline bool bld_omp_object(uint64_t obj)
+{
+	return (obj >> 48) == 0xecb0;
+}
+void bld_omp_free(struct bld_omp *o);
+
+/* builder-finish.c: the text of each counted warning */
+extern const char *const bld_warn_text[WARN_COUNT];
+
+#endif

@@ -1,0 +1,16 @@
+/* Names a user recognises for the functions GCC outlines from OpenMP
+ * constructs: `main._omp_fn.0` is shown as "main@prog.c:61", the enclosing
+ * function and the construct's source line read from the object's DWARF
+ * (libdw); without debug information, or without libdw at build time, the
+ * compiler's name stays. */
+#ifndef ECP_SIMULATOR_OMP_NAMES_H
+#define ECP_SIMULATOR_OMP_NAMES_H
+
+#include <stdint.h>
+
+/* `sym`: the symbol (already demangled or not), `vaddr` its link-time
+ * address in `file`.  Returns a malloc'ed name, or NULL to keep `sym`
+ * (not an outlined function, or no line known). */
+char *ecp_omp_outlined_name(const char *file, const char *sym, uint64_t vaddr);
+
+#endif

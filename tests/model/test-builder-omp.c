@@ -1,0 +1,94 @@
+/* Unit tests of the model builder's OpenMP dynamic loops (builder-omp.c):
+ * chunks recorded on one thread are dealt out again to the team. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "simulator/model.h"
+#include "tests/support/event-seq.h"
+
+#define MAIN 1
+#define T2   2
+#define H1   0x1000
+#define H2   0x2000
+#define R2   0x30
+#define LOOP 0x0100000001ull
+
+static struct ecp_model *build_ok(struct ecp_test_seq *s)
+{
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(s, NULL, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	if (ecp_model_validate(m, &err) < 0)
+		fail_msg("invalid model: %s", err.msg);
+	return m;
+}
+
+/* The main thread ran all three chunks of 40 ns in the recording; the
+ * second thread found none left.  Dealt again (the next chunk to the
+ * thread free first): main 40 + 40, T2 40. */
+static void test_chunks_dealt_again(void **state)
+{
+	(void)state;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 5, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
+	ecp_test_ev(&s, MAIN, 130, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
+	ecp_test_ev(&s, T2, 140, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
+	ecp_test_ev(&s, T2, 150, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 160, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s);
+	const struct ecp_segment *main_loop = &m->segments[ecp_test_seg(m, 0, 2)];
+	const struct ecp_segment *t2_loop = &m->segments[ecp_test_seg(m, 1, 1)];
+	assert_int_equal(main_loop->length, 80);
+	assert_int_equal(t2_loop->length, 40);
+	/* no work is lost or made: T1 is what was recorded */
+	assert_int_equal(ecp_model_work(m), (160 - 0) + (150 - 5));
+	/* the main thread's next segment starts 40 ns earlier on its CPU line */
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, 3)].cpu_start, 10 + 80);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* A thread's part that spans a synchronization (a lock inside a chunk)
+ * leaves the loop as recorded. */
+static void test_irregular_loop_kept(void **state)
+{
+	(void)state;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1);
+	ecp_test_ev(&s, MAIN, 1, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 5, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_LOCK_REQUEST, 0xa0, 0, 0);
+	ecp_test_ev(&s, MAIN, 21, ECP_EV_LOCK_ACQUIRED, 0xa0, 0, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_LOCK_RELEASE, 0xa0, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
+	ecp_test_ev(&s, T2, 140, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
+	ecp_test_ev(&s, T2, 150, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 160, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s);
+	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].length, 0);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_chunks_dealt_again),
+	    cmocka_unit_test(test_irregular_loop_kept),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
