@@ -98,7 +98,11 @@ def main():
 
     # signals in the middle of the hooks: balanced function events
     p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'signals'], cwd=work)
-    check(p.returncode == 0 and 'ticks=200' in p.stdout, 'signals: %d %s' % (p.returncode, p.stdout))
+    # the loop stops at 200 ticks; an alarm or two more may come before the
+    # timer is disarmed when the machine is loaded (the program was off the
+    # CPU right after the loop): at least 200
+    ticks = program_output(p.stdout).get('ticks', '0 ').split()[0]
+    check(p.returncode == 0 and int(ticks) >= 200, 'signals: %d %s' % (p.returncode, p.stdout))
     ev = ecp_events(trace)
     depth = 0
     for e in ev:
