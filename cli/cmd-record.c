@@ -55,12 +55,6 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
-	for (int i = 0; i < s->n_unmodelled; i++)
-		fprintf(stderr,
-			"ecp record: warning: the program called %s, which ecp does not "
-			"model (or only in part): dependencies through it are not seen "
-			"(ecp-record(1), UNMODELLED CALLS)\n",
-			s->unmodelled[i]);
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set
@@ -219,6 +213,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.quiet)
 		print_summary(&sum, o.output ? o.output : "ecp.data");
+	/* warnings, with -q too: never a silent gap */
+	for (int i = 0; i < sum.n_unmodelled; i++)
+		fprintf(stderr,
+			"ecp record: warning: the program called %s, which ecp does not "
+			"model (or only in part): dependencies through it are not seen "
+			"(ecp-record(1), UNMODELLED CALLS)\n",
+			sum.unmodelled[i]);
 out:
 	free(o.include);
 	free(o.exclude);
