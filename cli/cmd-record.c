@@ -63,12 +63,6 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 		fprintf(stderr, "ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
 				"spin while they wait, and on the recording CPU that spinning is "
 				"recorded as work (unset it to record with passive waiting)\n");
-	for (int i = 0; i < s->n_unmodelled; i++)
-		fprintf(stderr,
-			"ecp record: warning: the program called %s, which ecp does not "
-			"model (or only in part): dependencies through it are not seen "
-			"(ecp-record(1), UNMODELLED CALLS)\n",
-			s->unmodelled[i]);
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set
@@ -227,6 +221,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.quiet)
 		print_summary(&sum, o.output ? o.output : "ecp.data");
+	/* warnings, with -q too: never a silent gap */
+	for (int i = 0; i < sum.n_unmodelled; i++)
+		fprintf(stderr,
+			"ecp record: warning: the program called %s, which ecp does not "
+			"model (or only in part): dependencies through it are not seen "
+			"(ecp-record(1), UNMODELLED CALLS)\n",
+			sum.unmodelled[i]);
 out:
 	free(o.include);
 	free(o.exclude);

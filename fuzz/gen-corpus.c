@@ -246,6 +246,42 @@ static void builder_seeds(const char *dir)
 	rec(&s, ECP_EV_THREAD_JOIN_END, 1, H3, 1, 0, 5);
 	end_main(&s);
 	save(dir, "builder", &k, "repairs", &s);
+
+	/* Futexes (C++20 waits): a wake releases the waiter; a second wait
+	 * finds the word changed (EAGAIN, 11) and a third times out. */
+	start_main(&s, 0);
+	spawn(&s, 2, 1, R2, H2);
+	rec(&s, ECP_EV_FUTEX_WAIT_BEGIN, 2, MX, 0, 0, 10);
+	rec(&s, ECP_EV_FUTEX_WAKE, 1, MX, 1, 0, 100);
+	rec(&s, ECP_EV_FUTEX_WAIT_END, 2, MX, 0, 0, 10);
+	rec(&s, ECP_EV_FUTEX_WAKE, 1, MX, 0x3f, 0, 20);
+	rec(&s, ECP_EV_FUTEX_WAIT_BEGIN, 2, MX, 0, 0, 10);
+	rec(&s, ECP_EV_FUTEX_WAIT_END, 2, MX, EAGAIN, 0, 2);
+	rec(&s, ECP_EV_FUTEX_WAIT_BEGIN, 2, MX, 0xc1, 0, 10);
+	rec(&s, ECP_EV_FUTEX_WAIT_END, 2, MX, ECP_FUZZ_ETIMEDOUT, 0, 0x2000);
+	join(&s, 2, H2);
+	end_main(&s);
+	save(dir, "builder", &k, "futex", &s);
+
+	/* Channels: a pipe read that blocked for a write, a socketpair's
+	 * peers, a short write's correction (0xff: -1), an eventfd's initial
+	 * counter, and an unmodelled call named. */
+	start_main(&s, 0);
+	rec(&s, ECP_EV_CHAN_OPEN, 1, CV, 0, 0, 5);
+	rec(&s, ECP_EV_CHAN_OPEN, 1, SM, BR, 0, 5);
+	rec(&s, ECP_EV_CHAN_OPEN, 1, BR, SM, 3, 5);
+	spawn(&s, 2, 1, R2, H2);
+	rec(&s, ECP_EV_DELAY_BEGIN, 2, 7, 3, 0, 10);
+	rec(&s, ECP_EV_CHAN_WRITE, 1, CV, 8, 0, 100);
+	rec(&s, ECP_EV_CHAN_WRITE, 1, CV, 0xff, 0, 1);
+	rec(&s, ECP_EV_DELAY_END, 2, 7, 4, 0, 10);
+	rec(&s, ECP_EV_CHAN_READ, 2, CV, 4, 0, 0);
+	rec(&s, ECP_EV_CHAN_WRITE, 1, SM, 2, 0, 10);
+	rec(&s, ECP_EV_CHAN_READ, 2, BR, 5, 0, 10);
+	rec(&s, ECP_EV_UNMODELLED, 2, 1, 0, 0, 5);
+	join(&s, 2, H2);
+	end_main(&s);
+	save(dir, "builder", &k, "channels", &s);
 }
 
 static void ctf_seed(const char *dir, int *k, const char *name, uint8_t head,

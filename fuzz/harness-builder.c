@@ -69,7 +69,7 @@ static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clo
 			.tid = tid,
 			.type = (uint16_t)type,
 			.flags = (r[1] & 0x8u) ? ECP_EVF_TRY : 0,
-			.name = type == ECP_EV_THREAD_NAME
+			.name = type == ECP_EV_THREAD_NAME || type == ECP_EV_UNMODELLED
 					? names[r[2] % (sizeof(names) / sizeof(names[0]))]
 					: NULL,
 		};

@@ -50,6 +50,7 @@ enum { FD_PLAIN = 0, FD_CHANNEL, FD_EVENTFD };
  * channel's id; a descriptor above MAX_FD is not followed. */
 static _Atomic uint8_t fd_kind[MAX_FD];
 static _Atomic uint64_t fd_chan[MAX_FD];
+static _Atomic uint64_t fd_file[MAX_FD]; /* its inode when made (inode_chan) */
 static atomic_uint_fast64_t next_chan = 1;
 
 ECP_AGENT_FN static uint64_t inode_chan(const struct stat *st)
@@ -57,12 +58,29 @@ ECP_AGENT_FN static uint64_t inode_chan(const struct stat *st)
 	return ((uint64_t)(st->st_dev & 0x7fff) << 48) ^ (uint64_t)st->st_ino;
 }
 
-/* The channel of fd, 0 when it is none (kept errno). */
+ECP_AGENT_FN static uint64_t file_of(int fd)
+{
+	struct stat st;
+	int saved = errno;
+	uint64_t f = fstat(fd, &st) == 0 ? inode_chan(&st) : 0;
+	errno = saved;
+	return f;
+}
+
+/* The channel of fd, 0 when it is none (kept errno).  A descriptor closed
+ * past the close wrapper (fclose, close_range) and reused is told apart
+ * by its file: then it is forgotten. */
 ECP_AGENT_FN static uint64_t chan_of(int fd, bool *is_eventfd)
 {
 	uint8_t kind = fd >= 0 && fd < MAX_FD ? atomic_load(&fd_kind[fd]) : FD_PLAIN;
 	*is_eventfd = kind == FD_EVENTFD;
-	return kind == FD_PLAIN ? 0 : atomic_load(&fd_chan[fd]);
+	if (kind == FD_PLAIN)
+		return 0;
+	if (file_of(fd) != atomic_load(&fd_file[fd])) {
+		atomic_store(&fd_kind[fd], FD_PLAIN);
+		return 0;
+	}
+	return atomic_load(&fd_chan[fd]);
 }
 
 /* Numbers a new channel end (kept errno). */
@@ -70,6 +88,7 @@ ECP_AGENT_FN static uint64_t new_end(int fd, uint8_t kind)
 {
 	uint64_t c = atomic_fetch_add(&next_chan, 1);
 	atomic_store(&fd_chan[fd], c);
+	atomic_store(&fd_file[fd], file_of(fd));
 	atomic_store(&fd_kind[fd], kind);
 	return c;
 }
@@ -91,6 +110,7 @@ ECP_AGENT_FN static void pipe_made(int fds[2])
 	struct ecp_thread *t;
 	uint64_t c = new_end(fds[0], FD_CHANNEL);
 	atomic_store(&fd_chan[fds[1]], c);
+	atomic_store(&fd_file[fds[1]], file_of(fds[1]));
 	atomic_store(&fd_kind[fds[1]], FD_CHANNEL);
 	if ((t = ecp_enter())) {
 		ECP_TP(chan_open, c, 0, 0, ecp_cpu_ns());

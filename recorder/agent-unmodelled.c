@@ -3,9 +3,13 @@
  * never a silent gap.  Each name is written once per process as an
  * `unmodelled` event; `ecp record` names them after the run and the model
  * carries a warning for each. */
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/agent.h"
 #include "recorder/ecp-tp.h"
@@ -16,6 +20,24 @@
  * content (the same name may come from two call sites). */
 static const char *_Atomic seen[MAX_NAMES];
 
+/* One line, appended with one write (O_APPEND: processes and threads do
+ * not interleave lines); the program's errno is kept. */
+ECP_AGENT_FN static void tell_driver(const char *name)
+{
+	const char *path = getenv("ECP_UNMODELLED_FILE");
+	char line[64];
+	int saved = errno, fd, len;
+	if (path && *path &&
+	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
+		len = snprintf(line, sizeof(line), "%s\n", name);
+		if (len > 0 && len < (int)sizeof(line) && write(fd, line, (size_t)len) != len) {
+			/* nothing to do: the trace still names it */
+		}
+		close(fd);
+	}
+	errno = saved;
+}
+
 ECP_AGENT_FN void ecp_unmodelled(const char *name)
 {
 	for (int i = 0; i < MAX_NAMES; i++) {
@@ -24,6 +46,7 @@ ECP_AGENT_FN void ecp_unmodelled(const char *name)
 			const char *expected = NULL;
 			if (atomic_compare_exchange_strong(&seen[i], &expected, name)) {
 				ECP_TP(unmodelled, name, ecp_cpu_ns());
+				tell_driver(name);
 				return;
 			}
 			s = expected;

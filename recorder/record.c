@@ -301,6 +301,7 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	    env_add(e, "LTTNG_UST_REGISTER_TIMEOUT=30000") < 0 ||
 	    env_add(e, "ECP_CLOCK=%s", clock) < 0 ||
 	    env_add(e, "ECP_CALIBRATION_FILE=%s", calib_file) < 0 ||
+	    env_add(e, "ECP_UNMODELLED_FILE=%s.unmodelled", calib_file) < 0 ||
 	    env_add(e, "%s", ECP_LAUNCH_PID_PLACEHOLDER) < 0 ||
 	    env_add(e, "ECP_FUNCTIONS=%d", o->functions ? 1 : 0) < 0 ||
 	    env_add(e, "ECP_AS_CPUS=%u", as_cpus) < 0 ||
@@ -392,6 +393,27 @@ static uint64_t read_call_cost(const char *path)
 		ns = 0;
 	fclose(f);
 	return ns;
+}
+
+/* The names of the calls the program made that ecp does not model, one
+ * per line, as the agent appended them (agent-unmodelled.c). */
+static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
+{
+	char line[64];
+	FILE *f = fopen(path, "r");
+	sum->n_unmodelled = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		bool seen = false;
+		line[strcspn(line, "\n")] = 0;
+		for (int i = 0; i < sum->n_unmodelled && !seen; i++)
+			seen = !strcmp(sum->unmodelled[i], line);
+		if (!seen && *line && sum->n_unmodelled < 16)
+			snprintf(sum->unmodelled[sum->n_unmodelled++],
+				 sizeof(sum->unmodelled[0]), "%s", line);
+	}
+	fclose(f);
 }
 
 /* Clock anchors at least this often (ms): between two, the reader
@@ -614,6 +636,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.clock = sum->clock;
 	meta.event_cost_ns = sum->event_cost_ns;
 	meta.call_cost_ns = read_call_cost(calib_file);
+	{
+		char unm_path[PATH_MAX + 16];
+		snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", calib_file);
+		read_unmodelled(unm_path, sum);
+	}
 	meta.wall_ns = sum->wall_ns;
 	meta.cpu_ns = sum->cpu_ns;
 	meta.functions = o->functions;
@@ -676,8 +703,6 @@ out:
 			sum->threads = c.threads;
 			sum->discarded = c.discarded;
 			sum->bytes = c.bytes;
-			sum->n_unmodelled = c.n_unmodelled;
-			memcpy(sum->unmodelled, c.unmodelled, sizeof(sum->unmodelled));
 		}
 	}
 	return rc;

@@ -30,25 +30,6 @@ static int visit(const char *path, const struct stat *sb, int flag, struct FTW *
 	return 0;
 }
 
-/* The `name` of an ecp:unmodelled event, once. */
-static void add_name(struct ecp_trace_count *c, const bt_event *ev)
-{
-	const bt_field *payload = bt_event_borrow_payload_field_const(ev);
-	const bt_field *f =
-	    payload ? bt_field_structure_borrow_member_field_by_name_const(payload, "name")
-		    : NULL;
-	const char *name;
-	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
-		return;
-	name = bt_field_string_get_value(f);
-	for (int i = 0; i < c->n_unmodelled; i++)
-		if (!strcmp(c->unmodelled[i], name))
-			return;
-	if (c->n_unmodelled < ECP_TRACE_COUNT_NAMES)
-		snprintf(c->unmodelled[c->n_unmodelled++], sizeof(c->unmodelled[0]), "%s",
-			 name);
-}
-
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
 								  void *data)
 {
@@ -75,8 +56,6 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 			c->events++;
 			if (name && strcmp(name, "ecp:thread_start") == 0)
 				c->threads++;
-			else if (name && strcmp(name, "ecp:unmodelled") == 0)
-				add_name(c, ev);
 		} else if (bt_message_get_type(m) == BT_MESSAGE_TYPE_DISCARDED_EVENTS) {
 			uint64_t d;
 			if (bt_message_discarded_events_get_count(m, &d) ==

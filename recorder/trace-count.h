@@ -1,8 +1,7 @@
 /* Counts of a recorded trace directory for the `ecp record` summary, read
  * back with babeltrace2 (the same library the reader uses): events,
  * threads (ecp:thread_start events), discarded events (from the trace's
- * discarded-events messages), bytes on disk, and the names of the calls the
- * program made that ecp does not model (ecp:unmodelled events). */
+ * discarded-events messages) and bytes on disk. */
 #ifndef ECP_RECORDER_TRACE_COUNT_H
 #define ECP_RECORDER_TRACE_COUNT_H
 
@@ -10,17 +9,12 @@
 
 #include "common/error.h"
 
-#define ECP_TRACE_COUNT_NAMES 16
-
 struct ecp_trace_count {
 	uint64_t events;       /* all events, both traces */
 	uint64_t sched_events; /* of them, in the scheduling trace (sched/) */
 	uint64_t threads;
 	uint64_t discarded;
 	uint64_t bytes;
-	/* names of ecp:unmodelled events: calls ecp does not model */
-	char unmodelled[ECP_TRACE_COUNT_NAMES][64];
-	int n_unmodelled;
 };
 
 int ecp_trace_count(const char *dir, struct ecp_trace_count *c, struct ecp_error *err);

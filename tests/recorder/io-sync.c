@@ -238,6 +238,19 @@ static int misc(void)
 	close(as);
 	close(cs);
 	close(ls);
+	/* a pipe end closed past the close wrapper (fclose) and its number
+	 * reused by a file: the file is no channel */
+	int pf[2];
+	if (pipe(pf))
+		return 1;
+	close(pf[1]);
+	fclose(fdopen(pf[0], "r"));
+	char spath[] = "/tmp/ecp-io-sync-XXXXXX";
+	int sf = mkstemp(spath);
+	unlink(spath);
+	printf("reused=%d\n", sf == pf[0]);
+	printf("stale_write=%zd\n", write(sf, buf, 4));
+	close(sf);
 	char path[] = "/tmp/ecp-io-sync-XXXXXX";
 	int f = mkstemp(path);
 	unlink(path);

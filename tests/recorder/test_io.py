@@ -13,8 +13,9 @@ P = 2).
 Mode misc: every other wrapped blocking call is in the trace with its
 delay kind (EVENTS.md), the clock rwlocks and timed/try joins are
 recorded, the datagram socketpair's transfers are channel transfers, and
-`ecp record` names, as calls it does not model, each one the program made:
-pthread_cancel, sched_yield, flock, sigwait, sigwaitinfo, sigtimedwait.
+`ecp record` names, as calls it does not model, each one the program made
+(with -q too): pthread_cancel, sched_yield, flock, sigwait, sigwaitinfo,
+sigtimedwait.
 
 usage: test_io.py IO_SYNC_BINARY MODE"""
 import json
@@ -62,7 +63,10 @@ def misc(ecp_bin, trace, p, ev):
         check(out.get(k) == '1', '%s=%s' % (k, out.get(k)))
     check(out.get('waitid') == '0', 'waitid=%s' % out.get('waitid'))
     # the datagram socketpair's transfers are channel transfers
-    check(count(ev, 'ecp:chan_write') >= 3 and count(ev, 'ecp:chan_read') >= 3,
+    # (sendto, sendmsg, writev; not the write to a file that reused the
+    # number of a pipe end fclose closed)
+    check(out.get('stale_write') == '4', 'stale_write=%s' % out.get('stale_write'))
+    check(count(ev, 'ecp:chan_write') == 3 and count(ev, 'ecp:chan_read') >= 3,
           'socketpair transfers: %d writes, %d reads'
           % (count(ev, 'ecp:chan_write'), count(ev, 'ecp:chan_read')))
     kinds = {e['kind'] for e in named(ev, 'ecp:delay_begin')}
@@ -77,6 +81,11 @@ def misc(ecp_bin, trace, p, ev):
         check(name in names, 'no unmodelled event for %s: %s' % (name, sorted(names)))
         check('the program called %s, which ecp does not model' % name in p.stderr,
               'ecp record did not name %s: %s' % (name, p.stderr))
+    # with -q too: a warning is no summary
+    q = record(['-q', '-o', trace + '-q'], [os.path.abspath(sys.argv[1]), 'misc'],
+               cwd=os.path.dirname(trace))
+    check(q.returncode == 0 and 'the program called pthread_cancel' in q.stderr,
+          'ecp record -q did not name pthread_cancel: %s' % q.stderr)
     i = subprocess.run([ecp_bin, 'info', '--format', 'json', trace], capture_output=True,
                        text=True)
     check(i.returncode == 0, 'ecp info: %s' % i.stderr)
