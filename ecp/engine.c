@@ -240,17 +240,20 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	rc = ecp_tangent_create(dag, processors, &tangent, err);
 	if (rc < 0)
 		goto out;
-	uint64_t cost = ecp_tangent_cost(tangent), spent = 0;
+	/* The budget bounds the instants actually re-simulated: a segment
+	 * whose re-simulation would go past it is flagged, not guessed. */
 	for (uint32_t k = 0; k < n_todo; k++) {
 		uint32_t s = todo[k];
-		if (spent + cost > engine->exact_budget) {
+		uint64_t spent = ecp_tangent_events(tangent);
+		double w;
+		if (spent < engine->exact_budget &&
+		    ecp_tangent_weight(tangent, s, engine->exact_budget - spent, &w)) {
+			weights[s] = w;
+			engine->n_resimulated++;
+		} else {
 			engine->inexact[s] = 1;
 			engine->n_inexact++;
-			continue;
 		}
-		spent += cost;
-		weights[s] = ecp_tangent_weight(tangent, s);
-		engine->n_resimulated++;
 	}
 out:
 	ecp_tangent_destroy(tangent);

@@ -8,12 +8,15 @@
  * follows it literally: every time is a + b*eps, compared lexicographically
  * (the exact one-sided derivative for an infinitesimal eps, ties included),
  * and the weight is -b of the makespan.  It is the oracle's definition
- * (ecp/oracle.c) run with heaps, O(E log E) per segment instead of O(S*E):
- * the engine calls it only for the segments the closed form cannot vouch
- * for (ecp/engine.c). */
+ * (ecp/oracle.c) run with heaps, from a snapshot of the unperturbed run
+ * taken before the segment starts, and only until the perturbation has
+ * become a pure shift in time: a window of the run per segment instead of
+ * the oracle's whole run.  The engine calls it only for the segments the
+ * closed form cannot vouch for (ecp/engine.c). */
 #ifndef ECP_ECP_TANGENT_H
 #define ECP_ECP_TANGENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,11 +30,16 @@ int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
 		       struct ecp_tangent **tangent, struct ecp_error *err);
 void ecp_tangent_destroy(struct ecp_tangent *tangent);
 
-/* The exact weight of one segment (0 for a zero-length one). */
-double ecp_tangent_weight(struct ecp_tangent *tangent, uint32_t segment);
+/* The exact weight of one segment (0 for a zero-length one) into *weight,
+ * or false when finding it would take more than max_events instants (the
+ * re-simulation starts from the last snapshot of the unperturbed run before
+ * the segment starts, and stops as soon as the rest of the run is the
+ * unperturbed one shifted in time). */
+bool ecp_tangent_weight(struct ecp_tangent *tangent, uint32_t segment, uint64_t max_events,
+			double *weight);
 
-/* Events one re-simulation processes (2 per segment): the cost unit the
+/* Instants all re-simulations have processed so far: the cost unit the
  * engine budgets with. */
-uint64_t ecp_tangent_cost(const struct ecp_tangent *tangent);
+uint64_t ecp_tangent_events(const struct ecp_tangent *tangent);
 
 #endif
