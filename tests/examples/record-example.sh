@@ -16,9 +16,11 @@
 # more processors; a per-function error of the measured CPU time scales
 # both ratios alike and cancels out.  Only structural facts with enough
 # slack are asserted (no ties), so that timing noise cannot flip them: the
-# recorder's per-function CPU time can be off by up to ~30% on a busy
-# machine (model-e2e-info), so a "top" needs a margin well above
-# 1.3/0.7 ~ 1.9x between the two functions, which "gains" does not need.
+# recorded times now match each thread's own CPU clock within 1%
+# (model-e2e-info), but the program's work itself shifts between runs on a
+# busy machine (caches, the other threads' interference), so a "top" keeps
+# a margin of about 2x between the two functions, which "gains" does not
+# need.
 #
 # usage: record-example.sh NAME PROGRAM SCALE MIN_THREADS [EXPECT]
 # env:   ECP (the ecp binary), from e2e_env
