@@ -15,6 +15,7 @@
 
 #include "common/parse.h"
 #include "common/units.h"
+#include "recorder/perf-sample.h"
 #include "recorder/record.h"
 
 enum {
@@ -24,7 +25,9 @@ enum {
 	OPT_EXCLUDE,
 	OPT_MIN_DURATION,
 	OPT_NO_FUNCTIONS,
-	OPT_AS_CPUS
+	OPT_AS_CPUS,
+	OPT_FUNCTIONS,
+	OPT_SAMPLE_FREQ
 };
 
 /* Appends to a NULL-terminated list of borrowed strings. */
@@ -53,6 +56,11 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 		(unsigned long long)s->discarded, wall, s->cpu, s->clock,
 		(unsigned long long)s->switches, (unsigned long long)s->event_cost_ns,
 		out);
+	if (s->samples)
+		fprintf(stderr, "ecp record: functions %s: %llu samples\n",
+			s->functions_mode == ECP_FUNCTIONS_BOTH ? "instrumented and sampled"
+								: "sampled",
+			(unsigned long long)s->samples);
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
@@ -121,6 +129,8 @@ int cmd_record(int argc, char **argv)
 	    {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
 	    {"no-functions", no_argument, NULL, OPT_NO_FUNCTIONS},
 	    {"as-cpus", required_argument, NULL, OPT_AS_CPUS},
+	    {"functions", required_argument, NULL, OPT_FUNCTIONS},
+	    {"sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ},
 	    {NULL, 0, NULL, 0},
 	};
 	struct ecp_record_options o = {
@@ -192,6 +202,29 @@ int cmd_record(int argc, char **argv)
 		case OPT_NO_FUNCTIONS:
 			o.functions = false;
 			break;
+		case OPT_FUNCTIONS:
+			if (!strcmp(optarg, "instrument"))
+				o.functions_mode = ECP_FUNCTIONS_INSTRUMENT;
+			else if (!strcmp(optarg, "sample"))
+				o.functions_mode = ECP_FUNCTIONS_SAMPLE;
+			else if (!strcmp(optarg, "both"))
+				o.functions_mode = ECP_FUNCTIONS_BOTH;
+			else {
+				code = ecp_usage_error(
+				    "record", "bad --functions '%s' (want instrument, sample or both)",
+				    optarg);
+				goto out;
+			}
+			break;
+		case OPT_SAMPLE_FREQ:
+			if (ecp_parse_u64(optarg, &v) || v < 1 || v > ECP_SAMPLE_MAX_HZ) {
+				code = ecp_usage_error("record",
+						       "bad --sample-freq '%s' (want 1 to %u Hz)",
+						       optarg, ECP_SAMPLE_MAX_HZ);
+				goto out;
+			}
+			o.sample_hz = (unsigned)v;
+			break;
 		default:
 			code = ecp_usage_error("record", "unknown option '%s'",
 					       argv[optind - 1]);
@@ -222,6 +255,16 @@ int cmd_record(int argc, char **argv)
 	if (!o.quiet)
 		print_summary(&sum, o.output ? o.output : "ecp.data");
 	/* warnings, with -q too: never a silent gap */
+	if (sum.sampling_problem)
+		fprintf(stderr,
+			"ecp record: warning: %s: functions are not sampled, each thread's "
+			"time is charged to its start routine\n",
+			sum.sampling_problem);
+	if (sum.samples_lost)
+		fprintf(stderr,
+			"ecp record: warning: perf dropped %llu samples (the driver could not "
+			"keep up): the split among functions is less precise\n",
+			(unsigned long long)sum.samples_lost);
 	for (int i = 0; i < sum.n_unmodelled; i++)
 		fprintf(stderr,
 			"ecp record: warning: the program called %s, which ecp does not "

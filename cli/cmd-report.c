@@ -112,11 +112,12 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 		case 'b':
 			if (!strcmp(optarg, "function"))
 				break;
-			if (!strcmp(optarg, "callsite"))
-				return ecp_usage_error("report",
-						       "--by callsite is not available in this "
-						       "version: the model keeps functions only");
-			return ecp_usage_error("report", "--by takes 'function', not '%s'", optarg);
+			if (!strcmp(optarg, "callsite")) {
+				o->common.by_callsite = true;
+				break;
+			}
+			return ecp_usage_error("report",
+					       "--by takes 'function' or 'callsite', not '%s'", optarg);
 		default:
 			if ((rc = ecp_cli_common_option("report", &o->common, opt, optarg,
 							ECP_FORMATS_ALL)))
@@ -166,6 +167,12 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		ecp_json_kv_int(&w, "span_ns", llround(f->span_ns));
 		ecp_json_kv_int(&w, "idle_ns", llround(f->idle_ns));
 		ecp_json_kv_uint(&w, "folded_calls", m->functions[f->function].folded_calls);
+		if (m->info.samples) {
+			uint64_t n = m->functions[f->function].samples;
+			ecp_json_kv_uint(&w, "samples", n);
+			/* 95% relative error of its sampled self time; 0: exact */
+			ecp_json_kv_double(&w, "sample_error", ecp_sample_error(n));
+		}
 		ecp_json_kv_double(&w, "share",
 				   a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
 		ecp_json_end_object(&w);
@@ -182,7 +189,7 @@ static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a, s
 	struct ecp_csv_writer w;
 	ecp_csv_init(&w, stdout);
 	const char *hdr[] = {"name",    "calls",   "tet_ns",  "tetid_ns", "share",
-			     "work_ns", "span_ns", "idle_ns"};
+			     "work_ns", "span_ns", "idle_ns", "samples"};
 	for (size_t i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++)
 		ecp_csv_string(&w, hdr[i]);
 	ecp_csv_end_row(&w);
@@ -196,6 +203,7 @@ static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a, s
 		ecp_csv_int(&w, llround(f->work_ns));
 		ecp_csv_int(&w, llround(f->span_ns));
 		ecp_csv_int(&w, llround(f->idle_ns));
+		ecp_csv_uint(&w, m->functions[f->function].samples);
 		ecp_csv_end_row(&w);
 	}
 	struct ecp_error err = {0};
@@ -220,7 +228,8 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	       o->processors, tp, tinf, a->speedup,
 	       a->span_ns ? (double)a->work_ns / (double)a->span_ns : 0.0, idle);
 
-	struct ecp_table *t = ecp_table_create(8);
+	bool sampled = m->info.samples != 0;
+	struct ecp_table *t = ecp_table_create(sampled ? 9 : 8);
 	if (!t)
 		return ecp_fail("report", "out of memory");
 	ecp_table_set_column(t, 0, "function", ECP_TABLE_LEFT, ECP_TABLE_SHORTEN);
@@ -231,11 +240,20 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	ecp_table_set_column(t, 5, "work", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 6, "span", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 7, "idle", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+	if (sampled)
+		ecp_table_set_column(t, 8, "samples", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (size_t i = 0; i < rows; i++) {
 		const struct ecp_function_result *f = &a->functions[i];
 		ecp_table_add_row(t);
-		ecp_table_cell(t, 0, m->functions[f->function].name);
-		ecp_table_cell_uint(t, 1, f->calls);
+		uint64_t n = m->functions[f->function].samples;
+		if (sampled && n && n < ECP_FEW_SAMPLES)
+			ecp_table_cell_printf(t, 0, "%s ~", m->functions[f->function].name);
+		else
+			ecp_table_cell(t, 0, m->functions[f->function].name);
+		if (n && !f->calls)
+			ecp_table_cell(t, 1, "-"); /* sampled only: calls unknown */
+		else
+			ecp_table_cell_uint(t, 1, f->calls);
 		ecp_table_cell_ns(t, 2, f->tet_ns);
 		ecp_table_cell_ns(t, 3, f->tetid_ns);
 		ecp_table_cell_printf(t, 4, "%.1f",
@@ -244,6 +262,11 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 		ecp_table_cell_ns(t, 5, f->work_ns);
 		ecp_table_cell_ns(t, 6, f->span_ns);
 		ecp_table_cell_ns(t, 7, f->idle_ns);
+		if (sampled && n)
+			ecp_table_cell_printf(t, 8, "%llu ±%.0f%%", (unsigned long long)n,
+					      100.0 * ecp_sample_error(n));
+		else if (sampled)
+			ecp_table_cell(t, 8, "-");
 	}
 	struct ecp_error err = {0};
 	int rc = ecp_table_write(stdout, t, 0, &err);
@@ -255,6 +278,8 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	ecp_report_print_folded(stdout, m);
 	printf("\n");
 	ecp_report_print_legend(stdout);
+	if (sampled)
+		ecp_report_print_sample_legend(stdout, m);
 	return ecp_report_print_reading(stdout, "report", s, a, o->processors);
 }
 

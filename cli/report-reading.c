@@ -1,6 +1,7 @@
 #include "cli/report-reading.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -21,6 +22,22 @@ void ecp_report_print_legend(FILE *out)
 	      "  idle   processor time left idle at P while it ran: large idle says more\n"
 	      "         parallelism would help there, not faster code\n",
 	      out);
+}
+
+double ecp_sample_error(uint64_t n)
+{
+	return n ? 1.96 / sqrt((double)n) : 0.0;
+}
+
+void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m)
+{
+	fprintf(out,
+		"  samples  perf samples that found the function running (%llu in all%s):\n"
+		"         the segments' lengths are exact, their split among sampled\n"
+		"         functions is statistical, ±E%% at 95%%; '~' marks fewer than %d\n"
+		"         samples, '-' a function timed by its instrumentation (exact)\n",
+		(unsigned long long)m->info.samples,
+		m->info.samples_lost ? ", some lost: see the warnings" : "", ECP_FEW_SAMPLES);
 }
 
 /* Functions with folded calls, by decreasing count (then name). */

@@ -25,4 +25,13 @@ void ecp_report_print_folded(FILE *out, const struct ecp_model *m);
 int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_session *s,
 			     const struct ecp_analysis *a, unsigned processors);
 
+/* Functions timed by samples: fewer than this many samples and their
+ * self time is uncertain by more than ±20% (95%); marked "~". */
+#define ECP_FEW_SAMPLES 100
+/* The 95% relative error of a time estimated from n samples (1.96/sqrt n);
+ * 0 for n = 0 (not sampled: instrumented, exact). */
+double ecp_sample_error(uint64_t n);
+/* What the samples column and "~" mean, and how many samples there were. */
+void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m);
+
 #endif

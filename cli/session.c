@@ -148,6 +148,7 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		.allow_loss = c->allow_loss,
 		.use_cache = true,
 		.keep_calls = c->keep_calls,
+		.by_callsite = c->by_callsite,
 		.progress = isatty(STDERR_FILENO),
 	};
 	struct ecp_progress progress;

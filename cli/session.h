@@ -19,6 +19,7 @@ struct ecp_cli_common {
 	bool allow_loss;
 	enum ecp_lock_policy lock_order;
 	bool keep_calls; /* set by commands that draw calls (export, viz) */
+	bool by_callsite; /* a function per call site (report --by callsite) */
 };
 
 /* Long options shared by the analysis commands; append to a command's table

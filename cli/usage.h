@@ -11,10 +11,12 @@
 	"                            (default) or keep the recorded order\n"
 
 #define ECP_USAGE_RECORD                                                                   \
-	"usage: ecp record [-o DIR] [--force] [--cpu N] [--depth N] [--include GLOB]\n"    \
-	"                  [--exclude GLOB] [--min-duration NS] [--no-functions]\n"         \
-	"                  -- PROGRAM [ARGS...]\n\n"                                          \
-	"Run PROGRAM with all its threads on one CPU and record function entry/exit,\n"   \
+	"usage: ecp record [-o DIR] [--force] [--cpu N] [--as-cpus N] [--depth N]\n"      \
+	"                  [--include GLOB] [--exclude GLOB] [--min-duration NS]\n"        \
+	"                  [--functions instrument|sample|both] [--sample-freq HZ]\n"      \
+	"                  [--no-functions] -- PROGRAM [ARGS...]\n\n"                       \
+	"Run PROGRAM with all its threads on one CPU and record its functions (entry/\n"  \
+	"exit with -finstrument-functions, else perf samples: no rebuild needed),\n"     \
 	"every pthread synchronization, blocking calls and the CPU's context switches\n"  \
 	"into a CTF trace (LTTng-UST).  Exits with PROGRAM's own exit status.\n"           \
 	"OpenMP programs built with GCC (-fopenmp) are recorded through libgomp's ABI,\n"  \
@@ -23,11 +25,16 @@
 	"  -o, --output DIR          trace directory (default ./ecp.data)\n"               \
 	"  -f, --force               replace an existing trace directory\n"                \
 	"  --cpu N                   CPU to run on (default: first CPU allowed)\n"         \
+	"  --as-cpus N               CPUs the program is shown (default: the caller's)\n"  \
 	"  --depth N                 record calls only down to call depth N\n"             \
 	"  --include GLOB            record only functions matching GLOB (repeatable)\n"   \
 	"  --exclude GLOB            do not record functions matching GLOB (repeatable)\n" \
 	"  --min-duration NS         fold calls shorter than NS into their caller\n"       \
 	"                            (counted, not emitted; default 10us, units ns/us/ms)\n"\
+	"  --functions MODE          instrument (entry/exit), sample (perf samples,\n"     \
+	"                            unwound with libdw) or both; default: instrument\n"  \
+	"                            if built with -finstrument-functions, else sample\n" \
+	"  --sample-freq HZ          samples per second of CPU time (default 4000)\n"     \
 	"  --no-functions            record synchronization and scheduling only\n"         \
 	"  -q, --quiet               no summary on stderr\n"
 
@@ -48,6 +55,9 @@
 	"  -P, --processors N        processors to predict for\n"                          \
 	"  --top K                   rows to show (default 20; 0 = all)\n"                 \
 	"  --sort tet|tetid|calls|work|span|idle   (default tet)\n"                        \
+	"  --by function|callsite    a row per function (default) or per call site:\n"    \
+	"                            which call of a function matters (\"f <- caller\n"   \
+	"                            (file.c:LINE)\")\n"                                    \
 	ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_SCAN                                                                     \

@@ -53,6 +53,38 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, task,
 		lttng_ust_field_integer(int64_t, ptid, a_ptid)
 		lttng_ust_field_integer(uint8_t, exit, a_exit)))
 
+/* A sample (perf cpu-clock, issue 18): the user registers in DWARF order
+ * (none when the kernel gave none), the frame-pointer call chain (user pc
+ * first) and the top of the user stack from the stack pointer up, as
+ * 64-bit words (unwound offline by the reader with libdw). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, sample,
+	LTTNG_UST_TP_ARGS(uint64_t, a_ts, int64_t, a_tid, const uint64_t *, a_regs,
+			  uint32_t, a_nregs, const uint64_t *, a_chain, uint32_t, a_nchain,
+			  const uint64_t *, a_stack, uint32_t, a_nstack),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, ts, a_ts)
+		lttng_ust_field_integer(int64_t, tid, a_tid)
+		lttng_ust_field_sequence_hex(uint64_t, regs, a_regs, uint32_t, a_nregs)
+		lttng_ust_field_sequence_hex(uint64_t, chain, a_chain, uint32_t, a_nchain)
+		lttng_ust_field_sequence_hex(uint64_t, stack, a_stack, uint32_t, a_nstack)))
+
+/* A file mapping of the program (perf MMAP2): where each object is. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, mmap,
+	LTTNG_UST_TP_ARGS(uint64_t, a_start, uint64_t, a_len, uint64_t, a_pgoff,
+			  uint32_t, a_prot, const char *, a_path),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, start, a_start)
+		lttng_ust_field_integer(uint64_t, len, a_len)
+		lttng_ust_field_integer(uint64_t, pgoff, a_pgoff)
+		lttng_ust_field_integer(uint32_t, prot, a_prot)
+		lttng_ust_field_string(path, a_path)))
+
+/* Samples the kernel dropped (the ring buffer was full). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, sample_lost,
+	LTTNG_UST_TP_ARGS(uint64_t, a_count),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, count, a_count)))
+
 #endif /* ECP_RECORDER_ECP_SCHED_TP_H */
 
 #include <lttng/tracepoint-event.h>

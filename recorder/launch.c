@@ -9,38 +9,46 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
 
-/* The child's report: errno of pinning (0 when pinned), and the perf fd or
- * -errno when perf was refused. */
+/* The child's report: errno of pinning (0 when pinned), and each perf fd
+ * or -errno when perf refused it (-ENOSYS: not asked for). */
 struct report {
 	int pin_errno;
 	int perf;
+	int sample;
 };
 
-/* Sends the report and, if fd >= 0, the descriptor itself (SCM_RIGHTS). */
-static int send_fd(int sock, struct report value, int fd)
+/* Sends the report and the descriptors among fds[0..1] that are >= 0
+ * (SCM_RIGHTS), in that order. */
+static int send_fds(int sock, struct report value, const int fds[2])
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = {&value, sizeof(value)};
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	int pass[2], n = 0;
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			pass[n++] = fds[i];
 	memset(cbuf, 0, sizeof(cbuf));
-	if (fd >= 0) {
+	if (n) {
 		struct cmsghdr *c;
 		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
+		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
 		c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+		memcpy(CMSG_DATA(c), pass, (size_t)n * sizeof(int));
 	}
 	return sendmsg(sock, &msg, 0) == (ssize_t)sizeof(value) ? 0 : -1;
 }
 
-static int recv_fd(int sock, struct report *value, int *fd)
+/* Receives the report and up to two descriptors, in the order sent. */
+static int recv_fds(int sock, struct report *value, int fds[2], int *n_fds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = {value, sizeof(*value)};
 	struct msghdr msg = {.msg_iov = &iov,
 			     .msg_iovlen = 1,
@@ -48,15 +56,21 @@ static int recv_fd(int sock, struct report *value, int *fd)
 			     .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *c;
 	ssize_t n;
-	*fd = -1;
+	fds[0] = fds[1] = -1;
+	*n_fds = 0;
 	do
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*value))
 		return -1;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			if (k > 2)
+				k = 2;
+			memcpy(fds, CMSG_DATA(c), k * sizeof(int));
+			*n_fds = (int)k;
+		}
 	return 0;
 }
 
@@ -80,10 +94,10 @@ static void fill_pid(char *const env[])
 /* The child: only async-signal-safe calls and exec (the parent may have
  * threads: LTTng-UST's, once the sched provider is loaded). */
 static void child(int sock, char *const argv[], char *const env_perf[],
-		  char *const env_cputime[], int cpu, bool use_perf)
+		  char *const env_cputime[], int cpu, bool use_perf, unsigned sample_hz)
 {
 	cpu_set_t set;
-	struct report rep = {0, -ENOSYS};
+	struct report rep = {0, -ENOSYS, -ENOSYS};
 	int go, err;
 
 	/* The driver's signal handlers, inherited, go back to the default
@@ -99,17 +113,24 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
 		rep.pin_errno = errno;
-		send_fd(sock, rep, -1);
+		send_fds(sock, rep, (int[2]){-1, -1});
 		_exit(127);
 	}
 	if (use_perf)
 		rep.perf = ecp_perf_switch_open(cpu);
-	if (send_fd(sock, rep, rep.perf) < 0)
+	/* samples only beside the switch records: they split the segments
+	 * those measure */
+	if (rep.perf >= 0 && sample_hz)
+		rep.sample = ecp_perf_sample_open(cpu, sample_hz);
+	if (send_fds(sock, rep, (int[2]){rep.perf, rep.sample}) < 0)
 		_exit(127);
 	if (read(sock, &go, sizeof(go)) != (ssize_t)sizeof(go))
 		_exit(127);
+	/* the parent has its own copies now */
 	if (rep.perf >= 0)
-		close(rep.perf); /* the parent has its own copy now */
+		close(rep.perf);
+	if (rep.sample >= 0)
+		close(rep.sample);
 	fill_pid(rep.perf >= 0 ? env_perf : env_cputime);
 	execvpe(argv[0], argv, rep.perf >= 0 ? env_perf : env_cputime);
 	err = errno;
@@ -119,14 +140,16 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 }
 
 int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_cputime[],
-		    int cpu, bool use_perf, struct ecp_launch *l, struct ecp_error *err)
+		    int cpu, bool use_perf, unsigned sample_hz, struct ecp_launch *l,
+		    struct ecp_error *err)
 {
 	struct report value;
-	int sv[2], fd;
+	int sv[2], fds[2], n_fds;
 
 	l->pid = -1;
 	l->sock = -1;
 	l->perf_fd = -ENOSYS;
+	l->sample_fd = -ENOSYS;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return ecp_error_set(err, ECP_ERR_IO, "socketpair: %s", strerror(errno));
 	l->pid = fork();
@@ -137,11 +160,11 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 	}
 	if (l->pid == 0) {
 		close(sv[0]);
-		child(sv[1], argv, env_perf, env_cputime, cpu, use_perf);
+		child(sv[1], argv, env_perf, env_cputime, cpu, use_perf, sample_hz);
 	}
 	close(sv[1]);
 	l->sock = sv[0];
-	if (recv_fd(l->sock, &value, &fd) < 0) {
+	if (recv_fds(l->sock, &value, fds, &n_fds) < 0) {
 		waitpid(l->pid, NULL, 0);
 		close(l->sock);
 		return ecp_error_set(err, ECP_ERR_IO,
@@ -153,7 +176,11 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 		return ecp_error_set(err, ECP_ERR_USAGE, "cannot run on CPU %d: %s", cpu,
 				     strerror(value.pin_errno));
 	}
-	l->perf_fd = value.perf >= 0 ? fd : value.perf;
+	{
+		int k = 0;
+		l->perf_fd = value.perf >= 0 && k < n_fds ? fds[k++] : value.perf;
+		l->sample_fd = value.sample >= 0 && k < n_fds ? fds[k++] : value.sample;
+	}
 	return ECP_OK;
 }
 

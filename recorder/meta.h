@@ -23,6 +23,9 @@ struct ecp_record_meta {
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* the program's CPU time, user + system, all threads */
 	bool functions;
+	const char *functions_mode; /* instrument, sample, both */
+	unsigned sample_hz;         /* 0: no samples */
+	uint64_t samples, samples_lost;
 	uint32_t depth;
 	char *const *include; /* NULL-terminated, may be NULL */
 	char *const *exclude;

@@ -3,11 +3,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static int copy_file(const char *out_dir, const char *real, bool keep_existing,
+		     struct ecp_error *err);
 
 static int resolve_program(const char *argv0, char *out, size_t len)
 {
@@ -34,9 +38,25 @@ static int resolve_program(const char *argv0, char *out, size_t len)
 
 int ecp_record_copy_program(const char *out_dir, const char *argv0, struct ecp_error *err)
 {
-	char real[PATH_MAX], dir[PATH_MAX], dst[2 * PATH_MAX + 2];
+	char real[PATH_MAX];
 	if (resolve_program(argv0, real, sizeof(real)) < 0)
 		return ecp_error_set(err, ECP_ERR_IO, "cannot find the program '%s'", argv0);
+	return copy_file(out_dir, real, false, err);
+}
+
+int ecp_record_copy_object(const char *out_dir, const char *path, struct ecp_error *err)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return ecp_error_set(err, ECP_ERR_IO, "the trace keeps no copy of %s: %s", path,
+				     strerror(errno));
+	return copy_file(out_dir, real, true, err);
+}
+
+static int copy_file(const char *out_dir, const char *real, bool keep_existing,
+		     struct ecp_error *err)
+{
+	char dir[PATH_MAX], dst[2 * PATH_MAX + 2];
 	const char *base = strrchr(real, '/');
 	base = base ? base + 1 : real;
 	if (snprintf(dir, sizeof(dir), "%s/objects", out_dir) >= (int)sizeof(dir))
@@ -44,6 +64,10 @@ int ecp_record_copy_program(const char *out_dir, const char *argv0, struct ecp_e
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
 	snprintf(dst, sizeof(dst), "%s/%s", dir, base);
+	/* objects are found by their base name (simulator/trace.c): the first
+	 * one copied keeps it (the program, before any library) */
+	if (keep_existing && access(dst, F_OK) == 0)
+		return 0;
 
 	int in = open(real, O_RDONLY | O_CLOEXEC);
 	if (in < 0)

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,23 +46,10 @@ int ecp_perf_switch_open(int cpu)
 int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
 			 const struct ecp_sched_emitter *emit, struct ecp_error *err)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	memset(ps, 0, sizeof(*ps));
-	ps->fd = fd;
 	ps->pid = pid;
 	ps->emit = emit;
-	ps->data_size = (size_t)DATA_PAGES * (size_t)page;
-	ps->map_len = ps->data_size + (size_t)page;
-	ps->base = mmap(NULL, ps->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (ps->base == MAP_FAILED) {
-		ps->base = NULL;
-		close(fd);
-		ps->fd = -1;
-		return ecp_error_set(err, ECP_ERR_IO,
-				     "cannot map the perf ring buffer: %s",
-				     strerror(errno));
-	}
-	return ECP_OK;
+	return ecp_perf_ring_map(&ps->ring, fd, DATA_PAGES, "context switches", err);
 }
 
 /* The trailing sample_id, copied out (no alignment assumed). */
@@ -75,8 +61,9 @@ static bool trailing_id(const struct perf_event_header *h, struct sample_id *id)
 	return true;
 }
 
-static void handle_record(struct ecp_perf_switch *ps, const struct perf_event_header *h)
+static void handle_record(void *ctx, const struct perf_event_header *h)
 {
+	struct ecp_perf_switch *ps = ctx;
 	struct sample_id id;
 	uint32_t u32[4] = {0};
 	const struct ecp_sched_emitter *e = ps->emit;
@@ -128,53 +115,12 @@ static void handle_record(struct ecp_perf_switch *ps, const struct perf_event_he
 
 void ecp_perf_switch_drain(struct ecp_perf_switch *ps)
 {
-	struct perf_event_mmap_page *meta = (void *)ps->base;
-	unsigned char *data;
-	uint64_t head, tail;
-	/* A record can wrap around the end of the buffer: it is copied here. */
-	union {
-		struct perf_event_header h;
-		unsigned char bytes[65536];
-	} copy;
-
-	if (!ps->base)
-		return;
-	data = ps->base + meta->data_offset;
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	tail = meta->data_tail;
-	while (tail < head) {
-		size_t off = (size_t)(tail & (ps->data_size - 1));
-		const struct perf_event_header *h = (const void *)(data + off);
-		size_t size;
-		if (off + sizeof(*h) > ps->data_size) {
-			size_t first = ps->data_size - off;
-			memcpy(copy.bytes, data + off, first);
-			memcpy(copy.bytes + first, data, sizeof(*h) - first);
-			h = &copy.h;
-		}
-		size = h->size;
-		if (size < sizeof(*h))
-			break; /* corrupt: stop rather than loop */
-		if (off + size > ps->data_size) {
-			size_t first = ps->data_size - off;
-			memcpy(copy.bytes, data + off, first);
-			memcpy(copy.bytes + first, data, size - first);
-			h = &copy.h;
-		}
-		handle_record(ps, h);
-		tail += size;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	ecp_perf_ring_drain(&ps->ring, handle_record, ps);
 }
 
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
 {
-	if (ps->base) {
+	if (ps->ring.base)
 		ecp_perf_switch_drain(ps);
-		munmap(ps->base, ps->map_len);
-		ps->base = NULL;
-	}
-	if (ps->fd >= 0)
-		close(ps->fd);
-	ps->fd = -1;
+	ecp_perf_ring_close(&ps->ring);
 }

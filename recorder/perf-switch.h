@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "recorder/perf-ring.h"
 #include "recorder/sched-emit.h"
 
 /* In the child, after pinning and before exec: a dummy software event with
@@ -18,11 +19,8 @@
 int ecp_perf_switch_open(int cpu);
 
 struct ecp_perf_switch {
-	int fd;
+	struct ecp_perf_ring ring;
 	pid_t pid; /* only this process's records are kept */
-	unsigned char *base;
-	size_t map_len;
-	size_t data_size; /* power of two */
 	const struct ecp_sched_emitter *emit;
 	uint64_t switches;
 	uint64_t lost;

@@ -29,7 +29,8 @@ static bool find_program(const char *program, char *buf, size_t len)
 	return false;
 }
 
-bool ecp_program_uses_dlopen(const char *program)
+/* Whether the program's dynamic symbol table imports one of `names`. */
+static bool imports_any(const char *program, const char *const *names)
 {
 	char file[PATH_MAX];
 	Elf *elf = NULL;
@@ -55,10 +56,26 @@ bool ecp_program_uses_dlopen(const char *program)
 			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			found = name && (!strcmp(name, "dlopen") || !strcmp(name, "dlmopen"));
+			for (size_t k = 0; name && names[k] && !found; k++)
+				found = !strcmp(name, names[k]);
 		}
 	}
 	elf_end(elf);
 	close(fd);
 	return found;
+}
+
+bool ecp_program_uses_dlopen(const char *program)
+{
+	static const char *const names[] = {"dlopen", "dlmopen", NULL};
+	return imports_any(program, names);
+}
+
+bool ecp_program_is_instrumented(const char *program)
+{
+	/* -finstrument-functions makes every function call these; the agent
+	 * (or libc's empty default) provides them at run time */
+	static const char *const names[] = {"__cyg_profile_func_enter",
+					    "__cyg_profile_func_exit", NULL};
+	return imports_any(program, names);
 }

@@ -9,4 +9,8 @@
  * it cannot be read (the exec will then report the real problem). */
 bool ecp_program_uses_dlopen(const char *program);
 
+/* Whether it was built with -finstrument-functions (imports the
+ * __cyg_profile_func_* hooks).  False when it cannot be read. */
+bool ecp_program_is_instrumented(const char *program);
+
 #endif

@@ -36,6 +36,7 @@
 #include "recorder/clock-anchor.h"
 #include "recorder/launch.h"
 #include "recorder/meta.h"
+#include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
 #include "recorder/objects.h"
 #include "recorder/program-elf.h"
@@ -272,7 +273,7 @@ static void env_free(struct child_env *e)
 
 static int env_build(struct child_env *e, const struct ecp_record_options *o,
 		     const char *agent, const char *clock, const char *calib_file,
-		     uint32_t as_cpus)
+		     uint32_t as_cpus, bool hooks)
 {
 	size_t count = 0;
 	const char *old_preload = getenv("LD_PRELOAD");
@@ -303,7 +304,7 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	    env_add(e, "ECP_CALIBRATION_FILE=%s", calib_file) < 0 ||
 	    env_add(e, "ECP_UNMODELLED_FILE=%s.unmodelled", calib_file) < 0 ||
 	    env_add(e, "%s", ECP_LAUNCH_PID_PLACEHOLDER) < 0 ||
-	    env_add(e, "ECP_FUNCTIONS=%d", o->functions ? 1 : 0) < 0 ||
+	    env_add(e, "ECP_FUNCTIONS=%d", hooks ? 1 : 0) < 0 ||
 	    env_add(e, "ECP_AS_CPUS=%u", as_cpus) < 0 ||
 	    env_add(e, "ECP_DEPTH=%u", o->depth) < 0 ||
 	    env_add(e, "ECP_MIN_DURATION_NS=%llu",
@@ -343,8 +344,11 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	*(void **)&em->emit_comm = dlsym(em->handle, "ecp_sched_emit_comm");
 	*(void **)&em->emit_task = dlsym(em->handle, "ecp_sched_emit_task");
 	*(void **)&em->emit_clock = dlsym(em->handle, "ecp_sched_emit_clock");
+	*(void **)&em->emit_sample = dlsym(em->handle, "ecp_sched_emit_sample");
+	*(void **)&em->emit_mmap = dlsym(em->handle, "ecp_sched_emit_mmap");
+	*(void **)&em->emit_sample_lost = dlsym(em->handle, "ecp_sched_emit_sample_lost");
 	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task ||
-	    !em->emit_clock)
+	    !em->emit_clock || !em->emit_sample || !em->emit_mmap || !em->emit_sample_lost)
 		return ecp_error_set(err, ECP_ERR_IO,
 				     "%s lacks the ecp_sched_emit functions", path);
 	/* The library stays loaded: unloading LTTng-UST is not supported. */
@@ -425,21 +429,26 @@ static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
 /* Runs the program to its end, draining perf and writing clock anchors
  * meanwhile. */
 static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf,
+		      struct ecp_perf_sample *samples, bool sampling,
 		      const struct ecp_sched_emitter *em, int *status, uint64_t *end_ns,
 		      uint64_t *cpu_ns)
 {
 	struct rusage ru;
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	for (;;) {
-		struct pollfd p[2];
+		struct pollfd p[3];
 		nfds_t n = 0;
 		if (pidfd >= 0)
 			p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
 		if (perf)
-			p[n++] = (struct pollfd){.fd = ps->fd, .events = POLLIN};
+			p[n++] = (struct pollfd){.fd = ps->ring.fd, .events = POLLIN};
+		if (sampling)
+			p[n++] = (struct pollfd){.fd = samples->ring.fd, .events = POLLIN};
 		poll(p, n, ANCHOR_MS);
 		if (perf)
 			ecp_perf_switch_drain(ps);
+		if (sampling)
+			ecp_perf_sample_drain(samples);
 		ecp_clock_anchor_emit(em);
 		pid_t r = wait4(l->pid, status, WNOHANG, &ru);
 		if (r == l->pid) {
@@ -455,6 +464,26 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 	*end_ns = mono_ns();
 	if (pidfd >= 0)
 		close(pidfd);
+}
+
+/* Copies the objects the samples touched into the trace, so that their
+ * names and unwind tables are read from the binaries that ran.  The
+ * program itself is already there; what cannot be copied is named by its
+ * path, and resolves as long as that file is unchanged. */
+static void copy_sampled_objects(const char *out, const struct ecp_perf_sample *s)
+{
+	for (size_t i = 0; i < s->n_objs; i++) {
+		bool again = false;
+		if (!s->objs[i].hit)
+			continue;
+		for (size_t k = 0; k < i && !again; k++)
+			again = s->objs[k].hit && !strcmp(s->objs[k].path, s->objs[i].path);
+		if (again)
+			continue;
+		struct ecp_error e = {0};
+		if (ecp_record_copy_object(out, s->objs[i].path, &e) < 0)
+			fprintf(stderr, "ecp record: warning: %s\n", e.msg);
+	}
 }
 
 static void remove_tree(const char *path)
@@ -476,7 +505,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	struct ecp_sched_emitter em = {0};
 	struct child_env env_perf = {0}, env_cpu = {0};
 	struct ecp_launch l = {.pid = -1, .sock = -1};
-	struct ecp_perf_switch ps = {.fd = -1};
+	struct ecp_perf_switch ps = {.ring.fd = -1};
+	struct ecp_perf_sample samples = {.ring.fd = -1};
+	bool sampling = false, hooks, want_samples;
+	static char sampling_problem[160];
 	struct ecp_record_meta meta = {0};
 	struct sigaction old_sig[N_FORWARDED];
 	bool have_daemon = false, have_main = false, have_sched = false,
@@ -490,6 +522,14 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	calib_dir[0] = 0;
 	sum->cpu = o->cpu >= 0 ? o->cpu : first_allowed_cpu();
 	sum->as_cpus = o->as_cpus ? o->as_cpus : allowed_cpus();
+	sum->functions_mode = o->functions_mode;
+	if (sum->functions_mode == ECP_FUNCTIONS_AUTO)
+		sum->functions_mode = ecp_program_is_instrumented(o->argv[0])
+					  ? ECP_FUNCTIONS_INSTRUMENT
+					  : ECP_FUNCTIONS_SAMPLE;
+	hooks = o->functions && sum->functions_mode != ECP_FUNCTIONS_SAMPLE;
+	want_samples = o->functions && (sum->functions_mode == ECP_FUNCTIONS_SAMPLE ||
+					sum->functions_mode == ECP_FUNCTIONS_BOTH);
 	rc = ecp_agent_path_find(ECP_AGENT_NAME, agent, sizeof(agent), err);
 	if (rc)
 		return rc;
@@ -570,8 +610,9 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		goto out;
 
 	snprintf(calib_file, sizeof(calib_file), "%s/agent", calib_dir);
-	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus) < 0 ||
-	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus) < 0) {
+	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus, hooks) < 0 ||
+	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus, hooks) <
+		0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory building the environment");
 		goto out;
@@ -587,8 +628,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
 	no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
-	rc = ecp_launch_fork(o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf, &l,
-			     err);
+	rc = ecp_launch_fork(o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf,
+			     want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ)
+					  : 0,
+			     &l, err);
 	if (rc)
 		goto out;
 	child_pid = l.pid;
@@ -608,16 +651,32 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 			goto out;
 		}
 	}
+	if (want_samples && l.sample_fd >= 0) {
+		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em, err) == ECP_OK;
+		if (!sampling) {
+			kill(l.pid, SIGKILL);
+			waitpid(l.pid, NULL, 0);
+			rc = ECP_ERR_IO;
+			goto out;
+		}
+	} else if (want_samples) {
+		snprintf(sampling_problem, sizeof(sampling_problem),
+			 "perf refused the sampling event (%s)",
+			 l.perf_fd < 0 ? "no context switches either" : strerror(-l.sample_fd));
+		sum->sampling_problem = sampling_problem;
+	}
 	/* the first anchor precedes every function time, the last follows them */
 	ecp_clock_anchor_emit(&em);
 	start_ns = mono_ns();
 	rc = ecp_launch_exec(&l, err);
 	if (rc)
 		goto out;
-	supervise(&l, &ps, perf, &em, &status, &end_ns, &sum->cpu_ns);
+	supervise(&l, &ps, perf, &samples, sampling, &em, &status, &end_ns, &sum->cpu_ns);
 	child_pid = 0;
 	if (perf)
 		ecp_perf_switch_finish(&ps);
+	if (sampling)
+		ecp_perf_sample_finish(&samples);
 	ecp_clock_anchor_emit(&em);
 
 	rc = ecp_lttng_session_stop(s_main, err);
@@ -644,6 +703,13 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.wall_ns = sum->wall_ns;
 	meta.cpu_ns = sum->cpu_ns;
 	meta.functions = o->functions;
+	meta.functions_mode = !o->functions ? "none"
+			      : sum->functions_mode == ECP_FUNCTIONS_SAMPLE ? "sample"
+			      : sum->functions_mode == ECP_FUNCTIONS_BOTH   ? "both"
+									    : "instrument";
+	meta.sample_hz = sampling ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
+	meta.samples = sum->samples = samples.samples;
+	meta.samples_lost = sum->samples_lost = samples.lost;
 	meta.depth = o->depth;
 	meta.include = o->include;
 	meta.exclude = o->exclude;
@@ -665,13 +731,19 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 			fprintf(stderr, "ecp record: warning: the trace keeps no copy of the "
 					"program, so function names resolve only where it is: %s\n",
 				copy_err.msg);
+		copy_sampled_objects(out, &samples);
 	}
 
 out:
 	child_pid = 0;
 	restore_signals(old_sig);
-	if (ps.base || ps.fd >= 0)
+	if (ps.ring.base || ps.ring.fd >= 0)
 		ecp_perf_switch_finish(&ps);
+	if (samples.ring.base || samples.ring.fd >= 0)
+		ecp_perf_sample_finish(&samples);
+	ecp_perf_sample_free(&samples);
+	if (l.sample_fd >= 0 && !sampling)
+		close(l.sample_fd);
 	if (rc && l.pid > 0 && l.sock >= 0) {
 		kill(l.pid, SIGKILL);
 		waitpid(l.pid, NULL, 0);

@@ -16,6 +16,14 @@
  * programs (recursive quicksort included) under 5%. */
 #define ECP_RECORD_DEFAULT_MIN_DURATION_NS 10000u
 
+/* Where function attribution comes from (--functions). */
+enum ecp_functions_mode {
+	ECP_FUNCTIONS_AUTO = 0,   /* instrument if the program has the hooks, else sample */
+	ECP_FUNCTIONS_INSTRUMENT, /* -finstrument-functions entry/exit only */
+	ECP_FUNCTIONS_SAMPLE,     /* perf samples only */
+	ECP_FUNCTIONS_BOTH,       /* entry/exit, and samples below and between them */
+};
+
 struct ecp_record_options {
 	const char *output; /* trace directory; NULL = ./ecp.data */
 	bool force;         /* replace an existing trace */
@@ -26,6 +34,8 @@ struct ecp_record_options {
 	char **exclude;
 	uint64_t min_duration_ns;
 	bool functions; /* false with --no-functions */
+	enum ecp_functions_mode functions_mode;
+	unsigned sample_hz; /* 0 = ECP_SAMPLE_DEFAULT_HZ */
 	bool quiet;     /* no summary */
 	char **argv;    /* the program and its arguments, NULL-terminated */
 };
@@ -43,6 +53,10 @@ struct ecp_record_summary {
 	int cpu;
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
+	enum ecp_functions_mode functions_mode; /* as decided (never AUTO) */
+	uint64_t samples;      /* samples written */
+	uint64_t samples_lost;
+	const char *sampling_problem; /* why sampling was asked for but is off, or NULL */
 	/* calls the program made that ecp does not model (or only in part) */
 	char unmodelled[16][64];
 	int n_unmodelled;

@@ -31,3 +31,22 @@ ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc)
 {
 	lttng_ust_tracepoint(ecp_sched, clock, mono, tsc);
 }
+
+ECP_SCHED_API void ecp_sched_emit_sample(uint64_t ts, int64_t tid, const uint64_t *regs,
+					  uint32_t n_regs, const uint64_t *chain,
+					  uint32_t n_chain, const void *stack, uint32_t n_stack)
+{
+	lttng_ust_tracepoint(ecp_sched, sample, ts, tid, regs, n_regs, chain, n_chain,
+			     (const uint64_t *)stack, n_stack);
+}
+
+ECP_SCHED_API void ecp_sched_emit_mmap(uint64_t start, uint64_t len, uint64_t pgoff,
+					uint32_t prot, const char *path)
+{
+	lttng_ust_tracepoint(ecp_sched, mmap, start, len, pgoff, prot, path);
+}
+
+ECP_SCHED_API void ecp_sched_emit_sample_lost(uint64_t count)
+{
+	lttng_ust_tracepoint(ecp_sched, sample_lost, count);
+}

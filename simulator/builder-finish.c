@@ -1,6 +1,7 @@
 /* Builder: finish -- closes what is still open, takes steal out, renumbers
  * segments per thread and hands over the model with its warnings. */
 #include "simulator/builder-internal.h"
+#include "simulator/omp-names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,30 @@ static int scale_to_thread_clocks(struct ecp_builder *b)
 	return 0;
 }
 
+/* "f <- caller (file.c:LINE)" for the function `*name` called from `site`
+ * (a return address: the call is the instruction before it), or
+ * "f <- caller+0xOFF" without line information. */
+static int name_call_site(struct ecp_model *m, struct ecp_symbols *syms, uint64_t site,
+			  const char **name)
+{
+	const char *caller = NULL, *object = NULL, *file = NULL;
+	uint64_t vaddr = 0, start = 0;
+	char where[256] = "";
+	if (syms && ecp_symbols_resolve(syms, site - 1, ecp_model_strings(m), &caller, &object) < 0)
+		return -1;
+	if (syms && ecp_symbols_locate(syms, site - 1, &file, &vaddr, &start) == 0 &&
+	    ecp_source_line(file, vaddr, where, sizeof(where)) == 0)
+		*name = ecp_strings_printf(ecp_model_strings(m), "%s <- %s (%s)", *name,
+					   caller, where);
+	else if (caller && start)
+		*name = ecp_strings_printf(ecp_model_strings(m), "%s <- %s+0x%llx", *name,
+					   caller, (unsigned long long)(site - start));
+	else
+		*name = ecp_strings_printf(ecp_model_strings(m), "%s <- %s", *name,
+					   caller ? caller : "?");
+	return *name ? 0 : -1;
+}
+
 int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		       struct ecp_model **out, struct ecp_error *err)
 {
@@ -253,6 +278,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		struct ecp_function *mf = &m->functions[i];
 		mf->addr = f->addr;
 		mf->folded_calls = f->folded;
+		mf->samples = f->samples;
 		if ((ecp_id)i == b->main_pseudo_fn) {
 			mf->name = ecp_strings_dup(ecp_model_strings(m), "main");
 			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
@@ -265,6 +291,9 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 						      (unsigned long long)f->addr);
 			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
 		}
+		if (mf->name && f->site && name_call_site(m, syms, f->site, &mf->name) < 0)
+			goto oom;
+		mf->call_site = f->site;
 		if (!mf->name || !mf->object)
 			goto oom;
 	}

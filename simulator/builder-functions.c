@@ -22,6 +22,31 @@ ecp_id bld_function_of(struct ecp_builder *b, uint64_t addr)
 	return id;
 }
 
+ecp_id bld_function_at(struct ecp_builder *b, uint64_t addr, uint64_t site)
+{
+	if (!b->opts.by_callsite || !site)
+		return bld_function_of(b, addr);
+	/* one 64-bit key for the pair; a collision probes the next key */
+	uint64_t key = addr ^ (site * 0x9e3779b97f4a7c15ull);
+	for (;; key++) {
+		uint64_t *v = ecp_hmap_get(&b->fn_by_site, key);
+		if (!v)
+			break;
+		const struct fn *f = &ECP_VEC_AT(&b->fns, struct fn, *v);
+		if (f->addr == addr && f->site == site)
+			return (ecp_id)*v;
+	}
+	struct fn *f = ecp_vec_push(&b->fns);
+	if (!f)
+		return ECP_NO_ID;
+	f->addr = addr;
+	f->site = site;
+	ecp_id id = (ecp_id)(b->fns.len - 1);
+	if (ecp_hmap_put(&b->fn_by_site, key, id) < 0)
+		return ECP_NO_ID;
+	return id;
+}
+
 /* The start function of a thread_start: the function at `addr`, or for the
  * main thread with `main` unknown (addr 0), a named pseudo-function. */
 ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr)
@@ -64,6 +89,12 @@ int bld_advance(struct bthread *th, uint64_t t)
 {
 	if (t <= th->f_last)
 		return 0;
+	if (th->samp.len) {
+		if (bld_charge_sampled(th, t - th->f_last) < 0)
+			return -1;
+		th->f_last = t;
+		return 0;
+	}
 	struct act_slot *s = bld_act(th, top_function(th));
 	if (!s)
 		return -1;
@@ -108,11 +139,13 @@ int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_
 	return push_call(b, th, &fr, (uint32_t)th->frames.len, t, flags);
 }
 
-int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr)
+int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr,
+		   uint64_t site)
 {
-	ecp_id f = bld_function_of(b, addr);
+	ecp_id f = bld_function_at(b, addr, site);
 	if (f == ECP_NO_ID || bld_advance(th, t) < 0)
 		return -1;
+	th->samp.len = 0; /* the sampled stack ran below the frame that changed */
 	struct act_slot *s = bld_act(th, f);
 	if (!s)
 		return -1;
@@ -137,14 +170,14 @@ int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_
 {
 	if (bld_advance(th, t) < 0)
 		return -1;
-	uint64_t *fid = ecp_hmap_get(&b->fn_by_addr, addr);
+	th->samp.len = 0;
+	/* frames match by address: with by_callsite a function has one id per
+	 * call site, and the exit does not say which */
 	size_t k = th->frames.len;
-	if (fid) {
-		while (k > 0 && ECP_VEC_AT(&th->frames, struct frame, k - 1).func != *fid)
-			k--;
-	} else {
-		k = 0;
-	}
+	while (k > 0 &&
+	       ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->frames, struct frame, k - 1).func)
+		       .addr != addr)
+		k--;
 	if (k == 0) {
 		b->warn[WARN_EXIT_WITHOUT_ENTRY]++;
 		return 0;

@@ -115,6 +115,10 @@ struct bthread {
 	struct ecp_hmap depth; /* function -> frames of it on the stack */
 	struct ecp_vec acts;   /* struct act_slot of the accumulating segment */
 	struct ecp_hmap act_idx;
+	/* samples (builder-samples.c): the thread's own, and the state the
+	 * last one left (functions, innermost first; empty: the shadow stack) */
+	struct samp_list *samp_src;
+	struct ecp_vec samp; /* ecp_id */
 };
 
 struct block {
@@ -171,9 +175,17 @@ struct tmp_edge {
 	uint32_t kind;
 };
 
+/* A thread's samples waiting to be applied, in time order. */
+struct samp_list {
+	struct ecp_vec recs; /* struct samp_rec (builder-samples.c) */
+	size_t next;         /* the first not applied yet */
+};
+
 struct fn {
 	uint64_t addr;
+	uint64_t site; /* call site, with by_callsite only (else 0) */
 	uint64_t folded;
+	uint64_t samples; /* as leaf of the sampled part of the stack */
 };
 
 struct ecp_builder {
@@ -186,6 +198,10 @@ struct ecp_builder {
 	uint64_t events, lost;
 	struct ecp_vec sched_lists; /* struct sched_list * */
 	struct ecp_hmap sched_by_tid;
+	struct ecp_vec samp_lists; /* struct samp_list * */
+	struct ecp_hmap samp_by_tid;
+	struct ecp_vec samp_frames; /* every sample's frames (builder-samples.c) */
+	uint64_t samples_pushed, samples_applied;
 	struct ecp_vec threads; /* struct bthread * */
 	struct ecp_hmap thread_by_tid;
 	struct ecp_hmap thread_by_handle;
@@ -197,6 +213,7 @@ struct ecp_builder {
 	struct ecp_vec calls;          /* struct ecp_call */
 	struct ecp_vec fns;            /* struct fn */
 	struct ecp_hmap fn_by_addr;
+	struct ecp_hmap fn_by_site; /* mixed (addr, site) key -> fn, probed */
 	ecp_id main_pseudo_fn;
 	struct ecp_vec locks; /* struct block */
 	struct ecp_hmap lock_by_addr;
@@ -255,11 +272,20 @@ uint64_t bld_blocked_time(struct ecp_builder *b, struct bthread *th, uint64_t fr
 
 /* builder-functions.c: function time */
 ecp_id bld_function_of(struct ecp_builder *b, uint64_t addr);
+/* The function at addr called from `site` (by_callsite; else, or site 0,
+ * the same as bld_function_of). */
+ecp_id bld_function_at(struct ecp_builder *b, uint64_t addr, uint64_t site);
 ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr);
 struct act_slot *bld_act(struct bthread *th, ecp_id func);
 int bld_advance(struct bthread *th, uint64_t t);
+/* builder-samples.c */
+void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts);
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts);
+int bld_charge_sampled(struct bthread *th, uint64_t d);
+void bld_samples_free(struct ecp_builder *b);
 int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_t flags);
-int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr);
+int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr,
+		   uint64_t site);
 int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr);
 int bld_unwind_all(struct ecp_builder *b, struct bthread *th, uint64_t t);
 

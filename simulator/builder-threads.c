@@ -24,6 +24,7 @@ static struct bthread *thread_new(struct ecp_builder *b, const struct ecp_event 
 	ecp_vec_init(&th->acts, sizeof(struct act_slot));
 	ecp_hmap_init(&th->depth);
 	ecp_hmap_init(&th->act_idx);
+	ecp_vec_init(&th->samp, sizeof(ecp_id));
 	uint64_t *sl = ecp_hmap_get(&b->sched_by_tid, ev->tid);
 	if (sl)
 		th->sched = ECP_VEC_AT(&b->sched_lists, struct sched_list *, *sl);
@@ -44,6 +45,7 @@ void bld_thread_free(struct bthread *th)
 	ecp_vec_finish(&th->acts);
 	ecp_hmap_finish(&th->depth);
 	ecp_hmap_finish(&th->act_idx);
+	ecp_vec_finish(&th->samp);
 	free(th);
 }
 
@@ -111,6 +113,7 @@ int bld_ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 	th->v_start = th->seg_v0 = th->f_last = v;
 	th->n_events = 1; /* the thread_start event itself */
 	th->seg_wall0 = th->seg_rec_start = ev->ts;
+	bld_samples_attach(b, th, ev->ts);
 	if (ev->a != 0) {
 		uint64_t *p = ecp_hmap_get(&b->create_parent, ev->a);
 		if (p && *p != UINT64_MAX) {

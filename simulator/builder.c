@@ -84,6 +84,9 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	b->opts.trace_path = b->trace_path;
 	b->ts_tolerance = 4 * opts->event_cost_ns > 1000 ? 4 * opts->event_cost_ns : 1000;
 	ecp_vec_init(&b->sched_lists, sizeof(struct sched_list *));
+	ecp_vec_init(&b->samp_lists, sizeof(struct samp_list *));
+	ecp_vec_init(&b->samp_frames, 2 * sizeof(uint64_t));
+	ecp_hmap_init(&b->samp_by_tid);
 	ecp_vec_init(&b->threads, sizeof(struct bthread *));
 	ecp_vec_init(&b->segments, sizeof(struct ecp_segment));
 	ecp_vec_init(&b->edges, sizeof(struct tmp_edge));
@@ -105,6 +108,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_hmap_init(&b->create_parent);
 	ecp_hmap_init(&b->create_child);
 	ecp_hmap_init(&b->fn_by_addr);
+	ecp_hmap_init(&b->fn_by_site);
 	ecp_hmap_init(&b->lock_by_addr);
 	ecp_hmap_init(&b->cond_by_addr);
 	ecp_hmap_init(&b->sem_by_addr);
@@ -142,6 +146,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 		    &ECP_VEC_AT(&b->barriers, struct bbarrier, i).arrival_segs);
 	}
 	ecp_vec_finish(&b->sched_lists);
+	bld_samples_free(b);
 	ecp_vec_finish(&b->threads);
 	ecp_vec_finish(&b->segments);
 	ecp_vec_finish(&b->edges);
@@ -167,6 +172,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->create_parent);
 	ecp_hmap_finish(&b->create_child);
 	ecp_hmap_finish(&b->fn_by_addr);
+	ecp_hmap_finish(&b->fn_by_site);
 	ecp_hmap_finish(&b->lock_by_addr);
 	ecp_hmap_finish(&b->cond_by_addr);
 	ecp_hmap_finish(&b->sem_by_addr);
@@ -283,12 +289,14 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		ts = th->last_ts;
 	}
 	th->last_ts = ts;
+	if (th->samp_src && bld_apply_samples(b, th, ts) < 0)
+		return bld_nomem(err);
 	int rc = ECP_OK;
 	if (func) {
 		uint64_t t = bld_func_clock(b, th, ts);
 		switch (ev->type) {
 		case ECP_EV_FUNC_ENTRY:
-			rc = bld_func_entry(b, th, t, ev->a);
+			rc = bld_func_entry(b, th, t, ev->a, ev->b);
 			break;
 		case ECP_EV_FUNC_EXIT:
 		case ECP_EV_FUNC_UNWOUND:
@@ -398,4 +406,11 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	}
 	th->n_events++;
 	return rc;
+}
+
+void ecp_builder_sample_counts(const struct ecp_builder *b, uint64_t *pushed,
+			       uint64_t *applied)
+{
+	*pushed = b->samples_pushed;
+	*applied = b->samples_applied;
 }

@@ -38,6 +38,10 @@ struct ecp_builder_options {
 	bool lenient;           /* repair inconsistencies as counted warnings instead
 				   of failing (a lossy trace under --allow-loss) */
 	const char *trace_path; /* for error messages; may be NULL */
+	/* A function is (function, call site): Cilkprof's call-site view
+	 * (`--by callsite`).  The site is the return address in the caller
+	 * (the agent's call_site; a sampled caller frame's pc). */
+	bool by_callsite;
 };
 
 struct ecp_builder;
@@ -47,6 +51,18 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 /* Consumes one event; on error the builder is unusable (destroy it). */
 int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
 		     struct ecp_error *err);
+/* A perf sample of thread `tid` at `ts` (sched-trace time, pushed with the
+ * sched events, before the program's): the start addresses of the
+ * functions on its stack, innermost first (0: a frame with no function,
+ * skipped), and each one's call site (the return address in the next
+ * frame, 0 for the outermost; sites may be NULL).  See builder-samples.c for how samples split the time. */
+int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
+			    const uint64_t *funcs, const uint64_t *sites, uint32_t n,
+			    struct ecp_error *err);
+/* Samples pushed, and applied to a thread's time (the others fell outside
+ * every thread's life). */
+void ecp_builder_sample_counts(const struct ecp_builder *b, uint64_t *pushed,
+			       uint64_t *applied);
 /* Thread name from the scheduler's view (perf COMM), used when the program
  * did not name the thread itself. */
 int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name);

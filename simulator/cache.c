@@ -26,7 +26,7 @@ struct header {
 	uint64_t n_threads, n_segments, n_edges, n_locks, n_functions, n_activities,
 	    n_calls, n_warnings, strings_size;
 	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
-	    calls_kept;
+	    calls_kept, samples, samples_lost;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 };
@@ -43,7 +43,7 @@ static void layout_of(uint32_t l[6])
 
 /* One function on disk: strings as offsets into the string table. */
 struct disk_function {
-	uint64_t addr, folded_calls, name, object;
+	uint64_t addr, call_site, folded_calls, samples, name, object;
 };
 
 /* ------------------------------------------------------------ fingerprint */
@@ -262,6 +262,8 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.wall_ns = m->info.recorded_wall_ns;
 	h.functions_recorded = m->info.functions_recorded;
 	h.calls_kept = calls_kept;
+	h.samples = m->info.samples;
+	h.samples_lost = m->info.samples_lost;
 	layout_of(h.layout);
 
 	struct strtab t = {0};
@@ -277,6 +279,8 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	for (uint32_t i = 0; !oom && i < m->n_functions; i++) {
 		df[i].addr = m->functions[i].addr;
 		df[i].folded_calls = m->functions[i].folded_calls;
+		df[i].samples = m->functions[i].samples;
+		df[i].call_site = m->functions[i].call_site;
 		df[i].name = strtab_add(&t, m->functions[i].name, &oom);
 		df[i].object = strtab_add(&t, m->functions[i].object, &oom);
 	}
@@ -462,6 +466,8 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	for (uint64_t i = 0; i < h.n_functions; i++) {
 		m->functions[i].addr = df[i].addr;
 		m->functions[i].folded_calls = df[i].folded_calls;
+		m->functions[i].samples = df[i].samples;
+		m->functions[i].call_site = df[i].call_site;
 		m->functions[i].name = STR(df[i].name);
 		m->functions[i].object = STR(df[i].object);
 	}
@@ -478,6 +484,8 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	m->info.event_cost_ns = h.event_cost_ns;
 	m->info.recorded_wall_ns = h.wall_ns;
 	m->info.functions_recorded = h.functions_recorded != 0;
+	m->info.samples = h.samples;
+	m->info.samples_lost = h.samples_lost;
 	if (!m->info.trace_path || !m->info.program || !m->info.clock)
 		goto out;
 	/* A cache that does not hold together is stale, not fatal. */

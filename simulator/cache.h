@@ -19,10 +19,12 @@
 #include "simulator/model.h"
 
 #define ECP_CACHE_FILE "ecp-model.cache"
+/* the model by call site (ecp_load_options.by_callsite) */
+#define ECP_CACHE_FILE_CALLSITE "ecp-model-callsite.cache"
 /* Bump whenever the builder's semantics change (what a segment, delay or
  * edge means), so that caches written by an older build are not trusted;
  * a change of the structs' layout is caught by the header itself. */
-#define ECP_CACHE_FORMAT 5 /* 5: steal-scaled CPU times, channels, futexes, OpenMP re-deal */
+#define ECP_CACHE_FORMAT 6 /* 5: steal-scaled CPU times, channels, futexes, OpenMP re-deal; 6: samples */
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -30,7 +30,11 @@
  *    entered before the segment still gets its share.  Time with no recorded
  *    function on the stack is charged to the thread's start routine (`main`
  *    for the main thread), so programs built without -finstrument-functions
- *    still get per-thread attribution.
+ *    still get per-thread attribution.  With samples (recorded without
+ *    recompiling, issue 18) the time between two samples of a thread goes
+ *    to the first one's leaf (self) and to every function on its stack
+ *    (inclusive), split at segment boundaries like instrumented time;
+ *    instrumented frames stay exact and samples fill in below them.
  *
  * All times are integer nanoseconds.  Indices are ecp_id (uint32_t); counts
  * that can exceed 4 G (activities, calls) are uint64_t. */
@@ -96,7 +100,12 @@ struct ecp_function {
 	const char *name;   /* demangled symbol, or "object+0xOFFSET" */
 	const char *object; /* path of the ELF object, may be "" */
 	uint64_t addr;      /* runtime address as recorded */
+	uint64_t call_site; /* with --by callsite: the return address in the caller */
 	uint64_t folded_calls; /* calls folded by the recorder's filters */
+	/* Samples that found this function at the top of the (sampled part of
+	 * the) stack: its self time is known to about 1/sqrt(samples).  0 for
+	 * a function timed only by instrumentation. */
+	uint64_t samples;
 };
 
 struct ecp_activity {
@@ -126,6 +135,8 @@ struct ecp_model_info {
 	uint64_t event_cost_ns;
 	uint64_t recorded_wall_ns;
 	bool functions_recorded;
+	uint64_t samples;      /* perf samples that split segments among functions */
+	uint64_t samples_lost; /* samples perf dropped */
 };
 
 struct ecp_model {

@@ -48,6 +48,11 @@ static int source_line(const char *file, uint64_t vaddr, char *where, size_t len
 }
 #endif
 
+int ecp_source_line(const char *file, uint64_t vaddr, char *where, size_t len)
+{
+	return source_line(file, vaddr, where, len);
+}
+
 char *ecp_omp_outlined_name(const char *file, const char *sym, uint64_t vaddr)
 {
 	const char *tag = strstr(sym, "._omp_fn.");

@@ -6,11 +6,16 @@
 #ifndef ECP_SIMULATOR_OMP_NAMES_H
 #define ECP_SIMULATOR_OMP_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* `sym`: the symbol (already demangled or not), `vaddr` its link-time
  * address in `file`.  Returns a malloc'ed name, or NULL to keep `sym`
  * (not an outlined function, or no line known). */
 char *ecp_omp_outlined_name(const char *file, const char *sym, uint64_t vaddr);
+
+/* "file.c:LINE" of the instruction at link-time address vaddr in `file`,
+ * from its DWARF line table (libdw); -1 when unknown. */
+int ecp_source_line(const char *file, uint64_t vaddr, char *where, size_t len);
 
 #endif

@@ -18,6 +18,9 @@ enum class_kind {
 	K_SCHED_LOST,
 	K_SCHED_COMM,
 	K_SCHED_CLOCK,
+	K_SCHED_SAMPLE,
+	K_SCHED_MMAP,
+	K_SCHED_SAMPLE_LOST,
 	K_SCHED_OTHER,
 	K_BIN_INFO,
 	K_DLOPEN,
@@ -44,6 +47,8 @@ struct class_info {
 	uint32_t vtid; /* common context members */
 	uint32_t vpid;
 	uint32_t baddr, memsz, path;
+	uint32_t regs, chain, stack; /* samples */
+	uint32_t start, len, pgoff, prot; /* mappings */
 	uint64_t freq; /* default clock frequency (Hz) */
 	char event_name[128];
 };
@@ -59,6 +64,8 @@ struct ecp_reader {
 	struct ecp_hmap classes; /* class pointer -> index in infos */
 	struct ecp_vec infos;    /* struct class_info */
 	int failed;
+	/* a sample's arrays, decoded here (allocated at the first sample) */
+	uint64_t *regs, *chain, *stack;
 };
 
 /* Payload member names of each ecp event, in event.h's a, b, c order. */
@@ -154,6 +161,30 @@ static const char *member_str(const bt_field *payload, uint32_t idx)
 	return bt_field_string_get_value(f);
 }
 
+/* Decodes an array of integers into out[0..max); returns its length, or
+ * -1 when the member is not an array of integers or is longer than max. */
+static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out,
+			    uint32_t max)
+{
+	if (idx == NO_FIELD || !payload)
+		return 0;
+	const bt_field *f =
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	if (!bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY))
+		return -1;
+	uint64_t n = bt_field_array_get_length(f);
+	if (n > max)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(f, i);
+		bt_field_class_type t = bt_field_get_class_type(e);
+		if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER))
+			return -1;
+		out[i] = field_u64(e);
+	}
+	return (int64_t)n;
+}
+
 static int classify(struct ecp_reader *r, const bt_event *event, struct class_info *ci)
 {
 	const bt_event_class *ec = bt_event_borrow_class_const(event);
@@ -164,6 +195,8 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = ci->vpid =
 	    ci->tsc = ci->mono = NO_FIELD;
 	ci->baddr = ci->memsz = ci->path = NO_FIELD;
+	ci->regs = ci->chain = ci->stack = NO_FIELD;
+	ci->start = ci->len = ci->pgoff = ci->prot = NO_FIELD;
 	ci->freq = 1000000000;
 	const bt_field_class *payload =
 	    bt_event_class_borrow_payload_field_class_const(ec);
@@ -223,6 +256,23 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 		ci->kind = K_SCHED_CLOCK;
 		ci->mono = member_index(payload, "mono");
 		ci->tsc = member_index(payload, "tsc");
+	} else if (!strcmp(name, "ecp_sched:sample")) {
+		ci->kind = K_SCHED_SAMPLE;
+		ci->ts = member_index(payload, "ts");
+		ci->tid = member_index(payload, "tid");
+		ci->regs = member_index(payload, "regs");
+		ci->chain = member_index(payload, "chain");
+		ci->stack = member_index(payload, "stack");
+	} else if (!strcmp(name, "ecp_sched:mmap")) {
+		ci->kind = K_SCHED_MMAP;
+		ci->start = member_index(payload, "start");
+		ci->len = member_index(payload, "len");
+		ci->pgoff = member_index(payload, "pgoff");
+		ci->prot = member_index(payload, "prot");
+		ci->path = member_index(payload, "path");
+	} else if (!strcmp(name, "ecp_sched:sample_lost")) {
+		ci->kind = K_SCHED_SAMPLE_LOST;
+		ci->f[0] = member_index(payload, "count");
 	} else if (!strncmp(name, "ecp_sched:", 10)) {
 		ci->kind = K_SCHED_OTHER;
 	} else if (!strcmp(name, "lttng_ust_statedump:bin_info") ||
@@ -372,6 +422,54 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 				    member_u64(payload, ci->tsc)) < 0)
 			return ecp_error_set(r->err, ECP_ERR_NOMEM,
 					     "out of memory reading %s", r->label);
+		return ECP_OK;
+	case K_SCHED_SAMPLE: {
+		if (!r->cb->sample)
+			return ECP_OK;
+		if (!r->regs) {
+			r->regs = malloc(ECP_SAMPLE_MAX_REGS * sizeof(uint64_t));
+			r->chain = malloc(ECP_SAMPLE_MAX_CHAIN * sizeof(uint64_t));
+			r->stack = malloc(ECP_SAMPLE_MAX_STACK * sizeof(uint64_t));
+			if (!r->regs || !r->chain || !r->stack)
+				return ecp_error_set(r->err, ECP_ERR_NOMEM,
+						     "out of memory reading %s", r->label);
+		}
+		struct ecp_sample smp = {.ts = member_u64(payload, ci->ts),
+					 .index = index,
+					 .tid = (uint32_t)member_u64(payload, ci->tid),
+					 .regs = r->regs,
+					 .chain = r->chain,
+					 .stack = r->stack};
+		int64_t nr = member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
+		int64_t nc = member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
+		int64_t ns = member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
+		if (nr < 0 || nc < 0 || ns < 0)
+			return ecp_error_set(r->err, ECP_ERR,
+					     "trace=%s event=#%llu: malformed sample (%s is not "
+					     "an array of at most %u integers)",
+					     r->label, (unsigned long long)index,
+					     nr < 0 ? "regs" : nc < 0 ? "chain" : "stack",
+					     nr < 0   ? ECP_SAMPLE_MAX_REGS
+					     : nc < 0 ? ECP_SAMPLE_MAX_CHAIN
+						      : ECP_SAMPLE_MAX_STACK);
+		smp.n_regs = (uint32_t)nr;
+		smp.n_chain = (uint32_t)nc;
+		smp.n_stack = (uint32_t)ns;
+		return r->cb->sample(r->user, &smp, r->err);
+	}
+	case K_SCHED_MMAP: {
+		const char *path = member_str(payload, ci->path);
+		if (r->cb->mapping && path &&
+		    r->cb->mapping(r->user, member_u64(payload, ci->start),
+				   member_u64(payload, ci->len), member_u64(payload, ci->pgoff),
+				   (uint32_t)member_u64(payload, ci->prot), path) < 0)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
+		return ECP_OK;
+	}
+	case K_SCHED_SAMPLE_LOST:
+		if (r->cb->sample_lost)
+			r->cb->sample_lost(r->user, member_u64(payload, ci->f[0]));
 		return ECP_OK;
 	case K_SCHED_OTHER:
 	case K_IGNORED_LTTNG:
@@ -593,6 +691,9 @@ out:
 	bt_plugin_put_ref(utils);
 	ecp_hmap_finish(&r.classes);
 	ecp_vec_finish(&r.infos);
+	free(r.regs);
+	free(r.chain);
+	free(r.stack);
 	return rc;
 }
 

@@ -320,3 +320,24 @@ bool ecp_symbols_unreadable(const struct ecp_symbols *syms, size_t k, const char
 	}
 	return false;
 }
+
+int ecp_symbols_locate(struct ecp_symbols *syms, uint64_t addr, const char **file,
+		       uint64_t *vaddr, uint64_t *sym_start)
+{
+	struct object *best = NULL;
+	for (size_t i = 0; syms && i < syms->n; i++) {
+		struct object *o = &syms->objs[i];
+		if (addr >= o->baddr && addr - o->baddr < o->memsz &&
+		    (!best || o->seq > best->seq))
+			best = o;
+	}
+	if (!best)
+		return -1;
+	if (!best->loaded)
+		load_object(best);
+	*file = best->file ? best->file : best->path;
+	*vaddr = addr - best->baddr + best->first_vaddr;
+	const struct sym *s = lookup(best, *vaddr);
+	*sym_start = s ? s->value - best->first_vaddr + best->baddr : 0;
+	return 0;
+}

@@ -39,6 +39,12 @@ int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 			struct ecp_strings *arena, const char **name,
 			const char **object);
 
+/* Where addr lies: the file to read (the copy in the trace when there is
+ * one), its link-time address there, and the run-time start of the symbol
+ * covering it (0 when none).  -1 when no object covers addr. */
+int ecp_symbols_locate(struct ecp_symbols *syms, uint64_t addr, const char **file,
+		       uint64_t *vaddr, uint64_t *sym_start);
+
 /* Objects that addresses were looked up in but whose symbols could not be
  * read (missing, truncated or stripped file), so that the caller can say
  * why names are addresses.  ecp_symbols_unreadable() borrows the k-th one's

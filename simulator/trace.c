@@ -16,6 +16,7 @@
 #include "simulator/ctf-probe.h"
 #include "simulator/model-internal.h"
 #include "simulator/reader-ctf.h"
+#include "simulator/sampler.h"
 #include "simulator/symbols.h"
 
 struct meta {
@@ -123,6 +124,8 @@ struct load_ctx {
 	size_t n_comms, cap_comms;
 	bool progress;
 	uint64_t base_events;
+	struct ecp_sampler *sampler; /* created at the first mapping */
+	uint64_t samples_lost;
 };
 
 static int on_event(void *user, const struct ecp_event *ev, struct ecp_error *err)
@@ -146,6 +149,31 @@ static int on_object(void *user, uint64_t baddr, uint64_t memsz, const char *pat
 			return ecp_symbols_add_object_copy(c->syms, baddr, memsz, path, copy);
 	}
 	return ecp_symbols_add_object(c->syms, baddr, memsz, path);
+}
+
+static int on_mapping(void *user, uint64_t start, uint64_t len, uint64_t pgoff,
+		      uint32_t prot, const char *path)
+{
+	struct load_ctx *c = user;
+	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir)))
+		return ECP_ERR_NOMEM;
+	return ecp_sampler_mapping(c->sampler, start, len, pgoff, prot, path);
+}
+
+static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error *err)
+{
+	struct load_ctx *c = user;
+	uint64_t funcs[128], sites[128];
+	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir)))
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	uint32_t n = ecp_sampler_frames(c->sampler, smp, funcs, sites, 128);
+	return ecp_builder_push_sample(c->b, smp->tid, smp->ts, funcs, sites, n, err);
+}
+
+static void on_sample_lost(void *user, uint64_t count)
+{
+	struct load_ctx *c = user;
+	c->samples_lost += count;
 }
 
 static int on_comm(void *user, uint64_t tid, const char *name)
@@ -229,6 +257,31 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The model's sample counts, and a warning where sampling was weak. */
+static int note_samples(struct ecp_model *m, const struct load_ctx *c)
+{
+	uint64_t pushed = 0, applied = 0;
+	ecp_builder_sample_counts(c->b, &pushed, &applied);
+	m->info.samples = applied;
+	m->info.samples_lost = c->samples_lost;
+	if (c->samples_lost &&
+	    ecp_model_add_warning(m,
+				  "perf dropped %llu samples: the split of the segments "
+				  "among functions is less precise (not their lengths)",
+				  (unsigned long long)c->samples_lost) < 0)
+		return ECP_ERR_NOMEM;
+	uint64_t shallow = c->sampler ? ecp_sampler_shallow(c->sampler) : 0;
+	if (pushed && shallow * 10 > pushed &&
+	    ecp_model_add_warning(m,
+				  "%llu of %llu samples could not be unwound with the "
+				  "objects' unwind tables (the frame-pointer chain or the "
+				  "leaf alone was used): inclusive times of their callers "
+				  "are too low",
+				  (unsigned long long)shallow, (unsigned long long)pushed) < 0)
+		return ECP_ERR_NOMEM;
+	return ECP_OK;
+}
+
 static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		    const struct meta *meta, struct ecp_model **out,
 		    struct ecp_error *err)
@@ -238,6 +291,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	struct ecp_builder_options bo = {.clock = meta->clock,
 					 .event_cost_ns = meta->event_cost_ns,
 					 .keep_calls = opts->keep_calls,
+					 .by_callsite = opts->by_callsite,
 					 /* a lossy trace is inconsistent where events
 					    are missing: repair and count */
 					 .lenient = opts->allow_loss,
@@ -245,6 +299,9 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	struct ecp_ctf_callbacks cb = {.event = on_event,
 				       .object = on_object,
 				       .comm = on_comm,
+				       .mapping = on_mapping,
+				       .sample = on_sample,
+				       .sample_lost = on_sample_lost,
 				       .progress = opts->progress ? on_progress : NULL};
 	struct ecp_ctf_stats sched = {0}, main_st = {0};
 	struct ecp_tsc_map clock;
@@ -308,6 +365,11 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 				    main_st.discarded_packets + sched.discarded_packets;
 	m->info.recorded_wall_ns = meta->wall_ns;
 	m->info.functions_recorded = meta->functions;
+	rc = note_samples(m, &c);
+	if (rc < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	m->info.program = ecp_strings_dup(s, meta->command ? meta->command : "");
 	if (!m->info.program) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
@@ -365,6 +427,7 @@ out:
 	free(c.comms);
 	ecp_tsc_map_finish(&clock);
 	ecp_symbols_destroy(c.syms);
+	ecp_sampler_destroy(c.sampler);
 	ecp_builder_destroy(c.b);
 	return rc;
 }
@@ -578,7 +641,8 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 	}
 	char cache[PATH_MAX];
 	uint64_t fp = 0;
-	snprintf(cache, sizeof(cache), "%s/%s", dir, ECP_CACHE_FILE);
+	snprintf(cache, sizeof(cache), "%s/%s", dir,
+		 opts->by_callsite ? ECP_CACHE_FILE_CALLSITE : ECP_CACHE_FILE);
 	/* The hand-over from a decoding child is checked against it too. */
 	if ((rc = ecp_cache_fingerprint(dir, &fp, err)) < 0)
 		goto out;

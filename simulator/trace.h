@@ -30,6 +30,9 @@ struct ecp_load_options {
 	bool allow_loss; /* analyse a lossy trace (with a warning) */
 	bool use_cache;  /* read and write DIR/ecp-model.cache */
 	bool keep_calls; /* fill model->calls (timelines, folded stacks) */
+	/* a function per (function, call site), named "f <- caller (file:line)";
+	 * cached apart (ECP_CACHE_FILE_CALLSITE) */
+	bool by_callsite;
 	bool progress;   /* a progress line on stderr while decoding CTF */
 	/* Decode the CTF in this process, not in a child (see trace.c): for
 	 * the fuzzer, whose coverage a child would not report, and only after
@@ -45,6 +48,7 @@ struct ecp_load_options {
 	((struct ecp_load_options){.allow_loss = false,                                  \
 				   .use_cache = true,                                    \
 				   .keep_calls = false,                                  \
+				   .by_callsite = false,                                 \
 				   .progress = false,                                    \
 				   .in_process = false,                                  \
 				   .skip_damage_probe = false})

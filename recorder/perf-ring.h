@@ -1,0 +1,30 @@
+/* A perf_event_open ring buffer, mapped by the driver and drained record by
+ * record.  perf-switch.c (context switches) and perf-sample.c (samples) each
+ * own one. */
+#ifndef ECP_RECORDER_PERF_RING_H
+#define ECP_RECORDER_PERF_RING_H
+
+#include <stddef.h>
+#include <linux/perf_event.h>
+
+#include "common/error.h"
+
+struct ecp_perf_ring {
+	int fd;
+	unsigned char *base;
+	size_t map_len;
+	size_t data_size; /* power of two */
+};
+
+/* Maps `pages` data pages (a power of two) of `fd`, taking ownership of fd
+ * (closed on failure too). */
+int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, const char *what,
+		      struct ecp_error *err);
+/* Hands every complete record to `handle`, in order, then frees the space.
+ * A record that wraps around the end of the buffer is handed as a copy. */
+void ecp_perf_ring_drain(struct ecp_perf_ring *r,
+			 void (*handle)(void *ctx, const struct perf_event_header *h),
+			 void *ctx);
+void ecp_perf_ring_close(struct ecp_perf_ring *r);
+
+#endif

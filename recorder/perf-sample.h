@@ -1,0 +1,56 @@
+/* Sampling without recompiling (issue 18): a cpu-clock sampling event on the
+ * recording CPU, inherited by every thread of the program, whose samples
+ * carry the user call chain (frame pointers), the user registers and a copy
+ * of the top of the user stack (unwound offline with libdw, see
+ * simulator/unwind.h), plus the program's file mappings.  The driver writes
+ * them as ecp_sched:sample and ecp_sched:mmap events (recorder/EVENTS.md)
+ * and remembers which objects the samples touched, to copy them into the
+ * trace. */
+#ifndef ECP_RECORDER_PERF_SAMPLE_H
+#define ECP_RECORDER_PERF_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "recorder/perf-ring.h"
+#include "recorder/sched-emit.h"
+
+/* Default sampling rate: one sample per 250 us of a thread's CPU time. */
+#define ECP_SAMPLE_DEFAULT_HZ 4000u
+#define ECP_SAMPLE_MAX_HZ 50000u
+/* Bytes of user stack copied with each sample (perf's --call-graph dwarf
+ * default): enough for the frames near the leaf that attribution needs. */
+#define ECP_SAMPLE_STACK_BYTES 8192u
+
+/* In the child, after pinning and before exec (async-signal-safe): opens the
+ * sampling event on `cpu` at `hz` samples per second of CPU time, enabled by
+ * the exec.  Returns the fd or -errno. */
+int ecp_perf_sample_open(int cpu, unsigned hz);
+
+struct ecp_sample_object {
+	uint64_t start, end; /* an executable mapping */
+	char *path;
+	bool hit;            /* a sample's pc or stack word points into it */
+};
+
+struct ecp_perf_sample {
+	struct ecp_perf_ring ring;
+	pid_t pid;
+	const struct ecp_sched_emitter *emit;
+	uint64_t samples;
+	uint64_t lost;
+	struct ecp_sample_object *objs;
+	size_t n_objs, cap_objs;
+};
+
+int ecp_perf_sample_init(struct ecp_perf_sample *s, int fd, pid_t pid,
+			 const struct ecp_sched_emitter *emit, struct ecp_error *err);
+void ecp_perf_sample_drain(struct ecp_perf_sample *s);
+/* Drains what is left and unmaps; the object list stays until _free. */
+void ecp_perf_sample_finish(struct ecp_perf_sample *s);
+void ecp_perf_sample_free(struct ecp_perf_sample *s);
+
+#endif

@@ -1,0 +1,188 @@
+/* Builder: sampled function time (issue 18).  Samples arrive with the sched
+ * trace, before the program's events, already unwound and reduced to the
+ * start addresses of the functions on the stack (simulator/sampler.c); they
+ * wait here per thread.  Before each event of a thread, the thread's
+ * samples up to that event's time are applied: the time since the previous
+ * sample (or event) is charged to the state then current, and the sample
+ * becomes the new state until the next sample or function event.
+ *
+ * A sample's state is the part of its stack *below* the innermost frame the
+ * builder already knows: the thread's start routine (which holds the rest of
+ * the segment anyway) or an instrumented function on the shadow stack.  So
+ * in a program recorded without instrumentation the whole stack up to the
+ * start routine is sampled; in a mixed one instrumented functions keep
+ * their exact entry and exit and samples only fill in what runs below them
+ * (library code, functions the filters folded).  The state's innermost
+ * function gets self time, every function of it inclusive time (recursion
+ * once); an empty state leaves the time to the shadow stack's top. */
+#include "simulator/builder-internal.h"
+
+#include <stdlib.h>
+
+struct samp_rec {
+	uint64_t ts;
+	uint64_t first; /* into b->samp_frames */
+	uint32_t n;
+};
+
+/* A frame as pushed: functions are made only for the frames a sample's
+ * state keeps, so that the runtime's outer frames and the samples outside
+ * every thread's life add no empty functions to the model. */
+struct samp_frame {
+	uint64_t addr, site;
+};
+
+int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
+			    const uint64_t *funcs, const uint64_t *sites, uint32_t n,
+			    struct ecp_error *err)
+{
+	if (b->sealed) {
+		struct ecp_event ev = {.ts = ts, .tid = tid, .type = ECP_EV_SCHED_SWITCH};
+		int rc = bld_inconsistent(b, err, &ev,
+					  "sample after the program's events (the sched trace "
+					  "must be pushed first)");
+		return rc > 0 ? ECP_OK : rc;
+	}
+	uint64_t *v = ecp_hmap_get(&b->samp_by_tid, tid);
+	struct samp_list *l;
+	if (v) {
+		l = ECP_VEC_AT(&b->samp_lists, struct samp_list *, *v);
+	} else {
+		l = calloc(1, sizeof(*l));
+		struct samp_list **slot = l ? ecp_vec_push(&b->samp_lists) : NULL;
+		if (!slot) {
+			free(l);
+			return bld_nomem(err);
+		}
+		*slot = l;
+		ecp_vec_init(&l->recs, sizeof(struct samp_rec));
+		if (ecp_hmap_put(&b->samp_by_tid, tid, b->samp_lists.len - 1) < 0)
+			return bld_nomem(err);
+	}
+	struct samp_rec *r = ecp_vec_push(&l->recs);
+	if (!r)
+		return bld_nomem(err);
+	/* the sched trace is one CPU's, in time order; a sample out of order
+	 * is kept in order anyway (at the previous one's time) */
+	if (l->recs.len > 1) {
+		uint64_t prev = ECP_VEC_AT(&l->recs, struct samp_rec, l->recs.len - 2).ts;
+		if (ts < prev)
+			ts = prev;
+	}
+	r->ts = ts;
+	r->first = b->samp_frames.len;
+	r->n = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!funcs[i])
+			continue;
+		struct samp_frame *slot = ecp_vec_push(&b->samp_frames);
+		if (!slot)
+			return bld_nomem(err);
+		slot->addr = funcs[i];
+		slot->site = sites ? sites[i] : 0;
+		r->n++;
+	}
+	b->samples_pushed++;
+	return ECP_OK;
+}
+
+void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts)
+{
+	uint64_t *v = ecp_hmap_get(&b->samp_by_tid, th->tid);
+	if (!v)
+		return;
+	th->samp_src = ECP_VEC_AT(&b->samp_lists, struct samp_list *, *v);
+	/* what ran before the thread's first event (the dynamic loader, the
+	 * agent's start) is no part of the model */
+	struct samp_list *l = th->samp_src;
+	while (l->next < l->recs.len &&
+	       ECP_VEC_AT(&l->recs, struct samp_rec, l->next).ts < start_ts)
+		l->next++;
+}
+
+/* By address: with by_callsite the same function has one id per site. */
+static bool on_shadow_stack(const struct ecp_builder *b, const struct bthread *th,
+			    uint64_t addr)
+{
+	for (size_t i = th->frames.len; i-- > 0;)
+		if (ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->frames, struct frame, i).func)
+			.addr == addr)
+			return true;
+	return false;
+}
+
+static bool is_start_function(const struct ecp_builder *b, const struct bthread *th,
+			      uint64_t addr)
+{
+	return th->start_fn != ECP_NO_ID &&
+	       ECP_VEC_AT(&b->fns, struct fn, th->start_fn).addr == addr;
+}
+
+/* Makes the sample the thread's state (see the top of the file). */
+static int take_state(struct ecp_builder *b, struct bthread *th, const struct samp_rec *r)
+{
+	th->samp.len = 0;
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct samp_frame *fr =
+		    &ECP_VEC_AT(&b->samp_frames, struct samp_frame, r->first + i);
+		if (is_start_function(b, th, fr->addr) || on_shadow_stack(b, th, fr->addr))
+			break;
+		ecp_id f = bld_function_at(b, fr->addr, fr->site);
+		if (f == ECP_NO_ID)
+			return -1;
+		bool seen = false;
+		for (size_t k = 0; k < th->samp.len && !seen; k++)
+			seen = ECP_VEC_AT(&th->samp, ecp_id, k) == f;
+		if (seen)
+			continue;
+		ecp_id *slot = ecp_vec_push(&th->samp);
+		if (!slot)
+			return -1;
+		*slot = f;
+	}
+	if (th->samp.len)
+		ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->samp, ecp_id, 0)).samples++;
+	return 0;
+}
+
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts)
+{
+	struct samp_list *l = th->samp_src;
+	if (!l)
+		return 0;
+	while (l->next < l->recs.len) {
+		const struct samp_rec *r = &ECP_VEC_AT(&l->recs, struct samp_rec, l->next);
+		if (r->ts > ts)
+			break;
+		l->next++;
+		if (bld_advance(th, bld_func_clock(b, th, r->ts)) < 0 || take_state(b, th, r) < 0)
+			return -1;
+		b->samples_applied++;
+	}
+	return 0;
+}
+
+int bld_charge_sampled(struct bthread *th, uint64_t d)
+{
+	for (size_t k = 0; k < th->samp.len; k++) {
+		struct act_slot *s = bld_act(th, ECP_VEC_AT(&th->samp, ecp_id, k));
+		if (!s)
+			return -1;
+		if (k == 0)
+			s->self += d;
+		s->incl += d;
+	}
+	return 0;
+}
+
+void bld_samples_free(struct ecp_builder *b)
+{
+	for (size_t i = 0; i < b->samp_lists.len; i++) {
+		struct samp_list *l = ECP_VEC_AT(&b->samp_lists, struct samp_list *, i);
+		ecp_vec_finish(&l->recs);
+		free(l);
+	}
+	ecp_vec_finish(&b->samp_lists);
+	ecp_vec_finish(&b->samp_frames);
+	ecp_hmap_finish(&b->samp_by_tid);
+}

@@ -1,0 +1,175 @@
+#include "simulator/sampler.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "simulator/hmap.h"
+#include "simulator/unwind.h"
+
+#define MAX_FRAMES 128
+
+/* A file as the mappings place it: the first mapping (file offset 0) is
+ * where the loader put the object's first PT_LOAD segment. */
+struct placed {
+	char *path;
+	uint64_t base, end; /* end of its executable mappings */
+	bool have_base;
+	bool registered;
+	bool recorder; /* the agent or LTTng-UST: the recorder's own code */
+};
+
+/* Frames in the recorder's own code are left out of the samples: its cost
+ * is calibrated and subtracted, and its wrappers are transparent (a sample
+ * in libc's lock under the agent's pthread_mutex_lock is libc's). */
+#define NOT_PROGRAM UINT64_MAX
+
+struct ecp_sampler {
+	char *trace_dir;
+	struct ecp_unwinder *unwinder;
+	struct placed *files;
+	size_t n_files, cap_files;
+	struct ecp_hmap start_of; /* pc (or return address - 1) -> function start */
+	uint64_t shallow;
+};
+
+struct ecp_sampler *ecp_sampler_create(const char *trace_dir)
+{
+	struct ecp_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->unwinder = ecp_unwinder_create();
+	if (!s->unwinder || (trace_dir && !(s->trace_dir = strdup(trace_dir)))) {
+		ecp_sampler_destroy(s);
+		return NULL;
+	}
+	ecp_hmap_init(&s->start_of);
+	return s;
+}
+
+void ecp_sampler_destroy(struct ecp_sampler *s)
+{
+	if (!s)
+		return;
+	ecp_unwinder_destroy(s->unwinder);
+	for (size_t i = 0; i < s->n_files; i++)
+		free(s->files[i].path);
+	free(s->files);
+	free(s->trace_dir);
+	ecp_hmap_finish(&s->start_of);
+	free(s);
+}
+
+static struct placed *file_of(struct ecp_sampler *s, const char *path)
+{
+	for (size_t i = s->n_files; i-- > 0;)
+		if (!strcmp(s->files[i].path, path))
+			return &s->files[i];
+	if (s->n_files == s->cap_files) {
+		size_t cap = s->cap_files ? 2 * s->cap_files : 32;
+		struct placed *p = realloc(s->files, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		s->files = p;
+		s->cap_files = cap;
+	}
+	struct placed *f = &s->files[s->n_files];
+	memset(f, 0, sizeof(*f));
+	if (!(f->path = strdup(path)))
+		return NULL;
+	s->n_files++;
+	return f;
+}
+
+int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uint64_t pgoff,
+			uint32_t prot, const char *path)
+{
+	struct placed *f = file_of(s, path);
+	if (!f)
+		return ECP_ERR_NOMEM;
+	if (pgoff == 0) {
+		if (f->registered && f->base != start)
+			f->registered = false; /* unloaded and loaded again elsewhere */
+		f->base = start;
+		f->have_base = true;
+	}
+	if ((prot & PROT_EXEC) && start + len > f->end)
+		f->end = start + len;
+	if (!(prot & PROT_EXEC) || !f->have_base || f->registered)
+		return 0;
+	/* the copy the recorder kept, found like trace.c finds the program's */
+	char copy[4096];
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	f->recorder = !strncmp(base, "libecp-record.", 14) || !strncmp(base, "liblttng-ust", 12);
+	bool have_copy = false;
+	if (s->trace_dir) {
+		int n = snprintf(copy, sizeof(copy), "%s/objects/%s", s->trace_dir, base);
+		have_copy = n > 0 && (size_t)n < sizeof(copy) && access(copy, R_OK) == 0;
+	}
+	if (ecp_unwinder_add_object(s->unwinder, f->base, start + len - f->base, path,
+				    have_copy ? copy : NULL) < 0)
+		return ECP_ERR_NOMEM;
+	f->registered = true;
+	return 0;
+}
+
+static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
+{
+	uint64_t *v = ecp_hmap_get(&s->start_of, pc);
+	if (v)
+		return *v;
+	uint64_t start = 0;
+	for (size_t i = 0; i < s->n_files && !start; i++)
+		if (s->files[i].recorder && pc >= s->files[i].base && pc < s->files[i].end)
+			start = NOT_PROGRAM;
+	if (!start)
+		start = ecp_unwinder_function_start(s->unwinder, pc, NULL);
+	if (ecp_hmap_put(&s->start_of, pc, start) < 0)
+		return start; /* uncached, still right */
+	return start;
+}
+
+uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
+			    uint64_t *funcs, uint64_t *sites, uint32_t max)
+{
+	uint64_t pcs[MAX_FRAMES];
+	size_t n = 0;
+	if (max > MAX_FRAMES)
+		max = MAX_FRAMES;
+	if (smp->n_regs >= ECP_UNWIND_NREGS && smp->n_stack)
+		n = ecp_unwind_sample(s->unwinder, smp->regs, (const uint8_t *)smp->stack,
+				      (size_t)smp->n_stack * 8, pcs, max);
+	if (n <= 1 && smp->n_chain > 1) {
+		/* frame pointers: right where the code keeps them */
+		s->shallow++;
+		n = smp->n_chain < max ? smp->n_chain : max;
+		memcpy(pcs, smp->chain, n * sizeof(uint64_t));
+	} else if (n == 0 && smp->n_chain) {
+		s->shallow++;
+		pcs[0] = smp->chain[0];
+		n = 1;
+	} else if (n <= 1) {
+		s->shallow++;
+	}
+	uint32_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* a return address is just past its call: look up the call */
+		uint64_t start = pcs[i] ? function_start(s, i ? pcs[i] - 1 : pcs[i]) : 0;
+		if (start == NOT_PROGRAM)
+			continue;
+		funcs[kept] = start;
+		sites[kept] = i + 1 < n ? pcs[i + 1] : 0;
+		kept++;
+	}
+	return kept;
+}
+
+uint64_t ecp_sampler_shallow(const struct ecp_sampler *s)
+{
+	return s->shallow;
+}

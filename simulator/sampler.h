@@ -1,0 +1,35 @@
+/* From a perf sample to the functions on its stack (issue 18): places the
+ * program's objects from the recorded mappings (ecp_sched:mmap), unwinds
+ * the sample with libdw from its registers and stack copy (simulator/
+ * unwind.h; the frame-pointer chain when that finds no caller) and turns
+ * each pc into the start address of its function, which is how the builder
+ * names functions (the same key the instrumentation's entry addresses give). */
+#ifndef ECP_SIMULATOR_SAMPLER_H
+#define ECP_SIMULATOR_SAMPLER_H
+
+#include <stdint.h>
+
+#include "simulator/event.h"
+
+struct ecp_sampler;
+
+/* `trace_dir`: where objects/ holds the copies the recorder kept (may be
+ * NULL). */
+struct ecp_sampler *ecp_sampler_create(const char *trace_dir);
+void ecp_sampler_destroy(struct ecp_sampler *s);
+
+/* One file mapping of the program; returns 0 or a negative status (memory). */
+int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uint64_t pgoff,
+			uint32_t prot, const char *path);
+
+/* Writes the function start of each frame of `smp`, innermost first, into
+ * funcs[0..max) and its call site (the return address in the next frame; 0
+ * for the outermost) into sites; returns the count. */
+uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
+			    uint64_t *funcs, uint64_t *sites, uint32_t max);
+
+/* Samples whose stack libdw could not unwind past the leaf (the frame-
+ * pointer chain was used, or the leaf alone). */
+uint64_t ecp_sampler_shallow(const struct ecp_sampler *s);
+
+#endif
