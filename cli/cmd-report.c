@@ -9,6 +9,7 @@
 #include "common/parse.h"
 #include "common/units.h"
 #include "ecp/analysis.h"
+#include "simulator/trace.h"
 #include "viz/csv.h"
 #include "viz/json.h"
 #include "viz/table.h"
@@ -69,6 +70,8 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 		{"top", required_argument, NULL, 't'},
 		{"sort", required_argument, NULL, 's'},
 		{"by", required_argument, NULL, 'b'},
+		{"functions-from", required_argument, NULL, 'F'},
+		{"own-code", no_argument, NULL, 'O'},
 		ECP_CLI_COMMON_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -118,6 +121,22 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 			}
 			return ecp_usage_error("report",
 					       "--by takes 'function' or 'callsite', not '%s'", optarg);
+		case 'O':
+			o->common.own_code = true;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "instrument"))
+				o->common.functions_from = ECP_FUNCTIONS_FROM_INSTRUMENT;
+			else if (!strcmp(optarg, "samples"))
+				o->common.functions_from = ECP_FUNCTIONS_FROM_SAMPLES;
+			else if (!strcmp(optarg, "all"))
+				o->common.functions_from = ECP_FUNCTIONS_FROM_ALL;
+			else
+				return ecp_usage_error("report",
+						       "--functions-from takes all, instrument or "
+						       "samples, not '%s'",
+						       optarg);
+			break;
 		default:
 			if ((rc = ecp_cli_common_option("report", &o->common, opt, optarg,
 							ECP_FORMATS_ALL)))
@@ -158,6 +177,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		const struct ecp_function_result *f = &a->functions[i];
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "name", m->functions[f->function].name);
+		ecp_json_kv_string(&w, "object", m->functions[f->function].object);
 		ecp_json_kv_uint(&w, "calls", f->calls);
 		if (f->inexact)
 			ecp_json_kv_bool(&w, "weights_exact", false);

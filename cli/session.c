@@ -149,6 +149,8 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		.use_cache = true,
 		.keep_calls = c->keep_calls,
 		.by_callsite = c->by_callsite,
+		.functions_from = (enum ecp_functions_from)c->functions_from,
+		.own_code = c->own_code,
 		.progress = isatty(STDERR_FILENO),
 	};
 	struct ecp_progress progress;

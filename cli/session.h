@@ -20,6 +20,8 @@ struct ecp_cli_common {
 	enum ecp_lock_policy lock_order;
 	bool keep_calls; /* set by commands that draw calls (export, viz) */
 	bool by_callsite; /* a function per call site (report --by callsite) */
+	int functions_from; /* enum ecp_functions_from (report --functions-from) */
+	bool own_code;      /* report --own-code */
 };
 
 /* Long options shared by the analysis commands; append to a command's table

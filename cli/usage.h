@@ -58,6 +58,10 @@
 	"  --by function|callsite    a row per function (default) or per call site:\n"    \
 	"                            which call of a function matters (\"f <- caller\n"   \
 	"                            (file.c:LINE)\")\n"                                    \
+	"  --own-code                sampled time in system libraries (libc, libm...)\n" \
+	"                            goes to the program's function that called them\n"  \
+	"  --functions-from all|instrument|samples   for a recording with both: the\n"  \
+	"                            functions' time from one source only (default all)\n"\
 	ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_SCAN                                                                     \

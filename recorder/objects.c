@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 
 static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 		     struct ecp_error *err);
@@ -119,6 +122,35 @@ static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 		unlink(dst);
 		return ecp_error_set(err, ECP_ERR_IO, "copying %s to %s: %s", real, dst,
 				     strerror(saved));
+	}
+	return 0;
+}
+
+int ecp_record_copy_vdso(const char *out_dir, struct ecp_error *err)
+{
+	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	char dst[PATH_MAX + 32];
+	if (!eh)
+		return 0; /* no vDSO on this system: nothing runs there */
+	/* the image ends with its section headers (or its last segment) */
+	size_t size = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	const ElfW(Phdr) *ph = (const void *)((const char *)eh + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	if (size > (1u << 20))
+		return ecp_error_set(err, ECP_ERR_IO, "the vDSO image is implausibly large");
+	snprintf(dst, sizeof(dst), "%s/objects/[vdso]", out_dir);
+	unlink(dst);
+	int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dst, strerror(errno));
+	ssize_t w = write(fd, eh, size);
+	int saved = errno;
+	if (close(fd) < 0 || w != (ssize_t)size) {
+		unlink(dst);
+		return ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", dst,
+				     strerror(w < 0 ? saved : EIO));
 	}
 	return 0;
 }

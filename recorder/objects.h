@@ -19,5 +19,10 @@ int ecp_record_copy_program(const char *out_dir, const char *argv0, struct ecp_e
  * out_dir/objects/ under its base name, unless a file of that name is
  * already there. */
 int ecp_record_copy_object(const char *out_dir, const char *path, struct ecp_error *err);
+/* Writes this process's vDSO image as out_dir/objects/[vdso]: the kernel
+ * maps the same image into every process (at another address), so the
+ * recorded program's samples that ran there (clock_gettime, gettimeofday)
+ * can be unwound and named from it, as perf does. */
+int ecp_record_copy_vdso(const char *out_dir, struct ecp_error *err);
 
 #endif

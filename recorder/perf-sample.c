@@ -186,15 +186,17 @@ static void handle_mmap(struct ecp_perf_sample *s, const struct perf_event_heade
 	const char *name = (const char *)(h + 1) + sizeof(m);
 	size_t max = h->size - sizeof(*h) - sizeof(m);
 	size_t len = strnlen(name, max);
-	if (len == max || name[0] != '/')
-		return; /* anonymous, [vdso], [heap]...: no object to read */
+	/* anonymous, [heap], [stack]...: no object to read; the vDSO is one
+	 * (clock_gettime runs there), kept by ecp_record_copy_vdso */
+	if (len == max || (name[0] != '/' && strcmp(name, ECP_VDSO_NAME) != 0))
+		return;
 	char path[4096];
 	if (len >= sizeof(path))
 		return;
 	memcpy(path, name, len);
 	path[len] = 0;
 	s->emit->emit_mmap(m.addr, m.len, m.pgoff, m.prot, path);
-	if (!(m.prot & PROT_EXEC))
+	if (!(m.prot & PROT_EXEC) || name[0] != '/')
 		return;
 	if (s->n_objs == s->cap_objs) {
 		size_t cap = s->cap_objs ? 2 * s->cap_objs : 32;

@@ -18,6 +18,9 @@
 #include "recorder/perf-ring.h"
 #include "recorder/sched-emit.h"
 
+/* The vDSO's mapping name, and its copy's name in the trace's objects/. */
+#define ECP_VDSO_NAME "[vdso]"
+
 /* Default sampling rate: one sample per 250 us of a thread's CPU time. */
 #define ECP_SAMPLE_DEFAULT_HZ 4000u
 #define ECP_SAMPLE_MAX_HZ 50000u

@@ -732,6 +732,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 					"program, so function names resolve only where it is: %s\n",
 				copy_err.msg);
 		copy_sampled_objects(out, &samples);
+		if (sampling && ecp_record_copy_vdso(out, &copy_err) < 0)
+			fprintf(stderr, "ecp record: warning: %s\n", copy_err.msg);
 	}
 
 out:

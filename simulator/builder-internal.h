@@ -179,6 +179,7 @@ struct tmp_edge {
 struct samp_list {
 	struct ecp_vec recs; /* struct samp_rec (builder-samples.c) */
 	size_t next;         /* the first not applied yet */
+	uint64_t prev_cpu;   /* CPU time of the last one applied (0: none yet) */
 };
 
 struct fn {

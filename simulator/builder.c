@@ -292,6 +292,10 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	if (th->samp_src && bld_apply_samples(b, th, ts) < 0)
 		return bld_nomem(err);
 	int rc = ECP_OK;
+	if (func && b->opts.ignore_function_events) {
+		th->n_events++;
+		return ECP_OK;
+	}
 	if (func) {
 		uint64_t t = bld_func_clock(b, th, ts);
 		switch (ev->type) {

@@ -42,6 +42,9 @@ struct ecp_builder_options {
 	 * (`--by callsite`).  The site is the return address in the caller
 	 * (the agent's call_site; a sampled caller frame's pc). */
 	bool by_callsite;
+	/* function events only count (their cost is still subtracted): the
+	 * samples alone split the time (ecp_load_options.functions_from) */
+	bool ignore_function_events;
 };
 
 struct ecp_builder;

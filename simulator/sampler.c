@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "simulator/hmap.h"
+#include "simulator/symbols.h"
 #include "simulator/unwind.h"
 
 #define MAX_FRAMES 128
@@ -21,6 +22,8 @@ struct placed {
 	bool have_base;
 	bool registered;
 	bool recorder; /* the agent or LTTng-UST: the recorder's own code */
+	bool runtime;  /* the vDSO, the dynamic loader or libc: what the recorder calls */
+	bool system;   /* under a system library directory, or the vDSO */
 };
 
 /* Frames in the recorder's own code are left out of the samples: its cost
@@ -30,6 +33,8 @@ struct placed {
 
 struct ecp_sampler {
 	char *trace_dir;
+	bool own_code;
+	struct ecp_symbols *syms;
 	struct ecp_unwinder *unwinder;
 	struct placed *files;
 	size_t n_files, cap_files;
@@ -37,11 +42,14 @@ struct ecp_sampler {
 	uint64_t shallow;
 };
 
-struct ecp_sampler *ecp_sampler_create(const char *trace_dir)
+struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols *syms,
+					bool own_code)
 {
 	struct ecp_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	s->own_code = own_code;
+	s->syms = syms;
 	s->unwinder = ecp_unwinder_create();
 	if (!s->unwinder || (trace_dir && !(s->trace_dir = strdup(trace_dir)))) {
 		ecp_sampler_destroy(s);
@@ -106,16 +114,39 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	f->recorder = !strncmp(base, "libecp-record.", 14) || !strncmp(base, "liblttng-ust", 12);
+	f->system = !strcmp(path, "[vdso]") || !strncmp(path, "/lib/", 5) ||
+		    !strncmp(path, "/lib64/", 7) || !strncmp(path, "/usr/lib/", 9) ||
+		    !strncmp(path, "/usr/lib64/", 11);
+	f->runtime = !strcmp(base, "[vdso]") || !strncmp(base, "ld-linux", 8) ||
+		     !strncmp(base, "libc.so", 7);
 	bool have_copy = false;
 	if (s->trace_dir) {
 		int n = snprintf(copy, sizeof(copy), "%s/objects/%s", s->trace_dir, base);
 		have_copy = n > 0 && (size_t)n < sizeof(copy) && access(copy, R_OK) == 0;
 	}
 	if (ecp_unwinder_add_object(s->unwinder, f->base, start + len - f->base, path,
-				    have_copy ? copy : NULL) < 0)
+				    have_copy ? copy : NULL) < 0 ||
+	    (s->syms && ecp_symbols_add_object_copy(s->syms, f->base, start + len - f->base,
+						    path, have_copy ? copy : NULL) < 0))
 		return ECP_ERR_NOMEM;
 	f->registered = true;
 	return 0;
+}
+
+static bool in_runtime(const struct ecp_sampler *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->n_files; i++)
+		if (s->files[i].runtime && pc >= s->files[i].base && pc < s->files[i].end)
+			return true;
+	return false;
+}
+
+static bool in_system(const struct ecp_sampler *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->n_files; i++)
+		if (s->files[i].system && pc >= s->files[i].base && pc < s->files[i].end)
+			return true;
+	return false;
 }
 
 static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
@@ -156,12 +187,29 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 	} else if (n <= 1) {
 		s->shallow++;
 	}
-	uint32_t kept = 0;
+	/* a return address is just past its call: look up the call */
+	uint64_t starts[MAX_FRAMES];
+	size_t first = 0;
+	bool runtime_only = true;
 	for (size_t i = 0; i < n; i++) {
-		/* a return address is just past its call: look up the call */
-		uint64_t start = pcs[i] ? function_start(s, i ? pcs[i] - 1 : pcs[i]) : 0;
+		starts[i] = pcs[i] ? function_start(s, i ? pcs[i] - 1 : pcs[i]) : 0;
+		/* what the recorder called for itself (the vDSO's clock, memcpy,
+		 * __tls_get_addr) is the recorder's time too; a start routine the
+		 * agent's thread trampoline called is not */
+		if (starts[i] == NOT_PROGRAM && runtime_only && !first)
+			first = i + 1;
+		if (starts[i] != NOT_PROGRAM && !in_runtime(s, pcs[i]))
+			runtime_only = false;
+	}
+	uint32_t kept = 0;
+	bool leading = true;
+	for (size_t i = first; i < n; i++) {
+		uint64_t start = starts[i];
 		if (start == NOT_PROGRAM)
 			continue;
+		if (s->own_code && leading && in_system(s, pcs[i]))
+			continue;
+		leading = false;
 		funcs[kept] = start;
 		sites[kept] = i + 1 < n ? pcs[i + 1] : 0;
 		kept++;

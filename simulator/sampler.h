@@ -7,15 +7,23 @@
 #ifndef ECP_SIMULATOR_SAMPLER_H
 #define ECP_SIMULATOR_SAMPLER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simulator/event.h"
 
 struct ecp_sampler;
 
+struct ecp_symbols;
+
 /* `trace_dir`: where objects/ holds the copies the recorder kept (may be
- * NULL). */
-struct ecp_sampler *ecp_sampler_create(const char *trace_dir);
+ * NULL).  Objects placed by the mappings are also registered in `syms`
+ * (may be NULL), so that frames in objects the statedump does not list
+ * (the vDSO) are named too.  With own_code, the innermost frames in system
+ * libraries (under /lib, /usr/lib, the vDSO) are left out: their time goes
+ * to the program's function that called them. */
+struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols *syms,
+					bool own_code);
 void ecp_sampler_destroy(struct ecp_sampler *s);
 
 /* One file mapping of the program; returns 0 or a negative status (memory). */
@@ -24,7 +32,9 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 
 /* Writes the function start of each frame of `smp`, innermost first, into
  * funcs[0..max) and its call site (the return address in the next frame; 0
- * for the outermost) into sites; returns the count. */
+ * for the outermost) into sites; returns the count.  Frames of the
+ * recorder (the agent, LTTng-UST) and whatever they called are left out:
+ * a sample taken entirely in them gives 0 (no information on the program). */
 uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 			    uint64_t *funcs, uint64_t *sites, uint32_t max);
 

@@ -125,6 +125,8 @@ struct load_ctx {
 	bool progress;
 	uint64_t base_events;
 	struct ecp_sampler *sampler; /* created at the first mapping */
+	bool ignore_samples;
+	bool own_code;
 	uint64_t samples_lost;
 };
 
@@ -155,7 +157,7 @@ static int on_mapping(void *user, uint64_t start, uint64_t len, uint64_t pgoff,
 		      uint32_t prot, const char *path)
 {
 	struct load_ctx *c = user;
-	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir)))
+	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ECP_ERR_NOMEM;
 	return ecp_sampler_mapping(c->sampler, start, len, pgoff, prot, path);
 }
@@ -164,9 +166,13 @@ static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error 
 {
 	struct load_ctx *c = user;
 	uint64_t funcs[128], sites[128];
-	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir)))
+	if (c->ignore_samples)
+		return ECP_OK;
+	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	uint32_t n = ecp_sampler_frames(c->sampler, smp, funcs, sites, 128);
+	if (!n)
+		return ECP_OK; /* the recorder's own time: calibrated, subtracted */
 	return ecp_builder_push_sample(c->b, smp->tid, smp->ts, funcs, sites, n, err);
 }
 
@@ -287,11 +293,17 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		    struct ecp_error *err)
 {
 	char path[PATH_MAX], label[PATH_MAX + 16];
-	struct load_ctx c = {.dir = dir, .progress = opts->progress};
+	struct load_ctx c = {.dir = dir,
+			     .progress = opts->progress,
+			     .ignore_samples =
+				 opts->functions_from == ECP_FUNCTIONS_FROM_INSTRUMENT,
+			     .own_code = opts->own_code};
 	struct ecp_builder_options bo = {.clock = meta->clock,
 					 .event_cost_ns = meta->event_cost_ns,
 					 .keep_calls = opts->keep_calls,
 					 .by_callsite = opts->by_callsite,
+					 .ignore_function_events =
+					     opts->functions_from == ECP_FUNCTIONS_FROM_SAMPLES,
 					 /* a lossy trace is inconsistent where events
 					    are missing: repair and count */
 					 .lenient = opts->allow_loss,
@@ -633,6 +645,12 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 				     "trace=%s: %s is a file, not a trace directory (ecp record "
 				     "writes a directory, ./ecp.data by default)",
 				     dir, dir);
+	struct ecp_load_options view;
+	if (opts->functions_from != ECP_FUNCTIONS_FROM_ALL || opts->own_code) {
+		view = *opts;
+		view.use_cache = false;
+		opts = &view;
+	}
 	struct meta meta;
 	int rc = read_meta(dir, &meta, err);
 	if (rc < 0) {

@@ -26,6 +26,13 @@
 #include "common/error.h"
 #include "simulator/model.h"
 
+/* Where function time comes from in a recording that has both (issue 18). */
+enum ecp_functions_from {
+	ECP_FUNCTIONS_FROM_ALL = 0,    /* instrumentation, samples below it */
+	ECP_FUNCTIONS_FROM_INSTRUMENT, /* entry/exit only; samples ignored */
+	ECP_FUNCTIONS_FROM_SAMPLES,    /* samples only; entry/exit ignored */
+};
+
 struct ecp_load_options {
 	bool allow_loss; /* analyse a lossy trace (with a warning) */
 	bool use_cache;  /* read and write DIR/ecp-model.cache */
@@ -33,6 +40,13 @@ struct ecp_load_options {
 	/* a function per (function, call site), named "f <- caller (file:line)";
 	 * cached apart (ECP_CACHE_FILE_CALLSITE) */
 	bool by_callsite;
+	/* not ALL: the model is not cached (a view for checking one source
+	 * against the other on the same run) */
+	enum ecp_functions_from functions_from;
+	/* samples in system libraries (/lib, /usr/lib, the vDSO) are charged
+	 * to the program's function that called them, as instrumentation
+	 * sees it; not cached either */
+	bool own_code;
 	bool progress;   /* a progress line on stderr while decoding CTF */
 	/* Decode the CTF in this process, not in a child (see trace.c): for
 	 * the fuzzer, whose coverage a child would not report, and only after
@@ -49,6 +63,8 @@ struct ecp_load_options {
 				   .use_cache = true,                                    \
 				   .keep_calls = false,                                  \
 				   .by_callsite = false,                                 \
+				   .functions_from = ECP_FUNCTIONS_FROM_ALL,             \
+				   .own_code = false,                                    \
 				   .progress = false,                                    \
 				   .in_process = false,                                  \
 				   .skip_damage_probe = false})

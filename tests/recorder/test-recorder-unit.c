@@ -177,7 +177,7 @@ static void test_clock_anchor(void **state)
 
 static void test_perf_drain(void **state)
 {
-	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task, NULL};
+	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task, NULL, NULL, NULL, NULL};
 	struct ecp_perf_switch ps;
 	struct fake f;
 	struct perf_event_mmap_page *meta;
@@ -192,10 +192,10 @@ static void test_perf_drain(void **state)
 	f.head = DATA - 16; /* perf keeps records 8-byte aligned */
 	meta->data_tail = f.head;
 	memset(&ps, 0, sizeof(ps));
-	ps.fd = -1;
+	ps.ring.fd = -1;
 	ps.pid = 100;
-	ps.base = f.map;
-	ps.data_size = DATA;
+	ps.ring.base = f.map;
+	ps.ring.data_size = DATA;
 	ps.emit = &em;
 
 	put_switch(&f, 100, 101, 10, 0);
@@ -245,7 +245,7 @@ static void test_perf_drain(void **state)
 	/* a second drain with nothing new writes nothing */
 	ecp_perf_switch_drain(&ps);
 	assert_int_equal(seen.switches, 3);
-	ps.base = NULL;
+	ps.ring.base = NULL;
 	free(f.map);
 }
 

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""e2e (issue 18): functions sampled without recompiling, checked on one run.
+
+1. Same run, exact reference.  The instrumented example is recorded once with
+   `ecp record --functions both`: the trace holds the exact entries and exits
+   *and* the samples of the same execution.  `ecp report --functions-from
+   instrument` and `--functions-from samples` split that run's segments by
+   one source each.  At P = 1, 2, 4, 8 the top function by TET must be the
+   same, and every function with >= 100 samples must have its work within 5%
+   of the exact one -- or, where 5% is below what its samples can tell, within
+   3/sqrt(samples) (a function whose calls interleave finely with another's,
+   like quicksort's two, is sampled like a coin: its relative error is about
+   sqrt((1 - share)/samples); the report prints the 95% bound, 1.96/sqrt n).
+   Work is TET at P = 1, so it is compared once.  (No timing is compared
+   across runs: this machine's speed varies 2-3x between them.)
+2. The program as most programs are built (no -finstrument-functions): the
+   default `ecp record` samples it (functions_mode=sample, samples > 0); at
+   P = 1, 2, 4, 8 its top function by TET must be the one a default `ecp
+   record` of the instrumented build names -- where that one leads the second by at least
+   MARGIN (a different run: a smaller lead can change with the machine's
+   mood); where it does not, the sampled top must be one of the functions
+   within MARGIN of the instrumented top.  A P is skipped where either top
+   had calls folded by the recorder's default filters (their time is their
+   callers' in the instrumented recording); at least 2 of the 4 must remain.
+
+usage: sampled.py NAME INSTRUMENTED PLAIN SCALE [FUNCTIONS]
+  FUNCTIONS: comma-separated names the comparisons are restricted to (the
+  example's own functions); default all.
+env:   ECP (the ecp binary)
+exit:  0 pass, 1 fail, 77 skip (no LTTng or perf here)
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PROCESSORS = (1, 2, 4, 8)
+MIN_SAMPLES = 100
+WORK_TOLERANCE = 0.05
+MARGIN = 1.3
+
+
+def fail(msg):
+    print(f"FAIL ({NAME}): {msg}")
+    sys.exit(1)
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+def record(out, argv, extra):
+    r = run([ECP, "record", "-q", "-f", "-o", out] + extra + ["--"] + argv)
+    if r.returncode != 0:
+        fail(f"ecp record {' '.join(extra)} exited with {r.returncode}: {r.stderr}")
+    meta = {}
+    with open(os.path.join(out, "ecp-record.meta")) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            meta[k] = v
+    return meta
+
+
+def report(trace, p, source):
+    # --own-code: library time (libm's exp) goes to the program's function
+    # that called it, as the instrumentation sees it
+    args = [ECP, "report", trace, "-P", str(p), "--format", "json", "--top", "0",
+            "--own-code"]
+    if source:
+        args += ["--functions-from", source]
+    r = run(args)
+    if r.returncode != 0:
+        fail(f"{' '.join(args[1:])} exited with {r.returncode}: {r.stderr}")
+    doc = json.loads(r.stdout)
+    return {f["name"]: f for f in doc["functions"] if not WANTED or f["name"] in WANTED}
+
+
+def top_two(funcs):
+    ranked = sorted(funcs.values(), key=lambda f: -f["tet_ns"])
+    if not ranked or ranked[0]["tet_ns"] <= 0:
+        fail("no function with TET > 0")
+    second = ranked[1]["tet_ns"] if len(ranked) > 1 else 0
+    return ranked[0]["name"], ranked[0]["tet_ns"], second, ranked
+
+
+def main():
+    global ECP, NAME, WANTED
+    if len(sys.argv) < 5:
+        print(__doc__)
+        sys.exit(2)
+    NAME, instrumented, plain, scale = sys.argv[1:5]
+    WANTED = set(sys.argv[5].split(",")) if len(sys.argv) > 5 and sys.argv[5] else set()
+    ECP = os.environ.get("ECP")
+    if not ECP:
+        fail("ECP must name the ecp binary")
+    if not shutil.which("lttng-sessiond"):
+        print("SKIP: lttng-sessiond is not installed")
+        sys.exit(77)
+    tmp = tempfile.mkdtemp(prefix="ecp-sampled-")
+    try:
+        both = os.path.join(tmp, "both")
+        meta = record(both, [instrumented, "--scale", scale, "--quiet"],
+                      ["--functions", "both", "--min-duration", "0", "--sample-freq", "10000"])
+        if meta.get("clock") != "perf-switch":
+            print("SKIP: perf is refused here (no context switches, no samples)")
+            sys.exit(77)
+        if meta.get("functions_mode") != "both" or int(meta.get("samples", "0")) == 0:
+            fail(f"--functions both recorded mode={meta.get('functions_mode')} "
+                 f"samples={meta.get('samples')}")
+        compared = within5 = 0
+        worst = 0.0
+        exact_top = {}
+        for p in PROCESSORS:
+            exact = report(both, p, "instrument")
+            sampled = report(both, p, "samples")
+            e_top, _, _, _ = top_two(exact)
+            s_top, _, _, _ = top_two(sampled)
+            if s_top != e_top:
+                fail(f"P={p}: top by TET from samples is {s_top}, from the instrumentation "
+                     f"of the same run {e_top}")
+            for name, f in sampled.items():
+                if p != 1 or f.get("samples", 0) < MIN_SAMPLES or name not in exact:
+                    continue
+                w_exact, w_sampled = exact[name]["work_ns"], f["work_ns"]
+                off = abs(w_sampled - w_exact) / w_exact
+                bound = max(WORK_TOLERANCE, 3.0 / math.sqrt(f["samples"]))
+                worst = max(worst, off)
+                if off > bound:
+                    fail(f"{name}: work {w_sampled} ns from {f['samples']} samples, "
+                         f"{w_exact} ns exactly (same run): off by {off:.1%}, more than "
+                         f"{bound:.1%}")
+                within5 += off <= WORK_TOLERANCE
+                compared += 1
+        if compared == 0:
+            fail(f"no function had {MIN_SAMPLES} samples: raise the scale")
+        print(f"{NAME}: same run: top by TET agrees at P={PROCESSORS}; {compared} functions "
+              f"with >= {MIN_SAMPLES} samples, {within5} of them within {WORK_TOLERANCE:.0%} "
+              f"(worst {worst:.2%})")
+
+        # the instrumented recording a user makes (default filters)
+        instr_trace = os.path.join(tmp, "instrumented")
+        meta = record(instr_trace, [instrumented, "--scale", scale, "--quiet"], [])
+        if meta.get("functions_mode") != "instrument":
+            fail(f"the instrumented program recorded mode={meta.get('functions_mode')} "
+                 f"(want instrument by default)")
+        for p in PROCESSORS:
+            exact_top[p] = top_two(report(instr_trace, p, None))
+        plain_trace = os.path.join(tmp, "plain")
+        meta = record(plain_trace, [plain, "--scale", scale, "--quiet"], [])
+        if meta.get("functions_mode") != "sample" or int(meta.get("samples", "0")) == 0:
+            fail(f"the uninstrumented program recorded mode={meta.get('functions_mode')} "
+                 f"samples={meta.get('samples')} (want sample, > 0)")
+        decisive = compared_p = 0
+        for p in PROCESSORS:
+            s_top, _, _, _ = top_two(report(plain_trace, p, None))
+            e_top, e_tet, e_second, ranked = exact_top[p]
+            folded = {f["name"] for f in ranked if f.get("folded_calls", 0)}
+            if s_top in folded or e_top in folded:
+                # the filters folded its short calls into their callers:
+                # there its time is not its own (nlargest's g)
+                continue
+            compared_p += 1
+            if e_tet >= MARGIN * e_second:
+                decisive += 1
+                if s_top != e_top:
+                    fail(f"P={p}: the uninstrumented program's top by TET is {s_top}, the "
+                         f"instrumented build's {e_top} (which leads by "
+                         f"{e_tet / max(e_second, 1):.2f}x)")
+            else:
+                close = {f["name"] for f in ranked if MARGIN * f["tet_ns"] >= e_tet}
+                if s_top not in close:
+                    fail(f"P={p}: the uninstrumented program's top by TET is {s_top}, "
+                         f"not among the instrumented leaders {sorted(close)}")
+        if compared_p < 2:
+            fail(f"only {compared_p} of {len(PROCESSORS)} P could be compared (the others' "
+                 f"top functions had calls folded by the filters)")
+        print(f"{NAME}: uninstrumented build: top by TET agrees at {compared_p} of "
+              f"P={PROCESSORS} ({decisive} with a lead of {MARGIN}x or more; the others' "
+              f"tops had calls folded into their callers)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
