@@ -8,7 +8,6 @@
 
 #include "simulator/symbols.h"
 
-#ifdef ECP_HAVE_LIBDW
 #include <elfutils/libdw.h>
 
 /* The line of the outlined function's first instruction: GCC gives it the
@@ -37,16 +36,6 @@ static int source_line(const char *file, uint64_t vaddr, char *where, size_t len
 	close(fd);
 	return rc;
 }
-#else
-static int source_line(const char *file, uint64_t vaddr, char *where, size_t len)
-{
-	(void)file;
-	(void)vaddr;
-	(void)where;
-	(void)len;
-	return -1;
-}
-#endif
 
 char *ecp_omp_outlined_name(const char *file, const char *sym, uint64_t vaddr)
 {
