@@ -1,7 +1,5 @@
 #include "simulator/unwind.h"
 
-#include <dwarf.h>
-#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -9,59 +7,17 @@
 #include <unistd.h>
 
 #include "common/error.h"
-
-struct object {
-	uint64_t baddr, memsz;
-	char *path; /* the recorded path: the module's name */
-	char *file; /* what to read: a copy kept in the trace, else path */
-	bool tried; /* given to libdwfl (successfully when mod is set) */
-	bool superseded; /* overlapped by a later object */
-	Dwfl_Module *mod;
-	Dwarf_Addr low, high; /* the module's range, to report it again */
-};
-
-/* Remembered answers of ecp_unwinder_function_start: libdwfl looks
- * symbols up by a scan of the whole table, and a trace asks about the same
- * return addresses again and again. */
-#define START_CACHE_BITS 13
-#define START_CACHE_SIZE (1u << START_CACHE_BITS)
-
-struct start_entry {
-	uint64_t addr, start;
-	bool valid, named;
-};
-
-struct ecp_unwinder {
-	Dwfl *dwfl;
-	struct start_entry *starts; /* START_CACHE_SIZE, direct-mapped */
-	struct object *objs;
-	size_t n, cap;
-	bool pending; /* objects added since libdwfl last heard of them */
-	bool attached; /* dwfl_attach_state done */
-	/* The architecture for dwfl_attach_state, from the first readable
-	 * object, owned here: libdwfl would otherwise borrow it from a module
-	 * that a later object may replace. */
-	int arch_fd;
-	Elf *arch_elf;
-
-	/* the sample being unwound, read by the callbacks */
-	const Dwarf_Word *regs;
-	const uint8_t *stack;
-	size_t stack_len;
-	uint64_t *pcs;
-	size_t max, n_pcs;
-	Dwarf_Word last_sp;
-};
+#include "simulator/unwind-internal.h"
 
 static char *debuginfo_path; /* NULL: libdwfl's default search path */
 
 /* Offline: every module comes from a file, and separate debug files are
  * found by build-id or .gnu_debuglink under the standard directories. */
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
 };
 
 struct ecp_unwinder *ecp_unwinder_create(void)
@@ -84,15 +40,16 @@ void ecp_unwinder_destroy(struct ecp_unwinder *u)
 {
 	if (!u)
 		return;
+	for (size_t i = 0; i < u->n; i++) {
+		ecp_unwinder_forget_functions(u, &u->objs[i]);
+		free(u->objs[i].path);
+		free(u->objs[i].file);
+	}
 	dwfl_end(u->dwfl);
 	free(u->starts);
 	elf_end(u->arch_elf);
 	if (u->arch_fd >= 0)
 		close(u->arch_fd);
-	for (size_t i = 0; i < u->n; i++) {
-		free(u->objs[i].path);
-		free(u->objs[i].file);
-	}
 	free(u->objs);
 	free(u);
 }
@@ -183,7 +140,18 @@ static void report_object(struct ecp_unwinder *u, struct object *o)
 		close(fd);
 		return;
 	}
-	dwfl_module_info(o->mod, NULL, &o->low, &o->high, NULL, NULL, NULL, NULL);
+	void **userdata = NULL;
+	dwfl_module_info(o->mod, &userdata, &o->low, &o->high, NULL, NULL, NULL, NULL);
+	*userdata = (void *)(uintptr_t)(o - u->objs + 1);
+}
+
+struct object *ecp_unwinder_object_of(struct ecp_unwinder *u, Dwfl_Module *mod)
+{
+	void **userdata = NULL;
+	if (!mod || !dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+		return NULL;
+	uintptr_t k = (uintptr_t)*userdata;
+	return k && k <= u->n && u->objs[k - 1].mod == mod ? &u->objs[k - 1] : NULL;
 }
 
 static int next_thread(Dwfl *dwfl, void *arg, void **thread_arg);
@@ -191,9 +159,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg);
 
 static const Dwfl_Thread_Callbacks sample_callbacks = {
-	.next_thread = next_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
+    .next_thread = next_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
 };
 
 /* Tells libdwfl about the objects added since the last sample.  New ones
@@ -201,7 +169,7 @@ static const Dwfl_Thread_Callbacks sample_callbacks = {
  * replaced another, the session is reported afresh, the kept modules by
  * their name and range (which libdwfl matches to the module it already
  * has) so that only the replaced ones are dropped. */
-static void sync_objects(struct ecp_unwinder *u)
+void ecp_unwinder_sync(struct ecp_unwinder *u)
 {
 	if (!u->pending)
 		return;
@@ -216,6 +184,7 @@ static void sync_objects(struct ecp_unwinder *u)
 	for (size_t i = 0; i < u->n; i++) {
 		struct object *o = &u->objs[i];
 		if (o->superseded) {
+			ecp_unwinder_forget_functions(u, o);
 			o->mod = NULL;
 			continue;
 		}
@@ -225,10 +194,11 @@ static void sync_objects(struct ecp_unwinder *u)
 			o->mod = dwfl_report_module(u->dwfl, o->path, o->low, o->high);
 	}
 	dwfl_report_end(u->dwfl, NULL, NULL);
-	if (u->starts)
-		memset(u->starts, 0, START_CACHE_SIZE * sizeof(*u->starts));
+	/* addresses outside every object may be inside a new one */
+	ecp_unwinder_forget_functions(u, NULL);
 	if (!u->attached && u->arch_elf)
-		u->attached = dwfl_attach_state(u->dwfl, u->arch_elf, 1, &sample_callbacks, u);
+		u->attached =
+		    dwfl_attach_state(u->dwfl, u->arch_elf, 1, &sample_callbacks, u);
 }
 
 /* ------------------------------------------------------------- unwinding */
@@ -276,7 +246,8 @@ static int frame_callback(Dwfl_Frame *frame, void *arg)
 	if (!dwfl_frame_pc(frame, &pc, NULL) || !pc)
 		return DWARF_CB_ABORT;
 	if (u->n_pcs) {
-		if (dwfl_frame_reg(frame, ECP_UNWIND_REG_SP, &sp) != 0 || sp <= u->last_sp)
+		if (dwfl_frame_reg(frame, ECP_UNWIND_REG_SP, &sp) != 0 ||
+		    sp <= u->last_sp)
 			return DWARF_CB_ABORT;
 		u->last_sp = sp;
 	}
@@ -285,11 +256,12 @@ static int frame_callback(Dwfl_Frame *frame, void *arg)
 }
 
 size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_NREGS],
-			 const uint8_t *stack, size_t stack_len, uint64_t *pcs, size_t max)
+			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+			 size_t max)
 {
 	if (!max || !regs[ECP_UNWIND_REG_IP])
 		return 0;
-	sync_objects(u);
+	ecp_unwinder_sync(u);
 	if (!u->attached) {
 		pcs[0] = regs[ECP_UNWIND_REG_IP];
 		return 1;
@@ -311,151 +283,4 @@ size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_
 	u->regs = NULL;
 	u->stack = NULL;
 	return u->n_pcs;
-}
-
-/* ------------------------------------------------------------- functions */
-
-static bool is_function(const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	return type == STT_FUNC || type == STT_GNU_IFUNC;
-}
-
-/* The function symbol covering addr: sized and covering it, or (hand-written
- * assembly) unsized, when *sized is then false. */
-static const char *covering_symbol(Dwfl_Module *mod, uint64_t addr, uint64_t *start,
-				   bool *sized)
-{
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (!name || !*name || !is_function(&sym) || (sym.st_size && off >= sym.st_size))
-		return NULL;
-	*start = addr - off;
-	*sized = sym.st_size != 0;
-	return name;
-}
-
-/* Whether the CFI row `frame` is the one every x86_64 function starts
- * with: CFA = rsp+8 and no callee-saved register saved yet.  A row inside
- * a function that saves registers keeps their rules to its end, even after
- * an epilogue's pops. */
-static bool entry_row(Dwarf_Frame *frame)
-{
-	static const int callee_saved[] = {3, 6, 12, 13, 14, 15}; /* rbx rbp r12-r15 */
-	Dwarf_Op *ops, ops_mem[3];
-	size_t nops;
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 ||
-	    !((ops[0].atom == DW_OP_bregx && ops[0].number == ECP_UNWIND_REG_SP &&
-	       ops[0].number2 == 8) ||
-	      (ops[0].atom == DW_OP_breg7 && ops[0].number == 8)))
-		return false;
-	for (size_t i = 0; i < sizeof(callee_saved) / sizeof(callee_saved[0]); i++)
-		if (dwarf_frame_register(frame, callee_saved[i], ops_mem, &ops, &nops) != 0 ||
-		    nops != 0)
-			return false;
-	return true;
-}
-
-/* The start of the FDE covering addr (a module address), found through
- * libdw's row lookups alone, as libdw does not tell which FDE a row comes
- * from: walking back row by row, an FDE starts where the row before is
- * missing (the padding between functions has no CFI), or, for FDEs that
- * follow each other without padding, at a function-aligned (16 bytes)
- * row with the entry rules. */
-static bool cfi_function_start(Dwarf_CFI *cfi, Dwarf_Addr addr, Dwarf_Addr *start)
-{
-	Dwarf_Frame *frame = NULL;
-	Dwarf_Addr lo = 0, hi = 0;
-	if (dwarf_cfi_addrframe(cfi, addr, &frame) != 0)
-		return false;
-	/* bounded: a function has far fewer rows than this */
-	for (int rows = 0; rows < 100000; rows++) {
-		bool ok = dwarf_frame_info(frame, &lo, &hi, NULL) >= 0;
-		bool entry = ok && lo % 16 == 0 && entry_row(frame);
-		free(frame);
-		frame = NULL;
-		if (!ok)
-			return false;
-		if (entry || !lo || dwarf_cfi_addrframe(cfi, lo - 1, &frame) != 0)
-			break;
-	}
-	free(frame);
-	*start = lo;
-	return true;
-}
-
-/* The start of the FDE covering addr in the module's .eh_frame, else its
- * .debug_frame. */
-static bool fde_start(Dwfl_Module *mod, uint64_t addr, uint64_t *start)
-{
-	for (int k = 0; k < 2; k++) {
-		Dwarf_Addr bias = 0, lo;
-		Dwarf_CFI *cfi = k ? dwfl_module_dwarf_cfi(mod, &bias)
-				   : dwfl_module_eh_cfi(mod, &bias);
-		if (cfi && cfi_function_start(cfi, addr - bias, &lo)) {
-			*start = lo + bias;
-			return true;
-		}
-	}
-	return false;
-}
-
-static uint64_t lookup_function_start(struct ecp_unwinder *u, uint64_t addr, bool *named)
-{
-	uint64_t start = addr, fde = 0;
-	bool sized = false, has_fde;
-	*named = false;
-	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, addr);
-	if (!mod)
-		return addr;
-	bool has_sym = covering_symbol(mod, addr, &start, &sized) != NULL;
-	/* an unsized symbol may lie far below addr, past whole functions
-	 * that the CFI still tells apart */
-	if (has_sym && sized)
-		goto named;
-	has_fde = fde_start(mod, addr, &fde);
-	if (has_fde && (!has_sym || fde > start))
-		return fde;
-	if (!has_sym)
-		return addr;
-named:
-	*named = true;
-	return start;
-}
-
-uint64_t ecp_unwinder_function_start(struct ecp_unwinder *u, uint64_t addr, bool *named)
-{
-	sync_objects(u);
-	if (!u->starts)
-		u->starts = calloc(START_CACHE_SIZE, sizeof(*u->starts));
-	bool is_named;
-	uint64_t start;
-	/* Fibonacci hashing spreads nearby addresses over the table */
-	struct start_entry *e =
-		u->starts ? &u->starts[(addr * 0x9e3779b97f4a7c15ull) >> (64 - START_CACHE_BITS)] : NULL;
-	if (e && e->valid && e->addr == addr) {
-		start = e->start;
-		is_named = e->named;
-	} else {
-		start = lookup_function_start(u, addr, &is_named);
-		if (e)
-			*e = (struct start_entry){addr, start, true, is_named};
-	}
-	if (named)
-		*named = is_named;
-	return start;
-}
-
-const char *ecp_unwinder_function_name(struct ecp_unwinder *u, uint64_t addr,
-				       uint64_t *start)
-{
-	uint64_t s = 0;
-	bool sized;
-	sync_objects(u);
-	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, addr);
-	const char *name = mod ? covering_symbol(mod, addr, &s, &sized) : NULL;
-	if (name && start)
-		*start = s;
-	return name;
 }

@@ -18,7 +18,7 @@
 
 /* x86_64 DWARF register numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15
  * rip.  perf's register order differs: the caller reorders. */
-#define ECP_UNWIND_NREGS 17
+#define ECP_UNWIND_NREGS  17
 #define ECP_UNWIND_REG_SP 7
 #define ECP_UNWIND_REG_IP 16
 
@@ -45,7 +45,8 @@ int ecp_unwinder_add_object(struct ecp_unwinder *u, uint64_t baddr, uint64_t mem
  * `stack`; garbage ends the walk (frames are bounded by max and the stack
  * pointer must grow from frame to frame). */
 size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_NREGS],
-			 const uint8_t *stack, size_t stack_len, uint64_t *pcs, size_t max);
+			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+			 size_t max);
 
 /* Start address of the function containing addr (for a return address,
  * pass addr-1): the ELF symbol covering it (.symtab, .dynsym, or a separate

@@ -1,11 +1,12 @@
 /* Unit tests of the offline unwinder (simulator/unwind.c) on the test's own
  * stack: samples taken in code without frame pointers (unwind-capture.c)
- * are walked with the CFI of the executable and of libc, registered from
+ * are walked with the CFI of the executable and of the libraries, registered from
  * /proc/self/maps as the trace's statedump would list them; with a
  * stripped copy of the executable the functions keep their FDE identity;
  * objects can come after unwinding started; garbage neither crashes nor
  * loops. */
 #include <dlfcn.h>
+#include <link.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +26,7 @@
 #include "simulator/unwind.h"
 #include "unwind-capture.h"
 
-#define MAX_FRAMES 128
+#define MAX_FRAMES  128
 #define MAX_OBJECTS 64
 
 /* A file mapped into this process, as a statedump lists it: from its lowest
@@ -38,7 +39,9 @@ struct mapped {
 static struct mapped objects[MAX_OBJECTS];
 static size_t n_objects;
 static char exe[PATH_MAX];
-static const struct mapped *exe_obj, *libc_obj;
+/* qsort's library: libc, or a sanitizer runtime that intercepts qsort */
+static const struct mapped *exe_obj, *qsort_obj;
+static uint64_t qsort_addr;
 
 /* Once, before libdw maps files of its own into the process. */
 static void read_maps(void)
@@ -74,16 +77,17 @@ static void read_maps(void)
 			objects[k].hi = b;
 	}
 	fclose(maps);
-	exe_obj = libc_obj = NULL;
+	qsort_addr = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+	exe_obj = qsort_obj = NULL;
 	for (size_t k = 0; k < n_objects; k++) {
-		const char *base = strrchr(objects[k].path, '/') + 1;
 		if (!strcmp(objects[k].path, exe))
 			exe_obj = &objects[k];
-		else if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5))
-			libc_obj = &objects[k];
+		if (qsort_addr >= objects[k].lo && qsort_addr < objects[k].hi)
+			qsort_obj = &objects[k];
 	}
 	assert_non_null(exe_obj);
-	assert_non_null(libc_obj);
+	assert_non_null(qsort_obj);
+	assert_true(qsort_obj != exe_obj);
 }
 
 /* The end of the mapping that holds addr: how far up the stack goes. */
@@ -156,11 +160,11 @@ static void check_levels(struct ecp_unwinder *u, const uint64_t *pcs, size_t n,
 			 bool expect_named)
 {
 	const uint64_t expect[] = {
-		(uint64_t)(uintptr_t)&ecp_test_capture,
-		fn_addr(ecp_test_level1),
-		fn_addr(ecp_test_level2),
-		fn_addr(ecp_test_level3),
-		(uint64_t)(uintptr_t)&capture_levels,
+	    (uint64_t)(uintptr_t)&ecp_test_capture,
+	    fn_addr(ecp_test_level1),
+	    fn_addr(ecp_test_level2),
+	    fn_addr(ecp_test_level3),
+	    (uint64_t)(uintptr_t)&capture_levels,
 	};
 	const size_t n_expect = sizeof(expect) / sizeof(expect[0]);
 	assert_true(n > n_expect);
@@ -196,7 +200,8 @@ static void test_unwind_levels(void **state)
 	       (c1 - c0) / (double)n, (c2 - c1) / (double)n);
 	printf("levels: %zu frames from a %zu-byte stack:", n, sample.stack_len);
 	for (size_t k = 0; k < n; k++) {
-		const char *name = ecp_unwinder_function_name(u, k ? pcs[k] - 1 : pcs[k], NULL);
+		const char *name =
+		    ecp_unwinder_function_name(u, k ? pcs[k] - 1 : pcs[k], NULL);
 		printf(" %s", name ? name : "?");
 	}
 	printf("\n");
@@ -213,14 +218,14 @@ static void test_unwind_levels(void **state)
 		assert_true(in_some);
 	}
 	assert_true(inside(exe_obj, pcs[n - 1]));
-	assert_string_equal(ecp_unwinder_function_name(u, pcs[n - 1] - 1, NULL), "_start");
+	assert_string_equal(ecp_unwinder_function_name(u, pcs[n - 1] - 1, NULL),
+			    "_start");
 	assert_true(n < MAX_FRAMES);
 
 	/* max bounds the frames */
 	uint64_t few[3];
-	assert_int_equal(ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len,
-					   few, 3),
-			 3);
+	assert_int_equal(
+	    ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, few, 3), 3);
 	assert_memory_equal(few, pcs, sizeof(few));
 
 	/* the cost of a sample, whose frames' CFI is parsed and cached */
@@ -253,13 +258,15 @@ static void test_unwind_truncated_stack(void **state)
 	size_t n_full = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len,
 					  full, MAX_FRAMES);
 	/* perf's default copy for --call-graph dwarf */
-	size_t n = ecp_unwind_sample(u, sample.regs, sample.stack, 8192, part, MAX_FRAMES);
+	size_t n =
+	    ecp_unwind_sample(u, sample.regs, sample.stack, 8192, part, MAX_FRAMES);
 	printf("truncated: %zu of %zu frames from 8192 bytes\n", n, n_full);
 	assert_true(n >= 6 && n <= n_full);
 	assert_memory_equal(part, full, n * sizeof(part[0]));
 	check_levels(u, part, n, true);
 	for (size_t len = 0; len < 512; len += 8) {
-		n = ecp_unwind_sample(u, sample.regs, sample.stack, len, part, MAX_FRAMES);
+		n = ecp_unwind_sample(u, sample.regs, sample.stack, len, part,
+				      MAX_FRAMES);
 		assert_true(n >= 1 && n <= n_full);
 		assert_memory_equal(part, full, n * sizeof(part[0]));
 	}
@@ -268,7 +275,7 @@ static void test_unwind_truncated_stack(void **state)
 	ecp_unwinder_destroy(u);
 }
 
-/* sort -> qsort (libc) -> compare -> capture, called from here. */
+/* sort -> qsort (a library) -> compare -> capture, called from here. */
 __attribute__((noipa)) static void capture_sort(void)
 {
 	int here = 0;
@@ -286,17 +293,20 @@ static size_t find_function(struct ecp_unwinder *u, const uint64_t *pcs, size_t 
 	return n;
 }
 
-/* capture, compare, libc's frames (at least one), sort, capture_sort. */
-static bool walks_through_libc(struct ecp_unwinder *u, const uint64_t *pcs, size_t n)
+/* capture, compare, qsort's library's frames (at least one), sort,
+ * capture_sort. */
+static bool walks_through_library(struct ecp_unwinder *u, const uint64_t *pcs, size_t n)
 {
-	size_t compare = find_function(u, pcs, n, (uint64_t)(uintptr_t)&ecp_test_sort_compare);
+	size_t compare =
+	    find_function(u, pcs, n, (uint64_t)(uintptr_t)&ecp_test_sort_compare);
 	size_t sort = find_function(u, pcs, n, fn_addr(ecp_test_sort));
 	if (compare != 1 || sort >= n - 1 || sort < compare + 2)
 		return false;
 	for (size_t k = compare + 1; k < sort; k++)
-		if (!inside(libc_obj, pcs[k]))
+		if (!inside(qsort_obj, pcs[k]))
 			return false;
-	return frame_function(u, pcs, sort + 1, NULL) == (uint64_t)(uintptr_t)&capture_sort;
+	return frame_function(u, pcs, sort + 1, NULL) ==
+	       (uint64_t)(uintptr_t)&capture_sort;
 }
 
 static void test_unwind_shared_library(void **state)
@@ -310,23 +320,117 @@ static void test_unwind_shared_library(void **state)
 				     MAX_FRAMES);
 	printf("sort: %zu frames:", n);
 	for (size_t k = 0; k < n; k++) {
-		const char *name = ecp_unwinder_function_name(u, k ? pcs[k] - 1 : pcs[k], NULL);
-		printf(" %s%s", name ? name : "?", inside(libc_obj, pcs[k]) ? "@libc" : "");
+		const char *name =
+		    ecp_unwinder_function_name(u, k ? pcs[k] - 1 : pcs[k], NULL);
+		printf(" %s%s", name ? name : "?",
+		       inside(qsort_obj, pcs[k]) ? "@lib" : "");
 	}
 	printf("\n");
-	assert_true(walks_through_libc(u, pcs, n));
-	/* libc's exported functions are named from its .dynsym, at its bias */
-	uint64_t qsort_addr = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+	assert_true(walks_through_library(u, pcs, n));
+	/* the library's functions are named, at its bias */
 	bool named = false;
-	assert_true(inside(libc_obj, qsort_addr));
-	assert_int_equal(ecp_unwinder_function_start(u, qsort_addr + 1, &named), qsort_addr);
+	assert_int_equal(ecp_unwinder_function_start(u, qsort_addr + 1, &named),
+			 qsort_addr);
 	assert_true(named);
-	assert_string_equal(ecp_unwinder_function_name(u, qsort_addr + 1, NULL), "qsort");
+	const char *name = ecp_unwinder_function_name(u, qsort_addr + 1, NULL);
+	assert_non_null(name);
+	assert_non_null(strstr(name, "qsort"));
 	ecp_unwinder_destroy(u);
 }
 
-/* libc registered after a first unwind (as after a dlopen), replaced by
- * another object at the same place, then registered again. */
+/* The library with its first PT_LOAD at 0x200000, as the dynamic loader
+ * sees it. */
+struct loaded {
+	uint64_t bias, first_vaddr;
+	bool found;
+};
+
+static int find_offset_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct loaded *l = arg;
+	(void)size;
+	if (!strstr(info->dlpi_name, "libecp-test-unwind-offset"))
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_LOAD) {
+			l->bias = info->dlpi_addr;
+			l->first_vaddr = info->dlpi_phdr[k].p_vaddr;
+			l->found = true;
+			break;
+		}
+	return 1;
+}
+
+/* level1 called from the offset library, called from here. */
+__attribute__((noipa)) static void capture_offset(void)
+{
+	int here = 0;
+	sample.stack_end = mapping_end((uint64_t)(uintptr_t)&here);
+	assert_int_equal(ecp_test_offset_call(ecp_test_level1, &sample), 2);
+}
+
+/* The bias rule, baddr - (first PT_LOAD p_vaddr), on a library where the
+ * two differ: its CFI walks its frame and its symbols name it. */
+static void test_unwind_offset_library(void **state)
+{
+	(void)state;
+	read_maps();
+	struct loaded l = {0};
+	dl_iterate_phdr(find_offset_lib, &l);
+	assert_true(l.found);
+	assert_int_equal(l.first_vaddr, 0x200000);
+	uint64_t call = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "ecp_test_offset_call");
+	const struct mapped *lib = NULL;
+	for (size_t k = 0; k < n_objects; k++)
+		if (inside(&objects[k], call))
+			lib = &objects[k];
+	assert_non_null(lib);
+	/* its lowest mapping is its first PT_LOAD, where the statedump puts
+	 * baddr (dlpi_addr + p_vaddr) */
+	assert_int_equal(lib->lo, l.bias + l.first_vaddr);
+
+	capture_offset();
+	struct ecp_unwinder *u = unwinder_of_all_objects();
+	uint64_t pcs[MAX_FRAMES];
+	size_t n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs,
+				     MAX_FRAMES);
+	printf("offset library: %zu frames\n", n);
+	/* capture, level1, ecp_test_offset_call, capture_offset, ... */
+	assert_true(n > 4);
+	assert_int_equal(frame_function(u, pcs, 1, NULL), fn_addr(ecp_test_level1));
+	bool named = false;
+	assert_true(inside(lib, pcs[2]));
+	assert_int_equal(frame_function(u, pcs, 2, &named), call);
+	assert_true(named);
+	assert_string_equal(ecp_unwinder_function_name(u, pcs[2] - 1, NULL),
+			    "ecp_test_offset_call");
+	assert_int_equal(frame_function(u, pcs, 3, NULL),
+			 (uint64_t)(uintptr_t)&capture_offset);
+
+	struct ecp_symbols *syms = ecp_symbols_create();
+	struct ecp_strings *arena = ecp_strings_create();
+	assert_int_equal(
+	    ecp_symbols_add_object(syms, lib->lo, lib->hi - lib->lo, lib->path), 0);
+	const char *name, *object;
+	assert_int_equal(ecp_symbols_resolve(syms, call + 1, arena, &name, &object), 0);
+	assert_string_equal(name, "ecp_test_offset_call");
+	ecp_symbols_destroy(syms);
+	ecp_strings_destroy(arena);
+	ecp_unwinder_destroy(u);
+}
+
+/* Whether u knows qsort's library: names qsort there. */
+static bool knows_library(struct ecp_unwinder *u)
+{
+	bool named = false;
+	return ecp_unwinder_function_start(u, qsort_addr + 1, &named) == qsort_addr &&
+	       named;
+}
+
+/* qsort's library registered after a first unwind (as after a dlopen),
+ * replaced by another object at the same place, then registered again.
+ * (Without the library, its frames may still be walked: libdw falls back
+ * on frame pointers where it has no CFI.) */
 static void test_unwind_objects_added_later(void **state)
 {
 	(void)state;
@@ -334,34 +438,41 @@ static void test_unwind_objects_added_later(void **state)
 	capture_sort();
 	struct ecp_unwinder *u = ecp_unwinder_create();
 	assert_non_null(u);
-	assert_int_equal(ecp_unwinder_add_object(u, exe_obj->lo, exe_obj->hi - exe_obj->lo,
-						 exe_obj->path, NULL),
+	assert_int_equal(ecp_unwinder_add_object(u, exe_obj->lo,
+						 exe_obj->hi - exe_obj->lo, exe_obj->path,
+						 NULL),
 			 0);
 	uint64_t pcs[MAX_FRAMES];
 	size_t n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs,
 				     MAX_FRAMES);
-	assert_false(walks_through_libc(u, pcs, n));
-	uint64_t libc_size = libc_obj->hi - libc_obj->lo;
-	assert_int_equal(ecp_unwinder_add_object(u, libc_obj->lo, libc_size, libc_obj->path,
-						 NULL),
-			 0);
-	n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs, MAX_FRAMES);
-	assert_true(walks_through_libc(u, pcs, n));
-	size_t n_with_libc = n;
+	assert_true(n >= 2);
+	assert_false(knows_library(u));
+	uint64_t lib_size = qsort_obj->hi - qsort_obj->lo;
+	assert_int_equal(
+	    ecp_unwinder_add_object(u, qsort_obj->lo, lib_size, qsort_obj->path, NULL),
+	    0);
+	n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs,
+			      MAX_FRAMES);
+	assert_true(walks_through_library(u, pcs, n));
+	assert_true(knows_library(u));
+	size_t n_with_lib = n;
 
-	/* dlclose, then another object at the same place: libc's frames are
-	 * not walked any more (the file here has no CFI to walk them) */
-	assert_int_equal(ecp_unwinder_add_object(u, libc_obj->lo, libc_size, "/nonexistent",
-						 "/nonexistent"),
+	/* dlclose, then another object (unreadable here) at the same place */
+	assert_int_equal(ecp_unwinder_add_object(u, qsort_obj->lo, lib_size,
+						 "/nonexistent", "/nonexistent"),
 			 0);
-	n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs, MAX_FRAMES);
-	assert_false(walks_through_libc(u, pcs, n));
-	assert_int_equal(ecp_unwinder_add_object(u, libc_obj->lo, libc_size, libc_obj->path,
-						 NULL),
-			 0);
-	n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs, MAX_FRAMES);
-	assert_true(walks_through_libc(u, pcs, n));
-	assert_int_equal(n, n_with_libc);
+	n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs,
+			      MAX_FRAMES);
+	assert_true(n >= 2);
+	assert_false(knows_library(u));
+	assert_int_equal(
+	    ecp_unwinder_add_object(u, qsort_obj->lo, lib_size, qsort_obj->path, NULL),
+	    0);
+	n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs,
+			      MAX_FRAMES);
+	assert_true(walks_through_library(u, pcs, n));
+	assert_true(knows_library(u));
+	assert_int_equal(n, n_with_lib);
 	ecp_unwinder_destroy(u);
 }
 
@@ -381,10 +492,10 @@ static void test_unwind_stripped_copy(void **state)
 	struct ecp_unwinder *u = ecp_unwinder_create();
 	assert_non_null(u);
 	for (size_t k = 0; k < n_objects; k++)
-		assert_int_equal(ecp_unwinder_add_object(u, objects[k].lo,
-							 objects[k].hi - objects[k].lo,
-							 objects[k].path,
-							 &objects[k] == exe_obj ? copy : NULL),
+		assert_int_equal(ecp_unwinder_add_object(
+				     u, objects[k].lo, objects[k].hi - objects[k].lo,
+				     objects[k].path,
+				     &objects[k] == exe_obj ? copy : NULL),
 				 0);
 	uint64_t pcs[MAX_FRAMES];
 	size_t n = ecp_unwind_sample(u, sample.regs, sample.stack, sample.stack_len, pcs,
@@ -397,8 +508,8 @@ static void test_unwind_stripped_copy(void **state)
 	struct ecp_strings *arena = ecp_strings_create();
 	assert_non_null(syms);
 	assert_non_null(arena);
-	assert_int_equal(ecp_symbols_add_object_copy(syms, exe_obj->lo,
-						     exe_obj->hi - exe_obj->lo, exe, copy),
+	assert_int_equal(ecp_symbols_add_object_copy(
+			     syms, exe_obj->lo, exe_obj->hi - exe_obj->lo, exe, copy),
 			 0);
 	const char *name, *object;
 	uint64_t level2 = fn_addr(ecp_test_level2);
@@ -427,14 +538,13 @@ static void test_symbols_through_libdw(void **state)
 							objects[k].path),
 				 0);
 	const char *name, *object;
-	assert_int_equal(ecp_symbols_resolve(syms, fn_addr(ecp_test_level1) + 1, arena, &name,
-					     &object),
+	assert_int_equal(ecp_symbols_resolve(syms, fn_addr(ecp_test_level1) + 1, arena,
+					     &name, &object),
 			 0);
 	assert_string_equal(name, "ecp_test_level1");
-	uint64_t qsort_addr = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
 	assert_int_equal(ecp_symbols_resolve(syms, qsort_addr, arena, &name, &object), 0);
-	assert_string_equal(name, "qsort");
-	assert_string_equal(object, libc_obj->path);
+	assert_non_null(strstr(name, "qsort"));
+	assert_string_equal(object, qsort_obj->path);
 	ecp_symbols_destroy(syms);
 	ecp_strings_destroy(arena);
 }
@@ -480,7 +590,8 @@ static void test_unwind_garbage(void **state)
 	double t0 = now_us();
 	for (int i = 0; i < cases; i++) {
 		size_t len = rnd() % (sizeof(stack) + 1);
-		uint64_t sp = rnd() % 3 ? sample.regs[ECP_UNWIND_REG_SP] + rnd() % 4096 : rnd();
+		uint64_t sp =
+		    rnd() % 3 ? sample.regs[ECP_UNWIND_REG_SP] + rnd() % 4096 : rnd();
 		for (int r = 0; r < ECP_UNWIND_NREGS; r++)
 			regs[r] = rnd() % 2 ? plausible(sp, len) : rnd();
 		regs[ECP_UNWIND_REG_SP] = sp;
@@ -494,9 +605,11 @@ static void test_unwind_garbage(void **state)
 		if (rnd() % 3 == 0) {
 			/* the real sample, with a few of its words damaged */
 			memcpy(regs, sample.regs, sizeof(regs));
-			len = sample.stack_len < sizeof(stack) ? sample.stack_len : sizeof(stack);
+			len = sample.stack_len < sizeof(stack) ? sample.stack_len
+							       : sizeof(stack);
 			memcpy(stack, sample.stack, len);
-			for (int d = 0, n_damaged = 1 + (int)(rnd() % 4); d < n_damaged; d++) {
+			for (int d = 0, n_damaged = 1 + (int)(rnd() % 4); d < n_damaged;
+			     d++) {
 				uint64_t w = plausible(regs[ECP_UNWIND_REG_SP], len);
 				memcpy(stack + (rnd() % (len / 8)) * 8, &w, 8);
 			}
@@ -517,21 +630,23 @@ static void test_unwind_garbage(void **state)
 	}
 	double t1 = now_us();
 	assert_int_equal(run, cases);
-	printf("garbage: %d cases, %zu frames in all, longest walk %zu: %.2f us per case\n",
-	       run, total, longest, (t1 - t0) / run);
+	printf(
+	    "garbage: %d cases, %zu frames in all, longest walk %zu: %.2f us per case\n",
+	    run, total, longest, (t1 - t0) / run);
 	ecp_unwinder_destroy(u);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_unwind_levels),
-		cmocka_unit_test(test_unwind_truncated_stack),
-		cmocka_unit_test(test_unwind_shared_library),
-		cmocka_unit_test(test_unwind_objects_added_later),
-		cmocka_unit_test(test_unwind_stripped_copy),
-		cmocka_unit_test(test_symbols_through_libdw),
-		cmocka_unit_test(test_unwind_garbage),
+	    cmocka_unit_test(test_unwind_levels),
+	    cmocka_unit_test(test_unwind_truncated_stack),
+	    cmocka_unit_test(test_unwind_shared_library),
+	    cmocka_unit_test(test_unwind_offset_library),
+	    cmocka_unit_test(test_unwind_objects_added_later),
+	    cmocka_unit_test(test_unwind_stripped_copy),
+	    cmocka_unit_test(test_symbols_through_libdw),
+	    cmocka_unit_test(test_unwind_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

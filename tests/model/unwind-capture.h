@@ -30,4 +30,8 @@ void ecp_test_capture(struct ecp_test_sample *s);
 int ecp_test_sort(struct ecp_test_sample *s);
 int ecp_test_sort_compare(const void *a, const void *b);
 
+/* In a shared library whose first PT_LOAD segment is at 0x200000: returns
+ * fn(s) + 1 (unwind-offset-lib.c). */
+int ecp_test_offset_call(int (*fn)(struct ecp_test_sample *), struct ecp_test_sample *s);
+
 #endif
