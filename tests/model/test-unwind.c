@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -584,6 +585,15 @@ static void test_unwind_garbage(void **state)
 	struct ecp_unwinder *u = unwinder_of_all_objects();
 	static uint8_t stack[8192];
 	uint64_t regs[ECP_UNWIND_NREGS], pcs[MAX_FRAMES];
+	/* each copy is handed over between two inaccessible pages, against
+	 * one end or the other: a read outside it would crash the test */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *area = mmap(NULL, sizeof(stack) + 2 * page, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(area != MAP_FAILED);
+	uint8_t *guarded = area + page;
+	assert_int_equal(mprotect(area, page, PROT_NONE), 0);
+	assert_int_equal(mprotect(guarded + sizeof(stack), page, PROT_NONE), 0);
 	const int cases = 10000;
 	int run = 0;
 	size_t longest = 0, total = 0;
@@ -614,8 +624,10 @@ static void test_unwind_garbage(void **state)
 				memcpy(stack + (rnd() % (len / 8)) * 8, &w, 8);
 			}
 		}
+		uint8_t *at = rnd() % 2 ? guarded : guarded + sizeof(stack) - len;
+		memcpy(at, stack, len);
 		size_t max = 1 + rnd() % MAX_FRAMES;
-		size_t n = ecp_unwind_sample(u, regs, stack, len, pcs, max);
+		size_t n = ecp_unwind_sample(u, regs, at, len, pcs, max);
 		if (!regs[ECP_UNWIND_REG_IP]) {
 			assert_int_equal(n, 0);
 		} else {
@@ -633,6 +645,7 @@ static void test_unwind_garbage(void **state)
 	printf(
 	    "garbage: %d cases, %zu frames in all, longest walk %zu: %.2f us per case\n",
 	    run, total, longest, (t1 - t0) / run);
+	munmap(area, sizeof(stack) + 2 * page);
 	ecp_unwinder_destroy(u);
 }
 
