@@ -1,5 +1,6 @@
 #include "simulator/unwind.h"
 
+#include <asm/perf_regs.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -202,6 +203,37 @@ void ecp_unwinder_sync(struct ecp_unwinder *u)
 }
 
 /* ------------------------------------------------------------- unwinding */
+
+/* perf's number of each DWARF register */
+static const int perf_reg_of_dwarf[ECP_UNWIND_NREGS] = {
+    PERF_REG_X86_AX,  PERF_REG_X86_DX,  PERF_REG_X86_CX,  PERF_REG_X86_BX,
+    PERF_REG_X86_SI,  PERF_REG_X86_DI,  PERF_REG_X86_BP,  PERF_REG_X86_SP,
+    PERF_REG_X86_R8,  PERF_REG_X86_R9,  PERF_REG_X86_R10, PERF_REG_X86_R11,
+    PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
+    PERF_REG_X86_IP,
+};
+
+uint64_t ecp_unwind_perf_regs_mask(void)
+{
+	uint64_t mask = 0;
+	for (int r = 0; r < ECP_UNWIND_NREGS; r++)
+		mask |= 1ull << perf_reg_of_dwarf[r];
+	return mask;
+}
+
+bool ecp_unwind_regs_from_perf(uint64_t mask, const uint64_t *vals, size_t n,
+			       uint64_t regs[ECP_UNWIND_NREGS])
+{
+	for (int r = 0; r < ECP_UNWIND_NREGS; r++) {
+		uint64_t bit = 1ull << perf_reg_of_dwarf[r];
+		/* the value's index: how many registers perf wrote before it */
+		size_t k = (size_t)__builtin_popcountll(mask & (bit - 1));
+		if (!(mask & bit) || k >= n)
+			return false;
+		regs[r] = vals[k];
+	}
+	return true;
+}
 
 /* One thread, the sample's, whose pid is the 1 given to dwfl_attach_state. */
 static int next_thread(Dwfl *dwfl, void *arg, void **thread_arg)

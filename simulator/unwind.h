@@ -17,10 +17,20 @@
 #include <stdint.h>
 
 /* x86_64 DWARF register numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15
- * rip.  perf's register order differs: the caller reorders. */
+ * rip.  perf's order differs: ecp_unwind_regs_from_perf reorders. */
 #define ECP_UNWIND_NREGS  17
 #define ECP_UNWIND_REG_SP 7
 #define ECP_UNWIND_REG_IP 16
+
+/* perf_event_attr.sample_regs_user for these 17 registers (perf numbers
+ * them otherwise, asm/perf_regs.h). */
+uint64_t ecp_unwind_perf_regs_mask(void);
+
+/* Reorders a sample's PERF_SAMPLE_REGS_USER values (`vals`: n values, one
+ * per bit of `mask`, lowest bit first) into DWARF order.  False when mask
+ * lacks one of the 17 or n is short. */
+bool ecp_unwind_regs_from_perf(uint64_t mask, const uint64_t *vals, size_t n,
+			       uint64_t regs[ECP_UNWIND_NREGS]);
 
 struct ecp_unwinder;
 

@@ -4,7 +4,7 @@
  * /proc/self/maps as the trace's statedump would list them; with a
  * stripped copy of the executable the functions keep their FDE identity;
  * objects can come after unwinding started; garbage neither crashes nor
- * loops. */
+ * loops; perf's register order is converted. */
 #include <dlfcn.h>
 #include <link.h>
 #include <limits.h>
@@ -550,6 +550,38 @@ static void test_symbols_through_libdw(void **state)
 	ecp_strings_destroy(arena);
 }
 
+/* perf's register order to DWARF's, with perf's extra registers (flags,
+ * segments) in between. */
+static void test_perf_regs(void **state)
+{
+	(void)state;
+	/* perf numbering: ax bx cx dx si di bp sp ip flags cs ss ds es fs gs
+	 * r8..r15; give each the value 100 + its perf number */
+	uint64_t mask = (1ull << 24) - 1, vals[24], regs[ECP_UNWIND_NREGS];
+	for (int k = 0; k < 24; k++)
+		vals[k] = 100 + (uint64_t)k;
+	assert_true(ecp_unwind_regs_from_perf(mask, vals, 24, regs));
+	const uint64_t expect[ECP_UNWIND_NREGS] = {
+	    100, 103, 102, 101, 104, 105, 106, 107, /* rax rdx rcx rbx rsi rdi rbp rsp */
+	    116, 117, 118, 119, 120, 121, 122, 123, /* r8..r15 */
+	    108,                                    /* rip */
+	};
+	assert_memory_equal(regs, expect, sizeof(expect));
+	/* the minimal mask: the values are packed in bit order */
+	uint64_t min = ecp_unwind_perf_regs_mask();
+	assert_int_equal(__builtin_popcountll(min), ECP_UNWIND_NREGS);
+	uint64_t packed[ECP_UNWIND_NREGS];
+	size_t n = 0;
+	for (int k = 0; k < 24; k++)
+		if (min & (1ull << k))
+			packed[n++] = 100 + (uint64_t)k;
+	assert_true(ecp_unwind_regs_from_perf(min, packed, n, regs));
+	assert_memory_equal(regs, expect, sizeof(expect));
+	/* a register missing, or values short */
+	assert_false(ecp_unwind_regs_from_perf(min & ~(1ull << 8), packed, n, regs));
+	assert_false(ecp_unwind_regs_from_perf(min, packed, n - 1, regs));
+}
+
 /* xorshift64*: a fixed, portable sequence */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -660,6 +692,7 @@ int main(void)
 	    cmocka_unit_test(test_unwind_stripped_copy),
 	    cmocka_unit_test(test_symbols_through_libdw),
 	    cmocka_unit_test(test_unwind_garbage),
+	    cmocka_unit_test(test_perf_regs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
