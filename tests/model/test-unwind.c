@@ -525,6 +525,45 @@ static void test_unwind_stripped_copy(void **state)
 	ecp_unwinder_destroy(u);
 }
 
+/* A stripped copy whose .gnu_debuglink names a debug file beside it:
+ * libdwfl finds the symbols there, for the unwinder and for ecp_symbols. */
+static void test_unwind_debuglink_copy(void **state)
+{
+	(void)state;
+	const char *copy = getenv("ECP_TEST_DEBUGLINK_COPY");
+	if (!copy || access(copy, R_OK) != 0) {
+		printf("no debuglink copy: ECP_TEST_DEBUGLINK_COPY=%s\n",
+		       copy ? copy : "");
+		skip();
+	}
+	read_maps();
+	struct ecp_unwinder *u = ecp_unwinder_create();
+	assert_non_null(u);
+	assert_int_equal(
+	    ecp_unwinder_add_object(u, exe_obj->lo, exe_obj->hi - exe_obj->lo, exe, copy),
+	    0);
+	uint64_t level2 = fn_addr(ecp_test_level2);
+	bool named = false;
+	assert_int_equal(ecp_unwinder_function_start(u, level2 + 3, &named), level2);
+	assert_true(named);
+	assert_string_equal(ecp_unwinder_function_name(u, level2 + 3, NULL),
+			    "ecp_test_level2");
+
+	struct ecp_symbols *syms = ecp_symbols_create();
+	struct ecp_strings *arena = ecp_strings_create();
+	assert_int_equal(ecp_symbols_add_object_copy(
+			     syms, exe_obj->lo, exe_obj->hi - exe_obj->lo, exe, copy),
+			 0);
+	const char *name, *object;
+	assert_int_equal(ecp_symbols_resolve(syms, level2 + 3, arena, &name, &object), 0);
+	assert_string_equal(name, "ecp_test_level2");
+	/* the names come from the debug file: the copy is not unreadable */
+	assert_int_equal(ecp_symbols_n_unreadable(syms), 0);
+	ecp_symbols_destroy(syms);
+	ecp_strings_destroy(arena);
+	ecp_unwinder_destroy(u);
+}
+
 /* ecp_symbols asks libdwfl only when the object's own tables miss: the
  * names it gave before stay. */
 static void test_symbols_through_libdw(void **state)
@@ -690,6 +729,7 @@ int main(void)
 	    cmocka_unit_test(test_unwind_offset_library),
 	    cmocka_unit_test(test_unwind_objects_added_later),
 	    cmocka_unit_test(test_unwind_stripped_copy),
+	    cmocka_unit_test(test_unwind_debuglink_copy),
 	    cmocka_unit_test(test_symbols_through_libdw),
 	    cmocka_unit_test(test_unwind_garbage),
 	    cmocka_unit_test(test_perf_regs),
