@@ -36,7 +36,7 @@ struct ecp_symbols {
 	size_t n, cap;
 	/* libdwfl's view of the same objects, opened at the first address
 	 * that the objects' own symbol tables do not name */
-	struct ecp_unwinder *dwfl;
+	struct ecp_unwinder *dw_names;
 };
 
 struct ecp_symbols *ecp_symbols_create(void)
@@ -56,7 +56,7 @@ void ecp_symbols_destroy(struct ecp_symbols *syms)
 		free(syms->objs[i].file);
 	}
 	free(syms->objs);
-	ecp_unwinder_destroy(syms->dwfl);
+	ecp_unwinder_destroy(syms->dw_names);
 	free(syms);
 }
 
@@ -94,8 +94,8 @@ int ecp_symbols_add_object_copy(struct ecp_symbols *syms, uint64_t baddr, uint64
 	o->memsz = memsz;
 	o->seq = syms->n;
 	syms->n++;
-	if (syms->dwfl)
-		return ecp_unwinder_add_object(syms->dwfl, baddr, memsz, o->path, copy);
+	if (syms->dw_names)
+		return ecp_unwinder_add_object(syms->dw_names, baddr, memsz, o->path, copy);
 	return 0;
 }
 
@@ -271,19 +271,19 @@ static const struct sym *lookup(const struct object *o, uint64_t vaddr)
 static const char *debug_file_name(struct ecp_symbols *syms, struct object *o,
 				   uint64_t addr)
 {
-	if (!syms->dwfl) {
-		syms->dwfl = ecp_unwinder_create();
-		for (size_t i = 0; syms->dwfl && i < syms->n; i++)
-			if (ecp_unwinder_add_object(syms->dwfl, syms->objs[i].baddr,
+	if (!syms->dw_names) {
+		syms->dw_names = ecp_unwinder_create();
+		for (size_t i = 0; syms->dw_names && i < syms->n; i++)
+			if (ecp_unwinder_add_object(syms->dw_names, syms->objs[i].baddr,
 						    syms->objs[i].memsz, syms->objs[i].path,
 						    syms->objs[i].file) < 0) {
-				ecp_unwinder_destroy(syms->dwfl);
-				syms->dwfl = NULL;
+				ecp_unwinder_destroy(syms->dw_names);
+				syms->dw_names = NULL;
 			}
-		if (!syms->dwfl)
+		if (!syms->dw_names)
 			return NULL;
 	}
-	const char *name = ecp_unwinder_function_name(syms->dwfl, addr, NULL);
+	const char *name = ecp_unwinder_function_name(syms->dw_names, addr, NULL);
 	if (name)
 		o->problem[0] = '\0'; /* its names could be read after all */
 	return name;
