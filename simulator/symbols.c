@@ -95,7 +95,8 @@ int ecp_symbols_add_object_copy(struct ecp_symbols *syms, uint64_t baddr, uint64
 	o->seq = syms->n;
 	syms->n++;
 	if (syms->dw_names)
-		return ecp_unwinder_add_object(syms->dw_names, baddr, memsz, o->path, copy);
+		return ecp_unwinder_add_object(syms->dw_names, baddr, memsz, o->path,
+					       copy);
 	return 0;
 }
 
