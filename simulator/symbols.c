@@ -274,13 +274,14 @@ static const char *debug_file_name(struct ecp_symbols *syms, struct object *o,
 {
 	if (!syms->dw_names) {
 		syms->dw_names = ecp_unwinder_create();
-		for (size_t i = 0; syms->dw_names && i < syms->n; i++)
-			if (ecp_unwinder_add_object(syms->dw_names, syms->objs[i].baddr,
-						    syms->objs[i].memsz, syms->objs[i].path,
-						    syms->objs[i].file) < 0) {
+		for (size_t i = 0; syms->dw_names && i < syms->n; i++) {
+			const struct object *k = &syms->objs[i];
+			if (ecp_unwinder_add_object(syms->dw_names, k->baddr, k->memsz,
+						    k->path, k->file) < 0) {
 				ecp_unwinder_destroy(syms->dw_names);
 				syms->dw_names = NULL;
 			}
+		}
 		if (!syms->dw_names)
 			return NULL;
 	}
