@@ -8,7 +8,6 @@
 
 #include "simulator/symbols.h"
 
-#ifdef ECP_HAVE_LIBDW
 #include <elfutils/libdw.h>
 
 /* The line of the outlined function's first instruction: GCC gives it the
@@ -37,20 +36,39 @@ static int source_line(const char *file, uint64_t vaddr, char *where, size_t len
 	close(fd);
 	return rc;
 }
-#else
-static int source_line(const char *file, uint64_t vaddr, char *where, size_t len)
-{
-	(void)file;
-	(void)vaddr;
-	(void)where;
-	(void)len;
-	return -1;
-}
-#endif
+
+/* Naming every call site of a model looks up many addresses in the same
+ * few files: the last file's DWARF stays open (the analysis is single-
+ * threaded; the handle lives until the process ends). */
+static struct {
+	char *file;
+	int fd;
+	Dwarf *dbg;
+} last = {NULL, -1, NULL};
 
 int ecp_source_line(const char *file, uint64_t vaddr, char *where, size_t len)
 {
-	return source_line(file, vaddr, where, len);
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	const char *src;
+	int lineno = 0;
+	if (!last.file || strcmp(last.file, file)) {
+		if (last.dbg)
+			dwarf_end(last.dbg);
+		if (last.fd >= 0)
+			close(last.fd);
+		free(last.file);
+		last.file = strdup(file);
+		last.fd = open(file, O_RDONLY | O_CLOEXEC);
+		last.dbg = last.fd >= 0 ? dwarf_begin(last.fd, DWARF_C_READ) : NULL;
+	}
+	if (!last.dbg || !dwarf_addrdie(last.dbg, vaddr, &cu) ||
+	    !(line = dwarf_getsrc_die(&cu, vaddr)) || !(src = dwarf_linesrc(line, NULL, NULL)) ||
+	    dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
+		return -1;
+	const char *base = strrchr(src, '/');
+	snprintf(where, len, "%s:%d", base ? base + 1 : src, lineno);
+	return 0;
 }
 
 char *ecp_omp_outlined_name(const char *file, const char *sym, uint64_t vaddr)

@@ -1,8 +1,7 @@
 /* Names a user recognises for the functions GCC outlines from OpenMP
  * constructs: `main._omp_fn.0` is shown as "main@prog.c:61", the enclosing
  * function and the construct's source line read from the object's DWARF
- * (libdw); without debug information, or without libdw at build time, the
- * compiler's name stays. */
+ * (libdw); without debug information the compiler's name stays. */
 #ifndef ECP_SIMULATOR_OMP_NAMES_H
 #define ECP_SIMULATOR_OMP_NAMES_H
 

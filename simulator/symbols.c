@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "simulator/omp-names.h"
+#include "simulator/unwind.h"
 
 struct sym {
 	uint64_t value, size;
@@ -33,6 +34,9 @@ struct object {
 struct ecp_symbols {
 	struct object *objs;
 	size_t n, cap;
+	/* libdwfl's view of the same objects, opened at the first address
+	 * that the objects' own symbol tables do not name */
+	struct ecp_unwinder *dw_names;
 };
 
 struct ecp_symbols *ecp_symbols_create(void)
@@ -52,6 +56,7 @@ void ecp_symbols_destroy(struct ecp_symbols *syms)
 		free(syms->objs[i].file);
 	}
 	free(syms->objs);
+	ecp_unwinder_destroy(syms->dw_names);
 	free(syms);
 }
 
@@ -89,6 +94,9 @@ int ecp_symbols_add_object_copy(struct ecp_symbols *syms, uint64_t baddr, uint64
 	o->memsz = memsz;
 	o->seq = syms->n;
 	syms->n++;
+	if (syms->dw_names)
+		return ecp_unwinder_add_object(syms->dw_names, baddr, memsz, o->path,
+					       copy);
 	return 0;
 }
 
@@ -258,6 +266,31 @@ static const struct sym *lookup(const struct object *o, uint64_t vaddr)
 	return s;
 }
 
+/* The name libdwfl gives addr, which also looks in the object's separate
+ * debug file (build-id, .gnu_debuglink): a stripped object's own tables
+ * often lack the function. */
+static const char *debug_file_name(struct ecp_symbols *syms, struct object *o,
+				   uint64_t addr)
+{
+	if (!syms->dw_names) {
+		syms->dw_names = ecp_unwinder_create();
+		for (size_t i = 0; syms->dw_names && i < syms->n; i++) {
+			const struct object *k = &syms->objs[i];
+			if (ecp_unwinder_add_object(syms->dw_names, k->baddr, k->memsz,
+						    k->path, k->file) < 0) {
+				ecp_unwinder_destroy(syms->dw_names);
+				syms->dw_names = NULL;
+			}
+		}
+		if (!syms->dw_names)
+			return NULL;
+	}
+	const char *name = ecp_unwinder_function_name(syms->dw_names, addr, NULL);
+	if (name)
+		o->problem[0] = '\0'; /* its names could be read after all */
+	return name;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -284,7 +317,16 @@ int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 	*object = ecp_strings_dup(arena, best->path);
 	uint64_t off = addr - best->baddr;
 	const struct sym *s = lookup(best, off + best->first_vaddr);
-	if (s) {
+	const char *dw_name = s ? NULL : debug_file_name(syms, best, addr);
+	if (dw_name) {
+		/* a debug file's table also lists versioned aliases
+		 * ("__libc_start_main@@GLIBC_2.34"): the version is noise here */
+		char *plain = strndup(dw_name, strcspn(dw_name, "@"));
+		char *dm = plain ? ecp_demangle(plain) : NULL;
+		*name = ecp_strings_dup(arena, dm ? dm : plain ? plain : dw_name);
+		free(dm);
+		free(plain);
+	} else if (s) {
 		char *dm = ecp_omp_outlined_name(best->file ? best->file : best->path,
 						 s->name, s->value);
 		if (!dm)

@@ -6,9 +6,12 @@
  * symbol table (.symtab, else .dynsym) at
  *     addr - baddr + (first PT_LOAD p_vaddr),
  * which is right for PIE executables, shared libraries and fixed-address
- * executables alike.  C++ names are demangled (__cxa_demangle, loaded from
- * libstdc++ at run time when present).  An address that no symbol covers is
- * named "object+0xOFFSET", one outside every object "0xADDR": never dropped. */
+ * executables alike.  An address that the object's own tables do not name
+ * is looked up with libdwfl (unwind.h), which also reads the separate debug
+ * file that a build-id or .gnu_debuglink leads to.  C++ names are demangled
+ * (__cxa_demangle, loaded from libstdc++ at run time when present).  An
+ * address that no symbol covers is named "object+0xOFFSET", one outside
+ * every object "0xADDR": never dropped. */
 #ifndef ECP_SIMULATOR_SYMBOLS_H
 #define ECP_SIMULATOR_SYMBOLS_H
 
