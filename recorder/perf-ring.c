@@ -6,14 +6,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, const char *what,
-		      struct ecp_error *err)
+int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_pages,
+		      const char *what, struct ecp_error *err)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	r->fd = fd;
-	r->data_size = pages * page;
-	r->map_len = r->data_size + page;
-	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	for (;; pages /= 2) {
+		r->data_size = pages * page;
+		r->map_len = r->data_size + page;
+		r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (r->base != MAP_FAILED || pages / 2 < min_pages ||
+		    (errno != EPERM && errno != ENOMEM))
+			break;
+	}
 	if (r->base == MAP_FAILED) {
 		int e = errno;
 		r->base = NULL;

@@ -17,9 +17,11 @@ struct ecp_perf_ring {
 };
 
 /* Maps `pages` data pages (a power of two) of `fd`, taking ownership of fd
- * (closed on failure too). */
-int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, const char *what,
-		      struct ecp_error *err);
+ * (closed on failure too).  When the kernel refuses that much locked memory
+ * (an unprivileged user's perf_event_mlock_kb and RLIMIT_MEMLOCK), halves
+ * it down to min_pages before giving up; r->data_size tells what it got. */
+int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_pages,
+		      const char *what, struct ecp_error *err);
 /* Hands every complete record to `handle`, in order, then frees the space.
  * A record that wraps around the end of the buffer is handed as a copy. */
 void ecp_perf_ring_drain(struct ecp_perf_ring *r,

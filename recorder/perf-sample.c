@@ -83,7 +83,7 @@ int ecp_perf_sample_init(struct ecp_perf_sample *s, int fd, pid_t pid,
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->emit = emit;
-	return ecp_perf_ring_map(&s->ring, fd, DATA_PAGES, "samples", err);
+	return ecp_perf_ring_map(&s->ring, fd, DATA_PAGES, 16, "samples", err);
 }
 
 /* Marks the executable mapping that `addr` falls in, if any: the leaf pc

@@ -49,7 +49,8 @@ int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
 	memset(ps, 0, sizeof(*ps));
 	ps->pid = pid;
 	ps->emit = emit;
-	return ecp_perf_ring_map(&ps->ring, fd, DATA_PAGES, "context switches", err);
+	return ecp_perf_ring_map(&ps->ring, fd, DATA_PAGES, DATA_PAGES / 8, "context switches",
+				 err);
 }
 
 /* The trailing sample_id, copied out (no alignment assumed). */

@@ -508,7 +508,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	struct ecp_perf_switch ps = {.ring.fd = -1};
 	struct ecp_perf_sample samples = {.ring.fd = -1};
 	bool sampling = false, hooks, want_samples;
-	static char sampling_problem[160];
+	static char sampling_problem[sizeof(((struct ecp_error *)0)->msg) + 64];
 	struct ecp_record_meta meta = {0};
 	struct sigaction old_sig[N_FORWARDED];
 	bool have_daemon = false, have_main = false, have_sched = false,
@@ -652,12 +652,15 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		}
 	}
 	if (want_samples && l.sample_fd >= 0) {
-		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em, err) == ECP_OK;
+		/* the event exists in the program already; unread, it only
+		 * costs its interrupts: the program runs, unsampled */
+		struct ecp_error map_err = {0};
+		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em, &map_err) ==
+			   ECP_OK;
+		l.sample_fd = -1; /* owned (and closed on failure) by the ring */
 		if (!sampling) {
-			kill(l.pid, SIGKILL);
-			waitpid(l.pid, NULL, 0);
-			rc = ECP_ERR_IO;
-			goto out;
+			snprintf(sampling_problem, sizeof(sampling_problem), "%s", map_err.msg);
+			sum->sampling_problem = sampling_problem;
 		}
 	} else if (want_samples) {
 		snprintf(sampling_problem, sizeof(sampling_problem),

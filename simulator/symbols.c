@@ -227,8 +227,10 @@ static void load_object(struct object *o)
 	 * headers, which sit at the end of the file. */
 	if (!o->n_syms)
 		snprintf(o->problem, sizeof(o->problem), "%s",
-			 symtab || dynsym ? "its symbol table cannot be read (truncated or damaged?)"
-					  : "no symbol table (truncated, damaged or stripped?)");
+			 symtab   ? "its symbol table names no function (damaged?)"
+			 : dynsym ? "it is stripped (its .dynsym names only what it imports, "
+				    "and no debug file was found)"
+				  : "no symbol table (truncated, damaged or stripped?)");
 	if (o->n_syms) {
 		qsort(o->syms, o->n_syms, sizeof(*o->syms), cmp_sym);
 		/* drop aliases at the same address: the first (best) stays */
