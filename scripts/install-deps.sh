@@ -12,4 +12,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	babeltrace2 libbabeltrace2-dev libelf-dev libdw-dev \
 	libcmocka-dev util-linux passwd procps man-db \
 	chromium fonts-dejavu-core valgrind clang libclang-rt-14-dev \
+	pigz zstd \
 	>/dev/null
