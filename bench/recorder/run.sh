@@ -112,3 +112,31 @@ for p in fig1 fig4 watchdog quicksort nlargest billing pipeline; do
 	read -r pw pc rw rc re < <(measure "$exe" --quiet)
 	row "$p" "$pw" "$pc" "$rw" "$rc" - -
 done
+
+# (d) the same programs built without -finstrument-functions: `ecp record`
+# samples them (issue 18, default rate); baseline the same binary unrecorded
+for p in fig1 fig4 watchdog quicksort nlargest billing pipeline; do
+	exe=$build/traces/plain-$p
+	[ -x "$exe" ] || continue
+	REC_ARGS=()
+	read -r pw pc rw rc re < <(measure "$exe" --quiet)
+	row "$p, uninstrumented, sampled" "$pw" "$pc" "$rw" "$rc" - -
+done
+
+# (e) the cost of one sample on the recording CPU: a CPU-bound program
+# recorded with samples at 20 kHz and without (--no-functions), runs
+# interleaved; (CPU with - CPU without) / samples, best of each
+sw= sc= nw= nc= ns=
+for _ in $(seq "$repeat"); do
+	REC_ARGS=(--functions sample --sample-freq 20000)
+	read -r w c e < <(recorded_once "$b/calldense-plain" "$calls")
+	n=$(sed -n 's/^samples=//p' "$work/trace/ecp-record.meta")
+	if [ -z "$sc" ] || [ "$c" -lt "$sc" ]; then sw=$w; sc=$c; ns=$n; fi
+	REC_ARGS=(--no-functions)
+	read -r w c e < <(recorded_once "$b/calldense-plain" "$calls")
+	if [ -z "$nc" ] || [ "$c" -lt "$nc" ]; then nw=$w; nc=$c; fi
+done
+printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' "calldense-plain, 20 kHz samples" \
+	"$(ms "$nw")" "$(ms "$sw")" "$(ratio "$sw" "$nw")" "$(ms "$nc")" "$(ms "$sc")" \
+	"$(ratio "$sc" "$nc")" - "$(per "$sc" "$nc" "$ns")"
+echo "# last row: baseline = recorded without samples; ns/event = ns per sample ($ns samples)"
