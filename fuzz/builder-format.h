@@ -5,12 +5,15 @@
  * Input = one options byte, then 8-byte records (a trailing partial record
  * is ignored):
  *
- *     options   bit 0: keep_calls; bits 1-2: event cost (0, 3, 50, 1000 ns)
+ *     options   bit 0: keep_calls; bits 1-2: event cost (0, 3, 50, 1000 ns);
+ *               bit 3: by_callsite; bit 4: ignore_function_events
  *     record    [0] type      modulo ECP_EV_COUNT + 1; ECP_EV_COUNT itself
- *                             means ecp_builder_set_comm(tid, name a)
+ *                             means ecp_builder_set_comm(tid, name a), or
+ *                             with bit 5 of [1] ecp_builder_push_sample(tid,
+ *                             stack a, b, c: [7] % 3 + 1 frames of them)
  *               [1] tid/flags bits 0-2: tid (1..6, then 0 and UINT32_MAX);
  *                             bit 3: flags = ECP_EVF_TRY; bit 4: the time
- *                             delta goes backwards
+ *                             delta goes backwards; bit 5: see [0]
  *               [2..4] a b c  value codes, ecp_fuzz_value()
  *               [5..6]        time delta, little endian (0xffff: +2^40 ns)
  *               [7]           thread CPU time delta / 16 ns (per tid)
@@ -28,6 +31,9 @@
 #define ECP_FUZZ_REC_SIZE 8u
 
 #define ECP_FUZZ_OPT_KEEP_CALLS 0x1u
+#define ECP_FUZZ_OPT_BY_CALLSITE 0x8u
+#define ECP_FUZZ_OPT_SAMPLES_ONLY 0x10u
+#define ECP_FUZZ_SAMPLE 0x20u /* in a record's [1], with type ECP_EV_COUNT */
 
 /* Value codes for the generator. */
 #define ECP_FUZZ_HANDLE(k) ((uint8_t)(0x40u + (k))) /* 0x1000 * (k + 1) */

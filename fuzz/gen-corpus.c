@@ -221,6 +221,7 @@ static void builder_seeds(const char *dir)
 	end_main(&s);
 	save(dir, "builder", &k, "sched-switch", &s);
 
+
 	/* Timed waits that time out: the delay is the time slept, bounded by
 	 * the timeout (0xc1: about 1 ms). */
 	start_main(&s, 0);
@@ -282,6 +283,29 @@ static void builder_seeds(const char *dir)
 	join(&s, 2, H2);
 	end_main(&s);
 	save(dir, "builder", &k, "channels", &s);
+
+	/* Samples (issue 18), pushed with the sched records: a thread sampled
+	 * in FN(1) called from FN(2), with and without instrumented frames;
+	 * by call site (option bit 3), then from the samples alone (bit 4). */
+	for (uint8_t opt = 0; opt <= ECP_FUZZ_OPT_BY_CALLSITE + ECP_FUZZ_OPT_SAMPLES_ONLY;
+	     opt += ECP_FUZZ_OPT_BY_CALLSITE) {
+		s.n = 0;
+		put(&s, opt);
+		rec(&s, ECP_EV_SCHED_SWITCH, 1, 0, 0, 0, 50);
+		rec(&s, ECP_EV_COUNT, 1 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(1), ECP_FUZZ_FN(2), 0, 300);
+		rec(&s, ECP_EV_COUNT, 1 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(2), ECP_FUZZ_FN(3), 0, 400);
+		rec(&s, ECP_EV_COUNT, 2 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(4), ECP_FUZZ_FN(1),
+		    ECP_FUZZ_FN(2), 600);
+		rec(&s, ECP_EV_THREAD_START, 1, 0, 0, H1, 0);
+		rec(&s, ECP_EV_FUNC_ENTRY, 1, ECP_FUZZ_FN(2), ECP_FUZZ_FN(3), 0, 100);
+		spawn(&s, 2, 1, R2, H2);
+		rec(&s, ECP_EV_FUNC_EXIT, 1, ECP_FUZZ_FN(2), 0, 0, 500);
+		join(&s, 2, H2);
+		end_main(&s);
+		static const char *const names[] = {"samples", "samples-callsite",
+						    "samples-only", "samples-only-callsite"};
+		save(dir, "builder", &k, names[opt / ECP_FUZZ_OPT_BY_CALLSITE], &s);
+	}
 }
 
 static void ctf_seed(const char *dir, int *k, const char *name, uint8_t head,

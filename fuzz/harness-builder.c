@@ -33,7 +33,9 @@ static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clo
 					.event_cost_ns = costs[(opt >> 1) & 3u],
 					.keep_calls = opt & ECP_FUZZ_OPT_KEEP_CALLS,
 					.lenient = lenient,
-					.trace_path = "fuzz"};
+					.trace_path = "fuzz",
+					.by_callsite = opt & ECP_FUZZ_OPT_BY_CALLSITE,
+					.ignore_function_events = opt & ECP_FUZZ_OPT_SAMPLES_ONLY};
 	struct ecp_error err = {0};
 	struct ecp_builder *b = NULL;
 	if (ecp_builder_create(&o, &b, &err) < 0)
@@ -53,6 +55,16 @@ static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clo
 		else
 			ts += delta;
 		cpu[r[1] & 7u] += 16u * r[7];
+		if (type == ECP_EV_COUNT && (r[1] & ECP_FUZZ_SAMPLE)) {
+			/* a sample: its stack a (leaf), b, c, each called from the next */
+			uint64_t funcs[3] = {ecp_fuzz_value(r[2]), ecp_fuzz_value(r[3]),
+					     ecp_fuzz_value(r[4])};
+			uint64_t sites[3] = {funcs[1] + 5, funcs[2] + 5, 0};
+			if (ecp_builder_push_sample(b, tid, ts, funcs, sites, 1u + r[7] % 3u,
+						    &err) < 0)
+				goto out;
+			continue;
+		}
 		if (type == ECP_EV_COUNT) {
 			if (ecp_builder_set_comm(b, tid, names[r[2] % (sizeof(names) /
 								      sizeof(names[0]))]) < 0)
