@@ -23,6 +23,8 @@ st=0
 if [ "$st" -ne 0 ]; then echo "FAIL: exit $st (9: ecp record, 8: the agent in the program)"; exit 1; fi
 
 "$ecp" record -q -o "$tmp/fig1.data" -- "$PWD/$build/traces/fig1" --scale 0.02 --quiet
+# uninstrumented: sampled, the samples unwound with libdw during the analysis
+"$ecp" record -q -o "$tmp/plain.data" -- "$PWD/$build/traces/plain-fig1" --scale 0.05 --quiet
 
 echo "-- analysis commands under memcheck"
 cp -r traces/samples/billing "$tmp/billing"
@@ -30,8 +32,9 @@ cp -r traces/samples/billing "$tmp/billing"
 cp -r traces/samples/watchdog "$tmp/watchdog"
 for args in "info --format json" "report -P 3" "scan -P 1-4 --sched linux" \
 	"whatif --faster main=20 -P 1-4" "viz -P 3 --range 1-4 -o $tmp/r.html" \
-	"export -P 3 --format perfetto -o $tmp/p.json" "export -P 3 --format folded -o -"; do
-	for trace in "$tmp/billing" "$tmp/watchdog" "$tmp/fig1.data"; do
+	"export -P 3 --format perfetto -o $tmp/p.json" "export -P 3 --format folded -o -" \
+	"report -P 2 --by callsite --own-code"; do
+	for trace in "$tmp/billing" "$tmp/watchdog" "$tmp/fig1.data" "$tmp/plain.data"; do
 		# shellcheck disable=SC2086
 		"${vg[@]}" "$ecp" ${args%% *} "$trace" ${args#* } >/dev/null 2>"$tmp/err" ||
 			{ echo "FAIL: ecp $args $trace"; cat "$tmp/err"; exit 1; }
