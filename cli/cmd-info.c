@@ -107,6 +107,10 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 	printf("trace          %s\n", m->info.trace_path);
 	printf("program        %s\n", m->info.program[0] ? m->info.program : "(unknown)");
 	printf("clock          %s\n", m->info.clock);
+	if (m->info.samples || m->info.samples_lost)
+		printf("samples        %llu (functions split by samples%s)\n",
+		       (unsigned long long)m->info.samples,
+		       m->info.samples_lost ? "; some lost, see the warnings" : "");
 	printf("threads        %u\n", m->n_threads);
 	printf("events         %llu\n", (unsigned long long)m->info.events);
 	printf("discarded      %llu\n", (unsigned long long)m->info.discarded_events);
@@ -152,6 +156,8 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 	ecp_json_kv_uint(&w, "delay_ns", dag->total_delay);
 	ecp_json_kv_uint(&w, "event_cost_ns", m->info.event_cost_ns);
 	ecp_json_kv_uint(&w, "recorded_wall_ns", m->info.recorded_wall_ns);
+	ecp_json_kv_uint(&w, "samples", m->info.samples);
+	ecp_json_kv_uint(&w, "samples_lost", m->info.samples_lost);
 	ecp_json_key(&w, "thread_list");
 	ecp_json_begin_array(&w);
 	for (uint32_t t = 0; t < m->n_threads; t++) {
