@@ -34,7 +34,7 @@
 	"  --functions MODE          instrument (entry/exit), sample (perf samples,\n"     \
 	"                            unwound with libdw) or both; default: instrument\n"  \
 	"                            if built with -finstrument-functions, else sample\n" \
-	"  --sample-freq HZ          samples per second of CPU time (default 4000)\n"     \
+	"  --sample-freq HZ          samples per second of CPU time (default 3000)\n"     \
 	"  --no-functions            record synchronization and scheduling only\n"         \
 	"  -q, --quiet               no summary on stderr\n"
 

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 8 MiB: at 4 kHz with 8 KiB stacks, ~250 ms of samples between drains
+/* 8 MiB: at 3 kHz with 8 KiB stacks, ~300 ms of samples between drains
  * (the driver drains every 20 ms). */
 #define DATA_PAGES 2048
 #define MAX_CHAIN 127
