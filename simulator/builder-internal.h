@@ -281,7 +281,7 @@ struct act_slot *bld_act(struct bthread *th, ecp_id func);
 int bld_advance(struct bthread *th, uint64_t t);
 /* builder-samples.c */
 void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts);
-int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts);
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bool func_event);
 int bld_charge_sampled(struct bthread *th, uint64_t d);
 void bld_samples_free(struct ecp_builder *b);
 int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_t flags);

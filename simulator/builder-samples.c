@@ -10,7 +10,8 @@
  * of several percent.)  Before each event of a thread, the samples that
  * took over by then are applied: the time so far is charged to the state
  * then current, and the sample becomes the new state until the next one
- * takes over or a function event changes the instrumented stack.
+ * takes over or a function event changes the instrumented stack (a sample
+ * never takes over before a function event that preceded it).
  *
  * A sample's state is the part of its stack *below* the innermost frame the
  * builder already knows: the thread's start routine (which holds the rest of
@@ -158,7 +159,7 @@ static uint64_t raw_cpu(const struct bthread *th, uint64_t ts)
 	return th->sched ? bld_sched_cpu_at(th->sched, ts) : ts;
 }
 
-int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts)
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bool func_event)
 {
 	struct samp_list *l = th->samp_src;
 	if (!l)
@@ -170,7 +171,9 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts)
 		uint64_t takeover = l->prev_cpu ? l->prev_cpu + (cpu - l->prev_cpu) / 2 : 0;
 		if (cpu < l->prev_cpu)
 			takeover = l->prev_cpu;
-		if (takeover > now)
+		/* a sample taken after a function event saw the stack that event
+		 * made: it waits for it (and takes over no earlier, f_last) */
+		if (takeover > now || (func_event && r->ts > ts))
 			break;
 		l->next++;
 		l->prev_cpu = cpu;

@@ -289,7 +289,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		ts = th->last_ts;
 	}
 	th->last_ts = ts;
-	if (th->samp_src && bld_apply_samples(b, th, ts) < 0)
+	if (th->samp_src &&
+	    bld_apply_samples(b, th, ts, func && !b->opts.ignore_function_events) < 0)
 		return bld_nomem(err);
 	int rc = ECP_OK;
 	if (func && b->opts.ignore_function_events) {
