@@ -299,8 +299,8 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
-			struct ecp_strings *arena, const char **name, const char **object)
+/* The object mapped over addr; the one registered last when several are. */
+static struct object *covering_object(struct ecp_symbols *syms, uint64_t addr)
 {
 	struct object *best = NULL;
 	for (size_t i = 0; syms && i < syms->n; i++) {
@@ -309,6 +309,13 @@ int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 		    (!best || o->seq > best->seq))
 			best = o;
 	}
+	return best;
+}
+
+int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
+			struct ecp_strings *arena, const char **name, const char **object)
+{
+	struct object *best = covering_object(syms, addr);
 	if (!best) {
 		*name = ecp_strings_printf(arena, "0x%llx", (unsigned long long)addr);
 		*object = ecp_strings_dup(arena, "");
@@ -368,13 +375,7 @@ bool ecp_symbols_unreadable(const struct ecp_symbols *syms, size_t k, const char
 int ecp_symbols_locate(struct ecp_symbols *syms, uint64_t addr, const char **file,
 		       uint64_t *vaddr, uint64_t *sym_start)
 {
-	struct object *best = NULL;
-	for (size_t i = 0; syms && i < syms->n; i++) {
-		struct object *o = &syms->objs[i];
-		if (addr >= o->baddr && addr - o->baddr < o->memsz &&
-		    (!best || o->seq > best->seq))
-			best = o;
-	}
+	struct object *best = covering_object(syms, addr);
 	if (!best)
 		return -1;
 	if (!best->loaded)
