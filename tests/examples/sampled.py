@@ -174,9 +174,21 @@ def main():
                 if s_top not in close:
                     fail(f"P={p}: the uninstrumented program's top by TET is {s_top}, "
                          f"not among the instrumented leaders {sorted(close)}")
+        # by call site: every sampled function of the example is named
+        # "f <- caller (file.c:LINE)" (built with -g)
+        r = run([ECP, "report", plain_trace, "-P", "2", "--by", "callsite", "--format", "json",
+                 "--top", "0"])
+        if r.returncode != 0:
+            fail(f"report --by callsite exited with {r.returncode}: {r.stderr}")
+        sites = [f["name"] for f in json.loads(r.stdout)["functions"]
+                 if f["samples"] >= 20 and os.path.basename(f["object"]) == os.path.basename(plain)]
+        if not sites or not all(" <- " in n for n in sites) or \
+                not any(n.endswith(".c:" + n.rsplit(":", 1)[-1]) for n in sites):
+            fail(f"report --by callsite names {sites[:6]} (want 'f <- caller (file.c:LINE)')")
         if compared_p < 2:
             fail(f"only {compared_p} of {len(PROCESSORS)} P could be compared (the others' "
                  f"top functions had calls folded by the filters)")
+        print(f"{NAME}: by call site: {len(sites)} sampled call sites, e.g. {sites[0]}")
         print(f"{NAME}: uninstrumented build: top by TET agrees at {compared_p} of "
               f"P={PROCESSORS} ({decisive} with a lead of {MARGIN}x or more; the others' "
               f"tops had calls folded into their callers)")
