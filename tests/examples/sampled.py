@@ -6,7 +6,8 @@
    *and* the samples of the same execution.  `ecp report --functions-from
    instrument` and `--functions-from samples` split that run's segments by
    one source each.  At P = 1, 2, 4, 8 the top function by TET must be the
-   same, and every function with >= 100 samples must have its work within 5%
+   same where it leads by 15% or more (else the sampled top must be within
+   15% of it: nlargest's f and g are that close at 4 processors), and every function with >= 100 samples must have its work within 5%
    of the exact one -- or, where 5% is below what its samples can tell, within
    3/sqrt(samples) (a function whose calls interleave finely with another's,
    like quicksort's two, is sampled like a coin: its relative error is about
@@ -41,6 +42,9 @@ PROCESSORS = (1, 2, 4, 8)
 MIN_SAMPLES = 100
 WORK_TOLERANCE = 0.05
 MARGIN = 1.3
+# on one run, the two splits differ only by the samples' error (a few %
+# per function): a lead below this is a tie the samples may order either way
+SAME_RUN_MARGIN = 1.15
 
 
 def fail(msg):
@@ -110,17 +114,25 @@ def main():
         if meta.get("functions_mode") != "both" or int(meta.get("samples", "0")) == 0:
             fail(f"--functions both recorded mode={meta.get('functions_mode')} "
                  f"samples={meta.get('samples')}")
-        compared = within5 = 0
+        compared = within5 = same_decisive = 0
         worst = 0.0
         exact_top = {}
         for p in PROCESSORS:
             exact = report(both, p, "instrument")
             sampled = report(both, p, "samples")
-            e_top, _, _, _ = top_two(exact)
+            e_top, e_tet, e_second, ranked = top_two(exact)
             s_top, _, _, _ = top_two(sampled)
-            if s_top != e_top:
-                fail(f"P={p}: top by TET from samples is {s_top}, from the instrumentation "
-                     f"of the same run {e_top}")
+            if e_tet >= SAME_RUN_MARGIN * e_second:
+                same_decisive += 1
+                if s_top != e_top:
+                    fail(f"P={p}: top by TET from samples is {s_top}, from the instrumentation "
+                         f"of the same run {e_top} (which leads by "
+                         f"{e_tet / max(e_second, 1):.2f}x)")
+            else:
+                close = {f["name"] for f in ranked if SAME_RUN_MARGIN * f["tet_ns"] >= e_tet}
+                if s_top not in close:
+                    fail(f"P={p}: top by TET from samples is {s_top}, not among the "
+                         f"instrumentation's leaders {sorted(close)} (same run)")
             for name, f in sampled.items():
                 if p != 1 or f.get("samples", 0) < MIN_SAMPLES or name not in exact:
                     continue
@@ -136,7 +148,8 @@ def main():
                 compared += 1
         if compared == 0:
             fail(f"no function had {MIN_SAMPLES} samples: raise the scale")
-        print(f"{NAME}: same run: top by TET agrees at P={PROCESSORS}; {compared} functions "
+        print(f"{NAME}: same run: top by TET agrees at P={PROCESSORS} ({same_decisive} with a "
+              f"lead of {SAME_RUN_MARGIN}x or more, the others among the leaders); {compared} functions "
               f"with >= {MIN_SAMPLES} samples, {within5} of them within {WORK_TOLERANCE:.0%} "
               f"(worst {worst:.2%})")
 
