@@ -569,8 +569,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 					       .events = sched_events,
 					       /* small: the program maps these
 						* buffers too, though it never
-						* writes them */
-					       .subbuf_size = 256u << 10,
+						* writes them; with samples (up to
+						* 8 KiB each, tens of MB/s) larger,
+						* or the driver blocks on LTTng and
+						* perf drops samples */
+					       .subbuf_size = want_samples ? 1u << 20 : 256u << 10,
 					       .num_subbuf = 8},
 	    err);
 	if (rc)
