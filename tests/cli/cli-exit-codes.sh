@@ -29,4 +29,12 @@ for c in record info report scan whatif viz export help; do
 done
 "$ECP" whatif --help | grep -q 'parse=20% ' || { echo "FAIL: whatif --help does not show parse=20%"; fail=1; }
 check 2 "help of unknown command" "$ECP" help frob
+# sampling (issue 18): bad values are usage errors, named
+check 2 "record --functions bogus" "$ECP" record --functions bogus -- true
+"$ECP" record --functions bogus -- true 2>&1 | grep -q "instrument, sample or both" ||
+	{ echo "FAIL: --functions error does not list the modes"; fail=1; }
+check 2 "record --sample-freq 0" "$ECP" record --sample-freq 0 -- true
+check 2 "record --sample-freq 60000" "$ECP" record --sample-freq 60000 -- true
+check 2 "report --by bogus" "$ECP" report --by bogus
+check 2 "report --functions-from bogus" "$ECP" report --functions-from bogus
 exit $fail
