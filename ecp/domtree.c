@@ -2,13 +2,15 @@
 
 #include <stdlib.h>
 
+#include "ecp/hugemem.h"
+
 int ecp_domtree_init(struct ecp_domtree *t, uint32_t n, uint32_t root)
 {
 	t->n = n;
 	t->root = root;
-	t->parent = malloc((size_t)n * sizeof(uint32_t));
-	t->depth = malloc((size_t)n * sizeof(uint32_t));
-	t->jump = malloc((size_t)n * sizeof(uint32_t));
+	t->parent = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
+	t->depth = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
+	t->jump = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
 	if (!t->parent || !t->depth || !t->jump) {
 		ecp_domtree_finish(t);
 		return -1;
@@ -79,9 +81,9 @@ int ecp_domtree_preorder(const struct ecp_domtree *t, uint32_t *pre, uint32_t *s
 	uint32_t n = t->n;
 	/* Children in CSR form, then an explicit-stack DFS (trees can be a
 	 * million levels deep: one long thread). */
-	uint32_t *first = calloc((size_t)n + 1, sizeof(uint32_t));
-	uint32_t *child = malloc((size_t)n * sizeof(uint32_t));
-	uint32_t *stack = malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *first = ecp_huge_calloc((size_t)n + 1, sizeof(uint32_t));
+	uint32_t *child = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
+	uint32_t *stack = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
 	if (!first || !child || !stack) {
 		free(first);
 		free(child);

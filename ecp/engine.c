@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/hugemem.h"
 #include "ecp/plan.h"
 #include "ecp/prun.h"
 #include "ecp/tangent.h"
@@ -86,9 +87,9 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 				     dag->n_in, dag->in_offset[dag->n_segments]);
 	struct ecp_engine *e = calloc(1, sizeof(*e));
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	uint8_t *pred_tight = malloc(s1);
-	uint8_t *in_tight = malloc(dag->n_in ? dag->n_in : 1);
-	double *node_time = malloc(2 * s1 * sizeof(double));
+	uint8_t *pred_tight = ecp_huge_malloc(s1);
+	uint8_t *in_tight = ecp_huge_malloc(dag->n_in ? dag->n_in : 1);
+	double *node_time = ecp_huge_malloc(2 * s1 * sizeof(double));
 	int rc = 0;
 	if (!e || !pred_tight || !in_tight || !node_time) {
 		rc =
@@ -98,7 +99,7 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	}
 	e->dag = dag;
 	e->exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET;
-	e->inexact = calloc(s1, 1);
+	e->inexact = ecp_huge_calloc(s1, 1);
 	if (!e->inexact) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
 				   dag->n_segments);

@@ -5,9 +5,20 @@
 #include <string.h>
 
 #include "ecp/domtree.h"
+#include "ecp/hugemem.h"
 #include "ecp/radix.h"
 
 #define NONE UINT32_MAX
+
+/* Segments ahead whose scattered reads are prefetched in the per-P passes. */
+#define PREFETCH_AHEAD 16
+
+/* An entry while the plan is built: preorder position and key * 2 + (1 if
+ * subtracted).  The plan keeps only the keys, in order of position. */
+struct entry {
+	uint32_t pos;
+	uint32_t key;
+};
 
 /* One node of a group's virtual tree. */
 struct vnode {
@@ -26,7 +37,7 @@ struct builder {
 	struct ecp_domtree tree;
 	uint32_t *pre, *size, *order;
 	/* growable */
-	struct ecp_plan_entry *entries;
+	struct entry *entries;
 	size_t n_entries, cap_entries;
 	struct vnode *vt;
 	size_t cap_vt;
@@ -114,13 +125,14 @@ static int push_entry(struct builder *b, uint32_t pos, uint32_t key)
 {
 	if (b->n_entries == b->cap_entries) {
 		size_t cap = b->cap_entries ? b->cap_entries * 2 : 4096;
-		struct ecp_plan_entry *e = realloc(b->entries, cap * sizeof(*e));
+		struct entry *e = realloc(b->entries, cap * sizeof(*e));
 		if (!e)
 			return -1;
+		ecp_huge_advise(e, cap * sizeof(*e));
 		b->entries = e;
 		b->cap_entries = cap;
 	}
-	b->entries[b->n_entries++] = (struct ecp_plan_entry){.pos = pos, .key = key};
+	b->entries[b->n_entries++] = (struct entry){.pos = pos, .key = key};
 	return 0;
 }
 
@@ -254,7 +266,7 @@ static int build_tree(struct builder *b, struct ecp_error *err)
 	if (ecp_domtree_init(&b->tree, 2 * S + 1, root) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (dominator tree)");
-	uint8_t *added = calloc(S ? S : 1, 1);
+	uint8_t *added = ecp_huge_calloc(S ? S : 1, 1);
 	if (!added)
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (dominator tree)");
@@ -316,12 +328,15 @@ out:
 	return rc;
 }
 
-/* Counting sort of the entries by preorder position (stable, O(E + N)). */
+/* Counting sort of the entries by preorder position (stable, O(E + N)); the
+ * segments' preorder intervals become intervals of entry indices: the entries
+ * before position pos are exactly the first count[pos] of the sorted ones. */
 static int sort_entries(struct builder *b, uint32_t n_nodes)
 {
+	struct ecp_plan *plan = b->plan;
 	size_t n = b->n_entries;
-	uint32_t *count = calloc((size_t)n_nodes + 1, sizeof(uint32_t));
-	struct ecp_plan_entry *out = malloc((n ? n : 1) * sizeof(*out));
+	uint32_t *count = ecp_huge_calloc((size_t)n_nodes + 2, sizeof(uint32_t));
+	uint32_t *out = ecp_huge_malloc((n ? n : 1) * sizeof(*out));
 	if (!count || !out) {
 		free(count);
 		free(out);
@@ -329,13 +344,19 @@ static int sort_entries(struct builder *b, uint32_t n_nodes)
 	}
 	for (size_t i = 0; i < n; i++)
 		count[b->entries[i].pos + 1]++;
-	for (uint32_t i = 0; i < n_nodes; i++)
+	for (uint32_t i = 0; i <= n_nodes; i++)
 		count[i + 1] += count[i];
+	for (uint32_t s = 0; s < plan->n_segments; s++) {
+		plan->q_lo[s] = count[plan->q_lo[s]];
+		plan->q_hi[s] = count[plan->q_hi[s]];
+	}
 	for (size_t i = 0; i < n; i++)
-		out[count[b->entries[i].pos]++] = b->entries[i];
+		out[count[b->entries[i].pos]++] = b->entries[i].key;
 	free(count);
 	free(b->entries);
-	b->entries = out;
+	b->entries = NULL;
+	plan->entry_key = out;
+	plan->n_entries = n;
 	return 0;
 }
 
@@ -356,7 +377,7 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	 * instant, but they can be the run's last event (a thread that sleeps,
 	 * then ends). */
 	size_t m = (size_t)S * 2;
-	struct ecp_radix_pair *pairs = malloc((m ? m : 1) * sizeof(*pairs));
+	struct ecp_radix_pair *pairs = ecp_huge_malloc((m ? m : 1) * sizeof(*pairs));
 	if (!pairs)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (%zu nodes)", m);
 	size_t k = 0;
@@ -380,12 +401,12 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 				   "out of memory (sorting %zu nodes)", k);
 		goto out;
 	}
-	plan->instant_time = malloc((k ? k : 1) * sizeof(double));
-	plan->count_after = malloc((k ? k : 1) * sizeof(uint32_t));
-	plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
-	plan->by_start = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
-	plan->charge = malloc((k ? k : 1) * sizeof(double));
-	plan->reach = malloc((k ? k : 1) * sizeof(uint32_t));
+	plan->instant_time = ecp_huge_malloc((k ? k : 1) * sizeof(double));
+	plan->count_after = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
+	plan->seg_instant = ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+	plan->by_start = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->charge = ecp_huge_malloc((k ? k : 1) * sizeof(double));
+	plan->reach = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
 	if (!plan->reach || !plan->instant_time || !plan->count_after || !plan->seg_instant ||
 	    !plan->charge || !plan->by_start) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
@@ -422,7 +443,8 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	/* Instants of each segment's start and end, in order of start. */
 	{
 		uint32_t *by_seg = plan->seg_instant;
-		plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+		plan->seg_instant =
+		    ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
 		if (!plan->seg_instant) {
 			free(by_seg);
 			rc =
@@ -470,9 +492,9 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 	if (rc < 0)
 		goto out;
 	uint32_t N = plan->n_nodes;
-	b.pre = malloc((size_t)N * sizeof(uint32_t));
-	b.size = malloc((size_t)N * sizeof(uint32_t));
-	b.order = malloc((size_t)N * sizeof(uint32_t));
+	b.pre = ecp_huge_malloc((size_t)N * sizeof(uint32_t));
+	b.size = ecp_huge_malloc((size_t)N * sizeof(uint32_t));
+	b.order = ecp_huge_malloc((size_t)N * sizeof(uint32_t));
 	if (!b.pre || !b.size || !b.order) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (preorder of %u nodes)", N);
@@ -492,32 +514,19 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 	/* The tree is no longer needed once the groups are laid out: free it
 	 * before the entries are sorted to keep the peak low. */
 	ecp_domtree_finish(&b.tree);
-	plan->q_lo = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
-	plan->q_hi = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->q_lo = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->q_hi = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	if (!plan->q_lo || !plan->q_hi) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (segment intervals)");
 		goto out;
 	}
-	plan->q_seg = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
-	if (!plan->q_seg) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (segment intervals)");
-		goto out;
-	}
-	/* Queries in preorder of the end nodes (b.order lists nodes by
-	 * preorder): the per-P pass then reads acc[] nearly sequentially. */
-	{
-		uint32_t k = 0;
-		for (uint32_t pos = 0; pos < N; pos++) {
-			uint32_t v = b.order[pos];
-			if (v == 2 * S || !(v & 1u))
-				continue;
-			plan->q_seg[k] = v / 2;
-			plan->q_lo[k] = b.pre[v];
-			plan->q_hi[k] = b.pre[v] + b.size[v];
-			k++;
-		}
+	/* Preorder intervals of the end nodes, per segment id; sort_entries
+	 * turns them into entry indices. */
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t v = 2 * s + 1;
+		plan->q_lo[s] = b.pre[v];
+		plan->q_hi[s] = dag->length[s] ? b.pre[v] + b.size[v] : b.pre[v];
 	}
 	free(b.pre);
 	free(b.size);
@@ -528,13 +537,10 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 				   "out of memory (sorting %zu entries)", b.n_entries);
 		goto out;
 	}
-	plan->entries = b.entries;
-	plan->n_entries = b.n_entries;
-	b.entries = NULL;
-	plan->acc = malloc(((size_t)N + 1) * sizeof(int64_t));
+	plan->prefix = ecp_huge_malloc((plan->n_entries + 1) * sizeof(int64_t));
 	plan->key_value =
-	    malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * sizeof(int64_t));
-	if (!plan->acc || !plan->key_value)
+	    malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * 2 * sizeof(int64_t));
+	if (!plan->prefix || !plan->key_value)
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight scratch)");
 out:
 	ecp_domtree_finish(&b.tree);
@@ -557,8 +563,7 @@ void ecp_plan_finish(struct ecp_plan *plan)
 		return;
 	free(plan->q_lo);
 	free(plan->q_hi);
-	free(plan->q_seg);
-	free(plan->entries);
+	free(plan->entry_key);
 	free(plan->keys);
 	free(plan->instant_time);
 	free(plan->count_after);
@@ -567,7 +572,7 @@ void ecp_plan_finish(struct ecp_plan *plan)
 	free(plan->charge);
 	free(plan->reach);
 	free(plan->time_at_count);
-	free(plan->acc);
+	free(plan->prefix);
 	free(plan->key_value);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -596,28 +601,33 @@ int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
 		    k->ends_run
 			? 0
 			: scaled_f((uint32_t)((int64_t)k->n + k->delta), processors);
-		plan->key_value[i] = scaled_f(k->n, processors) - after;
+		int64_t v = scaled_f(k->n, processors) - after;
+		plan->key_value[2 * i] = v;
+		plan->key_value[2 * i + 1] = -v;
 	}
-	/* acc[pos] = sum of the entries before preorder position pos: one
-	 * sequential pass, the entries being sorted by position. */
-	int64_t *acc = plan->acc;
-	const struct ecp_plan_entry *e = plan->entries;
-	size_t i = 0, n = plan->n_entries;
+	/* prefix[i] = sum of the first i entries (in preorder): one sequential
+	 * pass without branches. */
+	int64_t *prefix = plan->prefix;
+	const int64_t *kv = plan->key_value;
+	const uint32_t *key = plan->entry_key;
 	int64_t run = 0;
-	for (uint32_t pos = 0; pos <= plan->n_nodes; pos++) {
-		acc[pos] = run;
-		for (; i < n && e[i].pos == pos; i++) {
-			int64_t v = plan->key_value[e[i].key >> 1];
-			run += (e[i].key & 1u) ? -v : v;
-		}
+	prefix[0] = 0;
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		run += kv[key[i]];
+		prefix[i + 1] = run;
 	}
+	/* Zero-length segments have an empty interval: 0.  The two reads of
+	 * prefix[] are scattered (segment order is not preorder) but known
+	 * ahead: prefetched. */
 	double scale = processors ? (double)processors : 1.0;
-	for (uint32_t k = 0; k < plan->n_segments; k++) {
-		uint32_t s = plan->q_seg[k];
-		weights[s] =
-		    dag->length[s] == 0
-			? 0.0
-			: (double)(acc[plan->q_hi[k]] - acc[plan->q_lo[k]]) / scale;
+	const uint32_t *lo = plan->q_lo, *hi = plan->q_hi;
+	uint32_t S = plan->n_segments;
+	for (uint32_t s = 0; s < S; s++) {
+		if (s + PREFETCH_AHEAD < S) {
+			__builtin_prefetch(prefix + lo[s + PREFETCH_AHEAD]);
+			__builtin_prefetch(prefix + hi[s + PREFETCH_AHEAD]);
+		}
+		weights[s] = (double)(prefix[hi[s]] - prefix[lo[s]]) / scale;
 	}
 	return 0;
 }
@@ -644,10 +654,11 @@ long double ecp_plan_makespan(const struct ecp_plan *plan, unsigned processors)
 long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
 			  double *seg_idle)
 {
-	if (seg_idle)
-		memset(seg_idle, 0, (size_t)plan->n_segments * sizeof(*seg_idle));
-	if (!processors || !plan->n_instants)
+	if (!processors || !plan->n_instants) {
+		if (seg_idle)
+			memset(seg_idle, 0, (size_t)plan->n_segments * sizeof(*seg_idle));
 		return 0.0L;
+	}
 	long double idle = (long double)plan->instant_time[0] * processors;
 	for (uint32_t n = 0; n < processors && n <= plan->max_count; n++)
 		idle += plan->time_at_count[n] * (processors - n);
@@ -665,11 +676,13 @@ long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
 			     (p / n - 1.0);
 		charge[i + 1] = c;
 	}
-	/* In order of start: charge[] is then read almost sequentially. */
+	/* In order of start: charge[] is then read almost sequentially (in
+	 * segment order each read would fetch a cache line of its own).  Every
+	 * segment is written, so seg_idle needs no clearing. */
+	const uint32_t *inst = plan->seg_instant, *by_start = plan->by_start;
 	for (uint32_t k = 0; k < plan->n_segments; k++) {
-		uint32_t a = plan->seg_instant[2 * k], z = plan->seg_instant[2 * k + 1];
-		if (a != z)
-			seg_idle[plan->by_start[k]] = charge[z] - charge[a];
+		uint32_t a = inst[2 * k], z = inst[2 * k + 1];
+		seg_idle[by_start[k]] = a != z ? charge[z] - charge[a] : 0.0;
 	}
 	return idle;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/hugemem.h"
+
 int ecp_radix_sort(struct ecp_radix_pair *pairs, size_t n)
 {
 	if (n < 2)
@@ -16,7 +18,7 @@ int ecp_radix_sort(struct ecp_radix_pair *pairs, size_t n)
 	uint64_t varying = all_or ^ all_and;
 	if (!varying)
 		return 0;
-	struct ecp_radix_pair *tmp = malloc(n * sizeof(*tmp));
+	struct ecp_radix_pair *tmp = ecp_huge_malloc(n * sizeof(*tmp));
 	if (!tmp)
 		return -1;
 	struct ecp_radix_pair *src = pairs, *dst = tmp;
