@@ -26,10 +26,4 @@ void ecp_domtree_finish(struct ecp_domtree *t);
 void ecp_domtree_add(struct ecp_domtree *t, uint32_t v, uint32_t p);
 uint32_t ecp_domtree_lca(const struct ecp_domtree *t, uint32_t a, uint32_t b);
 
-/* Preorder numbering: pre[v] and subtree size[v] for every node (so u is an
- * ancestor of v iff pre[u] <= pre[v] < pre[u] + size[u]); order[pre] = v.
- * Returns 0, -1 when out of memory, -2 if some node is not under the root. */
-int ecp_domtree_preorder(const struct ecp_domtree *t, uint32_t *pre, uint32_t *size,
-			 uint32_t *order);
-
 #endif

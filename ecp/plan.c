@@ -42,6 +42,8 @@ struct builder {
 	struct vnode *vt;
 	size_t cap_vt;
 	uint32_t *stack;
+	uint32_t *group; /* the nodes of one instant */
+	size_t n_group, cap_group;
 	/* key interning: open addressing on the packed (n, delta, last) */
 	uint64_t *hash_keys;
 	uint32_t *hash_vals;
@@ -136,6 +138,35 @@ static int push_entry(struct builder *b, uint32_t pos, uint32_t key)
 	return 0;
 }
 
+static int group_push(struct builder *b, uint32_t v)
+{
+	if (b->n_group == b->cap_group) {
+		size_t cap = b->cap_group ? b->cap_group * 2 : 64;
+		uint32_t *g = realloc(b->group, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		b->group = g;
+		b->cap_group = cap;
+	}
+	b->group[b->n_group++] = v;
+	return 0;
+}
+
+/* Nodes ahead in time order whose data build_groups prefetches. */
+#define GROUP_AHEAD 8
+
+static void prefetch_node(const struct builder *b, uint32_t v)
+{
+	__builtin_prefetch(b->pre + v);
+	__builtin_prefetch(b->size + v);
+	__builtin_prefetch(b->tree.depth + v);
+	__builtin_prefetch(b->tree.jump + v);
+	__builtin_prefetch(b->tree.parent + v);
+	__builtin_prefetch(b->in->node_time + v);
+	__builtin_prefetch(b->in->dag->length + v / 2);
+	__builtin_prefetch(b->plan->seg_instant + v);
+}
+
 static int vt_reserve(struct builder *b, size_t n)
 {
 	if (n <= b->cap_vt)
@@ -185,7 +216,7 @@ static int is_ancestor(const struct builder *b, uint32_t anc_pre, uint32_t anc_n
 }
 
 /* One instant: nodes[0..k) (node ids, in preorder).  Emits its entries. */
-static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size_t k,
+static int add_group(struct builder *b, const uint32_t *nodes, size_t k,
 		     uint32_t n_before, uint32_t last, struct ecp_error *err)
 {
 	if (vt_reserve(b, 2 * k) < 0)
@@ -194,11 +225,11 @@ static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size
 	struct vnode *vt = b->vt;
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
-		uint32_t v = nodes[i].value;
+		uint32_t v = nodes[i];
 		vt[m++] = (struct vnode){
 		    .pre = b->pre[v], .node = v, .step = (v & 1u) ? -1 : 1, .cnt = 1};
 		if (i + 1 < k) {
-			uint32_t l = ecp_domtree_lca(&b->tree, v, nodes[i + 1].value);
+			uint32_t l = ecp_domtree_lca(&b->tree, v, nodes[i + 1]);
 			vt[m++] = (struct vnode){.pre = b->pre[l], .node = l, .step = 0};
 		}
 	}
@@ -328,6 +359,42 @@ out:
 	return rc;
 }
 
+/* A preorder of the dominator tree: pre[v], subtree size[v], order[pre] = v.
+ * build_tree added every node after its parent, in the order of dag->topo (a
+ * segment's start node, then its end node); two passes in that order (sizes
+ * backwards, positions forwards, each child taking the next free slot of its
+ * parent) number the tree without child lists or a DFS stack.  Any preorder
+ * serves: the weights are sums over subtrees. */
+static void preorder(struct builder *b)
+{
+	const struct ecp_dag *dag = b->in->dag;
+	const uint32_t *parent = b->tree.parent;
+	uint32_t S = dag->n_segments, N = 2 * S + 1, root = 2 * S;
+	uint32_t *pre = b->pre, *size = b->size, *next = b->order;
+	for (uint32_t v = 0; v < N; v++)
+		size[v] = 1;
+	for (uint32_t i = S; i-- > 0;) {
+		uint32_t s = dag->topo[i];
+		size[2 * s] += size[2 * s + 1];
+		size[parent[2 * s]] += size[2 * s];
+	}
+	pre[root] = 0;
+	next[root] = 1;
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t s = dag->topo[i], v = 2 * s, p = parent[v];
+		pre[v] = next[p];
+		next[p] += size[v];
+		/* the end node is the start node's child */
+		pre[v + 1] = pre[v] + 1;
+		next[v] = pre[v] + 1 + size[v + 1];
+		next[v + 1] = pre[v + 1] + 1;
+	}
+	/* next[] lives in order[], dead now */
+	uint32_t *order = b->order;
+	for (uint32_t v = 0; v < N; v++)
+		order[pre[v]] = v;
+}
+
 /* Counting sort of the entries by preorder position (stable, O(E + N)); the
  * segments' preorder intervals become intervals of entry indices: the entries
  * before position pos are exactly the first count[pos] of the sorted ones. */
@@ -377,8 +444,35 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	 * instant, but they can be the run's last event (a thread that sleeps,
 	 * then ends). */
 	size_t m = (size_t)S * 2;
-	struct ecp_radix_pair *pairs = ecp_huge_malloc((m ? m : 1) * sizeof(*pairs));
-	if (!pairs)
+	/* Integral times (the ASAP schedule's nanoseconds) below 2^53 order and
+	 * compare as doubles exactly as as integers: then a node sorts as one
+	 * word, time above its preorder position, by the time bits only. */
+	uint64_t max_t = 0;
+	bool integral = true;
+	for (size_t v = 0; v < m; v++) {
+		double t = b->in->node_time[v];
+		if (!(t >= 0.0) || !isfinite(t))
+			return ecp_error_set(err, ECP_ERR, "segment %zu has an invalid time %g",
+					     v / 2, t);
+		if (integral && t < 9007199254740992.0 && t == (double)(uint64_t)t) {
+			if ((uint64_t)t > max_t)
+				max_t = (uint64_t)t;
+		} else
+			integral = false;
+	}
+	unsigned pos_bits = 1, time_bits_n = 0;
+	while (pos_bits < 32 && ((uint64_t)1 << pos_bits) < N)
+		pos_bits++;
+	while (time_bits_n < 64 && (max_t >> time_bits_n))
+		time_bits_n++;
+	bool packed = integral && pos_bits + time_bits_n <= 64;
+	uint64_t *keys = NULL;
+	struct ecp_radix_pair *pairs = NULL;
+	if (packed)
+		keys = ecp_huge_malloc((m ? m : 1) * sizeof(*keys));
+	else
+		pairs = ecp_huge_malloc((m ? m : 1) * sizeof(*pairs));
+	if (!keys && !pairs)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (%zu nodes)", m);
 	size_t k = 0;
 	/* In preorder, so that the stable sort by time leaves each instant's
@@ -388,15 +482,14 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		if (v == 2 * S)
 			continue;
 		double t = b->in->node_time[v];
-		if (!(t >= 0.0) || !isfinite(t)) {
-			free(pairs);
-			return ecp_error_set(
-			    err, ECP_ERR, "segment %u has an invalid time %g", v / 2, t);
-		}
-		pairs[k++] = (struct ecp_radix_pair){.key = time_bits(t), .value = v};
+		if (packed)
+			keys[k++] = ((uint64_t)t << pos_bits) | pos;
+		else
+			pairs[k++] = (struct ecp_radix_pair){.key = time_bits(t), .value = v};
 	}
 	int rc = 0;
-	if (ecp_radix_sort(pairs, k) < 0) {
+	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + time_bits_n) < 0
+		   : ecp_radix_sort(pairs, k) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (sorting %zu nodes)", k);
 		goto out;
@@ -414,23 +507,46 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	}
 	for (size_t i = 0; i < (size_t)S * 2; i++)
 		plan->seg_instant[i] = NONE;
+	uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
 	uint32_t n_run = 0, it = 0, n_started = 0;
+	/* The nodes come in time order, which is scattered over every per-node
+	 * array (preorder, tree, times): the reads of the nodes a little ahead
+	 * are started early, the node ids themselves twice as far ahead. */
+	size_t ahead = 0;
 	for (size_t i = 0; i < k;) {
+		for (; ahead < k && ahead < i + 2 * GROUP_AHEAD; ahead++) {
+			if (packed)
+				__builtin_prefetch(b->order + (keys[ahead] & pos_mask));
+			if (ahead >= GROUP_AHEAD) {
+				size_t x = ahead - GROUP_AHEAD;
+				uint32_t v = packed ? b->order[keys[x] & pos_mask]
+						    : pairs[x].value;
+				prefetch_node(b, v);
+			}
+		}
+		uint64_t when = packed ? keys[i] >> pos_bits : pairs[i].key;
 		size_t j = i;
 		int64_t total = 0;
 		uint32_t starts = 0;
-		while (j < k && pairs[j].key == pairs[i].key) {
-			total += (pairs[j].value & 1u) ? -1 : 1;
-			starts += !(pairs[j].value & 1u);
-			plan->seg_instant[pairs[j].value] = it;
-			if (!(pairs[j].value & 1u))
-				plan->by_start[n_started++] = pairs[j].value / 2;
-			j++;
+		b->n_group = 0;
+		for (; j < k && (packed ? keys[j] >> pos_bits : pairs[j].key) == when; j++) {
+			uint32_t v = packed ? b->order[keys[j] & pos_mask] : pairs[j].value;
+			if (group_push(b, v) < 0) {
+				rc = ecp_error_set(err, ECP_ERR_NOMEM,
+						   "out of memory (instant of %zu nodes)",
+						   j - i + 1);
+				goto out;
+			}
+			total += (v & 1u) ? -1 : 1;
+			starts += !(v & 1u);
+			plan->seg_instant[v] = it;
+			if (!(v & 1u))
+				plan->by_start[n_started++] = v / 2;
 		}
-		rc = add_group(b, pairs + i, j - i, n_run, j == k, err);
+		rc = add_group(b, b->group, b->n_group, n_run, j == k, err);
 		if (rc < 0)
 			goto out;
-		plan->instant_time[it] = b->in->node_time[pairs[i].value] + 0.0;
+		plan->instant_time[it] = b->in->node_time[b->group[0]] + 0.0;
 		plan->reach[it] = n_run + starts;
 		if (plan->reach[it] > plan->max_reach)
 			plan->max_reach = plan->reach[it];
@@ -472,6 +588,7 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		plan->time_at_count[plan->count_after[i]] +=
 		    (long double)plan->instant_time[i + 1] - plan->instant_time[i];
 out:
+	free(keys);
 	free(pairs);
 	return rc;
 }
@@ -500,14 +617,7 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 				   "out of memory (preorder of %u nodes)", N);
 		goto out;
 	}
-	int pr = ecp_domtree_preorder(&b.tree, b.pre, b.size, b.order);
-	if (pr < 0) {
-		rc = pr == -1 ? ecp_error_set(err, ECP_ERR_NOMEM,
-					      "out of memory (preorder of %u nodes)", N)
-			      : ecp_error_set(err, ECP_ERR,
-					      "dominator tree does not reach every node");
-		goto out;
-	}
+	preorder(&b);
 	rc = build_groups(&b, err);
 	if (rc < 0)
 		goto out;
@@ -550,6 +660,7 @@ out:
 	free(b.entries);
 	free(b.vt);
 	free(b.stack);
+	free(b.group);
 	free(b.hash_keys);
 	free(b.hash_vals);
 	if (rc < 0)

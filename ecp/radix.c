@@ -42,3 +42,37 @@ int ecp_radix_sort(struct ecp_radix_pair *pairs, size_t n)
 	free(tmp);
 	return 0;
 }
+
+int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_bit)
+{
+	if (n < 2 || hi_bit <= lo_bit)
+		return 0;
+	enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
+	uint64_t *tmp = ecp_huge_malloc(n * sizeof(*tmp));
+	size_t *count = malloc((BUCKETS + 1) * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -1;
+	}
+	uint64_t *src = keys, *dst = tmp;
+	for (unsigned shift = lo_bit; shift < hi_bit; shift += DIGIT) {
+		unsigned width = hi_bit - shift < DIGIT ? hi_bit - shift : DIGIT;
+		uint64_t mask = ((uint64_t)1 << width) - 1;
+		memset(count, 0, (BUCKETS + 1) * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((src[i] >> shift) & mask) + 1]++;
+		for (unsigned b = 0; b < BUCKETS; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & mask]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != keys)
+		memcpy(keys, src, n * sizeof(*keys));
+	free(tmp);
+	free(count);
+	return 0;
+}
