@@ -8,16 +8,11 @@ int ecp_domtree_init(struct ecp_domtree *t, uint32_t n, uint32_t root)
 {
 	t->n = n;
 	t->root = root;
-	t->parent = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
-	t->depth = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
-	t->jump = ecp_huge_malloc((size_t)n * sizeof(uint32_t));
-	if (!t->parent || !t->depth || !t->jump) {
-		ecp_domtree_finish(t);
+	t->node = ecp_huge_malloc((size_t)n * sizeof(*t->node));
+	if (!t->node)
 		return -1;
-	}
-	t->parent[root] = root;
-	t->depth[root] = 0;
-	t->jump[root] = root;
+	t->node[root] =
+	    (struct ecp_domtree_node){.parent = root, .depth = 0, .jump = root};
 	return 0;
 }
 
@@ -25,51 +20,50 @@ void ecp_domtree_finish(struct ecp_domtree *t)
 {
 	if (!t)
 		return;
-	free(t->parent);
-	free(t->depth);
-	free(t->jump);
-	t->parent = t->depth = t->jump = NULL;
+	free(t->node);
+	t->node = NULL;
 }
 
 void ecp_domtree_add(struct ecp_domtree *t, uint32_t v, uint32_t p)
 {
-	t->parent[v] = p;
-	t->depth[v] = t->depth[p] + 1;
-	uint32_t j = t->jump[p];
-	uint32_t jj = t->jump[j];
+	const struct ecp_domtree_node *np = &t->node[p];
+	uint32_t j = np->jump;
+	const struct ecp_domtree_node *nj = &t->node[j];
+	uint32_t jj = nj->jump;
 	/* Two equal-length jumps from p merge into one twice as long. */
-	if (t->depth[p] - t->depth[j] == t->depth[j] - t->depth[jj])
-		t->jump[v] = jj;
-	else
-		t->jump[v] = p;
+	uint32_t jump = np->depth - nj->depth == nj->depth - t->node[jj].depth ? jj : p;
+	t->node[v] =
+	    (struct ecp_domtree_node){.parent = p, .depth = np->depth + 1, .jump = jump};
 }
 
 static uint32_t level_ancestor(const struct ecp_domtree *t, uint32_t v, uint32_t d)
 {
-	while (t->depth[v] > d) {
-		if (t->depth[t->jump[v]] >= d)
-			v = t->jump[v];
+	const struct ecp_domtree_node *n = t->node;
+	while (n[v].depth > d) {
+		if (n[n[v].jump].depth >= d)
+			v = n[v].jump;
 		else
-			v = t->parent[v];
+			v = n[v].parent;
 	}
 	return v;
 }
 
 uint32_t ecp_domtree_lca(const struct ecp_domtree *t, uint32_t a, uint32_t b)
 {
-	if (t->depth[a] > t->depth[b])
-		a = level_ancestor(t, a, t->depth[b]);
-	else if (t->depth[b] > t->depth[a])
-		b = level_ancestor(t, b, t->depth[a]);
+	const struct ecp_domtree_node *n = t->node;
+	if (n[a].depth > n[b].depth)
+		a = level_ancestor(t, a, n[b].depth);
+	else if (n[b].depth > n[a].depth)
+		b = level_ancestor(t, b, n[a].depth);
 	while (a != b) {
 		/* Equal depths have equal jump lengths, so both may take the jump
 		 * when it does not overshoot the meeting point. */
-		if (t->jump[a] != t->jump[b]) {
-			a = t->jump[a];
-			b = t->jump[b];
+		if (n[a].jump != n[b].jump) {
+			a = n[a].jump;
+			b = n[b].jump;
 		} else {
-			a = t->parent[a];
-			b = t->parent[b];
+			a = n[a].parent;
+			b = n[b].parent;
 		}
 	}
 	return a;

@@ -11,12 +11,18 @@
 
 #include <stdint.h>
 
+/* One node's words side by side: a climb step reads one cache line, not
+ * three (the tree is far larger than the caches and climbs are scattered). */
+struct ecp_domtree_node {
+	uint32_t parent;
+	uint32_t depth;
+	uint32_t jump;
+};
+
 struct ecp_domtree {
 	uint32_t n;
 	uint32_t root;
-	uint32_t *parent;
-	uint32_t *depth;
-	uint32_t *jump;
+	struct ecp_domtree_node *node;
 };
 
 /* n nodes, ids 0..n-1, of which `root` is the root; others are added later. */

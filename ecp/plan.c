@@ -159,10 +159,7 @@ static void prefetch_node(const struct builder *b, uint32_t v)
 {
 	__builtin_prefetch(b->pre + v);
 	__builtin_prefetch(b->size + v);
-	__builtin_prefetch(b->tree.depth + v);
-	__builtin_prefetch(b->tree.jump + v);
-	__builtin_prefetch(b->tree.parent + v);
-	__builtin_prefetch(b->in->node_time + v);
+	__builtin_prefetch(b->tree.node + v);
 	__builtin_prefetch(b->in->dag->length + v / 2);
 	__builtin_prefetch(b->plan->seg_instant + v);
 }
@@ -368,7 +365,7 @@ out:
 static void preorder(struct builder *b)
 {
 	const struct ecp_dag *dag = b->in->dag;
-	const uint32_t *parent = b->tree.parent;
+	const struct ecp_domtree_node *node = b->tree.node;
 	uint32_t S = dag->n_segments, N = 2 * S + 1, root = 2 * S;
 	uint32_t *pre = b->pre, *size = b->size, *next = b->order;
 	for (uint32_t v = 0; v < N; v++)
@@ -376,12 +373,12 @@ static void preorder(struct builder *b)
 	for (uint32_t i = S; i-- > 0;) {
 		uint32_t s = dag->topo[i];
 		size[2 * s] += size[2 * s + 1];
-		size[parent[2 * s]] += size[2 * s];
+		size[node[2 * s].parent] += size[2 * s];
 	}
 	pre[root] = 0;
 	next[root] = 1;
 	for (uint32_t i = 0; i < S; i++) {
-		uint32_t s = dag->topo[i], v = 2 * s, p = parent[v];
+		uint32_t s = dag->topo[i], v = 2 * s, p = node[v].parent;
 		pre[v] = next[p];
 		next[p] += size[v];
 		/* the end node is the start node's child */
@@ -546,7 +543,15 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		rc = add_group(b, b->group, b->n_group, n_run, j == k, err);
 		if (rc < 0)
 			goto out;
-		plan->instant_time[it] = b->in->node_time[b->group[0]] + 0.0;
+		/* The instant's time from its sort key, not from the scattered
+		 * node_time[] (the key holds it exactly: the integral time, or
+		 * the bits of time + 0.0). */
+		double when_t;
+		if (packed)
+			when_t = (double)when;
+		else
+			memcpy(&when_t, &when, sizeof(when_t));
+		plan->instant_time[it] = when_t;
 		plan->reach[it] = n_run + starts;
 		if (plan->reach[it] > plan->max_reach)
 			plan->max_reach = plan->reach[it];
