@@ -154,6 +154,9 @@ struct idle_job {
 	unsigned processors;
 	double *seg_idle;
 	long double idle;
+	/* then the weights of segments [from, to) */
+	double *weights;
+	uint32_t from, to;
 };
 
 static void *idle_thread(void *arg)
@@ -163,27 +166,52 @@ static void *idle_thread(void *arg)
 	return NULL;
 }
 
+static void *weights_thread(void *arg)
+{
+	struct idle_job *job = arg;
+	ecp_plan_weights_range(job->plan, job->processors, job->weights, job->from,
+			       job->to);
+	return NULL;
+}
+
 static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
 		    double *weights, double *seg_idle, struct ecp_run_summary *summary,
 		    struct ecp_error *err)
 {
-	/* The weights and the idle charges read the plan and write disjoint
-	 * scratch and outputs: on a large model the charges are computed on a
-	 * second thread meanwhile (each result is the same whichever runs
-	 * first; without a thread, one after the other). */
-	struct idle_job job = {.plan = plan, .processors = processors, .seg_idle = seg_idle};
+	if (weights && dag->n_segments != plan->n_segments)
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "plan built for %u segments, DAG has %u",
+				     plan->n_segments, dag->n_segments);
+	/* On a large model two threads share the work: the idle charges while
+	 * the prefix over the entries is summed, then half of the weights
+	 * each.  They read the plan and write disjoint scratch and outputs, so
+	 * the results do not depend on the interleaving; without a thread
+	 * (small models, pthread_create failing) the same steps run one after
+	 * the other. */
+	uint32_t S = plan->n_segments;
+	struct idle_job job = {.plan = plan,
+			       .processors = processors,
+			       .seg_idle = seg_idle,
+			       .weights = weights,
+			       .from = S / 2,
+			       .to = S};
+	bool parallel = weights && seg_idle && S >= PARALLEL_MIN_SEGMENTS;
 	pthread_t thread;
-	bool threaded = weights && seg_idle && plan->n_segments >= PARALLEL_MIN_SEGMENTS &&
-			pthread_create(&thread, NULL, idle_thread, &job) == 0;
-	int rc = 0;
+	bool threaded = parallel && pthread_create(&thread, NULL, idle_thread, &job) == 0;
 	if (weights)
-		rc = ecp_plan_weights(plan, dag, processors, weights, err);
+		ecp_plan_prefix(plan, processors);
 	if (threaded)
 		pthread_join(thread, NULL);
-	else if (rc >= 0)
+	else
 		idle_thread(&job);
-	if (rc < 0)
-		return rc;
+	if (weights) {
+		threaded =
+		    parallel && pthread_create(&thread, NULL, weights_thread, &job) == 0;
+		ecp_plan_weights_range(plan, processors, weights, 0,
+				       threaded ? S / 2 : S);
+		if (threaded)
+			pthread_join(thread, NULL);
+	}
 	long double idle = job.idle;
 	if (summary) {
 		summary->makespan = ecp_plan_makespan(plan, processors);

@@ -704,13 +704,8 @@ static int64_t scaled_f(uint32_t n, unsigned processors)
 	return n > processors ? (int64_t)n : (int64_t)processors;
 }
 
-int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
-		     unsigned processors, double *weights, struct ecp_error *err)
+void ecp_plan_prefix(struct ecp_plan *plan, unsigned processors)
 {
-	if (dag->n_segments != plan->n_segments)
-		return ecp_error_set(err, ECP_ERR_USAGE,
-				     "plan built for %u segments, DAG has %u",
-				     plan->n_segments, dag->n_segments);
 	for (uint32_t i = 0; i < plan->n_keys; i++) {
 		const struct ecp_plan_key *k = &plan->keys[i];
 		int64_t after =
@@ -732,19 +727,36 @@ int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
 		run += kv[key[i]];
 		prefix[i + 1] = run;
 	}
+}
+
+void ecp_plan_weights_range(const struct ecp_plan *plan, unsigned processors,
+			    double *weights, uint32_t from, uint32_t to)
+{
 	/* Zero-length segments have an empty interval: 0.  The two reads of
 	 * prefix[] are scattered (segment order is not preorder) but known
 	 * ahead: prefetched. */
+	const int64_t *prefix = plan->prefix;
 	double scale = processors ? (double)processors : 1.0;
 	const uint32_t *lo = plan->q_lo, *hi = plan->q_hi;
-	uint32_t S = plan->n_segments;
-	for (uint32_t s = 0; s < S; s++) {
+	uint32_t S = to;
+	for (uint32_t s = from; s < S; s++) {
 		if (s + PREFETCH_AHEAD < S) {
 			__builtin_prefetch(prefix + lo[s + PREFETCH_AHEAD]);
 			__builtin_prefetch(prefix + hi[s + PREFETCH_AHEAD]);
 		}
 		weights[s] = (double)(prefix[hi[s]] - prefix[lo[s]]) / scale;
 	}
+}
+
+int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
+		     unsigned processors, double *weights, struct ecp_error *err)
+{
+	if (dag->n_segments != plan->n_segments)
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "plan built for %u segments, DAG has %u",
+				     plan->n_segments, dag->n_segments);
+	ecp_plan_prefix(plan, processors);
+	ecp_plan_weights_range(plan, processors, weights, 0, plan->n_segments);
 	return 0;
 }
 

@@ -100,6 +100,12 @@ void ecp_plan_finish(struct ecp_plan *plan);
  * segment that takes no time cannot be shortened. */
 int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
 		     unsigned processors, double *weights, struct ecp_error *err);
+/* ecp_plan_weights() in two steps, for callers that split the second over
+ * threads: the key values and the prefix over the entries (plan scratch),
+ * then the weights of segments [from, to) (reads the plan only). */
+void ecp_plan_prefix(struct ecp_plan *plan, unsigned processors);
+void ecp_plan_weights_range(const struct ecp_plan *plan, unsigned processors,
+			    double *weights, uint32_t from, uint32_t to);
 
 /* The warped run length: sum over instants of dt * F(count) (no delays only
  * is it the real T_P).  Long double: exact for integer ASAP times. */
