@@ -1,6 +1,7 @@
 #include "ecp/plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,9 @@
 #include "ecp/radix.h"
 
 #define NONE UINT32_MAX
+
+/* Below this many segments a second thread costs more than it saves. */
+#define PARALLEL_MIN_SEGMENTS 65536u
 
 /* Segments ahead whose scattered reads are prefetched in the per-P passes. */
 #define PREFETCH_AHEAD 16
@@ -48,6 +52,9 @@ struct builder {
 	uint64_t *hash_keys;
 	uint32_t *hash_vals;
 	size_t hash_cap;
+	/* the keys (the plan's once built) */
+	struct ecp_plan_key *keys;
+	uint32_t n_keys;
 	size_t cap_keys;
 };
 
@@ -97,8 +104,7 @@ static int hash_grow(struct builder *b)
 /* Returns the key index, or NONE on allocation failure. */
 static uint32_t intern(struct builder *b, uint32_t n, int32_t delta, uint32_t ends_run)
 {
-	struct ecp_plan *plan = b->plan;
-	if ((plan->n_keys + 1) * 2 > b->hash_cap && hash_grow(b) < 0)
+	if ((b->n_keys + 1) * 2 > b->hash_cap && hash_grow(b) < 0)
 		return NONE;
 	uint64_t k = pack_key(n, delta, ends_run);
 	size_t h = mix(k) & (b->hash_cap - 1);
@@ -107,17 +113,16 @@ static uint32_t intern(struct builder *b, uint32_t n, int32_t delta, uint32_t en
 			return b->hash_vals[h];
 		h = (h + 1) & (b->hash_cap - 1);
 	}
-	if (plan->n_keys == b->cap_keys) {
+	if (b->n_keys == b->cap_keys) {
 		size_t cap = b->cap_keys ? b->cap_keys * 2 : 256;
-		struct ecp_plan_key *keys = realloc(plan->keys, cap * sizeof(*keys));
+		struct ecp_plan_key *keys = realloc(b->keys, cap * sizeof(*keys));
 		if (!keys)
 			return NONE;
-		plan->keys = keys;
+		b->keys = keys;
 		b->cap_keys = cap;
 	}
-	uint32_t id = plan->n_keys++;
-	plan->keys[id] =
-	    (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
+	uint32_t id = b->n_keys++;
+	b->keys[id] = (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
 	b->hash_keys[h] = k;
 	b->hash_vals[h] = id;
 	return id;
@@ -432,6 +437,193 @@ static uint64_t time_bits(double t)
 	return bits; /* non-negative doubles order like their bit patterns */
 }
 
+/* The nodes sorted by time (then preorder), one word or one pair each. */
+struct sorted_nodes {
+	bool packed;
+	const uint64_t *keys;
+	const struct ecp_radix_pair *pairs;
+	unsigned pos_bits;
+	uint64_t pos_mask;
+	const uint32_t *order;
+};
+
+static uint64_t sn_when(const struct sorted_nodes *sn, size_t i)
+{
+	return sn->packed ? sn->keys[i] >> sn->pos_bits : sn->pairs[i].key;
+}
+
+static uint32_t sn_node(const struct sorted_nodes *sn, size_t i)
+{
+	return sn->packed ? sn->order[sn->keys[i] & sn->pos_mask] : sn->pairs[i].value;
+}
+
+/* The instants whose nodes are [from, to) of the k sorted ones, starting
+ * with instant index it, n_run running and n_started segments started
+ * (updated; max_reach is theirs alone). */
+struct scan {
+	struct builder *b;
+	const struct sorted_nodes *sn;
+	size_t from, to, k;
+	uint32_t it, n_run, n_started, max_reach;
+	int rc;
+	struct ecp_error *err;
+};
+
+static void *scan_groups(void *arg)
+{
+	struct scan *sc = arg;
+	struct builder *b = sc->b;
+	struct ecp_plan *plan = b->plan;
+	const struct sorted_nodes *sn = sc->sn;
+	size_t k = sc->k, to = sc->to;
+	uint32_t n_run = sc->n_run, it = sc->it, n_started = sc->n_started;
+	sc->rc = 0;
+	/* The nodes come in time order, which is scattered over every per-node
+	 * array (preorder, tree, times): the reads of the nodes a little ahead
+	 * are started early, the node ids themselves twice as far ahead. */
+	size_t ahead = sc->from;
+	for (size_t i = sc->from; i < to;) {
+		for (; ahead < to && ahead < i + 2 * GROUP_AHEAD; ahead++) {
+			if (sn->packed)
+				__builtin_prefetch(sn->order +
+						   (sn->keys[ahead] & sn->pos_mask));
+			if (ahead >= sc->from + GROUP_AHEAD)
+				prefetch_node(b, sn_node(sn, ahead - GROUP_AHEAD));
+		}
+		uint64_t when = sn_when(sn, i);
+		size_t j = i;
+		int64_t total = 0;
+		uint32_t starts = 0;
+		b->n_group = 0;
+		for (; j < to && sn_when(sn, j) == when; j++) {
+			uint32_t v = sn_node(sn, j);
+			if (group_push(b, v) < 0) {
+				sc->rc = ecp_error_set(
+				    sc->err, ECP_ERR_NOMEM,
+				    "out of memory (instant of %zu nodes)", j - i + 1);
+				return NULL;
+			}
+			total += (v & 1u) ? -1 : 1;
+			starts += !(v & 1u);
+			plan->seg_instant[v] = it;
+			if (!(v & 1u))
+				plan->by_start[n_started++] = v / 2;
+		}
+		sc->rc = add_group(b, b->group, b->n_group, n_run, j == k, sc->err);
+		if (sc->rc < 0)
+			return NULL;
+		/* The instant's time from its sort key, not from the scattered
+		 * node_time[] (the key holds it exactly: the integral time, or
+		 * the bits of time + 0.0). */
+		double when_t;
+		if (sn->packed)
+			when_t = (double)when;
+		else
+			memcpy(&when_t, &when, sizeof(when_t));
+		plan->instant_time[it] = when_t;
+		plan->reach[it] = n_run + starts;
+		if (plan->reach[it] > sc->max_reach)
+			sc->max_reach = plan->reach[it];
+		n_run = (uint32_t)((int64_t)n_run + total);
+		plan->count_after[it] = n_run;
+		it++;
+		i = j;
+	}
+	sc->it = it;
+	sc->n_run = n_run;
+	sc->n_started = n_started;
+	return NULL;
+}
+
+/* scan_groups() over two threads: the instants of the later half of the
+ * nodes on a second builder of their own (scratch, entries, keys), started
+ * from the state a quick count of the first half gives; its keys are then
+ * interned into the first builder and its entries renumbered and appended.
+ * Key numbers differ from a single scan's, which changes nothing: a weight
+ * is a sum of the entries' key values. */
+static int scan_groups_2(struct builder *b, const struct sorted_nodes *sn, size_t k,
+			 struct ecp_error *err, uint32_t *n_instants, uint32_t *n_started)
+{
+	struct ecp_plan *plan = b->plan;
+	size_t split = k / 2;
+	while (split > 0 && split < k && sn_when(sn, split) == sn_when(sn, split - 1))
+		split++;
+	struct scan first = {
+	    .b = b, .sn = sn, .from = 0, .to = split, .k = k, .err = err};
+	struct builder b2 = {.in = b->in,
+			     .plan = plan,
+			     .tree = b->tree,
+			     .pre = b->pre,
+			     .size = b->size,
+			     .order = b->order};
+	struct ecp_error err2 = {0};
+	struct scan second = {
+	    .b = &b2, .sn = sn, .from = split, .to = k, .k = k, .err = &err2};
+	for (size_t i = 0; i < split; i++) {
+		second.it += i == 0 || sn_when(sn, i) != sn_when(sn, i - 1);
+		uint32_t v = sn_node(sn, i);
+		second.n_run = (uint32_t)((int64_t)second.n_run + ((v & 1u) ? -1 : 1));
+		second.n_started += !(v & 1u);
+	}
+	pthread_t thread;
+	bool threaded = pthread_create(&thread, NULL, scan_groups, &second) == 0;
+	scan_groups(&first);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else if (first.rc >= 0)
+		scan_groups(&second);
+	int rc = first.rc;
+	if (rc >= 0 && second.rc < 0) {
+		*err = err2;
+		rc = second.rc;
+	}
+	uint32_t *map = NULL;
+	if (rc >= 0) {
+		map = malloc((b2.n_keys ? b2.n_keys : 1) * sizeof(*map));
+		if (!map)
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory (weight keys)");
+	}
+	for (uint32_t i = 0; rc >= 0 && i < b2.n_keys; i++) {
+		const struct ecp_plan_key *key = &b2.keys[i];
+		map[i] = intern(b, key->n, key->delta, key->ends_run);
+		if (map[i] == NONE)
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory (weight keys)");
+	}
+	if (rc >= 0 && b2.n_entries) {
+		size_t n = b->n_entries + b2.n_entries;
+		struct entry *e = realloc(b->entries, n * sizeof(*e));
+		if (!e)
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory (weight entries)");
+		else {
+			ecp_huge_advise(e, n * sizeof(*e));
+			b->entries = e;
+			b->cap_entries = n;
+			for (size_t i = 0; i < b2.n_entries; i++) {
+				struct entry x = b2.entries[i];
+				e[b->n_entries++] = (struct entry){
+				    .pos = x.pos,
+				    .key = map[x.key >> 1] * 2 + (x.key & 1u)};
+			}
+		}
+	}
+	free(map);
+	free(b2.entries);
+	free(b2.vt);
+	free(b2.stack);
+	free(b2.group);
+	free(b2.hash_keys);
+	free(b2.hash_vals);
+	free(b2.keys);
+	plan->max_reach =
+	    first.max_reach > second.max_reach ? first.max_reach : second.max_reach;
+	*n_instants = second.it;
+	*n_started = second.n_started;
+	return rc;
+}
+
 static int build_groups(struct builder *b, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = b->in->dag;
@@ -449,8 +641,8 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	for (size_t v = 0; v < m; v++) {
 		double t = b->in->node_time[v];
 		if (!(t >= 0.0) || !isfinite(t))
-			return ecp_error_set(err, ECP_ERR, "segment %zu has an invalid time %g",
-					     v / 2, t);
+			return ecp_error_set(
+			    err, ECP_ERR, "segment %zu has an invalid time %g", v / 2, t);
 		if (integral && t < 9007199254740992.0 && t == (double)(uint64_t)t) {
 			if ((uint64_t)t > max_t)
 				max_t = (uint64_t)t;
@@ -482,7 +674,8 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		if (packed)
 			keys[k++] = ((uint64_t)t << pos_bits) | pos;
 		else
-			pairs[k++] = (struct ecp_radix_pair){.key = time_bits(t), .value = v};
+			pairs[k++] =
+			    (struct ecp_radix_pair){.key = time_bits(t), .value = v};
 	}
 	int rc = 0;
 	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + time_bits_n) < 0
@@ -497,69 +690,32 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	plan->by_start = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	plan->charge = ecp_huge_malloc((k ? k : 1) * sizeof(double));
 	plan->reach = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
-	if (!plan->reach || !plan->instant_time || !plan->count_after || !plan->seg_instant ||
-	    !plan->charge || !plan->by_start) {
+	if (!plan->reach || !plan->instant_time || !plan->count_after ||
+	    !plan->seg_instant || !plan->charge || !plan->by_start) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 		goto out;
 	}
 	for (size_t i = 0; i < (size_t)S * 2; i++)
 		plan->seg_instant[i] = NONE;
-	uint64_t pos_mask = ((uint64_t)1 << pos_bits) - 1;
-	uint32_t n_run = 0, it = 0, n_started = 0;
-	/* The nodes come in time order, which is scattered over every per-node
-	 * array (preorder, tree, times): the reads of the nodes a little ahead
-	 * are started early, the node ids themselves twice as far ahead. */
-	size_t ahead = 0;
-	for (size_t i = 0; i < k;) {
-		for (; ahead < k && ahead < i + 2 * GROUP_AHEAD; ahead++) {
-			if (packed)
-				__builtin_prefetch(b->order + (keys[ahead] & pos_mask));
-			if (ahead >= GROUP_AHEAD) {
-				size_t x = ahead - GROUP_AHEAD;
-				uint32_t v = packed ? b->order[keys[x] & pos_mask]
-						    : pairs[x].value;
-				prefetch_node(b, v);
-			}
-		}
-		uint64_t when = packed ? keys[i] >> pos_bits : pairs[i].key;
-		size_t j = i;
-		int64_t total = 0;
-		uint32_t starts = 0;
-		b->n_group = 0;
-		for (; j < k && (packed ? keys[j] >> pos_bits : pairs[j].key) == when; j++) {
-			uint32_t v = packed ? b->order[keys[j] & pos_mask] : pairs[j].value;
-			if (group_push(b, v) < 0) {
-				rc = ecp_error_set(err, ECP_ERR_NOMEM,
-						   "out of memory (instant of %zu nodes)",
-						   j - i + 1);
-				goto out;
-			}
-			total += (v & 1u) ? -1 : 1;
-			starts += !(v & 1u);
-			plan->seg_instant[v] = it;
-			if (!(v & 1u))
-				plan->by_start[n_started++] = v / 2;
-		}
-		rc = add_group(b, b->group, b->n_group, n_run, j == k, err);
-		if (rc < 0)
-			goto out;
-		/* The instant's time from its sort key, not from the scattered
-		 * node_time[] (the key holds it exactly: the integral time, or
-		 * the bits of time + 0.0). */
-		double when_t;
-		if (packed)
-			when_t = (double)when;
-		else
-			memcpy(&when_t, &when, sizeof(when_t));
-		plan->instant_time[it] = when_t;
-		plan->reach[it] = n_run + starts;
-		if (plan->reach[it] > plan->max_reach)
-			plan->max_reach = plan->reach[it];
-		n_run = (uint32_t)((int64_t)n_run + total);
-		plan->count_after[it] = n_run;
-		it++;
-		i = j;
+	struct sorted_nodes sn = {.packed = packed,
+				  .keys = keys,
+				  .pairs = pairs,
+				  .pos_bits = pos_bits,
+				  .pos_mask = ((uint64_t)1 << pos_bits) - 1,
+				  .order = b->order};
+	struct scan whole = {.b = b, .sn = &sn, .from = 0, .to = k, .k = k, .err = err};
+	uint32_t it, n_started;
+	if (S < PARALLEL_MIN_SEGMENTS) {
+		scan_groups(&whole);
+		rc = whole.rc;
+		it = whole.it;
+		n_started = whole.n_started;
+		plan->max_reach = whole.max_reach;
+	} else {
+		rc = scan_groups_2(b, &sn, k, err, &it, &n_started);
 	}
+	if (rc < 0)
+		goto out;
 	plan->n_instants = it;
 	/* Instants of each segment's start and end, in order of start. */
 	{
@@ -624,6 +780,9 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 	}
 	preorder(&b);
 	rc = build_groups(&b, err);
+	plan->keys = b.keys;
+	plan->n_keys = b.n_keys;
+	b.keys = NULL;
 	if (rc < 0)
 		goto out;
 	/* The tree is no longer needed once the groups are laid out: free it
@@ -668,6 +827,7 @@ out:
 	free(b.group);
 	free(b.hash_keys);
 	free(b.hash_vals);
+	free(b.keys);
 	if (rc < 0)
 		ecp_plan_finish(plan);
 	return rc;
