@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ecp/engine.h"
+#include "ecp/hugemem.h"
 #include "ecp/sweep.h"
 
 static int cmp_result(const void *pa, const void *pb, void *ctx)
@@ -61,52 +62,75 @@ static int check_inputs(const struct ecp_model *model, const struct ecp_dag *dag
 	return 0;
 }
 
-/* The P-independent profiles: work (the ordinary profile) and span. */
-static void attribute_profiles(const struct ecp_model *model, const double *w_span,
-			       struct ecp_function_result *fr)
-{
-	for (uint32_t s = 0; s < model->n_segments; s++) {
-		const struct ecp_segment *seg = &model->segments[s];
-		const struct ecp_activity *act = model->activities + seg->first_activity;
-		for (uint32_t i = 0; i < seg->n_activity; i++) {
-			struct ecp_function_result *r = &fr[act[i].function];
-			double self = (double)act[i].self_ns,
-			       incl = (double)act[i].incl_ns;
-			r->work_ns += self;
-			r->span_ns += w_span[s] * self;
-			r->span_incl_ns += w_span[s] * incl;
-		}
-	}
-}
-
 /* act_first/act_n: the segments' activity ranges copied out of the 80-byte
- * segment records, so that a sweep over P reads 12 bytes per segment. */
+ * segment records, so that a sweep over P reads 12 bytes per segment.
+ *
+ * Without branches on the weight or the idle charge: whether a segment is on
+ * the ECP is data, not a pattern a branch predictor learns, and one
+ * misprediction per segment cost more than the additions.  A segment off the
+ * ECP and never idle adds w * x = +0.0 and 0.0 * x = +0.0, which leave every
+ * sum unchanged (a sum starting at +0.0 is never -0.0), so the results are
+ * those of skipping it. */
 static void attribute(const struct ecp_model *model, const uint64_t *act_first,
 		      const uint32_t *act_n, const double *w, const double *seg_idle,
 		      struct ecp_function_result *fr)
 {
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		double ws = w[s], idle = seg_idle[s];
-		if (ws == 0.0 && idle == 0.0)
-			continue; /* off the ECP and never idle: nothing to add */
 		const struct ecp_activity *act = model->activities + act_first[s];
 		uint32_t n_act = act_n[s];
-		double idle_per_ns = 0.0;
-		if (idle != 0.0) {
-			uint64_t self_total = 0;
-			for (uint32_t i = 0; i < n_act; i++)
-				self_total += act[i].self_ns;
-			if (self_total)
-				idle_per_ns = idle / (double)self_total;
-		}
+		uint64_t self_total = 0;
+		for (uint32_t i = 0; i < n_act; i++)
+			self_total += act[i].self_ns;
+		double idle_per_ns =
+		    idle != 0.0 && self_total ? idle / (double)self_total : 0.0;
+		uint32_t on_ecp = ws != 0.0;
 		for (uint32_t i = 0; i < n_act; i++) {
 			struct ecp_function_result *r = &fr[act[i].function];
 			double self = (double)act[i].self_ns;
 			r->tet_ns += ws * self;
 			r->tetid_ns += ws * (double)act[i].incl_ns;
-			if (ws != 0.0)
-				r->calls += act[i].calls;
+			r->calls += act[i].calls & -on_ecp;
 			r->idle_ns += idle_per_ns * self;
+		}
+	}
+}
+
+/* The P-independent sums, in one pass over the activities: the work (the
+ * ordinary profile) and span profiles, and the saturated attribution (span
+ * weights, idleness P * per_p - fixed split by self time).  Each sum adds
+ * the same terms in the same order as attribute() would, one call each. */
+static void attribute_fixed(const struct ecp_model *model, const uint64_t *act_first,
+			    const uint32_t *act_n, const double *w_span,
+			    const double *per_p, const double *fixed,
+			    struct ecp_function_result *profiles,
+			    struct ecp_function_result *saturated, double *idle_per_p,
+			    double *idle_fixed)
+{
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		double ws = w_span[s];
+		const struct ecp_activity *act = model->activities + act_first[s];
+		uint32_t n_act = act_n[s];
+		uint64_t self_total = 0;
+		for (uint32_t i = 0; i < n_act; i++)
+			self_total += act[i].self_ns;
+		double per_p_ns =
+		    per_p[s] != 0.0 && self_total ? per_p[s] / (double)self_total : 0.0;
+		double fixed_ns =
+		    fixed[s] != 0.0 && self_total ? fixed[s] / (double)self_total : 0.0;
+		uint32_t on_ecp = ws != 0.0;
+		for (uint32_t i = 0; i < n_act; i++) {
+			ecp_id f = act[i].function;
+			double self = (double)act[i].self_ns,
+			       incl = (double)act[i].incl_ns;
+			profiles[f].work_ns += self;
+			profiles[f].span_ns += ws * self;
+			profiles[f].span_incl_ns += ws * incl;
+			saturated[f].tet_ns += ws * self;
+			saturated[f].tetid_ns += ws * incl;
+			saturated[f].calls += act[i].calls & -on_ecp;
+			idle_per_p[f] += per_p_ns * self;
+			idle_fixed[f] += fixed_ns * self;
 		}
 	}
 }
@@ -159,7 +183,7 @@ static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
 	sw->saturated = calloc(n_f, sizeof(*sw->saturated));
 	sw->idle_per_p = calloc(n_f, sizeof(double));
 	sw->idle_fixed = calloc(n_f, sizeof(double));
-	double *per_p = malloc(s1 * sizeof(double));
+	double *per_p = ecp_huge_malloc(s1 * sizeof(double));
 	if (!sw->saturated || !sw->idle_per_p || !sw->idle_fixed || !per_p) {
 		free(per_p);
 		return ecp_error_set(err, ECP_ERR_NOMEM,
@@ -168,23 +192,8 @@ static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
 	/* seg_idle holds the P-independent part while the per-function
 	 * coefficients are summed (it is scratch between calls anyway). */
 	ecp_engine_idle_linear(sw->engine, per_p, sw->seg_idle);
-	attribute(model, sw->act_first, sw->act_n, sw->w_span, per_p, sw->saturated);
-	for (uint32_t f = 0; f < model->n_functions; f++) {
-		sw->idle_per_p[f] = sw->saturated[f].idle_ns;
-		sw->saturated[f].idle_ns = 0.0;
-	}
-	/* the fixed part: same proportional split, weights irrelevant here */
-	struct ecp_function_result *tmp = calloc(n_f, sizeof(*tmp));
-	if (!tmp) {
-		free(per_p);
-		return ecp_error_set(err, ECP_ERR_NOMEM,
-				     "out of memory (saturated profile)");
-	}
-	memset(per_p, 0, s1 * sizeof(double));
-	attribute(model, sw->act_first, sw->act_n, per_p, sw->seg_idle, tmp);
-	for (uint32_t f = 0; f < model->n_functions; f++)
-		sw->idle_fixed[f] = tmp[f].idle_ns;
-	free(tmp);
+	attribute_fixed(model, sw->act_first, sw->act_n, sw->w_span, per_p, sw->seg_idle,
+			sw->profiles, sw->saturated, sw->idle_per_p, sw->idle_fixed);
 	free(per_p);
 	return 0;
 }
@@ -198,12 +207,12 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 		return rc;
 	struct ecp_sweep *sw = calloc(1, sizeof(*sw));
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	if (!sw || !(sw->w_span = malloc(s1 * sizeof(double))) ||
-	    !(sw->seg_idle = malloc(s1 * sizeof(double))) ||
+	if (!sw || !(sw->w_span = ecp_huge_malloc(s1 * sizeof(double))) ||
+	    !(sw->seg_idle = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->profiles = calloc(model->n_functions ? model->n_functions : 1,
 				    sizeof(*sw->profiles))) ||
-	    !(sw->act_first = malloc(s1 * sizeof(uint64_t))) ||
-	    !(sw->act_n = malloc(s1 * sizeof(uint32_t)))) {
+	    !(sw->act_first = ecp_huge_malloc(s1 * sizeof(uint64_t))) ||
+	    !(sw->act_n = ecp_huge_malloc(s1 * sizeof(uint32_t)))) {
 		ecp_sweep_destroy(sw);
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (analysis of %u segments)",
@@ -221,7 +230,6 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 		ecp_sweep_destroy(sw);
 		return rc;
 	}
-	attribute_profiles(model, sw->w_span, sw->profiles);
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		sw->act_first[s] = model->segments[s].first_activity;
 		sw->act_n[s] = model->segments[s].n_activity;
@@ -260,7 +268,7 @@ int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_anal
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	int rc = 0;
 	out->processors = processors;
-	out->weights = malloc(s1 * sizeof(double));
+	out->weights = ecp_huge_malloc(s1 * sizeof(double));
 	out->functions =
 	    calloc(model->n_functions ? model->n_functions : 1, sizeof(*out->functions));
 	if (!out->weights || !out->functions) {

@@ -11,12 +11,18 @@
 
 #include <stdint.h>
 
+/* One node's words side by side: a climb step reads one cache line, not
+ * three (the tree is far larger than the caches and climbs are scattered). */
+struct ecp_domtree_node {
+	uint32_t parent;
+	uint32_t depth;
+	uint32_t jump;
+};
+
 struct ecp_domtree {
 	uint32_t n;
 	uint32_t root;
-	uint32_t *parent;
-	uint32_t *depth;
-	uint32_t *jump;
+	struct ecp_domtree_node *node;
 };
 
 /* n nodes, ids 0..n-1, of which `root` is the root; others are added later. */
@@ -25,11 +31,5 @@ void ecp_domtree_finish(struct ecp_domtree *t);
 /* Adds v as a child of p (p already in the tree). */
 void ecp_domtree_add(struct ecp_domtree *t, uint32_t v, uint32_t p);
 uint32_t ecp_domtree_lca(const struct ecp_domtree *t, uint32_t a, uint32_t b);
-
-/* Preorder numbering: pre[v] and subtree size[v] for every node (so u is an
- * ancestor of v iff pre[u] <= pre[v] < pre[u] + size[u]); order[pre] = v.
- * Returns 0, -1 when out of memory, -2 if some node is not under the root. */
-int ecp_domtree_preorder(const struct ecp_domtree *t, uint32_t *pre, uint32_t *size,
-			 uint32_t *order);
 
 #endif

@@ -17,9 +17,11 @@
  * (ecp_engine_inexact), never silently. */
 #include "ecp/engine.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/hugemem.h"
 #include "ecp/plan.h"
 #include "ecp/prun.h"
 #include "ecp/tangent.h"
@@ -86,9 +88,9 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 				     dag->n_in, dag->in_offset[dag->n_segments]);
 	struct ecp_engine *e = calloc(1, sizeof(*e));
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	uint8_t *pred_tight = malloc(s1);
-	uint8_t *in_tight = malloc(dag->n_in ? dag->n_in : 1);
-	double *node_time = malloc(2 * s1 * sizeof(double));
+	uint8_t *pred_tight = ecp_huge_malloc(s1);
+	uint8_t *in_tight = ecp_huge_malloc(dag->n_in ? dag->n_in : 1);
+	double *node_time = ecp_huge_malloc(2 * s1 * sizeof(double));
 	int rc = 0;
 	if (!e || !pred_tight || !in_tight || !node_time) {
 		rc =
@@ -98,7 +100,7 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	}
 	e->dag = dag;
 	e->exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET;
-	e->inexact = calloc(s1, 1);
+	e->inexact = ecp_huge_calloc(s1, 1);
 	if (!e->inexact) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
 				   dag->n_segments);
@@ -144,16 +146,73 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 	free(engine);
 }
 
+/* Below this many segments a second thread costs more than it saves. */
+#define PARALLEL_MIN_SEGMENTS 65536u
+
+struct idle_job {
+	const struct ecp_plan *plan;
+	unsigned processors;
+	double *seg_idle;
+	long double idle;
+	/* then the weights of segments [from, to) */
+	double *weights;
+	uint32_t from, to;
+};
+
+static void *idle_thread(void *arg)
+{
+	struct idle_job *job = arg;
+	job->idle = ecp_plan_idle(job->plan, job->processors, job->seg_idle);
+	return NULL;
+}
+
+static void *weights_thread(void *arg)
+{
+	struct idle_job *job = arg;
+	ecp_plan_weights_range(job->plan, job->processors, job->weights, job->from,
+			       job->to);
+	return NULL;
+}
+
 static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
 		    double *weights, double *seg_idle, struct ecp_run_summary *summary,
 		    struct ecp_error *err)
 {
+	if (weights && dag->n_segments != plan->n_segments)
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "plan built for %u segments, DAG has %u",
+				     plan->n_segments, dag->n_segments);
+	/* On a large model two threads share the work: the idle charges while
+	 * the prefix over the entries is summed, then half of the weights
+	 * each.  They read the plan and write disjoint scratch and outputs, so
+	 * the results do not depend on the interleaving; without a thread
+	 * (small models, pthread_create failing) the same steps run one after
+	 * the other. */
+	uint32_t S = plan->n_segments;
+	struct idle_job job = {.plan = plan,
+			       .processors = processors,
+			       .seg_idle = seg_idle,
+			       .weights = weights,
+			       .from = S / 2,
+			       .to = S};
+	bool parallel = weights && seg_idle && S >= PARALLEL_MIN_SEGMENTS;
+	pthread_t thread;
+	bool threaded = parallel && pthread_create(&thread, NULL, idle_thread, &job) == 0;
+	if (weights)
+		ecp_plan_prefix(plan, processors);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else
+		idle_thread(&job);
 	if (weights) {
-		int rc = ecp_plan_weights(plan, dag, processors, weights, err);
-		if (rc < 0)
-			return rc;
+		threaded =
+		    parallel && pthread_create(&thread, NULL, weights_thread, &job) == 0;
+		ecp_plan_weights_range(plan, processors, weights, 0,
+				       threaded ? S / 2 : S);
+		if (threaded)
+			pthread_join(thread, NULL);
 	}
-	long double idle = ecp_plan_idle(plan, processors, seg_idle);
+	long double idle = job.idle;
 	if (summary) {
 		summary->makespan = ecp_plan_makespan(plan, processors);
 		summary->idle = idle;

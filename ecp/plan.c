@@ -1,13 +1,28 @@
 #include "ecp/plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecp/domtree.h"
+#include "ecp/hugemem.h"
 #include "ecp/radix.h"
 
 #define NONE UINT32_MAX
+
+/* Below this many segments a second thread costs more than it saves. */
+#define PARALLEL_MIN_SEGMENTS 65536u
+
+/* Segments ahead whose scattered reads are prefetched in the per-P passes. */
+#define PREFETCH_AHEAD 16
+
+/* An entry while the plan is built: preorder position and key * 2 + (1 if
+ * subtracted).  The plan keeps only the keys, in order of position. */
+struct entry {
+	uint32_t pos;
+	uint32_t key;
+};
 
 /* One node of a group's virtual tree. */
 struct vnode {
@@ -26,15 +41,20 @@ struct builder {
 	struct ecp_domtree tree;
 	uint32_t *pre, *size, *order;
 	/* growable */
-	struct ecp_plan_entry *entries;
+	struct entry *entries;
 	size_t n_entries, cap_entries;
 	struct vnode *vt;
 	size_t cap_vt;
 	uint32_t *stack;
+	uint32_t *group; /* the nodes of one instant */
+	size_t n_group, cap_group;
 	/* key interning: open addressing on the packed (n, delta, last) */
 	uint64_t *hash_keys;
 	uint32_t *hash_vals;
 	size_t hash_cap;
+	/* the keys (the plan's once built) */
+	struct ecp_plan_key *keys;
+	uint32_t n_keys;
 	size_t cap_keys;
 };
 
@@ -84,8 +104,7 @@ static int hash_grow(struct builder *b)
 /* Returns the key index, or NONE on allocation failure. */
 static uint32_t intern(struct builder *b, uint32_t n, int32_t delta, uint32_t ends_run)
 {
-	struct ecp_plan *plan = b->plan;
-	if ((plan->n_keys + 1) * 2 > b->hash_cap && hash_grow(b) < 0)
+	if ((b->n_keys + 1) * 2 > b->hash_cap && hash_grow(b) < 0)
 		return NONE;
 	uint64_t k = pack_key(n, delta, ends_run);
 	size_t h = mix(k) & (b->hash_cap - 1);
@@ -94,17 +113,16 @@ static uint32_t intern(struct builder *b, uint32_t n, int32_t delta, uint32_t en
 			return b->hash_vals[h];
 		h = (h + 1) & (b->hash_cap - 1);
 	}
-	if (plan->n_keys == b->cap_keys) {
+	if (b->n_keys == b->cap_keys) {
 		size_t cap = b->cap_keys ? b->cap_keys * 2 : 256;
-		struct ecp_plan_key *keys = realloc(plan->keys, cap * sizeof(*keys));
+		struct ecp_plan_key *keys = realloc(b->keys, cap * sizeof(*keys));
 		if (!keys)
 			return NONE;
-		plan->keys = keys;
+		b->keys = keys;
 		b->cap_keys = cap;
 	}
-	uint32_t id = plan->n_keys++;
-	plan->keys[id] =
-	    (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
+	uint32_t id = b->n_keys++;
+	b->keys[id] = (struct ecp_plan_key){.n = n, .delta = delta, .ends_run = ends_run};
 	b->hash_keys[h] = k;
 	b->hash_vals[h] = id;
 	return id;
@@ -114,14 +132,41 @@ static int push_entry(struct builder *b, uint32_t pos, uint32_t key)
 {
 	if (b->n_entries == b->cap_entries) {
 		size_t cap = b->cap_entries ? b->cap_entries * 2 : 4096;
-		struct ecp_plan_entry *e = realloc(b->entries, cap * sizeof(*e));
+		struct entry *e = realloc(b->entries, cap * sizeof(*e));
 		if (!e)
 			return -1;
+		ecp_huge_advise(e, cap * sizeof(*e));
 		b->entries = e;
 		b->cap_entries = cap;
 	}
-	b->entries[b->n_entries++] = (struct ecp_plan_entry){.pos = pos, .key = key};
+	b->entries[b->n_entries++] = (struct entry){.pos = pos, .key = key};
 	return 0;
+}
+
+static int group_push(struct builder *b, uint32_t v)
+{
+	if (b->n_group == b->cap_group) {
+		size_t cap = b->cap_group ? b->cap_group * 2 : 64;
+		uint32_t *g = realloc(b->group, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		b->group = g;
+		b->cap_group = cap;
+	}
+	b->group[b->n_group++] = v;
+	return 0;
+}
+
+/* Nodes ahead in time order whose data build_groups prefetches. */
+#define GROUP_AHEAD 8
+
+static void prefetch_node(const struct builder *b, uint32_t v)
+{
+	__builtin_prefetch(b->pre + v);
+	__builtin_prefetch(b->size + v);
+	__builtin_prefetch(b->tree.node + v);
+	__builtin_prefetch(b->in->dag->length + v / 2);
+	__builtin_prefetch(b->plan->seg_instant + v);
 }
 
 static int vt_reserve(struct builder *b, size_t n)
@@ -173,7 +218,7 @@ static int is_ancestor(const struct builder *b, uint32_t anc_pre, uint32_t anc_n
 }
 
 /* One instant: nodes[0..k) (node ids, in preorder).  Emits its entries. */
-static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size_t k,
+static int add_group(struct builder *b, const uint32_t *nodes, size_t k,
 		     uint32_t n_before, uint32_t last, struct ecp_error *err)
 {
 	if (vt_reserve(b, 2 * k) < 0)
@@ -182,11 +227,11 @@ static int add_group(struct builder *b, const struct ecp_radix_pair *nodes, size
 	struct vnode *vt = b->vt;
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
-		uint32_t v = nodes[i].value;
+		uint32_t v = nodes[i];
 		vt[m++] = (struct vnode){
 		    .pre = b->pre[v], .node = v, .step = (v & 1u) ? -1 : 1, .cnt = 1};
 		if (i + 1 < k) {
-			uint32_t l = ecp_domtree_lca(&b->tree, v, nodes[i + 1].value);
+			uint32_t l = ecp_domtree_lca(&b->tree, v, nodes[i + 1]);
 			vt[m++] = (struct vnode){.pre = b->pre[l], .node = l, .step = 0};
 		}
 	}
@@ -254,7 +299,7 @@ static int build_tree(struct builder *b, struct ecp_error *err)
 	if (ecp_domtree_init(&b->tree, 2 * S + 1, root) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (dominator tree)");
-	uint8_t *added = calloc(S ? S : 1, 1);
+	uint8_t *added = ecp_huge_calloc(S ? S : 1, 1);
 	if (!added)
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (dominator tree)");
@@ -316,12 +361,51 @@ out:
 	return rc;
 }
 
-/* Counting sort of the entries by preorder position (stable, O(E + N)). */
+/* A preorder of the dominator tree: pre[v], subtree size[v], order[pre] = v.
+ * build_tree added every node after its parent, in the order of dag->topo (a
+ * segment's start node, then its end node); two passes in that order (sizes
+ * backwards, positions forwards, each child taking the next free slot of its
+ * parent) number the tree without child lists or a DFS stack.  Any preorder
+ * serves: the weights are sums over subtrees. */
+static void preorder(struct builder *b)
+{
+	const struct ecp_dag *dag = b->in->dag;
+	const struct ecp_domtree_node *node = b->tree.node;
+	uint32_t S = dag->n_segments, N = 2 * S + 1, root = 2 * S;
+	uint32_t *pre = b->pre, *size = b->size, *next = b->order;
+	for (uint32_t v = 0; v < N; v++)
+		size[v] = 1;
+	for (uint32_t i = S; i-- > 0;) {
+		uint32_t s = dag->topo[i];
+		size[2 * s] += size[2 * s + 1];
+		size[node[2 * s].parent] += size[2 * s];
+	}
+	pre[root] = 0;
+	next[root] = 1;
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t s = dag->topo[i], v = 2 * s, p = node[v].parent;
+		pre[v] = next[p];
+		next[p] += size[v];
+		/* the end node is the start node's child */
+		pre[v + 1] = pre[v] + 1;
+		next[v] = pre[v] + 1 + size[v + 1];
+		next[v + 1] = pre[v + 1] + 1;
+	}
+	/* next[] lives in order[], dead now */
+	uint32_t *order = b->order;
+	for (uint32_t v = 0; v < N; v++)
+		order[pre[v]] = v;
+}
+
+/* Counting sort of the entries by preorder position (stable, O(E + N)); the
+ * segments' preorder intervals become intervals of entry indices: the entries
+ * before position pos are exactly the first count[pos] of the sorted ones. */
 static int sort_entries(struct builder *b, uint32_t n_nodes)
 {
+	struct ecp_plan *plan = b->plan;
 	size_t n = b->n_entries;
-	uint32_t *count = calloc((size_t)n_nodes + 1, sizeof(uint32_t));
-	struct ecp_plan_entry *out = malloc((n ? n : 1) * sizeof(*out));
+	uint32_t *count = ecp_huge_calloc((size_t)n_nodes + 2, sizeof(uint32_t));
+	uint32_t *out = ecp_huge_malloc((n ? n : 1) * sizeof(*out));
 	if (!count || !out) {
 		free(count);
 		free(out);
@@ -329,13 +413,19 @@ static int sort_entries(struct builder *b, uint32_t n_nodes)
 	}
 	for (size_t i = 0; i < n; i++)
 		count[b->entries[i].pos + 1]++;
-	for (uint32_t i = 0; i < n_nodes; i++)
+	for (uint32_t i = 0; i <= n_nodes; i++)
 		count[i + 1] += count[i];
+	for (uint32_t s = 0; s < plan->n_segments; s++) {
+		plan->q_lo[s] = count[plan->q_lo[s]];
+		plan->q_hi[s] = count[plan->q_hi[s]];
+	}
 	for (size_t i = 0; i < n; i++)
-		out[count[b->entries[i].pos]++] = b->entries[i];
+		out[count[b->entries[i].pos]++] = b->entries[i].key;
 	free(count);
 	free(b->entries);
-	b->entries = out;
+	b->entries = NULL;
+	plan->entry_key = out;
+	plan->n_entries = n;
 	return 0;
 }
 
@@ -347,6 +437,193 @@ static uint64_t time_bits(double t)
 	return bits; /* non-negative doubles order like their bit patterns */
 }
 
+/* The nodes sorted by time (then preorder), one word or one pair each. */
+struct sorted_nodes {
+	bool packed;
+	const uint64_t *keys;
+	const struct ecp_radix_pair *pairs;
+	unsigned pos_bits;
+	uint64_t pos_mask;
+	const uint32_t *order;
+};
+
+static uint64_t sn_when(const struct sorted_nodes *sn, size_t i)
+{
+	return sn->packed ? sn->keys[i] >> sn->pos_bits : sn->pairs[i].key;
+}
+
+static uint32_t sn_node(const struct sorted_nodes *sn, size_t i)
+{
+	return sn->packed ? sn->order[sn->keys[i] & sn->pos_mask] : sn->pairs[i].value;
+}
+
+/* The instants whose nodes are [from, to) of the k sorted ones, starting
+ * with instant index it, n_run running and n_started segments started
+ * (updated; max_reach is theirs alone). */
+struct scan {
+	struct builder *b;
+	const struct sorted_nodes *sn;
+	size_t from, to, k;
+	uint32_t it, n_run, n_started, max_reach;
+	int rc;
+	struct ecp_error *err;
+};
+
+static void *scan_groups(void *arg)
+{
+	struct scan *sc = arg;
+	struct builder *b = sc->b;
+	struct ecp_plan *plan = b->plan;
+	const struct sorted_nodes *sn = sc->sn;
+	size_t k = sc->k, to = sc->to;
+	uint32_t n_run = sc->n_run, it = sc->it, n_started = sc->n_started;
+	sc->rc = 0;
+	/* The nodes come in time order, which is scattered over every per-node
+	 * array (preorder, tree, times): the reads of the nodes a little ahead
+	 * are started early, the node ids themselves twice as far ahead. */
+	size_t ahead = sc->from;
+	for (size_t i = sc->from; i < to;) {
+		for (; ahead < to && ahead < i + 2 * GROUP_AHEAD; ahead++) {
+			if (sn->packed)
+				__builtin_prefetch(sn->order +
+						   (sn->keys[ahead] & sn->pos_mask));
+			if (ahead >= sc->from + GROUP_AHEAD)
+				prefetch_node(b, sn_node(sn, ahead - GROUP_AHEAD));
+		}
+		uint64_t when = sn_when(sn, i);
+		size_t j = i;
+		int64_t total = 0;
+		uint32_t starts = 0;
+		b->n_group = 0;
+		for (; j < to && sn_when(sn, j) == when; j++) {
+			uint32_t v = sn_node(sn, j);
+			if (group_push(b, v) < 0) {
+				sc->rc = ecp_error_set(
+				    sc->err, ECP_ERR_NOMEM,
+				    "out of memory (instant of %zu nodes)", j - i + 1);
+				return NULL;
+			}
+			total += (v & 1u) ? -1 : 1;
+			starts += !(v & 1u);
+			plan->seg_instant[v] = it;
+			if (!(v & 1u))
+				plan->by_start[n_started++] = v / 2;
+		}
+		sc->rc = add_group(b, b->group, b->n_group, n_run, j == k, sc->err);
+		if (sc->rc < 0)
+			return NULL;
+		/* The instant's time from its sort key, not from the scattered
+		 * node_time[] (the key holds it exactly: the integral time, or
+		 * the bits of time + 0.0). */
+		double when_t;
+		if (sn->packed)
+			when_t = (double)when;
+		else
+			memcpy(&when_t, &when, sizeof(when_t));
+		plan->instant_time[it] = when_t;
+		plan->reach[it] = n_run + starts;
+		if (plan->reach[it] > sc->max_reach)
+			sc->max_reach = plan->reach[it];
+		n_run = (uint32_t)((int64_t)n_run + total);
+		plan->count_after[it] = n_run;
+		it++;
+		i = j;
+	}
+	sc->it = it;
+	sc->n_run = n_run;
+	sc->n_started = n_started;
+	return NULL;
+}
+
+/* scan_groups() over two threads: the instants of the later half of the
+ * nodes on a second builder of their own (scratch, entries, keys), started
+ * from the state a quick count of the first half gives; its keys are then
+ * interned into the first builder and its entries renumbered and appended.
+ * Key numbers differ from a single scan's, which changes nothing: a weight
+ * is a sum of the entries' key values. */
+static int scan_groups_2(struct builder *b, const struct sorted_nodes *sn, size_t k,
+			 struct ecp_error *err, uint32_t *n_instants, uint32_t *n_started)
+{
+	struct ecp_plan *plan = b->plan;
+	size_t split = k / 2;
+	while (split > 0 && split < k && sn_when(sn, split) == sn_when(sn, split - 1))
+		split++;
+	struct scan first = {
+	    .b = b, .sn = sn, .from = 0, .to = split, .k = k, .err = err};
+	struct builder b2 = {.in = b->in,
+			     .plan = plan,
+			     .tree = b->tree,
+			     .pre = b->pre,
+			     .size = b->size,
+			     .order = b->order};
+	struct ecp_error err2 = {0};
+	struct scan second = {
+	    .b = &b2, .sn = sn, .from = split, .to = k, .k = k, .err = &err2};
+	for (size_t i = 0; i < split; i++) {
+		second.it += i == 0 || sn_when(sn, i) != sn_when(sn, i - 1);
+		uint32_t v = sn_node(sn, i);
+		second.n_run = (uint32_t)((int64_t)second.n_run + ((v & 1u) ? -1 : 1));
+		second.n_started += !(v & 1u);
+	}
+	pthread_t thread;
+	bool threaded = pthread_create(&thread, NULL, scan_groups, &second) == 0;
+	scan_groups(&first);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else if (first.rc >= 0)
+		scan_groups(&second);
+	int rc = first.rc;
+	if (rc >= 0 && second.rc < 0) {
+		*err = err2;
+		rc = second.rc;
+	}
+	uint32_t *map = NULL;
+	if (rc >= 0) {
+		map = malloc((b2.n_keys ? b2.n_keys : 1) * sizeof(*map));
+		if (!map)
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory (weight keys)");
+	}
+	for (uint32_t i = 0; rc >= 0 && i < b2.n_keys; i++) {
+		const struct ecp_plan_key *key = &b2.keys[i];
+		map[i] = intern(b, key->n, key->delta, key->ends_run);
+		if (map[i] == NONE)
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory (weight keys)");
+	}
+	if (rc >= 0 && b2.n_entries) {
+		size_t n = b->n_entries + b2.n_entries;
+		struct entry *e = realloc(b->entries, n * sizeof(*e));
+		if (!e)
+			rc = ecp_error_set(err, ECP_ERR_NOMEM,
+					   "out of memory (weight entries)");
+		else {
+			ecp_huge_advise(e, n * sizeof(*e));
+			b->entries = e;
+			b->cap_entries = n;
+			for (size_t i = 0; i < b2.n_entries; i++) {
+				struct entry x = b2.entries[i];
+				e[b->n_entries++] = (struct entry){
+				    .pos = x.pos,
+				    .key = map[x.key >> 1] * 2 + (x.key & 1u)};
+			}
+		}
+	}
+	free(map);
+	free(b2.entries);
+	free(b2.vt);
+	free(b2.stack);
+	free(b2.group);
+	free(b2.hash_keys);
+	free(b2.hash_vals);
+	free(b2.keys);
+	plan->max_reach =
+	    first.max_reach > second.max_reach ? first.max_reach : second.max_reach;
+	*n_instants = second.it;
+	*n_started = second.n_started;
+	return rc;
+}
+
 static int build_groups(struct builder *b, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = b->in->dag;
@@ -356,8 +633,35 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	 * instant, but they can be the run's last event (a thread that sleeps,
 	 * then ends). */
 	size_t m = (size_t)S * 2;
-	struct ecp_radix_pair *pairs = malloc((m ? m : 1) * sizeof(*pairs));
-	if (!pairs)
+	/* Integral times (the ASAP schedule's nanoseconds) below 2^53 order and
+	 * compare as doubles exactly as as integers: then a node sorts as one
+	 * word, time above its preorder position, by the time bits only. */
+	uint64_t max_t = 0;
+	bool integral = true;
+	for (size_t v = 0; v < m; v++) {
+		double t = b->in->node_time[v];
+		if (!(t >= 0.0) || !isfinite(t))
+			return ecp_error_set(
+			    err, ECP_ERR, "segment %zu has an invalid time %g", v / 2, t);
+		if (integral && t < 9007199254740992.0 && t == (double)(uint64_t)t) {
+			if ((uint64_t)t > max_t)
+				max_t = (uint64_t)t;
+		} else
+			integral = false;
+	}
+	unsigned pos_bits = 1, time_bits_n = 0;
+	while (pos_bits < 32 && ((uint64_t)1 << pos_bits) < N)
+		pos_bits++;
+	while (time_bits_n < 64 && (max_t >> time_bits_n))
+		time_bits_n++;
+	bool packed = integral && pos_bits + time_bits_n <= 64;
+	uint64_t *keys = NULL;
+	struct ecp_radix_pair *pairs = NULL;
+	if (packed)
+		keys = ecp_huge_malloc((m ? m : 1) * sizeof(*keys));
+	else
+		pairs = ecp_huge_malloc((m ? m : 1) * sizeof(*pairs));
+	if (!keys && !pairs)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (%zu nodes)", m);
 	size_t k = 0;
 	/* In preorder, so that the stable sort by time leaves each instant's
@@ -367,62 +671,57 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		if (v == 2 * S)
 			continue;
 		double t = b->in->node_time[v];
-		if (!(t >= 0.0) || !isfinite(t)) {
-			free(pairs);
-			return ecp_error_set(
-			    err, ECP_ERR, "segment %u has an invalid time %g", v / 2, t);
-		}
-		pairs[k++] = (struct ecp_radix_pair){.key = time_bits(t), .value = v};
+		if (packed)
+			keys[k++] = ((uint64_t)t << pos_bits) | pos;
+		else
+			pairs[k++] =
+			    (struct ecp_radix_pair){.key = time_bits(t), .value = v};
 	}
 	int rc = 0;
-	if (ecp_radix_sort(pairs, k) < 0) {
+	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + time_bits_n) < 0
+		   : ecp_radix_sort(pairs, k) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (sorting %zu nodes)", k);
 		goto out;
 	}
-	plan->instant_time = malloc((k ? k : 1) * sizeof(double));
-	plan->count_after = malloc((k ? k : 1) * sizeof(uint32_t));
-	plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
-	plan->by_start = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
-	plan->charge = malloc((k ? k : 1) * sizeof(double));
-	plan->reach = malloc((k ? k : 1) * sizeof(uint32_t));
-	if (!plan->reach || !plan->instant_time || !plan->count_after || !plan->seg_instant ||
-	    !plan->charge || !plan->by_start) {
+	plan->instant_time = ecp_huge_malloc((k ? k : 1) * sizeof(double));
+	plan->count_after = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
+	plan->seg_instant = ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+	plan->by_start = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->charge = ecp_huge_malloc((k ? k : 1) * sizeof(double));
+	plan->reach = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
+	if (!plan->reach || !plan->instant_time || !plan->count_after ||
+	    !plan->seg_instant || !plan->charge || !plan->by_start) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 		goto out;
 	}
 	for (size_t i = 0; i < (size_t)S * 2; i++)
 		plan->seg_instant[i] = NONE;
-	uint32_t n_run = 0, it = 0, n_started = 0;
-	for (size_t i = 0; i < k;) {
-		size_t j = i;
-		int64_t total = 0;
-		uint32_t starts = 0;
-		while (j < k && pairs[j].key == pairs[i].key) {
-			total += (pairs[j].value & 1u) ? -1 : 1;
-			starts += !(pairs[j].value & 1u);
-			plan->seg_instant[pairs[j].value] = it;
-			if (!(pairs[j].value & 1u))
-				plan->by_start[n_started++] = pairs[j].value / 2;
-			j++;
-		}
-		rc = add_group(b, pairs + i, j - i, n_run, j == k, err);
-		if (rc < 0)
-			goto out;
-		plan->instant_time[it] = b->in->node_time[pairs[i].value] + 0.0;
-		plan->reach[it] = n_run + starts;
-		if (plan->reach[it] > plan->max_reach)
-			plan->max_reach = plan->reach[it];
-		n_run = (uint32_t)((int64_t)n_run + total);
-		plan->count_after[it] = n_run;
-		it++;
-		i = j;
+	struct sorted_nodes sn = {.packed = packed,
+				  .keys = keys,
+				  .pairs = pairs,
+				  .pos_bits = pos_bits,
+				  .pos_mask = ((uint64_t)1 << pos_bits) - 1,
+				  .order = b->order};
+	struct scan whole = {.b = b, .sn = &sn, .from = 0, .to = k, .k = k, .err = err};
+	uint32_t it, n_started;
+	if (S < PARALLEL_MIN_SEGMENTS) {
+		scan_groups(&whole);
+		rc = whole.rc;
+		it = whole.it;
+		n_started = whole.n_started;
+		plan->max_reach = whole.max_reach;
+	} else {
+		rc = scan_groups_2(b, &sn, k, err, &it, &n_started);
 	}
+	if (rc < 0)
+		goto out;
 	plan->n_instants = it;
 	/* Instants of each segment's start and end, in order of start. */
 	{
 		uint32_t *by_seg = plan->seg_instant;
-		plan->seg_instant = malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+		plan->seg_instant =
+		    ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
 		if (!plan->seg_instant) {
 			free(by_seg);
 			rc =
@@ -450,6 +749,7 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		plan->time_at_count[plan->count_after[i]] +=
 		    (long double)plan->instant_time[i + 1] - plan->instant_time[i];
 out:
+	free(keys);
 	free(pairs);
 	return rc;
 }
@@ -470,54 +770,37 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 	if (rc < 0)
 		goto out;
 	uint32_t N = plan->n_nodes;
-	b.pre = malloc((size_t)N * sizeof(uint32_t));
-	b.size = malloc((size_t)N * sizeof(uint32_t));
-	b.order = malloc((size_t)N * sizeof(uint32_t));
+	b.pre = ecp_huge_malloc((size_t)N * sizeof(uint32_t));
+	b.size = ecp_huge_malloc((size_t)N * sizeof(uint32_t));
+	b.order = ecp_huge_malloc((size_t)N * sizeof(uint32_t));
 	if (!b.pre || !b.size || !b.order) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (preorder of %u nodes)", N);
 		goto out;
 	}
-	int pr = ecp_domtree_preorder(&b.tree, b.pre, b.size, b.order);
-	if (pr < 0) {
-		rc = pr == -1 ? ecp_error_set(err, ECP_ERR_NOMEM,
-					      "out of memory (preorder of %u nodes)", N)
-			      : ecp_error_set(err, ECP_ERR,
-					      "dominator tree does not reach every node");
-		goto out;
-	}
+	preorder(&b);
 	rc = build_groups(&b, err);
+	plan->keys = b.keys;
+	plan->n_keys = b.n_keys;
+	b.keys = NULL;
 	if (rc < 0)
 		goto out;
 	/* The tree is no longer needed once the groups are laid out: free it
 	 * before the entries are sorted to keep the peak low. */
 	ecp_domtree_finish(&b.tree);
-	plan->q_lo = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
-	plan->q_hi = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->q_lo = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
+	plan->q_hi = ecp_huge_malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
 	if (!plan->q_lo || !plan->q_hi) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (segment intervals)");
 		goto out;
 	}
-	plan->q_seg = malloc((size_t)(S ? S : 1) * sizeof(uint32_t));
-	if (!plan->q_seg) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (segment intervals)");
-		goto out;
-	}
-	/* Queries in preorder of the end nodes (b.order lists nodes by
-	 * preorder): the per-P pass then reads acc[] nearly sequentially. */
-	{
-		uint32_t k = 0;
-		for (uint32_t pos = 0; pos < N; pos++) {
-			uint32_t v = b.order[pos];
-			if (v == 2 * S || !(v & 1u))
-				continue;
-			plan->q_seg[k] = v / 2;
-			plan->q_lo[k] = b.pre[v];
-			plan->q_hi[k] = b.pre[v] + b.size[v];
-			k++;
-		}
+	/* Preorder intervals of the end nodes, per segment id; sort_entries
+	 * turns them into entry indices. */
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t v = 2 * s + 1;
+		plan->q_lo[s] = b.pre[v];
+		plan->q_hi[s] = dag->length[s] ? b.pre[v] + b.size[v] : b.pre[v];
 	}
 	free(b.pre);
 	free(b.size);
@@ -528,13 +811,10 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 				   "out of memory (sorting %zu entries)", b.n_entries);
 		goto out;
 	}
-	plan->entries = b.entries;
-	plan->n_entries = b.n_entries;
-	b.entries = NULL;
-	plan->acc = malloc(((size_t)N + 1) * sizeof(int64_t));
+	plan->prefix = ecp_huge_malloc((plan->n_entries + 1) * sizeof(int64_t));
 	plan->key_value =
-	    malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * sizeof(int64_t));
-	if (!plan->acc || !plan->key_value)
+	    malloc((size_t)(plan->n_keys ? plan->n_keys : 1) * 2 * sizeof(int64_t));
+	if (!plan->prefix || !plan->key_value)
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (weight scratch)");
 out:
 	ecp_domtree_finish(&b.tree);
@@ -544,8 +824,10 @@ out:
 	free(b.entries);
 	free(b.vt);
 	free(b.stack);
+	free(b.group);
 	free(b.hash_keys);
 	free(b.hash_vals);
+	free(b.keys);
 	if (rc < 0)
 		ecp_plan_finish(plan);
 	return rc;
@@ -557,8 +839,7 @@ void ecp_plan_finish(struct ecp_plan *plan)
 		return;
 	free(plan->q_lo);
 	free(plan->q_hi);
-	free(plan->q_seg);
-	free(plan->entries);
+	free(plan->entry_key);
 	free(plan->keys);
 	free(plan->instant_time);
 	free(plan->count_after);
@@ -567,7 +848,7 @@ void ecp_plan_finish(struct ecp_plan *plan)
 	free(plan->charge);
 	free(plan->reach);
 	free(plan->time_at_count);
-	free(plan->acc);
+	free(plan->prefix);
 	free(plan->key_value);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -583,6 +864,50 @@ static int64_t scaled_f(uint32_t n, unsigned processors)
 	return n > processors ? (int64_t)n : (int64_t)processors;
 }
 
+void ecp_plan_prefix(struct ecp_plan *plan, unsigned processors)
+{
+	for (uint32_t i = 0; i < plan->n_keys; i++) {
+		const struct ecp_plan_key *k = &plan->keys[i];
+		int64_t after =
+		    k->ends_run
+			? 0
+			: scaled_f((uint32_t)((int64_t)k->n + k->delta), processors);
+		int64_t v = scaled_f(k->n, processors) - after;
+		plan->key_value[2 * i] = v;
+		plan->key_value[2 * i + 1] = -v;
+	}
+	/* prefix[i] = sum of the first i entries (in preorder): one sequential
+	 * pass without branches. */
+	int64_t *prefix = plan->prefix;
+	const int64_t *kv = plan->key_value;
+	const uint32_t *key = plan->entry_key;
+	int64_t run = 0;
+	prefix[0] = 0;
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		run += kv[key[i]];
+		prefix[i + 1] = run;
+	}
+}
+
+void ecp_plan_weights_range(const struct ecp_plan *plan, unsigned processors,
+			    double *weights, uint32_t from, uint32_t to)
+{
+	/* Zero-length segments have an empty interval: 0.  The two reads of
+	 * prefix[] are scattered (segment order is not preorder) but known
+	 * ahead: prefetched. */
+	const int64_t *prefix = plan->prefix;
+	double scale = processors ? (double)processors : 1.0;
+	const uint32_t *lo = plan->q_lo, *hi = plan->q_hi;
+	uint32_t S = to;
+	for (uint32_t s = from; s < S; s++) {
+		if (s + PREFETCH_AHEAD < S) {
+			__builtin_prefetch(prefix + lo[s + PREFETCH_AHEAD]);
+			__builtin_prefetch(prefix + hi[s + PREFETCH_AHEAD]);
+		}
+		weights[s] = (double)(prefix[hi[s]] - prefix[lo[s]]) / scale;
+	}
+}
+
 int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
 		     unsigned processors, double *weights, struct ecp_error *err)
 {
@@ -590,35 +915,8 @@ int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
 		return ecp_error_set(err, ECP_ERR_USAGE,
 				     "plan built for %u segments, DAG has %u",
 				     plan->n_segments, dag->n_segments);
-	for (uint32_t i = 0; i < plan->n_keys; i++) {
-		const struct ecp_plan_key *k = &plan->keys[i];
-		int64_t after =
-		    k->ends_run
-			? 0
-			: scaled_f((uint32_t)((int64_t)k->n + k->delta), processors);
-		plan->key_value[i] = scaled_f(k->n, processors) - after;
-	}
-	/* acc[pos] = sum of the entries before preorder position pos: one
-	 * sequential pass, the entries being sorted by position. */
-	int64_t *acc = plan->acc;
-	const struct ecp_plan_entry *e = plan->entries;
-	size_t i = 0, n = plan->n_entries;
-	int64_t run = 0;
-	for (uint32_t pos = 0; pos <= plan->n_nodes; pos++) {
-		acc[pos] = run;
-		for (; i < n && e[i].pos == pos; i++) {
-			int64_t v = plan->key_value[e[i].key >> 1];
-			run += (e[i].key & 1u) ? -v : v;
-		}
-	}
-	double scale = processors ? (double)processors : 1.0;
-	for (uint32_t k = 0; k < plan->n_segments; k++) {
-		uint32_t s = plan->q_seg[k];
-		weights[s] =
-		    dag->length[s] == 0
-			? 0.0
-			: (double)(acc[plan->q_hi[k]] - acc[plan->q_lo[k]]) / scale;
-	}
+	ecp_plan_prefix(plan, processors);
+	ecp_plan_weights_range(plan, processors, weights, 0, plan->n_segments);
 	return 0;
 }
 
@@ -644,10 +942,11 @@ long double ecp_plan_makespan(const struct ecp_plan *plan, unsigned processors)
 long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
 			  double *seg_idle)
 {
-	if (seg_idle)
-		memset(seg_idle, 0, (size_t)plan->n_segments * sizeof(*seg_idle));
-	if (!processors || !plan->n_instants)
+	if (!processors || !plan->n_instants) {
+		if (seg_idle)
+			memset(seg_idle, 0, (size_t)plan->n_segments * sizeof(*seg_idle));
 		return 0.0L;
+	}
 	long double idle = (long double)plan->instant_time[0] * processors;
 	for (uint32_t n = 0; n < processors && n <= plan->max_count; n++)
 		idle += plan->time_at_count[n] * (processors - n);
@@ -665,11 +964,13 @@ long double ecp_plan_idle(const struct ecp_plan *plan, unsigned processors,
 			     (p / n - 1.0);
 		charge[i + 1] = c;
 	}
-	/* In order of start: charge[] is then read almost sequentially. */
+	/* In order of start: charge[] is then read almost sequentially (in
+	 * segment order each read would fetch a cache line of its own).  Every
+	 * segment is written, so seg_idle needs no clearing. */
+	const uint32_t *inst = plan->seg_instant, *by_start = plan->by_start;
 	for (uint32_t k = 0; k < plan->n_segments; k++) {
-		uint32_t a = plan->seg_instant[2 * k], z = plan->seg_instant[2 * k + 1];
-		if (a != z)
-			seg_idle[plan->by_start[k]] = charge[z] - charge[a];
+		uint32_t a = inst[2 * k], z = inst[2 * k + 1];
+		seg_idle[by_start[k]] = a != z ? charge[z] - charge[a] : 0.0;
 	}
 	return idle;
 }

@@ -25,9 +25,12 @@
  * and -h at the parent, to be summed over subtrees.  The value h depends on P
  * only through the key (n(tau-), g, ends the run?), so entries store a key.
  *
- * Per P (O(E)): evaluate each key once, scatter the entries onto preorder
- * positions, one prefix sum; weight(s) = sum over the end node's preorder
- * interval.  Everything is scaled by P, which makes every term an integer:
+ * Per P (O(E)): evaluate each key once, one sequential prefix pass over the
+ * entries in preorder; weight(s) = the entries inside the end node's preorder
+ * interval, a difference of two prefix values.  The intervals are stored as
+ * entry indices, per segment id, so that the pass reads and writes in
+ * segment order and no array of preorder positions is needed.  Everything is
+ * scaled by P, which makes every term an integer:
  * weights are exact rationals k/P (no rounding, ties stay ties). */
 #ifndef ECP_ECP_PLAN_H
 #define ECP_ECP_PLAN_H
@@ -46,11 +49,6 @@ struct ecp_plan_input {
 	const uint8_t *in_tight;   /* per dag->in_from entry: that edge realises it */
 };
 
-struct ecp_plan_entry {
-	uint32_t pos; /* preorder position */
-	uint32_t key; /* key index * 2 + (1 if subtracted) */
-};
-
 struct ecp_plan_key {
 	uint32_t n;        /* running count just before the instant */
 	int32_t delta;     /* moved steps */
@@ -60,12 +58,15 @@ struct ecp_plan_key {
 struct ecp_plan {
 	uint32_t n_segments;
 	uint32_t n_nodes; /* 2 * n_segments + 1 (the virtual root) */
-	/* Queries, in preorder of the segments' end nodes: segment q_seg[k]
-	 * has its end node's subtree at preorder positions [q_lo[k], q_hi[k]). */
-	uint32_t *q_seg;
+	/* Per segment id: its end node's subtree holds the entries
+	 * [q_lo[s], q_hi[s]) (q_lo = q_hi for a zero-length segment, which
+	 * weighs 0). */
 	uint32_t *q_lo;
 	uint32_t *q_hi;
-	struct ecp_plan_entry *entries;
+	/* The entries in preorder of their positions: key index * 2 + (1 if
+	 * subtracted).  Their positions are no longer needed once q_lo/q_hi
+	 * count entries. */
+	uint32_t *entry_key;
 	size_t n_entries;
 	struct ecp_plan_key *keys;
 	uint32_t n_keys;
@@ -87,8 +88,8 @@ struct ecp_plan {
 	long double *time_at_count;
 	uint32_t max_count;
 	/* per-P scratch */
-	int64_t *acc;
-	int64_t *key_value;
+	int64_t *prefix;    /* n_entries + 1: sums of the entries before each */
+	int64_t *key_value; /* 2 per key: + and - */
 };
 
 int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
@@ -99,6 +100,12 @@ void ecp_plan_finish(struct ecp_plan *plan);
  * segment that takes no time cannot be shortened. */
 int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
 		     unsigned processors, double *weights, struct ecp_error *err);
+/* ecp_plan_weights() in two steps, for callers that split the second over
+ * threads: the key values and the prefix over the entries (plan scratch),
+ * then the weights of segments [from, to) (reads the plan only). */
+void ecp_plan_prefix(struct ecp_plan *plan, unsigned processors);
+void ecp_plan_weights_range(const struct ecp_plan *plan, unsigned processors,
+			    double *weights, uint32_t from, uint32_t to);
 
 /* The warped run length: sum over instants of dt * F(count) (no delays only
  * is it the real T_P).  Long double: exact for integer ASAP times. */
