@@ -15,6 +15,7 @@
  * with a symbolic eps (ecp/tangent.h), longest first, within a budget of
  * events; what the budget does not cover is flagged per segment
  * (ecp_engine_inexact), never silently. */
+#include "ecp/parallel.h"
 #include "ecp/engine.h"
 
 #include <pthread.h>
@@ -146,8 +147,6 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 	free(engine);
 }
 
-/* Below this many segments a second thread costs more than it saves. */
-#define PARALLEL_MIN_SEGMENTS 65536u
 
 struct idle_job {
 	const struct ecp_plan *plan;
@@ -195,7 +194,7 @@ static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned p
 			       .weights = weights,
 			       .from = S / 2,
 			       .to = S};
-	bool parallel = weights && seg_idle && S >= PARALLEL_MIN_SEGMENTS;
+	bool parallel = weights && seg_idle && S >= ecp_parallel_min_segments();
 	pthread_t thread;
 	bool threaded = parallel && pthread_create(&thread, NULL, idle_thread, &job) == 0;
 	if (weights)

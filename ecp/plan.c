@@ -7,12 +7,11 @@
 
 #include "ecp/domtree.h"
 #include "ecp/hugemem.h"
+#include "ecp/parallel.h"
 #include "ecp/radix.h"
 
 #define NONE UINT32_MAX
 
-/* Below this many segments a second thread costs more than it saves. */
-#define PARALLEL_MIN_SEGMENTS 65536u
 
 /* Segments ahead whose scattered reads are prefetched in the per-P passes. */
 #define PREFETCH_AHEAD 16
@@ -705,7 +704,7 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 				  .order = b->order};
 	struct scan whole = {.b = b, .sn = &sn, .from = 0, .to = k, .k = k, .err = err};
 	uint32_t it, n_started;
-	if (S < PARALLEL_MIN_SEGMENTS) {
+	if (S < ecp_parallel_min_segments()) {
 		scan_groups(&whole);
 		rc = whole.rc;
 		it = whole.it;

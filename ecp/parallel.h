@@ -1,0 +1,16 @@
+/* When the engine splits its work over two threads (engine.c, plan.c): on
+ * models of at least this many segments, below which a second thread costs
+ * more than it saves.  ECP_PARALLEL_MIN_SEGMENTS overrides the default
+ * (65536), so that tests run the two-thread path on small models against
+ * the oracle; results never depend on it (each output is computed with the
+ * same arithmetic in the same order either way). */
+#ifndef ECP_ECP_PARALLEL_H
+#define ECP_ECP_PARALLEL_H
+
+#include <stdint.h>
+
+#define ECP_PARALLEL_MIN_SEGMENTS_DEFAULT 65536u
+
+uint32_t ecp_parallel_min_segments(void);
+
+#endif
