@@ -569,11 +569,16 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 					       .events = sched_events,
 					       /* small: the program maps these
 						* buffers too, though it never
-						* writes them; with samples (up to
-						* 8 KiB each, tens of MB/s) larger,
-						* or the driver blocks on LTTng and
-						* perf drops samples */
-					       .subbuf_size = want_samples ? 1u << 20 : 256u << 10,
+						* writes them (about 1 ms of its
+						* system time per 2 MiB); above
+						* the default rate the samples (up
+						* to 8 KiB each) need more, or the
+						* driver blocks on LTTng and perf
+						* drops samples (at 10 kHz) */
+					       .subbuf_size = want_samples && o->sample_hz >
+								      ECP_SAMPLE_DEFAULT_HZ
+								  ? 1u << 20
+								  : 256u << 10,
 					       .num_subbuf = 8},
 	    err);
 	if (rc)
