@@ -133,20 +133,26 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 	return 0;
 }
 
+/* The file whose executable mappings hold pc, or NULL (anonymous code);
+ * the one mapped last where an unloaded library's place was reused. */
+static const struct placed *file_at(const struct ecp_sampler *s, uint64_t pc)
+{
+	for (size_t i = s->n_files; i-- > 0;)
+		if (pc >= s->files[i].base && pc < s->files[i].end)
+			return &s->files[i];
+	return NULL;
+}
+
 static bool in_runtime(const struct ecp_sampler *s, uint64_t pc)
 {
-	for (size_t i = 0; i < s->n_files; i++)
-		if (s->files[i].runtime && pc >= s->files[i].base && pc < s->files[i].end)
-			return true;
-	return false;
+	const struct placed *f = file_at(s, pc);
+	return f && f->runtime;
 }
 
 static bool in_system(const struct ecp_sampler *s, uint64_t pc)
 {
-	for (size_t i = 0; i < s->n_files; i++)
-		if (s->files[i].system && pc >= s->files[i].base && pc < s->files[i].end)
-			return true;
-	return false;
+	const struct placed *f = file_at(s, pc);
+	return f && f->system;
 }
 
 static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
@@ -154,12 +160,9 @@ static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
 	uint64_t *v = ecp_hmap_get(&s->start_of, pc);
 	if (v)
 		return *v;
-	uint64_t start = 0;
-	for (size_t i = 0; i < s->n_files && !start; i++)
-		if (s->files[i].recorder && pc >= s->files[i].base && pc < s->files[i].end)
-			start = NOT_PROGRAM;
-	if (!start)
-		start = ecp_unwinder_function_start(s->unwinder, pc, NULL);
+	const struct placed *f = file_at(s, pc);
+	uint64_t start = f && f->recorder ? NOT_PROGRAM
+					  : ecp_unwinder_function_start(s->unwinder, pc, NULL);
 	if (ecp_hmap_put(&s->start_of, pc, start) < 0)
 		return start; /* uncached, still right */
 	return start;
