@@ -168,9 +168,10 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 	while (l->next < l->recs.len) {
 		const struct samp_rec *r = &ECP_VEC_AT(&l->recs, struct samp_rec, l->next);
 		uint64_t cpu = raw_cpu(th, r->ts);
-		uint64_t takeover = l->prev_cpu ? l->prev_cpu + (cpu - l->prev_cpu) / 2 : 0;
-		if (cpu < l->prev_cpu)
-			takeover = l->prev_cpu;
+		/* half-way from the previous one (the first: from the start) */
+		uint64_t takeover = !l->prev_cpu	  ? 0
+				    : cpu <= l->prev_cpu ? l->prev_cpu
+							 : l->prev_cpu + (cpu - l->prev_cpu) / 2;
 		/* a sample taken after a function event saw the stack that event
 		 * made: it waits for it (and takes over no earlier, f_last) */
 		if (takeover > now || (func_event && r->ts > ts))
