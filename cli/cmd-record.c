@@ -64,13 +64,6 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);
-	/* ecp record sets passive waiting unless the caller chose a policy
-	 * (recorder/README.md); an active one is kept, and costs this. */
-	const char *policy = getenv("OMP_WAIT_POLICY");
-	if (policy && strcasecmp(policy, "active") == 0)
-		fprintf(stderr, "ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
-				"spin while they wait, and on the recording CPU that spinning is "
-				"recorded as work (unset it to record with passive waiting)\n");
 }
 
 /* Whether execvp() could run `prog`, checked before an LTTng session is set
@@ -255,6 +248,13 @@ int cmd_record(int argc, char **argv)
 	if (!o.quiet)
 		print_summary(&sum, o.output ? o.output : "ecp.data");
 	/* warnings, with -q too: never a silent gap */
+	/* ecp record sets passive waiting unless the caller chose a policy
+	 * (recorder/README.md); an active one is kept, and costs this. */
+	const char *policy = getenv("OMP_WAIT_POLICY");
+	if (policy && strcasecmp(policy, "active") == 0)
+		fprintf(stderr, "ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
+				"spin while they wait, and on the recording CPU that spinning is "
+				"recorded as work (unset it to record with passive waiting)\n");
 	if (sum.sampling_problem)
 		fprintf(stderr,
 			"ecp record: warning: %s: functions are not sampled, each thread's "
