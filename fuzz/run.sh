@@ -48,8 +48,8 @@ fi
 for tool in ninja pkg-config; do
 	command -v $tool >/dev/null 2>&1 || { echo "fuzz/run.sh: $tool not found" >&2; exit 1; }
 done
-pkg_cflags=$(pkg-config --cflags babeltrace2 libelf) || exit 1
-pkg_libs=$(pkg-config --libs babeltrace2 libelf) || exit 1
+pkg_cflags=$(pkg-config --cflags babeltrace2 libelf libdw) || exit 1
+pkg_libs=$(pkg-config --libs babeltrace2 libelf libdw) || exit 1
 
 # The one generated header the libraries include (only the cache uses it,
 # and the harnesses load without the cache).
