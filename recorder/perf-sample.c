@@ -166,7 +166,9 @@ static void handle_sample(struct ecp_perf_sample *s, const struct perf_event_hea
 	s->samples++;
 	/* the stack words are handed over as they lie in the record (unaligned
 	 * copies are the emitter's job: LTTng copies them byte-wise) */
-	s->emit->emit_sample(time, tid, regs, n_regs, chain, n_chain, stack, n_stack);
+	static const uint64_t no_stack[1];
+	s->emit->emit_sample(time, tid, regs, n_regs, chain, n_chain,
+			     stack ? (const void *)stack : no_stack, n_stack);
 }
 
 static void handle_mmap(struct ecp_perf_sample *s, const struct perf_event_header *h)
