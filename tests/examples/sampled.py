@@ -94,6 +94,22 @@ def top_two(funcs):
     return ranked[0]["name"], ranked[0]["tet_ns"], second, ranked
 
 
+def check_top(p, s_top, exact, margin, what, reference):
+    """The sampled top must be the reference's where that leads by `margin`,
+    else one of the functions within `margin` of it; 1 when decisive."""
+    e_top, e_tet, e_second, ranked = exact
+    if e_tet >= margin * e_second:
+        if s_top != e_top:
+            fail(f"P={p}: top by TET {what} is {s_top}, of {reference} {e_top} (which "
+                 f"leads by {e_tet / max(e_second, 1):.2f}x)")
+        return 1
+    close = {f["name"] for f in ranked if margin * f["tet_ns"] >= e_tet}
+    if s_top not in close:
+        fail(f"P={p}: top by TET {what} is {s_top}, not among the leaders of {reference} "
+             f"{sorted(close)}")
+    return 0
+
+
 def main():
     global ECP, NAME, WANTED
     if len([a for a in sys.argv[1:] if a != "--cross"]) < 4:
@@ -136,19 +152,9 @@ def main():
         for p in PROCESSORS:
             exact = report(both, p, "instrument")
             sampled = report(both, p, "samples")
-            e_top, e_tet, e_second, ranked = top_two(exact)
             s_top, _, _, _ = top_two(sampled)
-            if e_tet >= SAME_RUN_MARGIN * e_second:
-                same_decisive += 1
-                if s_top != e_top:
-                    fail(f"P={p}: top by TET from samples is {s_top}, from the instrumentation "
-                         f"of the same run {e_top} (which leads by "
-                         f"{e_tet / max(e_second, 1):.2f}x)")
-            else:
-                close = {f["name"] for f in ranked if SAME_RUN_MARGIN * f["tet_ns"] >= e_tet}
-                if s_top not in close:
-                    fail(f"P={p}: top by TET from samples is {s_top}, not among the "
-                         f"instrumentation's leaders {sorted(close)} (same run)")
+            same_decisive += check_top(p, s_top, top_two(exact), SAME_RUN_MARGIN,
+                                       "from samples", "the instrumentation of the same run")
             for name, f in sampled.items():
                 if p != 1 or f.get("samples", 0) < MIN_SAMPLES or name not in exact:
                     continue
@@ -206,24 +212,15 @@ def main():
         decisive = compared_p = 0
         for p in PROCESSORS:
             s_top, _, _, _ = top_two(report(plain_trace, p, None))
-            e_top, e_tet, e_second, ranked = exact_top[p]
+            e_top, _, _, ranked = exact_top[p]
             folded = {f["name"] for f in ranked if f.get("folded_calls", 0)}
             if s_top in folded or e_top in folded:
                 # the filters folded its short calls into their callers:
                 # there its time is not its own (nlargest's g)
                 continue
             compared_p += 1
-            if e_tet >= MARGIN * e_second:
-                decisive += 1
-                if s_top != e_top:
-                    fail(f"P={p}: the uninstrumented program's top by TET is {s_top}, the "
-                         f"instrumented build's {e_top} (which leads by "
-                         f"{e_tet / max(e_second, 1):.2f}x)")
-            else:
-                close = {f["name"] for f in ranked if MARGIN * f["tet_ns"] >= e_tet}
-                if s_top not in close:
-                    fail(f"P={p}: the uninstrumented program's top by TET is {s_top}, "
-                         f"not among the instrumented leaders {sorted(close)}")
+            decisive += check_top(p, s_top, exact_top[p], MARGIN,
+                                  "of the uninstrumented program", "the instrumented build")
         print(f"{NAME}: uninstrumented build: top by TET agrees at {compared_p} of "
               f"P={PROCESSORS} ({decisive} with a lead of {MARGIN}x or more; the others' "
               f"tops had calls folded into their callers)")
