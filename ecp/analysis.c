@@ -62,6 +62,16 @@ static int check_inputs(const struct ecp_model *model, const struct ecp_dag *dag
 	return 0;
 }
 
+/* A segment's exclusive time over all its functions: what its per-segment
+ * charges (idle, per-P and fixed weights) are spread over. */
+static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_act)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < n_act; i++)
+		total += act[i].self_ns;
+	return total;
+}
+
 /* act_first/act_n: the segments' activity ranges copied out of the 80-byte
  * segment records, so that a sweep over P reads 12 bytes per segment.
  *
@@ -79,9 +89,7 @@ static void attribute(const struct ecp_model *model, const uint64_t *act_first,
 		double ws = w[s], idle = seg_idle[s];
 		const struct ecp_activity *act = model->activities + act_first[s];
 		uint32_t n_act = act_n[s];
-		uint64_t self_total = 0;
-		for (uint32_t i = 0; i < n_act; i++)
-			self_total += act[i].self_ns;
+		uint64_t self_total = self_total_of(act, n_act);
 		double idle_per_ns =
 		    idle != 0.0 && self_total ? idle / (double)self_total : 0.0;
 		uint32_t on_ecp = ws != 0.0;
@@ -111,9 +119,7 @@ static void attribute_fixed(const struct ecp_model *model, const uint64_t *act_f
 		double ws = w_span[s];
 		const struct ecp_activity *act = model->activities + act_first[s];
 		uint32_t n_act = act_n[s];
-		uint64_t self_total = 0;
-		for (uint32_t i = 0; i < n_act; i++)
-			self_total += act[i].self_ns;
+		uint64_t self_total = self_total_of(act, n_act);
 		double per_p_ns =
 		    per_p[s] != 0.0 && self_total ? per_p[s] / (double)self_total : 0.0;
 		double fixed_ns =

@@ -82,3 +82,12 @@ void ecp_perf_ring_close(struct ecp_perf_ring *r)
 		close(r->fd);
 	r->fd = -1;
 }
+
+uint64_t ecp_perf_lost_count(const struct perf_event_header *h)
+{
+	uint64_t id_lost[2]; /* the event id, then the count */
+	if (h->size < sizeof(*h) + sizeof(id_lost))
+		return 0;
+	memcpy(id_lost, h + 1, sizeof(id_lost));
+	return id_lost[1];
+}

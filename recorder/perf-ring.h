@@ -5,6 +5,7 @@
 #define ECP_RECORDER_PERF_RING_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/perf_event.h>
 
 #include "common/error.h"
@@ -28,5 +29,7 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 			 void (*handle)(void *ctx, const struct perf_event_header *h),
 			 void *ctx);
 void ecp_perf_ring_close(struct ecp_perf_ring *r);
+/* The count of a PERF_RECORD_LOST record (0 for a truncated one). */
+uint64_t ecp_perf_lost_count(const struct perf_event_header *h);
 
 #endif

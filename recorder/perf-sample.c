@@ -226,12 +226,11 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 		handle_mmap(s, h);
 		break;
 	case PERF_RECORD_LOST: {
-		uint64_t u64[2];
-		if (h->size < sizeof(*h) + sizeof(u64))
+		uint64_t n = ecp_perf_lost_count(h);
+		if (!n)
 			return;
-		memcpy(u64, h + 1, sizeof(u64));
-		s->lost += u64[1];
-		s->emit->emit_sample_lost(u64[1]);
+		s->lost += n;
+		s->emit->emit_sample_lost(n);
 		break;
 	}
 	default:

@@ -80,12 +80,11 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 			       (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0);
 		break;
 	case PERF_RECORD_LOST: {
-		uint64_t u64[2];
-		if (h->size < sizeof(*h) + sizeof(u64))
+		uint64_t n = ecp_perf_lost_count(h);
+		if (!n)
 			return;
-		memcpy(u64, h + 1, sizeof(u64));
-		ps->lost += u64[1];
-		e->emit_lost(u64[1]);
+		ps->lost += n;
+		e->emit_lost(n);
 		break;
 	}
 	case PERF_RECORD_COMM: {
