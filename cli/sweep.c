@@ -78,29 +78,49 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s, const uns
 		rc = ecp_fail(cmd, "%s", err.msg);
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct ecp_cli_sweep_point *p = &sw->points[i];
-		p->processors = processors[i];
-		ecp_progress_update(&progress, "analysing P=%u (%zu of %zu)", processors[i], i + 1, n);
-		if (ecp_sweep_analyze(engine, processors[i], &p->analysis, &err) < 0) {
-			rc = ecp_fail(cmd, "P=%u: %s", processors[i], err.msg);
+	/* Batches of P share one attribution pass; the per-segment weights are
+	 * not kept (nothing here shows them). */
+	for (size_t i0 = 0; i0 < n; i0 += ECP_SWEEP_BATCH) {
+		size_t k = n - i0 < ECP_SWEEP_BATCH ? n - i0 : ECP_SWEEP_BATCH;
+		struct ecp_analysis batch[ECP_SWEEP_BATCH];
+		if (k == 1)
+			ecp_progress_update(&progress, "analysing P=%u (%zu of %zu)",
+					    processors[i0], i0 + 1, n);
+		else
+			ecp_progress_update(&progress, "analysing P=%u..%u (%zu-%zu of %zu)",
+					    processors[i0], processors[i0 + k - 1], i0 + 1,
+					    i0 + k, n);
+		if (ecp_sweep_analyze_many(engine, processors + i0, k, false, batch, &err) <
+		    0) {
+			rc = ecp_fail(cmd, "%s", err.msg);
 			goto out;
 		}
-		sw->n_points = i + 1;
-		p->by_function = calloc(nf, sizeof(*p->by_function));
-		if (!p->by_function) {
-			rc = ecp_fail(cmd, "out of memory");
-			goto out;
+		for (size_t j = 0; j < k; j++) {
+			size_t i = i0 + j;
+			struct ecp_cli_sweep_point *p = &sw->points[i];
+			p->processors = processors[i];
+			p->analysis = batch[j];
+			sw->n_points = i + 1;
 		}
-		for (size_t k = 0; k < p->analysis.n_functions; k++)
-			p->by_function[p->analysis.functions[k].function] = &p->analysis.functions[k];
-		const struct ecp_function_result *t = ecp_cli_sweep_top(p);
-		if (t)
-			is_top[t->function] = true;
-		if (i > 0) {
-			const struct ecp_function_result *prev = ecp_cli_sweep_top(&sw->points[i - 1]);
-			if (prev && t && prev->function != t->function)
-				sw->crossover_at[sw->n_crossovers++] = i;
+		for (size_t i = i0; i < i0 + k; i++) {
+			struct ecp_cli_sweep_point *p = &sw->points[i];
+			p->by_function = calloc(nf, sizeof(*p->by_function));
+			if (!p->by_function) {
+				rc = ecp_fail(cmd, "out of memory");
+				goto out;
+			}
+			for (size_t x = 0; x < p->analysis.n_functions; x++)
+				p->by_function[p->analysis.functions[x].function] =
+				    &p->analysis.functions[x];
+			const struct ecp_function_result *t = ecp_cli_sweep_top(p);
+			if (t)
+				is_top[t->function] = true;
+			if (i > 0) {
+				const struct ecp_function_result *prev =
+				    ecp_cli_sweep_top(&sw->points[i - 1]);
+				if (prev && t && prev->function != t->function)
+					sw->crossover_at[sw->n_crossovers++] = i;
+			}
 		}
 	}
 	ecp_progress_done(&progress);

@@ -17,12 +17,14 @@
  * segment's running count does not change while it runs. */
 #include "ecp/analysis.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecp/engine.h"
 #include "ecp/hugemem.h"
+#include "ecp/parallel.h"
 #include "ecp/sweep.h"
 
 static int cmp_result(const void *pa, const void *pb, void *ctx)
@@ -75,32 +77,71 @@ static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_
 /* act_first/act_n: the segments' activity ranges copied out of the 80-byte
  * segment records, so that a sweep over P reads 12 bytes per segment.
  *
+ * The k analyses of a batch share one pass: the pass is bound by reading the
+ * activities (24 bytes each), not by the additions, so k P cost little more
+ * than one.  For each analysis the terms are added in the same order as a
+ * pass of its own would add them, so batching never changes a result.
+ *
  * Without branches on the weight or the idle charge: whether a segment is on
  * the ECP is data, not a pattern a branch predictor learns, and one
  * misprediction per segment cost more than the additions.  A segment off the
  * ECP and never idle adds w * x = +0.0 and 0.0 * x = +0.0, which leave every
  * sum unchanged (a sum starting at +0.0 is never -0.0), so the results are
- * those of skipping it. */
-static void attribute(const struct ecp_model *model, const uint64_t *act_first,
-		      const uint32_t *act_n, const double *w, const double *seg_idle,
-		      struct ecp_function_result *fr)
+ * those of skipping it.  k is a constant at every call (inlined), so the
+ * loops over the batch unroll. */
+static inline __attribute__((always_inline)) void
+attribute_k(const struct ecp_model *model, const uint64_t *act_first, const uint32_t *act_n,
+	    double *const *w, double *const *seg_idle, struct ecp_function_result *const *fr,
+	    const unsigned k)
 {
 	for (uint32_t s = 0; s < model->n_segments; s++) {
-		double ws = w[s], idle = seg_idle[s];
 		const struct ecp_activity *act = model->activities + act_first[s];
 		uint32_t n_act = act_n[s];
 		uint64_t self_total = self_total_of(act, n_act);
-		double idle_per_ns =
-		    idle != 0.0 && self_total ? idle / (double)self_total : 0.0;
-		uint32_t on_ecp = ws != 0.0;
-		for (uint32_t i = 0; i < n_act; i++) {
-			struct ecp_function_result *r = &fr[act[i].function];
-			double self = (double)act[i].self_ns;
-			r->tet_ns += ws * self;
-			r->tetid_ns += ws * (double)act[i].incl_ns;
-			r->calls += act[i].calls & -on_ecp;
-			r->idle_ns += idle_per_ns * self;
+		double ws[ECP_SWEEP_BATCH], idle_per_ns[ECP_SWEEP_BATCH];
+		uint32_t on_ecp[ECP_SWEEP_BATCH];
+#pragma GCC unroll 4
+		for (unsigned j = 0; j < k; j++) {
+			double idle = seg_idle[j][s];
+			ws[j] = w[j][s];
+			idle_per_ns[j] =
+			    idle != 0.0 && self_total ? idle / (double)self_total : 0.0;
+			on_ecp[j] = ws[j] != 0.0;
 		}
+		for (uint32_t i = 0; i < n_act; i++) {
+			ecp_id f = act[i].function;
+			double self = (double)act[i].self_ns, incl = (double)act[i].incl_ns;
+			uint32_t calls = act[i].calls;
+#pragma GCC unroll 4
+			for (unsigned j = 0; j < k; j++) {
+				struct ecp_function_result *r = &fr[j][f];
+				r->tet_ns += ws[j] * self;
+				r->tetid_ns += ws[j] * incl;
+				r->calls += calls & -on_ecp[j];
+				r->idle_ns += idle_per_ns[j] * self;
+			}
+		}
+	}
+}
+
+static void attribute(const struct ecp_model *model, const uint64_t *act_first,
+		      const uint32_t *act_n, double *const *w, double *const *seg_idle,
+		      struct ecp_function_result *const *fr, unsigned k)
+{
+	_Static_assert(ECP_SWEEP_BATCH == 4, "one case per batch size");
+	switch (k) {
+	case 1:
+		attribute_k(model, act_first, act_n, w, seg_idle, fr, 1);
+		break;
+	case 2:
+		attribute_k(model, act_first, act_n, w, seg_idle, fr, 2);
+		break;
+	case 3:
+		attribute_k(model, act_first, act_n, w, seg_idle, fr, 3);
+		break;
+	default:
+		attribute_k(model, act_first, act_n, w, seg_idle, fr, 4);
+		break;
 	}
 }
 
@@ -167,7 +208,10 @@ struct ecp_sweep {
 	const struct ecp_dag *dag;
 	struct ecp_engine *engine;
 	double *w_span;                       /* weights at unlimited P */
-	double *seg_idle;                     /* scratch */
+	/* Per analysis of a batch: its idle charges, and its weights when the
+	 * caller does not keep them (allocated on first use, reused). */
+	double *seg_idle[ECP_SWEEP_BATCH];
+	double *w_scratch[ECP_SWEEP_BATCH];
 	struct ecp_function_result *profiles; /* work and span, per function id */
 	uint64_t *act_first;
 	uint32_t *act_n;
@@ -197,8 +241,8 @@ static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
 	}
 	/* seg_idle holds the P-independent part while the per-function
 	 * coefficients are summed (it is scratch between calls anyway). */
-	ecp_engine_idle_linear(sw->engine, per_p, sw->seg_idle);
-	attribute_fixed(model, sw->act_first, sw->act_n, sw->w_span, per_p, sw->seg_idle,
+	ecp_engine_idle_linear(sw->engine, per_p, sw->seg_idle[0]);
+	attribute_fixed(model, sw->act_first, sw->act_n, sw->w_span, per_p, sw->seg_idle[0],
 			sw->profiles, sw->saturated, sw->idle_per_p, sw->idle_fixed);
 	free(per_p);
 	return 0;
@@ -214,7 +258,7 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	struct ecp_sweep *sw = calloc(1, sizeof(*sw));
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	if (!sw || !(sw->w_span = ecp_huge_malloc(s1 * sizeof(double))) ||
-	    !(sw->seg_idle = ecp_huge_malloc(s1 * sizeof(double))) ||
+	    !(sw->seg_idle[0] = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->profiles = calloc(model->n_functions ? model->n_functions : 1,
 				    sizeof(*sw->profiles))) ||
 	    !(sw->act_first = ecp_huge_malloc(s1 * sizeof(uint64_t))) ||
@@ -255,7 +299,10 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep)
 		return;
 	ecp_engine_destroy(sweep->engine);
 	free(sweep->w_span);
-	free(sweep->seg_idle);
+	for (unsigned j = 0; j < ECP_SWEEP_BATCH; j++) {
+		free(sweep->seg_idle[j]);
+		free(sweep->w_scratch[j]);
+	}
 	free(sweep->profiles);
 	free(sweep->act_first);
 	free(sweep->act_n);
@@ -265,33 +312,66 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep)
 	free(sweep);
 }
 
-int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_analysis *out,
-		      struct ecp_error *err)
+struct attribute_job {
+	const struct ecp_sweep *sw;
+	double *const *w, *const *idle;
+	struct ecp_function_result *const *fr;
+	unsigned k;
+};
+
+static void *attribute_thread(void *arg)
 {
-	memset(out, 0, sizeof(*out));
+	const struct attribute_job *job = arg;
+	attribute(job->sw->model, job->sw->act_first, job->sw->act_n, job->w, job->idle,
+		  job->fr, job->k);
+	return NULL;
+}
+
+/* On a large model two threads share a batch: each makes the pass for half
+ * of its members (every sum is a member's own, added in the same order
+ * either way, so the results do not depend on the threads). */
+static void attribute_batch(const struct ecp_sweep *sw, double *const *w, double *const *idle,
+			    struct ecp_function_result *const *fr, unsigned k)
+{
+	unsigned half = k / 2;
+	struct attribute_job second = {
+	    .sw = sw, .w = w + half, .idle = idle + half, .fr = fr + half, .k = k - half};
+	pthread_t thread;
+	bool threaded = half > 0 && sw->model->n_segments >= ecp_parallel_min_segments() &&
+			pthread_create(&thread, NULL, attribute_thread, &second) == 0;
+	if (!threaded) {
+		attribute(sw->model, sw->act_first, sw->act_n, w, idle, fr, k);
+		return;
+	}
+	attribute(sw->model, sw->act_first, sw->act_n, w, idle, fr, half);
+	pthread_join(thread, NULL);
+}
+
+/* The engine's part of one analysis: weights into `weights`, T_P, idleness,
+ * the profiles; everything but the per-P attribution, which
+ * ecp_sweep_analyze_many() does for a batch at once.  Returns 1 when the
+ * analysis still needs it, 0 when it is complete (saturated P). */
+static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weights,
+		       double *seg_idle, struct ecp_analysis *out, struct ecp_error *err)
+{
 	const struct ecp_model *model = sw->model;
 	const struct ecp_dag *dag = sw->dag;
-	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	int rc = 0;
+	size_t n_f1 = model->n_functions ? model->n_functions : 1;
 	out->processors = processors;
-	out->weights = ecp_huge_malloc(s1 * sizeof(double));
-	out->functions =
-	    calloc(model->n_functions ? model->n_functions : 1, sizeof(*out->functions));
-	if (!out->weights || !out->functions) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (analysis of %u segments)",
-				   dag->n_segments);
-		goto out;
-	}
+	out->functions = calloc(n_f1, sizeof(*out->functions));
+	if (!out->functions)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (analysis of %u segments)",
+				     dag->n_segments);
 	struct ecp_run_summary sum;
 	bool saturated = processors && processors >= sw->saturation;
 	/* Saturated: the weights are the span weights already at hand, the
 	 * idleness is linear in P (prepare_saturated). */
-	rc = ecp_engine_run(sw->engine, processors, saturated ? NULL : out->weights,
-			    saturated ? NULL : sw->seg_idle, &sum, err);
+	int rc = ecp_engine_run(sw->engine, processors, saturated ? NULL : weights,
+				saturated ? NULL : seg_idle, &sum, err);
 	if (rc < 0)
-		goto out;
-	if (saturated)
+		return rc;
+	if (saturated && out->weights)
 		memcpy(out->weights, sw->w_span, dag->n_segments * sizeof(double));
 	out->weights_exact = saturated || sum.exact;
 	if (!saturated)
@@ -315,21 +395,79 @@ int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_anal
 			    processors * sw->idle_per_p[f] - sw->idle_fixed[f];
 		}
 	}
-	if (!saturated) {
-		attribute(model, sw->act_first, sw->act_n, out->weights, sw->seg_idle,
-			  out->functions);
-		if (out->inexact_segments)
-			mark_inexact(model, ecp_engine_inexact(sw->engine, NULL, NULL),
-				     out->functions);
-	}
-	qsort_r(out->functions, out->n_functions, sizeof(*out->functions), cmp_result,
+	/* The engine's flags are those of its last run: read them now. */
+	if (out->inexact_segments)
+		mark_inexact(model, ecp_engine_inexact(sw->engine, NULL, NULL),
+			     out->functions);
+	return !saturated;
+}
+
+static void sort_functions(const struct ecp_model *model, struct ecp_analysis *a)
+{
+	qsort_r(a->functions, a->n_functions, sizeof(*a->functions), cmp_result,
 		(void *)model);
-out:
-	if (rc < 0) {
-		ecp_analysis_finish(out);
-		return ecp_error_prefix(err, "ECP analysis at P=%u failed", processors);
+}
+
+int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, size_t n,
+			   bool keep_weights, struct ecp_analysis *out,
+			   struct ecp_error *err)
+{
+	memset(out, 0, n * sizeof(*out));
+	const struct ecp_model *model = sw->model;
+	size_t s1 = sw->dag->n_segments ? sw->dag->n_segments : 1;
+	int rc = 0;
+	size_t i = 0;
+	while (i < n) {
+		/* A batch: up to ECP_SWEEP_BATCH analyses that need a pass. */
+		size_t member[ECP_SWEEP_BATCH];
+		double *w[ECP_SWEEP_BATCH], *idle[ECP_SWEEP_BATCH];
+		struct ecp_function_result *fr[ECP_SWEEP_BATCH];
+		unsigned k = 0;
+		for (; i < n && k < ECP_SWEEP_BATCH; i++) {
+			struct ecp_analysis *a = &out[i];
+			if (keep_weights && !(a->weights = ecp_huge_malloc(s1 * sizeof(double))))
+				goto nomem;
+			if (!sw->seg_idle[k] &&
+			    !(sw->seg_idle[k] = ecp_huge_malloc(s1 * sizeof(double))))
+				goto nomem;
+			if (!keep_weights && !sw->w_scratch[k] &&
+			    !(sw->w_scratch[k] = ecp_huge_malloc(s1 * sizeof(double))))
+				goto nomem;
+			w[k] = keep_weights ? a->weights : sw->w_scratch[k];
+			idle[k] = sw->seg_idle[k];
+			rc = analyze_one(sw, processors[i], w[k], idle[k], a, err);
+			if (rc < 0) {
+				ecp_error_prefix(err, "ECP analysis at P=%u failed",
+						 processors[i]);
+				goto fail;
+			}
+			if (rc == 0) {
+				sort_functions(model, a);
+				continue;
+			}
+			fr[k] = a->functions;
+			member[k++] = i;
+		}
+		if (!k)
+			continue;
+		attribute_batch(sw, w, idle, fr, k);
+		for (unsigned j = 0; j < k; j++)
+			sort_functions(model, &out[member[j]]);
 	}
 	return 0;
+nomem:
+	rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (analysis of %u segments)",
+			   sw->dag->n_segments);
+fail:
+	for (size_t j = 0; j < n; j++)
+		ecp_analysis_finish(&out[j]);
+	return rc;
+}
+
+int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_analysis *out,
+		      struct ecp_error *err)
+{
+	return ecp_sweep_analyze_many(sw, &processors, 1, true, out, err);
 }
 
 int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag,

@@ -19,4 +19,16 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep);
 int ecp_sweep_analyze(struct ecp_sweep *sweep, unsigned processors,
 		      struct ecp_analysis *out, struct ecp_error *err);
 
+/* Analyses for processors[0..n) into out[0..n), each the same as
+ * ecp_sweep_analyze() gives, bit for bit.  Up to ECP_SWEEP_BATCH of them
+ * share one pass over the activities, which is what a P costs once its
+ * weights are known.  Without keep_weights the analyses have no weights
+ * (NULL): they stay in the sweep's scratch, allocated once for the sweep
+ * (16 bytes per segment per member of a batch), instead of a fresh array
+ * per P.  On error every out[i] is finished (empty). */
+#define ECP_SWEEP_BATCH 4
+int ecp_sweep_analyze_many(struct ecp_sweep *sweep, const unsigned *processors, size_t n,
+			   bool keep_weights, struct ecp_analysis *out,
+			   struct ecp_error *err);
+
 #endif

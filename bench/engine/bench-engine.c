@@ -1,6 +1,6 @@
 /* Benchmark: weights and attribution for P = 1..64 on a 10 M-event model.
  *
- *   bench-engine [SEGMENTS] [THREADS] [--delays]
+ *   bench-engine [SEGMENTS] [THREADS] [--delays] [--one]
  *
  * Generates a synthetic model (default 5 M segments = 10 M synchronization
  * events, 32 threads, two function activities per segment): phases of work
@@ -308,10 +308,12 @@ static void free_gen(struct gen *g)
 int main(int argc, char **argv)
 {
 	uint32_t S = 5000000, T = 32;
-	int delays = 0, pos = 0;
+	int delays = 0, one_at_a_time = 0, pos = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--delays"))
 			delays = 1;
+		else if (!strcmp(argv[i], "--one"))
+			one_at_a_time = 1;
 		else if (pos++ == 0)
 			S = (uint32_t)strtoul(argv[i], NULL, 10);
 		else
@@ -319,7 +321,7 @@ int main(int argc, char **argv)
 	}
 	if (T < 2 || T > 256 || S < T) {
 		fprintf(stderr,
-			"usage: bench-engine [SEGMENTS] [THREADS 2..256] [--delays]\n");
+			"usage: bench-engine [SEGMENTS] [THREADS 2..256] [--delays] [--one]\n");
 		return 2;
 	}
 	double t0 = now();
@@ -347,34 +349,49 @@ int main(int argc, char **argv)
 	printf(
 	    "prepare (dominator tree, instants, span weights): %.2f s wall, %.2f s CPU\n",
 	    t3 - t2, c3 - c2);
-	double total_p = 0;
+	/* As `ecp scan -P 1-64` does: batches of ECP_SWEEP_BATCH P sharing
+	 * one attribution pass, weights not kept (--one: one P at a time,
+	 * weights kept, as `ecp report` per P). */
 	unsigned long long resimulated = 0, unverified = 0, inexact_p = 0;
-	for (unsigned p = 1; p <= 64; p++) {
-		struct ecp_analysis a;
+	unsigned batch = one_at_a_time ? 1 : ECP_SWEEP_BATCH;
+	for (unsigned p0 = 1; p0 <= 64; p0 += batch) {
+		unsigned ps[ECP_SWEEP_BATCH];
+		struct ecp_analysis as[ECP_SWEEP_BATCH];
+		unsigned k = 0;
+		for (; k < batch && p0 + k <= 64; k++)
+			ps[k] = p0 + k;
 		double ta = now();
-		if (ecp_sweep_analyze(sw, p, &a, &err) < 0) {
+		int rc = one_at_a_time ? ecp_sweep_analyze(sw, ps[0], &as[0], &err)
+				       : ecp_sweep_analyze_many(sw, ps, k, false, as, &err);
+		if (rc < 0) {
 			fprintf(stderr, "bench-engine: %s\n", err.msg);
 			return 1;
 		}
 		double tb = now();
-		total_p += tb - ta;
-		resimulated += a.resimulated_segments;
-		unverified += a.inexact_segments;
-		inexact_p += !a.weights_exact;
-		if (p == 1 || p == 2 || p == 4 || p == 8 || p == 16 || p == 32 || p == 64)
-			printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  "
-			       "(%.3f s; %u segments re-simulated, %u unverified)\n",
-			       p, a.makespan_ns / 1e9, a.speedup, a.idle_ns / 1e9,
-			       g.model.functions[a.functions[0].function].name, tb - ta,
-			       a.resimulated_segments, a.inexact_segments);
-		ecp_analysis_finish(&a);
+		for (unsigned j = 0; j < k; j++) {
+			struct ecp_analysis *a = &as[j];
+			unsigned p = ps[j];
+			resimulated += a->resimulated_segments;
+			unverified += a->inexact_segments;
+			inexact_p += !a->weights_exact;
+			if (p == 1 || p == 2 || p == 4 || p == 8 || p == 16 || p == 32 ||
+			    p == 64)
+				printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  "
+				       "(P %u-%u: %.3f s; %u segments re-simulated, %u "
+				       "unverified)\n",
+				       p, a->makespan_ns / 1e9, a->speedup, a->idle_ns / 1e9,
+				       g.model.functions[a->functions[0].function].name, ps[0],
+				       ps[k - 1], tb - ta, a->resimulated_segments,
+				       a->inexact_segments);
+			ecp_analysis_finish(a);
+		}
 	}
 	double t4 = now(), c4 = cpu_now();
 	long rss = peak_rss_kb();
-	printf("P = 1..64: %.2f s wall (%.3f s per P), %.2f s CPU; total with prepare "
-	       "%.2f s wall, "
-	       "%.2f s CPU\n",
-	       total_p, total_p / 64, c4 - c3, t4 - t2, c4 - c2);
+	printf("P = 1..64%s: %.2f s wall (%.3f s per P), %.2f s CPU; total with prepare "
+	       "%.2f s wall, %.2f s CPU\n",
+	       one_at_a_time ? ", one at a time" : "", t4 - t3, (t4 - t3) / 64, c4 - c3,
+	       t4 - t2, c4 - c2);
 	printf("exactness: %llu segment weights re-simulated exactly, %llu left "
 	       "unverified (flagged) over %llu of the 64 P\n",
 	       resimulated, unverified, inexact_p);

@@ -1,7 +1,9 @@
 /* What users see, held against the brute-force oracle on random models.
  *
- * `ecp report` prints ecp_analyze(), `ecp scan` ecp_sweep_analyze() on one
- * sweep for many P, `ecp whatif` the replay of the DAG rebuilt with the
+ * `ecp report` prints ecp_analyze(), `ecp scan` ecp_sweep_analyze_many() on
+ * one sweep for all P (batches sharing an attribution pass, weights not
+ * kept; checked again with the weights kept), `ecp whatif` the replay of the
+ * DAG rebuilt with the
  * faster lengths.  For every model and every P = 1..8 and unlimited, each of
  * those must equal the oracle (ecp/oracle.h, the definition re-simulated with
  * a symbolic eps): every segment weight, every function's calls, TET and
@@ -74,17 +76,22 @@ static void expect(const struct ecp_model *m, const struct ecp_dag *dag, unsigne
 	}
 }
 
-/* One analysis (report's or scan's) against the oracle. */
+/* One analysis (report's or scan's) against the oracle; scan keeps no
+ * weights (NULL), the others must have them. */
 static void check_analysis(const struct ecp_model *m, const struct ecp_analysis *a,
 			   const struct expected *x, const char *label, const char *path,
 			   unsigned p, struct counts *c)
 {
+	bool with_weights = strcmp(path, "scan") != 0;
+	if (with_weights != (a->weights != NULL))
+		fail_msg("%s P=%u (%s): weights %s", label, p, path,
+			 a->weights ? "kept" : "missing");
 	if (!a->weights_exact)
 		fail_msg("%s P=%u (%s): weights_exact is false", label, p, path);
 	if (fabsl((long double)a->makespan_ns - x->makespan) > 0.5L + 1e-6L)
 		fail_msg("%s P=%u (%s): T_P %llu, oracle %.6Lf", label, p, path,
 			 (unsigned long long)a->makespan_ns, x->makespan);
-	for (uint32_t s = 0; s < m->n_segments; s++, c->weights++)
+	for (uint32_t s = 0; with_weights && s < m->n_segments; s++, c->weights++)
 		if (!same(a->weights[s], x->weight[s]))
 			fail_msg("%s P=%u (%s) segment %u: weight %.12f, oracle %.12f",
 				 label, p, path, s, a->weights[s], x->weight[s]);
@@ -132,20 +139,24 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 	struct ecp_sweep *sweep;
 	if (ecp_sweep_create(m, dag, &sweep, &err) < 0)
 		fail_msg("%s: sweep: %s", label, err.msg);
+	struct ecp_analysis scan[N_P], kept[N_P];
+	if (ecp_sweep_analyze_many(sweep, g_p, N_P, false, scan, &err) < 0 ||
+	    ecp_sweep_analyze_many(sweep, g_p, N_P, true, kept, &err) < 0)
+		fail_msg("%s: sweep: %s", label, err.msg);
 	for (unsigned i = 0; i < N_P; i++) {
 		unsigned p = g_p[i];
 		expect(m, dag, p, &x, label);
-		struct ecp_analysis a, b;
+		struct ecp_analysis a;
 		if (ecp_analyze(m, dag, p, &a, &err) < 0)
 			fail_msg("%s P=%u: analyze: %s", label, p, err.msg);
 		check_analysis(m, &a, &x, label, "report", p, c);
-		if (ecp_sweep_analyze(sweep, p, &b, &err) < 0)
-			fail_msg("%s P=%u: sweep: %s", label, p, err.msg);
-		check_analysis(m, &b, &x, label, "scan", p, c);
+		check_analysis(m, &scan[i], &x, label, "scan", p, c);
+		check_analysis(m, &kept[i], &x, label, "sweep with weights", p, c);
 		if (euler)
 			check_euler(&a, &x, label, p, c);
 		ecp_analysis_finish(&a);
-		ecp_analysis_finish(&b);
+		ecp_analysis_finish(&scan[i]);
+		ecp_analysis_finish(&kept[i]);
 	}
 	ecp_sweep_destroy(sweep);
 	free(x.weight);
@@ -191,7 +202,7 @@ static void test_small_ties(void **state)
 	       "%lu weights and %lu function rows equal to the oracle\n",
 	       c.models, c.analyses, c.weights, c.functions);
 	assert_int_equal(c.models, n);
-	assert_int_equal(c.analyses, 2 * N_P * n);
+	assert_int_equal(c.analyses, 3 * N_P * n);
 }
 
 static void test_large(void **state)
@@ -206,7 +217,7 @@ static void test_large(void **state)
 	       "%lu weights equal to the oracle\n",
 	       c.models, c.analyses, c.weights);
 	assert_int_equal(c.models, n);
-	assert_int_equal(c.analyses, 2 * N_P * n);
+	assert_int_equal(c.analyses, 3 * N_P * n);
 	assert_true(c.weights >= 2 * N_P * 200 * n);
 }
 

@@ -174,7 +174,29 @@ static void test_idleness(void **state)
 	fx_free(&f);
 }
 
-/* The sweep gives what one-shot analyses give. */
+/* Every figure of two analyses of the same P, bit for bit. */
+static void assert_same_analysis(const struct ecp_analysis *x, const struct ecp_analysis *y)
+{
+	assert_int_equal(x->processors, y->processors);
+	assert_int_equal(x->makespan_ns, y->makespan_ns);
+	assert_int_equal(x->idle_ns, y->idle_ns);
+	assert_int_equal(x->weights_exact, y->weights_exact);
+	assert_int_equal(x->n_functions, y->n_functions);
+	for (size_t i = 0; i < x->n_functions; i++) {
+		const struct ecp_function_result *a = &x->functions[i], *b = &y->functions[i];
+		assert_int_equal(a->function, b->function);
+		assert_int_equal(a->calls, b->calls);
+		assert_memory_equal(&a->tet_ns, &b->tet_ns, sizeof(double));
+		assert_memory_equal(&a->tetid_ns, &b->tetid_ns, sizeof(double));
+		assert_memory_equal(&a->idle_ns, &b->idle_ns, sizeof(double));
+		assert_memory_equal(&a->work_ns, &b->work_ns, sizeof(double));
+		assert_memory_equal(&a->span_ns, &b->span_ns, sizeof(double));
+		assert_int_equal(a->inexact, b->inexact);
+	}
+}
+
+/* The sweep gives what one-shot analyses give; batches (scan's path, with
+ * and without the weights kept) give what one P at a time gives. */
 static void test_sweep_matches_analyze(void **state)
 {
 	(void)state;
@@ -204,6 +226,25 @@ static void test_sweep_matches_analyze(void **state)
 		}
 		ecp_analysis_finish(&x);
 		ecp_analysis_finish(&y);
+	}
+	/* 0..5 and 1..5 again: batches of 4, 4 and 3. */
+	const unsigned ps[] = {0, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5};
+	const size_t n = sizeof(ps) / sizeof(ps[0]);
+	struct ecp_analysis kept[sizeof(ps) / sizeof(ps[0])], bare[sizeof(ps) / sizeof(ps[0])];
+	assert_int_equal(ecp_sweep_analyze_many(sw, ps, n, true, kept, &err), 0);
+	assert_int_equal(ecp_sweep_analyze_many(sw, ps, n, false, bare, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct ecp_analysis one;
+		assert_int_equal(ecp_sweep_analyze(sw, ps[i], &one, &err), 0);
+		assert_same_analysis(&kept[i], &one);
+		assert_same_analysis(&bare[i], &one);
+		assert_null(bare[i].weights);
+		assert_non_null(kept[i].weights);
+		assert_memory_equal(kept[i].weights, one.weights,
+				    f.model.n_segments * sizeof(double));
+		ecp_analysis_finish(&one);
+		ecp_analysis_finish(&kept[i]);
+		ecp_analysis_finish(&bare[i]);
 	}
 	ecp_sweep_destroy(sw);
 	fx_free(&f);
