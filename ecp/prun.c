@@ -4,53 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/event-heap.h"
 #include "simulator/dag-succ.h"
 
 #define NONE UINT32_MAX
 
-struct heap_item {
-	long double key;
-	uint32_t seg;
-};
-
-struct heap {
-	struct heap_item *a;
-	size_t n;
-};
-
-static void heap_push(struct heap *h, long double key, uint32_t seg)
+static inline int time_cmp(long double x, long double y)
 {
-	size_t i = h->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (h->a[p].key <= key)
-			break;
-		h->a[i] = h->a[p];
-		i = p;
-	}
-	h->a[i] = (struct heap_item){.key = key, .seg = seg};
+	return (x > y) - (x < y);
 }
 
-static struct heap_item heap_pop(struct heap *h)
-{
-	struct heap_item top = h->a[0];
-	struct heap_item last = h->a[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key)
-			c++;
-		if (last.key <= h->a[c].key)
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n)
-		h->a[i] = last;
-	return top;
-}
+ECP_EVENT_HEAP(heap, long double, time_cmp)
 
 static long double tolerance(long double x)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/event-heap.h"
 #include "simulator/dag-succ.h"
 
 /* a + b * eps */
@@ -41,49 +42,7 @@ static struct sym sym_scale(struct sym x, long double k)
 	return (struct sym){x.a * k, x.b * k};
 }
 
-struct item {
-	struct sym key;
-	uint32_t seg;
-};
-
-struct heap {
-	struct item *a;
-	size_t n;
-};
-
-static void heap_push(struct heap *h, struct sym key, uint32_t seg)
-{
-	size_t i = h->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (sym_cmp(h->a[p].key, key) <= 0)
-			break;
-		h->a[i] = h->a[p];
-		i = p;
-	}
-	h->a[i] = (struct item){.key = key, .seg = seg};
-}
-
-static struct item heap_pop(struct heap *h)
-{
-	struct item top = h->a[0];
-	struct item last = h->a[--h->n];
-	size_t i = 0;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && sym_cmp(h->a[c + 1].key, h->a[c].key) < 0)
-			c++;
-		if (sym_cmp(last.key, h->a[c].key) <= 0)
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n)
-		h->a[i] = last;
-	return top;
-}
+ECP_EVENT_HEAP(heap, struct sym, sym_cmp)
 
 /* The unperturbed run's state after the starts of one instant: where a
  * re-simulation of a segment that starts later can begin.  Its running and
@@ -129,7 +88,7 @@ struct ecp_tangent {
 	 * doubles, so they stay evenly spread whatever the run's length. */
 	struct snapshot *snaps;
 	size_t n_snaps, cap_snaps;
-	struct item *pool;
+	struct heap_item *pool;
 	size_t pool_n, pool_cap, pool_budget;
 	uint64_t every;
 	bool no_more_snaps; /* out of memory: fewer snapshots, same results */
@@ -160,8 +119,8 @@ int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
 	g->stamp = calloc(s1, sizeof(uint32_t));
 	g->delivered_at = malloc((s1 + 1) * sizeof(uint64_t));
 	g->ready = malloc(s1 * sizeof(uint32_t));
-	g->active.a = malloc(s1 * sizeof(struct item));
-	g->delayed.a = malloc(s1 * sizeof(struct item));
+	g->active.a = malloc(s1 * sizeof(struct heap_item));
+	g->delayed.a = malloc(s1 * sizeof(struct heap_item));
 	g->start_instant = malloc(s1 * sizeof(uint32_t));
 	bool ok = g->need && g->stamp && g->delivered_at && g->ready && g->active.a &&
 		  g->delayed.a && g->start_instant;
@@ -181,7 +140,7 @@ int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
 	/* Snapshots may take 16 MB or 8 bytes per segment, whichever is more:
 	 * a few hundred instants apart on a 10 M-event run. */
 	g->pool_budget = (((size_t)16 << 20) > 8 * s1 ? ((size_t)16 << 20) : 8 * s1) /
-			 sizeof(struct item);
+			 sizeof(struct heap_item);
 	g->every = 1;
 	/* The unperturbed run, once: start instants, input deliveries and
 	 * snapshots. */
@@ -316,7 +275,7 @@ static void snapshots_thin(struct ecp_tangent *g)
 		if (x.instant % every)
 			continue;
 		size_t n = (size_t)x.n_active + x.n_delayed;
-		memmove(g->pool + pool_n, g->pool + x.pool_at, n * sizeof(struct item));
+		memmove(g->pool + pool_n, g->pool + x.pool_at, n * sizeof(struct heap_item));
 		x.pool_at = pool_n;
 		pool_n += n;
 		g->snaps[kept++] = x;
@@ -351,7 +310,7 @@ static void snapshot_take(struct ecp_tangent *g)
 	}
 	size_t cap_items = g->pool_cap;
 	if (!grow((void **)&g->snaps, &g->cap_snaps, g->n_snaps + 1, sizeof(*g->snaps)) ||
-	    !grow((void **)&g->pool, &cap_items, g->pool_n + n, sizeof(struct item))) {
+	    !grow((void **)&g->pool, &cap_items, g->pool_n + n, sizeof(struct heap_item))) {
 		g->no_more_snaps = true;
 		return;
 	}
@@ -360,9 +319,9 @@ static void snapshot_take(struct ecp_tangent *g)
 	*k = (struct snapshot){.instant = g->instant, .t = g->t, .w = g->w,
 			       .pool_at = g->pool_n, .n_active = (uint32_t)g->active.n,
 			       .n_delayed = (uint32_t)g->delayed.n};
-	memcpy(g->pool + g->pool_n, g->active.a, g->active.n * sizeof(struct item));
+	memcpy(g->pool + g->pool_n, g->active.a, g->active.n * sizeof(struct heap_item));
 	memcpy(g->pool + g->pool_n + g->active.n, g->delayed.a,
-	       g->delayed.n * sizeof(struct item));
+	       g->delayed.n * sizeof(struct heap_item));
 	g->pool_n += n;
 }
 
@@ -383,9 +342,9 @@ static void start_fresh(struct ecp_tangent *g)
 
 static void snapshot_restore(struct ecp_tangent *g, const struct snapshot *x)
 {
-	memcpy(g->active.a, g->pool + x->pool_at, x->n_active * sizeof(struct item));
+	memcpy(g->active.a, g->pool + x->pool_at, x->n_active * sizeof(struct heap_item));
 	memcpy(g->delayed.a, g->pool + x->pool_at + x->n_active,
-	       x->n_delayed * sizeof(struct item));
+	       x->n_delayed * sizeof(struct heap_item));
 	g->active.n = x->n_active;
 	g->delayed.n = x->n_delayed;
 	g->n_ready = 0;
