@@ -96,6 +96,7 @@ static int write_perfetto(FILE *out, const struct export_options *o,
 			sl->thread = c->thread;
 			sl->function = c->function;
 			sl->depth = c->depth;
+			sl->sampled = (c->flags & ECP_CALL_SAMPLED) != 0;
 			sl->start_ns = llround(ecp_timeline_sim_time(&run->timeline, c->thread,
 								     c->enter, false));
 			sl->end_ns = llround(ecp_timeline_sim_time(&run->timeline, c->thread, c->exit,

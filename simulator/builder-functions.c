@@ -103,8 +103,8 @@ int bld_advance(struct bthread *th, uint64_t t)
 	return 0;
 }
 
-static int push_call(struct ecp_builder *b, struct bthread *th, const struct frame *fr,
-		     uint32_t depth, uint64_t t, uint32_t flags)
+int bld_push_call(struct ecp_builder *b, const struct bthread *th, ecp_id func,
+		  uint32_t depth, uint64_t enter, uint64_t exit, uint32_t flags)
 {
 	if (!b->opts.keep_calls)
 		return 0;
@@ -112,11 +112,11 @@ static int push_call(struct ecp_builder *b, struct bthread *th, const struct fra
 	if (!c)
 		return -1;
 	c->thread = th->index;
-	c->function = fr->func;
+	c->function = func;
 	c->depth = depth;
 	c->flags = flags;
-	c->enter = sat_sub(fr->enter, th->v_start);
-	c->exit = sat_sub(t, th->v_start);
+	c->enter = sat_sub(enter, th->v_start);
+	c->exit = sat_sub(exit, th->v_start);
 	if (c->exit < c->enter)
 		c->exit = c->enter;
 	return 0;
@@ -136,7 +136,7 @@ int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_
 	uint64_t *d = ecp_hmap_get(&th->depth, fr.func);
 	if (d && *d)
 		(*d)--;
-	return push_call(b, th, &fr, (uint32_t)th->frames.len, t, flags);
+	return bld_push_call(b, th, fr.func, (uint32_t)th->frames.len, fr.enter, t, flags);
 }
 
 int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr,
@@ -145,7 +145,9 @@ int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64
 	ecp_id f = bld_function_at(b, addr, site);
 	if (f == ECP_NO_ID || bld_advance(th, t) < 0)
 		return -1;
-	th->samp.len = 0; /* the sampled stack ran below the frame that changed */
+	/* the sampled stack ran below the frame that changed */
+	if (bld_samples_close(b, th, t) < 0)
+		return -1;
 	struct act_slot *s = bld_act(th, f);
 	if (!s)
 		return -1;
@@ -168,9 +170,8 @@ int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64
  * above it were left without their exit and are closed here. */
 int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr)
 {
-	if (bld_advance(th, t) < 0)
+	if (bld_advance(th, t) < 0 || bld_samples_close(b, th, t) < 0)
 		return -1;
-	th->samp.len = 0;
 	/* frames match by address: with by_callsite a function has one id per
 	 * call site, and the exit does not say which */
 	size_t k = th->frames.len;
@@ -193,7 +194,7 @@ int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_
 /* Closes every frame still open (entries without exits) at clock t. */
 int bld_unwind_all(struct ecp_builder *b, struct bthread *th, uint64_t t)
 {
-	if (bld_advance(th, t) < 0)
+	if (bld_advance(th, t) < 0 || bld_samples_close(b, th, t) < 0)
 		return -1;
 	while (th->frames.len) {
 		b->warn[WARN_ENTRY_WITHOUT_EXIT]++;

@@ -119,6 +119,8 @@ struct bthread {
 	 * last one left (functions, innermost first; empty: the shadow stack) */
 	struct samp_list *samp_src;
 	struct ecp_vec samp; /* ecp_id */
+	struct ecp_vec samp_since; /* uint64_t: function clock from which each of
+				    * samp has been on the sampled stack (its call) */
 };
 
 struct block {
@@ -202,6 +204,7 @@ struct ecp_builder {
 	struct ecp_vec samp_lists; /* struct samp_list * */
 	struct ecp_hmap samp_by_tid;
 	struct ecp_vec samp_frames; /* every sample's frames (builder-samples.c) */
+	struct ecp_vec samp_next;   /* scratch: the state a sample makes (ecp_id) */
 	uint64_t samples_pushed, samples_applied;
 	struct ecp_vec threads; /* struct bthread * */
 	struct ecp_hmap thread_by_tid;
@@ -289,6 +292,13 @@ int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64
 		   uint64_t site);
 int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr);
 int bld_unwind_all(struct ecp_builder *b, struct bthread *th, uint64_t t);
+/* A call of func at depth over [enter, exit) of the function clock, into the
+ * model's calls when they are kept. */
+int bld_push_call(struct ecp_builder *b, const struct bthread *th, ecp_id func,
+		  uint32_t depth, uint64_t enter, uint64_t exit, uint32_t flags);
+/* Ends the sampled state at function clock t (its calls end there): an
+ * instrumented frame changed, or the thread ended. */
+int bld_samples_close(struct ecp_builder *b, struct bthread *th, uint64_t t);
 
 /* builder-segments.c: segment boundaries, edges, the begin/end of waits */
 int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind);

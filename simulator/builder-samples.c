@@ -21,10 +21,17 @@
  * their exact entry and exit and samples only fill in what runs below them
  * (library code, functions the filters folded).  The state's innermost
  * function gets self time, every function of it inclusive time (recursion
- * once); an empty state leaves the time to the shadow stack's top. */
+ * once); an empty state leaves the time to the shadow stack's top.
+ *
+ * The state's frames are also calls on the thread's timeline (flag
+ * ECP_CALL_SAMPLED, for timelines and folded stacks): a frame that stays on
+ * the sampled stack from one state to the next (the same functions from the
+ * outermost in) keeps its call; the others end at the take-over and the new
+ * ones begin there, one level below the instrumented frames. */
 #include "simulator/builder-internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct samp_rec {
 	uint64_t ts;
@@ -125,10 +132,40 @@ static bool is_start_function(const struct ecp_builder *b, const struct bthread 
 	       ECP_VEC_AT(&b->fns, struct fn, th->start_fn).addr == addr;
 }
 
-/* Makes the sample the thread's state (see the top of the file). */
-static int take_state(struct ecp_builder *b, struct bthread *th, const struct samp_rec *r)
+/* Ends the calls of the innermost n frames of the state at function clock t
+ * and drops them from it. */
+static int end_inner(struct ecp_builder *b, struct bthread *th, size_t n, uint64_t t)
 {
-	th->samp.len = 0;
+	size_t len = th->samp.len;
+	uint32_t below = (uint32_t)th->frames.len; /* depth of the outermost */
+	for (size_t i = 0; i < n; i++)
+		if (bld_push_call(b, th, ECP_VEC_AT(&th->samp, ecp_id, i),
+				  below + (uint32_t)(len - 1 - i),
+				  ECP_VEC_AT(&th->samp_since, uint64_t, i), t,
+				  ECP_CALL_SAMPLED) < 0)
+			return -1;
+	if (n && n < len) {
+		ecp_id *f = th->samp.data;
+		uint64_t *since = th->samp_since.data;
+		memmove(f, f + n, (len - n) * sizeof(*f));
+		memmove(since, since + n, (len - n) * sizeof(*since));
+	}
+	th->samp.len = th->samp_since.len = len - n;
+	return 0;
+}
+
+int bld_samples_close(struct ecp_builder *b, struct bthread *th, uint64_t t)
+{
+	return end_inner(b, th, th->samp.len, t);
+}
+
+/* Makes the sample the thread's state at function clock t (see the top of
+ * the file). */
+static int take_state(struct ecp_builder *b, struct bthread *th, const struct samp_rec *r,
+		      uint64_t t)
+{
+	struct ecp_vec *next = &b->samp_next;
+	next->len = 0;
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct samp_frame *fr =
 		    &ECP_VEC_AT(&b->samp_frames, struct samp_frame, r->first + i);
@@ -138,15 +175,38 @@ static int take_state(struct ecp_builder *b, struct bthread *th, const struct sa
 		if (f == ECP_NO_ID)
 			return -1;
 		bool seen = false;
-		for (size_t k = 0; k < th->samp.len && !seen; k++)
-			seen = ECP_VEC_AT(&th->samp, ecp_id, k) == f;
+		for (size_t k = 0; k < next->len && !seen; k++)
+			seen = ECP_VEC_AT(next, ecp_id, k) == f;
 		if (seen)
 			continue;
-		ecp_id *slot = ecp_vec_push(&th->samp);
+		ecp_id *slot = ecp_vec_push(next);
 		if (!slot)
 			return -1;
 		*slot = f;
 	}
+	/* the frames both states share, from the outermost in, go on */
+	size_t old = th->samp.len, kept = 0;
+	while (kept < old && kept < next->len &&
+	       ECP_VEC_AT(&th->samp, ecp_id, old - 1 - kept) ==
+		   ECP_VEC_AT(next, ecp_id, next->len - 1 - kept))
+		kept++;
+	if (end_inner(b, th, old - kept, t) < 0)
+		return -1;
+	size_t fresh = next->len - kept;
+	if (fresh && (ecp_vec_reserve(&th->samp, next->len) < 0 ||
+		      ecp_vec_reserve(&th->samp_since, next->len) < 0))
+		return -1;
+	ecp_id *f = th->samp.data;
+	uint64_t *since = th->samp_since.data;
+	if (fresh && kept) {
+		memmove(f + fresh, f, kept * sizeof(*f));
+		memmove(since + fresh, since, kept * sizeof(*since));
+	}
+	for (size_t i = 0; i < fresh; i++) {
+		f[i] = ECP_VEC_AT(next, ecp_id, i);
+		since[i] = t;
+	}
+	th->samp.len = th->samp_since.len = next->len;
 	if (th->samp.len)
 		ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->samp, ecp_id, 0)).samples++;
 	return 0;
@@ -189,7 +249,7 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 		 * (as a function event's time moves it, bld_func_clock) */
 		if (t > th->v_last)
 			th->v_last = t;
-		if (bld_advance(th, t) < 0 || take_state(b, th, r) < 0)
+		if (bld_advance(th, t) < 0 || take_state(b, th, r, t) < 0)
 			return -1;
 		b->samples_applied++;
 	}
@@ -218,5 +278,6 @@ void bld_samples_free(struct ecp_builder *b)
 	}
 	ecp_vec_finish(&b->samp_lists);
 	ecp_vec_finish(&b->samp_frames);
+	ecp_vec_finish(&b->samp_next);
 	ecp_hmap_finish(&b->samp_by_tid);
 }

@@ -25,6 +25,7 @@ static struct bthread *thread_new(struct ecp_builder *b, const struct ecp_event 
 	ecp_hmap_init(&th->depth);
 	ecp_hmap_init(&th->act_idx);
 	ecp_vec_init(&th->samp, sizeof(ecp_id));
+	ecp_vec_init(&th->samp_since, sizeof(uint64_t));
 	uint64_t *sl = ecp_hmap_get(&b->sched_by_tid, ev->tid);
 	if (sl)
 		th->sched = ECP_VEC_AT(&b->sched_lists, struct sched_list *, *sl);
@@ -46,6 +47,7 @@ void bld_thread_free(struct bthread *th)
 	ecp_hmap_finish(&th->depth);
 	ecp_hmap_finish(&th->act_idx);
 	ecp_vec_finish(&th->samp);
+	ecp_vec_finish(&th->samp_since);
 	free(th);
 }
 

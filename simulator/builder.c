@@ -86,6 +86,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->sched_lists, sizeof(struct sched_list *));
 	ecp_vec_init(&b->samp_lists, sizeof(struct samp_list *));
 	ecp_vec_init(&b->samp_frames, 2 * sizeof(uint64_t));
+	ecp_vec_init(&b->samp_next, sizeof(ecp_id));
 	ecp_hmap_init(&b->samp_by_tid);
 	ecp_vec_init(&b->threads, sizeof(struct bthread *));
 	ecp_vec_init(&b->segments, sizeof(struct ecp_segment));

@@ -125,6 +125,11 @@ struct ecp_call {
 	uint64_t exit;    /* thread CPU time at exit */
 };
 #define ECP_CALL_REPAIRED 0x1u
+/* A function seen on sampled stacks (issue 18): the call spans the samples
+ * that saw it, from half-way before the first to half-way after the last
+ * (the builder's take-over points), so its ends are known to about half a
+ * sample period; consecutive calls of the function on a thread are one. */
+#define ECP_CALL_SAMPLED 0x2u
 
 struct ecp_model_info {
 	char *trace_path;

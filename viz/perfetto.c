@@ -147,6 +147,8 @@ int ecp_perfetto_write(FILE *out, const struct ecp_perfetto_input *in,
 		ecp_json_kv_bool(&w, "ecp", s->on_ecp);
 		ecp_json_kv_double(&w, "weight", s->weight);
 		ecp_json_kv_uint(&w, "depth", s->depth);
+		if (s->sampled)
+			ecp_json_kv_bool(&w, "sampled", true);
 		ecp_json_end_object(&w);
 		ecp_json_end_object(&w);
 	}

@@ -41,6 +41,8 @@ struct ecp_perfetto_slice {
 	uint32_t depth;           /* call depth, 0 = outermost */
 	bool on_ecp;   /* the call ran in at least one segment of nonzero weight */
 	double weight; /* the call's ECP weight (TETID / inclusive time) */
+	bool sampled;  /* seen on sampled stacks: its ends are known to about
+			* half a sample period (ECP_CALL_SAMPLED) */
 };
 
 struct ecp_perfetto_flow {

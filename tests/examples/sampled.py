@@ -16,8 +16,10 @@
    across runs: this machine's speed varies 2-3x between them.)
 2. The program as most programs are built (no -finstrument-functions): the
    default `ecp record` samples it (functions_mode=sample, a function with >= 100
-   samples), and `report --by callsite` names its sampled call sites
-   "f <- caller (file.c:LINE)".
+   samples), `report --by callsite` names its sampled call sites
+   "f <- caller (file.c:LINE)", and its sampled functions are calls on the
+   timeline: the folded stacks ending in the top one weigh its TET, its
+   Perfetto slices say "sampled".
 3. With --cross only (bench/validate/sampled.sh: two runs compared, which this
    machine's 2-3x speed changes make a measurement, not a test): at
    P = 1, 2, 4, 8 the uninstrumented build's top function by TET must be the
@@ -110,6 +112,40 @@ def check_top(p, s_top, exact, margin, what, reference):
     return 0
 
 
+def check_folded(trace):
+    """The sampled functions are calls on the timeline too: at P = 2 the
+    folded stacks (`ecp export --format folded`) that end in the top sampled
+    function by TET add up to its TET in `ecp report` (both weight the same
+    CPU time by the same segment weights), and Perfetto marks its slices
+    sampled."""
+    r = run([ECP, "report", trace, "-P", "2", "--format", "json", "--top", "0"])
+    if r.returncode != 0:
+        fail(f"report -P 2 exited with {r.returncode}: {r.stderr}")
+    seen = [f for f in json.loads(r.stdout)["functions"] if f["samples"] > 0]
+    if not seen:
+        fail("report -P 2: no sampled function")
+    top = max(seen, key=lambda f: f["tet_ns"])
+    r = run([ECP, "export", trace, "-P", "2", "--format", "folded", "-o", "-"])
+    if r.returncode != 0:
+        fail(f"export --format folded exited with {r.returncode}: {r.stderr}")
+    stacks = [line.rsplit(" ", 1) for line in r.stdout.splitlines() if line]
+    leaf = sum(int(ns) for frames, ns in stacks if frames.split(";")[-1] == top["name"])
+    if abs(leaf - top["tet_ns"]) > max(2000, 0.002 * top["tet_ns"]):
+        fail(f"folded stacks ending in {top['name']} weigh {leaf} ns, its TET is "
+             f"{top['tet_ns']:.0f} ns")
+    r = run([ECP, "export", trace, "-P", "2", "--format", "perfetto", "-o", "-"])
+    if r.returncode != 0:
+        fail(f"export --format perfetto exited with {r.returncode}: {r.stderr}")
+    events = json.loads(r.stdout)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    sampled = [e for e in events if e.get("ph") == "X" and e["name"] == top["name"]]
+    if not sampled or not all(e["args"].get("sampled") is True for e in sampled):
+        fail(f"perfetto: {len(sampled)} slices of {top['name']}, not all marked sampled")
+    print(f"{NAME}: sampled calls: folded stacks ending in {top['name']} weigh "
+          f"{leaf / 1e6:.3f} ms = its TET at P=2 ({top['tet_ns'] / 1e6:.3f} ms); "
+          f"{len(sampled)} Perfetto slices marked sampled")
+
+
 def main():
     global ECP, NAME, WANTED
     if len([a for a in sys.argv[1:] if a != "--cross"]) < 4:
@@ -196,6 +232,7 @@ def main():
                 not any(n.endswith(".c:" + n.rsplit(":", 1)[-1]) for n in sites):
             fail(f"report --by callsite names {sites[:6]} (want 'f <- caller (file.c:LINE)')")
         print(f"{NAME}: by call site: {len(sites)} sampled call sites, e.g. {sites[0]}")
+        check_folded(plain_trace)
         if not CROSS:
             print(f"{NAME}: uninstrumented build sampled ({meta.get('samples')} samples)")
             return

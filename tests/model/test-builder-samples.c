@@ -3,7 +3,8 @@
  * functions they saw, each sample taking over half-way between its
  * neighbours (the first at the thread's start), below the instrumented
  * frames, never before a function event that preceded it; by call site a
- * function has one identity per caller. */
+ * function has one identity per caller; the sampled frames are calls on the
+ * thread's timeline from take-over to take-over. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@ static struct ecp_model *build(const struct sample *smp, size_t n_smp,
 	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
 					.trace_path = "synthetic",
 					.by_callsite = by_callsite,
+					.keep_calls = true,
 					.ignore_function_events = samples_only};
 	struct ecp_error err = {0};
 	struct ecp_builder *b = NULL;
@@ -54,6 +56,29 @@ static struct ecp_model *build(const struct sample *smp, size_t n_smp,
 	if (ecp_model_validate(m, &err) < 0)
 		fail_msg("invalid model: %s", err.msg);
 	return m;
+}
+
+/* The one call of function f on thread 0, which must exist. */
+static const struct ecp_call *call_of(const struct ecp_model *m, ecp_id f)
+{
+	const struct ecp_call *found = NULL;
+	for (uint64_t i = 0; i < m->n_calls; i++)
+		if (m->calls[i].function == f) {
+			assert_null(found);
+			found = &m->calls[i];
+		}
+	assert_non_null(found);
+	return found;
+}
+
+static void assert_call(const struct ecp_call *c, uint32_t depth, uint64_t enter,
+			uint64_t exit, uint32_t flags)
+{
+	assert_int_equal(c->thread, 0);
+	assert_int_equal(c->depth, depth);
+	assert_int_equal(c->enter, enter);
+	assert_int_equal(c->exit, exit);
+	assert_int_equal(c->flags, flags);
 }
 
 /* main runs [0, 400) with a semaphore post at 200 (two segments); samples
@@ -85,6 +110,11 @@ static void test_samples_split_segments(void **state)
 	assert_int_equal(ecp_test_calls(m, 0, f), 0); /* sampled: calls unknown */
 	assert_int_equal(m->functions[f].samples, 2);
 	assert_int_equal(m->functions[g].samples, 1);
+	/* on the timeline: G over the whole thread, F inside it until the
+	 * third sample takes over; the segment boundary splits no call */
+	assert_int_equal(m->n_calls, 2);
+	assert_call(call_of(m, g), 0, 0, 400, ECP_CALL_SAMPLED);
+	assert_call(call_of(m, f), 1, 0, 250, ECP_CALL_SAMPLED);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -116,6 +146,11 @@ static void test_samples_below_instrumented(void **state)
 	assert_int_equal(ecp_test_calls(m, 0, g), 1);
 	assert_int_equal(m->functions[f].samples, 1);
 	assert_int_equal(m->functions[g].samples, 0);
+	/* F one level below the instrumented G, from G's entry to the sample
+	 * that found G alone */
+	assert_int_equal(m->n_calls, 2);
+	assert_call(call_of(m, g), 0, 50, 350, 0);
+	assert_call(call_of(m, f), 1, 50, 200, ECP_CALL_SAMPLED);
 	ecp_model_destroy(m);
 
 	/* the same run from the samples alone: G's entry and exit only count */
@@ -125,6 +160,29 @@ static void test_samples_below_instrumented(void **state)
 	assert_int_equal(ecp_test_self(m, 0, f), 200); /* [0, 200) */
 	assert_int_equal(ecp_test_self(m, 0, g), 200); /* [200, 400) */
 	assert_int_equal(ecp_test_incl(m, 0, g), 400);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* G calls F, then H: G's call goes on across the take-over at 150, F's ends
+ * and H's begins there. */
+static void test_sampled_calls_share_outer_frames(void **state)
+{
+	(void)state;
+	const uint64_t h = 0x30;
+	const struct sample smp[] = {
+	    {100, {F, G, 0}, {SITE_A, SITE_B, 0}, 2},
+	    {200, {h, G, 0}, {SITE_A, SITE_B, 0}, 2},
+	};
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1);
+	ecp_test_ev(&s, MAIN, 300, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build(smp, 2, &s, false, false);
+	assert_int_equal(m->n_calls, 3);
+	assert_call(call_of(m, ecp_test_fn(m, G)), 0, 0, 300, ECP_CALL_SAMPLED);
+	assert_call(call_of(m, ecp_test_fn(m, F)), 1, 0, 150, ECP_CALL_SAMPLED);
+	assert_call(call_of(m, ecp_test_fn(m, h)), 1, 150, 300, ECP_CALL_SAMPLED);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -188,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_samples_split_segments),
 	    cmocka_unit_test(test_samples_below_instrumented),
+	    cmocka_unit_test(test_sampled_calls_share_outer_frames),
 	    cmocka_unit_test(test_samples_by_callsite),
 	    cmocka_unit_test(test_samples_outside_the_thread),
 	};

@@ -30,11 +30,12 @@ static char *write_doc(const struct ecp_perfetto_input *in, int *rc,
 static void test_order_and_units(void **state)
 {
 	(void)state;
-	/* Given out of order: worker's callee, worker's caller, main. */
+	/* Given out of order: worker's callee (seen by samples), worker's
+	 * caller, main. */
 	struct ecp_perfetto_slice s[] = {
-	    {1, 2, 1500, 1750, 1, true, 1.0},
-	    {1, 1, 1500, 3000, 0, true, 0.5},
-	    {0, 0, 0, 4000, 0, false, 0},
+	    {1, 2, 1500, 1750, 1, true, 1.0, true},
+	    {1, 1, 1500, 3000, 0, true, 0.5, false},
+	    {0, 0, 0, 4000, 0, false, 0, false},
 	};
 	struct ecp_perfetto_flow fl[] = {{0, 1000, 1, 1500, "create"}};
 	struct ecp_perfetto_input in = {NULL,      NULL, 2, 2, threads, 3,
@@ -54,6 +55,10 @@ static void test_order_and_units(void **state)
 	assert_non_null(strstr(out, "\"ts\":1.5,\"dur\":0.25,"));
 	assert_non_null(
 	    strstr(out, "\"args\":{\"ecp\":true,\"weight\":0.5,\"depth\":0}"));
+	/* only the sampled call says so */
+	assert_non_null(strstr(
+	    out, "\"args\":{\"ecp\":true,\"weight\":1,\"depth\":1,\"sampled\":true}"));
+	assert_null(strstr(strstr(out, "\"sampled\"") + 1, "\"sampled\""));
 	assert_non_null(strstr(out, "\"ph\":\"s\",\"name\":\"create\""));
 	assert_non_null(strstr(out, "\"bp\":\"e\""));
 	free(out);
@@ -62,7 +67,7 @@ static void test_order_and_units(void **state)
 static void test_bad_input(void **state)
 {
 	(void)state;
-	struct ecp_perfetto_slice s[] = {{0, 5, 0, 10, 0, false, 0}};
+	struct ecp_perfetto_slice s[] = {{0, 5, 0, 10, 0, false, 0, false}};
 	struct ecp_perfetto_input in = {NULL,      NULL, 1, 2, threads, 3,
 					functions, 1,    s, 0, NULL};
 	struct ecp_error err = {0};

@@ -184,13 +184,13 @@ static int write_perfetto(const char *path)
 	for (size_t i = 0; i < s.nseg; i++) {
 		const struct ecp_html_segment *g = &s.seg[i];
 		uint32_t outer = g->thread == 0 ? F_MAIN : F_WORKER;
-		sl[n++] = (struct ecp_perfetto_slice){g->thread, outer, g->start_ns,
-						      g->end_ns, 0,     g->weight != 0,
-						      g->weight};
+		sl[n++] = (struct ecp_perfetto_slice){g->thread, outer,		 g->start_ns,
+						      g->end_ns, 0,		 g->weight != 0,
+						      g->weight, false};
 		if (g->function != outer)
 			sl[n++] = (struct ecp_perfetto_slice){
 			    g->thread, g->function,    g->start_ns, g->end_ns,
-			    1,         g->weight != 0, g->weight};
+			    1,         g->weight != 0, g->weight,   false};
 	}
 	/* create -> worker start, worker end -> join. */
 	for (uint32_t t = 1; t < T_COUNT; t++) {
