@@ -228,8 +228,10 @@ void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
 	fprintf(stderr,
 		"ecp %s: note: at P=%u the program sleeps or blocks, and %u segment "
 		"weights could not be verified exact within the re-simulation budget "
-		"(%u were); %zu functions are affected",
-		cmd, a->processors, a->inexact_segments, a->resimulated_segments, n);
+		"(%u were re-simulated, %u followed exactly by the reverse pass); "
+		"%zu functions are affected",
+		cmd, a->processors, a->inexact_segments, a->resimulated_segments,
+		a->reverse_pass_segments, n);
 	size_t shown = 0;
 	/* functions[] is sorted by TET: the first affected ones matter most */
 	for (size_t k = 0; k < a->n_functions && shown < 5; k++)

@@ -374,9 +374,11 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 	if (saturated && out->weights)
 		memcpy(out->weights, sw->w_span, dag->n_segments * sizeof(double));
 	out->weights_exact = saturated || sum.exact;
-	if (!saturated)
+	if (!saturated) {
 		ecp_engine_inexact(sw->engine, &out->inexact_segments,
 				   &out->resimulated_segments);
+		out->reverse_pass_segments = ecp_engine_reverse_pass_weights(sw->engine);
+	}
 	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);
 	out->idle_ns = (uint64_t)(sum.idle + 0.5L);
 	out->work_ns = dag->work;

@@ -46,6 +46,8 @@ struct ecp_analysis {
 			       * (ecp/engine.h), see inexact_segments */
 	uint32_t inexact_segments;   /* segments whose weight is unverified */
 	uint32_t resimulated_segments; /* segments whose weight was re-simulated */
+	uint32_t reverse_pass_segments; /* ... given by the reverse pass over the
+					 * P-run instead (ecp/adjoint.h) */
 	double *weights;      /* per segment (n_segments) */
 	struct ecp_function_result *functions; /* sorted by tet_ns descending */
 	size_t n_functions;

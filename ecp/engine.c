@@ -11,10 +11,12 @@
  * delay is pending.  Every instant whose reach (running count plus starts) is
  * at most P has F = 1 whatever moves there, so a segment whose end comes after
  * the last instant of reach > P inside a pending tight delay cannot disturb
- * any delay: its closed-form weight is exact.  The others are re-simulated
- * with a symbolic eps (ecp/tangent.h), longest first, within a budget of
- * events; what the budget does not cover is flagged per segment
- * (ecp_engine_inexact), never silently. */
+ * any delay: its closed-form weight is exact.  Of the others, those that end
+ * after the run's last tie get theirs from one reverse pass over the run
+ * (ecp/adjoint.h), the rest are re-simulated with a symbolic eps
+ * (ecp/tangent.h), longest first, within a budget of instants; what the
+ * budget does not cover is flagged per segment (ecp_engine_inexact), never
+ * silently. */
 #include "ecp/parallel.h"
 #include "ecp/engine.h"
 
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/adjoint.h"
 #include "ecp/hugemem.h"
 #include "ecp/plan.h"
 #include "ecp/prun.h"
@@ -31,10 +34,12 @@ struct ecp_engine {
 	const struct ecp_dag *dag;
 	bool has_delays;
 	struct ecp_plan asap;
-	uint64_t exact_budget; /* events the re-simulations may process per P */
+	uint64_t exact_budget; /* instants the reverse pass and the re-simulations
+				* may process per P */
 	uint8_t *inexact;      /* per segment, of the last run */
 	uint32_t n_inexact;
 	uint32_t n_resimulated;
+	uint32_t n_reverse; /* weights the reverse pass gave (ecp/adjoint.h) */
 };
 
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
@@ -48,6 +53,11 @@ uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
 {
 	engine->exact_budget = events;
+}
+
+uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine)
+{
+	return engine->n_reverse;
 }
 
 const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
@@ -255,9 +265,10 @@ static int longer_first(const void *pa, const void *pb, void *ctx)
 	return (x > y) - (x < y);
 }
 
-/* Replaces the closed-form weights the plan cannot vouch for by exact ones
- * (as many as the budget allows, longest segments first) and flags the
- * rest. */
+/* Replaces the closed-form weights the plan cannot vouch for by exact ones:
+ * from the reverse pass where the run has no tie after the segment's end,
+ * else re-simulated (as many as the budget allows, longest segments first);
+ * flags the rest. */
 static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 		      const struct ecp_plan *plan, unsigned processors, double *weights,
 		      struct ecp_error *err)
@@ -269,6 +280,8 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	uint32_t *end_inst = malloc(s1 * sizeof(uint32_t));
 	uint32_t *prev = malloc((plan->n_instants ? plan->n_instants : 1) * sizeof(uint32_t));
 	uint32_t *todo = NULL;
+	double *reverse = NULL;
+	uint8_t *reverse_ok = NULL;
 	struct ecp_tangent *tangent = NULL;
 	int rc = 0;
 	if (!start_inst || !end_inst || !prev) {
@@ -280,9 +293,36 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 						end_inst, prev);
 	if (last == UINT32_MAX)
 		goto out;
+	/* reverse-pass weights, kept where the plan cannot vouch for its own */
+	reverse = malloc(s1 * sizeof(double));
+	reverse_ok = calloc(s1, 1);
+	if (!reverse || !reverse_ok) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
+		goto out;
+	}
+	/* The budget pays for the reverse pass first (its instants), then for
+	 * the re-simulations. */
+	uint64_t budget = engine->exact_budget;
+	uint64_t pass = ecp_adjoint_instants(&run->tape);
+	if (pass <= budget) {
+		uint32_t n_reverse;
+		rc = ecp_adjoint_weights(dag, &run->tape, processors, reverse, reverse_ok,
+					 &n_reverse, err);
+		if (rc < 0)
+			goto out;
+		budget -= pass;
+	}
 	uint32_t n_todo = 0;
-	for (uint32_t s = 0; s < S; s++)
-		n_todo += dag->length[s] > 0 && end_inst[s] <= last;
+	for (uint32_t s = 0; s < S; s++) {
+		if (dag->length[s] == 0 || end_inst[s] > last)
+			continue;
+		if (reverse_ok[s]) {
+			weights[s] = reverse[s];
+			engine->n_reverse++;
+		} else {
+			n_todo++;
+		}
+	}
 	if (!n_todo)
 		goto out;
 	todo = malloc((size_t)n_todo * sizeof(uint32_t));
@@ -292,7 +332,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	}
 	n_todo = 0;
 	for (uint32_t s = 0; s < S; s++)
-		if (dag->length[s] > 0 && end_inst[s] <= last)
+		if (dag->length[s] > 0 && end_inst[s] <= last && !reverse_ok[s])
 			todo[n_todo++] = s;
 	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
 	rc = ecp_tangent_create(dag, processors, &tangent, err);
@@ -304,8 +344,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 		uint32_t s = todo[k];
 		uint64_t spent = ecp_tangent_events(tangent);
 		double w;
-		if (spent < engine->exact_budget &&
-		    ecp_tangent_weight(tangent, s, engine->exact_budget - spent, &w)) {
+		if (spent < budget && ecp_tangent_weight(tangent, s, budget - spent, &w)) {
 			weights[s] = w;
 			engine->n_resimulated++;
 		} else {
@@ -315,6 +354,8 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	}
 out:
 	ecp_tangent_destroy(tangent);
+	free(reverse);
+	free(reverse_ok);
 	free(todo);
 	free(start_inst);
 	free(end_inst);
@@ -328,7 +369,7 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 {
 	const struct ecp_dag *dag = engine->dag;
 	memset(engine->inexact, 0, dag->n_segments);
-	engine->n_inexact = engine->n_resimulated = 0;
+	engine->n_inexact = engine->n_resimulated = engine->n_reverse = 0;
 	/* Without delays every P is a warp of the ASAP run.  Unlimited
 	 * processors never share, and from the largest reach on no shortening
 	 * can make anything share: the P-run is the ASAP run and F = 1
@@ -342,7 +383,7 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 		return rc;
 	}
 	struct ecp_prun run;
-	int rc = ecp_prun_simulate(dag, processors, &run, err);
+	int rc = ecp_prun_simulate(dag, processors, weights != NULL, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);

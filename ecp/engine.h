@@ -39,8 +39,10 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
  * count plus the segments starting at one instant). */
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
 
-/* Events the exact re-simulations may process per P (each costs about
- * 2 x segments); beyond it, segments are flagged instead. */
+/* Instants the exact treatment beyond the closed form may process per P:
+ * the reverse pass (ecp/adjoint.h: the instants after the run's last tie),
+ * then the re-simulations (ecp/tangent.h, a window of the run each); beyond
+ * it, segments are flagged instead. */
 #define ECP_ENGINE_DEFAULT_EXACT_BUDGET 20000000ull
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events);
 
@@ -49,6 +51,9 @@ void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events);
  * segments re-simulated exactly. */
 const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
 				  uint32_t *n_resimulated);
+/* Of the last run: the weights the closed form could not vouch for that the
+ * reverse pass over the P-run gave exactly (ecp/adjoint.h). */
+uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine);
 
 /* From P = saturation on, a segment's idle charge is P * per_p[s] - fixed[s]
  * (n_segments each): sweeps over large P need no pass over the timeline. */

@@ -33,7 +33,29 @@ struct sim {
 	long double t, w;
 	uint32_t instant;
 	uint32_t running;
+	struct ecp_prun_tape *tape; /* NULL: not recorded */
+	size_t tape_cap;
 };
+
+/* The instant's root (its first event) and its ties: two events, or a
+ * segment that ends where it started (a length below the tolerance). */
+static void tape_event(struct sim *m, uint32_t seg, bool by_delay, unsigned events,
+		       uint32_t running)
+{
+	struct ecp_prun_tape *tp = m->tape;
+	if (!tp)
+		return;
+	uint32_t k = m->instant;
+	if (events == 1) {
+		tp->root[k] = seg;
+		tp->by_delay[k] = by_delay;
+		tp->running[k] = running;
+		if (!by_delay && m->start_instant[seg] == k)
+			tp->last_tie = k;
+	} else {
+		tp->last_tie = k;
+	}
+}
 
 static void satisfy(struct sim *m, uint32_t s)
 {
@@ -107,17 +129,25 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			m->w += m->running ? dt / factor(m->running, processors) : dt;
 		m->t = tn;
 		m->instant++;
+		if (m->tape && m->instant >= m->tape_cap)
+			return ecp_error_set(err, ECP_ERR, "P-run: more instants than events");
 		long double tolw = tolerance(m->w), tolt = tolerance(m->t);
+		uint32_t running = m->running;
+		unsigned events = 0;
 		while (m->active.n && m->active.a[0].key <= m->w + tolw) {
 			struct heap_item it = heap_pop(&m->active);
 			m->running--;
 			end_segment(m, it.seg);
+			tape_event(m, it.seg, false, ++events, running);
 		}
 		while (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
 			struct heap_item it = heap_pop(&m->delayed);
 			m->pred_instant[it.seg] = m->instant;
 			satisfy(m, it.seg);
+			tape_event(m, it.seg, true, ++events, running);
 		}
+		if (m->tape && !events)
+			m->tape->last_tie = m->instant; /* nothing to follow: not linear */
 	}
 	for (uint32_t s = 0; s < S; s++)
 		if (m->need[s])
@@ -128,7 +158,24 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 	return 0;
 }
 
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
+/* Every instant after the first has an event: a segment's end or a delay's
+ * expiry, at most one of each per segment. */
+static int tape_init(struct sim *m, const struct ecp_dag *dag)
+{
+	struct ecp_prun_tape *tp = &m->run->tape;
+	size_t cap = 1;
+	for (uint32_t s = 0; s < dag->n_segments; s++)
+		cap += 1 + (dag->delay[s] > 0);
+	tp->root = calloc(cap, sizeof(uint32_t));
+	tp->by_delay = calloc(cap, 1);
+	tp->running = calloc(cap, sizeof(uint32_t));
+	tp->last_tie = UINT32_MAX;
+	m->tape = tp;
+	m->tape_cap = cap;
+	return tp->root && tp->by_delay && tp->running ? 0 : -1;
+}
+
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
 		      struct ecp_prun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
@@ -155,6 +202,11 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
 				   "out of memory (P-run of %u segments)", S);
 		goto out;
 	}
+	if (with_tape && tape_init(&m, dag) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
+				   S);
+		goto out;
+	}
 	rc = ecp_dag_succ_init(&m.succ, dag, err);
 	if (rc < 0)
 		goto out;
@@ -170,12 +222,28 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
 	for (uint32_t s = 0; s < S; s++) {
 		run->pred_tight[s] =
 		    dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
-		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
+		unsigned tight = run->pred_tight[s];
+		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
 			run->in_tight[e] =
 			    m.end_instant[dag->in_from[e]] == m.start_instant[s];
+			tight += run->in_tight[e];
+		}
+		/* started on two inputs at once: it starts with the later of
+		 * them, and which is later depends on what is shortened */
+		struct ecp_prun_tape *tp = m.tape;
+		if (tp && tight >= 2 &&
+		    (tp->last_tie == UINT32_MAX || m.start_instant[s] > tp->last_tie))
+			tp->last_tie = m.start_instant[s];
 	}
 	run->makespan = m.t;
 	run->n_instants = m.instant + 1;
+	if (m.tape) {
+		/* the per-segment instants move into the tape */
+		m.tape->n_instants = run->n_instants;
+		m.tape->start_instant = m.start_instant;
+		m.tape->end_instant = m.end_instant;
+		m.start_instant = m.end_instant = NULL;
+	}
 out:
 	ecp_dag_succ_finish(&m.succ);
 	free(m.need);
@@ -198,5 +266,10 @@ void ecp_prun_finish(struct ecp_prun *run)
 	free(run->node_work);
 	free(run->pred_tight);
 	free(run->in_tight);
+	free(run->tape.root);
+	free(run->tape.by_delay);
+	free(run->tape.running);
+	free(run->tape.start_instant);
+	free(run->tape.end_instant);
 	memset(run, 0, sizeof(*run));
 }

@@ -13,10 +13,27 @@
 #ifndef ECP_ECP_PRUN_H
 #define ECP_ECP_PRUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
 #include "simulator/dag.h"
+
+/* The run as the reverse pass (ecp/adjoint.h) reads it: instant k >= 1 was
+ * made by one event, its root: a segment's end or the expiry of the delay
+ * before a segment; running[k] segments ran since instant k - 1.  Where two
+ * or more events make one instant, or a segment starts on two inputs at
+ * once, the order the perturbed run gives them depends on what is shortened
+ * (a tie): last_tie is the last such instant (UINT32_MAX: none). */
+struct ecp_prun_tape {
+	uint32_t n_instants;
+	uint32_t *root;          /* per instant (0 for instant 0) */
+	uint8_t *by_delay;       /* per instant: the root is a delay's expiry */
+	uint32_t *running;       /* per instant */
+	uint32_t *start_instant; /* per segment */
+	uint32_t *end_instant;   /* per segment */
+	uint32_t last_tie;
+};
 
 struct ecp_prun {
 	double *node_time; /* real time, 2 per segment ([2s] start, [2s+1] end) */
@@ -26,10 +43,11 @@ struct ecp_prun {
 	uint8_t *in_tight; /* per in-edge: that edge released it */
 	long double makespan;
 	uint32_t n_instants;
+	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
 };
 
-/* processors: P, or 0 for unlimited. */
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors,
+/* processors: P, or 0 for unlimited; with_tape: fill run->tape too. */
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
 		      struct ecp_prun *run, struct ecp_error *err);
 void ecp_prun_finish(struct ecp_prun *run);
 

@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 	/* As `ecp scan -P 1-64` does: batches of ECP_SWEEP_BATCH P sharing
 	 * one attribution pass, weights not kept (--one: one P at a time,
 	 * weights kept, as `ecp report` per P). */
-	unsigned long long resimulated = 0, unverified = 0, inexact_p = 0;
+	unsigned long long resimulated = 0, reverse = 0, unverified = 0, inexact_p = 0;
 	unsigned batch = one_at_a_time ? 1 : ECP_SWEEP_BATCH;
 	for (unsigned p0 = 1; p0 <= 64; p0 += batch) {
 		unsigned ps[ECP_SWEEP_BATCH];
@@ -372,17 +372,18 @@ int main(int argc, char **argv)
 			struct ecp_analysis *a = &as[j];
 			unsigned p = ps[j];
 			resimulated += a->resimulated_segments;
+			reverse += a->reverse_pass_segments;
 			unverified += a->inexact_segments;
 			inexact_p += !a->weights_exact;
 			if (p == 1 || p == 2 || p == 4 || p == 8 || p == 16 || p == 32 ||
 			    p == 64)
 				printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  "
-				       "(P %u-%u: %.3f s; %u segments re-simulated, %u "
-				       "unverified)\n",
+				       "(P %u-%u: %.3f s; %u segments re-simulated, %u by the "
+				       "reverse pass, %u unverified)\n",
 				       p, a->makespan_ns / 1e9, a->speedup, a->idle_ns / 1e9,
 				       g.model.functions[a->functions[0].function].name, ps[0],
 				       ps[k - 1], tb - ta, a->resimulated_segments,
-				       a->inexact_segments);
+				       a->reverse_pass_segments, a->inexact_segments);
 			ecp_analysis_finish(a);
 		}
 	}
@@ -392,9 +393,9 @@ int main(int argc, char **argv)
 	       "%.2f s wall, %.2f s CPU\n",
 	       one_at_a_time ? ", one at a time" : "", t4 - t3, (t4 - t3) / 64, c4 - c3,
 	       t4 - t2, c4 - c2);
-	printf("exactness: %llu segment weights re-simulated exactly, %llu left "
-	       "unverified (flagged) over %llu of the 64 P\n",
-	       resimulated, unverified, inexact_p);
+	printf("exactness: %llu segment weights re-simulated exactly, %llu from the reverse "
+	       "pass, %llu left unverified (flagged) over %llu of the 64 P\n",
+	       resimulated, reverse, unverified, inexact_p);
 	printf("peak RSS %.0f MB = %.2fx the model+DAG arrays (%.0f MB); engine added "
 	       "%.0f MB\n",
 	       rss / 1e3, rss * 1e3 / (double)(g.model_bytes + g.dag_bytes),

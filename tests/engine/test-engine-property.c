@@ -147,14 +147,22 @@ static void test_random_models(void **state)
  * it cannot vouch for it and flags those segments: every weight left
  * unflagged must still be the oracle's (the flag is honest), and the flags
  * must not be everything (the detection is worth having). */
-static void test_flags_are_honest(void **state)
+struct budget0 {
+	unsigned long models, flagged, unflagged, wrong_flagged, reverse, resimulated,
+	    weights;
+};
+
+/* With a budget of 0, or (wide lengths) one that pays for the reverse pass
+ * (at most one instant per event) and leaves next to nothing for
+ * re-simulations. */
+static void run_budget0(unsigned long n_models, bool wide, struct budget0 *c)
 {
-	(void)state;
-	unsigned long n_models = 4000, flagged = 0, unflagged = 0, wrong_flagged = 0;
+	memset(c, 0, sizeof(*c));
 	for (unsigned long i = 0; i < n_models; i++) {
-		uint64_t seed = 0x2545f4914f6cdd1dULL * (i + 1), rng = seed;
+		uint64_t seed = 0x2545f4914f6cdd1dULL * (i + 1) + wide, rng = seed;
 		struct random_dag_opts o = {.max_threads = 6, .min_segments = 2,
-					    .spread = 30, .delays = true};
+					    .spread = 30, .delays = true,
+					    .wide_lengths = wide};
 		struct fx f;
 		random_dag(&f, &rng, &o);
 		const struct ecp_dag *dag = &f.dag;
@@ -164,25 +172,31 @@ static void test_flags_are_honest(void **state)
 		struct ecp_engine *engine;
 		if (ecp_engine_create(dag, &engine, &err) < 0)
 			fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
-		ecp_engine_set_exact_budget(engine, 0);
+		ecp_engine_set_exact_budget(engine, wide ? 2 * (uint64_t)dag->n_segments + 1 : 0);
 		for (unsigned p = 1; p <= 5; p++) {
 			struct ecp_run_summary sum;
 			if (ecp_engine_run(engine, p, fast, NULL, &sum, &err) < 0 ||
 			    ecp_weights_oracle(dag, p, slow, NULL, &err) < 0)
 				fail_msg("seed %llu P=%u: %s", (unsigned long long)seed, p,
 					 err.msg);
-			uint32_t n_inexact = 0;
-			const uint8_t *inexact = ecp_engine_inexact(engine, &n_inexact, NULL);
+			uint32_t n_inexact = 0, n_resimulated = 0;
+			const uint8_t *inexact =
+			    ecp_engine_inexact(engine, &n_inexact, &n_resimulated);
 			assert_int_equal(sum.exact, n_inexact == 0);
-			for (uint32_t s = 0; s < dag->n_segments; s++) {
-				bool right = fabs(fast[s] - slow[s]) <= 1e-9;
+			c->resimulated += n_resimulated;
+			c->reverse += ecp_engine_reverse_pass_weights(engine);
+			for (uint32_t s = 0; s < dag->n_segments; s++, c->weights++) {
+				/* relative: wide lengths make large weights rare
+				 * but possible */
+				double tol = 1e-9 * (fabs(slow[s]) > 1 ? fabs(slow[s]) : 1);
+				bool right = fabs(fast[s] - slow[s]) <= tol;
 				if (inexact[s]) {
-					flagged++;
-					wrong_flagged += !right;
+					c->flagged++;
+					c->wrong_flagged += !right;
 				} else {
-					unflagged++;
+					c->unflagged++;
 					if (!right)
-						fail_msg("seed %llu P=%u segment %u: closed form "
+						fail_msg("seed %llu P=%u segment %u: engine "
 							 "%.9f, oracle %.9f, not flagged",
 							 (unsigned long long)seed, p, s, fast[s],
 							 slow[s]);
@@ -191,11 +205,43 @@ static void test_flags_are_honest(void **state)
 		}
 		ecp_engine_destroy(engine);
 		fx_free(&f);
+		c->models++;
 	}
-	printf("budget 0: %lu weights unflagged, all equal to the oracle; %lu flagged, "
-	       "of which %lu really differ\n",
-	       unflagged, flagged, wrong_flagged);
-	assert_true(unflagged > 0 && wrong_flagged > 0);
+}
+
+static void test_flags_are_honest(void **state)
+{
+	(void)state;
+	struct budget0 c;
+	run_budget0(4000, false, &c);
+	printf("budget 0: %lu weights unflagged, all equal to the oracle; %lu flagged, of "
+	       "which %lu really differ\n",
+	       c.unflagged, c.flagged, c.wrong_flagged);
+	assert_int_equal(c.models, 4000);
+	assert_int_equal(c.reverse + c.resimulated, 0);
+	assert_true(c.unflagged > 0 && c.wrong_flagged > 0);
+}
+
+/* Lengths without ties (1..1e6) and sleeps: the P-run has no tie after
+ * most segments, and the reverse pass over it (ecp/adjoint.h) gives their
+ * weights where the closed form cannot.  With a budget that pays for the
+ * pass and for next to no re-simulation, every weight left unflagged must
+ * be the oracle's; at least 10% of all weights come from the pass, more
+ * than the re-simulations give, and at most 2% stay flagged (where the run
+ * ties). */
+static void test_reverse_pass(void **state)
+{
+	(void)state;
+	struct budget0 c;
+	run_budget0(4000, true, &c);
+	printf("tie-free with sleeps, budget for the pass: %lu weights, %lu unflagged and "
+	       "equal to the oracle (%lu from the reverse pass, %lu re-simulated), %lu "
+	       "flagged (%lu really differ)\n",
+	       c.weights, c.unflagged, c.reverse, c.resimulated, c.flagged, c.wrong_flagged);
+	assert_int_equal(c.models, 4000);
+	assert_true(c.reverse * 10 >= c.weights);
+	assert_true(c.reverse > 4 * c.resimulated);
+	assert_true(c.flagged * 50 <= c.weights);
 }
 
 int main(void)
@@ -203,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_models),
 	    cmocka_unit_test(test_flags_are_honest),
+	    cmocka_unit_test(test_reverse_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

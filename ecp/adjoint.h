@@ -1,0 +1,46 @@
+/* Segment weights with delays by one reverse pass over the P-run.
+ *
+ * Between ties the P-run is linear in the segment lengths: instant k's real
+ * time t_k and work clock w_k move with the shortening of any one segment by
+ * eps as
+ *   a segment y ends:     dw_k = dw_(y's start) - [y shortened]
+ *                         dt_k = dt_(k-1) + F(n) (dw_k - dw_(k-1))
+ *   a delay before z ends: dt_k = dt_(the end of z's predecessor)
+ *                         dw_k = dw_(k-1) + (dt_k - dt_(k-1)) / F(n)
+ * (n the segments running since instant k - 1, F(n) = max(1, n/P)), and
+ * T_P = t_K.  The derivative of t_K with respect to every segment's
+ * shortening is one pass backwards over the instants (reverse-mode
+ * differentiation of that recurrence): O(instants), for every segment at
+ * once.  This follows sleeps exactly, which the closed form on the work
+ * clock (ecp/plan.h) does not: a sleep passes in real time, so a shortening
+ * that changes the processor share while it is pending moves its end on the
+ * work clock.
+ *
+ * The weight is a one-sided derivative, and the recurrence is that
+ * derivative only where every instant after the segment's end has one event
+ * and every start one input at that instant: at a tie the perturbed run
+ * orders the events by what was shortened, and the derivative is another
+ * linear piece.  So only the segments ending after the run's last tie
+ * (ecp_prun_tape.last_tie) get their weight here; the engine re-simulates the
+ * others (ecp/tangent.h). */
+#ifndef ECP_ECP_ADJOINT_H
+#define ECP_ECP_ADJOINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "ecp/prun.h"
+#include "simulator/dag.h"
+
+/* The instants ecp_adjoint_weights() processes: its cost. */
+uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape);
+
+/* Sets weights[s] and marks exact[s] = 1 for every segment of nonzero length
+ * that ends after the last tie of the run on `processors` (>= 1); leaves the
+ * others alone.  *n_exact: how many it set. */
+int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
+			unsigned processors, double *weights, uint8_t *exact,
+			uint32_t *n_exact, struct ecp_error *err);
+
+#endif
