@@ -265,13 +265,47 @@ static int longer_first(const void *pa, const void *pb, void *ctx)
 	return (x > y) - (x < y);
 }
 
+/* The reverse pass's weights (ecp/adjoint.h), taken right after the
+ * simulation so that its tape is gone before the plan is built. */
+struct reverse_pass {
+	double *weights;
+	uint8_t *ok;          /* per segment: weights[s] is the pass's */
+	uint64_t budget_left; /* for the re-simulations */
+};
+
+/* The budget pays for the pass first (its instants), then for the
+ * re-simulations; frees the run's tape either way. */
+static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *run,
+			    unsigned processors, struct reverse_pass *rp,
+			    struct ecp_error *err)
+{
+	const struct ecp_dag *dag = engine->dag;
+	size_t s1 = dag->n_segments ? dag->n_segments : 1;
+	int rc = 0;
+	rp->budget_left = engine->exact_budget;
+	rp->weights = malloc(s1 * sizeof(double));
+	rp->ok = calloc(s1, 1);
+	if (!rp->weights || !rp->ok) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
+	} else {
+		uint64_t pass = ecp_adjoint_instants(&run->tape);
+		uint32_t n_reverse;
+		if (pass <= rp->budget_left &&
+		    (rc = ecp_adjoint_weights(dag, &run->tape, processors, rp->weights, rp->ok,
+					      &n_reverse, err)) >= 0)
+			rp->budget_left -= pass;
+	}
+	ecp_prun_free_tape(run);
+	return rc;
+}
+
 /* Replaces the closed-form weights the plan cannot vouch for by exact ones:
  * from the reverse pass where the run has no tie after the segment's end,
  * else re-simulated (as many as the budget allows, longest segments first);
  * flags the rest. */
 static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
-		      const struct ecp_plan *plan, unsigned processors, double *weights,
-		      struct ecp_error *err)
+		      const struct ecp_plan *plan, unsigned processors,
+		      const struct reverse_pass *rp, double *weights, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	uint32_t S = dag->n_segments;
@@ -280,8 +314,6 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	uint32_t *end_inst = malloc(s1 * sizeof(uint32_t));
 	uint32_t *prev = malloc((plan->n_instants ? plan->n_instants : 1) * sizeof(uint32_t));
 	uint32_t *todo = NULL;
-	double *reverse = NULL;
-	uint8_t *reverse_ok = NULL;
 	struct ecp_tangent *tangent = NULL;
 	int rc = 0;
 	if (!start_inst || !end_inst || !prev) {
@@ -293,31 +325,14 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 						end_inst, prev);
 	if (last == UINT32_MAX)
 		goto out;
-	/* reverse-pass weights, kept where the plan cannot vouch for its own */
-	reverse = malloc(s1 * sizeof(double));
-	reverse_ok = calloc(s1, 1);
-	if (!reverse || !reverse_ok) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
-		goto out;
-	}
-	/* The budget pays for the reverse pass first (its instants), then for
-	 * the re-simulations. */
-	uint64_t budget = engine->exact_budget;
-	uint64_t pass = ecp_adjoint_instants(&run->tape);
-	if (pass <= budget) {
-		uint32_t n_reverse;
-		rc = ecp_adjoint_weights(dag, &run->tape, processors, reverse, reverse_ok,
-					 &n_reverse, err);
-		if (rc < 0)
-			goto out;
-		budget -= pass;
-	}
+	/* the reverse pass's weights where the plan cannot vouch for its own */
+	uint64_t budget = rp->budget_left;
 	uint32_t n_todo = 0;
 	for (uint32_t s = 0; s < S; s++) {
 		if (dag->length[s] == 0 || end_inst[s] > last)
 			continue;
-		if (reverse_ok[s]) {
-			weights[s] = reverse[s];
+		if (rp->ok[s]) {
+			weights[s] = rp->weights[s];
 			engine->n_reverse++;
 		} else {
 			n_todo++;
@@ -332,7 +347,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	}
 	n_todo = 0;
 	for (uint32_t s = 0; s < S; s++)
-		if (dag->length[s] > 0 && end_inst[s] <= last && !reverse_ok[s])
+		if (dag->length[s] > 0 && end_inst[s] <= last && !rp->ok[s])
 			todo[n_todo++] = s;
 	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
 	rc = ecp_tangent_create(dag, processors, &tangent, err);
@@ -354,8 +369,6 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	}
 out:
 	ecp_tangent_destroy(tangent);
-	free(reverse);
-	free(reverse_ok);
 	free(todo);
 	free(start_inst);
 	free(end_inst);
@@ -387,6 +400,13 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);
+	struct reverse_pass rp = {0};
+	if (weights && (rc = reverse_pass_run(engine, &run, processors, &rp, err)) < 0) {
+		free(rp.weights);
+		free(rp.ok);
+		ecp_prun_finish(&run);
+		return rc;
+	}
 	struct ecp_plan_input in = {.dag = dag,
 				    .node_time = run.node_work,
 				    .pred_tight = run.pred_tight,
@@ -394,13 +414,17 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 	struct ecp_plan plan;
 	rc = ecp_plan_build(&in, &plan, err);
 	if (rc < 0) {
+		free(rp.weights);
+		free(rp.ok);
 		ecp_prun_finish(&run);
 		return ecp_error_prefix(
 		    err, "cannot differentiate the run on %u processors", processors);
 	}
 	rc = run_plan(&plan, dag, processors, weights, seg_idle, summary, err);
 	if (rc >= 0 && weights)
-		rc = make_exact(engine, &run, &plan, processors, weights, err);
+		rc = make_exact(engine, &run, &plan, processors, &rp, weights, err);
+	free(rp.weights);
+	free(rp.ok);
 	if (summary) {
 		/* The simulated makespan is the reference; the plan's warp sum
 		 * agrees up to rounding. */

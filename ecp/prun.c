@@ -258,6 +258,16 @@ out:
 	return rc;
 }
 
+void ecp_prun_free_tape(struct ecp_prun *run)
+{
+	free(run->tape.root);
+	free(run->tape.by_delay);
+	free(run->tape.running);
+	free(run->tape.start_instant);
+	free(run->tape.end_instant);
+	memset(&run->tape, 0, sizeof(run->tape));
+}
+
 void ecp_prun_finish(struct ecp_prun *run)
 {
 	if (!run)
@@ -266,10 +276,6 @@ void ecp_prun_finish(struct ecp_prun *run)
 	free(run->node_work);
 	free(run->pred_tight);
 	free(run->in_tight);
-	free(run->tape.root);
-	free(run->tape.by_delay);
-	free(run->tape.running);
-	free(run->tape.start_instant);
-	free(run->tape.end_instant);
+	ecp_prun_free_tape(run);
 	memset(run, 0, sizeof(*run));
 }

@@ -49,6 +49,8 @@ struct ecp_prun {
 /* processors: P, or 0 for unlimited; with_tape: fill run->tape too. */
 int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
 		      struct ecp_prun *run, struct ecp_error *err);
+/* Frees the tape alone (the rest of the run stays). */
+void ecp_prun_free_tape(struct ecp_prun *run);
 void ecp_prun_finish(struct ecp_prun *run);
 
 #endif
