@@ -83,6 +83,15 @@ void ecp_perf_ring_close(struct ecp_perf_ring *r)
 	r->fd = -1;
 }
 
+void ecp_perf_ring_finish(struct ecp_perf_ring *r,
+			  void (*handle)(void *ctx, const struct perf_event_header *h),
+			  void *ctx)
+{
+	if (r->base)
+		ecp_perf_ring_drain(r, handle, ctx);
+	ecp_perf_ring_close(r);
+}
+
 uint64_t ecp_perf_lost_count(const struct perf_event_header *h)
 {
 	uint64_t id_lost[2]; /* the event id, then the count */

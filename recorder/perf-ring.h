@@ -29,6 +29,10 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 			 void (*handle)(void *ctx, const struct perf_event_header *h),
 			 void *ctx);
 void ecp_perf_ring_close(struct ecp_perf_ring *r);
+/* At the end of a recording: drains what is left (when mapped), then closes. */
+void ecp_perf_ring_finish(struct ecp_perf_ring *r,
+			  void (*handle)(void *ctx, const struct perf_event_header *h),
+			  void *ctx);
 /* The count of a PERF_RECORD_LOST record (0 for a truncated one). */
 uint64_t ecp_perf_lost_count(const struct perf_event_header *h);
 

@@ -245,9 +245,7 @@ void ecp_perf_sample_drain(struct ecp_perf_sample *s)
 
 void ecp_perf_sample_finish(struct ecp_perf_sample *s)
 {
-	if (s->ring.base)
-		ecp_perf_sample_drain(s);
-	ecp_perf_ring_close(&s->ring);
+	ecp_perf_ring_finish(&s->ring, handle_record, s);
 }
 
 void ecp_perf_sample_free(struct ecp_perf_sample *s)

@@ -120,7 +120,5 @@ void ecp_perf_switch_drain(struct ecp_perf_switch *ps)
 
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
 {
-	if (ps->ring.base)
-		ecp_perf_switch_drain(ps);
-	ecp_perf_ring_close(&ps->ring);
+	ecp_perf_ring_finish(&ps->ring, handle_record, ps);
 }
