@@ -25,9 +25,8 @@ uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape)
 
 int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
 			unsigned processors, double *weights, uint8_t *exact,
-			uint32_t *n_exact, struct ecp_error *err)
+			struct ecp_error *err)
 {
-	*n_exact = 0;
 	uint32_t K = tape->n_instants ? tape->n_instants - 1 : 0;
 	uint32_t first = first_instant(tape);
 	if (!processors || K == 0 || first > K)
@@ -63,7 +62,6 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 			/* d T_P / d(-length of r): complete now */
 			weights[r] = fabsl(w_k) < 1e-12L ? 0.0 : (double)w_k;
 			exact[r] = 1;
-			(*n_exact)++;
 		} else {
 			long double w_k = AT(lw, k);
 			AT(lw, k - 1) += w_k;

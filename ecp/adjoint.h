@@ -38,9 +38,9 @@ uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape);
 
 /* Sets weights[s] and marks exact[s] = 1 for every segment of nonzero length
  * that ends after the last tie of the run on `processors` (>= 1); leaves the
- * others alone.  *n_exact: how many it set. */
+ * others alone. */
 int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
 			unsigned processors, double *weights, uint8_t *exact,
-			uint32_t *n_exact, struct ecp_error *err);
+			struct ecp_error *err);
 
 #endif

@@ -289,10 +289,9 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	} else {
 		uint64_t pass = ecp_adjoint_instants(&run->tape);
-		uint32_t n_reverse;
 		if (pass <= rp->budget_left &&
 		    (rc = ecp_adjoint_weights(dag, &run->tape, processors, rp->weights, rp->ok,
-					      &n_reverse, err)) >= 0)
+					      err)) >= 0)
 			rp->budget_left -= pass;
 	}
 	ecp_prun_free_tape(run);
