@@ -17,12 +17,14 @@
  * work clock.
  *
  * The weight is a one-sided derivative, and the recurrence is that
- * derivative only where every instant after the segment's end has one event
- * and every start one input at that instant: at a tie the perturbed run
- * orders the events by what was shortened, and the derivative is another
- * linear piece.  So only the segments ending after the run's last tie
- * (ecp_prun_tape.last_tie) get their weight here; the engine re-simulates the
- * others (ecp/tangent.h). */
+ * derivative only on the linear piece where the events keep the order the
+ * run gave them: at a tie (two events at one instant, ECP_TAPE_TIED) the
+ * perturbed run orders them by what was shortened.  So one more pass per
+ * tie, seeded with the tie's gap t_j - t_(j-1), finds the segments whose
+ * shortening would reverse it: their weights are not the pass's.  Segments
+ * ending at or before the tape's barrier, and before a tie the budget could
+ * not check, are not taken either; the engine re-simulates the others
+ * (ecp/tangent.h). */
 #ifndef ECP_ECP_ADJOINT_H
 #define ECP_ECP_ADJOINT_H
 
@@ -33,14 +35,17 @@
 #include "ecp/prun.h"
 #include "simulator/dag.h"
 
-/* The instants ecp_adjoint_weights() processes: its cost. */
+/* The instants the first pass processes (each tie's pass costs the instants
+ * up to it). */
 uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape);
 
-/* Sets weights[s] and marks exact[s] = 1 for every segment of nonzero length
- * that ends after the last tie of the run on `processors` (>= 1); leaves the
- * others alone. */
+/* Within `budget` instants (what it used in *spent; nothing if the first
+ * pass does not fit): sets weights[s] and exact[s] = 1 for every segment of
+ * nonzero length that ends after the barrier, then clears exact[s] for those
+ * that leave the linear piece at a tie or end before a tie left unchecked;
+ * leaves the others alone.  processors >= 1. */
 int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
-			unsigned processors, double *weights, uint8_t *exact,
-			struct ecp_error *err);
+			unsigned processors, uint64_t budget, uint64_t *spent,
+			double *weights, uint8_t *exact, struct ecp_error *err);
 
 #endif

@@ -11,9 +11,9 @@
  * delay is pending.  Every instant whose reach (running count plus starts) is
  * at most P has F = 1 whatever moves there, so a segment whose end comes after
  * the last instant of reach > P inside a pending tight delay cannot disturb
- * any delay: its closed-form weight is exact.  Of the others, those that end
- * after the run's last tie get theirs from one reverse pass over the run
- * (ecp/adjoint.h), the rest are re-simulated with a symbolic eps
+ * any delay: its closed-form weight is exact.  Of the others, those that keep
+ * the order of every tie after their end get theirs from a reverse pass over
+ * the run (ecp/adjoint.h), the rest are re-simulated with a symbolic eps
  * (ecp/tangent.h), longest first, within a budget of instants; what the
  * budget does not cover is flagged per segment (ecp_engine_inexact), never
  * silently. */
@@ -288,18 +288,17 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 	if (!rp->weights || !rp->ok) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	} else {
-		uint64_t pass = ecp_adjoint_instants(&run->tape);
-		if (pass <= rp->budget_left &&
-		    (rc = ecp_adjoint_weights(dag, &run->tape, processors, rp->weights, rp->ok,
-					      err)) >= 0)
-			rp->budget_left -= pass;
+		uint64_t spent = 0;
+		rc = ecp_adjoint_weights(dag, &run->tape, processors, rp->budget_left, &spent,
+					 rp->weights, rp->ok, err);
+		rp->budget_left -= spent;
 	}
 	ecp_prun_free_tape(run);
 	return rc;
 }
 
 /* Replaces the closed-form weights the plan cannot vouch for by exact ones:
- * from the reverse pass where the run has no tie after the segment's end,
+ * from the reverse pass where the segment keeps every tie's order,
  * else re-simulated (as many as the budget allows, longest segments first);
  * flags the rest. */
 static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,

@@ -40,7 +40,8 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
 
 /* Instants the exact treatment beyond the closed form may process per P:
- * the reverse pass (ecp/adjoint.h: the instants after the run's last tie),
+ * the reverse pass (ecp/adjoint.h: the run's instants, and for each tie the
+ * instants its sensitivity reaches),
  * then the re-simulations (ecp/tangent.h, a window of the run each); beyond
  * it, segments are flagged instead. */
 #define ECP_ENGINE_DEFAULT_EXACT_BUDGET 20000000ull

@@ -33,28 +33,25 @@ struct sim {
 	long double t, w;
 	uint32_t instant;
 	uint32_t running;
+	uint32_t sub;               /* the tape's instant: one per event */
 	struct ecp_prun_tape *tape; /* NULL: not recorded */
-	size_t tape_cap;
 };
 
-/* The instant's root (its first event) and its ties: two events, or a
- * segment that ends where it started (a length below the tolerance). */
-static void tape_event(struct sim *m, uint32_t seg, bool by_delay, unsigned events,
-		       uint32_t running)
+/* Every event gets its own instant on the tape, in the order the run
+ * processes it: events of one simulated instant (closer than the tolerance)
+ * become consecutive tape instants a zero gap apart, marked tied.  running
+ * is the count of segments running just before the event, the segments the
+ * events before it started included: the linear piece of the run where the
+ * events keep this order (ecp/adjoint.h checks, per segment, that they do). */
+static void tape_event(struct sim *m, uint32_t seg, bool by_delay, bool tied)
 {
 	struct ecp_prun_tape *tp = m->tape;
 	if (!tp)
 		return;
-	uint32_t k = m->instant;
-	if (events == 1) {
-		tp->root[k] = seg;
-		tp->by_delay[k] = by_delay;
-		tp->running[k] = running;
-		if (!by_delay && m->start_instant[seg] == k)
-			tp->last_tie = k;
-	} else {
-		tp->last_tie = k;
-	}
+	uint32_t k = ++m->sub;
+	tp->root[k] = seg;
+	tp->flags[k] = (by_delay ? ECP_TAPE_DELAY : 0) | (tied ? ECP_TAPE_TIED : 0);
+	tp->running[k] = m->running;
 }
 
 static void satisfy(struct sim *m, uint32_t s)
@@ -67,6 +64,8 @@ static void end_segment(struct sim *m, uint32_t s)
 {
 	const struct ecp_dag *dag = m->dag;
 	m->end_instant[s] = m->instant;
+	if (m->tape)
+		m->tape->end_instant[s] = m->sub;
 	m->run->node_time[2 * s + 1] = (double)m->t;
 	m->run->node_work[2 * s + 1] = (double)m->w;
 	uint32_t nx = m->succ.next[s];
@@ -87,6 +86,8 @@ static void start_ready(struct sim *m)
 	while (m->n_ready) {
 		uint32_t s = m->ready[--m->n_ready];
 		m->start_instant[s] = m->instant;
+		if (m->tape)
+			m->tape->start_instant[s] = m->sub;
 		m->run->node_time[2 * s] = (double)m->t;
 		m->run->node_work[2 * s] = (double)m->w;
 		if (m->dag->length[s] == 0) {
@@ -129,25 +130,28 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			m->w += m->running ? dt / factor(m->running, processors) : dt;
 		m->t = tn;
 		m->instant++;
-		if (m->tape && m->instant >= m->tape_cap)
-			return ecp_error_set(err, ECP_ERR, "P-run: more instants than events");
 		long double tolw = tolerance(m->w), tolt = tolerance(m->t);
-		uint32_t running = m->running;
+		/* One event at a time, each starting what it releases before the
+		 * next: the tape's order (segment ends first, as before). */
 		unsigned events = 0;
-		while (m->active.n && m->active.a[0].key <= m->w + tolw) {
-			struct heap_item it = heap_pop(&m->active);
-			m->running--;
-			end_segment(m, it.seg);
-			tape_event(m, it.seg, false, ++events, running);
-		}
-		while (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
-			struct heap_item it = heap_pop(&m->delayed);
-			m->pred_instant[it.seg] = m->instant;
-			satisfy(m, it.seg);
-			tape_event(m, it.seg, true, ++events, running);
+		for (;; events++) {
+			if (m->active.n && m->active.a[0].key <= m->w + tolw) {
+				struct heap_item it = heap_pop(&m->active);
+				tape_event(m, it.seg, false, events > 0);
+				m->running--;
+				end_segment(m, it.seg);
+			} else if (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
+				struct heap_item it = heap_pop(&m->delayed);
+				tape_event(m, it.seg, true, events > 0);
+				m->pred_instant[it.seg] = m->instant;
+				satisfy(m, it.seg);
+			} else {
+				break;
+			}
+			start_ready(m);
 		}
 		if (m->tape && !events)
-			m->tape->last_tie = m->instant; /* nothing to follow: not linear */
+			m->tape->barrier = m->sub; /* nothing to follow: not linear */
 	}
 	for (uint32_t s = 0; s < S; s++)
 		if (m->need[s])
@@ -166,13 +170,18 @@ static int tape_init(struct sim *m, const struct ecp_dag *dag)
 	size_t cap = 1;
 	for (uint32_t s = 0; s < dag->n_segments; s++)
 		cap += 1 + (dag->delay[s] > 0);
+	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	tp->root = calloc(cap, sizeof(uint32_t));
-	tp->by_delay = calloc(cap, 1);
+	tp->flags = calloc(cap, 1);
 	tp->running = calloc(cap, sizeof(uint32_t));
-	tp->last_tie = UINT32_MAX;
+	tp->start_instant = malloc(s1 * sizeof(uint32_t));
+	tp->end_instant = malloc(s1 * sizeof(uint32_t));
+	tp->barrier = UINT32_MAX;
 	m->tape = tp;
-	m->tape_cap = cap;
-	return tp->root && tp->by_delay && tp->running ? 0 : -1;
+	return tp->root && tp->flags && tp->running && tp->start_instant &&
+		       tp->end_instant
+		   ? 0
+		   : -1;
 }
 
 int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
@@ -195,16 +204,15 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
 	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight ||
-	    !m.need || !m.start_instant ||
-	    !m.end_instant || !m.pred_instant || !m.ready || !m.active.a ||
-	    !m.delayed.a) {
+	    !m.need || !m.start_instant || !m.end_instant || !m.pred_instant ||
+	    !m.ready || !m.active.a || !m.delayed.a) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (P-run of %u segments)", S);
 		goto out;
 	}
 	if (with_tape && tape_init(&m, dag) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
-				   S);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (P-run of %u segments)", S);
 		goto out;
 	}
 	rc = ecp_dag_succ_init(&m.succ, dag, err);
@@ -222,28 +230,15 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_
 	for (uint32_t s = 0; s < S; s++) {
 		run->pred_tight[s] =
 		    dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
-		unsigned tight = run->pred_tight[s];
 		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
 			run->in_tight[e] =
 			    m.end_instant[dag->in_from[e]] == m.start_instant[s];
-			tight += run->in_tight[e];
 		}
-		/* started on two inputs at once: it starts with the later of
-		 * them, and which is later depends on what is shortened */
-		struct ecp_prun_tape *tp = m.tape;
-		if (tp && tight >= 2 &&
-		    (tp->last_tie == UINT32_MAX || m.start_instant[s] > tp->last_tie))
-			tp->last_tie = m.start_instant[s];
 	}
 	run->makespan = m.t;
 	run->n_instants = m.instant + 1;
-	if (m.tape) {
-		/* the per-segment instants move into the tape */
-		m.tape->n_instants = run->n_instants;
-		m.tape->start_instant = m.start_instant;
-		m.tape->end_instant = m.end_instant;
-		m.start_instant = m.end_instant = NULL;
-	}
+	if (m.tape)
+		m.tape->n_instants = m.sub + 1;
 out:
 	ecp_dag_succ_finish(&m.succ);
 	free(m.need);
@@ -261,7 +256,7 @@ out:
 void ecp_prun_free_tape(struct ecp_prun *run)
 {
 	free(run->tape.root);
-	free(run->tape.by_delay);
+	free(run->tape.flags);
 	free(run->tape.running);
 	free(run->tape.start_instant);
 	free(run->tape.end_instant);

@@ -19,20 +19,24 @@
 #include "common/error.h"
 #include "simulator/dag.h"
 
-/* The run as the reverse pass (ecp/adjoint.h) reads it: instant k >= 1 was
- * made by one event, its root: a segment's end or the expiry of the delay
- * before a segment; running[k] segments ran since instant k - 1.  Where two
- * or more events make one instant, or a segment starts on two inputs at
- * once, the order the perturbed run gives them depends on what is shortened
- * (a tie): last_tie is the last such instant (UINT32_MAX: none). */
+/* The run as the reverse pass (ecp/adjoint.h) reads it: one tape instant
+ * per event, in the order the run processed them.  Instant k >= 1 is made by
+ * its root: a segment's end, or the expiry of the delay before a segment
+ * (ECP_TAPE_DELAY); running[k] segments ran just before it.  Events of one
+ * simulated instant follow each other a zero gap apart, the later ones marked
+ * ECP_TAPE_TIED: a shortening may reorder them (a tie).  A segment starts at
+ * the tape instant of the event that released it.  barrier is the last tape
+ * instant before a step the tape does not describe (UINT32_MAX: none). */
+enum { ECP_TAPE_DELAY = 1, ECP_TAPE_TIED = 2 };
+
 struct ecp_prun_tape {
 	uint32_t n_instants;
 	uint32_t *root;          /* per instant (0 for instant 0) */
-	uint8_t *by_delay;       /* per instant: the root is a delay's expiry */
+	uint8_t *flags;          /* per instant: ECP_TAPE_* */
 	uint32_t *running;       /* per instant */
 	uint32_t *start_instant; /* per segment */
 	uint32_t *end_instant;   /* per segment */
-	uint32_t last_tie;
+	uint32_t barrier;
 };
 
 struct ecp_prun {

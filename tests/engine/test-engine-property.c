@@ -152,14 +152,20 @@ struct budget0 {
 	    weights;
 };
 
-/* With a budget of 0, or (wide lengths) one that pays for the reverse pass
- * (at most one instant per event) and leaves next to nothing for
- * re-simulations. */
-static void run_budget0(unsigned long n_models, bool wide, struct budget0 *c)
+enum budget_mode {
+	BUDGET_NONE,      /* 0: closed form or flagged */
+	BUDGET_PASS_WIDE, /* lengths 1..1e6: the first reverse pass (at most one
+			   * instant per event) and next to no re-simulation */
+	BUDGET_PASS_TIES, /* lengths 0..4: every tie's pass as well (at most one
+			   * per event, each over at most every instant) */
+};
+
+static void run_budget0(unsigned long n_models, enum budget_mode mode, struct budget0 *c)
 {
+	bool wide = mode == BUDGET_PASS_WIDE;
 	memset(c, 0, sizeof(*c));
 	for (unsigned long i = 0; i < n_models; i++) {
-		uint64_t seed = 0x2545f4914f6cdd1dULL * (i + 1) + wide, rng = seed;
+		uint64_t seed = 0x2545f4914f6cdd1dULL * (i + 1) + mode, rng = seed;
 		struct random_dag_opts o = {.max_threads = 6, .min_segments = 2,
 					    .spread = 30, .delays = true,
 					    .wide_lengths = wide};
@@ -172,7 +178,10 @@ static void run_budget0(unsigned long n_models, bool wide, struct budget0 *c)
 		struct ecp_engine *engine;
 		if (ecp_engine_create(dag, &engine, &err) < 0)
 			fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
-		ecp_engine_set_exact_budget(engine, wide ? 2 * (uint64_t)dag->n_segments + 1 : 0);
+		uint64_t instants = 2 * (uint64_t)dag->n_segments + 1;
+		ecp_engine_set_exact_budget(engine, mode == BUDGET_NONE	     ? 0
+						    : mode == BUDGET_PASS_WIDE ? instants
+									       : instants * instants);
 		for (unsigned p = 1; p <= 5; p++) {
 			struct ecp_run_summary sum;
 			if (ecp_engine_run(engine, p, fast, NULL, &sum, &err) < 0 ||
@@ -213,7 +222,7 @@ static void test_flags_are_honest(void **state)
 {
 	(void)state;
 	struct budget0 c;
-	run_budget0(4000, false, &c);
+	run_budget0(4000, BUDGET_NONE, &c);
 	printf("budget 0: %lu weights unflagged, all equal to the oracle; %lu flagged, of "
 	       "which %lu really differ\n",
 	       c.unflagged, c.flagged, c.wrong_flagged);
@@ -233,7 +242,7 @@ static void test_reverse_pass(void **state)
 {
 	(void)state;
 	struct budget0 c;
-	run_budget0(4000, true, &c);
+	run_budget0(4000, BUDGET_PASS_WIDE, &c);
 	printf("tie-free with sleeps, budget for the pass: %lu weights, %lu unflagged and "
 	       "equal to the oracle (%lu from the reverse pass, %lu re-simulated), %lu "
 	       "flagged (%lu really differ)\n",
@@ -244,12 +253,32 @@ static void test_reverse_pass(void **state)
 	assert_true(c.flagged * 50 <= c.weights);
 }
 
+/* Lengths 0..4 and sleeps: ties everywhere.  Each tie's pass (ecp/adjoint.h)
+ * sorts out the segments whose shortening would reorder it; every other
+ * weight from the pass must be the oracle's.  The budget pays for every pass
+ * and re-simulates the rest, so nothing stays flagged; the pass must give
+ * more weights than the re-simulations. */
+static void test_reverse_pass_ties(void **state)
+{
+	(void)state;
+	struct budget0 c;
+	run_budget0(4000, BUDGET_PASS_TIES, &c);
+	printf("ties and sleeps, budget for every tie's pass: %lu weights, %lu unflagged "
+	       "and equal to the oracle (%lu from the reverse pass, %lu re-simulated), %lu "
+	       "flagged\n",
+	       c.weights, c.unflagged, c.reverse, c.resimulated, c.flagged);
+	assert_int_equal(c.models, 4000);
+	assert_int_equal(c.flagged, 0);
+	assert_true(c.reverse > c.resimulated);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_random_models),
 	    cmocka_unit_test(test_flags_are_honest),
 	    cmocka_unit_test(test_reverse_pass),
+	    cmocka_unit_test(test_reverse_pass_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
