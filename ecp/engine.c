@@ -271,6 +271,8 @@ struct reverse_pass {
 	double *weights;
 	uint8_t *ok;          /* per segment: weights[s] is the pass's */
 	uint64_t budget_left; /* for the re-simulations */
+	bool complete;        /* every segment of nonzero length has a weight
+			       * from the pass, exact or not */
 };
 
 /* The budget pays for the pass first (its instants), then for the
@@ -292,8 +294,72 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 		rc = ecp_adjoint_weights(dag, &run->tape, processors, rp->budget_left, &spent,
 					 rp->weights, rp->ok, err);
 		rp->budget_left -= spent;
+		rp->complete = run->tape.barrier == UINT32_MAX &&
+			       spent >= ecp_adjoint_instants(&run->tape);
 	}
 	ecp_prun_free_tape(run);
+	return rc;
+}
+
+/* Re-simulates the weights of todo[] (reordered: longest segments first)
+ * within `budget` instants; flags those it cannot reach, whose weights stay
+ * as they are. */
+static int resimulate(struct ecp_engine *engine, unsigned processors, uint32_t *todo,
+		      uint32_t n_todo, uint64_t budget, double *weights,
+		      struct ecp_error *err)
+{
+	const struct ecp_dag *dag = engine->dag;
+	if (!n_todo)
+		return 0;
+	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
+	struct ecp_tangent *tangent = NULL;
+	int rc = ecp_tangent_create(dag, processors, &tangent, err);
+	if (rc < 0)
+		return rc;
+	/* The budget bounds the instants actually re-simulated: a segment
+	 * whose re-simulation would go past it is flagged, not guessed. */
+	for (uint32_t k = 0; k < n_todo; k++) {
+		uint32_t s = todo[k];
+		uint64_t spent = ecp_tangent_events(tangent);
+		double w;
+		if (spent < budget && ecp_tangent_weight(tangent, s, budget - spent, &w)) {
+			weights[s] = w;
+			engine->n_resimulated++;
+		} else {
+			engine->inexact[s] = 1;
+			engine->n_inexact++;
+		}
+	}
+	ecp_tangent_destroy(tangent);
+	return 0;
+}
+
+/* The weights when the reverse pass gave every segment one: its exact ones,
+ * re-simulations for the segments that would reorder a tie, and for those
+ * the budget leaves the pass's own (the adjacent linear piece's), flagged. */
+static int take_pass(struct ecp_engine *engine, unsigned processors,
+		     const struct reverse_pass *rp, double *weights, struct ecp_error *err)
+{
+	const struct ecp_dag *dag = engine->dag;
+	uint32_t S = dag->n_segments, n_todo = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		/* a segment that takes no time cannot be shortened */
+		weights[s] = dag->length[s] ? rp->weights[s] : 0.0;
+		if (dag->length[s] && !rp->ok[s])
+			n_todo++;
+	}
+	engine->n_reverse = S - n_todo;
+	if (!n_todo)
+		return 0;
+	uint32_t *todo = malloc((size_t)n_todo * sizeof(uint32_t));
+	if (!todo)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
+	n_todo = 0;
+	for (uint32_t s = 0; s < S; s++)
+		if (dag->length[s] && !rp->ok[s])
+			todo[n_todo++] = s;
+	int rc = resimulate(engine, processors, todo, n_todo, rp->budget_left, weights, err);
+	free(todo);
 	return rc;
 }
 
@@ -312,7 +378,6 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	uint32_t *end_inst = malloc(s1 * sizeof(uint32_t));
 	uint32_t *prev = malloc((plan->n_instants ? plan->n_instants : 1) * sizeof(uint32_t));
 	uint32_t *todo = NULL;
-	struct ecp_tangent *tangent = NULL;
 	int rc = 0;
 	if (!start_inst || !end_inst || !prev) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
@@ -347,26 +412,8 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] > 0 && end_inst[s] <= last && !rp->ok[s])
 			todo[n_todo++] = s;
-	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
-	rc = ecp_tangent_create(dag, processors, &tangent, err);
-	if (rc < 0)
-		goto out;
-	/* The budget bounds the instants actually re-simulated: a segment
-	 * whose re-simulation would go past it is flagged, not guessed. */
-	for (uint32_t k = 0; k < n_todo; k++) {
-		uint32_t s = todo[k];
-		uint64_t spent = ecp_tangent_events(tangent);
-		double w;
-		if (spent < budget && ecp_tangent_weight(tangent, s, budget - spent, &w)) {
-			weights[s] = w;
-			engine->n_resimulated++;
-		} else {
-			engine->inexact[s] = 1;
-			engine->n_inexact++;
-		}
-	}
+	rc = resimulate(engine, processors, todo, n_todo, budget, weights, err);
 out:
-	ecp_tangent_destroy(tangent);
 	free(todo);
 	free(start_inst);
 	free(end_inst);
@@ -393,43 +440,46 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 			summary->exact = true;
 		return rc;
 	}
+	/* The simulation gives T_P and the idle charges; the reverse pass
+	 * over it the weights.  The closed form on the run's work clock
+	 * (a plan per P, the larger cost) is built only when the pass could
+	 * not give every segment a weight (a budget below one pass). */
 	struct ecp_prun run;
-	int rc = ecp_prun_simulate(dag, processors, weights != NULL, &run, err);
+	int rc = ecp_prun_simulate(dag, processors, weights != NULL, seg_idle, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);
 	struct reverse_pass rp = {0};
-	if (weights && (rc = reverse_pass_run(engine, &run, processors, &rp, err)) < 0) {
-		free(rp.weights);
-		free(rp.ok);
-		ecp_prun_finish(&run);
-		return rc;
+	if (weights && (rc = reverse_pass_run(engine, &run, processors, &rp, err)) >= 0) {
+		if (rp.complete) {
+			rc = take_pass(engine, processors, &rp, weights, err);
+		} else {
+			struct ecp_plan_input in = {.dag = dag,
+						    .node_time = run.node_work,
+						    .pred_tight = run.pred_tight,
+						    .in_tight = run.in_tight};
+			struct ecp_plan plan;
+			rc = ecp_plan_build(&in, &plan, err);
+			if (rc < 0) {
+				ecp_error_prefix(err,
+						 "cannot differentiate the run on %u processors",
+						 processors);
+			} else {
+				rc = run_plan(&plan, dag, processors, weights, NULL, NULL, err);
+				if (rc >= 0)
+					rc = make_exact(engine, &run, &plan, processors, &rp,
+							weights, err);
+				ecp_plan_finish(&plan);
+			}
+		}
 	}
-	struct ecp_plan_input in = {.dag = dag,
-				    .node_time = run.node_work,
-				    .pred_tight = run.pred_tight,
-				    .in_tight = run.in_tight};
-	struct ecp_plan plan;
-	rc = ecp_plan_build(&in, &plan, err);
-	if (rc < 0) {
-		free(rp.weights);
-		free(rp.ok);
-		ecp_prun_finish(&run);
-		return ecp_error_prefix(
-		    err, "cannot differentiate the run on %u processors", processors);
-	}
-	rc = run_plan(&plan, dag, processors, weights, seg_idle, summary, err);
-	if (rc >= 0 && weights)
-		rc = make_exact(engine, &run, &plan, processors, &rp, weights, err);
 	free(rp.weights);
 	free(rp.ok);
-	if (summary) {
-		/* The simulated makespan is the reference; the plan's warp sum
-		 * agrees up to rounding. */
+	if (rc >= 0 && summary) {
 		summary->makespan = run.makespan;
+		summary->idle = run.idle;
 		summary->exact = engine->n_inexact == 0;
 	}
-	ecp_plan_finish(&plan);
 	ecp_prun_finish(&run);
 	return rc;
 }

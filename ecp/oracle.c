@@ -53,6 +53,7 @@ struct oracle {
 	uint8_t *state;
 	struct sym *rem;  /* remaining work of an active segment */
 	struct sym *wake; /* end of the delay of a delayed segment */
+	long double *start, *end; /* NULL, or where to note each segment's times */
 };
 
 static void become_ready(struct oracle *o, uint32_t s, uint32_t shortened, struct sym t);
@@ -69,6 +70,8 @@ static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym 
 {
 	const struct ecp_dag *dag = o->dag;
 	o->state[s] = DONE;
+	if (o->end)
+		o->end[s] = t.a;
 	uint32_t nx = o->succ.next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
@@ -88,6 +91,8 @@ static void finish(struct oracle *o, uint32_t s, uint32_t shortened, struct sym 
 static void become_ready(struct oracle *o, uint32_t s, uint32_t shortened, struct sym t)
 {
 	struct sym len = {(long double)o->dag->length[s], s == shortened ? -1.0L : 0.0L};
+	if (o->start)
+		o->start[s] = t.a;
 	if (sym_cmp(len, (struct sym){0, 0}) <= 0) {
 		finish(o, s, shortened, t);
 		return;
@@ -172,53 +177,83 @@ static struct sym simulate(struct oracle *o, uint32_t shortened)
 	return t;
 }
 
-int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *weights,
-		       long double *makespan, struct ecp_error *err)
+/* One oracle over `dag` (its arrays, a fresh successor index), or an
+ * error. */
+static int oracle_init(struct oracle *o, const struct ecp_dag *dag, unsigned processors,
+		       struct ecp_error *err)
 {
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
-	struct oracle o = {.dag = dag, .processors = processors};
-	o.live = malloc(s1 * sizeof(uint32_t));
-	o.listed = malloc(s1);
-	o.need = malloc(s1 * sizeof(uint32_t));
-	o.state = malloc(s1);
-	o.rem = malloc(s1 * sizeof(struct sym));
-	o.wake = malloc(s1 * sizeof(struct sym));
-	int rc = 0;
-	if (!o.live || !o.listed || !o.need || !o.state ||
-	    !o.rem || !o.wake) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (oracle, %u segments)", S);
-		goto out;
+	*o = (struct oracle){.dag = dag, .processors = processors};
+	o->live = malloc(s1 * sizeof(uint32_t));
+	o->listed = malloc(s1);
+	o->need = malloc(s1 * sizeof(uint32_t));
+	o->state = malloc(s1);
+	o->rem = malloc(s1 * sizeof(struct sym));
+	o->wake = malloc(s1 * sizeof(struct sym));
+	if (!o->live || !o->listed || !o->need || !o->state || !o->rem || !o->wake)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (oracle, %u segments)",
+				     S);
+	return ecp_dag_succ_init(&o->succ, dag, err);
+}
+
+static void oracle_finish(struct oracle *o)
+{
+	ecp_dag_succ_finish(&o->succ);
+	free(o->live);
+	free(o->listed);
+	free(o->need);
+	free(o->state);
+	free(o->rem);
+	free(o->wake);
+}
+
+/* The unperturbed run, with a check that every segment ran. */
+static int base_run(struct oracle *o, struct sym *makespan, struct ecp_error *err)
+{
+	*makespan = simulate(o, UINT32_MAX);
+	for (uint32_t s = 0; s < o->dag->n_segments; s++)
+		if (o->state[s] != DONE)
+			return ecp_error_set(err, ECP_ERR,
+					     "oracle: segment %u never ran (cyclic DAG?)", s);
+	return 0;
+}
+
+int ecp_oracle_times(const struct ecp_dag *dag, unsigned processors, long double *start,
+		     long double *end, struct ecp_error *err)
+{
+	struct oracle o;
+	int rc = oracle_init(&o, dag, processors, err);
+	if (rc >= 0) {
+		o.start = start;
+		o.end = end;
+		struct sym makespan;
+		rc = base_run(&o, &makespan, err);
 	}
-	rc = ecp_dag_succ_init(&o.succ, dag, err);
-	if (rc < 0)
-		goto out;
-	struct sym base = simulate(&o, UINT32_MAX);
-	for (uint32_t s = 0; s < S; s++)
-		if (o.state[s] != DONE) {
-			rc = ecp_error_set(err, ECP_ERR,
-					   "oracle: segment %u never ran (cyclic DAG?)",
-					   s);
-			goto out;
+	oracle_finish(&o);
+	return rc;
+}
+
+int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *weights,
+		       long double *makespan, struct ecp_error *err)
+{
+	struct oracle o;
+	int rc = oracle_init(&o, dag, processors, err);
+	struct sym base;
+	if (rc >= 0)
+		rc = base_run(&o, &base, err);
+	if (rc >= 0) {
+		if (makespan)
+			*makespan = base.a;
+		for (uint32_t s = 0; s < dag->n_segments; s++) {
+			if (dag->length[s] == 0) {
+				weights[s] = 0.0;
+				continue;
+			}
+			struct sym t = simulate(&o, s);
+			weights[s] = (double)-t.b;
 		}
-	if (makespan)
-		*makespan = base.a;
-	for (uint32_t s = 0; s < S; s++) {
-		if (dag->length[s] == 0) {
-			weights[s] = 0.0;
-			continue;
-		}
-		struct sym t = simulate(&o, s);
-		weights[s] = (double)-t.b;
 	}
-out:
-	ecp_dag_succ_finish(&o.succ);
-	free(o.live);
-	free(o.listed);
-	free(o.need);
-	free(o.state);
-	free(o.rem);
-	free(o.wake);
+	oracle_finish(&o);
 	return rc;
 }

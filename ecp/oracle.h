@@ -18,4 +18,9 @@
 int ecp_weights_oracle(const struct ecp_dag *dag, unsigned processors, double *weights,
 		       long double *makespan, struct ecp_error *err);
 
+/* The same unperturbed run's times: per segment, when it started (became
+ * ready, after its inputs and delay) and ended. */
+int ecp_oracle_times(const struct ecp_dag *dag, unsigned processors, long double *start,
+		     long double *end, struct ecp_error *err);
+
 #endif

@@ -34,6 +34,8 @@ struct sim {
 	uint32_t instant;
 	uint32_t running;
 	uint32_t sub;               /* the tape's instant: one per event */
+	long double charge; /* idle charge of a segment running since time 0 */
+	double *seg_idle;   /* NULL: not asked for */
 	struct ecp_prun_tape *tape; /* NULL: not recorded */
 };
 
@@ -64,6 +66,10 @@ static void end_segment(struct sim *m, uint32_t s)
 {
 	const struct ecp_dag *dag = m->dag;
 	m->end_instant[s] = m->instant;
+	if (m->seg_idle)
+		m->seg_idle[s] = m->dag->length[s]
+				     ? (double)(m->charge - (long double)m->seg_idle[s])
+				     : 0.0;
 	if (m->tape)
 		m->tape->end_instant[s] = m->sub;
 	m->run->node_time[2 * s + 1] = (double)m->t;
@@ -86,6 +92,8 @@ static void start_ready(struct sim *m)
 	while (m->n_ready) {
 		uint32_t s = m->ready[--m->n_ready];
 		m->start_instant[s] = m->instant;
+		if (m->seg_idle)
+			m->seg_idle[s] = (double)m->charge; /* until it ends */
 		if (m->tape)
 			m->tape->start_instant[s] = m->sub;
 		m->run->node_time[2 * s] = (double)m->t;
@@ -123,6 +131,13 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		long double dt = tn - m->t;
 		if (dt < 0)
 			dt = 0;
+		/* Tallent's idleness: processors idle while n < P segments run,
+		 * each charged (P - n) / n of the interval. */
+		if (processors && m->running < processors) {
+			m->run->idle += dt * (processors - m->running);
+			if (m->running)
+				m->charge += dt * ((long double)processors / m->running - 1.0L);
+		}
 		if (ta <= td)
 			m->w = m->active.a[0]
 				   .key; /* exact: the event that defines the instant */
@@ -185,12 +200,12 @@ static int tape_init(struct sim *m, const struct ecp_dag *dag)
 }
 
 int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
-		      struct ecp_prun *run, struct ecp_error *err)
+		      double *seg_idle, struct ecp_prun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
-	struct sim m = {.dag = dag, .run = run};
+	struct sim m = {.dag = dag, .run = run, .seg_idle = seg_idle};
 	run->node_time = malloc(2 * s1 * sizeof(double));
 	run->node_work = malloc(2 * s1 * sizeof(double));
 	run->pred_tight = calloc(s1, 1);

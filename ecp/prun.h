@@ -46,13 +46,16 @@ struct ecp_prun {
 	    *pred_tight;   /* per segment: the thread edge (with its delay) released it */
 	uint8_t *in_tight; /* per in-edge: that edge released it */
 	long double makespan;
+	long double idle; /* processor time idle until makespan (P finite) */
 	uint32_t n_instants;
 	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
 };
 
-/* processors: P, or 0 for unlimited; with_tape: fill run->tape too. */
+/* processors: P, or 0 for unlimited; with_tape: fill run->tape too;
+ * seg_idle (may be NULL): per segment, the idle time charged to it (each of
+ * the n < P segments running in an interval is charged (P - n) / n of it). */
 int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
-		      struct ecp_prun *run, struct ecp_error *err);
+		      double *seg_idle, struct ecp_prun *run, struct ecp_error *err);
 /* Frees the tape alone (the rest of the run stays). */
 void ecp_prun_free_tape(struct ecp_prun *run);
 void ecp_prun_finish(struct ecp_prun *run);
