@@ -208,6 +208,31 @@ static int64_t sparse_sweep(const struct sweep *sw, uint32_t top, uint64_t limit
 	}
 }
 
+/* A tie is harmless when every order of its events gives the same linear
+ * map: while at most P segments run the work clock keeps pace with real
+ * time (F = 1), so each event happens when its own segment or delay says,
+ * whatever came first, and the run after them is the same.  That holds
+ * when the segments running before the events plus every segment they
+ * start stay within P (no order can make more run at once), no segment
+ * waited for two of them (its start is the later one's), and they do not
+ * end the run (T_P is the later one). */
+static bool harmless(const struct ecp_prun_tape *tape, uint32_t g0, uint32_t g1,
+		     uint32_t K, unsigned processors)
+{
+	if (g1 == K)
+		return false;
+	int64_t starts = 0;
+	for (uint32_t k = g0; k <= g1; k++) {
+		if (tape->flags[k] & ECP_TAPE_JOIN)
+			return false;
+		/* the running count after event k, less the one before it,
+		 * plus the segment it ended */
+		starts += (int64_t)tape->running[k + 1] - tape->running[k] +
+				  !(tape->flags[k] & ECP_TAPE_DELAY);
+	}
+	return (int64_t)tape->running[g0] + starts <= (int64_t)processors;
+}
+
 int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
 			unsigned processors, uint64_t budget, uint64_t *spent,
 			double *weights, uint8_t *exact, struct ecp_error *err)
@@ -244,23 +269,35 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 	struct pending todo = {0};
 	uint32_t unchecked = 0;
 	int rc = 0;
-	for (uint32_t j = K; j > first; j--) {
-		if (!(tape->flags[j] & ECP_TAPE_TIED))
-			continue;
-		sw.lt[j - first] = 1.0L;
-		sw.lt[j - 1 - first] = -1.0L;
-		int64_t visited = sparse_sweep(&sw, j, budget - *spent, &todo, exact);
-		if (visited == -2) {
-			rc = ecp_error_set(
-			    err, ECP_ERR_NOMEM,
-			    "out of memory (reverse pass over %zu instants)", n);
+	for (uint32_t g1 = K; g1 > first && !unchecked && rc == 0;) {
+		/* the events of one simulated instant: g0..g1 */
+		uint32_t g0 = g1;
+		while (g0 > first && (tape->flags[g0] & ECP_TAPE_TIED))
+			g0--;
+		if (g0 < g1 && (tape->flags[g0] & ECP_TAPE_TIED)) {
+			unchecked = g1; /* it began before the barrier */
 			break;
 		}
-		if (visited < 0) {
-			unchecked = j;
-			break;
+		if (g0 < g1 && !harmless(tape, g0, g1, K, processors)) {
+			for (uint32_t j = g1; j > g0; j--) {
+				sw.lt[j - first] = 1.0L;
+				sw.lt[j - 1 - first] = -1.0L;
+				int64_t visited =
+				    sparse_sweep(&sw, j, budget - *spent, &todo, exact);
+				if (visited == -2) {
+					rc = ecp_error_set(
+					    err, ECP_ERR_NOMEM,
+					    "out of memory (reverse pass over %zu instants)", n);
+					break;
+				}
+				if (visited < 0) {
+					unchecked = j;
+					break;
+				}
+				*spent += (uint64_t)visited;
+			}
 		}
-		*spent += (uint64_t)visited;
+		g1 = g0 - 1;
 	}
 	for (uint32_t k = first; k <= unchecked; k++)
 		if (!(tape->flags[k] & ECP_TAPE_DELAY))

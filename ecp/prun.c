@@ -245,10 +245,16 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_
 	for (uint32_t s = 0; s < S; s++) {
 		run->pred_tight[s] =
 		    dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
+		unsigned tight = run->pred_tight[s];
 		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
 			run->in_tight[e] =
 			    m.end_instant[dag->in_from[e]] == m.start_instant[s];
+			tight += run->in_tight[e];
 		}
+		/* released by two events at once: it starts with the later,
+		 * whichever order a shortening gives them */
+		if (m.tape && tight >= 2)
+			m.tape->flags[m.tape->start_instant[s]] |= ECP_TAPE_JOIN;
 	}
 	run->makespan = m.t;
 	run->n_instants = m.instant + 1;

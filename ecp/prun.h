@@ -25,9 +25,11 @@
  * (ECP_TAPE_DELAY); running[k] segments ran just before it.  Events of one
  * simulated instant follow each other a zero gap apart, the later ones marked
  * ECP_TAPE_TIED: a shortening may reorder them (a tie).  A segment starts at
- * the tape instant of the event that released it.  barrier is the last tape
+ * the tape instant of the event that released it; ECP_TAPE_JOIN marks an
+ * instant that released a segment two events of its simulated instant
+ * waited for.  barrier is the last tape
  * instant before a step the tape does not describe (UINT32_MAX: none). */
-enum { ECP_TAPE_DELAY = 1, ECP_TAPE_TIED = 2 };
+enum { ECP_TAPE_DELAY = 1, ECP_TAPE_TIED = 2, ECP_TAPE_JOIN = 4 };
 
 struct ecp_prun_tape {
 	uint32_t n_instants;
