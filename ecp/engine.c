@@ -40,6 +40,7 @@ struct ecp_engine {
 	uint32_t n_inexact;
 	uint32_t n_resimulated;
 	uint32_t n_reverse; /* weights the reverse pass gave (ecp/adjoint.h) */
+	uint64_t max_instants; /* of a P-run's tape */
 };
 
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
@@ -120,6 +121,7 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	for (uint32_t s = 0; s < dag->n_segments; s++)
 		if (dag->delay[s] > 0 && dag->pred[s] != ECP_NO_ID)
 			e->has_delays = true;
+	e->max_instants = ecp_prun_max_instants(dag);
 	int bad = asap_tight(dag, pred_tight, in_tight, node_time);
 	if (bad) {
 		rc = ecp_error_set(
@@ -442,16 +444,34 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 	}
 	/* The simulation gives T_P and the idle charges; the reverse pass
 	 * over it the weights.  The closed form on the run's work clock
-	 * (a plan per P, the larger cost) is built only when the pass could
-	 * not give every segment a weight (a budget below one pass). */
+	 * (a plan per P, the larger cost in time and memory) is built only
+	 * when the pass could not give every segment a weight: a budget below
+	 * one pass (then the simulation keeps the plan's input at once), or
+	 * a step the tape does not describe (then it runs again for it). */
+	unsigned what = 0;
+	if (weights)
+		what = ECP_PRUN_TAPE |
+		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT : 0);
 	struct ecp_prun run;
-	int rc = ecp_prun_simulate(dag, processors, weights != NULL, seg_idle, &run, err);
+	int rc = ecp_prun_simulate(dag, processors, what, seg_idle, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);
 	struct reverse_pass rp = {0};
 	if (weights && (rc = reverse_pass_run(engine, &run, processors, &rp, err)) >= 0) {
-		if (rp.complete) {
+		if (!rp.complete && !run.node_work) {
+			struct ecp_prun again;
+			rc = ecp_prun_simulate(dag, processors, ECP_PRUN_PLAN_INPUT, NULL, &again,
+					       err);
+			if (rc >= 0) {
+				ecp_prun_finish(&run);
+				run = again;
+			}
+		}
+		if (rc < 0) {
+			ecp_error_prefix(err, "cannot simulate the run on %u processors",
+					 processors);
+		} else if (rp.complete) {
 			rc = take_pass(engine, processors, &rp, weights, err);
 		} else {
 			struct ecp_plan_input in = {.dag = dag,

@@ -26,7 +26,13 @@ struct sim {
 	struct ecp_prun *run;
 	struct ecp_dag_succ succ;
 	uint32_t *need; /* unsatisfied inputs */
+	/* for the plan's input (NULL without it): per segment, the instants
+	 * of its start, its end, and its thread edge's release */
 	uint32_t *start_instant, *end_instant, *pred_instant;
+	/* with the tape: per segment, the instant an input last released it,
+	 * and whether two did at one instant */
+	uint32_t *released_at;
+	uint8_t *joined;
 	uint32_t *ready;
 	size_t n_ready;
 	struct heap active, delayed;
@@ -58,6 +64,11 @@ static void tape_event(struct sim *m, uint32_t seg, bool by_delay, bool tied)
 
 static void satisfy(struct sim *m, uint32_t s)
 {
+	if (m->tape) {
+		if (m->released_at[s] == m->instant)
+			m->joined[s] = 1;
+		m->released_at[s] = m->instant;
+	}
 	if (--m->need[s] == 0)
 		m->ready[m->n_ready++] = s;
 }
@@ -65,21 +76,24 @@ static void satisfy(struct sim *m, uint32_t s)
 static void end_segment(struct sim *m, uint32_t s)
 {
 	const struct ecp_dag *dag = m->dag;
-	m->end_instant[s] = m->instant;
+	if (m->end_instant) {
+		m->end_instant[s] = m->instant;
+		m->run->node_time[2 * s + 1] = (double)m->t;
+		m->run->node_work[2 * s + 1] = (double)m->w;
+	}
 	if (m->seg_idle)
 		m->seg_idle[s] = m->dag->length[s]
 				     ? (double)(m->charge - (long double)m->seg_idle[s])
 				     : 0.0;
 	if (m->tape)
 		m->tape->end_instant[s] = m->sub;
-	m->run->node_time[2 * s + 1] = (double)m->t;
-	m->run->node_work[2 * s + 1] = (double)m->w;
 	uint32_t nx = m->succ.next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
 			heap_push(&m->delayed, m->t + (long double)dag->delay[nx], nx);
 		} else {
-			m->pred_instant[nx] = m->instant;
+			if (m->pred_instant)
+				m->pred_instant[nx] = m->instant;
 			satisfy(m, nx);
 		}
 	}
@@ -91,13 +105,20 @@ static void start_ready(struct sim *m)
 {
 	while (m->n_ready) {
 		uint32_t s = m->ready[--m->n_ready];
-		m->start_instant[s] = m->instant;
+		if (m->start_instant) {
+			m->start_instant[s] = m->instant;
+			m->run->node_time[2 * s] = (double)m->t;
+			m->run->node_work[2 * s] = (double)m->w;
+		}
 		if (m->seg_idle)
 			m->seg_idle[s] = (double)m->charge; /* until it ends */
-		if (m->tape)
+		if (m->tape) {
 			m->tape->start_instant[s] = m->sub;
-		m->run->node_time[2 * s] = (double)m->t;
-		m->run->node_work[2 * s] = (double)m->w;
+			/* released by two events at once: it starts with the
+			 * later, whichever order a shortening gives them */
+			if (m->joined[s])
+				m->tape->flags[m->sub] |= ECP_TAPE_JOIN;
+		}
 		if (m->dag->length[s] == 0) {
 			end_segment(m, s);
 		} else {
@@ -158,7 +179,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			} else if (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
 				struct heap_item it = heap_pop(&m->delayed);
 				tape_event(m, it.seg, true, events > 0);
-				m->pred_instant[it.seg] = m->instant;
+				if (m->pred_instant)
+					m->pred_instant[it.seg] = m->instant;
 				satisfy(m, it.seg);
 			} else {
 				break;
@@ -179,12 +201,18 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 
 /* Every instant after the first has an event: a segment's end or a delay's
  * expiry, at most one of each per segment. */
+uint64_t ecp_prun_max_instants(const struct ecp_dag *dag)
+{
+	uint64_t n = 1;
+	for (uint32_t s = 0; s < dag->n_segments; s++)
+		n += 1 + (dag->delay[s] > 0);
+	return n;
+}
+
 static int tape_init(struct sim *m, const struct ecp_dag *dag)
 {
 	struct ecp_prun_tape *tp = &m->run->tape;
-	size_t cap = 1;
-	for (uint32_t s = 0; s < dag->n_segments; s++)
-		cap += 1 + (dag->delay[s] > 0);
+	size_t cap = ecp_prun_max_instants(dag);
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	tp->root = calloc(cap, sizeof(uint32_t));
 	tp->flags = calloc(cap, 1);
@@ -193,69 +221,83 @@ static int tape_init(struct sim *m, const struct ecp_dag *dag)
 	tp->end_instant = malloc(s1 * sizeof(uint32_t));
 	tp->barrier = UINT32_MAX;
 	m->tape = tp;
+	m->released_at = malloc(s1 * sizeof(uint32_t));
+	m->joined = calloc(s1, 1);
+	if (m->released_at)
+		for (uint32_t s = 0; s < dag->n_segments; s++)
+			m->released_at[s] = NONE;
 	return tp->root && tp->flags && tp->running && tp->start_instant &&
-		       tp->end_instant
+		       tp->end_instant && m->released_at && m->joined
 		   ? 0
 		   : -1;
 }
 
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
+/* The plan's input: both clocks of every node, and which edges released
+ * their segment (ecp/plan.h). */
+static int plan_input_init(struct sim *m, size_t s1, uint32_t n_in)
+{
+	struct ecp_prun *run = m->run;
+	run->node_time = malloc(2 * s1 * sizeof(double));
+	run->node_work = malloc(2 * s1 * sizeof(double));
+	run->pred_tight = calloc(s1, 1);
+	run->in_tight = calloc(n_in ? n_in : 1, 1);
+	m->start_instant = malloc(s1 * sizeof(uint32_t));
+	m->end_instant = malloc(s1 * sizeof(uint32_t));
+	m->pred_instant = malloc(s1 * sizeof(uint32_t));
+	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight ||
+	    !m->start_instant || !m->end_instant || !m->pred_instant)
+		return -1;
+	for (size_t s = 0; s < s1; s++)
+		m->start_instant[s] = m->end_instant[s] = m->pred_instant[s] = NONE;
+	return 0;
+}
+
+static void plan_input_finish(struct sim *m)
+{
+	const struct ecp_dag *dag = m->dag;
+	struct ecp_prun *run = m->run;
+	for (uint32_t s = 0; s < dag->n_segments; s++) {
+		run->pred_tight[s] =
+		    dag->pred[s] != ECP_NO_ID && m->pred_instant[s] == m->start_instant[s];
+		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
+			run->in_tight[e] =
+			    m->end_instant[dag->in_from[e]] == m->start_instant[s];
+	}
+}
+
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned what,
 		      double *seg_idle, struct ecp_prun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
 	struct sim m = {.dag = dag, .run = run, .seg_idle = seg_idle};
-	run->node_time = malloc(2 * s1 * sizeof(double));
-	run->node_work = malloc(2 * s1 * sizeof(double));
-	run->pred_tight = calloc(s1, 1);
-	run->in_tight = calloc(dag->n_in ? dag->n_in : 1, 1);
+	/* the heaps and the ready list are as large as they could get; only
+	 * what a run reaches (about its threads) is ever touched */
 	m.need = malloc(s1 * sizeof(uint32_t));
-	m.start_instant = malloc(s1 * sizeof(uint32_t));
-	m.end_instant = malloc(s1 * sizeof(uint32_t));
-	m.pred_instant = malloc(s1 * sizeof(uint32_t));
 	m.ready = malloc(s1 * sizeof(uint32_t));
 	m.active.a = malloc(s1 * sizeof(struct heap_item));
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
-	if (!run->node_time || !run->node_work || !run->pred_tight || !run->in_tight ||
-	    !m.need || !m.start_instant || !m.end_instant || !m.pred_instant ||
-	    !m.ready || !m.active.a || !m.delayed.a) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (P-run of %u segments)", S);
-		goto out;
-	}
-	if (with_tape && tape_init(&m, dag) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (P-run of %u segments)", S);
+	if (!m.need || !m.ready || !m.active.a || !m.delayed.a ||
+	    ((what & ECP_PRUN_PLAN_INPUT) && plan_input_init(&m, s1, dag->n_in) < 0) ||
+	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag) < 0)) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
+				   S);
 		goto out;
 	}
 	rc = ecp_dag_succ_init(&m.succ, dag, err);
 	if (rc < 0)
 		goto out;
 	memcpy(m.need, m.succ.init_remaining, s1 * sizeof(uint32_t));
-	for (uint32_t s = 0; s < S; s++) {
-		m.start_instant[s] = m.end_instant[s] = m.pred_instant[s] = NONE;
+	for (uint32_t s = 0; s < S; s++)
 		if (!m.need[s])
 			m.ready[m.n_ready++] = s;
-	}
 	rc = run_events(&m, processors, err);
 	if (rc < 0)
 		goto out;
-	for (uint32_t s = 0; s < S; s++) {
-		run->pred_tight[s] =
-		    dag->pred[s] != ECP_NO_ID && m.pred_instant[s] == m.start_instant[s];
-		unsigned tight = run->pred_tight[s];
-		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++) {
-			run->in_tight[e] =
-			    m.end_instant[dag->in_from[e]] == m.start_instant[s];
-			tight += run->in_tight[e];
-		}
-		/* released by two events at once: it starts with the later,
-		 * whichever order a shortening gives them */
-		if (m.tape && tight >= 2)
-			m.tape->flags[m.tape->start_instant[s]] |= ECP_TAPE_JOIN;
-	}
+	if (what & ECP_PRUN_PLAN_INPUT)
+		plan_input_finish(&m);
 	run->makespan = m.t;
 	run->n_instants = m.instant + 1;
 	if (m.tape)
@@ -266,6 +308,8 @@ out:
 	free(m.start_instant);
 	free(m.end_instant);
 	free(m.pred_instant);
+	free(m.released_at);
+	free(m.joined);
 	free(m.ready);
 	free(m.active.a);
 	free(m.delayed.a);

@@ -53,11 +53,17 @@ struct ecp_prun {
 	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
 };
 
-/* processors: P, or 0 for unlimited; with_tape: fill run->tape too;
- * seg_idle (may be NULL): per segment, the idle time charged to it (each of
- * the n < P segments running in an interval is charged (P - n) / n of it). */
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, bool with_tape,
+/* What to fill besides makespan, idle and n_instants: the tape, and the
+ * plan's input (node_time, node_work, pred_tight, in_tight; else NULL). */
+enum { ECP_PRUN_TAPE = 1, ECP_PRUN_PLAN_INPUT = 2 };
+
+/* processors: P, or 0 for unlimited; what: ECP_PRUN_* bits; seg_idle (may
+ * be NULL): per segment, the idle time charged to it (each of the n < P
+ * segments running in an interval is charged (P - n) / n of it). */
+int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned what,
 		      double *seg_idle, struct ecp_prun *run, struct ecp_error *err);
+/* The most instants a tape of a run of `dag` can have. */
+uint64_t ecp_prun_max_instants(const struct ecp_dag *dag);
 /* Frees the tape alone (the rest of the run stays). */
 void ecp_prun_free_tape(struct ecp_prun *run);
 void ecp_prun_finish(struct ecp_prun *run);
