@@ -2,21 +2,24 @@
  * reused for every P when the model has no delays.
  *
  * With delays and a finite P below the ASAP run's reach (ecp_engine_saturation),
- * each P gets its own plan built on the simulated P-run (ecp/prun.h) in
- * work-clock coordinates W: there every segment's run edge has its CPU length,
- * every delay edge the W-length it had in the unperturbed run, and the run is
- * an ASAP schedule of those lengths.  The closed form holds a delay's W-length
- * fixed under a shortening; a delay passes in real time, so that is true
- * exactly when the shortening leaves the processor share unchanged while the
- * delay is pending.  Every instant whose reach (running count plus starts) is
- * at most P has F = 1 whatever moves there, so a segment whose end comes after
- * the last instant of reach > P inside a pending tight delay cannot disturb
- * any delay: its closed-form weight is exact.  Of the others, those that keep
- * the order of every tie after their end get theirs from a reverse pass over
- * the run (ecp/adjoint.h), the rest are re-simulated with a symbolic eps
- * (ecp/tangent.h), longest first, within a budget of instants; what the
- * budget does not cover is flagged per segment (ecp_engine_inexact), never
- * silently. */
+ * each P simulates its P-run (ecp/prun.h): T_P and the idle charges come from
+ * it, and the weights from a reverse pass over it (ecp/adjoint.h), exact for
+ * every segment whose shortening keeps the order of the ties after its end;
+ * the others are re-simulated with a symbolic eps (ecp/tangent.h), longest
+ * first, within a budget of instants, and what the budget does not cover is
+ * flagged per segment (ecp_engine_inexact), never silently.
+ *
+ * Only when the budget cannot pay for one pass does a P get its own plan,
+ * built on the P-run in work-clock coordinates W: there every segment's run
+ * edge has its CPU length, every delay edge the W-length it had in the
+ * unperturbed run, and the run is an ASAP schedule of those lengths.  The
+ * closed form holds a delay's W-length fixed under a shortening; a delay
+ * passes in real time, so that is true exactly when the shortening leaves the
+ * processor share unchanged while the delay is pending.  Every instant whose
+ * reach (running count plus starts) is at most P has F = 1 whatever moves
+ * there, so a segment whose end comes after the last instant of reach > P
+ * inside a pending tight delay cannot disturb any delay: its closed-form
+ * weight is exact, and the others are re-simulated or flagged as above. */
 #include "ecp/parallel.h"
 #include "ecp/engine.h"
 
