@@ -350,10 +350,11 @@ static int take_pass(struct ecp_engine *engine, unsigned processors,
 	for (uint32_t s = 0; s < S; s++) {
 		/* a segment that takes no time cannot be shortened */
 		weights[s] = dag->length[s] ? rp->weights[s] : 0.0;
-		if (dag->length[s] && !rp->ok[s])
-			n_todo++;
+		if (dag->length[s]) {
+			n_todo += !rp->ok[s];
+			engine->n_reverse += rp->ok[s];
+		}
 	}
-	engine->n_reverse = S - n_todo;
 	if (!n_todo)
 		return 0;
 	uint32_t *todo = malloc((size_t)n_todo * sizeof(uint32_t));

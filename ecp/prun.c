@@ -299,7 +299,6 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned w
 	if (what & ECP_PRUN_PLAN_INPUT)
 		plan_input_finish(&m);
 	run->makespan = m.t;
-	run->n_instants = m.instant + 1;
 	if (m.tape)
 		m.tape->n_instants = m.sub + 1;
 out:

@@ -49,11 +49,10 @@ struct ecp_prun {
 	uint8_t *in_tight; /* per in-edge: that edge released it */
 	long double makespan;
 	long double idle; /* processor time idle until makespan (P finite) */
-	uint32_t n_instants;
 	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
 };
 
-/* What to fill besides makespan, idle and n_instants: the tape, and the
+/* What to fill besides makespan and idle: the tape, and the
  * plan's input (node_time, node_work, pred_tight, in_tight; else NULL). */
 enum { ECP_PRUN_TAPE = 1, ECP_PRUN_PLAN_INPUT = 2 };
 
