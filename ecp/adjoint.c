@@ -141,7 +141,9 @@ static int64_t sparse_sweep(const struct sweep *sw, uint32_t top, uint64_t limit
 {
 	const struct ecp_prun_tape *tape = sw->tape;
 	uint32_t first = sw->first;
-	long double *lt = sw->lt - first, *lw = sw->lw - first; /* by instant */
+	/* the adjoints of instant i (>= first) */
+#define LT(i) sw->lt[(i)-first]
+#define LW(i) sw->lw[(i)-first]
 	int64_t visited = 0;
 	todo->n = 0;
 	uint32_t k = top;
@@ -151,61 +153,63 @@ static int64_t sparse_sweep(const struct sweep *sw, uint32_t top, uint64_t limit
 		visited++;
 		long double f = slowdown(tape->running[k], sw->processors);
 		uint32_t r = tape->root[k];
-		long double t_k = lt[k], w_k;
+		long double t_k = LT(k), w_k;
 		uint32_t to; /* the instant this one's equation reaches back to */
 		if (!(tape->flags[k] & ECP_TAPE_DELAY)) {
-			w_k = lw[k] + f * t_k;
+			w_k = LW(k) + f * t_k;
 			if (k - 1 >= first) {
-				lt[k - 1] += t_k;
-				lw[k - 1] -= f * t_k;
+				LT(k - 1) += t_k;
+				LW(k - 1) -= f * t_k;
 			}
 			if (w_k > 1e-12L)
 				exact[r] = 0;
 			to = tape->start_instant[r];
 			if (to >= first) {
-				if (is_zero(lt[to]) && is_zero(lw[to]) && !is_zero(w_k) &&
+				if (is_zero(LT(to)) && is_zero(LW(to)) && !is_zero(w_k) &&
 				    to + 1 < k && pending_push(todo, to) < 0)
 					return -2;
-				lw[to] += w_k;
+				LW(to) += w_k;
 			}
 		} else {
-			w_k = lw[k];
+			w_k = LW(k);
 			t_k += w_k / f;
 			if (k - 1 >= first) {
-				lw[k - 1] += w_k;
-				lt[k - 1] -= w_k / f;
+				LW(k - 1) += w_k;
+				LT(k - 1) -= w_k / f;
 			}
 			to = tape->end_instant[sw->dag->pred[r]];
 			if (to >= first) {
-				if (is_zero(lt[to]) && is_zero(lw[to]) && !is_zero(t_k) &&
+				if (is_zero(LT(to)) && is_zero(LW(to)) && !is_zero(t_k) &&
 				    to + 1 < k && pending_push(todo, to) < 0)
 					return -2;
-				lt[to] += t_k;
+				LT(to) += t_k;
 			}
 		}
-		lt[k] = lw[k] = 0.0L;
+		LT(k) = LW(k) = 0.0L;
 		/* next: the instant below if something reached it, else the
 		 * highest one still pending */
-		if (k - 1 >= first && (!is_zero(lt[k - 1]) || !is_zero(lw[k - 1]))) {
+		if (k - 1 >= first && (!is_zero(LT(k - 1)) || !is_zero(LW(k - 1)))) {
 			k--;
 			continue;
 		}
 		if (k - 1 >= first)
-			lt[k - 1] = lw[k - 1] = 0.0L;
+			LT(k - 1) = LW(k - 1) = 0.0L;
 		uint32_t next = UINT32_MAX;
 		while (todo->n) {
 			uint32_t j = pending_pop(todo);
-			if (j < k && (!is_zero(lt[j]) || !is_zero(lw[j]))) {
+			if (j < k && (!is_zero(LT(j)) || !is_zero(LW(j)))) {
 				next = j;
 				break;
 			}
 			if (j < k)
-				lt[j] = lw[j] = 0.0L;
+				LT(j) = LW(j) = 0.0L;
 		}
 		if (next == UINT32_MAX)
 			return visited;
 		k = next;
 	}
+#undef LT
+#undef LW
 }
 
 /* A tie is harmless when every order of its events gives the same linear
@@ -228,7 +232,7 @@ static bool harmless(const struct ecp_prun_tape *tape, uint32_t g0, uint32_t g1,
 		/* the running count after event k, less the one before it,
 		 * plus the segment it ended */
 		starts += (int64_t)tape->running[k + 1] - tape->running[k] +
-				  !(tape->flags[k] & ECP_TAPE_DELAY);
+			  !(tape->flags[k] & ECP_TAPE_DELAY);
 	}
 	return (int64_t)tape->running[g0] + starts <= (int64_t)processors;
 }
@@ -285,9 +289,10 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 				int64_t visited =
 				    sparse_sweep(&sw, j, budget - *spent, &todo, exact);
 				if (visited == -2) {
-					rc = ecp_error_set(
-					    err, ECP_ERR_NOMEM,
-					    "out of memory (reverse pass over %zu instants)", n);
+					rc = ecp_error_set(err, ECP_ERR_NOMEM,
+							   "out of memory (reverse pass "
+							   "over %zu instants)",
+							   n);
 					break;
 				}
 				if (visited < 0) {
