@@ -39,21 +39,21 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
  * count plus the segments starting at one instant). */
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
 
-/* Instants the exact treatment beyond the closed form may process per P:
- * the reverse pass (ecp/adjoint.h: the run's instants, and for each tie the
- * instants its sensitivity reaches),
- * then the re-simulations (ecp/tangent.h, a window of the run each); beyond
- * it, segments are flagged instead. */
+/* Instants the exact treatment of a run with delays may process per P: the
+ * reverse pass (ecp/adjoint.h: the run's instants, and for each tie the
+ * instants its sensitivity reaches), then the re-simulations (ecp/tangent.h,
+ * a window of the run each); beyond it, segments are flagged instead. */
 #define ECP_ENGINE_DEFAULT_EXACT_BUDGET 20000000ull
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events);
 
-/* Per segment, of the last ecp_engine_run(): 1 where the weight is the
- * closed form's and could not be verified exact; counts of those and of the
- * segments re-simulated exactly. */
+/* Per segment, of the last ecp_engine_run(): 1 where the weight could not
+ * be verified exact within the budget (it is then the reverse pass's linear
+ * piece next to the segment's own, or the closed form's); counts of those
+ * and of the segments re-simulated exactly. */
 const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
 				  uint32_t *n_resimulated);
-/* Of the last run: the weights the closed form could not vouch for that the
- * reverse pass over the P-run gave exactly (ecp/adjoint.h). */
+/* Of the last run: the weights the reverse pass over the P-run gave exactly
+ * (ecp/adjoint.h), where no closed form vouched for them. */
 uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine);
 
 /* From P = saturation on, a segment's idle charge is P * per_p[s] - fixed[s]

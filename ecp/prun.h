@@ -13,7 +13,6 @@
 #ifndef ECP_ECP_PRUN_H
 #define ECP_ECP_PRUN_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -27,8 +26,8 @@
  * ECP_TAPE_TIED: a shortening may reorder them (a tie).  A segment starts at
  * the tape instant of the event that released it; ECP_TAPE_JOIN marks an
  * instant that released a segment two events of its simulated instant
- * waited for.  barrier is the last tape
- * instant before a step the tape does not describe (UINT32_MAX: none). */
+ * waited for.  barrier is the last tape instant before a step the tape does
+ * not describe (UINT32_MAX: none). */
 enum { ECP_TAPE_DELAY = 1, ECP_TAPE_TIED = 2, ECP_TAPE_JOIN = 4 };
 
 struct ecp_prun_tape {
