@@ -25,91 +25,53 @@ uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape)
 	return first > K ? 0 : (uint64_t)K - first + 1;
 }
 
-/* Adjoints of t_k and w_k, kept from `first` on only: what a sweep would
- * add to earlier instants reaches no segment it reports. */
-struct sweep {
-	const struct ecp_dag *dag;
-	const struct ecp_prun_tape *tape;
-	unsigned processors;
-	uint32_t first;
-	long double *lt, *lw;
+/* What a later instant's equation added to an earlier one's adjoints: the
+ * start of the segment that ended (dw), or the end of the predecessor of
+ * the segment whose delay expired (dt).  The pass keeps only these, in a
+ * max-heap by instant, and carries the instant just below in locals: at any
+ * point they are about one per running segment and pending delay, so the
+ * pass needs memory for the run's width, not for its instants, and never
+ * reaches into an array of the run's length. */
+struct jump {
+	uint32_t at;
+	long double lt, lw;
 };
 
-/* The first pass, backwards from instant `top` (its seed already in lt),
- * each instant's two equations in the reverse of the order the run computed
- * them; every later instant has added its share to lt[k] and lw[k] by then.
- * For every segment ending in [first, top], lw at its end is then the
- * derivative of T_P with respect to its length: its weight on the tape's
- * linear piece. */
-static void sweep(const struct sweep *sw, uint32_t top, double *weights, uint8_t *exact)
-{
-	const struct ecp_prun_tape *tape = sw->tape;
-	uint32_t first = sw->first;
-	long double *lt = sw->lt, *lw = sw->lw;
-	long double sink = 0.0L;
-#define AT(a, i) (*((i) >= first ? &(a)[(i)-first] : &sink))
-	for (uint32_t k = top; k >= first; k--) {
-		long double f = slowdown(tape->running[k], sw->processors);
-		uint32_t r = tape->root[k];
-		long double t_k = AT(lt, k);
-		if (!(tape->flags[k] & ECP_TAPE_DELAY)) {
-			AT(lt, k - 1) += t_k;
-			AT(lw, k) += f * t_k;
-			AT(lw, k - 1) -= f * t_k;
-			long double w_k = AT(lw, k);
-			AT(lw, tape->start_instant[r]) += w_k;
-			weights[r] = fabsl(w_k) < 1e-12L ? 0.0 : (double)w_k;
-			exact[r] = 1;
-		} else {
-			long double w_k = AT(lw, k);
-			AT(lw, k - 1) += w_k;
-			AT(lt, k) += w_k / f;
-			AT(lt, k - 1) -= w_k / f;
-			AT(lt, tape->end_instant[sw->dag->pred[r]]) += AT(lt, k);
-		}
-		sink = 0.0L;
-	}
-#undef AT
-}
-
-/* The instants a tie's sweep still has to visit below the one it is at:
- * a max-heap, grown as needed (a tie's sensitivity reaches a few dozen
- * instants, not the run). */
-struct pending {
-	uint32_t *a;
+struct jumps {
+	struct jump *a;
 	size_t n, cap;
 };
 
-static int pending_push(struct pending *h, uint32_t k)
+static int jumps_push(struct jumps *h, uint32_t at, long double lt, long double lw)
 {
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? 2 * h->cap : 256;
-		uint32_t *a = realloc(h->a, cap * sizeof(*a));
+		struct jump *a = realloc(h->a, cap * sizeof(*a));
 		if (!a)
 			return -1;
 		h->a = a;
 		h->cap = cap;
 	}
 	size_t i = h->n++;
-	while (i > 0 && h->a[(i - 1) / 2] < k) {
+	while (i > 0 && h->a[(i - 1) / 2].at < at) {
 		h->a[i] = h->a[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	h->a[i] = k;
+	h->a[i] = (struct jump){.at = at, .lt = lt, .lw = lw};
 	return 0;
 }
 
-static uint32_t pending_pop(struct pending *h)
+static struct jump jumps_pop(struct jumps *h)
 {
-	uint32_t top = h->a[0], last = h->a[--h->n];
+	struct jump top = h->a[0], last = h->a[--h->n];
 	size_t i = 0;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= h->n)
 			break;
-		if (c + 1 < h->n && h->a[c + 1] > h->a[c])
+		if (c + 1 < h->n && h->a[c + 1].at > h->a[c].at)
 			c++;
-		if (h->a[c] <= last)
+		if (h->a[c].at <= last.at)
 			break;
 		h->a[i] = h->a[c];
 		i = c;
@@ -117,6 +79,16 @@ static uint32_t pending_pop(struct pending *h)
 	if (h->n)
 		h->a[i] = last;
 	return top;
+}
+
+/* Adds everything the heap holds for instant k to (*lt, *lw). */
+static void jumps_take(struct jumps *h, uint32_t k, long double *lt, long double *lw)
+{
+	while (h->n && h->a[0].at == k) {
+		struct jump j = jumps_pop(h);
+		*lt += j.lt;
+		*lw += j.lw;
+	}
 }
 
 /* Below this an adjoint is rounding left over from a cancellation (the
@@ -129,87 +101,111 @@ static bool is_zero(long double x)
 	return fabsl(x) < NEGLIGIBLE;
 }
 
-/* The sweep of a tie's gap: the same equations as sweep(), visiting only
- * the instants its derivative reaches (the seeds cancel along the real-time
- * chain, so it follows the two events' segments back, and the real-time
- * chain only across delays), each once, in decreasing order, and leaving lt
- * and lw zero again.  Clears exact[] of every segment whose shortening would
- * shrink the gap; gives up after `limit` instants (returns -1 on that, -2
- * out of memory, else the instants visited). */
-static int64_t sparse_sweep(const struct sweep *sw, uint32_t top, uint64_t limit,
-			    struct pending *todo, uint8_t *exact)
+struct sweep {
+	const struct ecp_dag *dag;
+	const struct ecp_prun_tape *tape;
+	unsigned processors;
+	uint32_t first; /* adjoints below it reach no segment the pass reports */
+	struct jumps jumps;
+};
+
+/* One instant's two equations in the reverse of the order the run computed
+ * them.  In: (lt, lw), instant k's adjoints, everything later having added
+ * its share.  Out: what goes to instant k - 1 (the carry), the jump to an
+ * earlier instant (pushed when it is at or above `first` and not
+ * negligible), and the ended segment's adjoint in *w_end (the derivative of
+ * T_P with respect to its length) or NAN for a delay. */
+static int step(struct sweep *sw, uint32_t k, long double *lt, long double *lw,
+		long double *w_end, bool skip_zero)
 {
 	const struct ecp_prun_tape *tape = sw->tape;
-	uint32_t first = sw->first;
-	/* the adjoints of instant i (>= first) */
-#define LT(i) sw->lt[(i)-first]
-#define LW(i) sw->lw[(i)-first]
-	int64_t visited = 0;
-	todo->n = 0;
-	uint32_t k = top;
-	for (;;) {
-		if ((uint64_t)visited == limit)
+	long double f = slowdown(tape->running[k], sw->processors);
+	uint32_t r = tape->root[k];
+	uint32_t to;
+	long double jt = 0.0L, jw = 0.0L;
+	if (!(tape->flags[k] & ECP_TAPE_DELAY)) {
+		long double t_k = *lt, w_k = *lw + f * t_k;
+		*lt = t_k;
+		*lw = -f * t_k;
+		*w_end = w_k;
+		to = tape->start_instant[r];
+		jw = w_k;
+	} else {
+		long double w_k = *lw, t_k = *lt + w_k / f;
+		*lt = -w_k / f;
+		*lw = w_k;
+		*w_end = NAN;
+		to = tape->end_instant[sw->dag->pred[r]];
+		jt = t_k;
+	}
+	if (to < sw->first || (skip_zero && is_zero(jt) && is_zero(jw)))
+		return 0;
+	return jumps_push(&sw->jumps, to, jt, jw);
+}
+
+/* The first pass, backwards from instant `top` (seeded with T_P = t_top):
+ * for every segment ending in [first, top], the adjoint at its end is the
+ * derivative of T_P with respect to its length: its weight on the tape's
+ * linear piece.  -1: out of memory. */
+static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact)
+{
+	const struct ecp_prun_tape *tape = sw->tape;
+	long double lt = 1.0L, lw = 0.0L;
+	for (uint32_t k = top; k >= sw->first; k--) {
+		jumps_take(&sw->jumps, k, &lt, &lw);
+		long double w_end;
+		if (step(sw, k, &lt, &lw, &w_end, false) < 0)
 			return -1;
-		visited++;
-		long double f = slowdown(tape->running[k], sw->processors);
-		uint32_t r = tape->root[k];
-		long double t_k = LT(k), w_k;
-		uint32_t to; /* the instant this one's equation reaches back to */
-		if (!(tape->flags[k] & ECP_TAPE_DELAY)) {
-			w_k = LW(k) + f * t_k;
-			if (k - 1 >= first) {
-				LT(k - 1) += t_k;
-				LW(k - 1) -= f * t_k;
-			}
-			if (w_k > 1e-12L)
-				exact[r] = 0;
-			to = tape->start_instant[r];
-			if (to >= first) {
-				if (is_zero(LT(to)) && is_zero(LW(to)) && !is_zero(w_k) &&
-				    to + 1 < k && pending_push(todo, to) < 0)
-					return -2;
-				LW(to) += w_k;
-			}
-		} else {
-			w_k = LW(k);
-			t_k += w_k / f;
-			if (k - 1 >= first) {
-				LW(k - 1) += w_k;
-				LT(k - 1) -= w_k / f;
-			}
-			to = tape->end_instant[sw->dag->pred[r]];
-			if (to >= first) {
-				if (is_zero(LT(to)) && is_zero(LW(to)) && !is_zero(t_k) &&
-				    to + 1 < k && pending_push(todo, to) < 0)
-					return -2;
-				LT(to) += t_k;
-			}
+		if (!isnan(w_end)) {
+			uint32_t r = tape->root[k];
+			weights[r] = fabsl(w_end) < 1e-12L ? 0.0 : (double)w_end;
+			exact[r] = 1;
 		}
-		LT(k) = LW(k) = 0.0L;
+	}
+	sw->jumps.n = 0;
+	return 0;
+}
+
+/* The sweep of the gap t_j - t_(j-1) of a tie: the same equations,
+ * visiting only the instants its derivative reaches (the seeds cancel along
+ * the real-time chain, so it follows the two events' segments back, and the
+ * real-time chain only across delays), each once, in decreasing order.
+ * Clears exact[] of every segment whose shortening would shrink the gap;
+ * gives up after `limit` instants (returns -1 on that, -2 out of memory,
+ * else the instants visited). */
+static int64_t sparse_sweep(struct sweep *sw, uint32_t j, uint64_t limit, uint8_t *exact)
+{
+	const struct ecp_prun_tape *tape = sw->tape;
+	struct jumps *h = &sw->jumps;
+	h->n = 0;
+	if (j - 1 >= sw->first && jumps_push(h, j - 1, -1.0L, 0.0L) < 0)
+		return -2;
+	int64_t visited = 0;
+	uint32_t k = j;
+	long double lt = 1.0L, lw = 0.0L;
+	for (;;) {
+		jumps_take(h, k, &lt, &lw);
+		if (!is_zero(lt) || !is_zero(lw)) {
+			if ((uint64_t)visited == limit)
+				return -1;
+			visited++;
+			long double w_end;
+			if (step(sw, k, &lt, &lw, &w_end, true) < 0)
+				return -2;
+			if (w_end > 1e-12L)
+				exact[tape->root[k]] = 0;
+		}
 		/* next: the instant below if something reached it, else the
 		 * highest one still pending */
-		if (k - 1 >= first && (!is_zero(LT(k - 1)) || !is_zero(LW(k - 1)))) {
+		if (k - 1 >= sw->first && (!is_zero(lt) || !is_zero(lw))) {
 			k--;
 			continue;
 		}
-		if (k - 1 >= first)
-			LT(k - 1) = LW(k - 1) = 0.0L;
-		uint32_t next = UINT32_MAX;
-		while (todo->n) {
-			uint32_t j = pending_pop(todo);
-			if (j < k && (!is_zero(LT(j)) || !is_zero(LW(j)))) {
-				next = j;
-				break;
-			}
-			if (j < k)
-				LT(j) = LW(j) = 0.0L;
-		}
-		if (next == UINT32_MAX)
+		if (!h->n)
 			return visited;
-		k = next;
+		k = h->a[0].at;
+		lt = lw = 0.0L;
 	}
-#undef LT
-#undef LW
 }
 
 /* A tie is harmless when every order of its events gives the same linear
@@ -247,32 +243,20 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 	uint64_t cost = ecp_adjoint_instants(tape);
 	if (!processors || K == 0 || first > K || cost > budget)
 		return 0;
-	size_t n = (size_t)K - first + 1;
-	struct sweep sw = {.dag = dag,
-			   .tape = tape,
-			   .processors = processors,
-			   .first = first,
-			   .lt = calloc(n, sizeof(long double)),
-			   .lw = calloc(n, sizeof(long double))};
-	if (!sw.lt || !sw.lw) {
-		free(sw.lt);
-		free(sw.lw);
-		return ecp_error_set(err, ECP_ERR_NOMEM,
-				     "out of memory (reverse pass over %zu instants)", n);
+	struct sweep sw = {
+	    .dag = dag, .tape = tape, .processors = processors, .first = first};
+	int rc = 0;
+	if (sweep(&sw, K, weights, exact) < 0) {
+		rc = -1;
+		goto out;
 	}
-	sw.lt[K - first] = 1.0L; /* T_P = t_K */
-	sweep(&sw, K, weights, exact);
 	*spent = cost;
 	/* Each tie, latest first: a segment whose shortening would move the
 	 * later event of the pair before the earlier one leaves the tape's
 	 * linear piece there (the gap t_j - t_(j-1) would turn negative).  A
 	 * segment that keeps every order after its end stays on it, so its
 	 * weight is exact.  Ties the budget cannot check cut the rest off. */
-	memset(sw.lt, 0, n * sizeof(long double));
-	memset(sw.lw, 0, n * sizeof(long double));
-	struct pending todo = {0};
 	uint32_t unchecked = 0;
-	int rc = 0;
 	for (uint32_t g1 = K; g1 > first && !unchecked && rc == 0;) {
 		/* the events of one simulated instant: g0..g1 */
 		uint32_t g0 = g1;
@@ -284,15 +268,9 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 		}
 		if (g0 < g1 && !harmless(tape, g0, g1, K, processors)) {
 			for (uint32_t j = g1; j > g0; j--) {
-				sw.lt[j - first] = 1.0L;
-				sw.lt[j - 1 - first] = -1.0L;
-				int64_t visited =
-				    sparse_sweep(&sw, j, budget - *spent, &todo, exact);
+				int64_t visited = sparse_sweep(&sw, j, budget - *spent, exact);
 				if (visited == -2) {
-					rc = ecp_error_set(err, ECP_ERR_NOMEM,
-							   "out of memory (reverse pass "
-							   "over %zu instants)",
-							   n);
+					rc = -1;
 					break;
 				}
 				if (visited < 0) {
@@ -307,8 +285,10 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 	for (uint32_t k = first; k <= unchecked; k++)
 		if (!(tape->flags[k] & ECP_TAPE_DELAY))
 			exact[tape->root[k]] = 0;
-	free(todo.a);
-	free(sw.lt);
-	free(sw.lw);
-	return rc;
+out:
+	free(sw.jumps.a);
+	if (rc < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (reverse pass over %u instants)", K);
+	return 0;
 }
