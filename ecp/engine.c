@@ -44,6 +44,7 @@ struct ecp_engine {
 	uint32_t n_resimulated;
 	uint32_t n_reverse; /* weights the reverse pass gave (ecp/adjoint.h) */
 	uint64_t max_instants; /* of a P-run's tape */
+	struct ecp_dag_succ succ; /* for the P-runs and re-simulations (delays) */
 };
 
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
@@ -125,6 +126,8 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 		if (dag->delay[s] > 0 && dag->pred[s] != ECP_NO_ID)
 			e->has_delays = true;
 	e->max_instants = ecp_prun_max_instants(dag);
+	if (e->has_delays && (rc = ecp_dag_succ_init(&e->succ, dag, err)) < 0)
+		goto out;
 	int bad = asap_tight(dag, pred_tight, in_tight, node_time);
 	if (bad) {
 		rc = ecp_error_set(
@@ -144,8 +147,10 @@ out:
 	free(in_tight);
 	free(node_time);
 	if (rc < 0) {
-		if (e)
+		if (e) {
 			free(e->inexact);
+			ecp_dag_succ_finish(&e->succ);
+		}
 		free(e);
 		return rc;
 	}
@@ -158,6 +163,7 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 	if (!engine)
 		return;
 	ecp_plan_finish(&engine->asap);
+	ecp_dag_succ_finish(&engine->succ);
 	free(engine->inexact);
 	free(engine);
 }
@@ -281,7 +287,7 @@ struct reverse_pass {
 };
 
 /* The budget pays for the pass first (its instants), then for the
- * re-simulations; frees the run's tape either way. */
+ * re-simulations; frees the tape's instants either way. */
 static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *run,
 			    unsigned processors, struct reverse_pass *rp,
 			    struct ecp_error *err)
@@ -302,23 +308,23 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 		rp->complete = run->tape.barrier == UINT32_MAX &&
 			       spent >= ecp_adjoint_instants(&run->tape);
 	}
-	ecp_prun_free_tape(run);
+	ecp_prun_free_tape_instants(run);
 	return rc;
 }
 
 /* Re-simulates the weights of todo[] (reordered: longest segments first)
- * within `budget` instants; flags those it cannot reach, whose weights stay
- * as they are. */
-static int resimulate(struct ecp_engine *engine, unsigned processors, uint32_t *todo,
-		      uint32_t n_todo, uint64_t budget, double *weights,
-		      struct ecp_error *err)
+ * from the snapshots of `run` within `budget` instants; flags those it
+ * cannot reach, whose weights stay as they are. */
+static int resimulate(struct ecp_engine *engine, const struct ecp_prun *run,
+		      unsigned processors, uint32_t *todo, uint32_t n_todo, uint64_t budget,
+		      double *weights, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	if (!n_todo)
 		return 0;
 	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
 	struct ecp_tangent *tangent = NULL;
-	int rc = ecp_tangent_create(dag, processors, &tangent, err);
+	int rc = ecp_tangent_create(dag, &engine->succ, processors, run, &tangent, err);
 	if (rc < 0)
 		return rc;
 	/* The budget bounds the instants actually re-simulated: a segment
@@ -342,8 +348,9 @@ static int resimulate(struct ecp_engine *engine, unsigned processors, uint32_t *
 /* The weights when the reverse pass gave every segment one: its exact ones,
  * re-simulations for the segments that would reorder a tie, and for those
  * the budget leaves the pass's own (the adjacent linear piece's), flagged. */
-static int take_pass(struct ecp_engine *engine, unsigned processors,
-		     const struct reverse_pass *rp, double *weights, struct ecp_error *err)
+static int take_pass(struct ecp_engine *engine, const struct ecp_prun *run,
+		     unsigned processors, const struct reverse_pass *rp, double *weights,
+		     struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	uint32_t S = dag->n_segments, n_todo = 0;
@@ -364,18 +371,21 @@ static int take_pass(struct ecp_engine *engine, unsigned processors,
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] && !rp->ok[s])
 			todo[n_todo++] = s;
-	int rc = resimulate(engine, processors, todo, n_todo, rp->budget_left, weights, err);
+	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left, weights,
+			    err);
 	free(todo);
 	return rc;
 }
 
 /* Replaces the closed-form weights the plan cannot vouch for by exact ones:
  * from the reverse pass where the segment keeps every tie's order,
- * else re-simulated (as many as the budget allows, longest segments first);
- * flags the rest. */
+ * else re-simulated from `run`'s snapshots (as many as the budget allows,
+ * longest segments first); flags the rest.  `planned` is the run the plan
+ * was built on (the same run, simulated with the plan's input). */
 static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
-		      const struct ecp_plan *plan, unsigned processors,
-		      const struct reverse_pass *rp, double *weights, struct ecp_error *err)
+		      const struct ecp_prun *planned, const struct ecp_plan *plan,
+		      unsigned processors, const struct reverse_pass *rp, double *weights,
+		      struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	uint32_t S = dag->n_segments;
@@ -390,7 +400,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 		goto out;
 	}
 	ecp_plan_segment_instants(plan, start_inst, end_inst);
-	uint32_t last = last_disturbing_instant(dag, run, plan, processors, start_inst,
+	uint32_t last = last_disturbing_instant(dag, planned, plan, processors, start_inst,
 						end_inst, prev);
 	if (last == UINT32_MAX)
 		goto out;
@@ -418,7 +428,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] > 0 && end_inst[s] <= last && !rp->ok[s])
 			todo[n_todo++] = s;
-	rc = resimulate(engine, processors, todo, n_todo, budget, weights, err);
+	rc = resimulate(engine, run, processors, todo, n_todo, budget, weights, err);
 out:
 	free(todo);
 	free(start_inst);
@@ -454,34 +464,33 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 	 * a step the tape does not describe (then it runs again for it). */
 	unsigned what = 0;
 	if (weights)
-		what = ECP_PRUN_TAPE |
+		what = ECP_PRUN_TAPE | ECP_PRUN_SNAPSHOTS |
 		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT : 0);
-	struct ecp_prun run;
-	int rc = ecp_prun_simulate(dag, processors, what, seg_idle, &run, err);
+	struct ecp_prun run, again = {0};
+	int rc = ecp_prun_simulate(dag, &engine->succ, processors, what, seg_idle, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);
+	/* the run the plan is built on: this one, or the same simulated
+	 * again with the plan's input */
+	const struct ecp_prun *planned = &run;
 	struct reverse_pass rp = {0};
 	if (weights && (rc = reverse_pass_run(engine, &run, processors, &rp, err)) >= 0) {
 		if (!rp.complete && !run.node_work) {
-			struct ecp_prun again;
-			rc = ecp_prun_simulate(dag, processors, ECP_PRUN_PLAN_INPUT, NULL, &again,
-					       err);
-			if (rc >= 0) {
-				ecp_prun_finish(&run);
-				run = again;
-			}
+			rc = ecp_prun_simulate(dag, &engine->succ, processors, ECP_PRUN_PLAN_INPUT,
+					       NULL, &again, err);
+			planned = &again;
 		}
 		if (rc < 0) {
 			ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					 processors);
 		} else if (rp.complete) {
-			rc = take_pass(engine, processors, &rp, weights, err);
+			rc = take_pass(engine, &run, processors, &rp, weights, err);
 		} else {
 			struct ecp_plan_input in = {.dag = dag,
-						    .node_time = run.node_work,
-						    .pred_tight = run.pred_tight,
-						    .in_tight = run.in_tight};
+						    .node_time = planned->node_work,
+						    .pred_tight = planned->pred_tight,
+						    .in_tight = planned->in_tight};
 			struct ecp_plan plan;
 			rc = ecp_plan_build(&in, &plan, err);
 			if (rc < 0) {
@@ -491,8 +500,8 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 			} else {
 				rc = run_plan(&plan, dag, processors, weights, NULL, NULL, err);
 				if (rc >= 0)
-					rc = make_exact(engine, &run, &plan, processors, &rp,
-							weights, err);
+					rc = make_exact(engine, &run, planned, &plan, processors,
+							&rp, weights, err);
 				ecp_plan_finish(&plan);
 			}
 		}
@@ -504,6 +513,7 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 		summary->idle = run.idle;
 		summary->exact = engine->n_inexact == 0;
 	}
+	ecp_prun_finish(&again);
 	ecp_prun_finish(&run);
 	return rc;
 }

@@ -1,6 +1,7 @@
 #include "ecp/prun.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static long double tolerance(long double x)
 struct sim {
 	const struct ecp_dag *dag;
 	struct ecp_prun *run;
-	struct ecp_dag_succ succ;
+	const struct ecp_dag_succ *succ;
 	uint32_t *need; /* unsatisfied inputs */
 	/* for the plan's input (NULL without it): per segment, the instants
 	 * of its start, its end, and its thread edge's release */
@@ -43,7 +44,78 @@ struct sim {
 	long double charge; /* idle charge of a segment running since time 0 */
 	double *seg_idle;   /* NULL: not asked for */
 	struct ecp_prun_tape *tape; /* NULL: not recorded */
+	struct ecp_prun_snapshots *snaps; /* NULL: not taken */
 };
+
+static bool grow(void **a, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *b = realloc(*a, c * size);
+	if (!b)
+		return false;
+	*a = b;
+	*cap = c;
+	return true;
+}
+
+/* Keeps the snapshots at multiples of 2 * every and doubles every. */
+static void snapshots_thin(struct ecp_prun_snapshots *x)
+{
+	uint64_t every = 2 * x->every;
+	size_t kept = 0, pool_n = 0;
+	for (size_t k = 0; k < x->n; k++) {
+		struct ecp_prun_snapshot p = x->snap[k];
+		if ((k * x->every) % every)
+			continue;
+		size_t n = (size_t)p.n_active + p.n_delayed;
+		memmove(x->pool + pool_n, x->pool + p.at, n * sizeof(*x->pool));
+		p.at = pool_n;
+		pool_n += n;
+		x->snap[kept++] = p;
+	}
+	x->n = kept;
+	x->pool_n = pool_n;
+	x->every = every;
+}
+
+static void snapshot_put(struct ecp_prun_queued *to, const struct heap *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		to[i] = (struct ecp_prun_queued){.key = h->a[i].key, .seg = h->a[i].seg};
+}
+
+/* Snapshot k is taken at instant k * every: after thinning, the kept ones
+ * are still the multiples of the new spacing. */
+static void snapshot_take(struct sim *m)
+{
+	struct ecp_prun_snapshots *x = m->snaps;
+	if (x->stopped || m->instant % x->every)
+		return;
+	size_t n = m->active.n + m->delayed.n;
+	while (x->pool_n + n > x->pool_budget && x->n > 1) {
+		snapshots_thin(x);
+		if (m->instant % x->every)
+			return;
+	}
+	if (!grow((void **)&x->snap, &x->cap, x->n + 1, sizeof(*x->snap)) ||
+	    !grow((void **)&x->pool, &x->pool_cap, x->pool_n + n, sizeof(*x->pool))) {
+		x->stopped = true;
+		return;
+	}
+	x->snap[x->n++] = (struct ecp_prun_snapshot){.sub = m->sub,
+						     .n_active = (uint32_t)m->active.n,
+						     .n_delayed = (uint32_t)m->delayed.n,
+						     .at = x->pool_n,
+						     .t = m->t,
+						     .w = m->w};
+	snapshot_put(x->pool + x->pool_n, &m->active);
+	snapshot_put(x->pool + x->pool_n + m->active.n, &m->delayed);
+	x->pool_n += n;
+}
 
 /* Every event gets its own instant on the tape, in the order the run
  * processes it: events of one simulated instant (closer than the tolerance)
@@ -87,7 +159,7 @@ static void end_segment(struct sim *m, uint32_t s)
 				     : 0.0;
 	if (m->tape)
 		m->tape->end_instant[s] = m->sub;
-	uint32_t nx = m->succ.next[s];
+	uint32_t nx = m->succ->next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
 			heap_push(&m->delayed, m->t + (long double)dag->delay[nx], nx);
@@ -97,8 +169,8 @@ static void end_segment(struct sim *m, uint32_t s)
 			satisfy(m, nx);
 		}
 	}
-	for (uint32_t i = m->succ.out_offset[s]; i < m->succ.out_offset[s + 1]; i++)
-		satisfy(m, m->succ.out_to[i]);
+	for (uint32_t i = m->succ->out_offset[s]; i < m->succ->out_offset[s + 1]; i++)
+		satisfy(m, m->succ->out_to[i]);
 }
 
 static void start_ready(struct sim *m)
@@ -140,6 +212,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 	uint32_t S = m->dag->n_segments;
 	for (;;) {
 		start_ready(m);
+		if (m->snaps)
+			snapshot_take(m);
 		if (!m->active.n && !m->delayed.n)
 			break;
 		long double ta = INFINITY, td = INFINITY;
@@ -265,13 +339,39 @@ static void plan_input_finish(struct sim *m)
 	}
 }
 
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned what,
-		      double *seg_idle, struct ecp_prun *run, struct ecp_error *err)
+/* Snapshots may take 16 MB: a few hundred instants apart on a 10 M-event
+ * run, which bounds what a re-simulation replays before its segment
+ * starts.  ECP_SNAPSHOT_ITEMS overrides it (queued records) so that tests
+ * thin snapshots on small models; results never depend on it. */
+static size_t snapshot_budget = ((size_t)16 << 20) / sizeof(struct ecp_prun_queued);
+static pthread_once_t snapshot_once = PTHREAD_ONCE_INIT;
+
+static void snapshot_budget_read(void)
+{
+	const char *v = getenv("ECP_SNAPSHOT_ITEMS");
+	char *end;
+	if (!v || !*v)
+		return;
+	unsigned long n = strtoul(v, &end, 10);
+	/* a malformed value keeps the default: a tuning knob, not an input */
+	if (!*end && n >= 1)
+		snapshot_budget = n;
+}
+
+int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
+		      unsigned processors, unsigned what, double *seg_idle,
+		      struct ecp_prun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
-	struct sim m = {.dag = dag, .run = run, .seg_idle = seg_idle};
+	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
+	if ((what & ECP_PRUN_SNAPSHOTS) && (what & ECP_PRUN_TAPE)) {
+		m.snaps = &run->snaps;
+		m.snaps->every = 1;
+		pthread_once(&snapshot_once, snapshot_budget_read);
+		m.snaps->pool_budget = snapshot_budget;
+	}
 	/* the heaps and the ready list are as large as they could get; only
 	 * what a run reaches (about its threads) is ever touched */
 	m.need = malloc(s1 * sizeof(uint32_t));
@@ -286,10 +386,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned w
 				   S);
 		goto out;
 	}
-	rc = ecp_dag_succ_init(&m.succ, dag, err);
-	if (rc < 0)
-		goto out;
-	memcpy(m.need, m.succ.init_remaining, s1 * sizeof(uint32_t));
+	memcpy(m.need, succ->init_remaining, s1 * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++)
 		if (!m.need[s])
 			m.ready[m.n_ready++] = s;
@@ -302,7 +399,6 @@ int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned w
 	if (m.tape)
 		m.tape->n_instants = m.sub + 1;
 out:
-	ecp_dag_succ_finish(&m.succ);
 	free(m.need);
 	free(m.start_instant);
 	free(m.end_instant);
@@ -317,14 +413,13 @@ out:
 	return rc;
 }
 
-void ecp_prun_free_tape(struct ecp_prun *run)
+void ecp_prun_free_tape_instants(struct ecp_prun *run)
 {
 	free(run->tape.root);
 	free(run->tape.flags);
 	free(run->tape.running);
-	free(run->tape.start_instant);
-	free(run->tape.end_instant);
-	memset(&run->tape, 0, sizeof(run->tape));
+	run->tape.root = run->tape.running = NULL;
+	run->tape.flags = NULL;
 }
 
 void ecp_prun_finish(struct ecp_prun *run)
@@ -335,6 +430,10 @@ void ecp_prun_finish(struct ecp_prun *run)
 	free(run->node_work);
 	free(run->pred_tight);
 	free(run->in_tight);
-	ecp_prun_free_tape(run);
+	ecp_prun_free_tape_instants(run);
+	free(run->tape.start_instant);
+	free(run->tape.end_instant);
+	free(run->snaps.snap);
+	free(run->snaps.pool);
 	memset(run, 0, sizeof(*run));
 }

@@ -13,9 +13,12 @@
 #ifndef ECP_ECP_PRUN_H
 #define ECP_ECP_PRUN_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
+#include "simulator/dag-succ.h"
 #include "simulator/dag.h"
 
 /* The run as the reverse pass (ecp/adjoint.h) reads it: one tape instant
@@ -40,6 +43,34 @@ struct ecp_prun_tape {
 	uint32_t barrier;
 };
 
+/* The run's state after the starts of one instant, where a re-simulation
+ * (ecp/tangent.h) of a segment that starts later can begin: every running
+ * segment with the work clock at which it ends, then every pending delay
+ * with the real time at which it expires, in the run's heap order. */
+struct ecp_prun_queued {
+	long double key;
+	uint32_t seg;
+};
+
+struct ecp_prun_snapshot {
+	uint32_t sub; /* the tape instant of the instant's last event */
+	uint32_t n_active, n_delayed;
+	size_t at; /* into the pool */
+	long double t, w;
+};
+
+/* Every `every` instants of the run; when the pool outgrows its budget
+ * every other one is dropped and `every` doubles, so they stay evenly
+ * spread whatever the run's length. */
+struct ecp_prun_snapshots {
+	struct ecp_prun_snapshot *snap;
+	size_t n, cap;
+	struct ecp_prun_queued *pool;
+	size_t pool_n, pool_cap, pool_budget;
+	uint64_t every;
+	bool stopped; /* out of memory: fewer snapshots, same results */
+};
+
 struct ecp_prun {
 	double *node_time; /* real time, 2 per segment ([2s] start, [2s+1] end) */
 	double *node_work; /* work clock W of the same nodes */
@@ -49,21 +80,27 @@ struct ecp_prun {
 	long double makespan;
 	long double idle; /* processor time idle until makespan (P finite) */
 	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
+	struct ecp_prun_snapshots snaps; /* only when asked for (else zeroed) */
 };
 
-/* What to fill besides makespan and idle: the tape, and the
- * plan's input (node_time, node_work, pred_tight, in_tight; else NULL). */
-enum { ECP_PRUN_TAPE = 1, ECP_PRUN_PLAN_INPUT = 2 };
+/* What to fill besides makespan and idle: the tape, the plan's input
+ * (node_time, node_work, pred_tight, in_tight; else NULL), and snapshots
+ * (with the tape only). */
+enum { ECP_PRUN_TAPE = 1, ECP_PRUN_PLAN_INPUT = 2, ECP_PRUN_SNAPSHOTS = 4 };
 
-/* processors: P, or 0 for unlimited; what: ECP_PRUN_* bits; seg_idle (may
- * be NULL): per segment, the idle time charged to it (each of the n < P
- * segments running in an interval is charged (P - n) / n of it). */
-int ecp_prun_simulate(const struct ecp_dag *dag, unsigned processors, unsigned what,
-		      double *seg_idle, struct ecp_prun *run, struct ecp_error *err);
+/* processors: P, or 0 for unlimited; succ: the DAG's successors
+ * (simulator/dag-succ.h); what: ECP_PRUN_* bits; seg_idle (may be NULL):
+ * per segment, the idle time charged to it (each of the n < P segments
+ * running in an interval is charged (P - n) / n of it). */
+int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
+		      unsigned processors, unsigned what, double *seg_idle,
+		      struct ecp_prun *run, struct ecp_error *err);
 /* The most instants a tape of a run of `dag` can have. */
 uint64_t ecp_prun_max_instants(const struct ecp_dag *dag);
-/* Frees the tape alone (the rest of the run stays). */
-void ecp_prun_free_tape(struct ecp_prun *run);
+/* Frees the tape's per-instant arrays (root, flags, running) once the
+ * reverse pass has read them; its per-segment instants stay for the
+ * re-simulations. */
+void ecp_prun_free_tape_instants(struct ecp_prun *run);
 void ecp_prun_finish(struct ecp_prun *run);
 
 #endif

@@ -44,62 +44,39 @@ static struct sym sym_scale(struct sym x, long double k)
 
 ECP_EVENT_HEAP(heap, struct sym, sym_cmp)
 
-/* The unperturbed run's state after the starts of one instant: where a
- * re-simulation of a segment that starts later can begin.  Its running and
- * sleeping segments are in the pool (at most one per thread each); the inputs
- * each segment still waited for are not copied but recomputed on first use
- * from the instants at which the unperturbed run delivered them. */
-struct snapshot {
-	uint64_t instant;
-	struct sym t, w;
-	size_t pool_at;
-	uint32_t n_active, n_delayed;
-};
-
 struct ecp_tangent {
 	const struct ecp_dag *dag;
+	const struct ecp_dag_succ *succ;
 	unsigned processors;
-	struct ecp_dag_succ succ;
+	/* the unperturbed run: where each segment started and ended on its
+	 * tape, and its snapshots (ecp/prun.h) */
+	const struct ecp_prun_tape *tape;
+	const struct ecp_prun_snapshots *snaps;
+	uint32_t *roots; /* segments that wait for nothing, ready at time 0 */
+	uint32_t n_roots;
 	uint32_t *ready;
 	size_t n_ready;
 	struct heap active;  /* keyed by the work clock at which each ends */
 	struct heap delayed; /* keyed by the real time at which each wakes */
-	uint32_t shortened;  /* UINT32_MAX in the unperturbed run */
+	uint32_t shortened;
 	bool shortened_started;
 	struct sym t, w;
-	uint64_t instant;    /* instants since the run began */
-	uint64_t events;     /* instants processed by re-simulations, the cost */
-	uint64_t limit;      /* where the current re-simulation gives up */
+	uint64_t events; /* instants processed by re-simulations, the cost */
+	uint64_t limit;  /* where the current re-simulation gives up */
 	bool over_limit;
 
-	/* Inputs each segment still waits for.  In a re-simulation need[s] is
-	 * valid only when stamp[s] == epoch; otherwise it is the unperturbed
-	 * run's count at the starting snapshot (from_instant), which
-	 * delivered[] gives: the instants at which the unperturbed run
-	 * delivered each input, in order, delivered_at[s] .. [s + 1]. */
+	/* Inputs each segment still waits for: need[s] is valid only when
+	 * stamp[s] == epoch; otherwise it is what the unperturbed run had
+	 * delivered by the starting snapshot (need_at_start). */
 	uint32_t *need;
 	uint32_t *stamp, epoch;
-	uint64_t *delivered_at;
-	uint32_t *delivered;
-	int64_t from_instant; /* -1: from the beginning */
-
-	/* Snapshots every `every` instants of the unperturbed run; when their
-	 * pool outgrows its budget every other one is dropped and `every`
-	 * doubles, so they stay evenly spread whatever the run's length. */
-	struct snapshot *snaps;
-	size_t n_snaps, cap_snaps;
-	struct heap_item *pool;
-	size_t pool_n, pool_cap, pool_budget;
-	uint64_t every;
-	bool no_more_snaps; /* out of memory: fewer snapshots, same results */
-
-	uint32_t *start_instant; /* per segment, in the unperturbed run */
+	int64_t from; /* the starting snapshot's tape instant; -1: time 0 */
 };
 
-static void start_fresh(struct ecp_tangent *g);
-static long double run(struct ecp_tangent *g, bool unperturbed);
+static long double run(struct ecp_tangent *g);
 
-int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
+int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
+		       unsigned processors, const struct ecp_prun *unperturbed,
 		       struct ecp_tangent **tangent, struct ecp_error *err)
 {
 	*tangent = NULL;
@@ -109,45 +86,29 @@ int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
 	if (!g)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (tangent)");
 	g->dag = dag;
+	g->succ = succ;
 	g->processors = processors;
-	int rc = ecp_dag_succ_init(&g->succ, dag, err);
-	if (rc < 0) {
-		free(g);
-		return rc;
-	}
+	g->tape = &unperturbed->tape;
+	g->snaps = &unperturbed->snaps;
 	g->need = malloc(s1 * sizeof(uint32_t));
 	g->stamp = calloc(s1, sizeof(uint32_t));
-	g->delivered_at = malloc((s1 + 1) * sizeof(uint64_t));
 	g->ready = malloc(s1 * sizeof(uint32_t));
 	g->active.a = malloc(s1 * sizeof(struct heap_item));
 	g->delayed.a = malloc(s1 * sizeof(struct heap_item));
-	g->start_instant = malloc(s1 * sizeof(uint32_t));
-	bool ok = g->need && g->stamp && g->delivered_at && g->ready && g->active.a &&
-		  g->delayed.a && g->start_instant;
-	if (ok) {
-		g->delivered_at[0] = 0;
-		for (uint32_t s = 0; s < S; s++)
-			g->delivered_at[s + 1] = g->delivered_at[s] + g->succ.init_remaining[s];
-		g->delivered = malloc((g->delivered_at[S] ? g->delivered_at[S] : 1) *
-				      sizeof(uint32_t));
-		ok = g->delivered != NULL;
-	}
-	if (!ok) {
+	uint32_t n_roots = 0;
+	for (uint32_t s = 0; s < S; s++)
+		n_roots += succ->init_remaining[s] == 0;
+	g->roots = malloc((n_roots ? n_roots : 1) * sizeof(uint32_t));
+	if (!g->need || !g->stamp || !g->ready || !g->active.a || !g->delayed.a ||
+	    !g->roots) {
 		ecp_tangent_destroy(g);
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (tangent, %u segments)", S);
 	}
-	/* Snapshots may take 16 MB or 8 bytes per segment, whichever is more:
-	 * a few hundred instants apart on a 10 M-event run. */
-	g->pool_budget = (((size_t)16 << 20) > 8 * s1 ? ((size_t)16 << 20) : 8 * s1) /
-			 sizeof(struct heap_item);
-	g->every = 1;
-	/* The unperturbed run, once: start instants, input deliveries and
-	 * snapshots. */
-	start_fresh(g);
-	g->shortened = UINT32_MAX;
-	run(g, true);
-	g->epoch = 1;
+	for (uint32_t s = 0; s < S; s++)
+		if (succ->init_remaining[s] == 0)
+			g->roots[g->n_roots++] = s;
+	g->epoch = 0;
 	*tangent = g;
 	return 0;
 }
@@ -156,14 +117,9 @@ void ecp_tangent_destroy(struct ecp_tangent *g)
 {
 	if (!g)
 		return;
-	ecp_dag_succ_finish(&g->succ);
-	free(g->snaps);
-	free(g->pool);
-	free(g->start_instant);
+	free(g->roots);
 	free(g->need);
 	free(g->stamp);
-	free(g->delivered_at);
-	free(g->delivered);
 	free(g->ready);
 	free(g->active.a);
 	free(g->delayed.a);
@@ -175,27 +131,28 @@ uint64_t ecp_tangent_events(const struct ecp_tangent *g)
 	return g->events;
 }
 
-/* What the unperturbed run's segment s still waited for after the starts
- * of from_instant. */
+/* What the unperturbed run's segment s still waited for at the starting
+ * snapshot: the inputs whose source had not ended by then.  A thread edge
+ * with a delay still pending is the caller's (restore() stamps those). */
 static uint32_t need_at_start(const struct ecp_tangent *g, uint32_t s)
 {
-	uint32_t n = g->succ.init_remaining[s];
-	if (g->from_instant < 0)
+	uint32_t n = g->succ->init_remaining[s];
+	if (g->from < 0)
 		return n;
-	for (uint64_t i = g->delivered_at[s]; i < g->delivered_at[s + 1]; i++) {
-		if ((int64_t)g->delivered[i] > g->from_instant)
-			break;
+	const struct ecp_dag *dag = g->dag;
+	const uint32_t *end = g->tape->end_instant;
+	ecp_id p = dag->pred[s];
+	if (p != ECP_NO_ID && end[p] <= g->from)
 		n--;
-	}
+	for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
+		if (end[dag->in_from[e]] <= g->from)
+			n--;
 	return n;
 }
 
 static void satisfy(struct ecp_tangent *g, uint32_t s)
 {
-	if (g->shortened == UINT32_MAX) {
-		uint32_t k = g->succ.init_remaining[s] - g->need[s];
-		g->delivered[g->delivered_at[s] + k] = (uint32_t)g->instant;
-	} else if (g->stamp[s] != g->epoch) {
+	if (g->stamp[s] != g->epoch) {
 		g->stamp[s] = g->epoch;
 		g->need[s] = need_at_start(g, s);
 	}
@@ -205,7 +162,7 @@ static void satisfy(struct ecp_tangent *g, uint32_t s)
 static void finish(struct ecp_tangent *g, uint32_t s)
 {
 	const struct ecp_dag *dag = g->dag;
-	uint32_t nx = g->succ.next[s];
+	uint32_t nx = g->succ->next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0)
 			heap_push(&g->delayed,
@@ -214,8 +171,8 @@ static void finish(struct ecp_tangent *g, uint32_t s)
 		else
 			satisfy(g, nx);
 	}
-	for (uint32_t i = g->succ.out_offset[s]; i < g->succ.out_offset[s + 1]; i++)
-		satisfy(g, g->succ.out_to[i]);
+	for (uint32_t i = g->succ->out_offset[s]; i < g->succ->out_offset[s + 1]; i++)
+		satisfy(g, g->succ->out_to[i]);
 }
 
 /* Starts what became ready at the current instant; a segment that takes no
@@ -225,10 +182,6 @@ static void start_ready(struct ecp_tangent *g)
 {
 	while (g->n_ready) {
 		uint32_t s = g->ready[--g->n_ready];
-		/* Instants numbered by the unperturbed run: a re-simulation
-		 * splits ties into more of them. */
-		if (g->shortened == UINT32_MAX)
-			g->start_instant[s] = (uint32_t)g->instant;
 		if (s == g->shortened)
 			g->shortened_started = true;
 		struct sym len = {(long double)g->dag->length[s],
@@ -265,108 +218,47 @@ static bool settled(const struct ecp_tangent *g)
 	return true;
 }
 
-/* Keeps the snapshots at multiples of 2 * every and doubles every. */
-static void snapshots_thin(struct ecp_tangent *g)
-{
-	uint64_t every = 2 * g->every;
-	size_t kept = 0, pool_n = 0;
-	for (size_t k = 0; k < g->n_snaps; k++) {
-		struct snapshot x = g->snaps[k];
-		if (x.instant % every)
-			continue;
-		size_t n = (size_t)x.n_active + x.n_delayed;
-		memmove(g->pool + pool_n, g->pool + x.pool_at, n * sizeof(struct heap_item));
-		x.pool_at = pool_n;
-		pool_n += n;
-		g->snaps[kept++] = x;
-	}
-	g->n_snaps = kept;
-	g->pool_n = pool_n;
-	g->every = every;
-}
-
-static bool grow(void **a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *b = realloc(*a, c * size);
-	if (!b)
-		return false;
-	*a = b;
-	*cap = c;
-	return true;
-}
-
-static void snapshot_take(struct ecp_tangent *g)
-{
-	size_t n = g->active.n + g->delayed.n;
-	while (g->pool_n + n > g->pool_budget && g->n_snaps > 1) {
-		snapshots_thin(g);
-		if (g->instant % g->every)
-			return;
-	}
-	size_t cap_items = g->pool_cap;
-	if (!grow((void **)&g->snaps, &g->cap_snaps, g->n_snaps + 1, sizeof(*g->snaps)) ||
-	    !grow((void **)&g->pool, &cap_items, g->pool_n + n, sizeof(struct heap_item))) {
-		g->no_more_snaps = true;
-		return;
-	}
-	g->pool_cap = cap_items;
-	struct snapshot *k = &g->snaps[g->n_snaps++];
-	*k = (struct snapshot){.instant = g->instant, .t = g->t, .w = g->w,
-			       .pool_at = g->pool_n, .n_active = (uint32_t)g->active.n,
-			       .n_delayed = (uint32_t)g->delayed.n};
-	memcpy(g->pool + g->pool_n, g->active.a, g->active.n * sizeof(struct heap_item));
-	memcpy(g->pool + g->pool_n + g->active.n, g->delayed.a,
-	       g->delayed.n * sizeof(struct heap_item));
-	g->pool_n += n;
-}
-
 /* The state before anything started. */
 static void start_fresh(struct ecp_tangent *g)
 {
-	uint32_t S = g->dag->n_segments;
-	g->n_ready = g->active.n = g->delayed.n = 0;
-	for (uint32_t s = 0; s < S; s++) {
-		g->need[s] = g->succ.init_remaining[s];
-		if (!g->need[s])
-			g->ready[g->n_ready++] = s;
-	}
+	g->active.n = g->delayed.n = 0;
+	memcpy(g->ready, g->roots, g->n_roots * sizeof(uint32_t));
+	g->n_ready = g->n_roots;
 	g->t = g->w = (struct sym){0, 0};
-	g->instant = 0;
-	g->from_instant = -1;
+	g->from = -1;
 }
 
-static void snapshot_restore(struct ecp_tangent *g, const struct snapshot *x)
+static void restore(struct ecp_tangent *g, const struct ecp_prun_snapshot *x)
 {
-	memcpy(g->active.a, g->pool + x->pool_at, x->n_active * sizeof(struct heap_item));
-	memcpy(g->delayed.a, g->pool + x->pool_at + x->n_active,
-	       x->n_delayed * sizeof(struct heap_item));
+	const struct ecp_prun_queued *q = g->snaps->pool + x->at;
+	for (uint32_t i = 0; i < x->n_active; i++)
+		g->active.a[i] = (struct heap_item){.key = {q[i].key, 0}, .seg = q[i].seg};
+	q += x->n_active;
+	g->from = x->sub;
+	for (uint32_t i = 0; i < x->n_delayed; i++) {
+		uint32_t s = q[i].seg;
+		g->delayed.a[i] = (struct heap_item){.key = {q[i].key, 0}, .seg = s};
+		/* its predecessor has ended, its delay has not */
+		g->need[s] = need_at_start(g, s) + 1;
+		g->stamp[s] = g->epoch;
+	}
 	g->active.n = x->n_active;
 	g->delayed.n = x->n_delayed;
 	g->n_ready = 0;
-	g->t = x->t;
-	g->w = x->w;
-	g->instant = x->instant;
-	g->from_instant = (int64_t)x->instant;
+	g->t = (struct sym){x->t, 0};
+	g->w = (struct sym){x->w, 0};
 }
 
-/* Runs from the current state to the end, or (a re-simulation) until the
- * rest is the unperturbed run shifted in time; returns the makespan's eps
- * coefficient. */
-static long double run(struct ecp_tangent *g, bool unperturbed)
+/* Runs from the current state until the rest is the unperturbed run
+ * shifted in time, or to the end; returns the makespan's eps coefficient. */
+static long double run(struct ecp_tangent *g)
 {
 	g->over_limit = false;
 	for (;;) {
 		start_ready(g);
-		if (unperturbed && !g->no_more_snaps && g->instant % g->every == 0)
-			snapshot_take(g);
 		if (!g->active.n && !g->delayed.n)
 			break;
-		if (!unperturbed && settled(g))
+		if (settled(g))
 			break;
 		long double f = slowdown(g->active.n, g->processors);
 		struct sym next;
@@ -386,8 +278,7 @@ static long double run(struct ecp_tangent *g, bool unperturbed)
 		else
 			g->w = sym_add(g->w, sym_scale(sym_sub(next, g->t), 1.0L / f));
 		g->t = next;
-		g->instant++;
-		if (!unperturbed && ++g->events > g->limit) {
+		if (++g->events > g->limit) {
 			g->over_limit = true;
 			break;
 		}
@@ -406,12 +297,18 @@ bool ecp_tangent_weight(struct ecp_tangent *g, uint32_t segment, uint64_t max_ev
 	*weight = 0.0;
 	if (segment >= dag->n_segments || dag->length[segment] == 0)
 		return true;
+	/* A new epoch: every need[] is the starting state's until touched. */
+	if (++g->epoch == 0) {
+		memset(g->stamp, 0, (size_t)dag->n_segments * sizeof(uint32_t));
+		g->epoch = 1;
+	}
 	/* From the last snapshot taken before the segment starts (snapshots
-	 * are taken after the instant's starts), or from the beginning. */
-	size_t lo = 0, hi = g->n_snaps;
+	 * are taken after an instant's starts), or from time 0. */
+	uint32_t start = g->tape->start_instant[segment];
+	size_t lo = 0, hi = g->snaps->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (g->snaps[mid].instant < g->start_instant[segment])
+		if (g->snaps->snap[mid].sub < start)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -419,16 +316,11 @@ bool ecp_tangent_weight(struct ecp_tangent *g, uint32_t segment, uint64_t max_ev
 	if (lo == 0)
 		start_fresh(g);
 	else
-		snapshot_restore(g, &g->snaps[lo - 1]);
-	/* A new epoch: every need[] is the starting state's until touched. */
-	if (++g->epoch == 0) {
-		memset(g->stamp, 0, (size_t)dag->n_segments * sizeof(uint32_t));
-		g->epoch = 1;
-	}
+		restore(g, &g->snaps->snap[lo - 1]);
 	g->shortened = segment;
 	g->shortened_started = false;
 	g->limit = g->events + max_events;
-	long double b = run(g, false);
+	long double b = run(g);
 	if (g->over_limit)
 		return false;
 	/* eps coefficients that cancel leave rounding noise of the order of

@@ -8,11 +8,12 @@
  * follows it literally: every time is a + b*eps, compared lexicographically
  * (the exact one-sided derivative for an infinitesimal eps, ties included),
  * and the weight is -b of the makespan.  It is the oracle's definition
- * (ecp/oracle.c) run with heaps, from a snapshot of the unperturbed run
- * taken before the segment starts, and only until the perturbation has
- * become a pure shift in time: a window of the run per segment instead of
- * the oracle's whole run.  The engine calls it only for the segments the
- * closed form cannot vouch for (ecp/engine.c). */
+ * (ecp/oracle.c) run with heaps, from the unperturbed run's last snapshot
+ * (ecp/prun.h) before the segment starts, and only until the perturbation
+ * has become a pure shift in time: a window of the run per segment instead
+ * of the oracle's whole run.  The engine calls it only for the segments the
+ * reverse pass (ecp/adjoint.h) or the closed form cannot vouch for
+ * (ecp/engine.c). */
 #ifndef ECP_ECP_TANGENT_H
 #define ECP_ECP_TANGENT_H
 
@@ -21,20 +22,25 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/prun.h"
+#include "simulator/dag-succ.h"
 #include "simulator/dag.h"
 
 struct ecp_tangent;
 
-/* processors: P >= 1, or 0 for unlimited.  The DAG must outlive it. */
-int ecp_tangent_create(const struct ecp_dag *dag, unsigned processors,
+/* processors: P >= 1, or 0 for unlimited; unperturbed: the P-run of dag
+ * on them, simulated with ECP_PRUN_TAPE | ECP_PRUN_SNAPSHOTS (its tape's
+ * per-segment instants are what it reads).  dag, succ and unperturbed must
+ * outlive it. */
+int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
+		       unsigned processors, const struct ecp_prun *unperturbed,
 		       struct ecp_tangent **tangent, struct ecp_error *err);
 void ecp_tangent_destroy(struct ecp_tangent *tangent);
 
 /* The exact weight of one segment (0 for a zero-length one) into *weight,
  * or false when finding it would take more than max_events instants (the
- * re-simulation starts from the last snapshot of the unperturbed run before
- * the segment starts, and stops as soon as the rest of the run is the
- * unperturbed one shifted in time). */
+ * re-simulation stops as soon as the rest of the run is the unperturbed
+ * one shifted in time). */
 bool ecp_tangent_weight(struct ecp_tangent *tangent, uint32_t segment, uint64_t max_events,
 			double *weight);
 
