@@ -101,22 +101,111 @@ static bool is_zero(long double x)
 	return fabsl(x) < NEGLIGIBLE;
 }
 
+/* The first pass visits every instant in turn, so it needs no order among
+ * the pending jumps, only each instant's when it gets there: a hash table
+ * (linear probing) by instant, which costs a probe or two per instant
+ * where the heap costs a sift. */
+#define EMPTY UINT32_MAX
+
+struct jump_table {
+	struct jump *slot; /* .at == EMPTY: free */
+	uint32_t bits, n;
+};
+
+static uint32_t home(const struct jump_table *t, uint32_t at)
+{
+	return (uint32_t)(at * 2654435761u) >> (32 - t->bits);
+}
+
+static int table_init(struct jump_table *t, uint32_t bits)
+{
+	t->bits = bits;
+	t->n = 0;
+	t->slot = malloc(((size_t)1 << bits) * sizeof(*t->slot));
+	if (!t->slot)
+		return -1;
+	for (size_t i = 0; i < (size_t)1 << bits; i++)
+		t->slot[i].at = EMPTY;
+	return 0;
+}
+
+static int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw);
+
+/* Doubles the table when it is half full: probes stay short. */
+static int table_grow(struct jump_table *t)
+{
+	struct jump_table old = *t;
+	if (table_init(t, old.bits + 1) < 0) {
+		*t = old;
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)1 << old.bits; i++)
+		if (old.slot[i].at != EMPTY)
+			table_add(t, old.slot[i].at, old.slot[i].lt, old.slot[i].lw);
+	free(old.slot);
+	return 0;
+}
+
+static int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw)
+{
+	uint32_t mask = (1u << t->bits) - 1, i = home(t, at);
+	while (t->slot[i].at != EMPTY && t->slot[i].at != at)
+		i = (i + 1) & mask;
+	if (t->slot[i].at == at) {
+		t->slot[i].lt += lt;
+		t->slot[i].lw += lw;
+		return 0;
+	}
+	t->slot[i] = (struct jump){.at = at, .lt = lt, .lw = lw};
+	if (++t->n * 2 > mask + 1)
+		return table_grow(t);
+	return 0;
+}
+
+/* Adds what the table holds for instant k to (*lt, *lw) and removes it,
+ * shifting back the entries its slot kept from their home. */
+static void table_take(struct jump_table *t, uint32_t k, long double *lt, long double *lw)
+{
+	uint32_t mask = (1u << t->bits) - 1, i = home(t, k);
+	while (t->slot[i].at != k) {
+		if (t->slot[i].at == EMPTY)
+			return;
+		i = (i + 1) & mask;
+	}
+	*lt += t->slot[i].lt;
+	*lw += t->slot[i].lw;
+	t->n--;
+	for (uint32_t j = i;;) {
+		j = (j + 1) & mask;
+		if (t->slot[j].at == EMPTY)
+			break;
+		uint32_t h = home(t, t->slot[j].at);
+		/* it stays when its home lies cyclically in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		t->slot[i] = t->slot[j];
+		i = j;
+	}
+	t->slot[i].at = EMPTY;
+}
+
 struct sweep {
 	const struct ecp_dag *dag;
 	const struct ecp_prun_tape *tape;
 	unsigned processors;
 	uint32_t first; /* adjoints below it reach no segment the pass reports */
-	struct jumps jumps;
+	struct jump_table table; /* the first pass's pending jumps */
+	struct jumps jumps;      /* a tie's pass's, in the order it visits them */
 };
 
 /* One instant's two equations in the reverse of the order the run computed
  * them.  In: (lt, lw), instant k's adjoints, everything later having added
  * its share.  Out: what goes to instant k - 1 (the carry), the jump to an
- * earlier instant (pushed when it is at or above `first` and not
- * negligible), and the ended segment's adjoint in *w_end (the derivative of
- * T_P with respect to its length) or NAN for a delay. */
-static int step(struct sweep *sw, uint32_t k, long double *lt, long double *lw,
-		long double *w_end, bool skip_zero)
+ * earlier instant (*j; j->at is EMPTY when it is below `first`), and the
+ * ended segment's adjoint in *w_end (the derivative of T_P with respect to
+ * its length) or NAN for a delay. */
+static void step(const struct sweep *sw, uint32_t k, long double *lt, long double *lw,
+		 long double *w_end, struct jump *j)
 {
 	const struct ecp_prun_tape *tape = sw->tape;
 	long double f = slowdown(tape->running[k], sw->processors);
@@ -138,9 +227,7 @@ static int step(struct sweep *sw, uint32_t k, long double *lt, long double *lw,
 		to = tape->end_instant[sw->dag->pred[r]];
 		jt = t_k;
 	}
-	if (to < sw->first || (skip_zero && is_zero(jt) && is_zero(jw)))
-		return 0;
-	return jumps_push(&sw->jumps, to, jt, jw);
+	*j = (struct jump){.at = to < sw->first ? EMPTY : to, .lt = jt, .lw = jw};
 }
 
 /* The first pass, backwards from instant `top` (seeded with T_P = t_top):
@@ -152,9 +239,13 @@ static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact
 	const struct ecp_prun_tape *tape = sw->tape;
 	long double lt = 1.0L, lw = 0.0L;
 	for (uint32_t k = top; k >= sw->first; k--) {
-		jumps_take(&sw->jumps, k, &lt, &lw);
+		table_take(&sw->table, k, &lt, &lw);
 		long double w_end;
-		if (step(sw, k, &lt, &lw, &w_end, false) < 0)
+		struct jump j;
+		step(sw, k, &lt, &lw, &w_end, &j);
+		/* a jump of exactly zero adds nothing */
+		if (j.at != EMPTY && (j.lt != 0.0L || j.lw != 0.0L) &&
+		    table_add(&sw->table, j.at, j.lt, j.lw) < 0)
 			return -1;
 		if (!isnan(w_end)) {
 			uint32_t r = tape->root[k];
@@ -162,7 +253,6 @@ static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact
 			exact[r] = 1;
 		}
 	}
-	sw->jumps.n = 0;
 	return 0;
 }
 
@@ -190,7 +280,10 @@ static int64_t sparse_sweep(struct sweep *sw, uint32_t j, uint64_t limit, uint8_
 				return -1;
 			visited++;
 			long double w_end;
-			if (step(sw, k, &lt, &lw, &w_end, true) < 0)
+			struct jump jp;
+			step(sw, k, &lt, &lw, &w_end, &jp);
+			if (jp.at != EMPTY && (!is_zero(jp.lt) || !is_zero(jp.lw)) &&
+			    jumps_push(h, jp.at, jp.lt, jp.lw) < 0)
 				return -2;
 			if (w_end > 1e-12L)
 				exact[tape->root[k]] = 0;
@@ -246,7 +339,7 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 	struct sweep sw = {
 	    .dag = dag, .tape = tape, .processors = processors, .first = first};
 	int rc = 0;
-	if (sweep(&sw, K, weights, exact) < 0) {
+	if (table_init(&sw.table, 4) < 0 || sweep(&sw, K, weights, exact) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -286,6 +379,7 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 		if (!(tape->flags[k] & ECP_TAPE_DELAY))
 			exact[tape->root[k]] = 0;
 out:
+	free(sw.table.slot);
 	free(sw.jumps.a);
 	if (rc < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM,

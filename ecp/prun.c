@@ -368,9 +368,14 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
 	if ((what & ECP_PRUN_SNAPSHOTS) && (what & ECP_PRUN_TAPE)) {
 		m.snaps = &run->snaps;
-		m.snaps->every = 1;
 		pthread_once(&snapshot_once, snapshot_budget_read);
 		m.snaps->pool_budget = snapshot_budget;
+		/* A snapshot holds at least one record: no more than the
+		 * budget's count of them will be kept, so none are taken closer
+		 * than that (fewer copies, and fewer thinned away). */
+		m.snaps->every = 1;
+		while (ecp_prun_max_instants(dag) / m.snaps->every > snapshot_budget)
+			m.snaps->every *= 2;
 	}
 	/* the heaps and the ready list are as large as they could get; only
 	 * what a run reaches (about its threads) is ever touched */
