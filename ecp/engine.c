@@ -277,7 +277,9 @@ static int longer_first(const void *pa, const void *pb, void *ctx)
 }
 
 /* The reverse pass's weights (ecp/adjoint.h), taken right after the
- * simulation so that its tape is gone before the plan is built. */
+ * simulation so that the tape's instants are gone before the plan is built
+ * (its segment instants and the run's snapshots stay for the
+ * re-simulations). */
 struct reverse_pass {
 	double *weights;
 	uint8_t *ok;          /* per segment: weights[s] is the pass's */

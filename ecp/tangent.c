@@ -108,7 +108,6 @@ int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *suc
 	for (uint32_t s = 0; s < S; s++)
 		if (succ->init_remaining[s] == 0)
 			g->roots[g->n_roots++] = s;
-	g->epoch = 0;
 	*tangent = g;
 	return 0;
 }
@@ -159,6 +158,7 @@ static void satisfy(struct ecp_tangent *g, uint32_t s)
 	if (--g->need[s] == 0)
 		g->ready[g->n_ready++] = s;
 }
+
 static void finish(struct ecp_tangent *g, uint32_t s)
 {
 	const struct ecp_dag *dag = g->dag;
