@@ -147,3 +147,13 @@ int ecp_parse_name_pct(const char *s, char **name, double *pct, struct ecp_error
 	*pct = v;
 	return 0;
 }
+
+int ecp_env_knob_u64(const char *name, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *v = getenv(name);
+	uint64_t n;
+	if (!v || ecp_parse_u64(v, &n) < 0 || n < min || n > max)
+		return 0;
+	*out = n;
+	return 1;
+}

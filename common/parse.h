@@ -10,6 +10,11 @@
 /* A strictly decimal unsigned integer; rejects signs, blanks and overflow. */
 int ecp_parse_u64(const char *s, uint64_t *out);
 
+/* A tuning knob from the environment: the value of variable `name` when it
+ * is a decimal in [min, max] (returns 1), else 0 and *out untouched (a
+ * malformed knob keeps the default: it tunes, it is not an input). */
+int ecp_env_knob_u64(const char *name, uint64_t min, uint64_t max, uint64_t *out);
+
 /* A duration such as "500", "500ns", "20us", "1.5ms", "2s" into ns. */
 int ecp_parse_duration_ns(const char *s, uint64_t *out);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "ecp/event-heap.h"
 #include "simulator/dag-succ.h"
 
@@ -348,14 +349,9 @@ static pthread_once_t snapshot_once = PTHREAD_ONCE_INIT;
 
 static void snapshot_budget_read(void)
 {
-	const char *v = getenv("ECP_SNAPSHOT_ITEMS");
-	char *end;
-	if (!v || !*v)
-		return;
-	unsigned long n = strtoul(v, &end, 10);
-	/* a malformed value keeps the default: a tuning knob, not an input */
-	if (!*end && n >= 1)
-		snapshot_budget = n;
+	uint64_t n;
+	if (ecp_env_knob_u64("ECP_SNAPSHOT_ITEMS", 1, SIZE_MAX, &n))
+		snapshot_budget = (size_t)n;
 }
 
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,

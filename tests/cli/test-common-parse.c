@@ -97,6 +97,29 @@ static void test_edit_distance(void **state)
 	assert_true(ecp_edit_distance(longer, "x", 0) == SIZE_MAX);
 }
 
+/* A knob keeps its default unless it is a clean decimal within range. */
+static void test_env_knobs(void **state)
+{
+	(void)state;
+	uint64_t v = 7;
+	unsetenv("ECP_TEST_KNOB");
+	assert_int_equal(ecp_env_knob_u64("ECP_TEST_KNOB", 1, 100, &v), 0);
+	const char *rejected[] = {"", "abc", "12x", "-3", " 5", "0", "101",
+				  "99999999999999999999999"};
+	for (size_t i = 0; i < sizeof(rejected) / sizeof(*rejected); i++) {
+		setenv("ECP_TEST_KNOB", rejected[i], 1);
+		assert_int_equal(ecp_env_knob_u64("ECP_TEST_KNOB", 1, 100, &v), 0);
+		assert_int_equal(v, 7);
+	}
+	setenv("ECP_TEST_KNOB", "100", 1);
+	assert_int_equal(ecp_env_knob_u64("ECP_TEST_KNOB", 1, 100, &v), 1);
+	assert_int_equal(v, 100);
+	setenv("ECP_TEST_KNOB", "1", 1);
+	assert_int_equal(ecp_env_knob_u64("ECP_TEST_KNOB", 1, 100, &v), 1);
+	assert_int_equal(v, 1);
+	unsetenv("ECP_TEST_KNOB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +128,7 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_name_pct),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_env_knobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
