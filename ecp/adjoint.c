@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* F(n) = max(1, n/P): the real time one unit of the work clock takes. */
 static long double slowdown(uint32_t n, unsigned processors)
@@ -27,11 +26,12 @@ uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape)
 
 /* What a later instant's equation added to an earlier one's adjoints: the
  * start of the segment that ended (dw), or the end of the predecessor of
- * the segment whose delay expired (dt).  The pass keeps only these, in a
- * max-heap by instant, and carries the instant just below in locals: at any
- * point they are about one per running segment and pending delay, so the
- * pass needs memory for the run's width, not for its instants, and never
- * reaches into an array of the run's length. */
+ * the segment whose delay expired (dt).  A pass keeps only these (the first
+ * pass in a hash table by instant, a tie's pass in a max-heap by instant)
+ * and carries the instant just below in locals: at any point they are about
+ * one per running segment and pending delay, so a pass needs memory for the
+ * run's width, not for its instants, and never reaches into an array of the
+ * run's length. */
 struct jump {
 	uint32_t at;
 	long double lt, lw;

@@ -284,10 +284,10 @@ uint64_t ecp_prun_max_instants(const struct ecp_dag *dag)
 	return n;
 }
 
-static int tape_init(struct sim *m, const struct ecp_dag *dag)
+/* cap: ecp_prun_max_instants(dag) */
+static int tape_init(struct sim *m, const struct ecp_dag *dag, size_t cap)
 {
 	struct ecp_prun_tape *tp = &m->run->tape;
-	size_t cap = ecp_prun_max_instants(dag);
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	tp->root = calloc(cap, sizeof(uint32_t));
 	tp->flags = calloc(cap, 1);
@@ -362,6 +362,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
+	/* the tape's length, an O(S) count: once */
+	uint64_t max_instants = (what & ECP_PRUN_TAPE) ? ecp_prun_max_instants(dag) : 0;
 	if ((what & ECP_PRUN_SNAPSHOTS) && (what & ECP_PRUN_TAPE)) {
 		m.snaps = &run->snaps;
 		pthread_once(&snapshot_once, snapshot_budget_read);
@@ -370,7 +372,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 		 * budget's count of them will be kept, so none are taken closer
 		 * than that (fewer copies, and fewer thinned away). */
 		m.snaps->every = 1;
-		while (ecp_prun_max_instants(dag) / m.snaps->every > snapshot_budget)
+		while (max_instants / m.snaps->every > snapshot_budget)
 			m.snaps->every *= 2;
 	}
 	/* the heaps and the ready list are as large as they could get; only
@@ -382,7 +384,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	int rc = 0;
 	if (!m.need || !m.ready || !m.active.a || !m.delayed.a ||
 	    ((what & ECP_PRUN_PLAN_INPUT) && plan_input_init(&m, s1, dag->n_in) < 0) ||
-	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag) < 0)) {
+	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag, max_instants) < 0)) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
 				   S);
 		goto out;

@@ -73,8 +73,6 @@ struct ecp_tangent {
 	int64_t from; /* the starting snapshot's tape instant; -1: time 0 */
 };
 
-static long double run(struct ecp_tangent *g);
-
 int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		       unsigned processors, const struct ecp_prun *unperturbed,
 		       struct ecp_tangent **tangent, struct ecp_error *err)
