@@ -212,6 +212,11 @@ struct ecp_sweep {
 	 * caller does not keep them (allocated on first use, reused). */
 	double *seg_idle[ECP_SWEEP_BATCH];
 	double *w_scratch[ECP_SWEEP_BATCH];
+	/* Two analyses of a batch that simulate their P-run go at once, each
+	 * with its own flags (ecp_engine_run_flagged); inexact allocated on
+	 * first use. */
+	struct ecp_engine_flags flags[2];
+	uint64_t paired; /* analyses the second thread ran */
 	struct ecp_function_result *profiles; /* work and span, per function id */
 	uint64_t *act_first;
 	uint32_t *act_n;
@@ -303,6 +308,8 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep)
 		free(sweep->seg_idle[j]);
 		free(sweep->w_scratch[j]);
 	}
+	for (unsigned j = 0; j < 2; j++)
+		free(sweep->flags[j].inexact);
 	free(sweep->profiles);
 	free(sweep->act_first);
 	free(sweep->act_n);
@@ -347,12 +354,19 @@ static void attribute_batch(const struct ecp_sweep *sw, double *const *w, double
 	pthread_join(thread, NULL);
 }
 
+static bool saturated_at(const struct ecp_sweep *sw, unsigned processors)
+{
+	return processors && processors >= sw->saturation;
+}
+
 /* The engine's part of one analysis: weights into `weights`, T_P, idleness,
  * the profiles; everything but the per-P attribution, which
  * ecp_sweep_analyze_many() does for a batch at once.  Returns 1 when the
- * analysis still needs it, 0 when it is complete (saturated P). */
+ * analysis still needs it, 0 when it is complete (saturated P).  fl: the
+ * engine's flags for this run (its own array of per-segment flags). */
 static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weights,
-		       double *seg_idle, struct ecp_analysis *out, struct ecp_error *err)
+		       double *seg_idle, struct ecp_engine_flags *fl,
+		       struct ecp_analysis *out, struct ecp_error *err)
 {
 	const struct ecp_model *model = sw->model;
 	const struct ecp_dag *dag = sw->dag;
@@ -364,20 +378,20 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 				     "out of memory (analysis of %u segments)",
 				     dag->n_segments);
 	struct ecp_run_summary sum;
-	bool saturated = processors && processors >= sw->saturation;
+	bool saturated = saturated_at(sw, processors);
 	/* Saturated: the weights are the span weights already at hand, the
 	 * idleness is linear in P (prepare_saturated). */
-	int rc = ecp_engine_run(sw->engine, processors, saturated ? NULL : weights,
-				saturated ? NULL : seg_idle, &sum, err);
+	int rc = ecp_engine_run_flagged(sw->engine, processors, saturated ? NULL : weights,
+					saturated ? NULL : seg_idle, &sum, fl, err);
 	if (rc < 0)
 		return rc;
 	if (saturated && out->weights)
 		memcpy(out->weights, sw->w_span, dag->n_segments * sizeof(double));
 	out->weights_exact = saturated || sum.exact;
 	if (!saturated) {
-		ecp_engine_inexact(sw->engine, &out->inexact_segments,
-				   &out->resimulated_segments);
-		out->reverse_pass_segments = ecp_engine_reverse_pass_weights(sw->engine);
+		out->inexact_segments = fl->n_inexact;
+		out->resimulated_segments = fl->n_resimulated;
+		out->reverse_pass_segments = fl->n_reverse;
 	}
 	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);
 	out->idle_ns = (uint64_t)(sum.idle + 0.5L);
@@ -397,11 +411,93 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 			    processors * sw->idle_per_p[f] - sw->idle_fixed[f];
 		}
 	}
-	/* The engine's flags are those of its last run: read them now. */
 	if (out->inexact_segments)
-		mark_inexact(model, ecp_engine_inexact(sw->engine, NULL, NULL),
-			     out->functions);
+		mark_inexact(model, fl->inexact, out->functions);
 	return !saturated;
+}
+
+/* The members of a batch, run by up to two threads: those that simulate
+ * their P-run (ecp_engine_simulates) are queued, and thread t runs the
+ * queued members t, t + 2, ... with its own flags (a fixed share, so that
+ * every pair is run side by side, not only those the timing happens to
+ * pair).  The others run first, one after the other: they share the
+ * engine's plan. */
+struct batch_runs {
+	struct ecp_sweep *sw;
+	const unsigned *processors; /* per member */
+	double *const *w, *const *idle;
+	struct ecp_analysis *const *out;
+	unsigned queue[ECP_SWEEP_BATCH], n_queue;
+	unsigned threads;  /* 1 or 2 */
+	unsigned taken[2]; /* members each thread ran */
+	int rc[ECP_SWEEP_BATCH];
+	struct ecp_error err[ECP_SWEEP_BATCH];
+};
+
+static void batch_member(struct batch_runs *b, unsigned j, struct ecp_engine_flags *fl)
+{
+	b->rc[j] = analyze_one(b->sw, b->processors[j], b->w[j], b->idle[j], fl, b->out[j],
+			       &b->err[j]);
+}
+
+static void batch_take(struct batch_runs *b, unsigned t)
+{
+	for (unsigned q = t; q < b->n_queue; q += b->threads) {
+		batch_member(b, b->queue[q], &b->sw->flags[t]);
+		b->taken[t]++;
+	}
+}
+
+static void *batch_thread(void *arg)
+{
+	batch_take(arg, 1);
+	return NULL;
+}
+
+static bool flags_ready(struct ecp_sweep *sw, unsigned t)
+{
+	if (!sw->flags[t].inexact)
+		sw->flags[t].inexact =
+		    ecp_huge_calloc(sw->dag->n_segments ? sw->dag->n_segments : 1, 1);
+	return sw->flags[t].inexact != NULL;
+}
+
+/* Runs members [0, k); returns the first failing member's rc with its error
+ * in `err` (and its index in *failed), else 0.  The results do not depend on
+ * which thread ran a member: each reads the engine and writes only its own
+ * outputs. */
+static int batch_run(struct batch_runs *b, unsigned k, unsigned *failed,
+		     struct ecp_error *err)
+{
+	struct ecp_sweep *sw = b->sw;
+	if (!flags_ready(sw, 0))
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (analysis of %u segments)",
+				     sw->dag->n_segments);
+	for (unsigned j = 0; j < k; j++) {
+		if (ecp_engine_simulates(sw->engine, b->processors[j]))
+			b->queue[b->n_queue++] = j;
+		else
+			batch_member(b, j, &sw->flags[0]);
+	}
+	bool parallel = b->n_queue > 1 &&
+			sw->dag->n_segments >= ecp_parallel_min_segments() && flags_ready(sw, 1);
+	pthread_t thread;
+	b->threads = 2;
+	bool threaded = parallel && pthread_create(&thread, NULL, batch_thread, b) == 0;
+	if (!threaded)
+		b->threads = 1;
+	batch_take(b, 0);
+	if (threaded)
+		pthread_join(thread, NULL);
+	sw->paired += b->taken[1];
+	for (unsigned j = 0; j < k; j++)
+		if (b->rc[j] < 0) {
+			*err = b->err[j];
+			*failed = j;
+			return b->rc[j];
+		}
+	return 0;
 }
 
 static void sort_functions(const struct ecp_model *model, struct ecp_analysis *a)
@@ -420,13 +516,32 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 	int rc = 0;
 	size_t i = 0;
 	while (i < n) {
-		/* A batch: up to ECP_SWEEP_BATCH analyses that need a pass. */
+		/* A batch: up to ECP_SWEEP_BATCH analyses that need a pass;
+		 * saturated P are complete at once. */
 		size_t member[ECP_SWEEP_BATCH];
+		unsigned ps[ECP_SWEEP_BATCH];
 		double *w[ECP_SWEEP_BATCH], *idle[ECP_SWEEP_BATCH];
+		struct ecp_analysis *as[ECP_SWEEP_BATCH];
 		struct ecp_function_result *fr[ECP_SWEEP_BATCH];
-		unsigned k = 0;
-		for (; i < n && k < ECP_SWEEP_BATCH; i++) {
+		unsigned k = 0, cap = ECP_SWEEP_BATCH;
+		for (; i < n && k < cap; i++) {
 			struct ecp_analysis *a = &out[i];
+			if (saturated_at(sw, processors[i])) {
+				if (keep_weights &&
+				    !(a->weights = ecp_huge_malloc(s1 * sizeof(double))))
+					goto nomem;
+				if (!flags_ready(sw, 0))
+					goto nomem;
+				rc = analyze_one(sw, processors[i], a->weights, NULL,
+						 &sw->flags[0], a, err);
+				if (rc < 0) {
+					ecp_error_prefix(err, "ECP analysis at P=%u failed",
+							 processors[i]);
+					goto fail;
+				}
+				sort_functions(model, a);
+				continue;
+			}
 			if (keep_weights && !(a->weights = ecp_huge_malloc(s1 * sizeof(double))))
 				goto nomem;
 			if (!sw->seg_idle[k] &&
@@ -435,23 +550,31 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 			if (!keep_weights && !sw->w_scratch[k] &&
 			    !(sw->w_scratch[k] = ecp_huge_malloc(s1 * sizeof(double))))
 				goto nomem;
+			/* P-runs go two at a time (batch_run), each holding about
+			 * 12 bytes per event while in flight: a batch that starts
+			 * with one holds two members, so that their scratch (16
+			 * bytes per segment each) makes up for the second run. */
+			if (!k && ecp_engine_simulates(sw->engine, processors[i]))
+				cap = 2;
 			w[k] = keep_weights ? a->weights : sw->w_scratch[k];
 			idle[k] = sw->seg_idle[k];
-			rc = analyze_one(sw, processors[i], w[k], idle[k], a, err);
-			if (rc < 0) {
-				ecp_error_prefix(err, "ECP analysis at P=%u failed",
-						 processors[i]);
-				goto fail;
-			}
-			if (rc == 0) {
-				sort_functions(model, a);
-				continue;
-			}
-			fr[k] = a->functions;
+			ps[k] = processors[i];
+			as[k] = a;
 			member[k++] = i;
 		}
 		if (!k)
 			continue;
+		struct batch_runs b = {
+		    .sw = sw, .processors = ps, .w = w, .idle = idle, .out = as};
+		unsigned failed = k;
+		rc = batch_run(&b, k, &failed, err);
+		if (rc < 0) {
+			if (failed < k)
+				ecp_error_prefix(err, "ECP analysis at P=%u failed", ps[failed]);
+			goto fail;
+		}
+		for (unsigned j = 0; j < k; j++)
+			fr[j] = as[j]->functions;
 		attribute_batch(sw, w, idle, fr, k);
 		for (unsigned j = 0; j < k; j++)
 			sort_functions(model, &out[member[j]]);
@@ -464,6 +587,11 @@ fail:
 	for (size_t j = 0; j < n; j++)
 		ecp_analysis_finish(&out[j]);
 	return rc;
+}
+
+uint64_t ecp_sweep_paired(const struct ecp_sweep *sw)
+{
+	return sw->paired;
 }
 
 int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_analysis *out,

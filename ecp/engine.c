@@ -39,10 +39,7 @@ struct ecp_engine {
 	struct ecp_plan asap;
 	uint64_t exact_budget; /* instants the reverse pass and the re-simulations
 				* may process per P */
-	uint8_t *inexact;      /* per segment, of the last run */
-	uint32_t n_inexact;
-	uint32_t n_resimulated;
-	uint32_t n_reverse; /* weights the reverse pass gave (ecp/adjoint.h) */
+	struct ecp_engine_flags own; /* of the last ecp_engine_run() */
 	uint64_t max_instants; /* of a P-run's tape */
 	struct ecp_dag_succ succ; /* for the P-runs and re-simulations (delays) */
 };
@@ -62,17 +59,17 @@ void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
 
 uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine)
 {
-	return engine->n_reverse;
+	return engine->own.n_reverse;
 }
 
 const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
 				  uint32_t *n_resimulated)
 {
 	if (n_inexact)
-		*n_inexact = engine->n_inexact;
+		*n_inexact = engine->own.n_inexact;
 	if (n_resimulated)
-		*n_resimulated = engine->n_resimulated;
-	return engine->inexact;
+		*n_resimulated = engine->own.n_resimulated;
+	return engine->own.inexact;
 }
 
 static int asap_tight(const struct ecp_dag *dag, uint8_t *pred_tight, uint8_t *in_tight,
@@ -116,8 +113,8 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	}
 	e->dag = dag;
 	e->exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET;
-	e->inexact = ecp_huge_calloc(s1, 1);
-	if (!e->inexact) {
+	e->own.inexact = ecp_huge_calloc(s1, 1);
+	if (!e->own.inexact) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
 				   dag->n_segments);
 		goto out;
@@ -148,7 +145,7 @@ out:
 	free(node_time);
 	if (rc < 0) {
 		if (e) {
-			free(e->inexact);
+			free(e->own.inexact);
 			ecp_dag_succ_finish(&e->succ);
 		}
 		free(e);
@@ -164,7 +161,7 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 		return;
 	ecp_plan_finish(&engine->asap);
 	ecp_dag_succ_finish(&engine->succ);
-	free(engine->inexact);
+	free(engine->own.inexact);
 	free(engine);
 }
 
@@ -279,9 +276,11 @@ static int longer_first(const void *pa, const void *pb, void *ctx)
 /* The reverse pass's weights (ecp/adjoint.h), taken right after the
  * simulation so that the tape's instants are gone before the plan is built
  * (its segment instants and the run's snapshots stay for the
- * re-simulations). */
+ * re-simulations).  They go straight into the caller's weights: a P-run in
+ * flight holds no array of doubles of its own. */
 struct reverse_pass {
-	double *weights;
+	double *weights;      /* the caller's, or `saved` */
+	double *saved;        /* a copy, when a plan's weights replace them */
 	uint8_t *ok;          /* per segment: weights[s] is the pass's */
 	uint64_t budget_left; /* for the re-simulations */
 	bool complete;        /* every segment of nonzero length has a weight
@@ -291,16 +290,16 @@ struct reverse_pass {
 /* The budget pays for the pass first (its instants), then for the
  * re-simulations; frees the tape's instants either way. */
 static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *run,
-			    unsigned processors, struct reverse_pass *rp,
+			    unsigned processors, double *weights, struct reverse_pass *rp,
 			    struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	int rc = 0;
 	rp->budget_left = engine->exact_budget;
-	rp->weights = malloc(s1 * sizeof(double));
+	rp->weights = weights;
 	rp->ok = calloc(s1, 1);
-	if (!rp->weights || !rp->ok) {
+	if (!rp->ok) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	} else {
 		uint64_t spent = 0;
@@ -317,9 +316,9 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 /* Re-simulates the weights of todo[] (reordered: longest segments first)
  * from the snapshots of `run` within `budget` instants; flags those it
  * cannot reach, whose weights stay as they are. */
-static int resimulate(struct ecp_engine *engine, const struct ecp_prun *run,
+static int resimulate(const struct ecp_engine *engine, const struct ecp_prun *run,
 		      unsigned processors, uint32_t *todo, uint32_t n_todo, uint64_t budget,
-		      double *weights, struct ecp_error *err)
+		      double *weights, struct ecp_engine_flags *fl, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	if (!n_todo)
@@ -337,31 +336,32 @@ static int resimulate(struct ecp_engine *engine, const struct ecp_prun *run,
 		double w;
 		if (spent < budget && ecp_tangent_weight(tangent, s, budget - spent, &w)) {
 			weights[s] = w;
-			engine->n_resimulated++;
+			fl->n_resimulated++;
 		} else {
-			engine->inexact[s] = 1;
-			engine->n_inexact++;
+			fl->inexact[s] = 1;
+			fl->n_inexact++;
 		}
 	}
 	ecp_tangent_destroy(tangent);
 	return 0;
 }
 
-/* The weights when the reverse pass gave every segment one: its exact ones,
- * re-simulations for the segments that would reorder a tie, and for those
- * the budget leaves the pass's own (the adjacent linear piece's), flagged. */
-static int take_pass(struct ecp_engine *engine, const struct ecp_prun *run,
+/* The weights when the reverse pass gave every segment one (already in
+ * `weights`): its exact ones, re-simulations for the segments that would
+ * reorder a tie, and for those the budget leaves the pass's own (the
+ * adjacent linear piece's), flagged. */
+static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run,
 		     unsigned processors, const struct reverse_pass *rp, double *weights,
-		     struct ecp_error *err)
+		     struct ecp_engine_flags *fl, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	uint32_t S = dag->n_segments, n_todo = 0;
 	for (uint32_t s = 0; s < S; s++) {
-		/* a segment that takes no time cannot be shortened */
-		weights[s] = dag->length[s] ? rp->weights[s] : 0.0;
 		if (dag->length[s]) {
 			n_todo += !rp->ok[s];
-			engine->n_reverse += rp->ok[s];
+			fl->n_reverse += rp->ok[s];
+		} else {
+			weights[s] = 0.0; /* a segment that takes no time cannot be shortened */
 		}
 	}
 	if (!n_todo)
@@ -374,7 +374,7 @@ static int take_pass(struct ecp_engine *engine, const struct ecp_prun *run,
 		if (dag->length[s] && !rp->ok[s])
 			todo[n_todo++] = s;
 	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left, weights,
-			    err);
+			    fl, err);
 	free(todo);
 	return rc;
 }
@@ -384,10 +384,10 @@ static int take_pass(struct ecp_engine *engine, const struct ecp_prun *run,
  * else re-simulated from `run`'s snapshots (as many as the budget allows,
  * longest segments first); flags the rest.  `planned` is the run the plan
  * was built on (the same run, simulated with the plan's input). */
-static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
+static int make_exact(const struct ecp_engine *engine, const struct ecp_prun *run,
 		      const struct ecp_prun *planned, const struct ecp_plan *plan,
 		      unsigned processors, const struct reverse_pass *rp, double *weights,
-		      struct ecp_error *err)
+		      struct ecp_engine_flags *fl, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	uint32_t S = dag->n_segments;
@@ -414,7 +414,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 			continue;
 		if (rp->ok[s]) {
 			weights[s] = rp->weights[s];
-			engine->n_reverse++;
+			fl->n_reverse++;
 		} else {
 			n_todo++;
 		}
@@ -430,7 +430,7 @@ static int make_exact(struct ecp_engine *engine, const struct ecp_prun *run,
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] > 0 && end_inst[s] <= last && !rp->ok[s])
 			todo[n_todo++] = s;
-	rc = resimulate(engine, run, processors, todo, n_todo, budget, weights, err);
+	rc = resimulate(engine, run, processors, todo, n_todo, budget, weights, fl, err);
 out:
 	free(todo);
 	free(start_inst);
@@ -439,21 +439,78 @@ out:
 	return rc;
 }
 
-int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weights,
-		   double *seg_idle, struct ecp_run_summary *summary,
-		   struct ecp_error *err)
+/* The closed form on the P-run's work clock, for when the reverse pass
+ * could not give every segment a weight (a budget below one pass, or a step
+ * the tape does not describe): a plan of this P's own, its weights where
+ * they are exact, the pass's or re-simulated ones elsewhere. */
+static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *run,
+			unsigned processors, struct reverse_pass *rp, double *weights,
+			struct ecp_engine_flags *fl, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
-	memset(engine->inexact, 0, dag->n_segments);
-	engine->n_inexact = engine->n_resimulated = engine->n_reverse = 0;
+	size_t s1 = dag->n_segments ? dag->n_segments : 1;
+	/* the run the plan is built on: this one, or the same simulated
+	 * again with the plan's input */
+	struct ecp_prun again = {0};
+	const struct ecp_prun *planned = run;
+	int rc = 0;
+	if (!run->node_work) {
+		rc = ecp_prun_simulate(dag, &engine->succ, processors, ECP_PRUN_PLAN_INPUT, NULL,
+				       &again, err);
+		if (rc < 0)
+			return ecp_error_prefix(err, "cannot simulate the run on %u processors",
+						processors);
+		planned = &again;
+	}
+	/* the plan's weights overwrite the pass's, which make_exact reads */
+	if (!(rp->saved = malloc(s1 * sizeof(double)))) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
+		goto out;
+	}
+	memcpy(rp->saved, weights, dag->n_segments * sizeof(double));
+	rp->weights = rp->saved;
+	struct ecp_plan_input in = {.dag = dag,
+				    .node_time = planned->node_work,
+				    .pred_tight = planned->pred_tight,
+				    .in_tight = planned->in_tight};
+	struct ecp_plan plan;
+	rc = ecp_plan_build(&in, &plan, err);
+	if (rc < 0) {
+		ecp_error_prefix(err, "cannot differentiate the run on %u processors",
+				 processors);
+		goto out;
+	}
+	rc = run_plan(&plan, dag, processors, weights, NULL, NULL, err);
+	if (rc >= 0)
+		rc = make_exact(engine, run, planned, &plan, processors, rp, weights, fl, err);
+	ecp_plan_finish(&plan);
+out:
+	ecp_prun_finish(&again);
+	return rc;
+}
+
+bool ecp_engine_simulates(const struct ecp_engine *engine, unsigned processors)
+{
 	/* Without delays every P is a warp of the ASAP run.  Unlimited
 	 * processors never share, and from the largest reach on no shortening
 	 * can make anything share: the P-run is the ASAP run and F = 1
 	 * everywhere a perturbation can reach, delays or not. */
-	if (!engine->has_delays || !processors ||
-	    processors >= ecp_engine_saturation(engine)) {
-		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle,
-				  summary, err);
+	return engine->has_delays && processors &&
+	       processors < ecp_engine_saturation(engine);
+}
+
+int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
+			   double *weights, double *seg_idle,
+			   struct ecp_run_summary *summary, struct ecp_engine_flags *fl,
+			   struct ecp_error *err)
+{
+	const struct ecp_dag *dag = engine->dag;
+	memset(fl->inexact, 0, dag->n_segments);
+	fl->n_inexact = fl->n_resimulated = fl->n_reverse = 0;
+	if (!ecp_engine_simulates(engine, processors)) {
+		/* writes the shared plan's scratch: one such run at a time */
+		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle, summary,
+				  err);
 		if (summary)
 			summary->exact = true;
 		return rc;
@@ -468,56 +525,36 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 	if (weights)
 		what = ECP_PRUN_TAPE | ECP_PRUN_SNAPSHOTS |
 		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT : 0);
-	struct ecp_prun run, again = {0};
+	struct ecp_prun run;
 	int rc = ecp_prun_simulate(dag, &engine->succ, processors, what, seg_idle, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);
-	/* the run the plan is built on: this one, or the same simulated
-	 * again with the plan's input */
-	const struct ecp_prun *planned = &run;
 	struct reverse_pass rp = {0};
-	if (weights && (rc = reverse_pass_run(engine, &run, processors, &rp, err)) >= 0) {
-		if (!rp.complete && !run.node_work) {
-			rc = ecp_prun_simulate(dag, &engine->succ, processors, ECP_PRUN_PLAN_INPUT,
-					       NULL, &again, err);
-			planned = &again;
-		}
-		if (rc < 0) {
-			ecp_error_prefix(err, "cannot simulate the run on %u processors",
-					 processors);
-		} else if (rp.complete) {
-			rc = take_pass(engine, &run, processors, &rp, weights, err);
-		} else {
-			struct ecp_plan_input in = {.dag = dag,
-						    .node_time = planned->node_work,
-						    .pred_tight = planned->pred_tight,
-						    .in_tight = planned->in_tight};
-			struct ecp_plan plan;
-			rc = ecp_plan_build(&in, &plan, err);
-			if (rc < 0) {
-				ecp_error_prefix(err,
-						 "cannot differentiate the run on %u processors",
-						 processors);
-			} else {
-				rc = run_plan(&plan, dag, processors, weights, NULL, NULL, err);
-				if (rc >= 0)
-					rc = make_exact(engine, &run, planned, &plan, processors,
-							&rp, weights, err);
-				ecp_plan_finish(&plan);
-			}
-		}
+	if (weights &&
+	    (rc = reverse_pass_run(engine, &run, processors, weights, &rp, err)) >= 0) {
+		if (rp.complete)
+			rc = take_pass(engine, &run, processors, &rp, weights, fl, err);
+		else
+			rc = plan_weights(engine, &run, processors, &rp, weights, fl, err);
 	}
-	free(rp.weights);
+	free(rp.saved);
 	free(rp.ok);
 	if (rc >= 0 && summary) {
 		summary->makespan = run.makespan;
 		summary->idle = run.idle;
-		summary->exact = engine->n_inexact == 0;
+		summary->exact = fl->n_inexact == 0;
 	}
-	ecp_prun_finish(&again);
 	ecp_prun_finish(&run);
 	return rc;
+}
+
+int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weights,
+		   double *seg_idle, struct ecp_run_summary *summary,
+		   struct ecp_error *err)
+{
+	return ecp_engine_run_flagged(engine, processors, weights, seg_idle, summary,
+				      &engine->own, err);
 }
 
 void ecp_engine_idle_linear(const struct ecp_engine *engine, double *per_p, double *fixed)

@@ -34,6 +34,25 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 		   double *seg_idle, struct ecp_run_summary *summary,
 		   struct ecp_error *err);
 
+/* What one run could vouch for: per segment (n_segments, the caller's), 1
+ * where the weight could not be verified exact within the budget; the count
+ * of those, of the weights re-simulated exactly, and of those the reverse pass
+ * gave (ecp/adjoint.h) where no closed form vouched for them. */
+struct ecp_engine_flags {
+	uint8_t *inexact;
+	uint32_t n_inexact, n_resimulated, n_reverse;
+};
+
+/* ecp_engine_run() with its flags in `flags` instead of the engine's.  When
+ * ecp_engine_simulates(engine, P), the run reads the engine and writes only
+ * its arguments: such runs may go on at once in several threads, each with its
+ * own outputs and flags (ecp_sweep_analyze_many() runs two). */
+bool ecp_engine_simulates(const struct ecp_engine *engine, unsigned processors);
+int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
+			   double *weights, double *seg_idle,
+			   struct ecp_run_summary *summary, struct ecp_engine_flags *flags,
+			   struct ecp_error *err);
+
 /* From this P on, weights equal those at unlimited P: nothing shares a
  * processor in the ASAP run, nor after any shortening (the largest running
  * count plus the segments starting at one instant). */

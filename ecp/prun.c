@@ -11,12 +11,39 @@
 
 #define NONE UINT32_MAX
 
-static inline int time_cmp(long double x, long double y)
+#define NEED_JOINED 0x80000000u
+#define NEED_TOUCHED 0x40000000u
+#define NEED_COUNT 0x3fffffffu
+
+/* A queued time: the long double x as hi = x rounded to double and
+ * lo = x - hi, both exact (x has 64 bits of mantissa, hi 53, so the rest
+ * fits in lo).  Rounding is monotonic, so x < y exactly when (hi, lo) is
+ * lexicographically smaller: the heaps order their records by two SSE
+ * compares where long double (x87) compares took most of the simulation's
+ * time, and in the same order, so the runs are the same to the bit. */
+struct qtime {
+	double hi, lo;
+};
+
+static inline struct qtime qtime_of(long double x)
 {
-	return (x > y) - (x < y);
+	double hi = (double)x;
+	return (struct qtime){hi, (double)(x - (long double)hi)};
 }
 
-ECP_EVENT_HEAP(heap, long double, time_cmp)
+static inline long double qtime_value(struct qtime q)
+{
+	return (long double)q.hi + (long double)q.lo;
+}
+
+static inline int qtime_cmp(struct qtime x, struct qtime y)
+{
+	if (x.hi != y.hi)
+		return x.hi < y.hi ? -1 : 1;
+	return (x.lo > y.lo) - (x.lo < y.lo);
+}
+
+ECP_EVENT_HEAP(heap, struct qtime, qtime_cmp)
 
 static long double tolerance(long double x)
 {
@@ -27,14 +54,18 @@ struct sim {
 	const struct ecp_dag *dag;
 	struct ecp_prun *run;
 	const struct ecp_dag_succ *succ;
-	uint32_t *need; /* unsatisfied inputs */
+	/* Per segment: its unsatisfied inputs (NEED_COUNT), and with the tape
+	 * NEED_TOUCHED (an input was satisfied at the current instant; the
+	 * segments so marked are listed in `touched`) and NEED_JOINED (two
+	 * inputs were, at one instant).  The bits live beside the count so that
+	 * the tape costs no array of its own per segment. */
+	uint32_t *need;
+	uint32_t *touched;
+	size_t n_touched, touched_cap;
+	bool touched_lost; /* out of memory: the run fails rather than guess */
 	/* for the plan's input (NULL without it): per segment, the instants
 	 * of its start, its end, and its thread edge's release */
 	uint32_t *start_instant, *end_instant, *pred_instant;
-	/* with the tape: per segment, the instant an input last released it,
-	 * and whether two did at one instant */
-	uint32_t *released_at;
-	uint8_t *joined;
 	uint32_t *ready;
 	size_t n_ready;
 	struct heap active, delayed;
@@ -86,7 +117,8 @@ static void snapshots_thin(struct ecp_prun_snapshots *x)
 static void snapshot_put(struct ecp_prun_queued *to, const struct heap *h)
 {
 	for (size_t i = 0; i < h->n; i++)
-		to[i] = (struct ecp_prun_queued){.key = h->a[i].key, .seg = h->a[i].seg};
+		to[i] = (struct ecp_prun_queued){.key = qtime_value(h->a[i].key),
+						 .seg = h->a[i].seg};
 }
 
 /* Snapshot k is taken at instant k * every: after thinning, the kept ones
@@ -138,12 +170,26 @@ static void tape_event(struct sim *m, uint32_t seg, bool by_delay, bool tied)
 static void satisfy(struct sim *m, uint32_t s)
 {
 	if (m->tape) {
-		if (m->released_at[s] == m->instant)
-			m->joined[s] = 1;
-		m->released_at[s] = m->instant;
+		if (m->need[s] & NEED_TOUCHED) {
+			m->need[s] |= NEED_JOINED;
+		} else if (grow((void **)&m->touched, &m->touched_cap, m->n_touched + 1,
+				sizeof(*m->touched))) {
+			m->need[s] |= NEED_TOUCHED;
+			m->touched[m->n_touched++] = s;
+		} else {
+			m->touched_lost = true;
+		}
 	}
-	if (--m->need[s] == 0)
+	if ((--m->need[s] & NEED_COUNT) == 0)
 		m->ready[m->n_ready++] = s;
+}
+
+/* A new instant: no input was satisfied at it yet. */
+static void untouch(struct sim *m)
+{
+	for (size_t i = 0; i < m->n_touched; i++)
+		m->need[m->touched[i]] &= ~NEED_TOUCHED;
+	m->n_touched = 0;
 }
 
 static void end_segment(struct sim *m, uint32_t s)
@@ -163,7 +209,7 @@ static void end_segment(struct sim *m, uint32_t s)
 	uint32_t nx = m->succ->next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
-			heap_push(&m->delayed, m->t + (long double)dag->delay[nx], nx);
+			heap_push(&m->delayed, qtime_of(m->t + (long double)dag->delay[nx]), nx);
 		} else {
 			if (m->pred_instant)
 				m->pred_instant[nx] = m->instant;
@@ -189,13 +235,13 @@ static void start_ready(struct sim *m)
 			m->tape->start_instant[s] = m->sub;
 			/* released by two events at once: it starts with the
 			 * later, whichever order a shortening gives them */
-			if (m->joined[s])
+			if (m->need[s] & NEED_JOINED)
 				m->tape->flags[m->sub] |= ECP_TAPE_JOIN;
 		}
 		if (m->dag->length[s] == 0) {
 			end_segment(m, s);
 		} else {
-			heap_push(&m->active, m->w + (long double)m->dag->length[s], s);
+			heap_push(&m->active, qtime_of(m->w + (long double)m->dag->length[s]), s);
 			m->running++;
 		}
 	}
@@ -220,9 +266,10 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		long double ta = INFINITY, td = INFINITY;
 		if (m->active.n)
 			ta = m->t +
-			     (m->active.a[0].key - m->w) * factor(m->running, processors);
+			     (qtime_value(m->active.a[0].key) - m->w) *
+				 factor(m->running, processors);
 		if (m->delayed.n)
-			td = m->delayed.a[0].key;
+			td = qtime_value(m->delayed.a[0].key);
 		long double tn = ta < td ? ta : td;
 		long double dt = tn - m->t;
 		if (dt < 0)
@@ -234,24 +281,26 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			if (m->running)
 				m->charge += dt * ((long double)processors / m->running - 1.0L);
 		}
-		if (ta <= td)
-			m->w = m->active.a[0]
-				   .key; /* exact: the event that defines the instant */
+		if (ta <= td) /* exact: the event that defines the instant */
+			m->w = qtime_value(m->active.a[0].key);
 		else
 			m->w += m->running ? dt / factor(m->running, processors) : dt;
 		m->t = tn;
 		m->instant++;
+		if (m->tape)
+			untouch(m);
 		long double tolw = tolerance(m->w), tolt = tolerance(m->t);
 		/* One event at a time, each starting what it releases before the
 		 * next: the tape's order (segment ends first, as before). */
 		unsigned events = 0;
 		for (;; events++) {
-			if (m->active.n && m->active.a[0].key <= m->w + tolw) {
+			if (m->active.n && qtime_value(m->active.a[0].key) <= m->w + tolw) {
 				struct heap_item it = heap_pop(&m->active);
 				tape_event(m, it.seg, false, events > 0);
 				m->running--;
 				end_segment(m, it.seg);
-			} else if (m->delayed.n && m->delayed.a[0].key <= m->t + tolt) {
+			} else if (m->delayed.n &&
+				   qtime_value(m->delayed.a[0].key) <= m->t + tolt) {
 				struct heap_item it = heap_pop(&m->delayed);
 				tape_event(m, it.seg, true, events > 0);
 				if (m->pred_instant)
@@ -266,7 +315,7 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			m->tape->barrier = m->sub; /* nothing to follow: not linear */
 	}
 	for (uint32_t s = 0; s < S; s++)
-		if (m->need[s])
+		if (m->need[s] & NEED_COUNT)
 			return ecp_error_set(err, ECP_ERR,
 					     "P-run deadlocked: segment %u never became "
 					     "runnable (cyclic DAG?)",
@@ -296,13 +345,8 @@ static int tape_init(struct sim *m, const struct ecp_dag *dag, size_t cap)
 	tp->end_instant = malloc(s1 * sizeof(uint32_t));
 	tp->barrier = UINT32_MAX;
 	m->tape = tp;
-	m->released_at = malloc(s1 * sizeof(uint32_t));
-	m->joined = calloc(s1, 1);
-	if (m->released_at)
-		for (uint32_t s = 0; s < dag->n_segments; s++)
-			m->released_at[s] = NONE;
 	return tp->root && tp->flags && tp->running && tp->start_instant &&
-		       tp->end_instant && m->released_at && m->joined
+		       tp->end_instant
 		   ? 0
 		   : -1;
 }
@@ -390,10 +434,18 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 		goto out;
 	}
 	memcpy(m.need, succ->init_remaining, s1 * sizeof(uint32_t));
-	for (uint32_t s = 0; s < S; s++)
+	for (uint32_t s = 0; s < S; s++) {
+		if (m.need[s] > NEED_COUNT) {
+			rc = ecp_error_set(err, ECP_ERR, "segment %u waits for %u inputs (at most %u)",
+					   s, m.need[s], NEED_COUNT);
+			goto out;
+		}
 		if (!m.need[s])
 			m.ready[m.n_ready++] = s;
+	}
 	rc = run_events(&m, processors, err);
+	if (rc >= 0 && m.touched_lost)
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)", S);
 	if (rc < 0)
 		goto out;
 	if (what & ECP_PRUN_PLAN_INPUT)
@@ -406,8 +458,7 @@ out:
 	free(m.start_instant);
 	free(m.end_instant);
 	free(m.pred_instant);
-	free(m.released_at);
-	free(m.joined);
+	free(m.touched);
 	free(m.ready);
 	free(m.active.a);
 	free(m.delayed.a);

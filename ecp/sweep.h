@@ -31,4 +31,10 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sweep, const unsigned *processors, 
 			   bool keep_weights, struct ecp_analysis *out,
 			   struct ecp_error *err);
 
+/* On a model with delays, the P below saturation simulate their P-run
+ * (ecp/engine.h: ecp_engine_simulates); on a large model (see
+ * ecp/parallel.h) two of them run at once, in batches of two.  The count of
+ * analyses the second thread ran, over the sweep's life (for the tests). */
+uint64_t ecp_sweep_paired(const struct ecp_sweep *sweep);
+
 #endif

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ecp/analysis.h"
+#include "ecp/parallel.h"
 #include "ecp/sweep.h"
 #include "ecp/whatif.h"
 #include "simulator/dag.h"
@@ -39,7 +40,21 @@ static const unsigned g_p[N_P] = {1, 2, 3, 4, 5, 6, 7, 8, ECP_UNLIMITED};
 
 struct counts {
 	unsigned long models, analyses, weights, functions, euler, whatifs;
+	unsigned long paired; /* analyses a sweep's second thread ran */
 };
+
+/* Sweeps run two P-runs at once only on models of at least
+ * ecp_parallel_min_segments() segments: engine-product-threaded lowers it to
+ * 2, so that every sleeping model below saturation pairs them, and the
+ * pairs are checked like the rest; with the default no small model does. */
+static void check_pairing(const struct counts *c)
+{
+	printf("  %lu analyses ran beside another on a sweep's second thread\n", c->paired);
+	if (ecp_parallel_min_segments() <= 2)
+		assert_true(c->paired > 0);
+	else
+		assert_int_equal(c->paired, 0);
+}
 
 static bool same(double x, double y)
 {
@@ -158,6 +173,7 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 		ecp_analysis_finish(&scan[i]);
 		ecp_analysis_finish(&kept[i]);
 	}
+	c->paired += ecp_sweep_paired(sweep);
 	ecp_sweep_destroy(sweep);
 	free(x.weight);
 	free(x.tet);
@@ -203,6 +219,7 @@ static void test_small_ties(void **state)
 	       c.models, c.analyses, c.weights, c.functions);
 	assert_int_equal(c.models, n);
 	assert_int_equal(c.analyses, 3 * N_P * n);
+	check_pairing(&c);
 }
 
 static void test_large(void **state)
@@ -219,6 +236,7 @@ static void test_large(void **state)
 	assert_int_equal(c.models, n);
 	assert_int_equal(c.analyses, 3 * N_P * n);
 	assert_true(c.weights >= 2 * N_P * 200 * n);
+	check_pairing(&c);
 }
 
 static void test_euler(void **state)
