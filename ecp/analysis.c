@@ -216,7 +216,7 @@ struct ecp_sweep {
 	 * with its own flags (ecp_engine_run_flagged); inexact allocated on
 	 * first use. */
 	struct ecp_engine_flags flags[2];
-	uint64_t paired; /* analyses the second thread ran */
+	uint64_t paired;                      /* analyses the second thread ran */
 	struct ecp_function_result *profiles; /* work and span, per function id */
 	uint64_t *act_first;
 	uint32_t *act_n;
@@ -381,8 +381,9 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 	bool saturated = saturated_at(sw, processors);
 	/* Saturated: the weights are the span weights already at hand, the
 	 * idleness is linear in P (prepare_saturated). */
-	int rc = ecp_engine_run_flagged(sw->engine, processors, saturated ? NULL : weights,
-					saturated ? NULL : seg_idle, &sum, fl, err);
+	int rc =
+	    ecp_engine_run_flagged(sw->engine, processors, saturated ? NULL : weights,
+				   saturated ? NULL : seg_idle, &sum, fl, err);
 	if (rc < 0)
 		return rc;
 	if (saturated && out->weights)
@@ -436,8 +437,8 @@ struct batch_runs {
 
 static void batch_member(struct batch_runs *b, unsigned j, struct ecp_engine_flags *fl)
 {
-	b->rc[j] = analyze_one(b->sw, b->processors[j], b->w[j], b->idle[j], fl, b->out[j],
-			       &b->err[j]);
+	b->rc[j] = analyze_one(b->sw, b->processors[j], b->w[j], b->idle[j], fl,
+			       b->out[j], &b->err[j]);
 }
 
 static void batch_take(struct batch_runs *b, unsigned t)
@@ -481,7 +482,8 @@ static int batch_run(struct batch_runs *b, unsigned k, unsigned *failed,
 			batch_member(b, j, &sw->flags[0]);
 	}
 	bool parallel = b->n_queue > 1 &&
-			sw->dag->n_segments >= ecp_parallel_min_segments() && flags_ready(sw, 1);
+			sw->dag->n_segments >= ecp_parallel_min_segments() &&
+			flags_ready(sw, 1);
 	pthread_t thread;
 	b->threads = 2;
 	bool threaded = parallel && pthread_create(&thread, NULL, batch_thread, b) == 0;
@@ -535,7 +537,8 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 				rc = analyze_one(sw, processors[i], a->weights, NULL,
 						 &sw->flags[0], a, err);
 				if (rc < 0) {
-					ecp_error_prefix(err, "ECP analysis at P=%u failed",
+					ecp_error_prefix(err,
+							 "ECP analysis at P=%u failed",
 							 processors[i]);
 					goto fail;
 				}
@@ -570,7 +573,8 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 		rc = batch_run(&b, k, &failed, err);
 		if (rc < 0) {
 			if (failed < k)
-				ecp_error_prefix(err, "ECP analysis at P=%u failed", ps[failed]);
+				ecp_error_prefix(err, "ECP analysis at P=%u failed",
+						 ps[failed]);
 			goto fail;
 		}
 		for (unsigned j = 0; j < k; j++)

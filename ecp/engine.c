@@ -317,8 +317,9 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
  * from the snapshots of `run` within `budget` instants; flags those it
  * cannot reach, whose weights stay as they are. */
 static int resimulate(const struct ecp_engine *engine, const struct ecp_prun *run,
-		      unsigned processors, uint32_t *todo, uint32_t n_todo, uint64_t budget,
-		      double *weights, struct ecp_engine_flags *fl, struct ecp_error *err)
+		      unsigned processors, uint32_t *todo, uint32_t n_todo,
+		      uint64_t budget, double *weights, struct ecp_engine_flags *fl,
+		      struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	if (!n_todo)
@@ -361,7 +362,8 @@ static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run
 			n_todo += !rp->ok[s];
 			fl->n_reverse += rp->ok[s];
 		} else {
-			weights[s] = 0.0; /* a segment that takes no time cannot be shortened */
+			weights[s] =
+			    0.0; /* a segment that takes no time cannot be shortened */
 		}
 	}
 	if (!n_todo)
@@ -373,8 +375,8 @@ static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] && !rp->ok[s])
 			todo[n_todo++] = s;
-	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left, weights,
-			    fl, err);
+	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left,
+			    weights, fl, err);
 	free(todo);
 	return rc;
 }
@@ -455,11 +457,11 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 	const struct ecp_prun *planned = run;
 	int rc = 0;
 	if (!run->node_work) {
-		rc = ecp_prun_simulate(dag, &engine->succ, processors, ECP_PRUN_PLAN_INPUT, NULL,
-				       &again, err);
+		rc = ecp_prun_simulate(dag, &engine->succ, processors,
+				       ECP_PRUN_PLAN_INPUT, NULL, &again, err);
 		if (rc < 0)
-			return ecp_error_prefix(err, "cannot simulate the run on %u processors",
-						processors);
+			return ecp_error_prefix(
+			    err, "cannot simulate the run on %u processors", processors);
 		planned = &again;
 	}
 	/* the plan's weights overwrite the pass's, which make_exact reads */
@@ -482,7 +484,8 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 	}
 	rc = run_plan(&plan, dag, processors, weights, NULL, NULL, err);
 	if (rc >= 0)
-		rc = make_exact(engine, run, planned, &plan, processors, rp, weights, fl, err);
+		rc = make_exact(engine, run, planned, &plan, processors, rp, weights, fl,
+				err);
 	ecp_plan_finish(&plan);
 out:
 	ecp_prun_finish(&again);
@@ -509,8 +512,8 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	fl->n_inexact = fl->n_resimulated = fl->n_reverse = 0;
 	if (!ecp_engine_simulates(engine, processors)) {
 		/* writes the shared plan's scratch: one such run at a time */
-		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle, summary,
-				  err);
+		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle,
+				  summary, err);
 		if (summary)
 			summary->exact = true;
 		return rc;
@@ -536,7 +539,8 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 		if (rp.complete)
 			rc = take_pass(engine, &run, processors, &rp, weights, fl, err);
 		else
-			rc = plan_weights(engine, &run, processors, &rp, weights, fl, err);
+			rc =
+			    plan_weights(engine, &run, processors, &rp, weights, fl, err);
 	}
 	free(rp.saved);
 	free(rp.ok);

@@ -50,8 +50,8 @@ struct ecp_engine_flags {
 bool ecp_engine_simulates(const struct ecp_engine *engine, unsigned processors);
 int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 			   double *weights, double *seg_idle,
-			   struct ecp_run_summary *summary, struct ecp_engine_flags *flags,
-			   struct ecp_error *err);
+			   struct ecp_run_summary *summary,
+			   struct ecp_engine_flags *flags, struct ecp_error *err);
 
 /* From this P on, weights equal those at unlimited P: nothing shares a
  * processor in the ASAP run, nor after any shortening (the largest running

@@ -11,9 +11,9 @@
 
 #define NONE UINT32_MAX
 
-#define NEED_JOINED 0x80000000u
+#define NEED_JOINED  0x80000000u
 #define NEED_TOUCHED 0x40000000u
-#define NEED_COUNT 0x3fffffffu
+#define NEED_COUNT   0x3fffffffu
 
 /* A queued time: the long double x as hi = x rounded to double and
  * lo = x - hi, both exact (x has 64 bits of mantissa, hi 53, so the rest
@@ -209,7 +209,8 @@ static void end_segment(struct sim *m, uint32_t s)
 	uint32_t nx = m->succ->next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0) {
-			heap_push(&m->delayed, qtime_of(m->t + (long double)dag->delay[nx]), nx);
+			heap_push(&m->delayed,
+				  qtime_of(m->t + (long double)dag->delay[nx]), nx);
 		} else {
 			if (m->pred_instant)
 				m->pred_instant[nx] = m->instant;
@@ -241,7 +242,8 @@ static void start_ready(struct sim *m)
 		if (m->dag->length[s] == 0) {
 			end_segment(m, s);
 		} else {
-			heap_push(&m->active, qtime_of(m->w + (long double)m->dag->length[s]), s);
+			heap_push(&m->active,
+				  qtime_of(m->w + (long double)m->dag->length[s]), s);
 			m->running++;
 		}
 	}
@@ -265,9 +267,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			break;
 		long double ta = INFINITY, td = INFINITY;
 		if (m->active.n)
-			ta = m->t +
-			     (qtime_value(m->active.a[0].key) - m->w) *
-				 factor(m->running, processors);
+			ta = m->t + (qtime_value(m->active.a[0].key) - m->w) *
+					factor(m->running, processors);
 		if (m->delayed.n)
 			td = qtime_value(m->delayed.a[0].key);
 		long double tn = ta < td ? ta : td;
@@ -294,7 +295,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		 * next: the tape's order (segment ends first, as before). */
 		unsigned events = 0;
 		for (;; events++) {
-			if (m->active.n && qtime_value(m->active.a[0].key) <= m->w + tolw) {
+			if (m->active.n &&
+			    qtime_value(m->active.a[0].key) <= m->w + tolw) {
 				struct heap_item it = heap_pop(&m->active);
 				tape_event(m, it.seg, false, events > 0);
 				m->running--;
@@ -436,7 +438,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	memcpy(m.need, succ->init_remaining, s1 * sizeof(uint32_t));
 	for (uint32_t s = 0; s < S; s++) {
 		if (m.need[s] > NEED_COUNT) {
-			rc = ecp_error_set(err, ECP_ERR, "segment %u waits for %u inputs (at most %u)",
+			rc = ecp_error_set(err, ECP_ERR,
+					   "segment %u waits for %u inputs (at most %u)",
 					   s, m.need[s], NEED_COUNT);
 			goto out;
 		}
@@ -445,7 +448,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	}
 	rc = run_events(&m, processors, err);
 	if (rc >= 0 && m.touched_lost)
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)", S);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (P-run of %u segments)", S);
 	if (rc < 0)
 		goto out;
 	if (what & ECP_PRUN_PLAN_INPUT)

@@ -49,7 +49,8 @@ struct counts {
  * pairs are checked like the rest; with the default no small model does. */
 static void check_pairing(const struct counts *c)
 {
-	printf("  %lu analyses ran beside another on a sweep's second thread\n", c->paired);
+	printf("  %lu analyses ran beside another on a sweep's second thread\n",
+	       c->paired);
 	if (ecp_parallel_min_segments() <= 2)
 		assert_true(c->paired > 0);
 	else
