@@ -18,9 +18,9 @@
 /* A queued time: the long double x as hi = x rounded to double and
  * lo = x - hi, both exact (x has 64 bits of mantissa, hi 53, so the rest
  * fits in lo).  Rounding is monotonic, so x < y exactly when (hi, lo) is
- * lexicographically smaller: the heaps order their records by two SSE
- * compares where long double (x87) compares took most of the simulation's
- * time, and in the same order, so the runs are the same to the bit. */
+ * lexicographically smaller: the heaps order their records by double
+ * compares (the x87 long double ones were a third of the simulation loop's
+ * own time), in the same order, so the runs are the same to the bit. */
 struct qtime {
 	double hi, lo;
 };
