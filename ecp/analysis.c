@@ -213,8 +213,8 @@ struct ecp_sweep {
 	double *seg_idle[ECP_SWEEP_BATCH];
 	double *w_scratch[ECP_SWEEP_BATCH];
 	/* Two analyses of a batch that simulate their P-run go at once, each
-	 * with its own flags (ecp_engine_run_flagged); inexact allocated on
-	 * first use. */
+	 * with its own flags (ecp_engine_run_flagged): every analysis uses the
+	 * first, the second thread the second (allocated on first use). */
 	struct ecp_engine_flags flags[2];
 	uint64_t paired;                      /* analyses the second thread ran */
 	struct ecp_function_result *profiles; /* work and span, per function id */
@@ -264,6 +264,7 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	if (!sw || !(sw->w_span = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->seg_idle[0] = ecp_huge_malloc(s1 * sizeof(double))) ||
+	    !(sw->flags[0].inexact = ecp_huge_calloc(s1, 1)) ||
 	    !(sw->profiles = calloc(model->n_functions ? model->n_functions : 1,
 				    sizeof(*sw->profiles))) ||
 	    !(sw->act_first = ecp_huge_malloc(s1 * sizeof(uint64_t))) ||
@@ -361,9 +362,9 @@ static bool saturated_at(const struct ecp_sweep *sw, unsigned processors)
 
 /* The engine's part of one analysis: weights into `weights`, T_P, idleness,
  * the profiles; everything but the per-P attribution, which
- * ecp_sweep_analyze_many() does for a batch at once.  Returns 1 when the
- * analysis still needs it, 0 when it is complete (saturated P).  fl: the
- * engine's flags for this run (its own array of per-segment flags). */
+ * ecp_sweep_analyze_many() does for a batch at once (a saturated P needs
+ * none: its analysis is complete here).  fl: the engine's flags for this
+ * run (its own array of per-segment flags). */
 static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weights,
 		       double *seg_idle, struct ecp_engine_flags *fl,
 		       struct ecp_analysis *out, struct ecp_error *err)
@@ -414,7 +415,7 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 	}
 	if (out->inexact_segments)
 		mark_inexact(model, fl->inexact, out->functions);
-	return !saturated;
+	return 0;
 }
 
 /* The members of a batch, run by up to two threads: those that simulate
@@ -455,12 +456,19 @@ static void *batch_thread(void *arg)
 	return NULL;
 }
 
-static bool flags_ready(struct ecp_sweep *sw, unsigned t)
+/* Two P-runs go at once only on models large enough to gain by it
+ * (ecp/parallel.h). */
+static bool pairs_runs(const struct ecp_sweep *sw)
 {
-	if (!sw->flags[t].inexact)
-		sw->flags[t].inexact =
+	return sw->dag->n_segments >= ecp_parallel_min_segments();
+}
+
+static bool second_flags_ready(struct ecp_sweep *sw)
+{
+	if (!sw->flags[1].inexact)
+		sw->flags[1].inexact =
 		    ecp_huge_calloc(sw->dag->n_segments ? sw->dag->n_segments : 1, 1);
-	return sw->flags[t].inexact != NULL;
+	return sw->flags[1].inexact != NULL;
 }
 
 /* Runs members [0, k); returns the first failing member's rc with its error
@@ -471,19 +479,13 @@ static int batch_run(struct batch_runs *b, unsigned k, unsigned *failed,
 		     struct ecp_error *err)
 {
 	struct ecp_sweep *sw = b->sw;
-	if (!flags_ready(sw, 0))
-		return ecp_error_set(err, ECP_ERR_NOMEM,
-				     "out of memory (analysis of %u segments)",
-				     sw->dag->n_segments);
 	for (unsigned j = 0; j < k; j++) {
 		if (ecp_engine_simulates(sw->engine, b->processors[j]))
 			b->queue[b->n_queue++] = j;
 		else
 			batch_member(b, j, &sw->flags[0]);
 	}
-	bool parallel = b->n_queue > 1 &&
-			sw->dag->n_segments >= ecp_parallel_min_segments() &&
-			flags_ready(sw, 1);
+	bool parallel = b->n_queue > 1 && pairs_runs(sw) && second_flags_ready(sw);
 	pthread_t thread;
 	b->threads = 2;
 	bool threaded = parallel && pthread_create(&thread, NULL, batch_thread, b) == 0;
@@ -520,7 +522,6 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 	while (i < n) {
 		/* A batch: up to ECP_SWEEP_BATCH analyses that need a pass;
 		 * saturated P are complete at once. */
-		size_t member[ECP_SWEEP_BATCH];
 		unsigned ps[ECP_SWEEP_BATCH];
 		double *w[ECP_SWEEP_BATCH], *idle[ECP_SWEEP_BATCH];
 		struct ecp_analysis *as[ECP_SWEEP_BATCH];
@@ -531,8 +532,6 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 			if (saturated_at(sw, processors[i])) {
 				if (keep_weights &&
 				    !(a->weights = ecp_huge_malloc(s1 * sizeof(double))))
-					goto nomem;
-				if (!flags_ready(sw, 0))
 					goto nomem;
 				rc = analyze_one(sw, processors[i], a->weights, NULL,
 						 &sw->flags[0], a, err);
@@ -553,35 +552,34 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 			if (!keep_weights && !sw->w_scratch[k] &&
 			    !(sw->w_scratch[k] = ecp_huge_malloc(s1 * sizeof(double))))
 				goto nomem;
-			/* P-runs go two at a time (batch_run), each holding about
-			 * 12 bytes per event while in flight: a batch that starts
-			 * with one holds two members, so that their scratch (16
-			 * bytes per segment each) makes up for the second run. */
-			if (!k && ecp_engine_simulates(sw->engine, processors[i]))
+			/* Where P-runs go two at a time (batch_run), a batch that
+			 * starts with one holds two members, so that the scratch
+			 * of the two it no longer holds (16 bytes per segment
+			 * each) pays for the second run in flight: with four, the
+			 * benchmark's engine took 74 bytes per event, with two 55. */
+			if (!k && pairs_runs(sw) &&
+			    ecp_engine_simulates(sw->engine, processors[i]))
 				cap = 2;
 			w[k] = keep_weights ? a->weights : sw->w_scratch[k];
 			idle[k] = sw->seg_idle[k];
 			ps[k] = processors[i];
-			as[k] = a;
-			member[k++] = i;
+			as[k++] = a;
 		}
 		if (!k)
 			continue;
 		struct batch_runs b = {
 		    .sw = sw, .processors = ps, .w = w, .idle = idle, .out = as};
-		unsigned failed = k;
+		unsigned failed = 0;
 		rc = batch_run(&b, k, &failed, err);
 		if (rc < 0) {
-			if (failed < k)
-				ecp_error_prefix(err, "ECP analysis at P=%u failed",
-						 ps[failed]);
+			ecp_error_prefix(err, "ECP analysis at P=%u failed", ps[failed]);
 			goto fail;
 		}
 		for (unsigned j = 0; j < k; j++)
 			fr[j] = as[j]->functions;
 		attribute_batch(sw, w, idle, fr, k);
 		for (unsigned j = 0; j < k; j++)
-			sort_functions(model, &out[member[j]]);
+			sort_functions(model, as[j]);
 	}
 	return 0;
 nomem:

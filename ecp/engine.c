@@ -347,23 +347,24 @@ static int resimulate(const struct ecp_engine *engine, const struct ecp_prun *ru
 	return 0;
 }
 
-/* The weights when the reverse pass gave every segment one (already in
- * `weights`): its exact ones, re-simulations for the segments that would
- * reorder a tie, and for those the budget leaves the pass's own (the
- * adjacent linear piece's), flagged. */
+/* The weights when the reverse pass gave every segment one (already in the
+ * caller's array, rp->weights): its exact ones, re-simulations for the
+ * segments that would reorder a tie, and for those the budget leaves the
+ * pass's own (the adjacent linear piece's), flagged. */
 static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run,
-		     unsigned processors, const struct reverse_pass *rp, double *weights,
+		     unsigned processors, const struct reverse_pass *rp,
 		     struct ecp_engine_flags *fl, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
+	double *weights = rp->weights;
 	uint32_t S = dag->n_segments, n_todo = 0;
 	for (uint32_t s = 0; s < S; s++) {
 		if (dag->length[s]) {
 			n_todo += !rp->ok[s];
 			fl->n_reverse += rp->ok[s];
 		} else {
-			weights[s] =
-			    0.0; /* a segment that takes no time cannot be shortened */
+			/* a segment that takes no time cannot be shortened */
+			weights[s] = 0.0;
 		}
 	}
 	if (!n_todo)
@@ -537,7 +538,7 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	if (weights &&
 	    (rc = reverse_pass_run(engine, &run, processors, weights, &rp, err)) >= 0) {
 		if (rp.complete)
-			rc = take_pass(engine, &run, processors, &rp, weights, fl, err);
+			rc = take_pass(engine, &run, processors, &rp, fl, err);
 		else
 			rc =
 			    plan_weights(engine, &run, processors, &rp, weights, fl, err);
