@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* F(n) = max(1, n/P): the real time one unit of the work clock takes. */
 static long double slowdown(uint32_t n, unsigned processors)
@@ -42,16 +43,24 @@ struct jumps {
 	size_t n, cap;
 };
 
+/* Room for one more of n records of `size` bytes in *a (doubling). */
+static int room_for_one(void **a, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *b = realloc(*a, c * size);
+	if (!b)
+		return -1;
+	*a = b;
+	*cap = c;
+	return 0;
+}
+
 static int jumps_push(struct jumps *h, uint32_t at, long double lt, long double lw)
 {
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 256;
-		struct jump *a = realloc(h->a, cap * sizeof(*a));
-		if (!a)
-			return -1;
-		h->a = a;
-		h->cap = cap;
-	}
+	if (room_for_one((void **)&h->a, h->n, &h->cap, sizeof(*h->a)) < 0)
+		return -1;
 	size_t i = h->n++;
 	while (i > 0 && h->a[(i - 1) / 2].at < at) {
 		h->a[i] = h->a[(i - 1) / 2];
@@ -189,6 +198,13 @@ static void table_take(struct jump_table *t, uint32_t k, long double *lt, long d
 	t->slot[i].at = EMPTY;
 }
 
+/* A delay whose wake the first pass has passed (going down) and whose
+ * predecessor's end it has not: pending at every snapshot in between. */
+struct open_wake {
+	uint32_t seg, from; /* from: the tape instant its predecessor ended */
+	long double adjoint;
+};
+
 struct sweep {
 	const struct ecp_dag *dag;
 	const struct ecp_prun_tape *tape;
@@ -196,7 +212,54 @@ struct sweep {
 	uint32_t first; /* adjoints below it reach no segment the pass reports */
 	struct jump_table table; /* the first pass's pending jumps */
 	struct jumps jumps;      /* a tie's pass's, in the order it visits them */
+	/* with snapshots to annotate (else snaps is NULL) */
+	const struct ecp_prun_snapshots *snaps;
+	struct ecp_adjoint_sync *sync;
+	size_t next_snap; /* snapshots at or above it are done */
+	struct open_wake *wakes;
+	size_t n_wakes, wakes_cap;
 };
+
+/* At the top of the first pass's step for instant k, (lt, lw) is what the
+ * instants above sent to k's clocks other than by jumps: the adjoints of
+ * the state after k that the snapshot at k keeps, together with its running
+ * segments' ends (their weights) and its delays' wakes (the open ones). */
+static void annotate_snapshot(struct sweep *sw, uint32_t k, long double lt,
+			      long double lw)
+{
+	const struct ecp_prun_snapshots *x = sw->snaps;
+	while (sw->next_snap > 0 && x->snap[sw->next_snap - 1].sub >= k) {
+		size_t i = --sw->next_snap;
+		const struct ecp_prun_snapshot *p = &x->snap[i];
+		if (p->sub != k)
+			continue;
+		size_t kept = 0;
+		for (size_t o = 0; o < sw->n_wakes; o++)
+			if (sw->wakes[o].from <= k)
+				sw->wakes[kept++] = sw->wakes[o];
+		sw->n_wakes = kept;
+		sw->sync->carry[2 * i] = (double)lt;
+		sw->sync->carry[2 * i + 1] = (double)lw;
+		size_t q0 = p->at + p->n_active;
+		for (size_t q = q0; q < q0 + p->n_delayed; q++) {
+			/* not found (NAN): the state is not the tape's */
+			sw->sync->wake[q] = NAN;
+			for (size_t o = 0; o < sw->n_wakes; o++)
+				if (sw->wakes[o].seg == x->pool[q].seg)
+					sw->sync->wake[q] = (double)sw->wakes[o].adjoint;
+		}
+	}
+}
+
+static int open_wake_add(struct sweep *sw, uint32_t seg, uint32_t from,
+			 long double adjoint)
+{
+	if (room_for_one((void **)&sw->wakes, sw->n_wakes, &sw->wakes_cap,
+			 sizeof(*sw->wakes)) < 0)
+		return -1;
+	sw->wakes[sw->n_wakes++] = (struct open_wake){seg, from, adjoint};
+	return 0;
+}
 
 /* One instant's two equations in the reverse of the order the run computed
  * them.  In: (lt, lw), instant k's adjoints, everything later having added
@@ -239,10 +302,19 @@ static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact
 	const struct ecp_prun_tape *tape = sw->tape;
 	long double lt = 1.0L, lw = 0.0L;
 	for (uint32_t k = top; k >= sw->first; k--) {
+		if (sw->snaps)
+			annotate_snapshot(sw, k, lt, lw);
 		table_take(&sw->table, k, &lt, &lw);
 		long double w_end;
 		struct jump j;
 		step(sw, k, &lt, &lw, &w_end, &j);
+		/* a delay's wake: its adjoint is the jump's (to its
+		 * predecessor's end) */
+		if (sw->snaps && isnan(w_end) &&
+		    open_wake_add(sw, tape->root[k],
+				  tape->end_instant[sw->dag->pred[tape->root[k]]],
+				  j.lt) < 0)
+			return -1;
 		/* a jump of exactly zero adds nothing */
 		if (j.at != EMPTY && (j.lt != 0.0L || j.lw != 0.0L) &&
 		    table_add(&sw->table, j.at, j.lt, j.lw) < 0)
@@ -263,7 +335,8 @@ static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact
  * Clears exact[] of every segment whose shortening would shrink the gap;
  * gives up after `limit` instants (returns -1 on that, -2 out of memory,
  * else the instants visited). */
-static int64_t sparse_sweep(struct sweep *sw, uint32_t j, uint64_t limit, uint8_t *exact)
+static int64_t sparse_sweep(struct sweep *sw, uint32_t j, uint64_t limit, uint8_t *exact,
+			    uint32_t *lowest)
 {
 	const struct ecp_prun_tape *tape = sw->tape;
 	struct jumps *h = &sw->jumps;
@@ -279,12 +352,27 @@ static int64_t sparse_sweep(struct sweep *sw, uint32_t j, uint64_t limit, uint8_
 			if ((uint64_t)visited == limit)
 				return -1;
 			visited++;
+			if (k < *lowest)
+				*lowest = k;
 			long double w_end;
 			struct jump jp;
 			step(sw, k, &lt, &lw, &w_end, &jp);
-			if (jp.at != EMPTY && (!is_zero(jp.lt) || !is_zero(jp.lw)) &&
-			    jumps_push(h, jp.at, jp.lt, jp.lw) < 0)
-				return -2;
+			/* The gap depends on the state of every instant from
+			 * the jump's target on (a segment running, a delay
+			 * pending), even where jumps later cancel: those are
+			 * still state a perturbation can move separately.
+			 * Below `first`: reaches past every snapshot the pass
+			 * annotates. */
+			if (!is_zero(jp.lt) || !is_zero(jp.lw)) {
+				uint32_t to = jp.at == EMPTY ? 0 : jp.at;
+				if (to < *lowest)
+					*lowest = to;
+				if (jp.at != EMPTY &&
+				    jumps_push(h, jp.at, jp.lt, jp.lw) < 0)
+					return -2;
+			}
+			if (k - 1 < sw->first && (!is_zero(lt) || !is_zero(lw)))
+				*lowest = 0;
 			if (w_end > 1e-12L)
 				exact[tape->root[k]] = 0;
 		}
@@ -326,11 +414,87 @@ static bool harmless(const struct ecp_prun_tape *tape, uint32_t g0, uint32_t g1,
 	return (int64_t)tape->running[g0] + starts <= (int64_t)processors;
 }
 
+/* The instants [lo, hi] whose state a tie's gap depends on. */
+struct reach {
+	uint32_t lo, hi;
+};
+
+struct reaches {
+	struct reach *a;
+	size_t n, cap;
+};
+
+static int reach_add(struct reaches *r, uint32_t lo, uint32_t hi)
+{
+	if (room_for_one((void **)&r->a, r->n, &r->cap, sizeof(*r->a)) < 0)
+		return -1;
+	r->a[r->n++] = (struct reach){lo, hi};
+	return 0;
+}
+
+/* The first snapshot at or after tape instant k. */
+static size_t snap_at_or_after(const struct ecp_prun_snapshots *x, uint32_t k)
+{
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->snap[mid].sub < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A snapshot is safe when the pass covered it (at or above `first`), no
+ * tie after it went unchecked, and no tie's pass reached its state: then a
+ * perturbation of that state keeps every later tie's order (a harmless tie
+ * in any order gives the same linear map), and the tape's linear piece
+ * holds from it to the end. */
+static int mark_safe(const struct ecp_prun_snapshots *x, struct ecp_adjoint_sync *sync,
+		     const struct reaches *r, uint32_t first, uint32_t unchecked)
+{
+	size_t n = x->n;
+	/* +1 at the first snapshot a reach covers, -1 past its last */
+	int32_t *diff = calloc(n + 1, sizeof(int32_t));
+	if (!diff)
+		return -1;
+	for (size_t e = 0; e < r->n; e++) {
+		size_t a = snap_at_or_after(x, r->a[e].lo);
+		size_t b = snap_at_or_after(x, r->a[e].hi + 1);
+		if (a < b) {
+			diff[a]++;
+			diff[b]--;
+		}
+	}
+	int64_t depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		depth += diff[i];
+		uint32_t sub = x->snap[i].sub;
+		sync->safe[i] = depth == 0 && sub >= first && sub >= unchecked;
+	}
+	free(diff);
+	return 0;
+}
+
+void ecp_adjoint_sync_finish(struct ecp_adjoint_sync *sync)
+{
+	if (!sync)
+		return;
+	free(sync->carry);
+	free(sync->wake);
+	free(sync->safe);
+	memset(sync, 0, sizeof(*sync));
+}
+
 int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
-			unsigned processors, uint64_t budget, uint64_t *spent,
-			double *weights, uint8_t *exact, struct ecp_error *err)
+			const struct ecp_prun_snapshots *snaps, unsigned processors,
+			uint64_t budget, uint64_t *spent, double *weights, uint8_t *exact,
+			struct ecp_adjoint_sync *sync, struct ecp_error *err)
 {
 	*spent = 0;
+	if (sync)
+		memset(sync, 0, sizeof(*sync));
 	uint32_t K = tape->n_instants ? tape->n_instants - 1 : 0;
 	uint32_t first = first_instant(tape);
 	uint64_t cost = ecp_adjoint_instants(tape);
@@ -338,7 +502,20 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 		return 0;
 	struct sweep sw = {
 	    .dag = dag, .tape = tape, .processors = processors, .first = first};
+	struct reaches reaches = {0};
 	int rc = 0;
+	if (snaps && sync && snaps->n) {
+		sync->carry = malloc(2 * snaps->n * sizeof(double));
+		sync->wake = malloc((snaps->pool_n ? snaps->pool_n : 1) * sizeof(double));
+		sync->safe = malloc(snaps->n);
+		if (!sync->carry || !sync->wake || !sync->safe) {
+			rc = -1;
+			goto out;
+		}
+		sw.snaps = snaps;
+		sw.sync = sync;
+		sw.next_snap = snaps->n;
+	}
 	if (table_init(&sw.table, 4) < 0 || sweep(&sw, K, weights, exact) < 0) {
 		rc = -1;
 		goto out;
@@ -361,7 +538,9 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 		}
 		if (g0 < g1 && !harmless(tape, g0, g1, K, processors)) {
 			for (uint32_t j = g1; j > g0; j--) {
-				int64_t visited = sparse_sweep(&sw, j, budget - *spent, exact);
+				uint32_t lowest = j;
+				int64_t visited =
+				    sparse_sweep(&sw, j, budget - *spent, exact, &lowest);
 				if (visited == -2) {
 					rc = -1;
 					break;
@@ -371,6 +550,11 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 					break;
 				}
 				*spent += (uint64_t)visited;
+				if (sw.snaps && visited &&
+				    reach_add(&reaches, lowest, j - 1) < 0) {
+					rc = -1;
+					break;
+				}
 			}
 		}
 		g1 = g0 - 1;
@@ -378,7 +562,13 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 	for (uint32_t k = first; k <= unchecked; k++)
 		if (!(tape->flags[k] & ECP_TAPE_DELAY))
 			exact[tape->root[k]] = 0;
+	if (rc == 0 && sw.snaps && mark_safe(snaps, sync, &reaches, first, unchecked) < 0)
+		rc = -1;
 out:
+	if (rc < 0)
+		ecp_adjoint_sync_finish(sync);
+	free(reaches.a);
+	free(sw.wakes);
 	free(sw.table.slot);
 	free(sw.jumps.a);
 	if (rc < 0)

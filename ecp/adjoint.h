@@ -39,13 +39,32 @@
  * up to it). */
 uint64_t ecp_adjoint_instants(const struct ecp_prun_tape *tape);
 
+/* What the first pass leaves at the run's snapshots (ecp/prun.h) so that a
+ * re-simulation (ecp/tangent.h) can stop at one: once its state there is the
+ * unperturbed one but for the eps parts, and no tie after the snapshot
+ * depends on that state, the rest of the perturbed run is on the tape's
+ * linear piece, and dT_P/deps is the adjoints below times the state's eps
+ * parts: the clocks', each running segment's end (its adjoint is the pass's
+ * weight), each pending delay's wake.  Zeroed (carry NULL) when the pass did
+ * not cover the whole tape. */
+struct ecp_adjoint_sync {
+	double *carry; /* per snapshot: the adjoints of its t and w (2 each) */
+	double *wake;  /* per snapshot pool record: a delayed one's wake-time adjoint */
+	uint8_t *safe; /* per snapshot: every tie after it that a shortening can
+			* reorder (or the budget did not check) is independent of
+			* its state */
+};
+
 /* Within `budget` instants (what it used in *spent; nothing if the first
  * pass does not fit): sets weights[s] and exact[s] = 1 for every segment of
  * nonzero length that ends after the barrier, then clears exact[s] for those
  * that leave the linear piece at a tie or end before a tie left unchecked;
- * leaves the others alone.  processors >= 1. */
+ * leaves the others alone.  processors >= 1.  snaps and sync may be NULL;
+ * else sync is filled for snaps (ecp_adjoint_sync_finish frees it). */
 int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *tape,
-			unsigned processors, uint64_t budget, uint64_t *spent,
-			double *weights, uint8_t *exact, struct ecp_error *err);
+			const struct ecp_prun_snapshots *snaps, unsigned processors,
+			uint64_t budget, uint64_t *spent, double *weights, uint8_t *exact,
+			struct ecp_adjoint_sync *sync, struct ecp_error *err);
+void ecp_adjoint_sync_finish(struct ecp_adjoint_sync *sync);
 
 #endif

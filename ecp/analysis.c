@@ -393,6 +393,7 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 	if (!saturated) {
 		out->inexact_segments = fl->n_inexact;
 		out->resimulated_segments = fl->n_resimulated;
+		out->synced_segments = fl->n_synced;
 		out->reverse_pass_segments = fl->n_reverse;
 	}
 	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);

@@ -46,6 +46,9 @@ struct ecp_analysis {
 			       * (ecp/engine.h), see inexact_segments */
 	uint32_t inexact_segments;   /* segments whose weight is unverified */
 	uint32_t resimulated_segments; /* segments whose weight was re-simulated */
+	uint32_t synced_segments;      /* of those, the ones whose re-simulation
+					* ended at a snapshot by the reverse pass's
+					* adjoints (ecp/tangent.h) */
 	uint32_t reverse_pass_segments; /* ... given by the reverse pass over the
 					 * P-run instead (ecp/adjoint.h) */
 	double *weights;      /* per segment (n_segments) */

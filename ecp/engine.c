@@ -23,6 +23,7 @@
 #include "ecp/parallel.h"
 #include "ecp/engine.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,11 @@ void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
 uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine)
 {
 	return engine->own.n_reverse;
+}
+
+uint32_t ecp_engine_synced_weights(const struct ecp_engine *engine)
+{
+	return engine->own.n_synced;
 }
 
 const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_inexact,
@@ -282,6 +288,7 @@ struct reverse_pass {
 	double *weights;      /* the caller's, or `saved` */
 	double *saved;        /* a copy, when a plan's weights replace them */
 	uint8_t *ok;          /* per segment: weights[s] is the pass's */
+	struct ecp_adjoint_sync sync; /* at the snapshots, for the re-simulations */
 	uint64_t budget_left; /* for the re-simulations */
 	bool complete;        /* every segment of nonzero length has a weight
 			       * from the pass, exact or not */
@@ -303,8 +310,9 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	} else {
 		uint64_t spent = 0;
-		rc = ecp_adjoint_weights(dag, &run->tape, processors, rp->budget_left, &spent,
-					 rp->weights, rp->ok, err);
+		rc = ecp_adjoint_weights(dag, &run->tape, &run->snaps, processors,
+					 rp->budget_left, &spent, rp->weights, rp->ok,
+					 &rp->sync, err);
 		rp->budget_left -= spent;
 		rp->complete = run->tape.barrier == UINT32_MAX &&
 			       spent >= ecp_adjoint_instants(&run->tape);
@@ -315,35 +323,50 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 
 /* Re-simulates the weights of todo[] (reordered: longest segments first)
  * from the snapshots of `run` within `budget` instants; flags those it
- * cannot reach, whose weights stay as they are. */
+ * cannot reach, whose weights stay as they are.  With the reverse pass's
+ * weights and snapshot adjoints (rp; NULL: none), a re-simulation may end
+ * at a snapshot by them (ecp/tangent.h), so they are read throughout: the
+ * new weights are written only when all are done. */
 static int resimulate(const struct ecp_engine *engine, const struct ecp_prun *run,
 		      unsigned processors, uint32_t *todo, uint32_t n_todo,
-		      uint64_t budget, double *weights, struct ecp_engine_flags *fl,
-		      struct ecp_error *err)
+		      uint64_t budget, const struct reverse_pass *rp, double *weights,
+		      struct ecp_engine_flags *fl, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = engine->dag;
 	if (!n_todo)
 		return 0;
 	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
+	double *found = malloc((size_t)n_todo * sizeof(double));
+	if (!found)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	struct ecp_tangent *tangent = NULL;
-	int rc = ecp_tangent_create(dag, &engine->succ, processors, run, &tangent, err);
-	if (rc < 0)
+	int rc = ecp_tangent_create(dag, &engine->succ, processors, run,
+				    rp ? rp->weights : NULL, rp ? &rp->sync : NULL,
+				    &tangent, err);
+	if (rc < 0) {
+		free(found);
 		return rc;
+	}
 	/* The budget bounds the instants actually re-simulated: a segment
 	 * whose re-simulation would go past it is flagged, not guessed. */
 	for (uint32_t k = 0; k < n_todo; k++) {
 		uint32_t s = todo[k];
 		uint64_t spent = ecp_tangent_events(tangent);
-		double w;
-		if (spent < budget && ecp_tangent_weight(tangent, s, budget - spent, &w)) {
-			weights[s] = w;
+		if (spent < budget &&
+		    ecp_tangent_weight(tangent, s, budget - spent, &found[k])) {
 			fl->n_resimulated++;
 		} else {
+			found[k] = NAN;
 			fl->inexact[s] = 1;
 			fl->n_inexact++;
 		}
 	}
+	fl->n_synced += (uint32_t)ecp_tangent_synced(tangent);
 	ecp_tangent_destroy(tangent);
+	for (uint32_t k = 0; k < n_todo; k++)
+		if (!isnan(found[k]))
+			weights[todo[k]] = found[k];
+	free(found);
 	return 0;
 }
 
@@ -376,7 +399,7 @@ static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] && !rp->ok[s])
 			todo[n_todo++] = s;
-	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left,
+	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left, rp,
 			    weights, fl, err);
 	free(todo);
 	return rc;
@@ -433,7 +456,8 @@ static int make_exact(const struct ecp_engine *engine, const struct ecp_prun *ru
 	for (uint32_t s = 0; s < S; s++)
 		if (dag->length[s] > 0 && end_inst[s] <= last && !rp->ok[s])
 			todo[n_todo++] = s;
-	rc = resimulate(engine, run, processors, todo, n_todo, budget, weights, fl, err);
+	rc = resimulate(engine, run, processors, todo, n_todo, budget, NULL, weights, fl,
+			err);
 out:
 	free(todo);
 	free(start_inst);
@@ -510,7 +534,7 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 {
 	const struct ecp_dag *dag = engine->dag;
 	memset(fl->inexact, 0, dag->n_segments);
-	fl->n_inexact = fl->n_resimulated = fl->n_reverse = 0;
+	fl->n_inexact = fl->n_resimulated = fl->n_synced = fl->n_reverse = 0;
 	if (!ecp_engine_simulates(engine, processors)) {
 		/* writes the shared plan's scratch: one such run at a time */
 		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle,
@@ -543,6 +567,7 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 			rc =
 			    plan_weights(engine, &run, processors, &rp, weights, fl, err);
 	}
+	ecp_adjoint_sync_finish(&rp.sync);
 	free(rp.saved);
 	free(rp.ok);
 	if (rc >= 0 && summary) {

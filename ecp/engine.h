@@ -36,11 +36,12 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 
 /* What one run could vouch for: per segment (n_segments, the caller's), 1
  * where the weight could not be verified exact within the budget; the count
- * of those, of the weights re-simulated exactly, and of those the reverse pass
- * gave (ecp/adjoint.h) where no closed form vouched for them. */
+ * of those, of the weights re-simulated exactly (n_synced of them ended at a
+ * snapshot by the reverse pass's adjoints, ecp/tangent.h), and of those the
+ * reverse pass gave (ecp/adjoint.h) where no closed form vouched for them. */
 struct ecp_engine_flags {
 	uint8_t *inexact;
-	uint32_t n_inexact, n_resimulated, n_reverse;
+	uint32_t n_inexact, n_resimulated, n_synced, n_reverse;
 };
 
 /* ecp_engine_run() with its flags in `flags` instead of the engine's.  When
@@ -74,6 +75,9 @@ const uint8_t *ecp_engine_inexact(const struct ecp_engine *engine, uint32_t *n_i
 /* Of the last run: the weights the reverse pass over the P-run gave exactly
  * (ecp/adjoint.h), where no closed form vouched for them. */
 uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine);
+/* Of the last run: the re-simulations that ended at a snapshot by the
+ * reverse pass's adjoints (ecp/tangent.h). */
+uint32_t ecp_engine_synced_weights(const struct ecp_engine *engine);
 
 /* From P = saturation on, a segment's idle charge is P * per_p[s] - fixed[s]
  * (n_segments each): sweeps over large P need no pass over the timeline. */

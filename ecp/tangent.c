@@ -71,10 +71,20 @@ struct ecp_tangent {
 	uint32_t *need;
 	uint32_t *stamp, epoch;
 	int64_t from; /* the starting snapshot's tape instant; -1: time 0 */
+
+	/* Ending at a snapshot by the reverse pass (NULL: not given): the
+	 * events processed since the start, the tape instant of the start,
+	 * and the first snapshot not yet passed. */
+	const double *pass;
+	const struct ecp_adjoint_sync *sync;
+	uint64_t done, base;
+	size_t next_snap;
+	uint64_t synced;
 };
 
 int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		       unsigned processors, const struct ecp_prun *unperturbed,
+		       const double *pass, const struct ecp_adjoint_sync *sync,
 		       struct ecp_tangent **tangent, struct ecp_error *err)
 {
 	*tangent = NULL;
@@ -88,6 +98,10 @@ int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *suc
 	g->processors = processors;
 	g->tape = &unperturbed->tape;
 	g->snaps = &unperturbed->snaps;
+	if (pass && sync && sync->carry) {
+		g->pass = pass;
+		g->sync = sync;
+	}
 	g->need = malloc(s1 * sizeof(uint32_t));
 	g->stamp = calloc(s1, sizeof(uint32_t));
 	g->ready = malloc(s1 * sizeof(uint32_t));
@@ -126,6 +140,11 @@ void ecp_tangent_destroy(struct ecp_tangent *g)
 uint64_t ecp_tangent_events(const struct ecp_tangent *g)
 {
 	return g->events;
+}
+
+uint64_t ecp_tangent_synced(const struct ecp_tangent *g)
+{
+	return g->synced;
 }
 
 /* What the unperturbed run's segment s still waited for at the starting
@@ -216,6 +235,59 @@ static bool settled(const struct ecp_tangent *g)
 	return true;
 }
 
+/* Same instant as in sym_cmp: a relative 1e-12. */
+static bool same_time(long double x, long double y)
+{
+	return fabsl(x - y) <= 1e-12L * (1.0L + fabsl(x) + fabsl(y));
+}
+
+/* When the events processed so far are the tape's up to a safe snapshot
+ * (ecp/adjoint.h), the run from there is the tape's linear piece, and the
+ * makespan's eps coefficient is the snapshot's adjoints times the state's
+ * eps parts: the clocks', every running segment's end (adjoint: its pass
+ * weight), every pending delay's wake.  The state must be the snapshot's:
+ * the same counts, every running segment running there on the tape, every
+ * delay pending there. */
+static bool synced(struct ecp_tangent *g, long double *b)
+{
+	const struct ecp_prun_snapshots *x = g->snaps;
+	uint64_t at = g->base + g->done;
+	while (g->next_snap < x->n && x->snap[g->next_snap].sub < at)
+		g->next_snap++;
+	if (g->next_snap == x->n || x->snap[g->next_snap].sub != at ||
+	    !g->sync->safe[g->next_snap])
+		return false;
+	const struct ecp_prun_snapshot *p = &x->snap[g->next_snap];
+	/* the instant is over: nothing queued is due at it */
+	if ((g->active.n && same_time(g->active.a[0].key.a, g->w.a)) ||
+	    (g->delayed.n && same_time(g->delayed.a[0].key.a, g->t.a)))
+		return false;
+	if (g->active.n != p->n_active || g->delayed.n != p->n_delayed)
+		return false;
+	const double *carry = g->sync->carry + 2 * g->next_snap;
+	long double sum = carry[0] * g->t.b + carry[1] * g->w.b;
+	for (size_t i = 0; i < g->active.n; i++) {
+		uint32_t y = g->active.a[i].seg;
+		if (g->tape->start_instant[y] > at || g->tape->end_instant[y] <= at)
+			return false;
+		sum += g->pass[y] * g->active.a[i].key.b;
+	}
+	const struct ecp_prun_queued *q = x->pool + p->at + p->n_active;
+	const double *wake = g->sync->wake + p->at + p->n_active;
+	for (size_t i = 0; i < g->delayed.n; i++) {
+		uint32_t z = g->delayed.a[i].seg;
+		size_t o = 0;
+		while (o < p->n_delayed && q[o].seg != z)
+			o++;
+		if (o == p->n_delayed || isnan(wake[o]))
+			return false;
+		sum += wake[o] * g->delayed.a[i].key.b;
+	}
+	g->synced++;
+	*b = sum;
+	return true;
+}
+
 /* The state before anything started. */
 static void start_fresh(struct ecp_tangent *g)
 {
@@ -261,6 +333,9 @@ static long double run(struct ecp_tangent *g)
 		 * settled changes nothing (a shift stays a shift). */
 		if ((g->events & 7) == 0 && settled(g))
 			break;
+		long double b;
+		if (g->sync && g->shortened_started && synced(g, &b))
+			return b;
 		long double f = slowdown(g->active.n, g->processors);
 		struct sym next;
 		bool by_end = false;
@@ -283,10 +358,14 @@ static long double run(struct ecp_tangent *g)
 			g->over_limit = true;
 			break;
 		}
-		while (g->active.n && sym_cmp(g->active.a[0].key, g->w) <= 0)
+		while (g->active.n && sym_cmp(g->active.a[0].key, g->w) <= 0) {
 			finish(g, heap_pop(&g->active).seg);
-		while (g->delayed.n && sym_cmp(g->delayed.a[0].key, g->t) <= 0)
+			g->done++;
+		}
+		while (g->delayed.n && sym_cmp(g->delayed.a[0].key, g->t) <= 0) {
 			satisfy(g, heap_pop(&g->delayed).seg);
+			g->done++;
+		}
 	}
 	return g->t.b;
 }
@@ -318,6 +397,9 @@ bool ecp_tangent_weight(struct ecp_tangent *g, uint32_t segment, uint64_t max_ev
 		start_fresh(g);
 	else
 		restore(g, &g->snaps->snap[lo - 1]);
+	g->done = 0;
+	g->base = lo == 0 ? 0 : g->snaps->snap[lo - 1].sub;
+	g->next_snap = lo;
 	g->shortened = segment;
 	g->shortened_started = false;
 	g->limit = g->events + max_events;

@@ -352,7 +352,8 @@ int main(int argc, char **argv)
 	/* As `ecp scan -P 1-64` does: batches of ECP_SWEEP_BATCH P sharing
 	 * one attribution pass, weights not kept (--one: one P at a time,
 	 * weights kept, as `ecp report` per P). */
-	unsigned long long resimulated = 0, reverse = 0, unverified = 0, inexact_p = 0;
+	unsigned long long resimulated = 0, synced = 0, reverse = 0, unverified = 0,
+			   inexact_p = 0;
 	unsigned batch = one_at_a_time ? 1 : ECP_SWEEP_BATCH;
 	for (unsigned p0 = 1; p0 <= 64; p0 += batch) {
 		unsigned ps[ECP_SWEEP_BATCH];
@@ -372,6 +373,7 @@ int main(int argc, char **argv)
 			struct ecp_analysis *a = &as[j];
 			unsigned p = ps[j];
 			resimulated += a->resimulated_segments;
+			synced += a->synced_segments;
 			reverse += a->reverse_pass_segments;
 			unverified += a->inexact_segments;
 			inexact_p += !a->weights_exact;
@@ -393,9 +395,11 @@ int main(int argc, char **argv)
 	       "%.2f s wall, %.2f s CPU\n",
 	       one_at_a_time ? ", one at a time" : "", t4 - t3, (t4 - t3) / 64, c4 - c3,
 	       t4 - t2, c4 - c2);
-	printf("exactness: %llu segment weights re-simulated exactly, %llu from the reverse "
-	       "pass, %llu left unverified (flagged) over %llu of the 64 P\n",
-	       resimulated, reverse, unverified, inexact_p);
+	printf(
+	    "exactness: %llu segment weights re-simulated exactly (%llu of them ended "
+	    "at a snapshot by the reverse pass's adjoints), %llu from the reverse pass, "
+	    "%llu left unverified (flagged) over %llu of the 64 P\n",
+	    resimulated, synced, reverse, unverified, inexact_p);
 	printf("peak RSS %.0f MB = %.2fx the model+DAG arrays (%.0f MB); engine added "
 	       "%.0f MB\n",
 	       rss / 1e3, rss * 1e3 / (double)(g.model_bytes + g.dag_bytes),
