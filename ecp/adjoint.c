@@ -432,20 +432,6 @@ static int reach_add(struct reaches *r, uint32_t lo, uint32_t hi)
 	return 0;
 }
 
-/* The first snapshot at or after tape instant k. */
-static size_t snap_at_or_after(const struct ecp_prun_snapshots *x, uint32_t k)
-{
-	size_t lo = 0, hi = x->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->snap[mid].sub < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* A snapshot is safe when the pass covered it (at or above `first`), no
  * tie after it went unchecked, and no tie's pass reached its state: then a
  * perturbation of that state keeps every later tie's order (a harmless tie
@@ -460,8 +446,8 @@ static int mark_safe(const struct ecp_prun_snapshots *x, struct ecp_adjoint_sync
 	if (!diff)
 		return -1;
 	for (size_t e = 0; e < r->n; e++) {
-		size_t a = snap_at_or_after(x, r->a[e].lo);
-		size_t b = snap_at_or_after(x, r->a[e].hi + 1);
+		size_t a = ecp_prun_snapshot_at_or_after(x, r->a[e].lo);
+		size_t b = ecp_prun_snapshot_at_or_after(x, r->a[e].hi + 1);
 		if (a < b) {
 			diff[a]++;
 			diff[b]--;

@@ -471,6 +471,19 @@ out:
 	return rc;
 }
 
+size_t ecp_prun_snapshot_at_or_after(const struct ecp_prun_snapshots *x, uint32_t k)
+{
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->snap[mid].sub < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void ecp_prun_free_tape_instants(struct ecp_prun *run)
 {
 	free(run->tape.root);

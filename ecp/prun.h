@@ -97,6 +97,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 		      struct ecp_prun *run, struct ecp_error *err);
 /* The most instants a tape of a run of `dag` can have. */
 uint64_t ecp_prun_max_instants(const struct ecp_dag *dag);
+/* The first snapshot at or after tape instant k (x->n: none). */
+size_t ecp_prun_snapshot_at_or_after(const struct ecp_prun_snapshots *x, uint32_t k);
 /* Frees the tape's per-instant arrays (root, flags, running) once the
  * reverse pass has read them; its per-segment instants stay for the
  * re-simulations. */

@@ -73,11 +73,11 @@ struct ecp_tangent {
 	int64_t from; /* the starting snapshot's tape instant; -1: time 0 */
 
 	/* Ending at a snapshot by the reverse pass (NULL: not given): the
-	 * events processed since the start, the tape instant of the start,
-	 * and the first snapshot not yet passed. */
+	 * events processed since the start (at tape instant `from`, or 0), and
+	 * the first snapshot not yet passed. */
 	const double *pass;
 	const struct ecp_adjoint_sync *sync;
-	uint64_t done, base;
+	uint64_t done;
 	size_t next_snap;
 	uint64_t synced;
 };
@@ -251,7 +251,7 @@ static bool same_time(long double x, long double y)
 static bool synced(struct ecp_tangent *g, long double *b)
 {
 	const struct ecp_prun_snapshots *x = g->snaps;
-	uint64_t at = g->base + g->done;
+	uint64_t at = (g->from < 0 ? 0 : (uint64_t)g->from) + g->done;
 	while (g->next_snap < x->n && x->snap[g->next_snap].sub < at)
 		g->next_snap++;
 	if (g->next_snap == x->n || x->snap[g->next_snap].sub != at ||
@@ -384,21 +384,13 @@ bool ecp_tangent_weight(struct ecp_tangent *g, uint32_t segment, uint64_t max_ev
 	}
 	/* From the last snapshot taken before the segment starts (snapshots
 	 * are taken after an instant's starts), or from time 0. */
-	uint32_t start = g->tape->start_instant[segment];
-	size_t lo = 0, hi = g->snaps->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->snaps->snap[mid].sub < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo =
+	    ecp_prun_snapshot_at_or_after(g->snaps, g->tape->start_instant[segment]);
 	if (lo == 0)
 		start_fresh(g);
 	else
 		restore(g, &g->snaps->snap[lo - 1]);
 	g->done = 0;
-	g->base = lo == 0 ? 0 : g->snaps->snap[lo - 1].sub;
 	g->next_snap = lo;
 	g->shortened = segment;
 	g->shortened_started = false;
