@@ -42,15 +42,22 @@ struct ecp_engine {
 				* may process per P */
 	struct ecp_engine_flags own; /* of the last ecp_engine_run() */
 	uint64_t max_instants; /* of a P-run's tape */
+	uint32_t n_chains; /* segments without a thread predecessor: threads */
 	struct ecp_dag_succ succ; /* for the P-runs and re-simulations (delays) */
 };
 
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
 {
 	/* Below the largest reach, a shortening can make more than P run at
-	 * once somewhere even where the unperturbed run never does. */
-	return engine->asap.max_reach > engine->asap.max_count ? engine->asap.max_reach
-							       : engine->asap.max_count;
+	 * once somewhere even where the unperturbed run never does; but a
+	 * segment never starts before its thread predecessor ends, so however
+	 * the lengths change no more run at once than there are threads (the
+	 * reach counts a thread's next segment as starting beside the one
+	 * whose end releases it). */
+	uint32_t reach = engine->asap.max_reach > engine->asap.max_count
+			     ? engine->asap.max_reach
+			     : engine->asap.max_count;
+	return reach < engine->n_chains ? reach : engine->n_chains;
 }
 
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
@@ -97,6 +104,33 @@ static int asap_tight(const struct ecp_dag *dag, uint8_t *pred_tight, uint8_t *i
 	return 0;
 }
 
+/* The threads, as the DAG's chains of thread predecessors: they bound how
+ * many segments can ever run at once only if no segment is the predecessor
+ * of two (else no bound: UINT32_MAX). */
+static int count_chains(const struct ecp_dag *dag, uint32_t *n_chains, struct ecp_error *err)
+{
+	uint32_t S = dag->n_segments;
+	uint64_t *has_next = calloc(S / 64 + 1, sizeof(uint64_t));
+	if (!has_next)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
+				     S);
+	uint32_t n = 0;
+	bool linear = true;
+	for (uint32_t s = 0; s < S && linear; s++) {
+		ecp_id p = dag->pred[s];
+		if (p == ECP_NO_ID) {
+			n++;
+		} else if (p >= S || (has_next[p / 64] >> (p % 64) & 1)) {
+			linear = false;
+		} else {
+			has_next[p / 64] |= (uint64_t)1 << (p % 64);
+		}
+	}
+	free(has_next);
+	*n_chains = linear ? n : UINT32_MAX;
+	return 0;
+}
+
 int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 		      struct ecp_error *err)
 {
@@ -128,6 +162,8 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	for (uint32_t s = 0; s < dag->n_segments; s++)
 		if (dag->delay[s] > 0 && dag->pred[s] != ECP_NO_ID)
 			e->has_delays = true;
+	if ((rc = count_chains(dag, &e->n_chains, err)) < 0)
+		goto out;
 	e->max_instants = ecp_prun_max_instants(dag);
 	if (e->has_delays && (rc = ecp_dag_succ_init(&e->succ, dag, err)) < 0)
 		goto out;

@@ -56,7 +56,8 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 
 /* From this P on, weights equal those at unlimited P: nothing shares a
  * processor in the ASAP run, nor after any shortening (the largest running
- * count plus the segments starting at one instant). */
+ * count plus the segments starting at one instant, and never more than
+ * the threads). */
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine);
 
 /* Instants the exact treatment of a run with delays may process per P: the

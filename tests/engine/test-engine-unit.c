@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "ecp/analysis.h"
+#include "ecp/engine.h"
+#include "ecp/oracle.h"
 #include "ecp/sweep.h"
 #include "ecp/whatif.h"
 #include "tests/engine/fixture.h"
@@ -314,6 +316,44 @@ static void test_saturated_shortcut(void **state)
 	fx_free(&f);
 }
 
+/* The reach counts a thread's next segment as starting beside the one whose
+ * end releases it, so it can exceed the threads; yet no shortening ever runs
+ * more segments at once than there are threads, so saturation is at most
+ * their count, and there the shortcut's weights are the oracle's.  Thread 0:
+ * a then b, released by a's end while c runs (reach 3); thread 1: c, then
+ * d after a sleep (the model simulates its P-runs below saturation). */
+static void test_saturation_at_most_threads(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	fx_run(&f, 0, 0, 1, 0);
+	fx_run(&f, 0, 1, 1, 0);
+	fx_run(&f, 1, 2, 2, 0);
+	fx_run(&f, 1, 3, 1, 1);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_engine *engine;
+	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	assert_int_equal(ecp_engine_saturation(engine), 2);
+	assert_true(ecp_engine_simulates(engine, 1));
+	assert_false(ecp_engine_simulates(engine, 2));
+	ecp_engine_destroy(engine);
+	for (unsigned p = 1; p <= 3; p++) {
+		struct ecp_analysis an;
+		assert_int_equal(ecp_analyze(&f.model, &f.dag, p, &an, &err), 0);
+		double want[4];
+		long double makespan;
+		assert_int_equal(ecp_weights_oracle(&f.dag, p, want, &makespan, &err), 0);
+		assert_true(an.weights_exact);
+		assert_true(an.makespan_ns == (uint64_t)(makespan + 0.5L));
+		for (uint32_t s = 0; s < f.dag.n_segments; s++)
+			assert_true(fabs(an.weights[s] - want[s]) < 1e-9);
+		ecp_analysis_finish(&an);
+	}
+	fx_free(&f);
+}
+
 static void test_whatif_lengths(void **state)
 {
 	(void)state;
@@ -395,6 +435,7 @@ int main(void)
 	    cmocka_unit_test(test_idleness),
 	    cmocka_unit_test(test_sweep_matches_analyze),
 	    cmocka_unit_test(test_saturated_shortcut),
+	    cmocka_unit_test(test_saturation_at_most_threads),
 	    cmocka_unit_test(test_whatif_lengths),
 	    cmocka_unit_test(test_inconsistent_dag),
 	    cmocka_unit_test(test_degenerate),
