@@ -2,8 +2,9 @@
  * reused for every P when the model has no delays.
  *
  * With delays and a finite P below the ASAP run's reach (ecp_engine_saturation),
- * each P simulates its P-run (ecp/prun.h): T_P and the idle charges come from
- * it, and the weights from a reverse pass over it (ecp/adjoint.h), exact for
+ * each P simulates its P-run (ecp/prun.h), on units where a thread's segments
+ * nothing else observes are merged (ecp/units.h): T_P and the idle charges come
+ * from it, and the weights from a reverse pass over it (ecp/adjoint.h), exact for
  * every segment whose shortening keeps the order of the ties after its end;
  * the others are re-simulated with a symbolic eps (ecp/tangent.h), longest
  * first, within a budget of instants, and what the budget does not cover is
@@ -33,6 +34,7 @@
 #include "ecp/plan.h"
 #include "ecp/prun.h"
 #include "ecp/tangent.h"
+#include "ecp/units.h"
 
 struct ecp_engine {
 	const struct ecp_dag *dag;
@@ -43,8 +45,20 @@ struct ecp_engine {
 	struct ecp_engine_flags own; /* of the last ecp_engine_run() */
 	uint64_t max_instants; /* of a P-run's tape */
 	uint32_t n_chains; /* segments without a thread predecessor: threads */
-	struct ecp_dag_succ succ; /* for the P-runs and re-simulations (delays) */
+	/* With delays: the DAG the P-runs, reverse passes and re-simulations
+	 * work on (sim), its units merged (ecp/units.h) or the segments
+	 * themselves (units.first NULL, sim == dag), and its successors */
+	struct ecp_units units;
+	const struct ecp_dag *sim;
+	struct ecp_prun_units sim_units; /* for the P-runs' idle charges */
+	struct ecp_dag_succ succ;
 };
+
+/* The segments of length > 0 that sim's unit u stands for. */
+static uint32_t weighted(const struct ecp_engine *engine, uint32_t u)
+{
+	return ecp_units_weighted(&engine->units, engine->dag->length, u);
+}
 
 uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
 {
@@ -58,6 +72,11 @@ uint32_t ecp_engine_saturation(const struct ecp_engine *engine)
 			     ? engine->asap.max_reach
 			     : engine->asap.max_count;
 	return reach < engine->n_chains ? reach : engine->n_chains;
+}
+
+uint32_t ecp_engine_simulated_units(const struct ecp_engine *engine)
+{
+	return engine->has_delays ? engine->sim->n_segments : 0;
 }
 
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
@@ -164,9 +183,20 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 			e->has_delays = true;
 	if ((rc = count_chains(dag, &e->n_chains, err)) < 0)
 		goto out;
-	e->max_instants = ecp_prun_max_instants(dag);
-	if (e->has_delays && (rc = ecp_dag_succ_init(&e->succ, dag, err)) < 0)
-		goto out;
+	e->sim = dag;
+	if (e->has_delays) {
+		if ((rc = ecp_units_init(&e->units, dag, e->n_chains != UINT32_MAX,
+					 err)) < 0)
+			goto out;
+		if (e->units.first) {
+			e->sim = &e->units.dag;
+			e->sim_units = (struct ecp_prun_units){.first = e->units.first,
+							       .length = dag->length};
+		}
+		if ((rc = ecp_dag_succ_init(&e->succ, e->sim, err)) < 0)
+			goto out;
+	}
+	e->max_instants = ecp_prun_max_instants(e->sim);
 	int bad = asap_tight(dag, pred_tight, in_tight, node_time);
 	if (bad) {
 		rc = ecp_error_set(
@@ -189,6 +219,7 @@ out:
 		if (e) {
 			free(e->own.inexact);
 			ecp_dag_succ_finish(&e->succ);
+			ecp_units_finish(&e->units);
 		}
 		free(e);
 		return rc;
@@ -203,6 +234,7 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 		return;
 	ecp_plan_finish(&engine->asap);
 	ecp_dag_succ_finish(&engine->succ);
+	ecp_units_finish(&engine->units);
 	free(engine->own.inexact);
 	free(engine);
 }
@@ -336,7 +368,7 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 			    unsigned processors, double *weights, struct reverse_pass *rp,
 			    struct ecp_error *err)
 {
-	const struct ecp_dag *dag = engine->dag;
+	const struct ecp_dag *dag = engine->sim;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	int rc = 0;
 	rp->budget_left = engine->exact_budget;
@@ -368,7 +400,7 @@ static int resimulate(const struct ecp_engine *engine, const struct ecp_prun *ru
 		      uint64_t budget, const struct reverse_pass *rp, double *weights,
 		      struct ecp_engine_flags *fl, struct ecp_error *err)
 {
-	const struct ecp_dag *dag = engine->dag;
+	const struct ecp_dag *dag = engine->sim;
 	if (!n_todo)
 		return 0;
 	qsort_r(todo, n_todo, sizeof(*todo), longer_first, dag->length);
@@ -388,16 +420,18 @@ static int resimulate(const struct ecp_engine *engine, const struct ecp_prun *ru
 	for (uint32_t k = 0; k < n_todo; k++) {
 		uint32_t s = todo[k];
 		uint64_t spent = ecp_tangent_events(tangent);
+		uint64_t synced = ecp_tangent_synced(tangent);
 		if (spent < budget &&
 		    ecp_tangent_weight(tangent, s, budget - spent, &found[k])) {
-			fl->n_resimulated++;
+			fl->n_resimulated += weighted(engine, s);
+			if (ecp_tangent_synced(tangent) > synced)
+				fl->n_synced += weighted(engine, s);
 		} else {
 			found[k] = NAN;
 			fl->inexact[s] = 1;
-			fl->n_inexact++;
+			fl->n_inexact += weighted(engine, s);
 		}
 	}
-	fl->n_synced += (uint32_t)ecp_tangent_synced(tangent);
 	ecp_tangent_destroy(tangent);
 	for (uint32_t k = 0; k < n_todo; k++)
 		if (!isnan(found[k]))
@@ -414,13 +448,14 @@ static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run
 		     unsigned processors, const struct reverse_pass *rp,
 		     struct ecp_engine_flags *fl, struct ecp_error *err)
 {
-	const struct ecp_dag *dag = engine->dag;
+	const struct ecp_dag *dag = engine->sim;
 	double *weights = rp->weights;
 	uint32_t S = dag->n_segments, n_todo = 0;
 	for (uint32_t s = 0; s < S; s++) {
 		if (dag->length[s]) {
 			n_todo += !rp->ok[s];
-			fl->n_reverse += rp->ok[s];
+			if (rp->ok[s])
+				fl->n_reverse += weighted(engine, s);
 		} else {
 			/* a segment that takes no time cannot be shortened */
 			weights[s] = 0.0;
@@ -451,7 +486,7 @@ static int make_exact(const struct ecp_engine *engine, const struct ecp_prun *ru
 		      unsigned processors, const struct reverse_pass *rp, double *weights,
 		      struct ecp_engine_flags *fl, struct ecp_error *err)
 {
-	const struct ecp_dag *dag = engine->dag;
+	const struct ecp_dag *dag = engine->sim;
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
 	uint32_t *start_inst = malloc(s1 * sizeof(uint32_t));
@@ -476,7 +511,7 @@ static int make_exact(const struct ecp_engine *engine, const struct ecp_prun *ru
 			continue;
 		if (rp->ok[s]) {
 			weights[s] = rp->weights[s];
-			fl->n_reverse++;
+			fl->n_reverse += weighted(engine, s);
 		} else {
 			n_todo++;
 		}
@@ -510,7 +545,7 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 			unsigned processors, struct reverse_pass *rp, double *weights,
 			struct ecp_engine_flags *fl, struct ecp_error *err)
 {
-	const struct ecp_dag *dag = engine->dag;
+	const struct ecp_dag *dag = engine->sim;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	/* the run the plan is built on: this one, or the same simulated
 	 * again with the plan's input */
@@ -519,7 +554,7 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 	int rc = 0;
 	if (!run->node_work) {
 		rc = ecp_prun_simulate(dag, &engine->succ, processors,
-				       ECP_PRUN_PLAN_INPUT, NULL, &again, err);
+				       ECP_PRUN_PLAN_INPUT, NULL, NULL, &again, err);
 		if (rc < 0)
 			return ecp_error_prefix(
 			    err, "cannot simulate the run on %u processors", processors);
@@ -590,7 +625,9 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 		what = ECP_PRUN_TAPE | ECP_PRUN_SNAPSHOTS |
 		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT : 0);
 	struct ecp_prun run;
-	int rc = ecp_prun_simulate(dag, &engine->succ, processors, what, seg_idle, &run, err);
+	int rc =
+	    ecp_prun_simulate(engine->sim, &engine->succ, processors, what, seg_idle,
+			      engine->units.first ? &engine->sim_units : NULL, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);
@@ -606,6 +643,8 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	ecp_adjoint_sync_finish(&rp.sync);
 	free(rp.saved);
 	free(rp.ok);
+	if (rc >= 0 && engine->units.first)
+		ecp_units_expand(&engine->units, dag->length, weights, fl->inexact);
 	if (rc >= 0 && summary) {
 		summary->makespan = run.makespan;
 		summary->idle = run.idle;

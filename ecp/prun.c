@@ -50,6 +50,13 @@ static long double tolerance(long double x)
 	return 1e-12L * (1.0L + fabsl(x));
 }
 
+/* An instant's work clock and idle charge, and the charge's growth per
+ * unit of work clock since the instant before (while fewer than P run,
+ * dW = dt; else no charge). */
+struct hist {
+	double w, charge, rate;
+};
+
 struct sim {
 	const struct ecp_dag *dag;
 	struct ecp_prun *run;
@@ -75,6 +82,16 @@ struct sim {
 	uint32_t sub;               /* the tape's instant: one per event */
 	long double charge; /* idle charge of a segment running since time 0 */
 	double *seg_idle;   /* NULL: not asked for */
+	/* With units and seg_idle: per unit of several segments, the instant
+	 * it started, and the clocks of the instants since the oldest running
+	 * one started (hist[k] is instant hist_base + k), where its segments'
+	 * hand-overs are found when it ends (ecp/units.h) */
+	const struct ecp_prun_units *units;
+	uint32_t *started;
+	struct hist *hist;
+	size_t hist_n, hist_cap;
+	uint32_t hist_base;
+	bool hist_lost;             /* out of memory: the run fails rather than guess */
 	struct ecp_prun_tape *tape; /* NULL: not recorded */
 	struct ecp_prun_snapshots *snaps; /* NULL: not taken */
 };
@@ -192,6 +209,101 @@ static void untouch(struct sim *m)
 	m->n_touched = 0;
 }
 
+/* A segment's idle charge, once c is the charge when it ends; until then
+ * seg_idle holds the charge when it started. */
+static void idle_close(struct sim *m, uint32_t seg, long double c)
+{
+	uint64_t length = m->units ? m->units->length[seg] : m->dag->length[seg];
+	m->seg_idle[seg] = length ? (double)(c - (long double)m->seg_idle[seg]) : 0.0;
+}
+
+static bool multi(const struct sim *m, uint32_t s)
+{
+	return m->units->first[s + 1] - m->units->first[s] > 1;
+}
+
+static void idle_start(struct sim *m, uint32_t s)
+{
+	if (!m->units) {
+		m->seg_idle[s] = (double)m->charge; /* until it ends */
+		return;
+	}
+	m->seg_idle[m->units->first[s]] = (double)m->charge;
+	if (multi(m, s))
+		m->started[s] = m->instant;
+}
+
+/* Unit s ends now: each of its segments hands over to the next where the
+ * work clock has run the segment's length since the unit started; the
+ * charge there is interpolated between the instants around it. */
+static void idle_end(struct sim *m, uint32_t s)
+{
+	if (!m->units) {
+		idle_close(m, s, m->charge);
+		return;
+	}
+	uint32_t seg = m->units->first[s], last = m->units->first[s + 1] - 1;
+	if (seg < last) {
+		const struct hist *h = m->hist;
+		size_t k = m->started[s] - m->hist_base, now = m->instant - m->hist_base;
+		long double w = h[k].w;
+		for (; seg < last; seg++) {
+			w += (long double)m->units->length[seg];
+			/* the last instant before the hand-over: clocks increase,
+			 * and a branch-free search (its way is unpredictable) */
+			double wd = (double)w;
+			if (k < now) {
+				const struct hist *base = h + k + 1;
+				size_t n = now - k;
+				while (n > 1) {
+					size_t half = n / 2;
+					base = base[half].w < wd ? base + half : base;
+					n -= half;
+				}
+				k = (size_t)(base - h) - (base->w >= wd);
+			}
+			long double c =
+			    k == now ? m->charge
+				     : h[k].charge + (w - h[k].w > 0 ? w - h[k].w : 0) *
+							 h[k + 1].rate;
+			idle_close(m, seg, c);
+			m->seg_idle[seg + 1] = (double)c;
+		}
+	}
+	idle_close(m, last, m->charge);
+}
+
+/* Keeps only the instants since the oldest running unit of several
+ * segments started, then makes room for one more. */
+static bool hist_room(struct sim *m)
+{
+	uint32_t keep = m->instant;
+	for (size_t i = 0; i < m->active.n; i++) {
+		uint32_t s = m->active.a[i].seg;
+		if (multi(m, s) && m->started[s] < keep)
+			keep = m->started[s];
+	}
+	size_t drop = keep - m->hist_base;
+	memmove(m->hist, m->hist + drop, (m->hist_n - drop) * sizeof(*m->hist));
+	m->hist_n -= drop;
+	m->hist_base = keep;
+	if (m->hist_n * 2 > m->hist_cap &&
+	    !grow((void **)&m->hist, &m->hist_cap, m->hist_cap + 1, sizeof(*m->hist)))
+		return false;
+	return true;
+}
+
+static void hist_record(struct sim *m, long double rate)
+{
+	if (m->hist_n == m->hist_cap && !hist_room(m)) {
+		m->hist_lost = true;
+		m->units = NULL; /* no more splits: the run fails */
+		return;
+	}
+	m->hist[m->hist_n++] = (struct hist){
+	    .w = (double)m->w, .charge = (double)m->charge, .rate = (double)rate};
+}
+
 static void end_segment(struct sim *m, uint32_t s)
 {
 	const struct ecp_dag *dag = m->dag;
@@ -201,9 +313,7 @@ static void end_segment(struct sim *m, uint32_t s)
 		m->run->node_work[2 * s + 1] = (double)m->w;
 	}
 	if (m->seg_idle)
-		m->seg_idle[s] = m->dag->length[s]
-				     ? (double)(m->charge - (long double)m->seg_idle[s])
-				     : 0.0;
+		idle_end(m, s);
 	if (m->tape)
 		m->tape->end_instant[s] = m->sub;
 	uint32_t nx = m->succ->next[s];
@@ -231,7 +341,7 @@ static void start_ready(struct sim *m)
 			m->run->node_work[2 * s] = (double)m->w;
 		}
 		if (m->seg_idle)
-			m->seg_idle[s] = (double)m->charge; /* until it ends */
+			idle_start(m, s);
 		if (m->tape) {
 			m->tape->start_instant[s] = m->sub;
 			/* released by two events at once: it starts with the
@@ -277,10 +387,13 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			dt = 0;
 		/* Tallent's idleness: processors idle while n < P segments run,
 		 * each charged (P - n) / n of the interval. */
+		long double rate = 0.0L;
 		if (processors && m->running < processors) {
 			m->run->idle += dt * (processors - m->running);
-			if (m->running)
-				m->charge += dt * ((long double)processors / m->running - 1.0L);
+			if (m->running) {
+				rate = (long double)processors / m->running - 1.0L;
+				m->charge += dt * rate;
+			}
 		}
 		if (ta <= td) /* exact: the event that defines the instant */
 			m->w = qtime_value(m->active.a[0].key);
@@ -291,6 +404,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		if (m->tape)
 			untouch(m);
 		long double tolw = tolerance(m->w), tolt = tolerance(m->t);
+		if (m->units)
+			hist_record(m, rate);
 		/* One event at a time, each starting what it releases before the
 		 * next: the tape's order (segment ends first, as before). */
 		unsigned events = 0;
@@ -402,12 +517,21 @@ static void snapshot_budget_read(void)
 
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
-		      struct ecp_prun *run, struct ecp_error *err)
+		      const struct ecp_prun_units *units, struct ecp_prun *run,
+		      struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
+	if (seg_idle && units) {
+		m.units = units;
+		m.started = malloc(s1 * sizeof(uint32_t));
+		m.hist_cap = 4096;
+		m.hist = malloc(m.hist_cap * sizeof(*m.hist));
+		if (m.hist)
+			m.hist[m.hist_n++] = (struct hist){0}; /* instant 0 */
+	}
 	/* the tape's length, an O(S) count: once */
 	uint64_t max_instants = (what & ECP_PRUN_TAPE) ? ecp_prun_max_instants(dag) : 0;
 	if ((what & ECP_PRUN_SNAPSHOTS) && (what & ECP_PRUN_TAPE)) {
@@ -429,6 +553,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
 	if (!m.need || !m.ready || !m.active.a || !m.delayed.a ||
+	    (m.units && (!m.started || !m.hist)) ||
 	    ((what & ECP_PRUN_PLAN_INPUT) && plan_input_init(&m, s1, dag->n_in) < 0) ||
 	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag, max_instants) < 0)) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
@@ -447,7 +572,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 			m.ready[m.n_ready++] = s;
 	}
 	rc = run_events(&m, processors, err);
-	if (rc >= 0 && m.touched_lost)
+	if (rc >= 0 && (m.touched_lost || m.hist_lost))
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (P-run of %u segments)", S);
 	if (rc < 0)
@@ -466,6 +591,8 @@ out:
 	free(m.ready);
 	free(m.active.a);
 	free(m.delayed.a);
+	free(m.started);
+	free(m.hist);
 	if (rc < 0)
 		ecp_prun_finish(run);
 	return rc;

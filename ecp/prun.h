@@ -88,13 +88,24 @@ struct ecp_prun {
  * (with the tape only). */
 enum { ECP_PRUN_TAPE = 1, ECP_PRUN_PLAN_INPUT = 2, ECP_PRUN_SNAPSHOTS = 4 };
 
+/* When `dag` is a DAG of units (ecp/units.h): unit u stands for segments
+ * first[u] .. first[u + 1] - 1 of the given lengths, run back to back. */
+struct ecp_prun_units {
+	const uint32_t *first;
+	const uint64_t *length; /* per segment */
+};
+
 /* processors: P, or 0 for unlimited; succ: the DAG's successors
  * (simulator/dag-succ.h); what: ECP_PRUN_* bits; seg_idle (may be NULL):
  * per segment, the idle time charged to it (each of the n < P segments
- * running in an interval is charged (P - n) / n of it). */
+ * running in an interval is charged (P - n) / n of it).  units (may be
+ * NULL: the DAG's segments are the segments): seg_idle is then per segment
+ * of the units, a unit's charge split at the work-clock instants where one
+ * of its segments hands over to the next. */
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
-		      struct ecp_prun *run, struct ecp_error *err);
+		      const struct ecp_prun_units *units, struct ecp_prun *run,
+		      struct ecp_error *err);
 /* The most instants a tape of a run of `dag` can have. */
 uint64_t ecp_prun_max_instants(const struct ecp_dag *dag);
 /* The first snapshot at or after tape instant k (x->n: none). */

@@ -55,7 +55,9 @@ void random_dag(struct fx *f, uint64_t *st, const struct random_dag_opts *o)
 			}
 			continue;
 		}
-		uint32_t t = random_dag_next(st, threads);
+		uint32_t t = o->bursts && f->n_seg && random_dag_next(st, 2)
+				 ? f->thread[f->n_seg - 1]
+				 : random_dag_next(st, threads);
 		uint64_t delay = o->delays && last[t] != ECP_NO_ID
 				     ? delay_set[random_dag_next(st, 5)] *
 					   (o->wide_lengths ? 300000u : 1u)

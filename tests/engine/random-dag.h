@@ -18,6 +18,9 @@ struct random_dag_opts {
 	bool delays;           /* sleeps between a thread's segments */
 	bool wide_lengths;     /* lengths 1..1e6 (no ties) instead of 0..4 */
 	uint32_t functions;    /* activities pick among this many functions */
+	bool bursts;           /* a thread often runs several segments in a row,
+				* numbered consecutively as models number them:
+				* the engine merges some (ecp/units.h) */
 };
 
 /* xorshift64; the state is the seed, never 0. */

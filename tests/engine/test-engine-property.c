@@ -23,6 +23,8 @@ struct stats {
  * timeline warped, or with delays simulated): at every elementary interval,
  * each of the n < P running segments is charged (P - n) / n of it. */
 static unsigned long idle_runs_with_delays; /* check_idle() calls on models that sleep */
+/* simulated runs whose DAG merged some of a thread's segments (ecp/units.h) */
+static unsigned long merged_runs;
 
 static void check_idle(const struct ecp_dag *dag, unsigned p, const double *seg_idle,
 		       long double idle, long double makespan, uint64_t seed)
@@ -83,6 +85,8 @@ static void compare(const struct fx *f, unsigned p, bool exact, struct stats *st
 	struct ecp_run_summary sum;
 	if (ecp_engine_run(engine, p, fast, idle, &sum, &err) < 0)
 		fail_msg("seed %llu P=%u: %s", (unsigned long long)seed, p, err.msg);
+	merged_runs += ecp_engine_simulates(engine, p) &&
+		       ecp_engine_simulated_units(engine) < dag->n_segments;
 	ecp_engine_destroy(engine);
 	long double t_oracle;
 	if (ecp_weights_oracle(dag, p, slow, &t_oracle, &err) < 0)
@@ -121,8 +125,11 @@ static void test_random_models(void **state)
 		uint64_t seed = 0x9e3779b97f4a7c15ULL * (i + 1);
 		uint64_t rng = seed;
 		bool delays = i % 4 == 3;
-		struct random_dag_opts o = {
-		    .max_threads = 5, .min_segments = 2, .spread = 24, .delays = delays};
+		struct random_dag_opts o = {.max_threads = 5,
+					    .min_segments = 2,
+					    .spread = 24,
+					    .delays = delays,
+					    .bursts = delays};
 		struct fx f;
 		random_dag(&f, &rng, &o);
 		for (unsigned p = 0; p <= 5; p++) {
@@ -139,11 +146,15 @@ static void test_random_models(void **state)
 	printf("no delays: %lu models, %lu weights equal to the oracle\n", exact.models,
 	       exact.weights);
 	printf("delays: %lu models, %lu weights at unlimited P and %lu at P = 1..5 equal "
-	       "to the oracle, idle charges of %lu runs equal to the brute force's\n",
-	       approx.models, delay_unlimited.weights, approx.weights, idle_runs_with_delays);
+	       "to the oracle, idle charges of %lu runs equal to the brute force's (%lu "
+	       "simulated with some of a thread's segments merged)\n",
+	       approx.models, delay_unlimited.weights, approx.weights,
+	       idle_runs_with_delays, merged_runs);
 	assert_int_equal(exact.models + approx.models, n_models);
 	assert_true(approx.models * 5 >= n_models); /* a quarter have delays */
 	assert_true(idle_runs_with_delays >= 5 * approx.models / 2);
+	/* the merged path is not a corner of the test */
+	assert_true(merged_runs >= approx.models);
 }
 
 /* With no budget for re-simulation, the engine keeps the closed form where

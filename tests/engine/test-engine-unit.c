@@ -8,6 +8,7 @@
 #include "ecp/engine.h"
 #include "ecp/oracle.h"
 #include "ecp/sweep.h"
+#include "ecp/units.h"
 #include "ecp/whatif.h"
 #include "tests/engine/fixture.h"
 
@@ -354,6 +355,104 @@ static void test_saturation_at_most_threads(void **state)
 	fx_free(&f);
 }
 
+/* A thread's next segment joins the unit of the one before only when
+ * nothing else can see the boundary: no delay, no edge into the next, no
+ * edge out of the first, no second thread successor. */
+static void test_units_merge(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	fx_seg(&f, 0, 2, 0); /* 0 */
+	fx_seg(&f, 0, 1, 0); /* 1: joins 0 */
+	fx_seg(&f, 0, 0, 0); /* 2: 1 is waited for (by 6) */
+	fx_seg(&f, 0, 3, 1); /* 3: after a delay */
+	fx_seg(&f, 0, 2, 0); /* 4: joins 3 */
+	fx_seg(&f, 1, 4, 0); /* 5 */
+	fx_seg(&f, 1, 1, 0); /* 6: waits for 1 */
+	fx_seg(&f, 1, 2, 0); /* 7: joins 6 */
+	fx_edge(&f, 1, 6);
+	for (uint32_t s = 0; s < 8; s++)
+		fx_act(&f, s, 0, 1, f.length[s], f.length[s]);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_units u;
+	assert_int_equal(ecp_units_init(&u, &f.dag, true, &err), 0);
+	assert_non_null(u.first);
+	assert_int_equal(u.dag.n_segments, 5);
+	static const uint32_t first[] = {0, 2, 3, 5, 6, 8};
+	static const uint64_t length[] = {3, 0, 5, 4, 3}, delay[] = {0, 0, 1, 0, 0};
+	static const ecp_id pred[] = {ECP_NO_ID, 0, 1, ECP_NO_ID, 3};
+	for (uint32_t k = 0; k < 5; k++) {
+		assert_int_equal(u.first[k], first[k]);
+		assert_int_equal(u.dag.length[k], length[k]);
+		assert_int_equal(u.dag.delay[k], delay[k]);
+		assert_int_equal(u.dag.pred[k], pred[k]);
+	}
+	assert_int_equal(u.first[5], 8);
+	assert_int_equal(u.dag.n_in, 1);
+	assert_int_equal(u.dag.in_offset[4], 0);
+	assert_int_equal(u.dag.in_offset[5], 1);
+	assert_int_equal(u.dag.in_from[0], 0); /* 1 -> 6 is unit 0 -> unit 4 */
+	assert_int_equal(ecp_units_weighted(&u, f.dag.length, 1), 0);
+	assert_int_equal(ecp_units_weighted(&u, f.dag.length, 2), 2);
+	/* per-unit results spread to their segments; length 0 keeps 0 */
+	double w[8] = {0.5, 0.25, 1, 0.75, 2};
+	uint8_t fl[8] = {1, 0, 0, 1, 0};
+	ecp_units_expand(&u, f.dag.length, w, fl);
+	static const double want_w[] = {0.5, 0.5, 0, 1, 1, 0.75, 2, 2};
+	static const uint8_t want_fl[] = {1, 1, 0, 0, 0, 1, 0, 0};
+	for (uint32_t s = 0; s < 8; s++) {
+		assert_true(w[s] == want_w[s]);
+		assert_int_equal(fl[s], want_fl[s]);
+	}
+	ecp_units_finish(&u);
+	/* a segment with two thread successors: nothing merges */
+	assert_int_equal(ecp_units_init(&u, &f.dag, false, &err), 0);
+	assert_null(u.first);
+	fx_free(&f);
+}
+
+/* A unit's idle charge is split where its segments hand over, also when
+ * that is between two events.  P = 2, three threads: a (3) then b (1) on
+ * one, merged; c (1), then d (1) after a delay of 5; e (2).  Three run at
+ * rate 2/3 until c ends (t = 1.5), two until e ends (t = 2.5), then a runs
+ * alone (charged 1 per ns) until its end at t = 3.5, b until t = 4.5;
+ * nothing runs until d, alone from 6.5 to 7.5. */
+static void test_units_idle_split(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_init(&f);
+	fx_run(&f, 0, 0, 3, 0);
+	fx_run(&f, 0, 1, 1, 0);
+	fx_run(&f, 1, 2, 1, 0);
+	fx_run(&f, 1, 3, 1, 5);
+	fx_run(&f, 2, 4, 2, 0);
+	assert_int_equal(fx_build(&f), 0);
+	struct ecp_error err = {0};
+	struct ecp_engine *engine;
+	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	assert_int_equal(ecp_engine_simulated_units(engine), 4);
+	assert_true(ecp_engine_simulates(engine, 2));
+	double w[5], idle[5], want[5];
+	struct ecp_run_summary sum;
+	assert_int_equal(ecp_engine_run(engine, 2, w, idle, &sum, &err), 0);
+	static const double want_idle[] = {1, 1, 0, 1, 0};
+	for (uint32_t s = 0; s < 5; s++)
+		assert_true(fabs(idle[s] - want_idle[s]) < 1e-12);
+	assert_true(fabsl(sum.makespan - 7.5L) < 1e-12L);
+	assert_true(fabsl(sum.idle - 7.0L) < 1e-12L); /* 2 * 7.5 - 8 */
+	long double makespan;
+	assert_int_equal(ecp_weights_oracle(&f.dag, 2, want, &makespan, &err), 0);
+	assert_true(sum.exact);
+	for (uint32_t s = 0; s < 5; s++)
+		assert_true(fabs(w[s] - want[s]) < 1e-9);
+	assert_true(w[0] == w[1]);
+	ecp_engine_destroy(engine);
+	fx_free(&f);
+}
+
 static void test_whatif_lengths(void **state)
 {
 	(void)state;
@@ -436,6 +535,8 @@ int main(void)
 	    cmocka_unit_test(test_sweep_matches_analyze),
 	    cmocka_unit_test(test_saturated_shortcut),
 	    cmocka_unit_test(test_saturation_at_most_threads),
+	    cmocka_unit_test(test_units_merge),
+	    cmocka_unit_test(test_units_idle_split),
 	    cmocka_unit_test(test_whatif_lengths),
 	    cmocka_unit_test(test_inconsistent_dag),
 	    cmocka_unit_test(test_degenerate),
