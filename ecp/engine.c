@@ -45,6 +45,7 @@ struct ecp_engine {
 	struct ecp_engine_flags own; /* of the last ecp_engine_run() */
 	uint64_t max_instants; /* of a P-run's tape */
 	uint32_t n_chains; /* segments without a thread predecessor: threads */
+	uint32_t n_weighted; /* segments of length > 0 */
 	/* With delays: the DAG the P-runs, reverse passes and re-simulations
 	 * work on (sim), its units merged (ecp/units.h) or the segments
 	 * themselves (units.first NULL, sim == dag), and its successors */
@@ -178,9 +179,11 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 				   dag->n_segments);
 		goto out;
 	}
-	for (uint32_t s = 0; s < dag->n_segments; s++)
+	for (uint32_t s = 0; s < dag->n_segments; s++) {
 		if (dag->delay[s] > 0 && dag->pred[s] != ECP_NO_ID)
 			e->has_delays = true;
+		e->n_weighted += dag->length[s] > 0;
+	}
 	if ((rc = count_chains(dag, &e->n_chains, err)) < 0)
 		goto out;
 	e->sim = dag;
@@ -191,6 +194,7 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 		if (e->units.first) {
 			e->sim = &e->units.dag;
 			e->sim_units = (struct ecp_prun_units){.first = e->units.first,
+							       .end = e->units.end,
 							       .length = dag->length};
 		}
 		if ((rc = ecp_dag_succ_init(&e->succ, e->sim, err)) < 0)
@@ -373,7 +377,7 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 	int rc = 0;
 	rp->budget_left = engine->exact_budget;
 	rp->weights = weights;
-	rp->ok = calloc(s1, 1);
+	rp->ok = ecp_huge_calloc(s1, 1);
 	if (!rp->ok) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	} else {
@@ -452,15 +456,15 @@ static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run
 	double *weights = rp->weights;
 	uint32_t S = dag->n_segments, n_todo = 0;
 	for (uint32_t s = 0; s < S; s++) {
-		if (dag->length[s]) {
+		if (dag->length[s])
 			n_todo += !rp->ok[s];
-			if (rp->ok[s])
-				fl->n_reverse += weighted(engine, s);
-		} else {
-			/* a segment that takes no time cannot be shortened */
+		else /* a segment that takes no time cannot be shortened */
 			weights[s] = 0.0;
-		}
 	}
+	/* the pass's are all but those re-simulated (counted per unit only
+	 * there: a pass over every unit's segments costs as much as the
+	 * pass's own bookkeeping) */
+	fl->n_reverse += engine->n_weighted;
 	if (!n_todo)
 		return 0;
 	uint32_t *todo = malloc((size_t)n_todo * sizeof(uint32_t));
@@ -468,8 +472,10 @@ static int take_pass(const struct ecp_engine *engine, const struct ecp_prun *run
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	n_todo = 0;
 	for (uint32_t s = 0; s < S; s++)
-		if (dag->length[s] && !rp->ok[s])
+		if (dag->length[s] && !rp->ok[s]) {
 			todo[n_todo++] = s;
+			fl->n_reverse -= weighted(engine, s);
+		}
 	int rc = resimulate(engine, run, processors, todo, n_todo, rp->budget_left, rp,
 			    weights, fl, err);
 	free(todo);
@@ -643,8 +649,10 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	ecp_adjoint_sync_finish(&rp.sync);
 	free(rp.saved);
 	free(rp.ok);
-	if (rc >= 0 && engine->units.first)
-		ecp_units_expand(&engine->units, dag->length, weights, fl->inexact);
+	if (rc >= 0 && engine->units.first &&
+	    ecp_units_expand(&engine->units, dag->length, weights,
+			     fl->n_inexact ? fl->inexact : NULL) < 0)
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (exact weights)");
 	if (rc >= 0 && summary) {
 		summary->makespan = run.makespan;
 		summary->idle = run.idle;

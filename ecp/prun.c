@@ -7,6 +7,7 @@
 
 #include "common/parse.h"
 #include "ecp/event-heap.h"
+#include "ecp/hugemem.h"
 #include "simulator/dag-succ.h"
 
 #define NONE UINT32_MAX
@@ -219,7 +220,7 @@ static void idle_close(struct sim *m, uint32_t seg, long double c)
 
 static bool multi(const struct sim *m, uint32_t s)
 {
-	return m->units->first[s + 1] - m->units->first[s] > 1;
+	return m->units->end[s] - m->units->first[s] > 1;
 }
 
 static void idle_start(struct sim *m, uint32_t s)
@@ -242,7 +243,7 @@ static void idle_end(struct sim *m, uint32_t s)
 		idle_close(m, s, m->charge);
 		return;
 	}
-	uint32_t seg = m->units->first[s], last = m->units->first[s + 1] - 1;
+	uint32_t seg = m->units->first[s], last = m->units->end[s] - 1;
 	if (seg < last) {
 		const struct hist *h = m->hist;
 		size_t k = m->started[s] - m->hist_base, now = m->instant - m->hist_base;
@@ -455,11 +456,11 @@ static int tape_init(struct sim *m, const struct ecp_dag *dag, size_t cap)
 {
 	struct ecp_prun_tape *tp = &m->run->tape;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	tp->root = calloc(cap, sizeof(uint32_t));
-	tp->flags = calloc(cap, 1);
-	tp->running = calloc(cap, sizeof(uint32_t));
-	tp->start_instant = malloc(s1 * sizeof(uint32_t));
-	tp->end_instant = malloc(s1 * sizeof(uint32_t));
+	tp->root = ecp_huge_calloc(cap, sizeof(uint32_t));
+	tp->flags = ecp_huge_calloc(cap, 1);
+	tp->running = ecp_huge_calloc(cap, sizeof(uint32_t));
+	tp->start_instant = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	tp->end_instant = ecp_huge_malloc(s1 * sizeof(uint32_t));
 	tp->barrier = UINT32_MAX;
 	m->tape = tp;
 	return tp->root && tp->flags && tp->running && tp->start_instant &&
@@ -526,7 +527,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
 	if (seg_idle && units) {
 		m.units = units;
-		m.started = malloc(s1 * sizeof(uint32_t));
+		m.started = ecp_huge_malloc(s1 * sizeof(uint32_t));
 		m.hist_cap = 4096;
 		m.hist = malloc(m.hist_cap * sizeof(*m.hist));
 		if (m.hist)
@@ -544,11 +545,19 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 		m.snaps->every = 1;
 		while (max_instants / m.snaps->every > snapshot_budget)
 			m.snaps->every *= 2;
+		/* The pool reaches its budget on any long run: taken at once, on
+		 * huge pages (growing it a page fault at a time cost more than
+		 * filling it) */
+		uint64_t items = 64 * (max_instants / m.snaps->every + 1);
+		m.snaps->pool_cap = items < snapshot_budget ? (size_t)items : snapshot_budget;
+		m.snaps->pool = ecp_huge_malloc(m.snaps->pool_cap * sizeof(*m.snaps->pool));
+		if (!m.snaps->pool)
+			m.snaps->pool_cap = 0;
 	}
 	/* the heaps and the ready list are as large as they could get; only
 	 * what a run reaches (about its threads) is ever touched */
-	m.need = malloc(s1 * sizeof(uint32_t));
-	m.ready = malloc(s1 * sizeof(uint32_t));
+	m.need = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	m.ready = ecp_huge_malloc(s1 * sizeof(uint32_t));
 	m.active.a = malloc(s1 * sizeof(struct heap_item));
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;

@@ -1,4 +1,5 @@
 #include "ecp/tangent.h"
+#include "ecp/hugemem.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -102,9 +103,9 @@ int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *suc
 		g->pass = pass;
 		g->sync = sync;
 	}
-	g->need = malloc(s1 * sizeof(uint32_t));
-	g->stamp = calloc(s1, sizeof(uint32_t));
-	g->ready = malloc(s1 * sizeof(uint32_t));
+	g->need = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	g->stamp = ecp_huge_calloc(s1, sizeof(uint32_t));
+	g->ready = ecp_huge_malloc(s1 * sizeof(uint32_t));
 	g->active.a = malloc(s1 * sizeof(struct heap_item));
 	g->delayed.a = malloc(s1 * sizeof(struct heap_item));
 	uint32_t n_roots = 0;

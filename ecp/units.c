@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/hugemem.h"
+
 static bool bit(const uint64_t *bits, uint32_t i)
 {
 	return bits[i / 64] >> (i % 64) & 1;
@@ -18,6 +20,7 @@ static bool continues(const struct ecp_dag *dag, const uint64_t *waited_for, uin
 void ecp_units_finish(struct ecp_units *x)
 {
 	free(x->first);
+	free(x->end);
 	free(x->dag.length);
 	free(x->dag.delay);
 	free(x->dag.pred);
@@ -27,15 +30,47 @@ void ecp_units_finish(struct ecp_units *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* The merged DAG's arrays, given first[] and each segment's unit. */
-static bool fill(struct ecp_units *x, const struct ecp_dag *dag, const uint32_t *unit_of)
+/* Numbers the units in the DAG's topological order: a unit takes its first
+ * segment's place (its inputs all come before that, its outputs after its
+ * last segment).  unit_of[s] holds each segment's unit in segment order on
+ * entry and its new number on return; first[] and end[] are filled.  False
+ * when `topo` is not an order of the segments. */
+static bool number(struct ecp_units *x, const struct ecp_dag *dag, uint32_t *unit_of,
+		   uint32_t *new_of)
+{
+	uint32_t U = x->dag.n_segments, S = dag->n_segments, n = 0;
+	for (uint32_t u = 0; u < U; u++)
+		new_of[u] = UINT32_MAX;
+	for (uint32_t i = 0; i < S; i++) {
+		ecp_id s = dag->topo[i];
+		if (s >= S || (s > 0 && unit_of[s] == unit_of[s - 1]))
+			continue;
+		if (n == U || new_of[unit_of[s]] != UINT32_MAX)
+			return false;
+		new_of[unit_of[s]] = n;
+		x->first[n++] = s;
+	}
+	if (n != U)
+		return false;
+	for (uint32_t u = 0; u < U; u++)
+		x->end[u] = x->first[u] + 1;
+	for (uint32_t s = 0; s < S; s++) {
+		unit_of[s] = new_of[unit_of[s]];
+		x->end[unit_of[s]] = s + 1;
+	}
+	return true;
+}
+
+/* The merged DAG's arrays, given each unit's segments and each segment's
+ * unit. */
+static void fill(struct ecp_units *x, const struct ecp_dag *dag, const uint32_t *unit_of)
 {
 	struct ecp_dag *d = &x->dag;
 	uint32_t U = d->n_segments, S = dag->n_segments;
 	for (uint32_t u = 0; u < U; u++) {
 		uint32_t f = x->first[u];
 		d->length[u] = 0;
-		for (uint32_t s = f; s < x->first[u + 1]; s++)
+		for (uint32_t s = f; s < x->end[u]; s++)
 			d->length[u] += dag->length[s];
 		d->delay[u] = dag->delay[f];
 		/* linear chains: every predecessor is a segment (ecp/engine.c) */
@@ -47,22 +82,9 @@ static bool fill(struct ecp_units *x, const struct ecp_dag *dag, const uint32_t 
 			/* out of range stays out of range, for the checks downstream */
 			d->in_from[d->n_in++] = from < S ? unit_of[from] : U + (from - S);
 		}
+		d->topo[u] = u;
 	}
 	d->in_offset[U] = d->n_in;
-	if (!dag->topo)
-		return true;
-	/* A unit takes its first segment's place: its inputs all come before
-	 * that, its outputs all after its last segment. */
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < S; i++) {
-		ecp_id s = dag->topo[i];
-		if (s >= S || x->first[unit_of[s]] != s)
-			continue;
-		if (n == U)
-			return false;
-		d->topo[n++] = unit_of[s];
-	}
-	return n == U;
 }
 
 int ecp_units_init(struct ecp_units *x, const struct ecp_dag *dag, bool linear,
@@ -70,10 +92,10 @@ int ecp_units_init(struct ecp_units *x, const struct ecp_dag *dag, bool linear,
 {
 	memset(x, 0, sizeof(*x));
 	uint32_t S = dag->n_segments;
-	if (!linear || S < 2)
+	if (!linear || S < 2 || !dag->topo)
 		return 0;
 	uint64_t *waited_for = calloc(S / 64 + 1, sizeof(uint64_t));
-	uint32_t *unit_of = NULL;
+	uint32_t *unit_of = NULL, *new_of = NULL;
 	if (!waited_for)
 		goto nomem;
 	for (uint32_t e = 0; e < dag->n_in; e++)
@@ -83,41 +105,37 @@ int ecp_units_init(struct ecp_units *x, const struct ecp_dag *dag, bool linear,
 	uint32_t U = 1;
 	for (uint32_t s = 1; s < S; s++)
 		U += !continues(dag, waited_for, s);
-	if (U == S) {
-		free(waited_for);
-		return 0;
-	}
 	struct ecp_dag *d = &x->dag;
 	d->n_segments = U;
-	x->first = malloc(((size_t)U + 1) * sizeof(uint32_t));
+	x->first = ecp_huge_malloc((size_t)U * sizeof(uint32_t));
+	x->end = ecp_huge_malloc((size_t)U * sizeof(uint32_t));
 	unit_of = malloc((size_t)S * sizeof(uint32_t));
-	d->length = malloc((size_t)U * sizeof(uint64_t));
-	d->delay = malloc((size_t)U * sizeof(uint64_t));
-	d->pred = malloc((size_t)U * sizeof(ecp_id));
-	d->in_offset = malloc(((size_t)U + 1) * sizeof(uint32_t));
-	d->in_from = malloc((dag->n_in ? dag->n_in : 1) * sizeof(ecp_id));
-	d->topo = dag->topo ? malloc((size_t)U * sizeof(ecp_id)) : NULL;
-	if (!x->first || !unit_of || !d->length || !d->delay || !d->pred ||
-	    !d->in_offset || !d->in_from || (dag->topo && !d->topo))
+	new_of = malloc((size_t)U * sizeof(uint32_t));
+	d->length = ecp_huge_malloc((size_t)U * sizeof(uint64_t));
+	d->delay = ecp_huge_malloc((size_t)U * sizeof(uint64_t));
+	d->pred = ecp_huge_malloc((size_t)U * sizeof(ecp_id));
+	d->in_offset = ecp_huge_malloc(((size_t)U + 1) * sizeof(uint32_t));
+	d->in_from = ecp_huge_malloc((dag->n_in ? dag->n_in : 1) * sizeof(ecp_id));
+	d->topo = ecp_huge_malloc((size_t)U * sizeof(ecp_id));
+	if (!x->first || !x->end || !unit_of || !new_of || !d->length || !d->delay ||
+	    !d->pred || !d->in_offset || !d->in_from || !d->topo)
 		goto nomem;
 	uint32_t u = 0;
-	x->first[0] = 0;
 	unit_of[0] = 0;
-	for (uint32_t s = 1; s < S; s++) {
-		if (!continues(dag, waited_for, s))
-			x->first[++u] = s;
-		unit_of[s] = u;
-	}
-	x->first[U] = S;
-	bool ok = fill(x, dag, unit_of);
+	for (uint32_t s = 1; s < S; s++)
+		unit_of[s] = u += !continues(dag, waited_for, s);
+	if (number(x, dag, unit_of, new_of))
+		fill(x, dag, unit_of);
+	else /* not a topological order: simulate the segments as they are */
+		ecp_units_finish(x);
 	free(waited_for);
 	free(unit_of);
-	if (!ok) /* not a topological order: simulate the segments as they are */
-		ecp_units_finish(x);
+	free(new_of);
 	return 0;
 nomem:
 	free(waited_for);
 	free(unit_of);
+	free(new_of);
 	ecp_units_finish(x);
 	return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
 			     S);
@@ -128,24 +146,33 @@ uint32_t ecp_units_weighted(const struct ecp_units *x, const uint64_t *length, u
 	if (!x->first)
 		return length[u] > 0;
 	uint32_t n = 0;
-	for (uint32_t s = x->first[u]; s < x->first[u + 1]; s++)
+	for (uint32_t s = x->first[u]; s < x->end[u]; s++)
 		n += length[s] > 0;
 	return n;
 }
 
-void ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *weights,
-		      uint8_t *flags)
+int ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *weights,
+		     uint8_t *flags)
 {
-	/* Last unit first: unit u's segments start at first[u] >= u, so
-	 * writing them never overwrites a unit not yet expanded. */
-	for (uint32_t u = x->dag.n_segments; u-- > 0;) {
-		double w = weights ? weights[u] : 0.0;
-		uint8_t f = flags ? flags[u] : 0;
-		for (uint32_t s = x->first[u]; s < x->first[u + 1]; s++) {
-			if (weights)
-				weights[s] = length[s] ? w : 0.0;
-			if (flags)
-				flags[s] = length[s] ? f : 0;
-		}
+	uint32_t U = x->dag.n_segments;
+	/* the units' entries, copied out: unit u's segments need not lie
+	 * above u's own entry */
+	double *unit = ecp_huge_malloc((size_t)(U ? U : 1) * sizeof(double));
+	if (!unit)
+		return -1;
+	if (weights) {
+		memcpy(unit, weights, (size_t)U * sizeof(double));
+		for (uint32_t u = 0; u < U; u++)
+			for (uint32_t s = x->first[u]; s < x->end[u]; s++)
+				weights[s] = length[s] ? unit[u] : 0.0;
 	}
+	if (flags) {
+		uint8_t *f = (uint8_t *)unit;
+		memcpy(f, flags, U);
+		for (uint32_t u = 0; u < U; u++)
+			for (uint32_t s = x->first[u]; s < x->end[u]; s++)
+				flags[s] = length[s] ? f[u] : 0;
+	}
+	free(unit);
+	return 0;
 }

@@ -14,8 +14,12 @@
  * Only the idle charges are per segment: the P-run splits a unit's at the
  * work-clock instants of its boundaries (ecp/prun.h).
  *
- * Units are ranges of consecutive segment ids, so per-unit results expand
- * in place into the caller's per-segment arrays. */
+ * Units are numbered in the DAG's topological order (its first segment's
+ * place there; the model's is by ASAP start): the simulations visit them
+ * roughly in that order, so their per-unit arrays are read nearly
+ * sequentially instead of in one stream per thread (thread-major segment
+ * ids), which a 32-thread run's prefetchers could not follow.  Each unit is
+ * still a range of consecutive segment ids, first[u] .. end[u] - 1. */
 #ifndef ECP_ECP_UNITS_H
 #define ECP_ECP_UNITS_H
 
@@ -32,13 +36,14 @@ struct ecp_units {
 	 * other fields are unset (0 or NULL): the simulations do not read
 	 * them. */
 	struct ecp_dag dag;
-	uint32_t
-	    *first; /* n_segments + 1: unit u is segments first[u] .. first[u + 1] - 1 */
+	uint32_t *first; /* per unit: unit u is segments first[u] .. end[u] - 1 */
+	uint32_t *end;
 };
 
 /* linear: no segment is the thread predecessor of two (else nothing is
- * merged).  Leaves units->first NULL when no two segments merge: then the
- * units are the segments and the caller simulates `dag` itself. */
+ * merged).  Leaves units->first NULL when that does not hold or the DAG
+ * has no topological order: then the units are the segments and the caller
+ * simulates `dag` itself. */
 int ecp_units_init(struct ecp_units *units, const struct ecp_dag *dag, bool linear,
 		   struct ecp_error *err);
 void ecp_units_finish(struct ecp_units *units);
@@ -48,9 +53,11 @@ uint32_t ecp_units_weighted(const struct ecp_units *units, const uint64_t *lengt
 			    uint32_t u);
 
 /* Expands per-unit weights and flags (entries 0 .. units - 1 of each array,
- * either may be NULL) in place into per-segment ones: every segment of
- * length > 0 takes its unit's, the others weight 0 and no flag. */
-void ecp_units_expand(const struct ecp_units *units, const uint64_t *length,
-		      double *weights, uint8_t *flags);
+ * either may be NULL) into per-segment ones in the same arrays: every
+ * segment of length > 0 takes its unit's, the others weight 0 and no flag.
+ * Returns 0, or -1 when its scratch (a copy of the units' entries) could
+ * not be allocated. */
+int ecp_units_expand(const struct ecp_units *units, const uint64_t *length,
+		     double *weights, uint8_t *flags);
 
 #endif

@@ -380,26 +380,49 @@ static void test_units_merge(void **state)
 	assert_int_equal(ecp_units_init(&u, &f.dag, true, &err), 0);
 	assert_non_null(u.first);
 	assert_int_equal(u.dag.n_segments, 5);
-	static const uint32_t first[] = {0, 2, 3, 5, 6, 8};
-	static const uint64_t length[] = {3, 0, 5, 4, 3}, delay[] = {0, 0, 1, 0, 0};
-	static const ecp_id pred[] = {ECP_NO_ID, 0, 1, ECP_NO_ID, 3};
+	/* the units in a topological order: every input numbered lower */
+	uint32_t unit_at[8]; /* unit by its first segment */
+	for (uint32_t s = 0; s < 8; s++)
+		unit_at[s] = UINT32_MAX;
 	for (uint32_t k = 0; k < 5; k++) {
-		assert_int_equal(u.first[k], first[k]);
-		assert_int_equal(u.dag.length[k], length[k]);
-		assert_int_equal(u.dag.delay[k], delay[k]);
-		assert_int_equal(u.dag.pred[k], pred[k]);
+		assert_true(u.first[k] < 8);
+		unit_at[u.first[k]] = k;
+		assert_true(u.dag.pred[k] == ECP_NO_ID || u.dag.pred[k] < k);
+		for (uint32_t e = u.dag.in_offset[k]; e < u.dag.in_offset[k + 1]; e++)
+			assert_true(u.dag.in_from[e] < k);
+		assert_int_equal(u.dag.topo[k], k);
 	}
-	assert_int_equal(u.first[5], 8);
+	static const uint32_t first[] = {0, 2, 3, 5, 6}, end[] = {2, 3, 5, 6, 8};
+	static const uint64_t length[] = {3, 0, 5, 4, 3}, delay[] = {0, 0, 1, 0, 0};
+	static const uint32_t pred_first[] = {UINT32_MAX, 0, 2, UINT32_MAX, 5};
+	uint32_t id[5];
+	for (uint32_t j = 0; j < 5; j++) {
+		uint32_t k = id[j] = unit_at[first[j]];
+		assert_true(k < 5);
+		assert_int_equal(u.end[k], end[j]);
+		assert_int_equal(u.dag.length[k], length[j]);
+		assert_int_equal(u.dag.delay[k], delay[j]);
+		if (pred_first[j] == UINT32_MAX)
+			assert_int_equal(u.dag.pred[k], ECP_NO_ID);
+		else
+			assert_int_equal(u.dag.pred[k], unit_at[pred_first[j]]);
+	}
 	assert_int_equal(u.dag.n_in, 1);
-	assert_int_equal(u.dag.in_offset[4], 0);
-	assert_int_equal(u.dag.in_offset[5], 1);
-	assert_int_equal(u.dag.in_from[0], 0); /* 1 -> 6 is unit 0 -> unit 4 */
-	assert_int_equal(ecp_units_weighted(&u, f.dag.length, 1), 0);
-	assert_int_equal(ecp_units_weighted(&u, f.dag.length, 2), 2);
+	/* 1 -> 6 is unit {0, 1} -> unit {6, 7} */
+	assert_int_equal(u.dag.in_offset[id[4] + 1] - u.dag.in_offset[id[4]], 1);
+	assert_int_equal(u.dag.in_from[u.dag.in_offset[id[4]]], id[0]);
+	assert_int_equal(ecp_units_weighted(&u, f.dag.length, id[1]), 0);
+	assert_int_equal(ecp_units_weighted(&u, f.dag.length, id[2]), 2);
 	/* per-unit results spread to their segments; length 0 keeps 0 */
-	double w[8] = {0.5, 0.25, 1, 0.75, 2};
-	uint8_t fl[8] = {1, 0, 0, 1, 0};
-	ecp_units_expand(&u, f.dag.length, w, fl);
+	static const double unit_w[] = {0.5, 0.25, 1, 0.75, 2};
+	static const uint8_t unit_fl[] = {1, 0, 0, 1, 0};
+	double w[8] = {0};
+	uint8_t fl[8] = {0};
+	for (uint32_t j = 0; j < 5; j++) {
+		w[id[j]] = unit_w[j];
+		fl[id[j]] = unit_fl[j];
+	}
+	assert_int_equal(ecp_units_expand(&u, f.dag.length, w, fl), 0);
 	static const double want_w[] = {0.5, 0.5, 0, 1, 1, 0.75, 2, 2};
 	static const uint8_t want_fl[] = {1, 1, 0, 0, 0, 1, 0, 0};
 	for (uint32_t s = 0; s < 8; s++) {
