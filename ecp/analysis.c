@@ -309,8 +309,10 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep)
 		free(sweep->seg_idle[j]);
 		free(sweep->w_scratch[j]);
 	}
-	for (unsigned j = 0; j < 2; j++)
+	for (unsigned j = 0; j < 2; j++) {
 		free(sweep->flags[j].inexact);
+		ecp_scratch_finish(&sweep->flags[j].scratch);
+	}
 	free(sweep->profiles);
 	free(sweep->act_first);
 	free(sweep->act_n);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/scratch.h"
 #include "simulator/dag.h"
 
 struct ecp_engine;
@@ -42,6 +43,10 @@ int ecp_engine_run(struct ecp_engine *engine, unsigned processors, double *weigh
 struct ecp_engine_flags {
 	uint8_t *inexact;
 	uint32_t n_inexact, n_resimulated, n_synced, n_reverse;
+	/* The large arrays of the runs made with these flags, kept from one
+	 * to the next (ecp/scratch.h): one thread's at a time, as the flags
+	 * are.  Zeroed is empty; ecp_scratch_finish() frees it. */
+	struct ecp_scratch scratch;
 };
 
 /* ecp_engine_run() with its flags in `flags` instead of the engine's.  When

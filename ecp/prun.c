@@ -58,8 +58,17 @@ struct hist {
 	double w, charge, rate;
 };
 
+/* The processor share at a running count: work advances 1 / factor per
+ * unit of time, and each running segment is charged rate of idleness. */
+struct share {
+	long double factor, rate;
+};
+#define SHARES_MAX 4096
+
 struct sim {
 	const struct ecp_dag *dag;
+	struct share *shares; /* per running count below n_shares */
+	uint32_t n_shares;
 	struct ecp_prun *run;
 	const struct ecp_dag_succ *succ;
 	/* Per segment: its unsatisfied inputs (NEED_COUNT), and with the tape
@@ -144,12 +153,12 @@ static void snapshot_put(struct ecp_prun_queued *to, const struct heap *h)
 static void snapshot_take(struct sim *m)
 {
 	struct ecp_prun_snapshots *x = m->snaps;
-	if (x->stopped || m->instant % x->every)
+	if (x->stopped || (m->instant & (x->every - 1)))
 		return;
 	size_t n = m->active.n + m->delayed.n;
 	while (x->pool_n + n > x->pool_budget && x->n > 1) {
 		snapshots_thin(x);
-		if (m->instant % x->every)
+		if (m->instant & (x->every - 1))
 			return;
 	}
 	if (!grow((void **)&x->snap, &x->cap, x->n + 1, sizeof(*x->snap)) ||
@@ -212,9 +221,8 @@ static void untouch(struct sim *m)
 
 /* A segment's idle charge, once c is the charge when it ends; until then
  * seg_idle holds the charge when it started. */
-static void idle_close(struct sim *m, uint32_t seg, long double c)
+static void idle_close(struct sim *m, uint32_t seg, uint64_t length, long double c)
 {
-	uint64_t length = m->units ? m->units->length[seg] : m->dag->length[seg];
 	m->seg_idle[seg] = length ? (double)(c - (long double)m->seg_idle[seg]) : 0.0;
 }
 
@@ -239,39 +247,40 @@ static void idle_start(struct sim *m, uint32_t s)
  * charge there is interpolated between the instants around it. */
 static void idle_end(struct sim *m, uint32_t s)
 {
-	if (!m->units) {
-		idle_close(m, s, m->charge);
+	uint32_t seg = m->units ? m->units->first[s] : s;
+	if (!m->units || !multi(m, s)) {
+		/* the unit's length is its one segment's */
+		idle_close(m, seg, m->dag->length[s], m->charge);
 		return;
 	}
-	uint32_t seg = m->units->first[s], last = m->units->end[s] - 1;
-	if (seg < last) {
-		const struct hist *h = m->hist;
-		size_t k = m->started[s] - m->hist_base, now = m->instant - m->hist_base;
-		long double w = h[k].w;
-		for (; seg < last; seg++) {
-			w += (long double)m->units->length[seg];
-			/* the last instant before the hand-over: clocks increase,
-			 * and a branch-free search (its way is unpredictable) */
-			double wd = (double)w;
-			if (k < now) {
-				const struct hist *base = h + k + 1;
-				size_t n = now - k;
-				while (n > 1) {
-					size_t half = n / 2;
-					base = base[half].w < wd ? base + half : base;
-					n -= half;
-				}
-				k = (size_t)(base - h) - (base->w >= wd);
+	uint32_t last = m->units->end[s] - 1;
+	const struct hist *h = m->hist;
+	size_t k = m->started[s] - m->hist_base, now = m->instant - m->hist_base;
+	long double w = h[k].w;
+	for (; seg < last; seg++) {
+		uint64_t length = m->units->length[seg];
+		w += (long double)length;
+		/* the last instant before the hand-over: clocks increase,
+		 * and a branch-free search (its way is unpredictable) */
+		double wd = (double)w;
+		if (k < now) {
+			const struct hist *base = h + k + 1;
+			size_t n = now - k;
+			while (n > 1) {
+				size_t half = n / 2;
+				base = base[half].w < wd ? base + half : base;
+				n -= half;
 			}
-			long double c =
-			    k == now ? m->charge
-				     : h[k].charge + (w - h[k].w > 0 ? w - h[k].w : 0) *
-							 h[k + 1].rate;
-			idle_close(m, seg, c);
-			m->seg_idle[seg + 1] = (double)c;
+			k = (size_t)(base - h) - (base->w >= wd);
 		}
+		long double c =
+		    k == now ? m->charge
+			     : h[k].charge + (w - h[k].w > 0 ? w - h[k].w : 0) *
+						 h[k + 1].rate;
+		idle_close(m, seg, length, c);
+		m->seg_idle[seg + 1] = (double)c;
 	}
-	idle_close(m, last, m->charge);
+	idle_close(m, last, m->units->length[last], m->charge);
 }
 
 /* Keeps only the instants since the oldest running unit of several
@@ -367,6 +376,36 @@ static long double factor(uint32_t n, unsigned processors)
 	return (long double)n / processors;
 }
 
+/* The idle charge's growth per unit of time while n < P segments run. */
+static long double charge_rate(uint32_t n, unsigned processors)
+{
+	return processors && n && n < processors ? (long double)processors / n - 1.0L
+						 : 0.0L;
+}
+
+/* Both per running count, computed once per run: a long double division on
+ * every instant was the loop's longest step.  The same expressions, so the
+ * run is the same to the bit. */
+static bool shares_init(struct sim *m, unsigned processors)
+{
+	uint32_t S = m->dag->n_segments;
+	m->n_shares = (S < SHARES_MAX ? S : SHARES_MAX) + 1;
+	m->shares = malloc(m->n_shares * sizeof(*m->shares));
+	if (!m->shares)
+		return false;
+	for (uint32_t n = 0; n < m->n_shares; n++)
+		m->shares[n] = (struct share){factor(n, processors),
+					      charge_rate(n, processors)};
+	return true;
+}
+
+static inline struct share share_of(const struct sim *m, uint32_t n, unsigned processors)
+{
+	if (n < m->n_shares)
+		return m->shares[n];
+	return (struct share){factor(n, processors), charge_rate(n, processors)};
+}
+
 static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 {
 	uint32_t S = m->dag->n_segments;
@@ -376,10 +415,12 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			snapshot_take(m);
 		if (!m->active.n && !m->delayed.n)
 			break;
-		long double ta = INFINITY, td = INFINITY;
-		if (m->active.n)
-			ta = m->t + (qtime_value(m->active.a[0].key) - m->w) *
-					factor(m->running, processors);
+		long double ta = INFINITY, td = INFINITY, top = 0;
+		struct share sh = share_of(m, m->running, processors);
+		if (m->active.n) {
+			top = qtime_value(m->active.a[0].key);
+			ta = m->t + (top - m->w) * sh.factor;
+		}
 		if (m->delayed.n)
 			td = qtime_value(m->delayed.a[0].key);
 		long double tn = ta < td ? ta : td;
@@ -388,18 +429,16 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 			dt = 0;
 		/* Tallent's idleness: processors idle while n < P segments run,
 		 * each charged (P - n) / n of the interval. */
-		long double rate = 0.0L;
+		long double rate = sh.rate;
 		if (processors && m->running < processors) {
 			m->run->idle += dt * (processors - m->running);
-			if (m->running) {
-				rate = (long double)processors / m->running - 1.0L;
+			if (m->running)
 				m->charge += dt * rate;
-			}
 		}
 		if (ta <= td) /* exact: the event that defines the instant */
-			m->w = qtime_value(m->active.a[0].key);
+			m->w = top;
 		else
-			m->w += m->running ? dt / factor(m->running, processors) : dt;
+			m->w += m->running ? dt / sh.factor : dt;
 		m->t = tn;
 		m->instant++;
 		if (m->tape)
@@ -456,17 +495,23 @@ static int tape_init(struct sim *m, const struct ecp_dag *dag, size_t cap)
 {
 	struct ecp_prun_tape *tp = &m->run->tape;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	tp->root = ecp_huge_calloc(cap, sizeof(uint32_t));
-	tp->flags = ecp_huge_calloc(cap, 1);
-	tp->running = ecp_huge_calloc(cap, sizeof(uint32_t));
-	tp->start_instant = ecp_huge_malloc(s1 * sizeof(uint32_t));
-	tp->end_instant = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	struct ecp_scratch *sc = m->run->scratch;
+	m->run->tape_cap = cap;
+	/* Every instant from 1 to the last is written as the run makes it
+	 * (tape_event); instant 0 is the start, made by no event. */
+	tp->root = ecp_scratch_take(sc, cap * sizeof(uint32_t));
+	tp->flags = ecp_scratch_take(sc, cap);
+	tp->running = ecp_scratch_take(sc, cap * sizeof(uint32_t));
+	tp->start_instant = ecp_scratch_take(sc, s1 * sizeof(uint32_t));
+	tp->end_instant = ecp_scratch_take(sc, s1 * sizeof(uint32_t));
 	tp->barrier = UINT32_MAX;
 	m->tape = tp;
-	return tp->root && tp->flags && tp->running && tp->start_instant &&
-		       tp->end_instant
-		   ? 0
-		   : -1;
+	if (!tp->root || !tp->flags || !tp->running || !tp->start_instant ||
+	    !tp->end_instant)
+		return -1;
+	tp->root[0] = tp->running[0] = 0;
+	tp->flags[0] = 0;
+	return 0;
 }
 
 /* The plan's input: both clocks of every node, and which edges released
@@ -518,12 +563,14 @@ static void snapshot_budget_read(void)
 
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
-		      const struct ecp_prun_units *units, struct ecp_prun *run,
-		      struct ecp_error *err)
+		      const struct ecp_prun_units *units, struct ecp_scratch *scratch,
+		      struct ecp_prun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
 	size_t s1 = S ? S : 1;
+	run->scratch = scratch;
+	run->n_seg = s1;
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
 	if (seg_idle && units) {
 		m.units = units;
@@ -550,18 +597,20 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 		 * filling it) */
 		uint64_t items = 64 * (max_instants / m.snaps->every + 1);
 		m.snaps->pool_cap = items < snapshot_budget ? (size_t)items : snapshot_budget;
-		m.snaps->pool = ecp_huge_malloc(m.snaps->pool_cap * sizeof(*m.snaps->pool));
+		m.snaps->pool =
+		    ecp_scratch_take(scratch, m.snaps->pool_cap * sizeof(*m.snaps->pool));
 		if (!m.snaps->pool)
 			m.snaps->pool_cap = 0;
 	}
 	/* the heaps and the ready list are as large as they could get; only
 	 * what a run reaches (about its threads) is ever touched */
-	m.need = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	m.need = ecp_scratch_take(scratch, s1 * sizeof(uint32_t));
 	m.ready = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	bool shares_ok = shares_init(&m, processors);
 	m.active.a = malloc(s1 * sizeof(struct heap_item));
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
-	if (!m.need || !m.ready || !m.active.a || !m.delayed.a ||
+	if (!m.need || !m.ready || !m.active.a || !m.delayed.a || !shares_ok ||
 	    (m.units && (!m.started || !m.hist)) ||
 	    ((what & ECP_PRUN_PLAN_INPUT) && plan_input_init(&m, s1, dag->n_in) < 0) ||
 	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag, max_instants) < 0)) {
@@ -592,7 +641,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	if (m.tape)
 		m.tape->n_instants = m.sub + 1;
 out:
-	free(m.need);
+	ecp_scratch_give(scratch, m.need, s1 * sizeof(uint32_t));
+	free(m.shares);
 	free(m.start_instant);
 	free(m.end_instant);
 	free(m.pred_instant);
@@ -622,9 +672,11 @@ size_t ecp_prun_snapshot_at_or_after(const struct ecp_prun_snapshots *x, uint32_
 
 void ecp_prun_free_tape_instants(struct ecp_prun *run)
 {
-	free(run->tape.root);
-	free(run->tape.flags);
-	free(run->tape.running);
+	struct ecp_scratch *sc = run->scratch;
+	size_t cap = run->tape_cap;
+	ecp_scratch_give(sc, run->tape.root, cap * sizeof(uint32_t));
+	ecp_scratch_give(sc, run->tape.flags, cap);
+	ecp_scratch_give(sc, run->tape.running, cap * sizeof(uint32_t));
 	run->tape.root = run->tape.running = NULL;
 	run->tape.flags = NULL;
 }
@@ -638,9 +690,11 @@ void ecp_prun_finish(struct ecp_prun *run)
 	free(run->pred_tight);
 	free(run->in_tight);
 	ecp_prun_free_tape_instants(run);
-	free(run->tape.start_instant);
-	free(run->tape.end_instant);
+	struct ecp_scratch *sc = run->scratch;
+	ecp_scratch_give(sc, run->tape.start_instant, run->n_seg * sizeof(uint32_t));
+	ecp_scratch_give(sc, run->tape.end_instant, run->n_seg * sizeof(uint32_t));
 	free(run->snaps.snap);
-	free(run->snaps.pool);
+	ecp_scratch_give(sc, run->snaps.pool,
+			 run->snaps.pool_cap * sizeof(*run->snaps.pool));
 	memset(run, 0, sizeof(*run));
 }

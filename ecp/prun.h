@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/scratch.h"
 #include "simulator/dag-succ.h"
 #include "simulator/dag.h"
 
@@ -81,6 +82,10 @@ struct ecp_prun {
 	long double idle; /* processor time idle until makespan (P finite) */
 	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
 	struct ecp_prun_snapshots snaps; /* only when asked for (else zeroed) */
+	/* where the tape and the snapshot pool go back (NULL: freed), and
+	 * their sizes */
+	struct ecp_scratch *scratch;
+	size_t tape_cap, n_seg;
 };
 
 /* What to fill besides makespan and idle: the tape, the plan's input
@@ -101,11 +106,12 @@ struct ecp_prun_units {
  * running in an interval is charged (P - n) / n of it).  units (may be
  * NULL: the DAG's segments are the segments): seg_idle is then per segment
  * of the units, a unit's charge split at the work-clock instants where one
- * of its segments hands over to the next. */
+ * of its segments hands over to the next.  scratch (may be NULL): where the
+ * run's large arrays come from and go back to (ecp/scratch.h). */
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
-		      const struct ecp_prun_units *units, struct ecp_prun *run,
-		      struct ecp_error *err);
+		      const struct ecp_prun_units *units, struct ecp_scratch *scratch,
+		      struct ecp_prun *run, struct ecp_error *err);
 /* The most instants a tape of a run of `dag` can have. */
 uint64_t ecp_prun_max_instants(const struct ecp_dag *dag);
 /* The first snapshot at or after tape instant k (x->n: none). */

@@ -1,5 +1,4 @@
 #include "ecp/tangent.h"
-#include "ecp/hugemem.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -78,6 +77,7 @@ struct ecp_tangent {
 	 * the first snapshot not yet passed. */
 	const double *pass;
 	const struct ecp_adjoint_sync *sync;
+	struct ecp_scratch *scratch; /* where need, stamp and ready go back */
 	uint64_t done;
 	size_t next_snap;
 	uint64_t synced;
@@ -86,7 +86,8 @@ struct ecp_tangent {
 int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		       unsigned processors, const struct ecp_prun *unperturbed,
 		       const double *pass, const struct ecp_adjoint_sync *sync,
-		       struct ecp_tangent **tangent, struct ecp_error *err)
+		       struct ecp_scratch *scratch, struct ecp_tangent **tangent,
+		       struct ecp_error *err)
 {
 	*tangent = NULL;
 	uint32_t S = dag->n_segments;
@@ -95,6 +96,7 @@ int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *suc
 	if (!g)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (tangent)");
 	g->dag = dag;
+	g->scratch = scratch;
 	g->succ = succ;
 	g->processors = processors;
 	g->tape = &unperturbed->tape;
@@ -103,9 +105,9 @@ int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *suc
 		g->pass = pass;
 		g->sync = sync;
 	}
-	g->need = ecp_huge_malloc(s1 * sizeof(uint32_t));
-	g->stamp = ecp_huge_calloc(s1, sizeof(uint32_t));
-	g->ready = ecp_huge_malloc(s1 * sizeof(uint32_t));
+	g->need = ecp_scratch_take(scratch, s1 * sizeof(uint32_t));
+	g->stamp = ecp_scratch_take_zeroed(scratch, s1, sizeof(uint32_t));
+	g->ready = ecp_scratch_take(scratch, s1 * sizeof(uint32_t));
 	g->active.a = malloc(s1 * sizeof(struct heap_item));
 	g->delayed.a = malloc(s1 * sizeof(struct heap_item));
 	uint32_t n_roots = 0;
@@ -129,8 +131,12 @@ void ecp_tangent_destroy(struct ecp_tangent *g)
 {
 	if (!g)
 		return;
+	size_t bytes = (g->dag->n_segments ? g->dag->n_segments : 1) * sizeof(uint32_t);
 	free(g->roots);
-	free(g->need);
+	/* need goes back for the next P-run's simulation, which takes one
+	 * such array; kept, the other two would lie idle through it, when the
+	 * run holds the most memory */
+	ecp_scratch_give(g->scratch, g->need, bytes);
 	free(g->stamp);
 	free(g->ready);
 	free(g->active.a);

@@ -37,11 +37,13 @@ struct ecp_tangent;
  * them, and what it left at the snapshots (ecp/adjoint.h); with them a
  * re-simulation also stops at the first safe snapshot where its state is
  * the unperturbed run's but for the eps parts.  Everything given must
- * outlive the tangent, unchanged. */
+ * outlive the tangent, unchanged.  scratch (may be NULL): where its large
+ * arrays come from and go back to (ecp/scratch.h). */
 int ecp_tangent_create(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		       unsigned processors, const struct ecp_prun *unperturbed,
 		       const double *pass, const struct ecp_adjoint_sync *sync,
-		       struct ecp_tangent **tangent, struct ecp_error *err);
+		       struct ecp_scratch *scratch, struct ecp_tangent **tangent,
+		       struct ecp_error *err);
 void ecp_tangent_destroy(struct ecp_tangent *tangent);
 
 /* The exact weight of one segment (0 for a zero-length one) into *weight,

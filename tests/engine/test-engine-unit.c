@@ -7,6 +7,7 @@
 #include "ecp/analysis.h"
 #include "ecp/engine.h"
 #include "ecp/oracle.h"
+#include "ecp/scratch.h"
 #include "ecp/sweep.h"
 #include "ecp/units.h"
 #include "ecp/whatif.h"
@@ -358,6 +359,62 @@ static void test_saturation_at_most_threads(void **state)
 /* A thread's next segment joins the unit of the one before only when
  * nothing else can see the boundary: no delay, no edge into the next, no
  * edge out of the first, no second thread successor. */
+/* A thread's scratch gives a block back only for its exact size, zeroes it
+ * when asked, and frees what a whole run left untaken. */
+static void test_scratch_reuse(void **state)
+{
+	(void)state;
+	struct ecp_scratch sc = {0};
+	ecp_scratch_next_run(&sc); /* run 1 */
+	uint32_t *a = ecp_scratch_take(&sc, 1000 * sizeof(uint32_t));
+	uint8_t *b = ecp_scratch_take(&sc, 64);
+	assert_non_null(a);
+	assert_non_null(b);
+	for (unsigned i = 0; i < 1000; i++)
+		a[i] = i + 1;
+	ecp_scratch_give(&sc, a, 1000 * sizeof(uint32_t));
+	ecp_scratch_give(&sc, b, 64);
+	assert_int_equal(sc.n, 2);
+	ecp_scratch_next_run(&sc); /* run 2: both kept from run 1 */
+	assert_int_equal(sc.n, 2);
+	/* another size is a new block */
+	uint32_t *c = ecp_scratch_take(&sc, 999 * sizeof(uint32_t));
+	assert_non_null(c);
+	assert_ptr_not_equal(c, a);
+	assert_int_equal(sc.n, 2);
+	/* the same size is the kept block, zeroed when asked */
+	uint32_t *z = ecp_scratch_take_zeroed(&sc, 1000, sizeof(uint32_t));
+	assert_ptr_equal(z, a);
+	for (unsigned i = 0; i < 1000; i++)
+		assert_int_equal(z[i], 0);
+	assert_int_equal(sc.n, 1);
+	ecp_scratch_give(&sc, z, 1000 * sizeof(uint32_t));
+	ecp_scratch_give(&sc, NULL, 8); /* nothing */
+	free(c);
+	assert_int_equal(sc.n, 2);
+	/* run 3: b, untaken through run 2, is freed; a, given in run 2, stays */
+	ecp_scratch_next_run(&sc);
+	assert_int_equal(sc.n, 1);
+	assert_ptr_equal(sc.kept[0].p, a);
+	/* full: what does not fit is freed at once */
+	void *more[ECP_SCRATCH_KEPT];
+	for (unsigned i = 0; i < ECP_SCRATCH_KEPT; i++) {
+		more[i] = ecp_scratch_take(&sc, 32);
+		assert_non_null(more[i]);
+	}
+	for (unsigned i = 0; i < ECP_SCRATCH_KEPT; i++)
+		ecp_scratch_give(&sc, more[i], 32);
+	assert_int_equal(sc.n, ECP_SCRATCH_KEPT);
+	/* without a scratch every take is new and every give frees */
+	void *p = ecp_scratch_take_zeroed(NULL, 4, 4);
+	assert_non_null(p);
+	assert_int_equal(((uint32_t *)p)[3], 0);
+	ecp_scratch_give(NULL, p, 16);
+	assert_null(ecp_scratch_take_zeroed(&sc, SIZE_MAX / 2, 4)); /* overflow */
+	ecp_scratch_finish(&sc);
+	assert_int_equal(sc.n, 0);
+}
+
 static void test_units_merge(void **state)
 {
 	(void)state;
@@ -559,6 +616,7 @@ int main(void)
 	    cmocka_unit_test(test_saturated_shortcut),
 	    cmocka_unit_test(test_saturation_at_most_threads),
 	    cmocka_unit_test(test_units_merge),
+	    cmocka_unit_test(test_scratch_reuse),
 	    cmocka_unit_test(test_units_idle_split),
 	    cmocka_unit_test(test_whatif_lengths),
 	    cmocka_unit_test(test_inconsistent_dag),
