@@ -101,6 +101,7 @@ struct sim {
 	struct hist *hist;
 	size_t hist_n, hist_cap;
 	uint32_t hist_base;
+	uint32_t last_rated; /* the last instant whose interval charged idleness */
 	bool hist_lost;             /* out of memory: the run fails rather than guess */
 	struct ecp_prun_tape *tape; /* NULL: not recorded */
 	struct ecp_prun_snapshots *snaps; /* NULL: not taken */
@@ -257,6 +258,24 @@ static void idle_end(struct sim *m, uint32_t s)
 	const struct hist *h = m->hist;
 	size_t k = m->started[s] - m->hist_base, now = m->instant - m->hist_base;
 	long double w = h[k].w;
+	if (m->last_rated <= m->started[s]) {
+		/* No interval since the unit started charged idleness: every
+		 * instant from its start to now has the start's charge and
+		 * rate 0, so a hand-over before now's clock gets that charge
+		 * and one after it the current one, as the search below finds
+		 * (without it: most units, while P or more run) */
+		long double before = h[k].charge;
+		bool at_now = k == now;
+		for (; seg < last; seg++) {
+			uint64_t length = m->units->length[seg];
+			w += (long double)length;
+			long double c = at_now || h[now].w < (double)w ? m->charge : before;
+			idle_close(m, seg, length, c);
+			m->seg_idle[seg + 1] = (double)c;
+		}
+		idle_close(m, last, m->units->length[last], m->charge);
+		return;
+	}
 	for (; seg < last; seg++) {
 		uint64_t length = m->units->length[seg];
 		w += (long double)length;
@@ -312,6 +331,8 @@ static void hist_record(struct sim *m, long double rate)
 	}
 	m->hist[m->hist_n++] = (struct hist){
 	    .w = (double)m->w, .charge = (double)m->charge, .rate = (double)rate};
+	if (rate != 0)
+		m->last_rated = m->instant;
 }
 
 static void end_segment(struct sim *m, uint32_t s)
