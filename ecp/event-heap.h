@@ -4,7 +4,10 @@
  * segment: a segment is queued at most once at a time).
  *
  * ECP_EVENT_HEAP(name, key_type, cmp) defines struct name_item, struct name
- * and name_push / name_pop, comparing keys with cmp(x, y) < 0, == 0, > 0.
+ * and name_push / name_push_aux / name_pop, comparing keys with cmp(x, y) < 0,
+ * == 0, > 0.  A record carries its segment and an aux word for the caller
+ * (prun.c: the running segment's slot), which fits in the record's padding
+ * beside either key type.
  * One definition for both simulations, with the key type as a parameter,
  * because their keys differ (long double vs a + b * eps) and both loops are
  * hot: a comparison through a function pointer would cost more than the
@@ -19,13 +22,14 @@
 #define ECP_EVENT_HEAP(name, key_type, cmp)                                          \
 	struct name##_item {                                                         \
 		key_type key;                                                        \
-		uint32_t seg;                                                        \
+		uint32_t seg, aux;                                                   \
 	};                                                                           \
 	struct name {                                                                \
 		struct name##_item *a;                                               \
 		size_t n;                                                            \
 	};                                                                           \
-	static inline void name##_push(struct name *h, key_type key, uint32_t seg)   \
+	static inline void name##_push_aux(struct name *h, key_type key,             \
+					   uint32_t seg, uint32_t aux)               \
 	{                                                                            \
 		size_t i = h->n++;                                                   \
 		while (i > 0) {                                                      \
@@ -35,7 +39,11 @@
 			h->a[i] = h->a[p];                                           \
 			i = p;                                                       \
 		}                                                                    \
-		h->a[i] = (struct name##_item){.key = key, .seg = seg};              \
+		h->a[i] = (struct name##_item){.key = key, .seg = seg, .aux = aux};  \
+	}                                                                            \
+	static inline void name##_push(struct name *h, key_type key, uint32_t seg)   \
+	{                                                                            \
+		name##_push_aux(h, key, seg, 0);                                     \
 	}                                                                            \
 	static inline struct name##_item name##_pop(struct name *h)                  \
 	{                                                                            \

@@ -65,6 +65,11 @@ struct share {
 };
 #define SHARES_MAX 4096
 
+struct slot {
+	double charge;
+	uint32_t started;
+};
+
 struct sim {
 	const struct ecp_dag *dag;
 	struct share *shares; /* per running count below n_shares */
@@ -92,12 +97,19 @@ struct sim {
 	uint32_t sub;               /* the tape's instant: one per event */
 	long double charge; /* idle charge of a segment running since time 0 */
 	double *seg_idle;   /* NULL: not asked for */
-	/* With units and seg_idle: per unit of several segments, the instant
-	 * it started, and the clocks of the instants since the oldest running
-	 * one started (hist[k] is instant hist_base + k), where its segments'
-	 * hand-overs are found when it ends (ecp/units.h) */
+	/* With seg_idle: per running segment (unit), in the slot its record in
+	 * `active` names, the charge and the instant when it started.  A few
+	 * dozen slots stay in cache, where a per-segment array was read back
+	 * at a scattered place at every end. */
+	struct slot *slots;
+	uint32_t *free_slots;
+	size_t n_slots, n_free, slots_cap, free_cap;
+	bool slots_lost; /* out of memory: the run fails rather than guess */
+	/* With units and seg_idle: the clocks of the instants since the oldest
+	 * running unit of several segments started (hist[k] is instant
+	 * hist_base + k), where its segments' hand-overs are found when it
+	 * ends (ecp/units.h) */
 	const struct ecp_prun_units *units;
-	uint32_t *started;
 	struct hist *hist;
 	size_t hist_n, hist_cap;
 	uint32_t hist_base;
@@ -220,11 +232,12 @@ static void untouch(struct sim *m)
 	m->n_touched = 0;
 }
 
-/* A segment's idle charge, once c is the charge when it ends; until then
- * seg_idle holds the charge when it started. */
-static void idle_close(struct sim *m, uint32_t seg, uint64_t length, long double c)
+/* A segment's idle charge: c, the charge when it ends, less `from`, the
+ * charge when it started (as a double, as it was kept). */
+static void idle_close(struct sim *m, uint32_t seg, uint64_t length, long double c,
+		       double from)
 {
-	m->seg_idle[seg] = length ? (double)(c - (long double)m->seg_idle[seg]) : 0.0;
+	m->seg_idle[seg] = length ? (double)(c - (long double)from) : 0.0;
 }
 
 static bool multi(const struct sim *m, uint32_t s)
@@ -232,33 +245,48 @@ static bool multi(const struct sim *m, uint32_t s)
 	return m->units->end[s] - m->units->first[s] > 1;
 }
 
-static void idle_start(struct sim *m, uint32_t s)
+/* A slot for a segment starting now (NONE when out of memory). */
+static uint32_t idle_start(struct sim *m)
 {
-	if (!m->units) {
-		m->seg_idle[s] = (double)m->charge; /* until it ends */
-		return;
+	uint32_t slot;
+	if (m->n_free) {
+		slot = m->free_slots[--m->n_free];
+	} else if (grow((void **)&m->slots, &m->slots_cap, m->n_slots + 1,
+			sizeof(*m->slots)) &&
+		   grow((void **)&m->free_slots, &m->free_cap, m->n_slots + 1,
+			sizeof(*m->free_slots))) {
+		slot = (uint32_t)m->n_slots++;
+	} else {
+		m->slots_lost = true;
+		return NONE;
 	}
-	m->seg_idle[m->units->first[s]] = (double)m->charge;
-	if (multi(m, s))
-		m->started[s] = m->instant;
+	m->slots[slot] = (struct slot){.charge = (double)m->charge, .started = m->instant};
+	return slot;
 }
 
-/* Unit s ends now: each of its segments hands over to the next where the
- * work clock has run the segment's length since the unit started; the
- * charge there is interpolated between the instants around it. */
-static void idle_end(struct sim *m, uint32_t s)
+/* Unit s ends now, started as `slot` says (NONE: it takes no time, and
+ * started now): each of its segments hands over to the next where the work
+ * clock has run the segment's length since the unit started; the charge
+ * there is interpolated between the instants around it. */
+static void idle_end(struct sim *m, uint32_t s, uint32_t slot)
 {
+	struct slot from = {.charge = (double)m->charge, .started = m->instant};
+	if (slot != NONE) {
+		from = m->slots[slot];
+		m->free_slots[m->n_free++] = slot;
+	}
 	uint32_t seg = m->units ? m->units->first[s] : s;
 	if (!m->units || !multi(m, s)) {
 		/* the unit's length is its one segment's */
-		idle_close(m, seg, m->dag->length[s], m->charge);
+		idle_close(m, seg, m->dag->length[s], m->charge, from.charge);
 		return;
 	}
 	uint32_t last = m->units->end[s] - 1;
 	const struct hist *h = m->hist;
-	size_t k = m->started[s] - m->hist_base, now = m->instant - m->hist_base;
+	size_t k = from.started - m->hist_base, now = m->instant - m->hist_base;
 	long double w = h[k].w;
-	if (m->last_rated <= m->started[s]) {
+	double prev = from.charge;
+	if (m->last_rated <= from.started) {
 		/* No interval since the unit started charged idleness: every
 		 * instant from its start to now has the start's charge and
 		 * rate 0, so a hand-over before now's clock gets that charge
@@ -270,10 +298,10 @@ static void idle_end(struct sim *m, uint32_t s)
 			uint64_t length = m->units->length[seg];
 			w += (long double)length;
 			long double c = at_now || h[now].w < (double)w ? m->charge : before;
-			idle_close(m, seg, length, c);
-			m->seg_idle[seg + 1] = (double)c;
+			idle_close(m, seg, length, c, prev);
+			prev = (double)c;
 		}
-		idle_close(m, last, m->units->length[last], m->charge);
+		idle_close(m, last, m->units->length[last], m->charge, prev);
 		return;
 	}
 	for (; seg < last; seg++) {
@@ -296,10 +324,10 @@ static void idle_end(struct sim *m, uint32_t s)
 		    k == now ? m->charge
 			     : h[k].charge + (w - h[k].w > 0 ? w - h[k].w : 0) *
 						 h[k + 1].rate;
-		idle_close(m, seg, length, c);
-		m->seg_idle[seg + 1] = (double)c;
+		idle_close(m, seg, length, c, prev);
+		prev = (double)c;
 	}
-	idle_close(m, last, m->units->length[last], m->charge);
+	idle_close(m, last, m->units->length[last], m->charge, prev);
 }
 
 /* Keeps only the instants since the oldest running unit of several
@@ -308,9 +336,12 @@ static bool hist_room(struct sim *m)
 {
 	uint32_t keep = m->instant;
 	for (size_t i = 0; i < m->active.n; i++) {
-		uint32_t s = m->active.a[i].seg;
-		if (multi(m, s) && m->started[s] < keep)
-			keep = m->started[s];
+		const struct heap_item *it = &m->active.a[i];
+		if (it->aux == NONE) /* out of slots: the run fails */
+			continue;
+		uint32_t started = m->slots[it->aux].started;
+		if (multi(m, it->seg) && started < keep)
+			keep = started;
 	}
 	size_t drop = keep - m->hist_base;
 	memmove(m->hist, m->hist + drop, (m->hist_n - drop) * sizeof(*m->hist));
@@ -335,7 +366,8 @@ static void hist_record(struct sim *m, long double rate)
 		m->last_rated = m->instant;
 }
 
-static void end_segment(struct sim *m, uint32_t s)
+/* slot: its idle slot (with seg_idle; NONE for one that takes no time) */
+static void end_segment(struct sim *m, uint32_t s, uint32_t slot)
 {
 	const struct ecp_dag *dag = m->dag;
 	if (m->end_instant) {
@@ -344,7 +376,7 @@ static void end_segment(struct sim *m, uint32_t s)
 		m->run->node_work[2 * s + 1] = (double)m->w;
 	}
 	if (m->seg_idle)
-		idle_end(m, s);
+		idle_end(m, s, slot);
 	if (m->tape)
 		m->tape->end_instant[s] = m->sub;
 	uint32_t nx = m->succ->next[s];
@@ -371,8 +403,6 @@ static void start_ready(struct sim *m)
 			m->run->node_time[2 * s] = (double)m->t;
 			m->run->node_work[2 * s] = (double)m->w;
 		}
-		if (m->seg_idle)
-			idle_start(m, s);
 		if (m->tape) {
 			m->tape->start_instant[s] = m->sub;
 			/* released by two events at once: it starts with the
@@ -381,10 +411,12 @@ static void start_ready(struct sim *m)
 				m->tape->flags[m->sub] |= ECP_TAPE_JOIN;
 		}
 		if (m->dag->length[s] == 0) {
-			end_segment(m, s);
+			end_segment(m, s, NONE);
 		} else {
-			heap_push(&m->active,
-				  qtime_of(m->w + (long double)m->dag->length[s]), s);
+			uint32_t slot = m->seg_idle ? idle_start(m) : 0;
+			heap_push_aux(&m->active,
+				      qtime_of(m->w + (long double)m->dag->length[s]), s,
+				      slot);
 			m->running++;
 		}
 	}
@@ -476,7 +508,7 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 				struct heap_item it = heap_pop(&m->active);
 				tape_event(m, it.seg, false, events > 0);
 				m->running--;
-				end_segment(m, it.seg);
+				end_segment(m, it.seg, it.aux);
 			} else if (m->delayed.n &&
 				   qtime_value(m->delayed.a[0].key) <= m->t + tolt) {
 				struct heap_item it = heap_pop(&m->delayed);
@@ -573,13 +605,19 @@ static void plan_input_finish(struct sim *m)
  * starts.  ECP_SNAPSHOT_ITEMS overrides it (queued records) so that tests
  * thin snapshots on small models; results never depend on it. */
 static size_t snapshot_budget = ((size_t)16 << 20) / sizeof(struct ecp_prun_queued);
-static pthread_once_t snapshot_once = PTHREAD_ONCE_INIT;
+/* The units' instants start with room for 4096 and drop those no running
+ * unit needs whenever they fill half of it; ECP_UNIT_INSTANTS overrides the
+ * start (at least 2) so that tests drop them on small models too. */
+static size_t hist_start = 4096;
+static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
 
-static void snapshot_budget_read(void)
+static void knobs_read(void)
 {
 	uint64_t n;
 	if (ecp_env_knob_u64("ECP_SNAPSHOT_ITEMS", 1, SIZE_MAX, &n))
 		snapshot_budget = (size_t)n;
+	if (ecp_env_knob_u64("ECP_UNIT_INSTANTS", 2, SIZE_MAX / 64, &n))
+		hist_start = (size_t)n;
 }
 
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
@@ -593,10 +631,10 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	run->scratch = scratch;
 	run->n_seg = s1;
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
+	pthread_once(&knobs_once, knobs_read);
 	if (seg_idle && units) {
 		m.units = units;
-		m.started = ecp_huge_malloc(s1 * sizeof(uint32_t));
-		m.hist_cap = 4096;
+		m.hist_cap = hist_start;
 		m.hist = malloc(m.hist_cap * sizeof(*m.hist));
 		if (m.hist)
 			m.hist[m.hist_n++] = (struct hist){0}; /* instant 0 */
@@ -605,7 +643,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	uint64_t max_instants = (what & ECP_PRUN_TAPE) ? ecp_prun_max_instants(dag) : 0;
 	if ((what & ECP_PRUN_SNAPSHOTS) && (what & ECP_PRUN_TAPE)) {
 		m.snaps = &run->snaps;
-		pthread_once(&snapshot_once, snapshot_budget_read);
+
 		m.snaps->pool_budget = snapshot_budget;
 		/* A snapshot holds at least one record: no more than the
 		 * budget's count of them will be kept, so none are taken closer
@@ -632,7 +670,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	m.delayed.a = malloc(s1 * sizeof(struct heap_item));
 	int rc = 0;
 	if (!m.need || !m.ready || !m.active.a || !m.delayed.a || !shares_ok ||
-	    (m.units && (!m.started || !m.hist)) ||
+	    (m.units && !m.hist) ||
 	    ((what & ECP_PRUN_PLAN_INPUT) && plan_input_init(&m, s1, dag->n_in) < 0) ||
 	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag, max_instants) < 0)) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
@@ -651,7 +689,7 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 			m.ready[m.n_ready++] = s;
 	}
 	rc = run_events(&m, processors, err);
-	if (rc >= 0 && (m.touched_lost || m.hist_lost))
+	if (rc >= 0 && (m.touched_lost || m.hist_lost || m.slots_lost))
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (P-run of %u segments)", S);
 	if (rc < 0)
@@ -671,7 +709,8 @@ out:
 	free(m.ready);
 	free(m.active.a);
 	free(m.delayed.a);
-	free(m.started);
+	free(m.slots);
+	free(m.free_slots);
 	free(m.hist);
 	if (rc < 0)
 		ecp_prun_finish(run);
