@@ -21,7 +21,9 @@ int ecp_radix_sort(struct ecp_radix_pair *pairs, size_t n);
 
 /* Sorts keys[0..n) stably by their bits [lo_bit, hi_bit) (the bits below
  * lo_bit ride along: a payload).  8 bytes an element instead of 16, and
- * 11-bit digits: a 35-bit time takes 4 passes where the pairs take 6.
+ * 11-bit digits: a 35-bit time takes 4 passes where the pairs take 6.  On
+ * large inputs (ecp/parallel.h) two threads count and scatter a half each,
+ * the first half's elements of a digit before the second's: the same result.
  * Returns 0, or -1 if scratch memory could not be allocated. */
 int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_bit);
 

@@ -7,6 +7,7 @@
 #include "ecp/analysis.h"
 #include "ecp/engine.h"
 #include "ecp/oracle.h"
+#include "ecp/radix.h"
 #include "ecp/scratch.h"
 #include "ecp/sweep.h"
 #include "ecp/units.h"
@@ -415,6 +416,47 @@ static void test_scratch_reuse(void **state)
 	assert_int_equal(sc.n, 0);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* ecp_radix_sort_bits on one thread and on two (from 131,072 keys on at the
+ * default threshold): sorted by the key bits, stable (the payload bits below
+ * them are the input position, so a stable sort leaves the whole words in
+ * increasing order), whatever the digits' split. */
+static void test_radix_sort_bits(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {2, 3, 1000, 140000};
+	unsigned cases = 0;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	for (size_t c = 0; c < sizeof(sizes) / sizeof(*sizes); c++) {
+		size_t n = sizes[c];
+		for (unsigned key_bits = 1; key_bits <= 40; key_bits += 13) {
+			uint64_t *keys = malloc(n * sizeof(*keys));
+			uint64_t *want = malloc(n * sizeof(*want));
+			assert_non_null(keys);
+			assert_non_null(want);
+			for (size_t i = 0; i < n; i++) {
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				/* few distinct keys: many ties for stability */
+				uint64_t key = (rng >> 33) % (key_bits < 20 ? 7 : 1000003) &
+					       (((uint64_t)1 << key_bits) - 1);
+				keys[i] = want[i] = key << 20 | i;
+			}
+			qsort(want, n, sizeof(*want), cmp_u64);
+			assert_int_equal(ecp_radix_sort_bits(keys, n, 20, 20 + key_bits), 0);
+			assert_memory_equal(keys, want, n * sizeof(*keys));
+			free(keys);
+			free(want);
+			cases++;
+		}
+	}
+	assert_int_equal(cases, 16);
+}
+
 static void test_units_merge(void **state)
 {
 	(void)state;
@@ -616,6 +658,7 @@ int main(void)
 	    cmocka_unit_test(test_saturated_shortcut),
 	    cmocka_unit_test(test_saturation_at_most_threads),
 	    cmocka_unit_test(test_units_merge),
+	    cmocka_unit_test(test_radix_sort_bits),
 	    cmocka_unit_test(test_scratch_reuse),
 	    cmocka_unit_test(test_units_idle_split),
 	    cmocka_unit_test(test_whatif_lengths),
