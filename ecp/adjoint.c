@@ -138,10 +138,10 @@ static int table_init(struct jump_table *t, uint32_t bits)
 	return 0;
 }
 
-static int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw);
+static inline int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw);
 
 /* Doubles the table when it is half full: probes stay short. */
-static int table_grow(struct jump_table *t)
+static __attribute__((noinline)) int table_grow(struct jump_table *t)
 {
 	struct jump_table old = *t;
 	if (table_init(t, old.bits + 1) < 0) {
@@ -155,7 +155,7 @@ static int table_grow(struct jump_table *t)
 	return 0;
 }
 
-static int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw)
+static inline __attribute__((always_inline)) int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw)
 {
 	uint32_t mask = (1u << t->bits) - 1, i = home(t, at);
 	while (t->slot[i].at != EMPTY && t->slot[i].at != at)
@@ -173,7 +173,7 @@ static int table_add(struct jump_table *t, uint32_t at, long double lt, long dou
 
 /* Adds what the table holds for instant k to (*lt, *lw) and removes it,
  * shifting back the entries its slot kept from their home. */
-static void table_take(struct jump_table *t, uint32_t k, long double *lt, long double *lw)
+static inline __attribute__((always_inline)) void table_take(struct jump_table *t, uint32_t k, long double *lt, long double *lw)
 {
 	uint32_t mask = (1u << t->bits) - 1, i = home(t, k);
 	while (t->slot[i].at != k) {
@@ -205,6 +205,8 @@ struct open_wake {
 	long double adjoint;
 };
 
+#define SLOW_TABLE 256
+
 struct sweep {
 	const struct ecp_dag *dag;
 	const struct ecp_prun_tape *tape;
@@ -218,13 +220,16 @@ struct sweep {
 	size_t next_snap; /* snapshots at or above it are done */
 	struct open_wake *wakes;
 	size_t n_wakes, wakes_cap;
+	/* slowdown(n) for n below SLOW_TABLE: the same values, computed once
+	 * instead of a long double division at every instant */
+	long double slow[SLOW_TABLE];
 };
 
 /* At the top of the first pass's step for instant k, (lt, lw) is what the
  * instants above sent to k's clocks other than by jumps: the adjoints of
  * the state after k that the snapshot at k keeps, together with its running
  * segments' ends (their weights) and its delays' wakes (the open ones). */
-static void annotate_snapshot(struct sweep *sw, uint32_t k, long double lt,
+static __attribute__((noinline)) void annotate_snapshot(struct sweep *sw, uint32_t k, long double lt,
 			      long double lw)
 {
 	const struct ecp_prun_snapshots *x = sw->snaps;
@@ -267,11 +272,12 @@ static int open_wake_add(struct sweep *sw, uint32_t seg, uint32_t from,
  * earlier instant (*j; j->at is EMPTY when it is below `first`), and the
  * ended segment's adjoint in *w_end (the derivative of T_P with respect to
  * its length) or NAN for a delay. */
-static void step(const struct sweep *sw, uint32_t k, long double *lt, long double *lw,
+static inline __attribute__((always_inline)) void step(const struct sweep *sw, uint32_t k, long double *lt, long double *lw,
 		 long double *w_end, struct jump *j)
 {
 	const struct ecp_prun_tape *tape = sw->tape;
-	long double f = slowdown(tape->running[k], sw->processors);
+	uint32_t n = tape->running[k];
+	long double f = n < SLOW_TABLE ? sw->slow[n] : slowdown(n, sw->processors);
 	uint32_t r = tape->root[k];
 	uint32_t to;
 	long double jt = 0.0L, jw = 0.0L;
@@ -302,7 +308,8 @@ static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact
 	const struct ecp_prun_tape *tape = sw->tape;
 	long double lt = 1.0L, lw = 0.0L;
 	for (uint32_t k = top; k >= sw->first; k--) {
-		if (sw->snaps)
+		if (sw->snaps && sw->next_snap > 0 &&
+		    sw->snaps->snap[sw->next_snap - 1].sub >= k)
 			annotate_snapshot(sw, k, lt, lw);
 		table_take(&sw->table, k, &lt, &lw);
 		long double w_end;
@@ -488,6 +495,8 @@ int ecp_adjoint_weights(const struct ecp_dag *dag, const struct ecp_prun_tape *t
 		return 0;
 	struct sweep sw = {
 	    .dag = dag, .tape = tape, .processors = processors, .first = first};
+	for (uint32_t n = 0; n < SLOW_TABLE; n++)
+		sw.slow[n] = slowdown(n, processors);
 	struct reaches reaches = {0};
 	int rc = 0;
 	if (snaps && sync && snaps->n) {
