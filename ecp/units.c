@@ -21,6 +21,7 @@ void ecp_units_finish(struct ecp_units *x)
 {
 	free(x->first);
 	free(x->end);
+	free(x->has_empty);
 	free(x->dag.length);
 	free(x->dag.delay);
 	free(x->dag.pred);
@@ -124,10 +125,16 @@ int ecp_units_init(struct ecp_units *x, const struct ecp_dag *dag, bool linear,
 	unit_of[0] = 0;
 	for (uint32_t s = 1; s < S; s++)
 		unit_of[s] = u += !continues(dag, waited_for, s);
-	if (number(x, dag, unit_of, new_of))
+	if (number(x, dag, unit_of, new_of)) {
 		fill(x, dag, unit_of);
-	else /* not a topological order: simulate the segments as they are */
+		if (!(x->has_empty = calloc((size_t)U / 64 + 1, sizeof(uint64_t))))
+			goto nomem;
+		for (uint32_t s = 0; s < S; s++)
+			if (!dag->length[s])
+				x->has_empty[unit_of[s] / 64] |= (uint64_t)1 << (unit_of[s] % 64);
+	} else { /* not a topological order: simulate the segments as they are */
 		ecp_units_finish(x);
+	}
 	free(waited_for);
 	free(unit_of);
 	free(new_of);
@@ -151,6 +158,11 @@ uint32_t ecp_units_weighted(const struct ecp_units *x, const uint64_t *length, u
 	return n;
 }
 
+static bool has_empty(const struct ecp_units *x, uint32_t u)
+{
+	return x->has_empty[u / 64] >> (u % 64) & 1;
+}
+
 int ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *weights,
 		     uint8_t *flags)
 {
@@ -162,16 +174,22 @@ int ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *
 		return -1;
 	if (weights) {
 		memcpy(unit, weights, (size_t)U * sizeof(double));
-		for (uint32_t u = 0; u < U; u++)
-			for (uint32_t s = x->first[u]; s < x->end[u]; s++)
-				weights[s] = length[s] ? unit[u] : 0.0;
+		for (uint32_t u = 0; u < U; u++) {
+			double w = unit[u];
+			if (has_empty(x, u))
+				for (uint32_t s = x->first[u]; s < x->end[u]; s++)
+					weights[s] = length[s] ? w : 0.0;
+			else
+				for (uint32_t s = x->first[u]; s < x->end[u]; s++)
+					weights[s] = w;
+		}
 	}
 	if (flags) {
 		uint8_t *f = (uint8_t *)unit;
 		memcpy(f, flags, U);
 		for (uint32_t u = 0; u < U; u++)
 			for (uint32_t s = x->first[u]; s < x->end[u]; s++)
-				flags[s] = length[s] ? f[u] : 0;
+				flags[s] = !has_empty(x, u) || length[s] ? f[u] : 0;
 	}
 	free(unit);
 	return 0;

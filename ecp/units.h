@@ -38,6 +38,9 @@ struct ecp_units {
 	struct ecp_dag dag;
 	uint32_t *first; /* per unit: unit u is segments first[u] .. end[u] - 1 */
 	uint32_t *end;
+	/* bit u: some segment of unit u takes no time (its weight stays 0),
+	 * so that the expansion reads the segments' lengths only there */
+	uint64_t *has_empty;
 };
 
 /* linear: no segment is the thread predecessor of two (else nothing is

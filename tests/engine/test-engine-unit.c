@@ -512,6 +512,9 @@ static void test_units_merge(void **state)
 	assert_int_equal(u.dag.in_from[u.dag.in_offset[id[4]]], id[0]);
 	assert_int_equal(ecp_units_weighted(&u, f.dag.length, id[1]), 0);
 	assert_int_equal(ecp_units_weighted(&u, f.dag.length, id[2]), 2);
+	/* the units with a segment of length 0: only id[1] ({2}) */
+	for (uint32_t j = 0; j < 5; j++)
+		assert_int_equal(u.has_empty[id[j] / 64] >> (id[j] % 64) & 1, j == 1);
 	/* per-unit results spread to their segments; length 0 keeps 0 */
 	static const double unit_w[] = {0.5, 0.25, 1, 0.75, 2};
 	static const uint8_t unit_fl[] = {1, 0, 0, 1, 0};
