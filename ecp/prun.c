@@ -413,7 +413,17 @@ static void start_ready(struct sim *m)
 		if (m->dag->length[s] == 0) {
 			end_segment(m, s, NONE);
 		} else {
-			uint32_t slot = m->seg_idle ? idle_start(m) : 0;
+			uint32_t slot = 0;
+			if (m->seg_idle) {
+				slot = idle_start(m);
+				/* its end writes its segments' charges (and reads
+				 * their lengths) at a place of its own in arrays
+				 * by segment: fetched now, they are in cache then */
+				uint32_t first = m->units ? m->units->first[s] : s;
+				__builtin_prefetch(&m->seg_idle[first], 1);
+				if (m->units)
+					__builtin_prefetch(&m->units->length[first]);
+			}
 			heap_push_aux(&m->active,
 				      qtime_of(m->w + (long double)m->dag->length[s]), s,
 				      slot);
