@@ -424,6 +424,13 @@ static void start_ready(struct sim *m)
 				if (m->units)
 					__builtin_prefetch(&m->units->length[first]);
 			}
+			/* and where it releases its successors */
+			uint32_t nx = m->succ->next[s];
+			if (nx != ECP_NO_ID) {
+				__builtin_prefetch(&m->need[nx], 1);
+				__builtin_prefetch(&m->dag->delay[nx]);
+			}
+			__builtin_prefetch(&m->succ->out_to[m->succ->out_offset[s]]);
 			heap_push_aux(&m->active,
 				      qtime_of(m->w + (long double)m->dag->length[s]), s,
 				      slot);
