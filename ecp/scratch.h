@@ -1,10 +1,13 @@
 /* Large arrays a thread's P-runs take again and again: the tape, the
- * simulation's input counts, the snapshot pool, the re-simulations' marks and
- * the units' expansion copy have the same sizes at every P (they depend on
- * the model, not on P).  Freed and allocated anew, each costs the kernel a
- * page fault and the zeroing of every page at every P (on the 10 M-event
- * benchmark with sleeps, 12% of all CPU time was clearing pages); kept here
- * between the runs of one thread, they are taken back as they are.
+ * simulation's input counts, the snapshot pool and the re-simulations' counts
+ * have the same sizes at every P (they depend on the model, not on P).  Freed
+ * and allocated anew, each costs the kernel a page fault and the zeroing of
+ * every page at every P (on the 10 M-event benchmark with sleeps, keeping
+ * them made P = 1..64 about 5% faster); kept here between the runs of one
+ * thread, they are taken back as they are.  Arrays that a run needs only
+ * after its simulation (the units' expansion copy, two of the re-simulations'
+ * three) are freed instead: kept, they would lie idle through the next
+ * simulation, when the run holds the most memory.
  *
  * A scratch belongs to one thread at a time.  It keeps at most
  * ECP_SCRATCH_KEPT blocks, each taken back only by a request of exactly its
