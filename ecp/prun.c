@@ -660,7 +660,6 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	uint64_t max_instants = (what & ECP_PRUN_TAPE) ? ecp_prun_max_instants(dag) : 0;
 	if ((what & ECP_PRUN_SNAPSHOTS) && (what & ECP_PRUN_TAPE)) {
 		m.snaps = &run->snaps;
-
 		m.snaps->pool_budget = snapshot_budget;
 		/* A snapshot holds at least one record: no more than the
 		 * budget's count of them will be kept, so none are taken closer

@@ -6,34 +6,36 @@
 
 #include "ecp/hugemem.h"
 
+/* A kept block of exactly `bytes`, out of sc; NULL when there is none. */
+static void *take_kept(struct ecp_scratch *sc, size_t bytes)
+{
+	if (!sc)
+		return NULL;
+	/* the latest given first: blocks of one size leave in the order of a
+	 * stack, which is any order for equal blocks */
+	for (unsigned i = sc->n; i-- > 0;) {
+		if (sc->kept[i].bytes != bytes)
+			continue;
+		void *p = sc->kept[i].p;
+		sc->kept[i] = sc->kept[--sc->n];
+		return p;
+	}
+	return NULL;
+}
+
 void *ecp_scratch_take(struct ecp_scratch *sc, size_t bytes)
 {
-	if (sc) {
-		/* the latest given first: blocks of one size leave in the
-		 * order of a stack, which is any order for equal blocks */
-		for (unsigned i = sc->n; i-- > 0;) {
-			if (sc->kept[i].bytes != bytes)
-				continue;
-			void *p = sc->kept[i].p;
-			sc->kept[i] = sc->kept[--sc->n];
-			return p;
-		}
-	}
-	return ecp_huge_malloc(bytes);
+	void *p = take_kept(sc, bytes);
+	return p ? p : ecp_huge_malloc(bytes);
 }
 
 void *ecp_scratch_take_zeroed(struct ecp_scratch *sc, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
 		return NULL;
-	size_t bytes = n * size;
-	if (sc)
-		for (unsigned i = 0; i < sc->n; i++)
-			if (sc->kept[i].bytes == bytes) {
-				void *p = ecp_scratch_take(sc, bytes);
-				memset(p, 0, bytes);
-				return p;
-			}
+	void *p = take_kept(sc, n * size);
+	if (p)
+		return memset(p, 0, n * size);
 	/* fresh pages are zero already: no memset to pay */
 	return ecp_huge_calloc(n, size);
 }

@@ -158,11 +158,6 @@ uint32_t ecp_units_weighted(const struct ecp_units *x, const uint64_t *length, u
 	return n;
 }
 
-static bool has_empty(const struct ecp_units *x, uint32_t u)
-{
-	return x->has_empty[u / 64] >> (u % 64) & 1;
-}
-
 int ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *weights,
 		     uint8_t *flags)
 {
@@ -176,7 +171,7 @@ int ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *
 		memcpy(unit, weights, (size_t)U * sizeof(double));
 		for (uint32_t u = 0; u < U; u++) {
 			double w = unit[u];
-			if (has_empty(x, u))
+			if (bit(x->has_empty, u))
 				for (uint32_t s = x->first[u]; s < x->end[u]; s++)
 					weights[s] = length[s] ? w : 0.0;
 			else
@@ -189,7 +184,7 @@ int ecp_units_expand(const struct ecp_units *x, const uint64_t *length, double *
 		memcpy(f, flags, U);
 		for (uint32_t u = 0; u < U; u++)
 			for (uint32_t s = x->first[u]; s < x->end[u]; s++)
-				flags[s] = !has_empty(x, u) || length[s] ? f[u] : 0;
+				flags[s] = !bit(x->has_empty, u) || length[s] ? f[u] : 0;
 	}
 	free(unit);
 	return 0;
