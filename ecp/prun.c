@@ -286,31 +286,21 @@ static void idle_end(struct sim *m, uint32_t s, uint32_t slot)
 	size_t k = from.started - m->hist_base, now = m->instant - m->hist_base;
 	long double w = h[k].w;
 	double prev = from.charge;
-	if (m->last_rated <= from.started) {
-		/* No interval since the unit started charged idleness: every
-		 * instant from its start to now has the start's charge and
-		 * rate 0, so a hand-over before now's clock gets that charge
-		 * and one after it the current one, as the search below finds
-		 * (without it: most units, while P or more run) */
-		long double before = h[k].charge;
-		bool at_now = k == now;
-		for (; seg < last; seg++) {
-			uint64_t length = m->units->length[seg];
-			w += (long double)length;
-			long double c = at_now || h[now].w < (double)w ? m->charge : before;
-			idle_close(m, seg, length, c, prev);
-			prev = (double)c;
-		}
-		idle_close(m, last, m->units->length[last], m->charge, prev);
-		return;
-	}
+	/* No interval since the unit started charged idleness: every instant
+	 * from its start to now has the start's charge and rate 0, so any
+	 * instant before a hand-over gives the charge the search would, and
+	 * only whether it comes after now's clock matters (without the
+	 * search: most units, while P or more run) */
+	bool quiet = m->last_rated <= from.started;
 	for (; seg < last; seg++) {
 		uint64_t length = m->units->length[seg];
 		w += (long double)length;
 		/* the last instant before the hand-over: clocks increase,
 		 * and a branch-free search (its way is unpredictable) */
 		double wd = (double)w;
-		if (k < now) {
+		if (k < now && quiet) {
+			k = h[now].w < wd ? now : k;
+		} else if (k < now) {
 			const struct hist *base = h + k + 1;
 			size_t n = now - k;
 			while (n > 1) {
