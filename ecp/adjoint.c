@@ -229,11 +229,19 @@ struct sweep {
  * instants above sent to k's clocks other than by jumps: the adjoints of
  * the state after k that the snapshot at k keeps, together with its running
  * segments' ends (their weights) and its delays' wakes (the open ones). */
+/* A snapshot not yet passed lies at or above instant k (sw->snaps given). */
+static inline bool snapshot_due(const struct sweep *sw, uint32_t k)
+{
+	return sw->next_snap > 0 && sw->snaps->snap[sw->next_snap - 1].sub >= k;
+}
+
+/* Out of line: the sweep calls it only where snapshot_due() says, so that
+ * its loop keeps the adjoints in registers the rest of the time. */
 static __attribute__((noinline)) void annotate_snapshot(struct sweep *sw, uint32_t k, long double lt,
 			      long double lw)
 {
 	const struct ecp_prun_snapshots *x = sw->snaps;
-	while (sw->next_snap > 0 && x->snap[sw->next_snap - 1].sub >= k) {
+	while (snapshot_due(sw, k)) {
 		size_t i = --sw->next_snap;
 		const struct ecp_prun_snapshot *p = &x->snap[i];
 		if (p->sub != k)
@@ -308,8 +316,7 @@ static int sweep(struct sweep *sw, uint32_t top, double *weights, uint8_t *exact
 	const struct ecp_prun_tape *tape = sw->tape;
 	long double lt = 1.0L, lw = 0.0L;
 	for (uint32_t k = top; k >= sw->first; k--) {
-		if (sw->snaps && sw->next_snap > 0 &&
-		    sw->snaps->snap[sw->next_snap - 1].sub >= k)
+		if (sw->snaps && snapshot_due(sw, k))
 			annotate_snapshot(sw, k, lt, lw);
 		table_take(&sw->table, k, &lt, &lw);
 		long double w_end;
