@@ -30,7 +30,7 @@ static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clo
 	static const uint64_t costs[] = {0, 3, 50, 1000};
 	uint8_t opt = data[0];
 	struct ecp_builder_options o = {.clock = clock,
-					.event_cost_ns = costs[(opt >> 1) & 3u],
+					.event_cost_ps = 1000u * costs[(opt >> 1) & 3u],
 					.keep_calls = opt & ECP_FUZZ_OPT_KEEP_CALLS,
 					.lenient = lenient,
 					.trace_path = "fuzz",

@@ -119,6 +119,12 @@ static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)
 	return sum;
 }
 
+uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
+{
+	return b->opts.event_cost_ps * th->n_events / 1000u +
+	       b->opts.sample_cost_ns * th->n_samples;
+}
+
 /* The thread's CPU clock at a synchronization event, agent cost removed,
  * kept monotonic. */
 uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
@@ -131,7 +137,7 @@ uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
 		raw = th->sched ? bld_sched_cpu_at(th->sched, ev->ts) : ev->ts;
 	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME && ev->cpu_ns)
 		th->cpu_ns_last = ev->cpu_ns;
-	uint64_t v = sat_sub(raw, b->opts.event_cost_ns * th->n_events);
+	uint64_t v = sat_sub(raw, bld_overhead_ns(b, th));
 	if (v < th->v_last)
 		v = th->v_last;
 	th->v_last = v;
@@ -146,7 +152,7 @@ uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts)
 	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME)
 		return th->seg_v0 + sat_sub(ts, th->seg_wall0);
 	uint64_t raw = th->sched ? bld_sched_cpu_at(th->sched, ts) : ts;
-	uint64_t v = sat_sub(raw, b->opts.event_cost_ns * th->n_events);
+	uint64_t v = sat_sub(raw, bld_overhead_ns(b, th));
 	if (v < th->v_last)
 		v = th->v_last;
 	th->v_last = v;

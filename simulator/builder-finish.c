@@ -306,7 +306,9 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	}
 	m->info.events = b->events;
 	m->info.discarded_events = b->lost;
-	m->info.event_cost_ns = b->opts.event_cost_ns;
+	m->info.event_cost_ns = (b->opts.event_cost_ps + 500u) / 1000u;
+	m->info.event_cost_ps = b->opts.event_cost_ps;
+	m->info.sample_cost_ns = b->opts.sample_cost_ns;
 	m->info.clock = ecp_strings_dup(
 	    ecp_model_strings(m),
 	    b->opts.clock == ECP_CLOCK_THREAD_CPUTIME ? "thread-cputime" : "perf-switch");

@@ -75,6 +75,7 @@ struct bthread {
 	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
 	struct sched_list *sched;
 	uint64_t n_events;
+	uint64_t n_samples; /* perf samples taken on it so far (their cost) */
 	uint64_t last_ts; /* last event time (wall) */
 	uint64_t v_last;  /* last CPU clock value (monotonic) */
 	uint64_t v_start; /* CPU clock at thread start */
@@ -181,6 +182,9 @@ struct tmp_edge {
 struct samp_list {
 	struct ecp_vec recs; /* struct samp_rec (builder-samples.c) */
 	size_t next;         /* the first not applied yet */
+	size_t first;        /* the first in the thread's life */
+	size_t taken;        /* those taken at or before the last event (their
+				cost is out of the thread's clock) */
 	uint64_t prev_cpu;   /* CPU time of the last one applied (0: none yet) */
 };
 
@@ -271,6 +275,9 @@ uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts);
 uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
 		       const struct ecp_event *ev);
 uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
+/* What the recorder has cost the thread so far (its events, the samples
+ * taken on it), taken out of every clock reading of the thread. */
+uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
 uint64_t bld_blocked_time(struct ecp_builder *b, struct bthread *th, uint64_t from_ts,
 			  uint64_t to_ts, uint64_t from_cpu, uint64_t to_cpu);
 

@@ -112,6 +112,7 @@ void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t star
 	while (l->next < l->recs.len &&
 	       ECP_VEC_AT(&l->recs, struct samp_rec, l->next).ts < start_ts)
 		l->next++;
+	l->first = l->taken = l->next;
 }
 
 /* By address: with by_callsite the same function has one id per site. */
@@ -225,6 +226,9 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 	if (!l)
 		return 0;
 	uint64_t now = raw_cpu(th, ts);
+	size_t taken = l->taken;
+	while (taken < l->recs.len && ECP_VEC_AT(&l->recs, struct samp_rec, taken).ts <= ts)
+		taken++;
 	while (l->next < l->recs.len) {
 		const struct samp_rec *r = &ECP_VEC_AT(&l->recs, struct samp_rec, l->next);
 		uint64_t cpu = raw_cpu(th, r->ts);
@@ -236,13 +240,13 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 		 * made: it waits for it (and takes over no earlier, f_last) */
 		if (takeover > now || (func_event && r->ts > ts))
 			break;
+		/* the function clock at the take-over: the CPU time less the
+		 * recorder's events and the samples before this one (the
+		 * take-over precedes it), never before what is charged */
+		th->n_samples = l->next - l->first;
+		uint64_t t = sat_sub(takeover, bld_overhead_ns(b, th));
 		l->next++;
 		l->prev_cpu = cpu;
-		/* the function clock at the take-over: the CPU time less the
-		 * recorder's events so far, never before what is charged */
-		uint64_t t = takeover > b->opts.event_cost_ns * th->n_events
-				 ? takeover - b->opts.event_cost_ns * th->n_events
-				 : 0;
 		if (t < th->f_last)
 			t = th->f_last;
 		/* the thread's clock never goes back behind what was charged
@@ -253,6 +257,8 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 			return -1;
 		b->samples_applied++;
 	}
+	l->taken = taken;
+	th->n_samples = taken - l->first;
 	return 0;
 }
 

@@ -33,7 +33,12 @@ enum ecp_clock_source {
 
 struct ecp_builder_options {
 	enum ecp_clock_source clock;
-	uint64_t event_cost_ns; /* subtracted per event from the emitting thread */
+	/* The recorder's own cost, taken out of the thread that paid it:
+	 * per event it emitted (picoseconds: 20 M events of a call-dense
+	 * program need better than a nanosecond) and per perf sample the
+	 * kernel took on it (bld_overhead_ns). */
+	uint64_t event_cost_ps;
+	uint64_t sample_cost_ns;
 	bool keep_calls;        /* fill model->calls (32 bytes per call) */
 	bool lenient;           /* repair inconsistencies as counted warnings instead
 				   of failing (a lossy trace under --allow-loss) */

@@ -27,6 +27,7 @@ struct header {
 	    n_calls, n_warnings, strings_size;
 	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
 	    calls_kept, samples, samples_lost;
+	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 };
@@ -259,6 +260,9 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.events = m->info.events;
 	h.discarded = m->info.discarded_events;
 	h.event_cost_ns = m->info.event_cost_ns;
+	h.event_cost_ps = m->info.event_cost_ps;
+	h.sample_cost_ns = m->info.sample_cost_ns;
+	h.program_cpu_ns = m->info.program_cpu_ns;
 	h.wall_ns = m->info.recorded_wall_ns;
 	h.functions_recorded = m->info.functions_recorded;
 	h.calls_kept = calls_kept;
@@ -482,6 +486,9 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	m->info.events = h.events;
 	m->info.discarded_events = h.discarded;
 	m->info.event_cost_ns = h.event_cost_ns;
+	m->info.event_cost_ps = h.event_cost_ps;
+	m->info.sample_cost_ns = h.sample_cost_ns;
+	m->info.program_cpu_ns = h.program_cpu_ns;
 	m->info.recorded_wall_ns = h.wall_ns;
 	m->info.functions_recorded = h.functions_recorded != 0;
 	m->info.samples = h.samples;

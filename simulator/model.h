@@ -137,7 +137,11 @@ struct ecp_model_info {
 	char *clock;          /* "perf-switch" or "thread-cputime" */
 	uint64_t events;      /* events read */
 	uint64_t discarded_events;
-	uint64_t event_cost_ns;
+	uint64_t event_cost_ns;  /* the recorder's cost per event, rounded */
+	uint64_t event_cost_ps;  /* the same to the picosecond (what is subtracted) */
+	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (subtracted) */
+	uint64_t program_cpu_ns; /* the kernel's CPU time of the whole recorded
+				    program, recorder's cost included (0: unknown) */
 	uint64_t recorded_wall_ns;
 	bool functions_recorded;
 	uint64_t samples;      /* perf samples that split segments among functions */

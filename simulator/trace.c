@@ -24,6 +24,9 @@ struct meta {
 	enum ecp_clock_source clock;
 	char clock_name[32];
 	uint64_t event_cost_ns;
+	uint64_t event_cost_ps; /* 0: not written (older traces): event_cost_ns */
+	uint64_t sample_cost_ns;
+	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
 	bool functions;
 	char *command;
@@ -79,6 +82,15 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 		} else if (!strcmp(key, "event_cost_ns")) {
 			if (ecp_parse_u64(val, &m->event_cost_ns) < 0)
 				m->event_cost_ns = 0;
+		} else if (!strcmp(key, "event_cost_ps")) {
+			if (ecp_parse_u64(val, &m->event_cost_ps) < 0)
+				m->event_cost_ps = 0;
+		} else if (!strcmp(key, "sample_cost_ns")) {
+			if (ecp_parse_u64(val, &m->sample_cost_ns) < 0)
+				m->sample_cost_ns = 0;
+		} else if (!strcmp(key, "program_cpu_ns")) {
+			if (ecp_parse_u64(val, &m->program_cpu_ns) < 0)
+				m->program_cpu_ns = 0;
 		} else if (!strcmp(key, "wall_ns")) {
 			if (ecp_parse_u64(val, &m->wall_ns) < 0)
 				m->wall_ns = 0;
@@ -106,6 +118,8 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 		    dir, m->clock_name);
 	m->clock = strcmp(m->clock_name, "perf-switch") ? ECP_CLOCK_THREAD_CPUTIME
 							: ECP_CLOCK_PERF_SWITCH;
+	if (!m->event_cost_ps)
+		m->event_cost_ps = m->event_cost_ns * 1000u;
 	return ECP_OK;
 }
 
@@ -299,7 +313,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 				 opts->functions_from == ECP_FUNCTIONS_FROM_INSTRUMENT,
 			     .own_code = opts->own_code};
 	struct ecp_builder_options bo = {.clock = meta->clock,
-					 .event_cost_ns = meta->event_cost_ns,
+					 .event_cost_ps = meta->event_cost_ps,
+					 .sample_cost_ns = meta->sample_cost_ns,
 					 .keep_calls = opts->keep_calls,
 					 .by_callsite = opts->by_callsite,
 					 .ignore_function_events =
@@ -376,6 +391,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	m->info.discarded_events += main_st.discarded + sched.discarded +
 				    main_st.discarded_packets + sched.discarded_packets;
 	m->info.recorded_wall_ns = meta->wall_ns;
+	m->info.program_cpu_ns = meta->program_cpu_ns;
 	m->info.functions_recorded = meta->functions;
 	rc = note_samples(m, &c);
 	if (rc < 0) {

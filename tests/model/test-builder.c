@@ -186,7 +186,7 @@ static void test_event_cost_subtracted(void **state)
 	ecp_test_ev(&s, MAIN, 20, ECP_EV_FUNC_EXIT, F, 0, 0);
 	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_EXIT, H1, 0, 0);
 	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
-					.event_cost_ns = 5};
+					.event_cost_ps = 5000};
 	struct ecp_model *m = build_ok(&s, &o);
 	/* three events emitted before the exit, 5 ns each */
 	assert_int_equal(m->segments[0].length, 85);
