@@ -49,18 +49,26 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	fprintf(stderr,
 		"ecp record: %llu threads, %llu events (%llu scheduling), %.1f MB, "
 		"%llu discarded events, wall %s\n"
-		"ecp record: CPU %d, clock %s (%llu context switches), %llu ns per "
+		"ecp record: CPU %d, clock %s (%llu context switches), %.1f ns per "
 		"event; trace in %s\n",
 		(unsigned long long)s->threads, (unsigned long long)s->events,
 		(unsigned long long)s->sched_events, (double)s->bytes / 1e6,
 		(unsigned long long)s->discarded, wall, s->cpu, s->clock,
-		(unsigned long long)s->switches, (unsigned long long)s->event_cost_ns,
-		out);
+		(unsigned long long)s->switches, (double)s->event_cost_ps / 1000.0, out);
 	if (s->samples)
 		fprintf(stderr, "ecp record: functions %s: %llu samples\n",
 			s->functions_mode == ECP_FUNCTIONS_BOTH ? "instrumented and sampled"
 								: "sampled",
 			(unsigned long long)s->samples);
+	if (s->samples && s->sample_cost_ns)
+		fprintf(stderr, "ecp record: a sample cost the program %.1f us (%.2f s in "
+				"all), taken out of its threads' times\n",
+			(double)s->sample_cost_ns / 1e3,
+			(double)(s->sample_cost_ns * s->samples) / 1e9);
+	if (s->calibration_problem)
+		fprintf(stderr, "ecp record: warning: %s; nothing is subtracted for it, so "
+				"the recorder's own cost stays in the times\n",
+			s->calibration_problem);
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
 			(unsigned long long)s->discarded);

@@ -16,7 +16,9 @@ struct ecp_record_meta {
 	int cpu;
 	uint32_t as_cpus;
 	const char *clock; /* "perf-switch" or "thread-cputime" */
-	uint64_t event_cost_ns;
+	uint64_t event_cost_ns;  /* rounded (readers before event_cost_ps) */
+	uint64_t event_cost_ps;  /* the recorder's cost per event */
+	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (0: none) */
 	uint64_t call_cost_ns; /* the agent's cost per folded call (no event) */
 	int exit_code;         /* when !signaled */
 	int signal;            /* >0 when the program was killed by it */

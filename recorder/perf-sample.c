@@ -34,10 +34,9 @@ static const uint8_t dwarf_slot[N_REGS] = {
 #define N_REGS 0
 #endif
 
-int ecp_perf_sample_open(int cpu, unsigned hz)
+void ecp_perf_sample_attr(struct perf_event_attr *attr_out, unsigned hz)
 {
 	struct perf_event_attr attr;
-	long fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -65,6 +64,15 @@ int ecp_perf_sample_open(int cpu, unsigned hz)
 	attr.clockid = CLOCK_MONOTONIC;
 	attr.watermark = 1;
 	attr.wakeup_watermark = DATA_PAGES * 4096 / 4;
+	*attr_out = attr;
+}
+
+int ecp_perf_sample_open(int cpu, unsigned hz)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	ecp_perf_sample_attr(&attr, hz);
 	/* Time the program spends in the kernel (system calls) is sampled too
 	 * and charged, through the user registers, to the code that made the
 	 * call; an unprivileged user (perf_event_paranoid 2) gets user time

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/perf_event.h>
 
 #include "common/error.h"
 #include "recorder/perf-ring.h"
@@ -35,6 +36,9 @@
  * sampling event on `cpu` at `hz` samples per second of CPU time, enabled by
  * the exec.  Returns the fd or -errno. */
 int ecp_perf_sample_open(int cpu, unsigned hz);
+/* The attributes ecp_perf_sample_open uses (the sampler's calibration opens
+ * the same event on one thread of its own). */
+void ecp_perf_sample_attr(struct perf_event_attr *attr, unsigned hz);
 
 struct ecp_sample_object {
 	uint64_t start, end; /* an executable mapping */

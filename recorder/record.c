@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "recorder/agent-path.h"
+#include "recorder/calibrate.h"
 #include "recorder/clock-anchor.h"
 #include "recorder/launch.h"
 #include "recorder/meta.h"
@@ -45,7 +46,6 @@
 
 #include "ecp-config.h"
 
-#define CALIBRATION_EVENTS 20000
 /* Per-UID buffers of 8 x 512 KiB per CPU: every traced process maps them at
  * start, at ~1 ms of system time per 2 MiB; 4 MiB per CPU keeps start-up
  * near 10 ms and, with blocking channels, loses nothing. */
@@ -355,13 +355,17 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	return ECP_OK;
 }
 
-/* The cost of one event (blocking channel, vtid/vpid contexts), measured by
- * writing CALIBRATION_EVENTS into a throw-away session, on the CPU that
- * records (the two CPUs of a VM need not run alike). */
+/* The recorder's costs (recorder/calibrate.h): one event (blocking
+ * channel, vtid/vpid contexts) written into a throw-away session, and, when
+ * the program will be sampled, one sample at its rate; both on the CPU that
+ * records (the two CPUs of a VM need not run alike), in this thread's CPU
+ * time.  A figure that cannot be trusted is left at 0 and named in
+ * sum->calibration_problem: the reader then subtracts nothing for it, and
+ * the answers' consistency check shows what that leaves in. */
 static int calibrate(const char *session, const struct ecp_sched_emitter *em, int cpu,
-		     uint64_t *cost, struct ecp_error *err)
+		     unsigned sample_hz, struct ecp_record_summary *sum,
+		     struct ecp_error *err)
 {
-	uint64_t t0, t1;
 	cpu_set_t old, one;
 	bool pinned = false;
 	int rc = ecp_lttng_session_start(session, err);
@@ -372,14 +376,13 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, in
 		CPU_SET(cpu, &one);
 		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 	}
-	/* warm the buffers up before timing */
-	for (int i = 0; i < 1000; i++)
-		em->emit_switch(0, 0, 0, 0);
-	t0 = mono_ns();
-	for (int i = 0; i < CALIBRATION_EVENTS; i++)
-		em->emit_switch((uint64_t)i, i, i & 1, 0);
-	t1 = mono_ns();
-	*cost = (t1 - t0) / CALIBRATION_EVENTS;
+	if (ecp_calibrate_events(em, &sum->event_cost_ps, &sum->event_bursts) < 0)
+		sum->calibration_problem = "the cost of an event measured implausibly high "
+					   "(the CPU was too busy to calibrate)";
+	if (sample_hz &&
+	    ecp_calibrate_samples(sample_hz, &sum->sample_cost_ns, &sum->sample_bursts) < 0)
+		sum->calibration_problem = "the cost of a perf sample could not be measured";
+	sum->event_cost_ns = (sum->event_cost_ps + 500u) / 1000u;
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
 	return ecp_lttng_session_stop(session, err);
@@ -611,7 +614,9 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = load_sched_emitter(&em, err);
 	if (rc)
 		goto out;
-	rc = calibrate(s_calib, &em, sum->cpu, &sum->event_cost_ns, err);
+	rc = calibrate(s_calib, &em, sum->cpu,
+		       want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0,
+		       sum, err);
 	if (!rc)
 		rc = check_interrupted(err);
 	if (rc)
@@ -705,6 +710,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.as_cpus = sum->as_cpus;
 	meta.clock = sum->clock;
 	meta.event_cost_ns = sum->event_cost_ns;
+	meta.event_cost_ps = sum->event_cost_ps;
 	meta.call_cost_ns = read_call_cost(calib_file);
 	{
 		char unm_path[PATH_MAX + 16];
@@ -721,6 +727,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.sample_hz = sampling ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
 	meta.samples = sum->samples = samples.samples;
 	meta.samples_lost = sum->samples_lost = samples.lost;
+	meta.sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
 	meta.depth = o->depth;
 	meta.include = o->include;
 	meta.exclude = o->exclude;

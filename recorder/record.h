@@ -49,7 +49,11 @@ struct ecp_record_summary {
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* CPU time of the program, all threads (rusage) */
 	uint64_t switches;
-	uint64_t event_cost_ns;
+	uint64_t event_cost_ns;  /* rounded, for the summary */
+	uint64_t event_cost_ps;  /* what the reader subtracts per event */
+	uint64_t sample_cost_ns; /* ... and per sample */
+	unsigned event_bursts, sample_bursts; /* the calibration's medians */
+	const char *calibration_problem;      /* a cost not measured, or NULL */
 	int cpu;
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
