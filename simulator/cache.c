@@ -28,6 +28,7 @@ struct header {
 	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
 	    calls_kept, samples, samples_lost;
 	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns;
+	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 };
@@ -189,6 +190,8 @@ static void copy_thread(void *dst, const void *src)
 	y->n_segments = x->n_segments;
 	y->start_function = x->start_function;
 	y->parent = x->parent;
+	y->own_clock_ns = x->own_clock_ns;
+	y->overhead_ns = x->overhead_ns;
 }
 
 static void copy_segment(void *dst, const void *src)
@@ -263,6 +266,10 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.event_cost_ps = m->info.event_cost_ps;
 	h.sample_cost_ns = m->info.sample_cost_ns;
 	h.program_cpu_ns = m->info.program_cpu_ns;
+	h.overhead_ns = m->info.overhead_ns;
+	h.outside_cpu_ns = m->info.outside_cpu_ns;
+	h.outside_threads = m->info.outside_threads;
+	h.untracked_cpu_ns = m->info.untracked_cpu_ns;
 	h.wall_ns = m->info.recorded_wall_ns;
 	h.functions_recorded = m->info.functions_recorded;
 	h.calls_kept = calls_kept;
@@ -415,7 +422,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	    h.fingerprint != fp || (need_calls && !h.calls_kept) ||
 	    h.n_threads > UINT32_MAX || h.n_segments > UINT32_MAX ||
 	    h.n_edges > UINT32_MAX || h.n_locks > UINT32_MAX ||
-	    h.n_functions > UINT32_MAX)
+	    h.n_functions > UINT32_MAX || h.outside_threads > UINT32_MAX)
 		goto out;
 	m = ecp_model_create();
 	if (!m) {
@@ -489,6 +496,10 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	m->info.event_cost_ps = h.event_cost_ps;
 	m->info.sample_cost_ns = h.sample_cost_ns;
 	m->info.program_cpu_ns = h.program_cpu_ns;
+	m->info.overhead_ns = h.overhead_ns;
+	m->info.outside_cpu_ns = h.outside_cpu_ns;
+	m->info.outside_threads = (uint32_t)h.outside_threads;
+	m->info.untracked_cpu_ns = h.untracked_cpu_ns;
 	m->info.recorded_wall_ns = h.wall_ns;
 	m->info.functions_recorded = h.functions_recorded != 0;
 	m->info.samples = h.samples;

@@ -89,6 +89,13 @@ struct ecp_thread {
 	uint32_t n_segments;
 	ecp_id start_function; /* start routine (main for the main thread) */
 	ecp_id parent;         /* creating thread, ECP_NO_ID for the main thread */
+	/* What the consistency check (consistency.h) holds its work to: the
+	 * thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID) from its first to
+	 * its last event, the recorder's cost included (0: unknown -- clock
+	 * thread-cputime, no switch records, or no thread_exit), and the
+	 * recorder's cost taken out of its times (events and samples). */
+	uint64_t own_clock_ns;
+	uint64_t overhead_ns;
 };
 
 struct ecp_lock {
@@ -142,6 +149,17 @@ struct ecp_model_info {
 	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (subtracted) */
 	uint64_t program_cpu_ns; /* the kernel's CPU time of the whole recorded
 				    program, recorder's cost included (0: unknown) */
+	uint64_t overhead_ns;    /* the recorder's cost taken out, all threads */
+	/* CPU time, and count, of the tids the scheduler saw run in the
+	 * program's process that are no thread of the model (threads the
+	 * agent did not see, LTTng-UST's listener threads): in program_cpu_ns,
+	 * not in the work */
+	uint64_t outside_cpu_ns;
+	uint32_t outside_threads;
+	/* CPU time the model's threads used before their first and after
+	 * their last event (thread set-up and tear-down; for main the exec,
+	 * the loader and the recorder's start): no segment holds it */
+	uint64_t untracked_cpu_ns;
 	uint64_t recorded_wall_ns;
 	bool functions_recorded;
 	uint64_t samples;      /* perf samples that split segments among functions */
