@@ -1,0 +1,267 @@
+/* Unit tests of the consistency check (issue 31): what the builder hands it
+ * (each thread's own clock and recorder cost, the CPU time of tids outside
+ * the model), that the cache keeps it, and the verdicts on synthetic
+ * models -- ok, a warning naming the thread that is off, fatal both ways,
+ * unknown. */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "simulator/cache.h"
+#include "simulator/consistency.h"
+#include "simulator/model.h"
+#include "tests/support/event-seq.h"
+
+#define MAIN 1
+#define T2 2
+#define H1 0x1000
+#define H2 0x2000
+#define R2 0x30
+#define S 0xc0
+#define MS 1000000ull
+
+/* Main runs from ts 100 to 500 with its own clock going 1000 -> 1300 (300
+ * ns); T2 has no switch records, so no own clock.  Tid 99 never starts a
+ * thread: its first record is a switch-out (on CPU since before the
+ * records: counted from the trace's first timestamp, 50) and its last a
+ * switch-in (it died on the CPU: counted to the next switch-in of another
+ * tid, 510 -- all ran on one CPU); tid 98 ran 10 ns. */
+static struct ecp_model *build_sample(uint64_t event_cost_ps)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 50, 0, 0);
+	ecp_test_switch(&s, MAIN, 600, 1, 0);
+	ecp_test_switch(&s, 99, 80, 1, 1);
+	ecp_test_switch(&s, 99, 300, 0, 0);
+	ecp_test_switch(&s, 98, 510, 0, 0);
+	ecp_test_switch(&s, 98, 520, 1, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
+	ecp_test_ev(&s, MAIN, 150, ECP_EV_THREAD_CREATE, 9, R2, 1);
+	ecp_test_ev(&s, T2, 160, ECP_EV_THREAD_START, 9, R2, H2);
+	ecp_test_ev(&s, T2, 170, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 400, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = 1300;
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
+					.event_cost_ps = event_cost_ps,
+					.keep_calls = true};
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	ecp_test_seq_finish(&s);
+	return m;
+}
+
+static void test_builder_notes_clocks_and_outside(void **state)
+{
+	(void)state;
+	struct ecp_model *m = build_sample(10000); /* 10 ns per event */
+	assert_int_equal(m->n_threads, 2);
+	assert_int_equal(m->threads[0].own_clock_ns, 300);
+	assert_int_equal(m->threads[0].overhead_ns, 4 * 10); /* its four events */
+	assert_int_equal(m->threads[1].own_clock_ns, 0);     /* unknown */
+	assert_int_equal(m->threads[1].overhead_ns, 2 * 10);
+	assert_int_equal(m->info.overhead_ns, 60);
+	assert_int_equal(m->info.outside_threads, 2);
+	/* 99: [50, 80) and [300, 510); 98: [510, 520) */
+	assert_int_equal(m->info.outside_cpu_ns, 30 + 210 + 10);
+	/* main's own clock at its first event (1000) and its stay on the CPU
+	 * after its last, 500 -> 600; T2 has neither */
+	assert_int_equal(m->info.untracked_cpu_ns, 1000 + 100);
+	ecp_model_destroy(m);
+}
+
+static void test_cache_keeps_them(void **state)
+{
+	(void)state;
+	struct ecp_model *m = build_sample(10000);
+	char dir[] = "/tmp/ecp-test-consistency-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_CACHE_FILE);
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_cache_write(path, 42, m, true, &err), 0);
+	struct ecp_model *back = NULL;
+	assert_int_equal(ecp_cache_load(path, 42, false, &back, &err), 1);
+	assert_int_equal(back->threads[0].own_clock_ns, 300);
+	assert_int_equal(back->threads[0].overhead_ns, 40);
+	assert_int_equal(back->threads[1].overhead_ns, 20);
+	assert_int_equal(back->info.overhead_ns, 60);
+	assert_int_equal(back->info.outside_cpu_ns, 250);
+	assert_int_equal(back->info.outside_threads, 2);
+	assert_int_equal(back->info.untracked_cpu_ns, 1100);
+	ecp_model_destroy(back);
+	ecp_model_destroy(m);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ------------------------------------------------- verdicts on made models */
+
+#define MAX_THREADS 4
+
+/* A model of n threads, one segment each, of the given work; own clocks
+ * and recorder costs as given (0: unknown). */
+struct made {
+	struct ecp_model m;
+	struct ecp_thread threads[MAX_THREADS];
+	struct ecp_segment segments[MAX_THREADS];
+};
+
+static void make(struct made *x, size_t n, const uint64_t *work, const uint64_t *clock,
+		 const uint64_t *overhead, uint64_t program_cpu, uint64_t outside,
+		 uint32_t outside_threads)
+{
+	memset(x, 0, sizeof(*x));
+	for (size_t i = 0; i < n; i++) {
+		x->threads[i].tid = 1000 + i;
+		snprintf(x->threads[i].name, sizeof(x->threads[i].name), "worker-%zu", i);
+		x->threads[i].first_segment = (ecp_id)i;
+		x->threads[i].n_segments = 1;
+		x->threads[i].own_clock_ns = clock[i];
+		x->threads[i].overhead_ns = overhead[i];
+		x->segments[i].thread = (ecp_id)i;
+		x->segments[i].length = work[i];
+		x->m.info.overhead_ns += overhead[i];
+	}
+	x->m.threads = x->threads;
+	x->m.n_threads = (uint32_t)n;
+	x->m.segments = x->segments;
+	x->m.n_segments = (uint32_t)n;
+	x->m.info.program_cpu_ns = program_cpu;
+	x->m.info.outside_cpu_ns = outside;
+	x->m.info.outside_threads = outside_threads;
+}
+
+static void check(const struct made *x, struct ecp_consistency *c)
+{
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_consistency_check(&x->m, c, &err), 0);
+}
+
+static void test_ok(void **state)
+{
+	(void)state;
+	struct made x;
+	/* 1 % below the program's CPU time less the recorder's and outside;
+	 * each thread within 3 % of its own clock less its cost */
+	const uint64_t work[] = {500 * MS, 295 * MS}, clock[] = {505 * MS, 300 * MS},
+		       ovh[] = {5 * MS, 5 * MS};
+	make(&x, 2, work, clock, ovh, 825 * MS, 15 * MS, 2);
+	struct ecp_consistency c;
+	check(&x, &c);
+	assert_true(c.checked);
+	assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+	assert_int_equal(c.work_ns, 795 * MS);
+	assert_int_equal(c.expected_ns, 800 * MS);
+	assert_int_equal(c.gap_ns, -(int64_t)(5 * MS));
+	assert_true(c.gap_pct < -0.60 && c.gap_pct > -0.61);
+	assert_int_equal(c.n_threads, 0);
+	assert_string_equal(ecp_consistency_status_name(c.status), "ok");
+	ecp_consistency_free(&c);
+}
+
+static void test_warning_names_thread(void **state)
+{
+	(void)state;
+	struct made x;
+	/* worker-1 is 150 ms below its own clock; worker-2 is 0.5 ms over it
+	 * (under the 1 ms floor: a tiny thread is not named); the program is
+	 * 150 ms (12 %) below */
+	const uint64_t work[] = {500 * MS, 650 * MS, 10 * MS},
+		       clock[] = {502 * MS, 802 * MS, 9600 * 1000},
+		       ovh[] = {2 * MS, 2 * MS, 100 * 1000};
+	make(&x, 3, work, clock, ovh, 1324 * MS + 100 * 1000, 10 * MS, 1);
+	struct ecp_consistency c;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_WARNING);
+	assert_int_equal(c.n_threads, 1);
+	assert_int_equal(c.threads[0].tid, 1001);
+	assert_string_equal(c.threads[0].name, "worker-1");
+	assert_int_equal(c.threads[0].gap_ns, -(int64_t)(150 * MS));
+	assert_int_equal(c.gap_ns, -(int64_t)(150 * MS));
+	char buf[1024];
+	ecp_consistency_describe(&c, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "thread worker-1 (tid 1001) 150 ms below its own clock"));
+	assert_non_null(strstr(buf, "10 ms of 1 thread that only the scheduler saw"));
+	assert_non_null(strstr(buf, "below the program's CPU time 1.324 s"));
+	assert_null(strstr(buf, "worker-2"));
+	print_message("%s\n", buf);
+	ecp_consistency_free(&c);
+
+	/* the program as a whole within the bound, one thread off: a warning
+	 * still, naming it */
+	const uint64_t work2[] = {500 * MS, 300 * MS}, clock2[] = {500 * MS, 320 * MS},
+		       ovh2[] = {0, 0};
+	make(&x, 2, work2, clock2, ovh2, 810 * MS, 0, 0);
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_WARNING);
+	assert_int_equal(c.n_threads, 1);
+	assert_int_equal(c.threads[0].tid, 1001);
+	ecp_consistency_free(&c);
+}
+
+static void test_fatal_both_ways(void **state)
+{
+	(void)state;
+	struct made x;
+	/* 0.1 % of the program's time in the model */
+	const uint64_t work[] = {1 * MS}, clock[] = {0}, ovh[] = {0};
+	make(&x, 1, work, clock, ovh, 1000 * MS, 0, 0);
+	struct ecp_consistency c;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	ecp_consistency_free(&c);
+	/* 16 times the program's time in the model */
+	const uint64_t work2[] = {1600 * MS};
+	make(&x, 1, work2, clock, ovh, 100 * MS, 0, 0);
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	assert_true(c.gap_pct > 1499.0 && c.gap_pct < 1501.0);
+	ecp_consistency_free(&c);
+	/* just above half: a warning, not fatal */
+	const uint64_t work3[] = {510 * MS};
+	make(&x, 1, work3, clock, ovh, 1000 * MS, 0, 0);
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_WARNING);
+	ecp_consistency_free(&c);
+}
+
+static void test_unknown(void **state)
+{
+	(void)state;
+	struct made x;
+	const uint64_t work[] = {1 * MS}, clock[] = {0}, ovh[] = {0};
+	make(&x, 1, work, clock, ovh, 0, 0, 0);
+	struct ecp_consistency c;
+	check(&x, &c);
+	assert_false(c.checked);
+	assert_int_equal(c.status, ECP_CONSISTENCY_UNKNOWN);
+	assert_string_equal(ecp_consistency_status_name(c.status), "unknown");
+	char buf[512];
+	assert_non_null(strstr(ecp_consistency_describe(&c, buf, sizeof(buf)),
+			       "does not hold the program's CPU time"));
+	ecp_consistency_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_builder_notes_clocks_and_outside),
+	    cmocka_unit_test(test_cache_keeps_them),
+	    cmocka_unit_test(test_ok),
+	    cmocka_unit_test(test_warning_names_thread),
+	    cmocka_unit_test(test_fatal_both_ways),
+	    cmocka_unit_test(test_unknown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
