@@ -50,11 +50,15 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 		"ecp record: %llu threads, %llu events (%llu scheduling), %.1f MB, "
 		"%llu discarded events, wall %s\n"
 		"ecp record: CPU %d, clock %s (%llu context switches), %.1f ns per "
-		"event; trace in %s\n",
+		"event (%s); trace in %s\n",
 		(unsigned long long)s->threads, (unsigned long long)s->events,
 		(unsigned long long)s->sched_events, (double)s->bytes / 1e6,
 		(unsigned long long)s->discarded, wall, s->cpu, s->clock,
-		(unsigned long long)s->switches, (double)s->event_cost_ps / 1000.0, out);
+		(unsigned long long)s->switches, (double)s->event_cost_ps / 1000.0,
+		s->event_cost_source && !strcmp(s->event_cost_source, "run")
+		    ? "timed in the run"
+		    : "calibrated",
+		out);
 	if (s->samples)
 		fprintf(stderr, "ecp record: functions %s: %llu samples\n",
 			s->functions_mode == ECP_FUNCTIONS_BOTH ? "instrumented and sampled"

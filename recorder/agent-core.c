@@ -85,6 +85,7 @@ ECP_AGENT_FN static void read_settings(void)
 	ecp_settings.cputime = clock && strcmp(clock, "thread-cputime") == 0;
 	ecp_settings.depth = (uint32_t)env_u64("ECP_DEPTH", 0);
 	ecp_settings.min_tsc = (uint64_t)((double)min_ns / ns_per_tick);
+	ecp_settings.hook_outlier_tsc = (uint64_t)((double)ECP_HOOK_OUTLIER_NS / ns_per_tick);
 }
 
 ECP_AGENT_FN struct ecp_thread *ecp_thread_begin(uint64_t create_id)
@@ -133,6 +134,13 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	ecp_flush_frames(t);
 	ecp_finish_frames(t);
 	ECP_TP(process_exit, status, ecp_thread_cpu_ns());
+	{
+		const char *calib = getenv("ECP_CALIBRATION_FILE");
+		char path[4096];
+		if (calib && snprintf(path, sizeof(path), "%s.hooks", calib) <
+				 (int)sizeof(path))
+			ecp_hook_cost_write(path);
+	}
 	/* Other threads may still run while the process ends; the main thread
 	 * stops recording here so nothing follows process_exit on it. */
 	ecp_self = NULL;

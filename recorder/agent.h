@@ -73,6 +73,11 @@ struct ecp_thread {
 	void (*once_fn)(void); /* the init routine pthread_once is running */
 	bool once_ran;         /* it ran on this thread (once_end's `ran`) */
 	uint32_t n_fold;
+	/* entry and exit hooks so far, counted apart (a call is one of each,
+	 * so one count would time only one kind): every
+	 * ECP_HOOK_MEASURE_EVERY-th is timed */
+	uint32_t entry_seq, exit_seq;
+	uint64_t emitted;   /* function events written */
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
 };
@@ -84,6 +89,7 @@ struct ecp_settings {
 	bool record_children; /* ECP_FOLLOW_FORK=1: keep recording after fork */
 	uint32_t depth;       /* ECP_DEPTH, 0 = unlimited */
 	uint64_t min_tsc;     /* ECP_MIN_DURATION_NS converted to TSC ticks */
+	uint64_t hook_outlier_tsc; /* ECP_HOOK_OUTLIER_NS in TSC ticks */
 };
 
 extern struct ecp_settings ecp_settings;
@@ -128,6 +134,18 @@ void ecp_unmodelled(const char *name);
 void ecp_once_trampoline(void);
 /* The end of a thread started through a wrapper (pthread_cleanup handler). */
 void ecp_thread_cleanup(void *unused);
+
+/* The function hooks time one call in this many, in the run itself: what
+ * their events cost the program (agent-func.c, ecp_hook_cost_write). */
+#define ECP_HOOK_MEASURE_EVERY 16u
+/* A timed hook that took longer did not run all along: it waited for
+ * LTTng's consumer on a full sub-buffer (blocking mode) or was preempted.
+ * The TSC counts that wall time, which is not the program's CPU time, so
+ * such a hook is left out of the average (a sub-buffer switch that really
+ * runs takes a few microseconds). */
+#define ECP_HOOK_OUTLIER_NS 20000u
+/* Writes the hooks' measured cost per event to `path` (at process exit). */
+void ecp_hook_cost_write(const char *path);
 
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
 ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);

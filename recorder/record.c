@@ -383,6 +383,7 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, in
 	    ecp_calibrate_samples(sample_hz, &sum->sample_cost_ns, &sum->sample_bursts) < 0)
 		sum->calibration_problem = "the cost of a perf sample could not be measured";
 	sum->event_cost_ns = (sum->event_cost_ps + 500u) / 1000u;
+	sum->event_cost_source = "calibration";
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
 	return ecp_lttng_session_stop(session, err);
@@ -400,6 +401,32 @@ static uint64_t read_call_cost(const char *path)
 		ns = 0;
 	fclose(f);
 	return ns;
+}
+
+/* Enough events timed in the run to trust their average over the driver's
+ * calibration (ECP_HOOK_MEASURE_EVERY of them were measured). */
+#define HOOK_EVENTS_MIN 2000
+
+/* The function hooks' cost per event, as the agent measured it in the run
+ * (agent-func.c): it replaces the calibration's figure when enough events
+ * were timed; otherwise (few calls, no instrumentation, a program that did
+ * not exit through exit()) the calibration stands. */
+static void read_hook_cost(const char *calib_file, struct ecp_record_summary *sum)
+{
+	char path[PATH_MAX + 16];
+	unsigned long long ps = 0, events = 0;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s.hooks", calib_file);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "hook_cost_ps=%llu hook_events=%llu", &ps, &events) == 2 &&
+	    events >= HOOK_EVENTS_MIN && ps > 0 && ps <= ECP_EVENT_COST_MAX_PS) {
+		sum->event_cost_ps = ps;
+		sum->event_cost_ns = (ps + 500u) / 1000u;
+		sum->event_cost_source = "run";
+	}
+	fclose(f);
 }
 
 /* The names of the calls the program made that ecp does not model, one
@@ -709,7 +736,9 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.cpu = sum->cpu;
 	meta.as_cpus = sum->as_cpus;
 	meta.clock = sum->clock;
+	read_hook_cost(calib_file, sum);
 	meta.event_cost_ns = sum->event_cost_ns;
+	meta.event_cost_source = sum->event_cost_source;
 	meta.event_cost_ps = sum->event_cost_ps;
 	meta.call_cost_ns = read_call_cost(calib_file);
 	{

@@ -51,6 +51,8 @@ struct ecp_record_summary {
 	uint64_t switches;
 	uint64_t event_cost_ns;  /* rounded, for the summary */
 	uint64_t event_cost_ps;  /* what the reader subtracts per event */
+	const char *event_cost_source; /* "run" (the hooks timed themselves) or
+					  "calibration" */
 	uint64_t sample_cost_ns; /* ... and per sample */
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */

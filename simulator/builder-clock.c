@@ -121,7 +121,7 @@ static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)
 
 uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
 {
-	return b->opts.event_cost_ps * th->n_events / 1000u +
+	return b->opts.event_cost_ps * (th->n_events - th->entry_run) / 1000u +
 	       b->opts.sample_cost_ns * th->n_samples;
 }
 

@@ -76,6 +76,10 @@ struct bthread {
 	struct sched_list *sched;
 	uint64_t n_events;
 	uint64_t n_samples; /* perf samples taken on it so far (their cost) */
+	/* func_entry events just before the current one: the agent writes a
+	 * call's entry lazily, in the hook of a later exit or event, so these
+	 * were paid for after their own `ts` and after the next exit's */
+	uint64_t entry_run;
 	uint64_t last_ts; /* last event time (wall) */
 	uint64_t v_last;  /* last CPU clock value (monotonic) */
 	uint64_t v_start; /* CPU clock at thread start */

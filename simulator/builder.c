@@ -300,6 +300,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	}
 	if (func) {
 		uint64_t t = bld_func_clock(b, th, ts);
+		/* the entries a hook flushes come before its own event */
+		th->entry_run = ev->type == ECP_EV_FUNC_ENTRY ? th->entry_run + 1 : 0;
 		switch (ev->type) {
 		case ECP_EV_FUNC_ENTRY:
 			rc = bld_func_entry(b, th, t, ev->a, ev->b);
@@ -328,6 +330,9 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		th->clock_last = ev->cpu_ns;
 		th->sched_last = bld_sched_cpu_at(th->sched, ev->ts);
 	}
+	/* its time is read inside its tracepoint, after the entries its hook
+	 * flushed were written */
+	th->entry_run = 0;
 	uint64_t v = bld_cpu_clock(b, th, ev);
 	switch (ev->type) {
 	case ECP_EV_THREAD_CREATE:
