@@ -3,6 +3,7 @@
  * processors, from the ASAP DAG), parallelism and the top functions by work
  * (exclusive CPU time, i.e. an ordinary profile). */
 #include "cli/commands.h"
+#include "cli/consistency.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,8 +100,33 @@ static struct fn_work *function_work(const struct ecp_model *m, size_t *n)
 	return w;
 }
 
+/* The consistency line: the verdict with the gap, the figures compared. */
+static void print_consistency(const struct ecp_consistency *c)
+{
+	char a[32], b[32], d[32];
+	if (!c->checked) {
+		printf("consistency    unknown (no program CPU time in the trace)\n");
+		return;
+	}
+	printf("consistency    %s: work %.1f%% %s the program's CPU time %s less the "
+	       "recorder's %s",
+	       ecp_consistency_status_name(c->status), c->gap_pct < 0 ? -c->gap_pct : c->gap_pct,
+	       c->gap_ns < 0 ? "below" : "above",
+	       ecp_format_ns(a, sizeof(a), (double)c->program_cpu_ns),
+	       ecp_format_ns(b, sizeof(b), (double)c->overhead_ns));
+	if (c->outside_threads)
+		printf(", %u thread%s outside the model (%s)", c->outside_threads,
+		       c->outside_threads == 1 ? "" : "s",
+		       ecp_format_ns(d, sizeof(d), (double)c->outside_cpu_ns));
+	if (c->untracked_cpu_ns)
+		printf(", threads outside their first and last event (%s)",
+		       ecp_format_ns(d, sizeof(d), (double)c->untracked_cpu_ns));
+	printf("\n");
+}
+
 static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
-			const struct fn_work *top, size_t n_top)
+			const struct fn_work *top, size_t n_top,
+			const struct ecp_consistency *cons)
 {
 	char a[32], b[32];
 	double par = dag->span ? (double)dag->work / (double)dag->span : 0.0;
@@ -121,6 +147,7 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 	if (dag->total_delay)
 		printf("delays         %s\n",
 		       ecp_format_ns(a, sizeof(a), (double)dag->total_delay));
+	print_consistency(cons);
 	if (!n_top)
 		return;
 	printf("\ntop functions by work:\n");
@@ -136,7 +163,8 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 }
 
 static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
-		      const struct fn_work *top, size_t n_top, struct ecp_error *err)
+		      const struct fn_work *top, size_t n_top,
+		      const struct ecp_consistency *cons, struct ecp_error *err)
 {
 	struct ecp_json_writer w;
 	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
@@ -192,6 +220,7 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 	for (size_t i = 0; i < m->n_warnings; i++)
 		ecp_json_string(&w, m->warnings[i]);
 	ecp_json_end_array(&w);
+	ecp_cli_consistency_json(&w, cons);
 	ecp_json_end_object(&w);
 	return ecp_json_finish(&w, err);
 }
@@ -211,10 +240,13 @@ int cmd_info(int argc, char **argv)
 	memset(&dag, 0, sizeof(dag));
 	struct fn_work *top = NULL;
 	size_t n_top = 0;
+	struct ecp_consistency cons = {0};
 	if (ecp_trace_load(o.dir, &lo, &m, &err) < 0)
 		return ecp_fail("info", "%s", err.msg);
 	for (size_t i = 0; i < m->n_warnings; i++)
 		fprintf(stderr, "ecp info: warning: %s\n", m->warnings[i]);
+	if ((rc = ecp_cli_consistency("info", o.dir, m, o.format == INFO_JSON, true, &cons)))
+		goto out;
 	if (ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0) {
 		rc = ecp_fail("info", "trace=%s: %s", o.dir, err.msg);
 		goto out;
@@ -225,12 +257,12 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	if (o.format == INFO_JSON) {
-		if (print_json(m, &dag, top, n_top, &err) < 0) {
+		if (print_json(m, &dag, top, n_top, &cons, &err) < 0) {
 			rc = ecp_fail("info", "%s", err.msg);
 			goto out;
 		}
 	} else {
-		print_table(m, &dag, top, n_top);
+		print_table(m, &dag, top, n_top, &cons);
 		if (fflush(stdout) != 0) {
 			rc = ecp_fail("info", "cannot write the output");
 			goto out;
@@ -238,6 +270,7 @@ int cmd_info(int argc, char **argv)
 	}
 	rc = ECP_EXIT_OK;
 out:
+	ecp_consistency_free(&cons);
 	free(top);
 	ecp_dag_finish(&dag);
 	ecp_model_destroy(m);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/consistency.h"
 #include "cli/report-reading.h"
 #include "cli/session.h"
 #include "common/parse.h"
@@ -151,7 +152,8 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 }
 
 static void write_json(const struct report_options *o, const struct ecp_model *m,
-		       const struct ecp_analysis *a, size_t rows)
+		       const struct ecp_analysis *a, size_t rows,
+		       const struct ecp_consistency *cons)
 {
 	struct ecp_json_writer w;
 	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
@@ -198,6 +200,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
+	ecp_cli_consistency_json(&w, cons);
 	ecp_json_end_object(&w);
 	struct ecp_error err = {0};
 	if (ecp_json_finish(&w, &err) < 0)
@@ -330,7 +333,7 @@ int cmd_report(int argc, char **argv)
 		rows = o.top;
 	rc = ECP_EXIT_OK;
 	if (o.common.format == ECP_FORMAT_JSON)
-		write_json(&o, s.model, &a, rows);
+		write_json(&o, s.model, &a, rows, &s.consistency);
 	else if (o.common.format == ECP_FORMAT_CSV)
 		write_csv(s.model, &a, rows);
 	else

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/consistency.h"
 #include "cli/session.h"
 #include "cli/sweep.h"
 #include "common/parse.h"
@@ -150,6 +151,7 @@ static void write_json(const struct scan_options *o, const struct ecp_cli_sessio
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
+	ecp_cli_consistency_json(&w, &s->consistency);
 	ecp_json_end_object(&w);
 	struct ecp_error err = {0};
 	if (ecp_json_finish(&w, &err) < 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/consistency.h"
 #include "cli/progress.h"
 #include "cli/session.h"
 #include "common/parse.h"
@@ -149,7 +150,7 @@ static int sweep(const char *what, const struct ecp_dag *dag, const struct whati
 }
 
 static void write_json(const struct whatif_options *o, const struct ecp_replay *base,
-		       const struct ecp_replay *what)
+		       const struct ecp_replay *what, const struct ecp_consistency *cons)
 {
 	struct ecp_json_writer w;
 	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
@@ -186,6 +187,7 @@ static void write_json(const struct whatif_options *o, const struct ecp_replay *
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
+	ecp_cli_consistency_json(&w, cons);
 	ecp_json_end_object(&w);
 	struct ecp_error err = {0};
 	if (ecp_json_finish(&w, &err) < 0)
@@ -296,7 +298,7 @@ int cmd_whatif(int argc, char **argv)
 	if ((rc = sweep("baseline", &s.dag, &o, base)) || (rc = sweep("what-if", &faster_dag, &o, what)))
 		goto out;
 	if (o.common.format == ECP_FORMAT_JSON)
-		write_json(&o, base, what);
+		write_json(&o, base, what, &s.consistency);
 	else if (o.common.format == ECP_FORMAT_CSV)
 		write_csv(&o, base, what);
 	else

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/consistency.h"
 #include "cli/progress.h"
 #include "common/parse.h"
 #include "common/strdist.h"
@@ -159,11 +160,20 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		return ecp_fail(cmd, "%s", err.msg);
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
+	int crc = ecp_cli_consistency(cmd, c->trace_dir, s->model,
+				      c->format == ECP_FORMAT_JSON, true, &s->consistency);
+	if (crc) {
+		ecp_consistency_free(&s->consistency);
+		ecp_model_destroy(s->model);
+		s->model = NULL;
+		return crc;
+	}
 	ecp_progress_update(&progress, "building the schedule on unlimited processors "
 				       "(%u segments)", s->model->n_segments);
 	int rc = ecp_dag_build(s->model, NULL, c->lock_order, &s->dag, &err);
 	ecp_progress_done(&progress);
 	if (rc < 0) {
+		ecp_consistency_free(&s->consistency);
 		ecp_model_destroy(s->model);
 		s->model = NULL;
 		return ecp_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);
@@ -178,6 +188,7 @@ void ecp_cli_session_close(struct ecp_cli_session *s)
 		return;
 	if (s->dag_ready)
 		ecp_dag_finish(&s->dag);
+	ecp_consistency_free(&s->consistency);
 	ecp_model_destroy(s->model);
 	memset(s, 0, sizeof(*s));
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "ecp/analysis.h"
+#include "simulator/consistency.h"
 #include "simulator/dag.h"
 #include "simulator/model.h"
 #include "simulator/replay.h"
@@ -58,10 +59,13 @@ struct ecp_cli_session {
 	struct ecp_model *model;
 	struct ecp_dag dag;
 	bool dag_ready;
+	/* the model against the program's CPU time (cli/consistency.h): a
+	 * warning is printed, a fatal verdict fails the open */
+	struct ecp_consistency consistency;
 };
 
-/* Loads the model and builds the ASAP DAG; prints errors itself.  Returns 0
- * or an exit code (1). */
+/* Loads the model, checks its consistency and builds the ASAP DAG; prints
+ * errors itself.  Returns 0 or an exit code (1). */
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s);
 void ecp_cli_session_close(struct ecp_cli_session *s);

@@ -1,0 +1,80 @@
+/* Shows the consistency check (cli/consistency.h). */
+#include "cli/consistency.h"
+
+#include <stdio.h>
+
+#include "cli/commands.h"
+
+/* Room for the sentence with three threads named in full. */
+#define SENTENCE 1536
+
+int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp_model *m,
+			bool quiet, bool refuse, struct ecp_consistency *c)
+{
+	struct ecp_error err = {0};
+	if (ecp_consistency_check(m, c, &err) < 0)
+		return ecp_fail(cmd, "%s", err.msg);
+	char what[SENTENCE];
+	switch (c->status) {
+	case ECP_CONSISTENCY_FATAL:
+		ecp_consistency_describe(c, what, sizeof(what));
+		if (refuse)
+			return ecp_fail(cmd,
+					"trace=%s: the model does not hold the program's time, "
+					"so no answer from it would mean anything: %s. Record "
+					"again; if this repeats, report it with the trace",
+					trace_dir, what);
+		fprintf(stderr,
+			"ecp %s: error: trace=%s: the model does not hold the program's "
+			"time, and every analysis will refuse it: %s\n",
+			cmd, trace_dir, what);
+		return 0;
+	case ECP_CONSISTENCY_WARNING:
+		if (!quiet)
+			fprintf(stderr,
+				"ecp %s: warning: the answers may be off: %s\n", cmd,
+				ecp_consistency_describe(c, what, sizeof(what)));
+		return 0;
+	case ECP_CONSISTENCY_UNKNOWN:
+		if (!quiet)
+			fprintf(stderr, "ecp %s: note: %s\n", cmd,
+				ecp_consistency_describe(c, what, sizeof(what)));
+		return 0;
+	case ECP_CONSISTENCY_OK:
+	default:
+		return 0;
+	}
+}
+
+void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c)
+{
+	ecp_json_key(w, "consistency");
+	ecp_json_begin_object(w);
+	ecp_json_kv_bool(w, "checked", c->checked);
+	ecp_json_kv_string(w, "status", ecp_consistency_status_name(c->status));
+	ecp_json_kv_uint(w, "work_ns", c->work_ns);
+	ecp_json_kv_uint(w, "program_cpu_ns", c->program_cpu_ns);
+	ecp_json_kv_uint(w, "overhead_ns", c->overhead_ns);
+	ecp_json_kv_uint(w, "outside_cpu_ns", c->outside_cpu_ns);
+	ecp_json_kv_uint(w, "outside_threads", c->outside_threads);
+	ecp_json_kv_uint(w, "untracked_cpu_ns", c->untracked_cpu_ns);
+	ecp_json_kv_uint(w, "expected_ns", c->expected_ns);
+	ecp_json_kv_int(w, "gap_ns", c->gap_ns);
+	ecp_json_kv_double(w, "gap_pct", c->gap_pct);
+	ecp_json_kv_double(w, "bound_pct", ECP_CONSISTENCY_BOUND_PCT);
+	ecp_json_key(w, "threads");
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < c->n_threads; i++) {
+		const struct ecp_consistency_thread *t = &c->threads[i];
+		ecp_json_begin_object(w);
+		ecp_json_kv_uint(w, "tid", t->tid);
+		ecp_json_kv_string(w, "name", t->name);
+		ecp_json_kv_uint(w, "work_ns", t->work_ns);
+		ecp_json_kv_uint(w, "own_clock_ns", t->own_clock_ns);
+		ecp_json_kv_uint(w, "overhead_ns", t->overhead_ns);
+		ecp_json_kv_int(w, "gap_ns", t->gap_ns);
+		ecp_json_end_object(w);
+	}
+	ecp_json_end_array(w);
+	ecp_json_end_object(w);
+}

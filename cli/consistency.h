@@ -1,0 +1,26 @@
+/* The consistency check (simulator/consistency.h) as every command shows
+ * it: a warning on stderr for people, a `consistency` object in JSON, and
+ * for a fatal verdict a failure naming the trace and the figures.  One
+ * place, so that record, info and every analysis say the same thing. */
+#ifndef ECP_CLI_CONSISTENCY_H
+#define ECP_CLI_CONSISTENCY_H
+
+#include <stdbool.h>
+
+#include "simulator/consistency.h"
+#include "simulator/model.h"
+#include "viz/json.h"
+
+/* Checks m into *c and says what it found on stderr as "ecp CMD: ...":
+ * with `quiet` (JSON output, which carries the object) only a fatal
+ * verdict is printed.  With `refuse`, a fatal verdict fails the command:
+ * returns ECP_EXIT_FAILED after printing the reason; else (ecp record,
+ * whose exit status is the program's) it is printed as an error and 0 is
+ * returned.  Free *c with ecp_consistency_free in either case. */
+int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp_model *m,
+			bool quiet, bool refuse, struct ecp_consistency *c);
+
+/* "consistency": {...} as a member of the object being written. */
+void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c);
+
+#endif
