@@ -2,8 +2,10 @@
 #include "cli/consistency.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "simulator/trace.h"
 
 /* Room for the sentence with three threads named in full. */
 #define SENTENCE 1536
@@ -44,6 +46,26 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	default:
 		return 0;
 	}
+}
+
+void ecp_cli_record_consistency(const char *trace_dir)
+{
+	struct ecp_load_options lo = ECP_LOAD_OPTIONS_DEFAULT;
+	lo.allow_loss = true; /* the loss is named already; check what is there */
+	lo.progress = isatty(STDERR_FILENO);
+	struct ecp_error err = {0};
+	struct ecp_model *m = NULL;
+	if (ecp_trace_load(trace_dir, &lo, &m, &err) < 0) {
+		fprintf(stderr,
+			"ecp record: warning: the model could not be built to check it "
+			"against the program's CPU time: %s\n",
+			err.msg);
+		return;
+	}
+	struct ecp_consistency c;
+	ecp_cli_consistency("record", trace_dir, m, false, false, &c);
+	ecp_consistency_free(&c);
+	ecp_model_destroy(m);
 }
 
 void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c)

@@ -20,6 +20,12 @@
 int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp_model *m,
 			bool quiet, bool refuse, struct ecp_consistency *c);
 
+/* After `ecp record`: loads the new trace (which also writes its model
+ * cache for the analyses to come) and says what the check found, as
+ * "ecp record: ..."; never fails, since record exits with the program's
+ * status -- a trace that cannot be loaded is named with the reason. */
+void ecp_cli_record_consistency(const char *trace_dir);
+
 /* "consistency": {...} as a member of the object being written. */
 void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c);
 
