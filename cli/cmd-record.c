@@ -1,6 +1,7 @@
 /* ecp record: parse the options, then hand over to the recorder
  * (recorder/record.h). */
 #include "cli/commands.h"
+#include "cli/consistency.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -283,6 +284,8 @@ int cmd_record(int argc, char **argv)
 			"model (or only in part): dependencies through it are not seen "
 			"(ecp-record(1), UNMODELLED CALLS)\n",
 			sum.unmodelled[i]);
+	/* the model against the program's CPU time (issue 31), with -q too */
+	ecp_cli_record_consistency(o.output ? o.output : "ecp.data");
 out:
 	free(o.include);
 	free(o.exclude);

@@ -111,10 +111,14 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	if (rc < 0)
 		return rc;
 	double share = ECP_CONSISTENCY_FATAL_PCT / 100.0;
-	if ((double)c->work_ns < share * (double)c->expected_ns ||
-	    (double)c->expected_ns < share * (double)c->work_ns)
+	/* the gap must also be more than the bound of the program's time: a
+	 * program that did almost nothing between its first and last event
+	 * (a Ctrl-C at start) is within the bound, however small its work */
+	bool over = over_bound(c->gap_ns, c->program_cpu_ns, ECP_CONSISTENCY_PROGRAM_FLOOR_NS);
+	if (over && ((double)c->work_ns < share * (double)c->expected_ns ||
+		     (double)c->expected_ns < share * (double)c->work_ns))
 		c->status = ECP_CONSISTENCY_FATAL;
-	else if (over_bound(c->gap_ns, c->program_cpu_ns, 0) || c->n_threads)
+	else if (over || c->n_threads)
 		c->status = ECP_CONSISTENCY_WARNING;
 	else
 		c->status = ECP_CONSISTENCY_OK;

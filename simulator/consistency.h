@@ -40,6 +40,10 @@
  * this: the microseconds outside its first and last event are a large
  * share of a thread that ran for a millisecond, and no answer turns on it. */
 #define ECP_CONSISTENCY_THREAD_FLOOR_NS 1000000u
+/* The same for the program: its start and end (exec, the loader, the
+ * teardown of a process killed by a signal) take 0.5-1 ms here that no
+ * event brackets, all of the time of a program that crashes at once. */
+#define ECP_CONSISTENCY_PROGRAM_FLOOR_NS 2000000u
 /* Fatal below this share (percent) of the expected work, or when the
  * expected work is below this share of the model's: with more than half of
  * the program's time missing (or invented), the critical path and every

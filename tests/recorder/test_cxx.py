@@ -99,7 +99,7 @@ def main():
     pred = json.loads(s.stdout)['makespan_ns']
     independent = [[seg(sum(x[0] for x in t))] for t in threads]
     print('independent threads at P=2 would take %.3f ms' % (run_time(independent, 2) / 1e6))
-    bad = compare(pred, threads, [1, 2, 3, 4], TOLERANCE)
+    bad = compare(pred, threads, [1, 2, 3, 4], TOLERANCE, read_meta(trace))
     check(not bad, 'predicted T_P off the oracle by more than 5%%: %s' % bad)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')

@@ -49,7 +49,7 @@ def channel(ecp_bin, trace, p, ev):
     pred = json.loads(s.stdout)['makespan_ns']
     independent = [[seg(sum(x[0] for x in t))] for t in threads]
     print('independent threads at P=2 would take %.3f ms' % (run_time(independent, 2) / 1e6))
-    bad = compare(pred, threads, [1, 2, 3, 4], TOLERANCE)
+    bad = compare(pred, threads, [1, 2, 3, 4], TOLERANCE, read_meta(trace))
     check(not bad, 'predicted T_P off the oracle by more than 5%%: %s' % bad)
 
 
