@@ -88,6 +88,13 @@ def misc(ecp_bin, trace, p, ev):
           'ecp record -q did not name pthread_cancel: %s' % q.stderr)
     i = subprocess.run([ecp_bin, 'info', '--format', 'json', trace], capture_output=True,
                        text=True)
+    # its children (fork + waitpid, system) spend CPU time the model does
+    # not hold (children are not followed yet): the consistency check may
+    # then refuse the answer, naming the unmodelled calls first
+    if i.returncode == 1:
+        check("does not hold the program's time" in i.stderr and
+              'pthread_cancel' in i.stderr, 'ecp info: %s' % i.stderr)
+        return
     check(i.returncode == 0, 'ecp info: %s' % i.stderr)
     warnings = ' '.join(json.loads(i.stdout)['warnings'])
     check('pthread_cancel' in warnings, 'model warnings: %s' % warnings)
