@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ecp/engine.h"
+#include "ecp/tie.h"
 #include "ecp/hugemem.h"
 #include "ecp/parallel.h"
 #include "ecp/sweep.h"
@@ -398,8 +399,9 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 		out->synced_segments = fl->n_synced;
 		out->reverse_pass_segments = fl->n_reverse;
 	}
-	out->makespan_ns = (uint64_t)(sum.makespan + 0.5L);
-	out->idle_ns = (uint64_t)(sum.idle + 0.5L);
+	/* one rounding rule for every printed time (ecp/tie.h) */
+	out->makespan_ns = ecp_time_round_ns(sum.makespan);
+	out->idle_ns = ecp_time_round_ns(sum.idle);
 	out->work_ns = dag->work;
 	out->span_ns = dag->span;
 	out->speedup =

@@ -8,6 +8,7 @@
 #include "common/parse.h"
 #include "ecp/event-heap.h"
 #include "ecp/hugemem.h"
+#include "ecp/tie.h"
 #include "simulator/dag-succ.h"
 
 #define NONE UINT32_MAX
@@ -45,11 +46,6 @@ static inline int qtime_cmp(struct qtime x, struct qtime y)
 }
 
 ECP_EVENT_HEAP(heap, struct qtime, qtime_cmp)
-
-static long double tolerance(long double x)
-{
-	return 1e-12L * (1.0L + fabsl(x));
-}
 
 /* An instant's work clock and idle charge, and the charge's growth per
  * unit of work clock since the instant before (while fewer than P run,
@@ -191,7 +187,7 @@ static void snapshot_take(struct sim *m)
 }
 
 /* Every event gets its own instant on the tape, in the order the run
- * processes it: events of one simulated instant (closer than the tolerance)
+ * processes it: events of one simulated instant (closer than ecp/tie.h's bound)
  * become consecutive tape instants a zero gap apart, marked tied.  running
  * is the count of segments running just before the event, the segments the
  * events before it started included: the linear piece of the run where the
@@ -503,7 +499,9 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		m->instant++;
 		if (m->tape)
 			untouch(m);
-		long double tolw = tolerance(m->w), tolt = tolerance(m->t);
+		/* ecp/tie.h: one instant is a fixed bound in ns on either clock,
+		 * however long the run has lasted */
+		long double tolw = ecp_tie_bound(m->w), tolt = ecp_tie_bound(m->t);
 		if (m->units)
 			hist_record(m, rate);
 		/* One event at a time, each starting what it releases before the

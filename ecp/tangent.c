@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ecp/event-heap.h"
+#include "ecp/tie.h"
 #include "simulator/dag-succ.h"
 
 /* a + b * eps */
@@ -13,13 +14,15 @@ struct sym {
 	long double a, b;
 };
 
-/* Times within a relative 1e-12 are one instant, as in the P-run simulation
+/* Times within ecp/tie.h's bound are one instant, as in the P-run simulation
  * (ecp/prun.c) whose instants the closed form uses: both must see the same
- * ties. */
+ * ties, at every time scale.  The eps parts are derivatives (sums of shares,
+ * of the order of the segments' count at most), not clocks: their relative
+ * bound does not grow with the run's length. */
 static int sym_cmp(struct sym x, struct sym y)
 {
 	long double da = x.a - y.a;
-	if (fabsl(da) > 1e-12L * (1.0L + fabsl(x.a) + fabsl(y.a)))
+	if (!ecp_same_instant(x.a, y.a))
 		return da < 0 ? -1 : 1;
 	long double db = x.b - y.b;
 	if (fabsl(db) > 1e-9L * (1.0L + fabsl(x.b) + fabsl(y.b)))
@@ -242,10 +245,10 @@ static bool settled(const struct ecp_tangent *g)
 	return true;
 }
 
-/* Same instant as in sym_cmp: a relative 1e-12. */
+/* Same instant as in sym_cmp. */
 static bool same_time(long double x, long double y)
 {
-	return fabsl(x - y) <= 1e-12L * (1.0L + fabsl(x) + fabsl(y));
+	return ecp_same_instant(x, y);
 }
 
 /* When the events processed so far are the tape's up to a safe snapshot
