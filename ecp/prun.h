@@ -8,8 +8,9 @@
  * W (dW/dt = min(1, P/n), and 1 while nothing runs), on which the run is again
  * a warp (see ecp/plan.h and ecp/engine.c for what that approximates).
  *
- * Floating point (long double); events closer than 1e-4 ns are one instant
- * at every time scale (ecp/tie.h).  O(E log E). */
+ * Floating point (long double); events closer than the rounding allowance
+ * (ecp/tie.h: 512 ulps, 5.6e-5 ns at 1e12 ns) are one instant.
+ * O(E log E). */
 #ifndef ECP_ECP_PRUN_H
 #define ECP_ECP_PRUN_H
 
