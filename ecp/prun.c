@@ -499,8 +499,8 @@ static int run_events(struct sim *m, unsigned processors, struct ecp_error *err)
 		m->instant++;
 		if (m->tape)
 			untouch(m);
-		/* ecp/tie.h: one instant is a fixed bound in ns on either clock,
-		 * however long the run has lasted */
+		/* ecp/tie.h: one instant is the rounding allowance on either
+		 * clock, not a share of how long the run has lasted */
 		long double tolw = ecp_tie_bound(m->w), tolt = ecp_tie_bound(m->t);
 		if (m->units)
 			hist_record(m, rate);
