@@ -66,8 +66,8 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 								: "sampled",
 			(unsigned long long)s->samples);
 	if (s->samples && s->sample_cost_ns)
-		fprintf(stderr, "ecp record: a sample cost the program about %.1f us (%.2f s "
-				"in all), which stays in its threads' times\n",
+		fprintf(stderr, "ecp record: a sample cost the program %.1f us (%.2f s in "
+				"all), taken out of its threads' times\n",
 			(double)s->sample_cost_ns / 1e3,
 			(double)(s->sample_cost_ns * s->samples) / 1e9);
 	if (s->calibration_problem)

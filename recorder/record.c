@@ -756,12 +756,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.sample_hz = sampling ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
 	meta.samples = sum->samples = samples.samples;
 	meta.samples_lost = sum->samples_lost = samples.lost;
-	/* Measured, shown, not yet subtracted: under a loaded CI run (tests in
-	 * parallel on both CPUs) the bursts gave 3x the quiet figure and took
-	 * 21-28% out of sampled functions; until the measurement holds under
-	 * load it is information only (sample_cost_measured_ns). */
-	meta.sample_cost_ns = 0;
-	meta.sample_cost_measured_ns = sum->samples ? sum->sample_cost_ns : 0;
+	meta.sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
 	meta.depth = o->depth;
 	meta.include = o->include;
 	meta.exclude = o->exclude;

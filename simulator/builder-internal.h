@@ -76,6 +76,8 @@ struct bthread {
 	struct sched_list *sched;
 	uint64_t n_events;
 	uint64_t n_samples; /* perf samples taken on it so far (their cost) */
+	struct ecp_vec *cost_ts; /* its samples' times (ecp_builder_count_sample) */
+	size_t cost_first, cost_next; /* the first in its life; the first not counted */
 	/* func_entry events just before the current one: the agent writes a
 	 * call's entry lazily, in the hook of a later exit or event, so these
 	 * were paid for after their own `ts` and after the next exit's */
@@ -186,9 +188,6 @@ struct tmp_edge {
 struct samp_list {
 	struct ecp_vec recs; /* struct samp_rec (builder-samples.c) */
 	size_t next;         /* the first not applied yet */
-	size_t first;        /* the first in the thread's life */
-	size_t taken;        /* those taken at or before the last event (their
-				cost is out of the thread's clock) */
 	uint64_t prev_cpu;   /* CPU time of the last one applied (0: none yet) */
 };
 
@@ -210,6 +209,9 @@ struct ecp_builder {
 	struct ecp_vec sched_lists; /* struct sched_list * */
 	struct ecp_hmap sched_by_tid;
 	struct ecp_vec samp_lists; /* struct samp_list * */
+	/* every sample's time per tid (their cost), ecp_builder_count_sample */
+	struct ecp_vec cost_lists; /* struct ecp_vec * of uint64_t, in time order */
+	struct ecp_hmap cost_by_tid;
 	struct ecp_hmap samp_by_tid;
 	struct ecp_vec samp_frames; /* every sample's frames (builder-samples.c) */
 	struct ecp_vec samp_next;   /* scratch: the state a sample makes (ecp_id) */
@@ -282,6 +284,10 @@ uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
 /* What the recorder has cost the thread so far (its events, the samples
  * taken on it), taken out of every clock reading of the thread. */
 uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
+/* The samples taken on the thread up to `ts` (inclusive with `upto`) or
+ * strictly before it, counted from its start; n_samples follows `ts`. */
+uint64_t bld_samples_before(struct bthread *th, uint64_t ts, bool inclusive);
+void bld_count_samples(struct bthread *th, uint64_t ts);
 uint64_t bld_blocked_time(struct ecp_builder *b, struct bthread *th, uint64_t from_ts,
 			  uint64_t to_ts, uint64_t from_cpu, uint64_t to_cpu);
 

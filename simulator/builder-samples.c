@@ -46,6 +46,61 @@ struct samp_frame {
 	uint64_t addr, site;
 };
 
+int ecp_builder_count_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
+			     struct ecp_error *err)
+{
+	uint64_t *v = ecp_hmap_get(&b->cost_by_tid, tid);
+	struct ecp_vec *l;
+	if (v) {
+		l = ECP_VEC_AT(&b->cost_lists, struct ecp_vec *, *v);
+	} else {
+		l = calloc(1, sizeof(*l));
+		struct ecp_vec **slot = l ? ecp_vec_push(&b->cost_lists) : NULL;
+		if (!slot) {
+			free(l);
+			return bld_nomem(err);
+		}
+		*slot = l;
+		ecp_vec_init(l, sizeof(uint64_t));
+		if (ecp_hmap_put(&b->cost_by_tid, tid, b->cost_lists.len - 1) < 0)
+			return bld_nomem(err);
+	}
+	uint64_t *slot = ecp_vec_push(l);
+	if (!slot)
+		return bld_nomem(err);
+	/* kept in order, as the samples themselves */
+	if (l->len > 1 && ts < ECP_VEC_AT(l, uint64_t, l->len - 2))
+		ts = ECP_VEC_AT(l, uint64_t, l->len - 2);
+	*slot = ts;
+	return ECP_OK;
+}
+
+uint64_t bld_samples_before(struct bthread *th, uint64_t ts, bool inclusive)
+{
+	if (!th->cost_ts)
+		return 0;
+	size_t lo = th->cost_first, hi = th->cost_ts->len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t t = ECP_VEC_AT(th->cost_ts, uint64_t, mid);
+		if (t < ts || (inclusive && t == ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - th->cost_first;
+}
+
+void bld_count_samples(struct bthread *th, uint64_t ts)
+{
+	if (!th->cost_ts)
+		return;
+	while (th->cost_next < th->cost_ts->len &&
+	       ECP_VEC_AT(th->cost_ts, uint64_t, th->cost_next) <= ts)
+		th->cost_next++;
+	th->n_samples = th->cost_next - th->cost_first;
+}
+
 int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
 			    const uint64_t *funcs, const uint64_t *sites, uint32_t n,
 			    struct ecp_error *err)
@@ -102,6 +157,16 @@ int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
 
 void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts)
 {
+	uint64_t *c = ecp_hmap_get(&b->cost_by_tid, th->tid);
+	if (c) {
+		/* what was sampled before the thread's first event is no part of
+		 * the model, nor its cost */
+		th->cost_ts = ECP_VEC_AT(&b->cost_lists, struct ecp_vec *, *c);
+		while (th->cost_first < th->cost_ts->len &&
+		       ECP_VEC_AT(th->cost_ts, uint64_t, th->cost_first) < start_ts)
+			th->cost_first++;
+		th->cost_next = th->cost_first;
+	}
 	uint64_t *v = ecp_hmap_get(&b->samp_by_tid, th->tid);
 	if (!v)
 		return;
@@ -112,7 +177,6 @@ void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t star
 	while (l->next < l->recs.len &&
 	       ECP_VEC_AT(&l->recs, struct samp_rec, l->next).ts < start_ts)
 		l->next++;
-	l->first = l->taken = l->next;
 }
 
 /* By address: with by_callsite the same function has one id per site. */
@@ -226,9 +290,6 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 	if (!l)
 		return 0;
 	uint64_t now = raw_cpu(th, ts);
-	size_t taken = l->taken;
-	while (taken < l->recs.len && ECP_VEC_AT(&l->recs, struct samp_rec, taken).ts <= ts)
-		taken++;
 	while (l->next < l->recs.len) {
 		const struct samp_rec *r = &ECP_VEC_AT(&l->recs, struct samp_rec, l->next);
 		uint64_t cpu = raw_cpu(th, r->ts);
@@ -243,7 +304,7 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 		/* the function clock at the take-over: the CPU time less the
 		 * recorder's events and the samples before this one (the
 		 * take-over precedes it), never before what is charged */
-		th->n_samples = l->next - l->first;
+		th->n_samples = bld_samples_before(th, r->ts, false);
 		uint64_t t = sat_sub(takeover, bld_overhead_ns(b, th));
 		l->next++;
 		l->prev_cpu = cpu;
@@ -257,8 +318,7 @@ int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bo
 			return -1;
 		b->samples_applied++;
 	}
-	l->taken = taken;
-	th->n_samples = taken - l->first;
+	bld_count_samples(th, ts);
 	return 0;
 }
 
@@ -286,4 +346,11 @@ void bld_samples_free(struct ecp_builder *b)
 	ecp_vec_finish(&b->samp_frames);
 	ecp_vec_finish(&b->samp_next);
 	ecp_hmap_finish(&b->samp_by_tid);
+	for (size_t i = 0; i < b->cost_lists.len; i++) {
+		struct ecp_vec *l = ECP_VEC_AT(&b->cost_lists, struct ecp_vec *, i);
+		ecp_vec_finish(l);
+		free(l);
+	}
+	ecp_vec_finish(&b->cost_lists);
+	ecp_hmap_finish(&b->cost_by_tid);
 }

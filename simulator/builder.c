@@ -88,6 +88,8 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->samp_frames, 2 * sizeof(uint64_t));
 	ecp_vec_init(&b->samp_next, sizeof(ecp_id));
 	ecp_hmap_init(&b->samp_by_tid);
+	ecp_vec_init(&b->cost_lists, sizeof(struct ecp_vec *));
+	ecp_hmap_init(&b->cost_by_tid);
 	ecp_vec_init(&b->threads, sizeof(struct bthread *));
 	ecp_vec_init(&b->segments, sizeof(struct ecp_segment));
 	ecp_vec_init(&b->edges, sizeof(struct tmp_edge));
@@ -290,6 +292,7 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		ts = th->last_ts;
 	}
 	th->last_ts = ts;
+	bld_count_samples(th, ts);
 	if (th->samp_src &&
 	    bld_apply_samples(b, th, ts, func && !b->opts.ignore_function_events) < 0)
 		return bld_nomem(err);

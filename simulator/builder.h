@@ -64,6 +64,11 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
  * functions on its stack, innermost first (0: a frame with no function,
  * skipped), and each one's call site (the return address in the next
  * frame, 0 for the outermost; sites may be NULL).  See builder-samples.c for how samples split the time. */
+/* Every perf sample taken on `tid` at `ts` (sched-trace time, pushed with
+ * the sched events), whether or not it is pushed for attribution too: its
+ * cost is the recorder's and comes out of the thread's clock. */
+int ecp_builder_count_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
+			     struct ecp_error *err);
 int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
 			    const uint64_t *funcs, const uint64_t *sites, uint32_t n,
 			    struct ecp_error *err);

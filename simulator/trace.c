@@ -180,8 +180,10 @@ static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error 
 {
 	struct load_ctx *c = user;
 	uint64_t funcs[128], sites[128];
-	if (c->ignore_samples)
-		return ECP_OK;
+	/* its cost is the recorder's whether or not it splits time */
+	int rc = ecp_builder_count_sample(c->b, smp->tid, smp->ts, err);
+	if (rc < 0 || c->ignore_samples)
+		return rc;
 	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	uint32_t n = ecp_sampler_frames(c->sampler, smp, funcs, sites, 128);

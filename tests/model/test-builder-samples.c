@@ -241,6 +241,43 @@ static void test_samples_outside_the_thread(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* The kernel's cost of each sample taken in the thread's life comes out of
+ * its clock at the sample, also where the samples split no time (counted,
+ * not pushed: --functions-from instrument, or a sample in the recorder's
+ * own code): main [10, 400) with a post at 200; samples at 5 (before the
+ * thread), 100, 150 and 300, 10 ns each. */
+static void test_sample_cost_subtracted(void **state)
+{
+	(void)state;
+	const uint64_t at[] = {5, 100, 150, 300};
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
+					.trace_path = "synthetic",
+					.sample_cost_ns = 10};
+	struct ecp_error err = {0};
+	struct ecp_builder *b = NULL;
+	struct ecp_model *m = NULL;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_THREAD_START, 0, 0, H1);
+	ecp_test_ev(&s, MAIN, 200, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 400, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	assert_int_equal(ecp_builder_create(&o, &b, &err), 0);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		assert_int_equal(ecp_builder_count_sample(b, MAIN, at[i], &err), 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (ecp_builder_push(b, &s.ev[i], &err) < 0)
+			fail_msg("push: %s", err.msg);
+	if (ecp_builder_finish(b, NULL, &m, &err) < 0)
+		fail_msg("finish: %s", err.msg);
+	ecp_builder_destroy(b);
+	assert_int_equal(m->n_segments, 2);
+	assert_int_equal(m->segments[0].length, 190 - 20);
+	assert_int_equal(m->segments[1].length, 200 - 10);
+	assert_int_equal(m->threads[0].overhead_ns, 30);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +286,7 @@ int main(void)
 	    cmocka_unit_test(test_sampled_calls_share_outer_frames),
 	    cmocka_unit_test(test_samples_by_callsite),
 	    cmocka_unit_test(test_samples_outside_the_thread),
+	    cmocka_unit_test(test_sample_cost_subtracted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,7 @@ def calibration_under_load(spin, work):
     # SPIN is sampled: its clock counts the kernel's work for each sample,
     # a share hz * cost of it, which the recording takes out
     share = int(meta['sample_hz']) * int(meta['sample_cost_ns']) / 1e9
-    check(int(meta['samples']) > 0 and 0 <= share < 0.2,
+    check(int(meta['samples']) > 0 and 0 < share < 0.2,
           'sampler share %.3f of %s samples' % (share, meta['samples']))
     for tid, ns in real.items():
         ns = int(ns * (1.0 - share))
