@@ -99,6 +99,25 @@ if command -v uftrace >/dev/null; then
 	row "calldense $calls, uftrace record" "$pw" "$pc" "$uw" "$uc" "$calls" -
 fi
 
+# Sampling side by side (issue 31): the uninstrumented build sampled by
+# `ecp record` at its default 3 kHz, and by `perf record --call-graph dwarf`
+# at the same rate (8 KiB stacks, as ecp), pinned the same way.  perf's
+# figure is its whole command (its own process included, as uftrace's);
+# ecp's is the program's (the driver and LTTng's daemons run apart).
+REC_ARGS=(--functions sample)
+read -r pw pc rw rc re < <(measure "$b/calldense-plain" "$calls")
+row "calldense-plain $calls, ecp sampled" "$pw" "$pc" "$rw" "$rc" - -
+if command -v perf >/dev/null; then
+	fw= fc=
+	for _ in $(seq "$repeat"); do
+		read -r w c < <(plain_once perf record -q -F 3000 --call-graph dwarf,8192 \
+			-o "$work/perf.data" -- "$b/calldense-plain" "$calls")
+		if [ -z "$fw" ] || [ "$w" -lt "$fw" ]; then fw=$w; fi
+		if [ -z "$fc" ] || [ "$c" -lt "$fc" ]; then fc=$c; fi
+	done
+	row "calldense-plain $calls, perf record" "$pw" "$pc" "$fw" "$fc" - -
+fi
+
 # (b) mutex ping-pong: synchronization events only
 REC_ARGS=()
 read -r pw pc rw rc re < <(measure "$b/pingpong" 100000)
