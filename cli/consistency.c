@@ -80,6 +80,7 @@ void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consis
 	ecp_json_kv_uint(w, "outside_cpu_ns", c->outside_cpu_ns);
 	ecp_json_kv_uint(w, "outside_threads", c->outside_threads);
 	ecp_json_kv_uint(w, "untracked_cpu_ns", c->untracked_cpu_ns);
+	ecp_json_kv_uint(w, "guessed_cpu_ns", c->guessed_ns);
 	ecp_json_kv_uint(w, "expected_ns", c->expected_ns);
 	ecp_json_kv_int(w, "gap_ns", c->gap_ns);
 	ecp_json_kv_double(w, "gap_pct", c->gap_pct);

@@ -220,7 +220,7 @@ static int collect_switch_times(struct ecp_builder *b, struct switch_times *st)
  * records: the interval began no earlier than the switch-out before it and
  * ended no later than the next switch-in, and within the trace either way. */
 static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_times *st,
-			       uint64_t from, uint64_t to)
+			       uint64_t from, uint64_t to, uint64_t *guessed)
 {
 	uint64_t sum = 0;
 	if (from < st->begin)
@@ -229,6 +229,7 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 		to = st->end;
 	for (size_t i = 0; i < l->n; i++) {
 		uint64_t in = l->in[i], out = l->out[i];
+		bool open = !in || out == UINT64_MAX;
 		if (!in)
 			in = last_before(st->outs, st->n_outs, out, st->begin);
 		if (out == UINT64_MAX)
@@ -237,8 +238,13 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 			in = from;
 		if (out > to)
 			out = to;
-		if (out > in)
+		if (out > in) {
 			sum += out - in;
+			/* closed by another tid's record: an untraced process
+			 * (or the exit) may have had the CPU meanwhile */
+			if (open && guessed)
+				*guessed += out - in;
+		}
 	}
 	return sum;
 }
@@ -251,7 +257,8 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
  * starts with the thread); else the switch records, which for the main
  * thread begin only after its first stay on the CPU. */
 static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread *th,
-			      const struct ecp_thread *mt, const struct switch_times *st)
+			      const struct ecp_thread *mt, const struct switch_times *st,
+			      uint64_t *guessed)
 {
 	if (!th->sched || !mt->n_segments)
 		return th->clock_first;
@@ -259,8 +266,8 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 	    &ECP_VEC_AT(&b->segments, struct ecp_segment, mt->first_segment);
 	uint64_t first_ts = b->t0 + first->rec_start;
 	uint64_t before = th->clock_first ? th->clock_first
-					  : sched_list_cpu(th->sched, st, 0, first_ts);
-	return before + sched_list_cpu(th->sched, st, th->last_ts, UINT64_MAX);
+					  : sched_list_cpu(th->sched, st, 0, first_ts, guessed);
+	return before + sched_list_cpu(th->sched, st, th->last_ts, UINT64_MAX, guessed);
 }
 
 /* What the consistency check needs from the builder (simulator/consistency.h):
@@ -287,14 +294,16 @@ static int note_consistency(struct ecp_builder *b, struct ecp_model *m)
 	}
 	for (size_t i = 0; i < b->threads.len; i++)
 		m->info.untracked_cpu_ns += untracked_cpu(b, thread_at(b, (ecp_id)i),
-							   &m->threads[i], &st);
+							   &m->threads[i], &st,
+							   &m->info.guessed_cpu_ns);
 	for (size_t i = 0; i < b->sched_by_tid.cap; i++) {
 		if (!b->sched_by_tid.used[i] ||
 		    ecp_hmap_get(&b->thread_by_tid, b->sched_by_tid.keys[i]))
 			continue;
 		const struct sched_list *l = ECP_VEC_AT(&b->sched_lists, struct sched_list *,
 							b->sched_by_tid.vals[i]);
-		m->info.outside_cpu_ns += sched_list_cpu(l, &st, 0, UINT64_MAX);
+		m->info.outside_cpu_ns += sched_list_cpu(l, &st, 0, UINT64_MAX,
+							 &m->info.guessed_cpu_ns);
 		m->info.outside_threads++;
 	}
 	free(st.ins);

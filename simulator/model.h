@@ -160,6 +160,11 @@ struct ecp_model_info {
 	 * their last event (thread set-up and tear-down; for main the exec,
 	 * the loader and the recorder's start): no segment holds it */
 	uint64_t untracked_cpu_ns;
+	/* of outside_cpu_ns and untracked_cpu_ns, the stays on the CPU whose
+	 * start or end no record of the tid gave (its first switch-in, or its
+	 * last switch-out at exit): closed by another tid's record, they are
+	 * upper bounds (an untraced process may have run meanwhile) */
+	uint64_t guessed_cpu_ns;
 	uint64_t recorded_wall_ns;
 	bool functions_recorded;
 	uint64_t samples;      /* perf samples that split segments among functions */
