@@ -126,29 +126,66 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 	return remove(path) < 0 ? -1 : 0;
 }
 
-/* Whether `dir` may be replaced by --force: an ecp trace or an empty
- * directory, never anything else (a mistyped -o must not delete a tree). */
-static bool replaceable(const char *dir)
+/* The entries of a complete trace: nothing else is ever removed. */
+static const char *const trace_entries[] = {ECP_META_FILE, "ecp-model.cache", "main",
+					    "sched", "objects"};
+
+static bool trace_entry(const char *name)
 {
-	char path[PATH_MAX + 32];
+	for (size_t i = 0; i < sizeof(trace_entries) / sizeof(trace_entries[0]); i++)
+		if (!strcmp(name, trace_entries[i]))
+			return true;
+	return false;
+}
+
+/* Whether `dir` may be replaced by --force: an empty directory, or a
+ * complete ecp trace (its metadata a regular file that starts as ecp
+ * writes it, and nothing in it but a trace's entries), never the current
+ * directory or one above it.  A mistyped -o must not delete a project: a
+ * directory was once replaced because it held an entry named `main`.
+ * Returns NULL, or why not. */
+static const char *not_replaceable(const char *dir, char *why, size_t len)
+{
+	char path[PATH_MAX + 32], real[PATH_MAX], cwd[PATH_MAX];
+	struct stat st;
+	bool empty = true;
 	DIR *d;
 	struct dirent *e;
-	bool empty = true;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
-	if (access(path, F_OK) == 0)
-		return true;
-	snprintf(path, sizeof(path), "%s/main", dir);
-	if (access(path, F_OK) == 0)
-		return true;
+	if (realpath(dir, real) && getcwd(cwd, sizeof(cwd))) {
+		size_t n = strlen(real);
+		if (!strncmp(cwd, real, n) && (cwd[n] == '/' || cwd[n] == '\0' || n == 1))
+			return "it is the current directory or one above it";
+	}
 	d = opendir(dir);
 	if (!d)
-		return false;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			empty = false;
+		return strerror(errno);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		empty = false;
+		if (!trace_entry(e->d_name)) {
+			snprintf(why, len, "it holds '%s', which no ecp trace has", e->d_name);
+			closedir(d);
+			return why;
+		}
+	}
 	closedir(d);
-	return empty;
+	if (empty)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
+	FILE *f = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
+	char first[16] = "";
+	if (f) {
+		if (!fgets(first, sizeof(first), f))
+			first[0] = '\0';
+		fclose(f);
+	}
+	if (strncmp(first, "format=", 7))
+		return "it is not a complete ecp trace (no " ECP_META_FILE
+		       " as ecp writes it: a recording still running, or one that was "
+		       "killed; remove it yourself if it is)";
+	return NULL;
 }
 
 static int prepare_output(const char *output, bool force, char *abs, size_t len,
@@ -175,10 +212,13 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 			    err, ECP_ERR_USAGE,
 			    "trace directory exists: %s (use --force to replace it)",
 			    abs);
-		if (!S_ISDIR(st.st_mode) || !replaceable(abs))
-			return ecp_error_set(err, ECP_ERR_USAGE,
-					     "not replacing %s: it is not an ecp trace",
-					     abs);
+		char why[PATH_MAX + 64];
+		const char *no = S_ISDIR(st.st_mode)
+				     ? not_replaceable(abs, why, sizeof(why))
+				     : "it is not a directory";
+		if (no)
+			return ecp_error_set(err, ECP_ERR_USAGE, "not replacing %s: %s", abs,
+					     no);
 		if (nftw(abs, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 			return ecp_error_set(err, ECP_ERR_IO, "cannot remove %s: %s", abs,
 					     strerror(errno));
