@@ -39,6 +39,44 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
+/* The numeric keys the reader uses, and where each goes. */
+static uint64_t *meta_number(struct meta *m, const char *key)
+{
+	if (!strcmp(key, "event_cost_ns"))
+		return &m->event_cost_ns;
+	if (!strcmp(key, "event_cost_ps"))
+		return &m->event_cost_ps;
+	if (!strcmp(key, "sample_cost_ns"))
+		return &m->sample_cost_ns;
+	if (!strcmp(key, "program_cpu_ns"))
+		return &m->program_cpu_ns;
+	if (!strcmp(key, "wall_ns"))
+		return &m->wall_ns;
+	return NULL;
+}
+
+/* Keys seen so far, to refuse a second one: an edited or concatenated
+ * file whose last value silently won once changed the answer. */
+#define META_KEYS_MAX 64
+struct meta_seen {
+	char *keys[META_KEYS_MAX];
+	unsigned n;
+};
+
+static bool meta_seen_add(struct meta_seen *seen, const char *key)
+{
+	for (unsigned i = 0; i < seen->n; i++)
+		if (!strcmp(seen->keys[i], key))
+			return false;
+	if (seen->n < META_KEYS_MAX && (seen->keys[seen->n] = strdup(key)))
+		seen->n++;
+	return true;
+}
+
+/* ecp-record.meta, strictly: every line key=value, no key twice, every
+ * value the reader uses well-formed; a problem is an error naming the line
+ * and the key (a value read as 0 once made a trace answer wrongly).  Keys
+ * it does not use are skipped (a newer recorder may add some). */
 static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 {
 	char path[PATH_MAX];
@@ -57,16 +95,35 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 	int rc = ECP_OK;
 	bool have_format = false, have_clock = false;
 	unsigned lineno = 0;
-	while (getline(&line, &cap, f) > 0) {
+	struct meta_seen seen = {0};
+	while (rc == ECP_OK && getline(&line, &cap, f) > 0) {
 		lineno++;
 		chomp(line);
-		char *eq = strchr(line, '=');
-		if (!eq)
+		if (!*line)
 			continue;
+		char *eq = strchr(line, '=');
+		if (!eq || eq == line) {
+			rc = ecp_error_set(err, ECP_ERR,
+					   "trace=%s: ecp-record.meta line %u is not key=value: "
+					   "'%.60s'",
+					   dir, lineno, line);
+			break;
+		}
 		*eq = '\0';
 		const char *key = line, *val = eq + 1;
-		uint64_t v;
-		if (!strcmp(key, "format")) {
+		uint64_t v, *num = meta_number(m, key);
+		if (!meta_seen_add(&seen, key)) {
+			rc = ecp_error_set(err, ECP_ERR,
+					   "trace=%s: ecp-record.meta line %u: key '%s' given "
+					   "twice",
+					   dir, lineno, key);
+		} else if (num) {
+			if (ecp_parse_u64(val, num) < 0)
+				rc = ecp_error_set(err, ECP_ERR,
+						   "trace=%s: ecp-record.meta line %u: %s='%.40s' "
+						   "is not a whole number",
+						   dir, lineno, key, val);
+		} else if (!strcmp(key, "format")) {
 			if (ecp_parse_u64(val, &v) < 0) {
 				rc = ecp_error_set(err, ECP_ERR,
 						   "trace=%s: ecp-record.meta line %u: "
@@ -79,28 +136,20 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 		} else if (!strcmp(key, "clock")) {
 			snprintf(m->clock_name, sizeof(m->clock_name), "%s", val);
 			have_clock = true;
-		} else if (!strcmp(key, "event_cost_ns")) {
-			if (ecp_parse_u64(val, &m->event_cost_ns) < 0)
-				m->event_cost_ns = 0;
-		} else if (!strcmp(key, "event_cost_ps")) {
-			if (ecp_parse_u64(val, &m->event_cost_ps) < 0)
-				m->event_cost_ps = 0;
-		} else if (!strcmp(key, "sample_cost_ns")) {
-			if (ecp_parse_u64(val, &m->sample_cost_ns) < 0)
-				m->sample_cost_ns = 0;
-		} else if (!strcmp(key, "program_cpu_ns")) {
-			if (ecp_parse_u64(val, &m->program_cpu_ns) < 0)
-				m->program_cpu_ns = 0;
-		} else if (!strcmp(key, "wall_ns")) {
-			if (ecp_parse_u64(val, &m->wall_ns) < 0)
-				m->wall_ns = 0;
 		} else if (!strcmp(key, "functions")) {
+			if (strcmp(val, "0") && strcmp(val, "1"))
+				rc = ecp_error_set(err, ECP_ERR,
+						   "trace=%s: ecp-record.meta line %u: "
+						   "functions='%.40s' is not 0 or 1",
+						   dir, lineno, val);
 			m->functions = strcmp(val, "0") != 0;
 		} else if (!strcmp(key, "command")) {
 			free(m->command);
 			m->command = strdup(val);
 		}
 	}
+	for (unsigned i = 0; i < seen.n; i++)
+		free(seen.keys[i]);
 	free(line);
 	fclose(f);
 	if (rc < 0)

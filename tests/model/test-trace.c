@@ -219,6 +219,42 @@ static void test_error_missing_trace_and_meta(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* Appends `text` to the recording's ecp-record.meta. */
+static void append_meta(const char *dir, const char *text)
+{
+	char meta[PATH_MAX + 32];
+	snprintf(meta, sizeof(meta), "%s/ecp-record.meta", dir);
+	FILE *f = fopen(meta, "a");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ecp-record.meta is read strictly (issue 33): a key given twice, a value
+ * that is no number, a line that is no key=value are errors naming the
+ * line and the key, never a value read as 0 or the last one winning. */
+static void test_error_meta_strict(void **state)
+{
+	static const struct {
+		const char *name, *text, *error;
+	} bad[] = {
+	    {"dupkey", "wall_ns=5\n", "line 10: key 'wall_ns' given twice"},
+	    {"badnum", "program_cpu_ns=12x\n", "program_cpu_ns='12x' is not a whole number"},
+	    {"noeq", "garbage\n", "is not key=value: 'garbage'"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char dir[PATH_MAX];
+		struct ecp_test_seq s;
+		program(&s);
+		path_in(dir, bad[i].name);
+		assert_int_equal(ecp_test_write_recording(dir, &s, 0), 0);
+		append_meta(dir, bad[i].text);
+		expect_error(dir, bad[i].error);
+		ecp_test_seq_finish(&s);
+	}
+}
+
 static void test_error_missing_and_foreign_metadata(void **state)
 {
 	char dir[PATH_MAX], md[PATH_MAX];
@@ -414,6 +450,7 @@ int main(void)
 	    cmocka_unit_test(test_cache_used_and_invalidated),
 	    cmocka_unit_test(test_cache_never_follows_symlink),
 	    cmocka_unit_test(test_error_missing_trace_and_meta),
+	    cmocka_unit_test(test_error_meta_strict),
 	    cmocka_unit_test(test_error_missing_and_foreign_metadata),
 	    cmocka_unit_test(test_error_other_provider),
 	    cmocka_unit_test(test_discarded_refused_or_allowed),
