@@ -32,6 +32,7 @@ struct header {
 	    guessed_cpu_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
+	uint64_t checksum;  /* of everything after the header (struct csum) */
 };
 
 static void layout_of(uint32_t l[6])
@@ -168,10 +169,54 @@ static uint64_t strtab_add(struct strtab *t, const char *s, bool *oom)
 	return off;
 }
 
-static int write_all(FILE *f, const void *p, size_t elem, uint64_t n)
+/* A checksum of the cache's body, word by word whatever the pieces it
+ * comes in (the writer's chunks are not the reader's arrays): one flipped
+ * byte once gave "work (T1) 9223372037.793 s", another a good trace
+ * refused.  A cache whose sum differs is stale, and rebuilt. */
+struct csum {
+	uint64_t h, word;
+	unsigned n; /* bytes in word */
+};
+
+static void csum_word(struct csum *c, uint64_t w)
+{
+	uint64_t h = (c->h ^ (w * 0x9e3779b97f4a7c15ull));
+	c->h = ((h << 31) | (h >> 33)) * 0xc2b2ae3d27d4eb4full;
+}
+
+static void csum_add(struct csum *c, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	while (len && c->n) {
+		c->word |= (uint64_t)*b++ << (8 * c->n);
+		len--;
+		if (++c->n == 8) {
+			csum_word(c, c->word);
+			c->word = 0;
+			c->n = 0;
+		}
+	}
+	for (; len >= 8; b += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, b, 8);
+		csum_word(c, w);
+	}
+	for (; len; len--)
+		c->word |= (uint64_t)*b++ << (8 * c->n++);
+}
+
+static uint64_t csum_end(struct csum *c)
+{
+	csum_word(c, c->word ^ ((uint64_t)c->n << 56));
+	return c->h;
+}
+
+static int write_all(FILE *f, struct csum *c, const void *p, size_t elem, uint64_t n)
 {
 	if (!n)
 		return 0;
+	if (c)
+		csum_add(c, p, elem * (size_t)n);
 	return fwrite(p, elem, n, f) == n ? 0 : -1;
 }
 
@@ -224,8 +269,8 @@ static void copy_lock(void *dst, const void *src)
 
 /* Writes n records of `elem` bytes, each copied by `copy` into a zeroed
  * slot, CLEAN_CHUNK at a time. */
-static int write_clean(FILE *f, const void *records, uint64_t n, size_t elem,
-		       void (*copy)(void *dst, const void *src))
+static int write_clean(FILE *f, struct csum *c, const void *records, uint64_t n,
+		       size_t elem, void (*copy)(void *dst, const void *src))
 {
 	static_assert(sizeof(struct ecp_segment) >= sizeof(struct ecp_thread) &&
 			      sizeof(struct ecp_segment) >= sizeof(struct ecp_lock),
@@ -237,7 +282,7 @@ static int write_clean(FILE *f, const void *records, uint64_t n, size_t elem,
 		memset(buf, 0, (size_t)k * elem);
 		for (uint64_t j = 0; j < k; j++)
 			copy(buf + j * elem, in + (i + j) * elem);
-		if (write_all(f, buf, elem, k) < 0)
+		if (write_all(f, c, buf, elem, k) < 0)
 			return -1;
 	}
 	return 0;
@@ -341,16 +386,25 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 				   strerror(errno));
 		goto out_unlink;
 	}
-	if (write_all(f, &h, sizeof(h), 1) < 0 ||
-	    write_clean(f, m->threads, h.n_threads, sizeof(*m->threads), copy_thread) < 0 ||
-	    write_clean(f, m->segments, h.n_segments, sizeof(*m->segments), copy_segment) < 0 ||
-	    write_all(f, m->edges, sizeof(*m->edges), h.n_edges) < 0 ||
-	    write_clean(f, m->locks, h.n_locks, sizeof(*m->locks), copy_lock) < 0 ||
-	    write_all(f, df, sizeof(*df), h.n_functions) < 0 ||
-	    write_all(f, m->activities, sizeof(*m->activities), h.n_activities) < 0 ||
-	    write_all(f, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
-	    write_all(f, wo, sizeof(*wo), h.n_warnings) < 0 ||
-	    write_all(f, t.data, 1, t.len) < 0 || fclose(f) != 0) {
+	struct csum sum = {0};
+	/* the header (its checksum 0) is summed first and written again at
+	 * the end, with the sum */
+	h.checksum = 0;
+	csum_add(&sum, &h, sizeof(h));
+	if (write_all(f, NULL, &h, sizeof(h), 1) < 0 ||
+	    write_clean(f, &sum, m->threads, h.n_threads, sizeof(*m->threads), copy_thread) <
+		0 ||
+	    write_clean(f, &sum, m->segments, h.n_segments, sizeof(*m->segments),
+			copy_segment) < 0 ||
+	    write_all(f, &sum, m->edges, sizeof(*m->edges), h.n_edges) < 0 ||
+	    write_clean(f, &sum, m->locks, h.n_locks, sizeof(*m->locks), copy_lock) < 0 ||
+	    write_all(f, &sum, df, sizeof(*df), h.n_functions) < 0 ||
+	    write_all(f, &sum, m->activities, sizeof(*m->activities), h.n_activities) < 0 ||
+	    write_all(f, &sum, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
+	    write_all(f, &sum, wo, sizeof(*wo), h.n_warnings) < 0 ||
+	    write_all(f, &sum, t.data, 1, t.len) < 0 ||
+	    (h.checksum = csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
+	    write_all(f, NULL, &h, sizeof(h), 1) < 0 || fclose(f) != 0) {
 		if (f)
 			f = NULL;
 		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp,
@@ -378,7 +432,7 @@ out:
 
 /* Reads n elements straight into a new array (no intermediate buffer: the
  * cache of a big trace is hundreds of MB).  -1: truncated, -2: no memory. */
-static int take(int fd, uint64_t *left, void **dst, size_t elem, uint64_t n)
+static int take(int fd, struct csum *c, uint64_t *left, void **dst, size_t elem, uint64_t n)
 {
 	*dst = NULL;
 	if (n > *left / (elem ? elem : 1))
@@ -395,6 +449,7 @@ static int take(int fd, uint64_t *left, void **dst, size_t elem, uint64_t n)
 		got += (size_t)r;
 	}
 	*left -= bytes;
+	csum_add(c, p, bytes);
 	return 0;
 }
 
@@ -432,25 +487,30 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 		goto out;
 	}
 	uint64_t left = (uint64_t)st.st_size - sizeof(h);
+	struct csum sum = {0};
+	struct header unsummed = h;
+	unsummed.checksum = 0;
+	csum_add(&sum, &unsummed, sizeof(unsummed));
 	int t = 0;
-	if ((t = take(fd, &left, (void **)&m->threads, sizeof(*m->threads),
+	if ((t = take(fd, &sum, &left, (void **)&m->threads, sizeof(*m->threads),
 		      h.n_threads)) ||
-	    (t = take(fd, &left, (void **)&m->segments, sizeof(*m->segments),
+	    (t = take(fd, &sum, &left, (void **)&m->segments, sizeof(*m->segments),
 		      h.n_segments)) ||
-	    (t = take(fd, &left, (void **)&m->edges, sizeof(*m->edges), h.n_edges)) ||
-	    (t = take(fd, &left, (void **)&m->locks, sizeof(*m->locks), h.n_locks)) ||
-	    (t = take(fd, &left, (void **)&df, sizeof(*df), h.n_functions)) ||
-	    (t = take(fd, &left, (void **)&m->activities, sizeof(*m->activities),
+	    (t = take(fd, &sum, &left, (void **)&m->edges, sizeof(*m->edges), h.n_edges)) ||
+	    (t = take(fd, &sum, &left, (void **)&m->locks, sizeof(*m->locks), h.n_locks)) ||
+	    (t = take(fd, &sum, &left, (void **)&df, sizeof(*df), h.n_functions)) ||
+	    (t = take(fd, &sum, &left, (void **)&m->activities, sizeof(*m->activities),
 		      h.n_activities)) ||
-	    (t = take(fd, &left, (void **)&m->calls, sizeof(*m->calls), h.n_calls)) ||
-	    (t = take(fd, &left, (void **)&wo, sizeof(*wo), h.n_warnings)) ||
-	    (t = take(fd, &left, (void **)&strbuf, 1, h.strings_size))) {
+	    (t = take(fd, &sum, &left, (void **)&m->calls, sizeof(*m->calls), h.n_calls)) ||
+	    (t = take(fd, &sum, &left, (void **)&wo, sizeof(*wo), h.n_warnings)) ||
+	    (t = take(fd, &sum, &left, (void **)&strbuf, 1, h.strings_size))) {
 		if (t == -2)
 			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s",
 					   path);
 		goto out;
 	}
-	if (left != 0 || !h.strings_size || strbuf[h.strings_size - 1] != '\0')
+	if (left != 0 || !h.strings_size || strbuf[h.strings_size - 1] != '\0' ||
+	    csum_end(&sum) != h.checksum)
 		goto out;
 	char *strings =
 	    ecp_strings_ndup(ecp_model_strings(m), strbuf, h.strings_size - 1);
