@@ -12,6 +12,8 @@
  *    written, the daemon stopped, and the trace counted for the summary. */
 #include "recorder/record.h"
 
+#include "common/manifest.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -127,8 +130,9 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 }
 
 /* The entries of a complete trace: nothing else is ever removed. */
-static const char *const trace_entries[] = {ECP_META_FILE, "ecp-model.cache", "main",
-					    "sched", "objects"};
+static const char *const trace_entries[] = {ECP_META_FILE, ECP_MANIFEST_FILE,
+					    "ecp-model.cache", "ecp-model-callsite.cache",
+					    "main", "sched", "objects"};
 
 static bool trace_entry(const char *name)
 {
@@ -181,15 +185,55 @@ static const char *not_replaceable(const char *dir, char *why, size_t len)
 			first[0] = '\0';
 		fclose(f);
 	}
-	if (strncmp(first, "format=", 7))
-		return "it is not a complete ecp trace (no " ECP_META_FILE
-		       " as ecp writes it: a recording still running, or one that was "
-		       "killed; remove it yourself if it is)";
+	if (!strncmp(first, "format=", 7))
+		return NULL;
+	/* no metadata: a recording killed before its end (one still running
+	 * holds the directory's lock, prepare_output) -- replaceable when it
+	 * has a trace's two parts as directories */
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? "sched" : "main");
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			return "it is not an ecp trace (no " ECP_META_FILE
+			       ", and no main/ and sched/ of a recording that was killed)";
+	}
 	return NULL;
 }
 
+/* The output directory's lock, held by the recording that writes into it
+ * (flock on the directory itself): a second recording into it cannot both
+ * succeed.  Returns the fd that holds it, or -1 with *err set. */
+static int lock_output(const char *abs, struct ecp_error *err)
+{
+	struct stat held, now;
+	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ecp_error_set(err, ECP_ERR_IO, "cannot open %s: %s", abs, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			ecp_error_set(err, ECP_ERR_USAGE, "another ecp record is writing into %s",
+				      abs);
+		else
+			ecp_error_set(err, ECP_ERR_IO, "cannot lock %s: %s", abs,
+				      strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* the directory locked is still the one at that path (another
+	 * recording did not replace it in between) */
+	if (fstat(fd, &held) < 0 || lstat(abs, &now) < 0 || held.st_ino != now.st_ino ||
+	    held.st_dev != now.st_dev) {
+		ecp_error_set(err, ECP_ERR_USAGE,
+			      "another ecp record replaced %s while this one started", abs);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int prepare_output(const char *output, bool force, char *abs, size_t len,
-			  struct ecp_error *err)
+			  int *lock_fd, struct ecp_error *err)
 {
 	struct stat st;
 	char cwd[PATH_MAX];
@@ -219,6 +263,11 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 		if (no)
 			return ecp_error_set(err, ECP_ERR_USAGE, "not replacing %s: %s", abs,
 					     no);
+		/* a recording still writing there keeps it */
+		int busy = lock_output(abs, err);
+		if (busy < 0)
+			return err->status ? err->status : ECP_ERR_USAGE;
+		close(busy);
 		if (nftw(abs, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
 			return ecp_error_set(err, ECP_ERR_IO, "cannot remove %s: %s", abs,
 					     strerror(errno));
@@ -226,7 +275,8 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 	if (mkdir(abs, 0777) < 0)
 		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", abs,
 				     strerror(errno));
-	return ECP_OK;
+	*lock_fd = lock_output(abs, err);
+	return *lock_fd < 0 ? (err->status ? err->status : ECP_ERR_USAGE) : ECP_OK;
 }
 
 /* CPUs in the caller's affinity mask: what the program would see unrecorded. */
@@ -584,6 +634,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	bool have_daemon = false, have_main = false, have_sched = false,
 	     have_calib = false;
 	bool perf = false, no_perf, have_output = false;
+	int out_lock = -1; /* held while this recording writes the trace */
 	uint64_t start_ns = 0, end_ns = 0, discarded = 0, lost_packets = 0;
 	int status = 0, rc;
 
@@ -604,7 +655,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc)
 		return rc;
 	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, out,
-			    sizeof(out), err);
+			    sizeof(out), &out_lock, err);
 	if (rc)
 		return rc;
 	have_output = true;
@@ -851,8 +902,13 @@ out:
 	}
 	if (have_daemon)
 		ecp_lttng_daemon_stop(&daemon);
+	/* last, when LTTng has written everything: what the analyses check */
+	if (!rc && have_output)
+		rc = ecp_manifest_write(out, err);
 	if (rc && have_output)
 		remove_tree(out); /* no half-made trace left behind */
+	if (out_lock >= 0)
+		close(out_lock);
 	env_free(&env_perf);
 	env_free(&env_cpu);
 	if (!rc && !o->quiet) {

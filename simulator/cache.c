@@ -13,6 +13,8 @@
 
 #include "ecp-config.h"
 #include "simulator/model-internal.h"
+#include "common/checksum.h"
+#include "common/manifest.h"
 
 static const char magic[8] = {'E', 'C', 'P', 'M', 'O', 'D', 'E', 'L'};
 #define BOM 0x01020304u
@@ -32,7 +34,7 @@ struct header {
 	    guessed_cpu_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
-	uint64_t checksum;  /* of everything after the header (struct csum) */
+	uint64_t checksum;  /* of everything after the header (struct ecp_csum) */
 };
 
 static void layout_of(uint32_t l[6])
@@ -134,7 +136,8 @@ int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error 
 	uint64_t h = 0xcbf29ce484222325ULL;
 	if (hash_tree(trace_dir, "main", 0, &h) < 0 ||
 	    hash_tree(trace_dir, "sched", 0, &h) < 0 ||
-	    hash_tree(trace_dir, "ecp-record.meta", 0, &h) < 0)
+	    hash_tree(trace_dir, "ecp-record.meta", 0, &h) < 0 ||
+	    hash_tree(trace_dir, ECP_MANIFEST_FILE, 0, &h) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory fingerprinting %s", trace_dir);
 	*fp = h;
@@ -169,54 +172,15 @@ static uint64_t strtab_add(struct strtab *t, const char *s, bool *oom)
 	return off;
 }
 
-/* A checksum of the cache's body, word by word whatever the pieces it
- * comes in (the writer's chunks are not the reader's arrays): one flipped
- * byte once gave "work (T1) 9223372037.793 s", another a good trace
- * refused.  A cache whose sum differs is stale, and rebuilt. */
-struct csum {
-	uint64_t h, word;
-	unsigned n; /* bytes in word */
-};
-
-static void csum_word(struct csum *c, uint64_t w)
-{
-	uint64_t h = (c->h ^ (w * 0x9e3779b97f4a7c15ull));
-	c->h = ((h << 31) | (h >> 33)) * 0xc2b2ae3d27d4eb4full;
-}
-
-static void csum_add(struct csum *c, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	while (len && c->n) {
-		c->word |= (uint64_t)*b++ << (8 * c->n);
-		len--;
-		if (++c->n == 8) {
-			csum_word(c, c->word);
-			c->word = 0;
-			c->n = 0;
-		}
-	}
-	for (; len >= 8; b += 8, len -= 8) {
-		uint64_t w;
-		memcpy(&w, b, 8);
-		csum_word(c, w);
-	}
-	for (; len; len--)
-		c->word |= (uint64_t)*b++ << (8 * c->n++);
-}
-
-static uint64_t csum_end(struct csum *c)
-{
-	csum_word(c, c->word ^ ((uint64_t)c->n << 56));
-	return c->h;
-}
-
-static int write_all(FILE *f, struct csum *c, const void *p, size_t elem, uint64_t n)
+/* Every byte of the cache is summed (common/checksum.h): one flipped byte
+ * once gave "work (T1) 9223372037.793 s", another a good trace refused.  A
+ * cache whose sum differs is stale, and rebuilt. */
+static int write_all(FILE *f, struct ecp_csum *c, const void *p, size_t elem, uint64_t n)
 {
 	if (!n)
 		return 0;
 	if (c)
-		csum_add(c, p, elem * (size_t)n);
+		ecp_csum_add(c, p, elem * (size_t)n);
 	return fwrite(p, elem, n, f) == n ? 0 : -1;
 }
 
@@ -269,7 +233,7 @@ static void copy_lock(void *dst, const void *src)
 
 /* Writes n records of `elem` bytes, each copied by `copy` into a zeroed
  * slot, CLEAN_CHUNK at a time. */
-static int write_clean(FILE *f, struct csum *c, const void *records, uint64_t n,
+static int write_clean(FILE *f, struct ecp_csum *c, const void *records, uint64_t n,
 		       size_t elem, void (*copy)(void *dst, const void *src))
 {
 	static_assert(sizeof(struct ecp_segment) >= sizeof(struct ecp_thread) &&
@@ -386,11 +350,11 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 				   strerror(errno));
 		goto out_unlink;
 	}
-	struct csum sum = {0};
+	struct ecp_csum sum = {0};
 	/* the header (its checksum 0) is summed first and written again at
 	 * the end, with the sum */
 	h.checksum = 0;
-	csum_add(&sum, &h, sizeof(h));
+	ecp_csum_add(&sum, &h, sizeof(h));
 	if (write_all(f, NULL, &h, sizeof(h), 1) < 0 ||
 	    write_clean(f, &sum, m->threads, h.n_threads, sizeof(*m->threads), copy_thread) <
 		0 ||
@@ -403,7 +367,7 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	    write_all(f, &sum, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
 	    write_all(f, &sum, wo, sizeof(*wo), h.n_warnings) < 0 ||
 	    write_all(f, &sum, t.data, 1, t.len) < 0 ||
-	    (h.checksum = csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
+	    (h.checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
 	    write_all(f, NULL, &h, sizeof(h), 1) < 0 || fclose(f) != 0) {
 		if (f)
 			f = NULL;
@@ -432,7 +396,7 @@ out:
 
 /* Reads n elements straight into a new array (no intermediate buffer: the
  * cache of a big trace is hundreds of MB).  -1: truncated, -2: no memory. */
-static int take(int fd, struct csum *c, uint64_t *left, void **dst, size_t elem, uint64_t n)
+static int take(int fd, struct ecp_csum *c, uint64_t *left, void **dst, size_t elem, uint64_t n)
 {
 	*dst = NULL;
 	if (n > *left / (elem ? elem : 1))
@@ -449,7 +413,7 @@ static int take(int fd, struct csum *c, uint64_t *left, void **dst, size_t elem,
 		got += (size_t)r;
 	}
 	*left -= bytes;
-	csum_add(c, p, bytes);
+	ecp_csum_add(c, p, bytes);
 	return 0;
 }
 
@@ -487,10 +451,10 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 		goto out;
 	}
 	uint64_t left = (uint64_t)st.st_size - sizeof(h);
-	struct csum sum = {0};
+	struct ecp_csum sum = {0};
 	struct header unsummed = h;
 	unsummed.checksum = 0;
-	csum_add(&sum, &unsummed, sizeof(unsummed));
+	ecp_csum_add(&sum, &unsummed, sizeof(unsummed));
 	int t = 0;
 	if ((t = take(fd, &sum, &left, (void **)&m->threads, sizeof(*m->threads),
 		      h.n_threads)) ||
@@ -510,7 +474,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 		goto out;
 	}
 	if (left != 0 || !h.strings_size || strbuf[h.strings_size - 1] != '\0' ||
-	    csum_end(&sum) != h.checksum)
+	    ecp_csum_end(&sum) != h.checksum)
 		goto out;
 	char *strings =
 	    ecp_strings_ndup(ecp_model_strings(m), strbuf, h.strings_size - 1);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "common/manifest.h"
 #include "common/parse.h"
 #include "simulator/builder.h"
 #include "simulator/cache.h"
@@ -29,6 +30,7 @@ struct meta {
 	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
 	bool functions;
+	bool manifest; /* the recorder wrote ecp-record.streams */
 	char *command;
 };
 
@@ -143,6 +145,8 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 						   "functions='%.40s' is not 0 or 1",
 						   dir, lineno, val);
 			m->functions = strcmp(val, "0") != 0;
+		} else if (!strcmp(key, "manifest")) {
+			m->manifest = !strcmp(val, "1");
 		} else if (!strcmp(key, "command")) {
 			free(m->command);
 			m->command = strdup(val);
@@ -739,6 +743,18 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 			rc = check_loss(dir, opts, *out, err);
 			goto out;
 		}
+	}
+	/* decoded, the trace must be what was recorded; a cache is bound to
+	 * the files' sizes and times by its fingerprint */
+	bool listed;
+	if ((rc = ecp_manifest_check(dir, &listed, err)) < 0)
+		goto out;
+	if (!listed && meta.manifest) {
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: %s is missing: the recording listed its streams "
+				   "there, and without it they cannot be checked",
+				   dir, ECP_MANIFEST_FILE);
+		goto out;
 	}
 	if (opts->in_process)
 		rc = decode_here(dir, opts, &meta, cache, fp, out, err);

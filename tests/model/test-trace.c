@@ -20,6 +20,7 @@
 #include "simulator/cache.h"
 #include "simulator/symbols.h"
 #include "simulator/trace.h"
+#include "common/manifest.h"
 #include "tests/support/ctf-writer.h"
 #include "tests/support/event-seq.h"
 
@@ -302,6 +303,64 @@ static void test_error_meta_strict(void **state)
 	}
 }
 
+/* The streams are checked against ecp-record.streams before decoding
+ * (issue 33): each kind of damage is an error naming the file, where a
+ * truncated scheduling stream once changed T4 by half without a word. */
+static void test_error_streams_damaged(void **state)
+{
+	static const struct {
+		const char *name, *error;
+	} cases[] = {
+	    {"truncated", "was truncated"}, {"flipped", "the file is damaged"},
+	    {"foreign", "is not part of the recording"}, {"missing", "is missing"},
+	    {"nolist", "ecp-record.streams is missing"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[PATH_MAX], stream[PATH_MAX + 64], other[PATH_MAX + 64];
+		struct ecp_error err = {0};
+		struct ecp_test_seq s;
+		program(&s);
+		char name[64];
+		snprintf(name, sizeof(name), "streams-%s", cases[i].name);
+		path_in(dir, name);
+		assert_int_equal(ecp_test_write_recording(dir, &s, 0), 0);
+		assert_int_equal(ecp_manifest_write(dir, &err), 0);
+		append_meta(dir, "manifest=1\n");
+		struct ecp_model *m = load(dir, false, false, &err);
+		if (!m)
+			fail_msg("the undamaged trace: %s", err.msg);
+		ecp_model_destroy(m);
+		snprintf(stream, sizeof(stream), "%s/sched/ust/uid/0/64-bit/stream_0", dir);
+		snprintf(other, sizeof(other), "%s/main/ust/uid/0/64-bit/stream_9", dir);
+		struct stat st;
+		assert_int_equal(stat(stream, &st), 0);
+		if (!strcmp(cases[i].name, "truncated")) {
+			assert_int_equal(truncate(stream, st.st_size / 2), 0);
+		} else if (!strcmp(cases[i].name, "flipped")) {
+			int fd = open(stream, O_RDWR);
+			unsigned char c;
+			assert_int_equal(pread(fd, &c, 1, st.st_size / 2), 1);
+			c ^= 1;
+			assert_int_equal(pwrite(fd, &c, 1, st.st_size / 2), 1);
+			close(fd);
+		} else if (!strcmp(cases[i].name, "foreign")) {
+			FILE *f = fopen(other, "w");
+			assert_non_null(f);
+			fputs("not ours", f);
+			fclose(f);
+		} else if (!strcmp(cases[i].name, "missing")) {
+			assert_int_equal(unlink(stream), 0);
+		} else {
+			char list[PATH_MAX + 32];
+			snprintf(list, sizeof(list), "%s/%s", dir, ECP_MANIFEST_FILE);
+			assert_int_equal(unlink(list), 0);
+		}
+		expect_error(dir, cases[i].error);
+		ecp_test_seq_finish(&s);
+	}
+}
+
 static void test_error_missing_and_foreign_metadata(void **state)
 {
 	char dir[PATH_MAX], md[PATH_MAX];
@@ -499,6 +558,7 @@ int main(void)
 	    cmocka_unit_test(test_error_missing_trace_and_meta),
 	    cmocka_unit_test(test_error_meta_strict),
 	    cmocka_unit_test(test_cache_flipped_byte_rebuilt),
+	    cmocka_unit_test(test_error_streams_damaged),
 	    cmocka_unit_test(test_error_missing_and_foreign_metadata),
 	    cmocka_unit_test(test_error_other_provider),
 	    cmocka_unit_test(test_discarded_refused_or_allowed),

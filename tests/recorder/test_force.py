@@ -5,6 +5,7 @@ entry named `main`, never the current directory; two recordings into one
 directory cannot both succeed.
 
 usage: test_force.py"""
+import fcntl
 import os
 import subprocess
 import sys
@@ -46,12 +47,25 @@ def main():
     p = rec(trace, work)
     check(p.returncode == 2 and "'notes.txt'" in p.stderr,
           'a trace holding notes.txt was replaced: %d %s' % (p.returncode, p.stderr))
-    # an incomplete trace (no metadata: still being written, or killed)
+    # no metadata and not a trace's two parts: refused
     partial = os.path.join(work, 'partial')
     os.makedirs(os.path.join(partial, 'main'))
     p = rec(partial, work)
-    check(p.returncode == 2 and 'not a complete ecp trace' in p.stderr,
-          'an incomplete trace: %d %s' % (p.returncode, p.stderr))
+    check(p.returncode == 2 and 'not an ecp trace' in p.stderr,
+          'main/ alone: %d %s' % (p.returncode, p.stderr))
+    # a recording killed before its end (main/ and sched/, no metadata)
+    os.makedirs(os.path.join(partial, 'sched'))
+    p = rec(partial, work)
+    check(p.returncode == 0, 'a killed recording: %d %s' % (p.returncode, p.stderr))
+    # one still running holds the directory's lock
+    with open(os.path.join(partial, 'ecp-record.meta')) as f:
+        check(f.readline().startswith('format='), 'no metadata after the recording')
+    fd = os.open(partial, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    p = rec(partial, work)
+    os.close(fd)
+    check(p.returncode == 2 and 'another ecp record is writing' in p.stderr,
+          'a trace being written was replaced: %d %s' % (p.returncode, p.stderr))
     # an empty directory is fine
     empty = os.path.join(work, 'empty')
     os.mkdir(empty)
