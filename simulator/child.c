@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 const char *ecp_child_signal_name(int sig)
@@ -43,6 +47,21 @@ static void write_all(int fd, const char *p, size_t n)
 int ecp_child_run(int (*fn)(void *user, char *msg, size_t len), void *user,
 		  struct ecp_child_result *res, struct ecp_error *err)
 {
+	return ecp_child_run_limited(fn, user, 0, res, err);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *user,
+			  unsigned timeout_s, struct ecp_child_result *res,
+			  struct ecp_error *err)
+{
+	pid_t parent = getpid();
 	memset(res, 0, sizeof(*res));
 	int fds[2];
 	if (pipe(fds) < 0)
@@ -62,6 +81,9 @@ int ecp_child_run(int (*fn)(void *user, char *msg, size_t len), void *user,
 	}
 	if (pid == 0) {
 		static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent) /* the parent died before the line above */
+			_exit(125);
 		for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
 			signal(crash_signals[i], SIG_DFL);
 		close(fds[0]);
@@ -78,7 +100,20 @@ int ecp_child_run(int (*fn)(void *user, char *msg, size_t len), void *user,
 	close(fds[1]);
 	char buf[ECP_CHILD_MSG_MAX + 1];
 	size_t got = 0;
+	uint64_t deadline = timeout_s ? mono_ms() + 1000u * (uint64_t)timeout_s : 0;
 	for (;;) {
+		if (deadline) {
+			uint64_t now = mono_ms();
+			struct pollfd p = {.fd = fds[0], .events = POLLIN};
+			int ready = now >= deadline ? 0 : poll(&p, 1, (int)(deadline - now));
+			if (ready < 0 && errno == EINTR)
+				continue;
+			if (ready == 0) {
+				kill(pid, SIGKILL);
+				res->timed_out = true;
+				break;
+			}
+		}
 		ssize_t r = read(fds[0], buf + got, sizeof(buf) - 1 - got);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -100,7 +135,9 @@ int ecp_child_run(int (*fn)(void *user, char *msg, size_t len), void *user,
 	bool returned = got > 0 && buf[0] == '!';
 	if (returned)
 		snprintf(res->msg, sizeof(res->msg), "%s", buf + 1);
-	if (WIFSIGNALED(wst)) {
+	if (res->timed_out) {
+		/* killed by us: neither a crash nor an answer */
+	} else if (WIFSIGNALED(wst)) {
 		res->crashed = true;
 		res->signal = WTERMSIG(wst);
 	} else if (!returned) {

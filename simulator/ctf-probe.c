@@ -51,14 +51,25 @@ static void set_why(struct ecp_ctf_damage *out, const char *why, const char *tmp
 		snprintf(out->why, sizeof(out->why), "%.400s", why);
 }
 
+#define PROBE_TIMEOUT_S 120u
+
 /* Decodes `dir` in a child; 1 and *out's reason when it fails. */
 static int try_dir(const char *dir, const char *ctf_dir, struct ecp_ctf_damage *out,
 		   struct ecp_error *err)
 {
 	struct attempt a = {.dir = dir};
 	struct ecp_child_result res;
-	if (ecp_child_run(decode_alone, &a, &res, err) < 0)
+	/* a stream whose metadata makes babeltrace2 spin must not hang the
+	 * explanation of a failure either */
+	if (ecp_child_run_limited(decode_alone, &a, PROBE_TIMEOUT_S, &res, err) < 0)
 		return -1;
+	if (res.timed_out) {
+		out->events = 0;
+		snprintf(out->why, sizeof(out->why),
+			 "decoding it did not finish in %u s (damaged CTF metadata)",
+			 PROBE_TIMEOUT_S);
+		return 1;
+	}
 	if (!res.crashed && res.status == 0)
 		return 0;
 	char *end = NULL;

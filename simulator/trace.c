@@ -629,6 +629,48 @@ static void remove_private_dir(const char *tmp)
 	rmdir(tmp);
 }
 
+/* Bytes of the files below `path` (the trace's streams), for the decoding
+ * time limit. */
+static uint64_t tree_bytes(const char *path, int depth)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	DIR *d = depth < 8 ? opendir(path) : NULL;
+	uint64_t sum = 0;
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		char sub[PATH_MAX];
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) < sizeof(sub))
+			sum += tree_bytes(sub, depth + 1);
+	}
+	closedir(d);
+	return sum;
+}
+
+/* How long decoding may take: a minute, and a second per MB of streams
+ * (decoding runs at 10-70 MB/s here, sampled traces slowest, and a loaded
+ * machine is 2-3x slower); ECP_DECODE_TIMEOUT_S overrides it. */
+static unsigned decode_timeout_s(const char *dir, uint64_t *bytes)
+{
+	char path[PATH_MAX];
+	*bytes = 0;
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? "sched" : "main");
+		*bytes += tree_bytes(path, 0);
+	}
+	const char *env = getenv("ECP_DECODE_TIMEOUT_S");
+	uint64_t v;
+	if (env && *env && ecp_parse_u64(env, &v) == 0 && v > 0 && v < UINT32_MAX)
+		return (unsigned)v;
+	uint64_t s = 60u + *bytes / 1000000u;
+	return s < UINT32_MAX ? (unsigned)s : UINT32_MAX;
+}
+
 static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
 			   const struct meta *meta, const char *cache, uint64_t fp,
 			   struct ecp_model **out, struct ecp_error *err)
@@ -651,9 +693,20 @@ static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
 				 .handover = handover,
 				 .fp = fp};
 	struct ecp_child_result res;
-	int rc = ecp_child_run(decode_child, &job, &res, err);
+	uint64_t bytes;
+	unsigned limit = decode_timeout_s(dir, &bytes);
+	int rc = ecp_child_run_limited(decode_child, &job, limit, &res, err);
 	if (rc < 0)
 		goto out;
+	if (res.timed_out) {
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: decoding did not finish in %u s (%llu bytes of "
+				   "streams) and was stopped: damaged CTF metadata makes "
+				   "babeltrace2 spin; re-record the program, or set "
+				   "ECP_DECODE_TIMEOUT_S if the trace is whole and the machine slow",
+				   dir, limit, (unsigned long long)bytes);
+		goto out;
+	}
 	if (res.crashed) {
 		rc = explain_crash(dir, &res, err);
 		goto out;
