@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,8 @@ static int sum_file(const char *dir, const char *rel, uint64_t *size, uint64_t *
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return ecp_error_set(err, ECP_ERR, "trace=%s: %s is not a regular file%s%s", dir,
-				     rel, fd < 0 ? ": " : "", fd < 0 ? strerror(e) : "");
+		return ecp_error_set(err, ECP_ERR, "trace=%s: %s/%s is not a regular file%s%s",
+				     dir, dir, rel, fd < 0 ? ": " : "", fd < 0 ? strerror(e) : "");
 	}
 	*size = 0;
 	for (;;) {
@@ -200,44 +201,84 @@ static int read_manifest(const char *dir, FILE *f, struct list *l, struct ecp_er
 	return ECP_OK;
 }
 
-static int compare(const char *dir, struct list *want, struct list *have,
-		   struct ecp_error *err)
+/* A copy of the program or a library (names only): a warning, the first. */
+static bool soft(const char *rel, char *warn, size_t warn_len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static bool soft(const char *rel, char *warn, size_t warn_len, const char *fmt, ...)
+{
+	if (strncmp(rel, "objects/", 8))
+		return false;
+	if (!warn[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(warn, warn_len, fmt, ap);
+		va_end(ap);
+	}
+	return true;
+}
+
+static int compare(const char *dir, struct list *want, struct list *have, char *warn,
+		   size_t warn_len, struct ecp_error *err)
 {
 	for (size_t i = 0; i < have->n; i++) {
 		struct entry key = {.rel = have->v[i].rel};
 		struct entry *w = bsearch(&key, want->v, want->n, sizeof(*want->v), cmp_entry);
-		if (!w)
+		const char *rel = have->v[i].rel;
+		if (!w) {
+			if (soft(rel, warn, warn_len,
+				 "%s/%s is not part of the recording: names from it may "
+				 "be another program's", dir, rel))
+				continue;
 			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s is not part of the recording (not in %s): "
-					     "a file of another trace?",
-					     dir, have->v[i].rel, ECP_MANIFEST_FILE);
+					     "trace=%s: %s/%s is not part of the recording (not "
+					     "in %s): a file of another trace?",
+					     dir, dir, rel, ECP_MANIFEST_FILE);
+		}
 		w->seen = true;
-		if (w->size != have->v[i].size)
+		if (w->size != have->v[i].size) {
+			const char *how = have->v[i].size < w->size ? "truncated" : "extended";
+			if (soft(rel, warn, warn_len,
+				 "%s/%s is %" PRIu64 " bytes, the recording copied %" PRIu64
+				 " (%s): names from it may be missing or wrong",
+				 dir, rel, have->v[i].size, w->size, how))
+				continue;
 			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s is %" PRIu64 " bytes, the recording "
+					     "trace=%s: %s/%s is %" PRIu64 " bytes, the recording "
 					     "wrote %" PRIu64 ": it was %s",
-					     dir, w->rel, have->v[i].size, w->size,
-					     have->v[i].size < w->size ? "truncated" : "extended");
-		if (w->sum != have->v[i].sum)
+					     dir, dir, rel, have->v[i].size, w->size, how);
+		}
+		if (w->sum != have->v[i].sum) {
+			if (soft(rel, warn, warn_len,
+				 "%s/%s is not the copy the recording made (its checksum "
+				 "differs): names from it may be wrong", dir, rel))
+				continue;
 			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s is not what the recording wrote (its "
+					     "trace=%s: %s/%s is not what the recording wrote (its "
 					     "checksum differs): the file is damaged",
-					     dir, w->rel);
+					     dir, dir, rel);
+		}
 	}
-	for (size_t i = 0; i < want->n; i++)
-		if (!want->v[i].seen)
-			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s is missing (the recording wrote %" PRIu64
-					     " bytes there)",
-					     dir, want->v[i].rel, want->v[i].size);
+	for (size_t i = 0; i < want->n; i++) {
+		if (want->v[i].seen ||
+		    soft(want->v[i].rel, warn, warn_len,
+			 "%s/%s is missing: names from it are addresses", dir, want->v[i].rel))
+			continue;
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: %s/%s is missing (the recording wrote %" PRIu64
+				     " bytes there)",
+				     dir, dir, want->v[i].rel, want->v[i].size);
+	}
 	return ECP_OK;
 }
 
-int ecp_manifest_check(const char *dir, bool *present, struct ecp_error *err)
+int ecp_manifest_check(const char *dir, bool *present, char *warn, size_t warn_len,
+		       struct ecp_error *err)
 {
 	char path[PATH_MAX];
 	struct list want = {0}, have = {0};
 	*present = false;
+	if (warn_len)
+		warn[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", dir, ECP_MANIFEST_FILE);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -259,7 +300,7 @@ int ecp_manifest_check(const char *dir, bool *present, struct ecp_error *err)
 	if (rc == ECP_OK)
 		rc = walk_parts(dir, &have, err);
 	if (rc == ECP_OK)
-		rc = compare(dir, &want, &have, err);
+		rc = compare(dir, &want, &have, warn, warn_len, err);
 	list_free(&want);
 	list_free(&have);
 	return rc;

@@ -9,6 +9,7 @@
 #define ECP_COMMON_MANIFEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/error.h"
 
@@ -19,7 +20,11 @@ int ecp_manifest_write(const char *dir, struct ecp_error *err);
 
 /* Checks the files under DIR/main, DIR/sched and DIR/objects against the manifest.
  * *present is false (and ECP_OK returned) when there is none: a trace
- * recorded before manifests, which cannot be checked. */
-int ecp_manifest_check(const char *dir, bool *present, struct ecp_error *err);
+ * recorded before manifests, which cannot be checked.  A copy in objects/
+ * that differs only costs names, so it is a warning in `warn` (empty when
+ * none), not an error; a file that is not a regular file is an error
+ * anywhere (a FIFO there once hung the analysis). */
+int ecp_manifest_check(const char *dir, bool *present, char *warn, size_t warn_len,
+		       struct ecp_error *err);
 
 #endif

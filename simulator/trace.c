@@ -31,6 +31,7 @@ struct meta {
 	uint64_t wall_ns;
 	bool functions;
 	bool manifest; /* the recorder wrote ecp-record.streams */
+	char stream_warning[1024]; /* what the manifest check found in objects/ */
 	char *command;
 };
 
@@ -458,6 +459,11 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	if (meta->stream_warning[0] &&
+	    ecp_model_add_warning(m, "%s", meta->stream_warning) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	if (main_st.discarded_packets + sched.discarded_packets &&
 	    ecp_model_add_warning(
 		m,
@@ -800,7 +806,8 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 	/* decoded, the trace must be what was recorded; a cache is bound to
 	 * the files' sizes and times by its fingerprint */
 	bool listed;
-	if ((rc = ecp_manifest_check(dir, &listed, err)) < 0)
+	if ((rc = ecp_manifest_check(dir, &listed, meta.stream_warning,
+				     sizeof(meta.stream_warning), err)) < 0)
 		goto out;
 	if (!listed && meta.manifest) {
 		rc = ecp_error_set(err, ECP_ERR,

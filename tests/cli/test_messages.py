@@ -43,15 +43,20 @@ def run(*args, cwd=None):
     return subprocess.run([ECP] + list(args), capture_output=True, text=True, cwd=cwd)
 
 
-def sample_copy(work, name, damage=None):
+def sample_copy(work, name, damage=None, listed=False):
     """A private copy of a committed sample, without its model cache (so
-    the CTF is decoded), with one byte of its first stream replaced."""
+    the CTF is decoded), with one byte of its first stream replaced.  Its
+    stream manifest goes too unless `listed` (as for a trace recorded before
+    manifests): the manifest would refuse the damage before the decoder,
+    whose messages are what is checked here."""
     d = os.path.join(work, name)
     shutil.rmtree(d, ignore_errors=True)
     shutil.copytree(os.path.join(SRC, "traces", "samples", "fig4"), d)
     cache = os.path.join(d, "ecp-model.cache")
     if os.path.exists(cache):
         os.remove(cache)
+    if not listed:
+        os.remove(os.path.join(d, "ecp-record.streams"))
     if damage:
         path = os.path.join(d, STREAM)
         b = bytearray(open(path, "rb").read())
@@ -98,6 +103,14 @@ def main():
         check("metadata" not in r.stderr.replace(STREAM, ""),
               "the metadata, which is fine, is not blamed", r.stderr)
 
+        # The same damage in a trace that lists its streams: refused before
+        # decoding, naming the file (issue 33).
+        d = sample_copy(work, "listed", (2922, 212), listed=True)
+        r = run("info", d)
+        stream = os.path.join(d, STREAM)
+        check(r.returncode == 1 and f"{stream} is not what the recording wrote" in r.stderr,
+              "a listed trace: the damaged stream named before decoding", r.stderr)
+
         # A damaged stream on which babeltrace2 2.0.4 crashes: decoded in a
         # child process, the crash is exit 1 with the file's name.
         d = sample_copy(work, "crash", (1683, 218))
@@ -111,7 +124,7 @@ def main():
         check(r2.returncode == 1 and stream in r2.stderr, "every command says the same", r2.stderr)
 
         # A truncated copy of the program in objects/.
-        d = sample_copy(work, "truncated")
+        d = sample_copy(work, "truncated", listed=True)
         obj = os.path.join(d, "objects", "fig4")
         with open(obj, "r+b") as o:
             o.truncate(4000)
@@ -119,6 +132,8 @@ def main():
         check(r.returncode == 0 and f"symbols could not be read from {obj}" in r.stderr
               and "shown as addresses (fig4+0x...)" in r.stderr,
               "a truncated objects/ copy: a warning naming it", r.stderr)
+        check(f"{obj} is 4000 bytes, the recording copied" in r.stderr,
+              "and the manifest says it was truncated", r.stderr)
         r = run("report", d, "-P", "2", "--top", "3")
         check(f"symbols could not be read from {obj}" in r.stderr,
               "the warning survives the model cache", r.stderr)
