@@ -1,8 +1,10 @@
 #include "recorder/meta.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ecp-config.h"
 
@@ -32,10 +34,17 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
-	f = fopen(path, "w");
-	if (!f)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", path,
-				     strerror(errno));
+	/* a new file, never through a link planted in the directory meanwhile
+	 * (as root, fopen "w" once overwrote the file a symlink named) */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", path,
+				     strerror(e));
+	}
 	fprintf(f, "format=%d\n", ECP_TRACE_FORMAT);
 	fprintf(f, "version=%s\n", ECP_VERSION);
 	put_list(f, "command", m->argv, " ");

@@ -84,7 +84,10 @@ static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 	}
 	/* O_EXCL|O_NOFOLLOW: never write through something planted there. */
 	unlink(dst);
-	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* never readable by more than the original: a root-only (0700)
+	 * program's copy stays private */
+	int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		       st.st_mode & 0644);
 	if (out < 0) {
 		close(in);
 		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dst, strerror(errno));

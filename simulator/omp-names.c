@@ -1,4 +1,5 @@
 #include "simulator/omp-names.h"
+#include "common/open-regular.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
  * line of the construct's pragma. */
 static int source_line(const char *file, uint64_t vaddr, char *where, size_t len)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC), rc = -1;
+	int fd = ecp_open_regular(file, false), rc = -1;
 	Dwarf *dbg;
 	Dwarf_Die cu;
 	Dwarf_Line *line;
@@ -59,7 +60,7 @@ int ecp_source_line(const char *file, uint64_t vaddr, char *where, size_t len)
 			close(last.fd);
 		free(last.file);
 		last.file = strdup(file);
-		last.fd = open(file, O_RDONLY | O_CLOEXEC);
+		last.fd = ecp_open_regular(file, false);
 		last.dbg = last.fd >= 0 ? dwarf_begin(last.fd, DWARF_C_READ) : NULL;
 	}
 	if (!last.dbg || !dwarf_addrdie(last.dbg, vaddr, &cu) ||

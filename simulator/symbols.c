@@ -1,4 +1,5 @@
 #include "simulator/symbols.h"
+#include "common/open-regular.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -182,9 +183,10 @@ static void load_object(struct object *o)
 		snprintf(o->problem, sizeof(o->problem), "libelf is unusable");
 		return;
 	}
-	int fd = open(o->file ? o->file : o->path, O_RDONLY | O_CLOEXEC);
+	int fd = ecp_open_regular(o->file ? o->file : o->path, o->file != NULL);
 	if (fd < 0) {
-		snprintf(o->problem, sizeof(o->problem), "%s", strerror(errno));
+		snprintf(o->problem, sizeof(o->problem), "%s",
+			 errno == EINVAL || errno == ELOOP ? "not a regular file" : strerror(errno));
 		return;
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -1,4 +1,5 @@
 #include "simulator/unwind.h"
+#include "common/open-regular.h"
 
 #include <asm/perf_regs.h>
 #include <fcntl.h>
@@ -115,7 +116,7 @@ static bool first_load_vaddr(Elf *elf, GElf_Addr *vaddr)
 static void report_object(struct ecp_unwinder *u, struct object *o)
 {
 	o->tried = true;
-	int fd = open(o->file, O_RDONLY | O_CLOEXEC);
+	int fd = ecp_open_regular(o->file, false);
 	if (fd < 0)
 		return;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
