@@ -383,8 +383,11 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	 * libraries loaded at run time; it costs ~5 ms at start, so only for
 	 * programs that can call dlopen. */
 	/* liblttng-ust-fork makes fork without exec safe in a traced process
-	 * (LTTng-UST's threads and locks are reset in the child). */
-	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1%s%s%s", agent,
+	 * (LTTng-UST's threads and locks are reset in the child);
+	 * liblttng-ust-fd keeps a program's close() off LTTng-UST's own
+	 * descriptors (lttng-ust(3)): one that closes every descriptor it did
+	 * not open aborted in lttng_counter_shmp_object_destroy. */
+	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1:liblttng-ust-fd.so.1%s%s%s", agent,
 		    ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "",
 		    old_preload && *old_preload ? ":" : "",
 		    old_preload ? old_preload : "") < 0 ||
