@@ -34,20 +34,28 @@
  * hook of each call whose entry it wrote.  Folded calls write nothing and
  * are not counted: their cost stays in their caller's time. */
 static _Atomic uint64_t entry_ticks, entry_hooks, exit_ticks, exit_events, exit_entries;
+/* Calls deeper than ECP_STACK_MAX frames, never recorded: counted so that
+ * the analysis can say so (250,003 calls of a deep recursion once left
+ * 3,069 recorded without a word). */
+static _Atomic uint64_t too_deep;
 
 ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 {
 	uint64_t en = atomic_load(&entry_hooks), ev = atomic_load(&exit_events);
-	char buf[128];
+	uint64_t ps = 0;
+	char buf[160];
 	int fd, len;
-	if (!path || !*path || !en || !ev)
+	if (!path || !*path)
 		return;
-	long double per_entry = (long double)atomic_load(&entry_ticks) / en;
-	long double ticks = (long double)atomic_load(&exit_ticks) +
-			    per_entry * (long double)atomic_load(&exit_entries);
-	uint64_t ps = ecp_tsc_to_ns((uint64_t)(ticks * 1000.0L / ev));
-	len = snprintf(buf, sizeof(buf), "hook_cost_ps=%llu\nhook_events=%llu\n",
-		       (unsigned long long)ps, (unsigned long long)ev);
+	if (en && ev) {
+		long double per_entry = (long double)atomic_load(&entry_ticks) / en;
+		long double ticks = (long double)atomic_load(&exit_ticks) +
+				    per_entry * (long double)atomic_load(&exit_entries);
+		ps = ecp_tsc_to_ns((uint64_t)(ticks * 1000.0L / ev));
+	}
+	len = snprintf(buf, sizeof(buf), "hook_cost_ps=%llu\nhook_events=%llu\ncalls_too_deep=%llu\n",
+		       (unsigned long long)ps, (unsigned long long)ev,
+		       (unsigned long long)atomic_load(&too_deep));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
@@ -124,6 +132,7 @@ ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site)
 		start = ecp_tsc();
 	if (t->top >= ECP_STACK_MAX) {
 		t->overflow++;
+		atomic_fetch_add_explicit(&too_deep, 1, memory_order_relaxed);
 		return;
 	}
 	t->guard++;

@@ -19,6 +19,7 @@ struct ecp_record_meta {
 	uint64_t event_cost_ns;  /* rounded (readers before event_cost_ps) */
 	uint64_t event_cost_ps;  /* the recorder's cost per event */
 	const char *event_cost_source; /* "run" or "calibration" */
+	uint64_t calls_too_deep; /* calls deeper than the agent records (not recorded) */
 	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (0: none) */
 	uint64_t call_cost_ns; /* the agent's cost per folded call (no event) */
 	int exit_code;         /* when !signaled */

@@ -507,14 +507,17 @@ static uint64_t read_call_cost(const char *path)
 static void read_hook_cost(const char *calib_file, struct ecp_record_summary *sum)
 {
 	char path[PATH_MAX + 16];
-	unsigned long long ps = 0, events = 0;
+	unsigned long long ps = 0, events = 0, deep = 0;
 	FILE *f;
 	snprintf(path, sizeof(path), "%s.hooks", calib_file);
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	if (fscanf(f, "hook_cost_ps=%llu hook_events=%llu", &ps, &events) == 2 &&
-	    events >= HOOK_EVENTS_MIN && ps > 0 && ps <= ECP_EVENT_COST_MAX_PS) {
+	int got = fscanf(f, "hook_cost_ps=%llu hook_events=%llu calls_too_deep=%llu", &ps,
+			 &events, &deep);
+	if (got == 3)
+		sum->calls_too_deep = deep;
+	if (got >= 2 && events >= HOOK_EVENTS_MIN && ps > 0 && ps <= ECP_EVENT_COST_MAX_PS) {
 		sum->event_cost_ps = ps;
 		sum->event_cost_ns = (ps + 500u) / 1000u;
 		sum->event_cost_source = "run";
@@ -833,6 +836,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	read_hook_cost(calib_file, sum);
 	meta.event_cost_ns = sum->event_cost_ns;
 	meta.event_cost_source = sum->event_cost_source;
+	meta.calls_too_deep = sum->calls_too_deep;
 	meta.event_cost_ps = sum->event_cost_ps;
 	meta.call_cost_ns = read_call_cost(calib_file);
 	{

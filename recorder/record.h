@@ -56,6 +56,7 @@ struct ecp_record_summary {
 	uint64_t sample_cost_ns; /* ... and per sample */
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */
+	uint64_t calls_too_deep; /* calls deeper than the agent's shadow stack */
 	int cpu;
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;

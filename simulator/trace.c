@@ -29,6 +29,7 @@ struct meta {
 	uint64_t sample_cost_ns;
 	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
+	uint64_t calls_too_deep; /* not recorded: deeper than the agent's stack */
 	bool functions;
 	bool manifest; /* the recorder wrote ecp-record.streams */
 	char stream_warning[1024]; /* what the manifest check found in objects/ */
@@ -55,6 +56,8 @@ static uint64_t *meta_number(struct meta *m, const char *key)
 		return &m->program_cpu_ns;
 	if (!strcmp(key, "wall_ns"))
 		return &m->wall_ns;
+	if (!strcmp(key, "calls_too_deep"))
+		return &m->calls_too_deep;
 	return NULL;
 }
 
@@ -456,6 +459,15 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	}
 	m->info.program = ecp_strings_dup(s, meta->command ? meta->command : "");
 	if (!m->info.program) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (meta->calls_too_deep &&
+	    ecp_model_add_warning(m,
+				  "%llu calls deeper than the recorder's shadow stack (1024 "
+				  "frames) were not recorded: their time is their deepest "
+				  "recorded caller's",
+				  (unsigned long long)meta->calls_too_deep) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
