@@ -14,9 +14,10 @@
 
 #include "common/checksum.h"
 
-/* The parts of a trace the manifest covers: the streams LTTng wrote and the
- * copies of the program and its libraries (their names and attribution). */
-static const char *const parts[] = {"main", "sched", "objects"};
+/* The parts of a trace the manifest covers: the metadata (its figures are in
+ * every answer), the streams LTTng wrote and the copies of the program and
+ * its libraries (their names and attribution). */
+static const char *const parts[] = {"ecp-record.meta", "main", "sched", "objects"};
 #define MAX_DEPTH 8
 /* The sum of a file this user cannot read (never a real one in practice). */
 #define UNREADABLE 0

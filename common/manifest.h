@@ -1,5 +1,5 @@
 /* The recorded streams' manifest (issue 33): `ecp record` writes, once the
- * trace is complete, every file under main/, sched/ and objects/ with its size and
+ * trace is complete, ecp-record.meta and every file under main/, sched/ and objects/ with its size and
  * checksum; an analysis that decodes the trace first checks the files
  * against it.  A stream that is missing, truncated, grown, changed or
  * foreign, or a file that is not a regular file, is an error naming the
@@ -15,10 +15,11 @@
 
 #define ECP_MANIFEST_FILE "ecp-record.streams"
 
-/* Writes DIR/ecp-record.streams from the files under DIR/main, DIR/sched and DIR/objects. */
+/* Writes DIR/ecp-record.streams from DIR/ecp-record.meta and the files under DIR/main, DIR/sched and DIR/objects. */
 int ecp_manifest_write(const char *dir, struct ecp_error *err);
 
-/* Checks the files under DIR/main, DIR/sched and DIR/objects against the manifest.
+/* Checks DIR/ecp-record.meta and the files under DIR/main, DIR/sched and DIR/objects
+ * against the manifest.
  * *present is false (and ECP_OK returned) when there is none: a trace
  * recorded before manifests, which cannot be checked.  A copy in objects/
  * that differs only costs names, so it is a warning in `warn` (empty when

@@ -325,8 +325,8 @@ static void test_error_streams_damaged(void **state)
 		snprintf(name, sizeof(name), "streams-%s", cases[i].name);
 		path_in(dir, name);
 		assert_int_equal(ecp_test_write_recording(dir, &s, 0), 0);
-		assert_int_equal(ecp_manifest_write(dir, &err), 0);
 		append_meta(dir, "manifest=1\n");
+		assert_int_equal(ecp_manifest_write(dir, &err), 0);
 		struct ecp_model *m = load(dir, false, false, &err);
 		if (!m)
 			fail_msg("the undamaged trace: %s", err.msg);
