@@ -15,6 +15,7 @@
 #include "simulator/model-internal.h"
 #include "common/checksum.h"
 #include "common/manifest.h"
+#include "common/open-regular.h"
 
 static const char magic[8] = {'E', 'C', 'P', 'M', 'O', 'D', 'E', 'L'};
 #define BOM 0x01020304u
@@ -421,7 +422,8 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 		   struct ecp_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* never through a link, never a FIFO (which would block the open) */
+	int fd = ecp_open_regular(path, true);
 	if (fd < 0)
 		return 0;
 	struct stat st;

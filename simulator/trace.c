@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/manifest.h"
+#include "common/open-regular.h"
 #include "common/parse.h"
 #include "simulator/builder.h"
 #include "simulator/cache.h"
@@ -89,7 +90,14 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 	memset(m, 0, sizeof(*m));
 	m->functions = true;
 	snprintf(path, sizeof(path), "%s/ecp-record.meta", dir);
-	FILE *f = fopen(path, "r");
+	/* a regular file only: a FIFO there would block the open */
+	int fd = ecp_open_regular(path, false);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	if (!f && errno == EINVAL)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: ecp-record.meta is not a regular file", dir);
 	if (!f)
 		return ecp_error_set(
 		    err, ECP_ERR,
