@@ -882,8 +882,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	}
 
 out:
+	/* The handlers stay through the teardown: a Ctrl-C there (it takes a
+	 * second or two) once killed ecp record, the program's status lost and
+	 * the state directory left; now it waits for the trace to be whole. */
 	child_pid = 0;
-	restore_signals(old_sig);
 	if (ps.ring.base || ps.ring.fd >= 0)
 		ecp_perf_switch_finish(&ps);
 	if (samples.ring.base || samples.ring.fd >= 0)
@@ -916,6 +918,12 @@ out:
 		remove_tree(out); /* no half-made trace left behind */
 	if (out_lock >= 0)
 		close(out_lock);
+	restore_signals(old_sig);
+	if (pending_signal && !rc)
+		fprintf(stderr,
+			"ecp record: signal %d (%s) came while the recording was being finished: "
+			"the trace was finished first\n",
+			(int)pending_signal, strsignal(pending_signal));
 	env_free(&env_perf);
 	env_free(&env_cpu);
 	if (!rc && !o->quiet) {
