@@ -57,11 +57,30 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A signal that asks ecp to stop while it waits for the child: taken by a
+ * handler (not restarting the wait), so that the caller can kill the child
+ * and remove what it made before the signal takes its course. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+void ecp_child_reraise(int sig)
+{
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *user,
 			  unsigned timeout_s, struct ecp_child_result *res,
 			  struct ecp_error *err)
 {
 	pid_t parent = getpid();
+	struct sigaction old[N_STOP];
 	memset(res, 0, sizeof(*res));
 	int fds[2];
 	if (pipe(fds) < 0)
@@ -98,6 +117,14 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 		_exit(rc < 0 || rc > 125 ? 125 : rc);
 	}
 	close(fds[1]);
+	stop_signal = 0;
+	for (size_t i = 0; i < N_STOP; i++) {
+		struct sigaction sa = {.sa_handler = on_stop};
+		sigemptyset(&sa.sa_mask);
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
 	char buf[ECP_CHILD_MSG_MAX + 1];
 	size_t got = 0;
 	uint64_t deadline = timeout_s ? mono_ms() + 1000u * (uint64_t)timeout_s : 0;
@@ -106,8 +133,10 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 			uint64_t now = mono_ms();
 			struct pollfd p = {.fd = fds[0], .events = POLLIN};
 			int ready = now >= deadline ? 0 : poll(&p, 1, (int)(deadline - now));
-			if (ready < 0 && errno == EINTR)
+			if (ready < 0 && errno == EINTR && !stop_signal)
 				continue;
+			if (ready < 0 && stop_signal)
+				break;
 			if (ready == 0) {
 				kill(pid, SIGKILL);
 				res->timed_out = true;
@@ -115,7 +144,7 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 			}
 		}
 		ssize_t r = read(fds[0], buf + got, sizeof(buf) - 1 - got);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR && !stop_signal)
 			continue;
 		if (r <= 0)
 			break;
@@ -124,6 +153,10 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 			break;
 	}
 	close(fds[0]);
+	if (stop_signal) {
+		kill(pid, SIGKILL);
+		res->interrupted = stop_signal;
+	}
 	int wst = 0;
 	while (waitpid(pid, &wst, 0) < 0) {
 		if (errno != EINTR)
@@ -131,11 +164,13 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 					     "cannot wait for the decoding process: %s",
 					     strerror(errno));
 	}
+	for (size_t i = 0; i < N_STOP; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
 	buf[got] = '\0';
 	bool returned = got > 0 && buf[0] == '!';
 	if (returned)
 		snprintf(res->msg, sizeof(res->msg), "%s", buf + 1);
-	if (res->timed_out) {
+	if (res->timed_out || res->interrupted) {
 		/* killed by us: neither a crash nor an answer */
 	} else if (WIFSIGNALED(wst)) {
 		res->crashed = true;

@@ -26,6 +26,8 @@ struct ecp_child_result {
 	int signal;    /* the signal, when known (0 otherwise) */
 	int status;    /* fn's return value when it exited normally */
 	bool timed_out; /* killed after the time limit (crashed is false) */
+	int interrupted; /* the signal that asked ecp to stop meanwhile: the
+			  * child was killed; clean up, then ecp_child_reraise */
 	char msg[ECP_CHILD_MSG_MAX]; /* what fn wrote, NUL-terminated */
 };
 
@@ -39,6 +41,10 @@ int ecp_child_run(int (*fn)(void *user, char *msg, size_t len), void *user,
 int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *user,
 			  unsigned timeout_s, struct ecp_child_result *res,
 			  struct ecp_error *err);
+
+/* Lets `sig` take its default course (ends the process) once the caller
+ * has cleaned up after an interrupted child. */
+void ecp_child_reraise(int sig);
 
 /* "SIGSEGV, a segmentation fault" and the like, for messages. */
 const char *ecp_child_signal_name(int sig);

@@ -724,6 +724,13 @@ static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
 	int rc = ecp_child_run_limited(decode_child, &job, limit, &res, err);
 	if (rc < 0)
 		goto out;
+	if (res.interrupted) {
+		remove_private_dir(tmp);
+		ecp_child_reraise(res.interrupted);
+		rc = ecp_error_set(err, ECP_ERR, "trace=%s: decoding interrupted by signal %d",
+				   dir, res.interrupted);
+		goto out;
+	}
 	if (res.timed_out) {
 		rc = ecp_error_set(err, ECP_ERR,
 				   "trace=%s: decoding did not finish in %u s (%llu bytes of "

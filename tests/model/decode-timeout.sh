@@ -4,7 +4,7 @@
 # recorded before manifests are) and its metadata truncated, must be
 # refused within the decoding time limit (ECP_DECODE_TIMEOUT_S=2 here) with
 # a message that says so, leaving no decoding process and no temporary
-# directory behind.
+# directory behind; and a SIGTERM meanwhile ends ecp the same way.
 set -u
 : "${ECP:?}" "${SAMPLE:?}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ecp-decode-timeout.XXXXXX")
@@ -25,4 +25,18 @@ case $out in *"did not finish in 2 s"*) ;; *) fail "the message does not name th
 [ "$took" -lt 30 ] || fail "took ${took}s for a 2 s limit"
 [ -z "$(ls -A "$tmp/private")" ] || fail "left in TMPDIR: $(ls -A "$tmp/private")"
 if pgrep -f "ecp info $tmp/t" >/dev/null; then fail "a decoding process was left running"; fi
+
+# SIGTERM while it decodes (no limit reached): ecp ends by that signal, its
+# decoding child and its temporary directory with it.
+TMPDIR="$tmp/private" "$ECP" info "$tmp/t" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+echo "SIGTERM while decoding: exit $rc"
+[ $rc -eq 143 ] || fail "exit $rc after SIGTERM, want 143 (killed by it)"
+sleep 0.2
+[ -z "$(ls -A "$tmp/private")" ] || fail "left in TMPDIR after SIGTERM: $(ls -A "$tmp/private")"
+if pgrep -f "ecp info $tmp/t" >/dev/null; then fail "the decoding child outlived ecp"; fi
 echo PASS
