@@ -119,6 +119,48 @@ static bool is_sessiond(pid_t pid)
 	return strncmp(comm, "lttng-sessiond", 14) == 0;
 }
 
+/* When process `pid` started, in seconds since the epoch, or -1. */
+static long long started_at(pid_t pid)
+{
+	char path[64], line[1024];
+	long long btime = -1, ticks = -1;
+	FILE *f = fopen("/proc/stat", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f)) {
+		/* field 22, counted after the command's closing parenthesis */
+		char *p = strrchr(line, ')');
+		int field = 2;
+		for (; p && *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (p && sscanf(p, "%lld", &ticks) != 1)
+			ticks = -1;
+	}
+	if (f)
+		fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	return btime < 0 || ticks < 0 || hz <= 0 ? -1 : btime + ticks / hz;
+}
+
+/* Whether `pid` is the daemon whose pid file is `pidfile`: a session
+ * daemon that started before the file was written, and not long before
+ * (a PID read from a stale file may have been given to another process
+ * since, even to another lttng-sessiond). */
+static bool is_that_daemon(pid_t pid, const char *pidfile)
+{
+	struct stat st;
+	long long start = started_at(pid);
+	if (!is_sessiond(pid) || start < 0 || stat(pidfile, &st) < 0)
+		return false;
+	return start <= (long long)st.st_mtime + 1 && start >= (long long)st.st_mtime - 60;
+}
+
 /* Stops a session daemon (it stops its consumer daemons) and waits for it:
  * SIGTERM, then SIGKILL after 5 s. */
 static void stop_sessiond(pid_t pid)
@@ -150,7 +192,7 @@ static void clean_if_stale(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, ECP_STATE_DAEMON_FILE);
 		daemon = read_pid_file(path);
 	}
-	if (daemon > 0 && is_sessiond(daemon))
+	if (daemon > 0 && is_that_daemon(daemon, path))
 		stop_sessiond(daemon);
 	nftw(dir, remove_any, 16, FTW_DEPTH | FTW_PHYS);
 }
