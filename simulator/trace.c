@@ -470,6 +470,17 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	/* issue 33: the fallback clock's limits, in every answer */
+	if (meta->clock == ECP_CLOCK_THREAD_CPUTIME &&
+	    ecp_model_add_warning(m, "recorded with the fallback clock (perf's context-switch "
+				     "records were refused): segments are exact, but a function's "
+				     "time inside a segment is its wall time scaled to the "
+				     "segment's CPU time, so time slices of other threads and "
+				     "waits inside it blur it; record where perf_event_open is "
+				     "allowed for exact function times") < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	if (meta->calls_too_deep &&
 	    ecp_model_add_warning(m,
 				  "%llu calls deeper than the recorder's shadow stack (1024 "

@@ -62,6 +62,9 @@ def main():
                        text=True)
     check(p.returncode == 0, 'ecp info: %s' % p.stderr)
     info = json.loads(p.stdout)
+    fallback = any('fallback clock' in w for w in info['warnings'])
+    check(fallback == no_perf, 'the fallback clock %s named: %s'
+          % ('is not' if no_perf else 'is wrongly', info['warnings']))
     recorded = {t['tid']: t['work_ns'] for t in info['thread_list']}
     events = collections.Counter(e['vtid'] for e in read_trace(os.path.join(trace, 'main')))
     # the sampler's share of the thread's clock, which the recording took
