@@ -197,11 +197,10 @@ static int read_manifest(const char *dir, FILE *f, struct list *l, struct ecp_er
 	unsigned lineno = 0;
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t size = 0, sum = 0;
-		int used = 0;
 		lineno++;
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "%" SCNu64 " %" SCNx64 " %4095s%n", &size, &sum, rel, &used) != 3)
+		if (sscanf(line, "%" SCNu64 " %" SCNx64 " %4095s", &size, &sum, rel) != 3)
 			return ecp_error_set(err, ECP_ERR, "trace=%s: %s line %u is damaged", dir,
 					     ECP_MANIFEST_FILE, lineno);
 		if (list_add(l, rel, size, sum) < 0)

@@ -22,12 +22,6 @@
 #define ECP_EVENT_COST_MAX_PS 2000000u /* 2 us */
 #define ECP_SAMPLE_COST_MAX_NS 400000u /* 400 us */
 
-struct ecp_calibration {
-	uint64_t event_cost_ps;  /* per event; 0 when not measured */
-	uint64_t sample_cost_ns; /* per sample; 0 when not measured */
-	unsigned event_bursts, sample_bursts; /* bursts the medians were taken over */
-};
-
 /* The cost of one event written with `em` into the running calibration
  * session, in picoseconds of the calling thread's CPU time.  Returns 0, or
  * -1 when the figure is implausible (*cost_ps is then 0). */
