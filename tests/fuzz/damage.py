@@ -37,8 +37,9 @@ def files_of(trace):
 def answer(ecp, trace, timeout):
     env = dict(os.environ, ECP_DECODE_TIMEOUT_S='10')
     try:
+        # a damaged file's bytes may be quoted in a message: not UTF-8
         p = subprocess.run([ecp, 'info', '--format', 'json', trace], capture_output=True,
-                           text=True, timeout=timeout, env=env)
+                           text=True, errors='replace', timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None, '', ''
     return p.returncode, p.stdout, p.stderr
