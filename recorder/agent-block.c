@@ -1,11 +1,11 @@
-/* Other blocking calls: waiting for a child process, for a signal, for a
- * file lock.  Recorded as delays.  A child process is not a thread of the
- * program, and a process-associated lock (fcntl F_SETLKW) never blocks
- * between threads of one process: those delays are exact.  A signal sent
- * by another thread of the program (pthread_kill), and a flock or
- * open-file-description lock (F_OFD_SETLKW) held by another thread through
- * its own open() of the file, are dependencies the recorder does not pair:
- * those calls are also named as unmodelled (agent-unmodelled.c). */
+/* Other blocking calls: waiting for a child process, for a file lock.
+ * Recorded as delays.  A child process is not a thread of the program, and
+ * a process-associated lock (fcntl F_SETLKW) never blocks between threads
+ * of one process: those delays are exact.  A flock or open-file-description
+ * lock (F_OFD_SETLKW) held by another thread through its own open() of the
+ * file is a dependency the recorder does not pair: those calls are also
+ * named as unmodelled (agent-unmodelled.c).  Waits for a signal are in
+ * agent-signal.c. */
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
 #include <fcntl.h>
@@ -43,37 +43,6 @@ ECP_AGENT_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	if ((options & WNOHANG) || !(t = ecp_enter()))
 		return real(idtype, id, info, options);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(idtype, id, info, options));
-}
-
-ECP_AGENT_API int sigwait(const sigset_t *restrict set, int *restrict sig)
-{
-	__typeof__(&sigwait) real = ECP_REAL(sigwait);
-	struct ecp_thread *t = ecp_enter();
-	if (!t)
-		return real(set, sig);
-	ecp_unmodelled("sigwait");
-	return DELAY(t, D_SIGWAIT, -1, 0, int, real(set, sig));
-}
-
-ECP_AGENT_API int sigwaitinfo(const sigset_t *restrict set, siginfo_t *restrict info)
-{
-	__typeof__(&sigwaitinfo) real = ECP_REAL(sigwaitinfo);
-	struct ecp_thread *t = ecp_enter();
-	if (!t)
-		return real(set, info);
-	ecp_unmodelled("sigwaitinfo");
-	return DELAY(t, D_SIGWAIT, -1, 0, int, real(set, info));
-}
-
-ECP_AGENT_API int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
-			       const struct timespec *restrict tmo)
-{
-	__typeof__(&sigtimedwait) real = ECP_REAL(sigtimedwait);
-	struct ecp_thread *t = ecp_enter();
-	if (!t)
-		return real(set, info, tmo);
-	ecp_unmodelled("sigtimedwait");
-	return DELAY(t, D_SIGWAIT, -1, ecp_timespec_ns(tmo), int, real(set, info, tmo));
 }
 
 ECP_AGENT_API int flock(int fd, int op)

@@ -3,6 +3,7 @@
 #include "simulator/builder-internal.h"
 #include "simulator/omp-names.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,48 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
+/* A thread other than main that the process's exit found without a
+ * thread_exit.  Blocked in a recorded wait (a pool worker waiting for work
+ * that never comes, a sigwait thread nobody woke), it ends where that wait
+ * began: the wait is no part of the run, which ends when the process exits.
+ * Otherwise it was computing, or blocked where the agent does not look,
+ * until exit_group killed it: the switch records say how long it ran after
+ * its last event (a thread that never synchronises again, a runtime's own
+ * threads), so it ends at its last switch-out and keeps that work, and the
+ * samples taken meanwhile place it among functions.  Counted either way,
+ * for the warning that names the threads cut.  Returns 0, -1 when out of
+ * memory. */
+static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
+{
+	bool blocked = th->wait != W_NONE || th->in_delay;
+	if (blocked) {
+		b->cut_blocked++;
+		return 0;
+	}
+	uint64_t end = th->last_ts;
+	struct sched_list *l = th->sched;
+	if (l && l->n && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
+		uint64_t out = l->out[l->n - 1];
+		/* still on the CPU when the records end: its last switch-in is
+		 * all that is known */
+		end = out != UINT64_MAX ? out : l->in[l->n - 1];
+	}
+	if (end <= th->last_ts) {
+		b->warn[WARN_THREAD_NO_EXIT]++;
+		return 0;
+	}
+	uint64_t before = bld_sched_cpu_at(l, th->last_ts);
+	b->cut_running++;
+	b->cut_running_ns += sat_sub(bld_sched_cpu_at(l, end), before);
+	if (b->cut_running <= CUT_NAMED)
+		b->cut_tids[b->cut_running - 1] = th->tid;
+	th->last_ts = end;
+	if (th->samp_src && bld_apply_samples(b, th, end, false) < 0)
+		return -1;
+	bld_count_samples(th, end);
+	return 0;
+}
+
 static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 {
 	for (size_t i = 0; i < b->threads.len; i++) {
@@ -60,8 +103,9 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		/* The main thread ends with the process (no thread_exit); others
 		 * still running were killed by exit(), as libgomp's pool threads
 		 * always are (not worth a warning). */
-		if ((th->parent != ECP_NO_ID || i > 0) && !th->omp_pool)
-			b->warn[WARN_THREAD_NO_EXIT]++;
+		bool worker = (th->parent != ECP_NO_ID || i > 0) && !th->omp_pool;
+		if (worker && bld_thread_ran_on(b, th) < 0)
+			return bld_nomem(err);
 		struct ecp_event ev = {.ts = th->last_ts,
 				       .tid = (uint32_t)th->tid,
 				       .cpu_ns = th->cpu_ns_last};
@@ -335,6 +379,56 @@ static int name_call_site(struct ecp_model *m, struct ecp_symbols *syms, uint64_
 	return *name ? 0 : -1;
 }
 
+/* Threads the process's exit cut, by name: a prediction that leaves out a
+ * thread's wait at exit, or keeps work that was cut short, says so. */
+static int add_cut_warnings(const struct ecp_builder *b, struct ecp_model *m)
+{
+	if (b->cut_running) {
+		char tids[CUT_NAMED * 24] = "";
+		size_t len = 0;
+		for (uint64_t i = 0; i < b->cut_running && i < CUT_NAMED; i++)
+			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu",
+						i ? ", " : "",
+						(unsigned long long)b->cut_tids[i]);
+		if (ecp_model_add_warning(
+			m,
+			"%llu threads were still running when the process exited (tid "
+			"%s%s): they end at their last switch-out, with the %.3f ms of "
+			"CPU they used after their last event; on more CPUs they might "
+			"have done more before the exit",
+			(unsigned long long)b->cut_running, tids,
+			b->cut_running > CUT_NAMED ? ", ..." : "",
+			(double)b->cut_running_ns / 1e6) < 0)
+			return -1;
+	}
+	uint64_t kept = b->timeouts - b->timeouts_taken_back;
+	if (b->timeouts_taken_back &&
+	    ecp_model_add_warning(
+		m,
+		"%llu timed waits timed out in loops that a wake-up on the same object "
+		"ended (progress loops): their %.3f ms of timeouts are no delay, the "
+		"wake-up is what the thread waited for",
+		(unsigned long long)b->timeouts_taken_back,
+		(double)b->timeouts_taken_back_ns / 1e6) < 0)
+		return -1;
+	if (kept && ecp_model_add_warning(
+			m,
+			"%llu timed waits timed out with no wake-up after them on the same "
+			"object: kept as %.3f ms of fixed delays at every P (a thread that "
+			"paces itself; if it polls for a state another thread sets, its "
+			"real waits shrink on more CPUs and the prediction is too long)",
+			(unsigned long long)kept,
+			(double)sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns) / 1e6) < 0)
+		return -1;
+	if (b->cut_blocked &&
+	    ecp_model_add_warning(m,
+				  "%llu threads were blocked in a wait when the process "
+				  "exited: the wait is no part of the run",
+				  (unsigned long long)b->cut_blocked) < 0)
+		return -1;
+	return 0;
+}
+
 int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		       struct ecp_model **out, struct ecp_error *err)
 {
@@ -506,6 +600,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			"are not seen",
 			(char *)b->unmodelled.data + i * 48) < 0)
 			goto oom;
+	if (add_cut_warnings(b, m) < 0)
+		goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&
 		    ecp_model_add_warning(m, "%llu %s", (unsigned long long)b->warn[k],

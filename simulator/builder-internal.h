@@ -61,6 +61,11 @@ struct act_slot {
 	uint64_t self, incl;
 };
 
+struct timeout_seg {
+	ecp_id seg;
+	uint64_t delay;
+};
+
 struct pend_edge {
 	ecp_id from;
 	uint32_t kind;
@@ -109,6 +114,12 @@ struct bthread {
 	 * out to wait for a write of another thread was not a delay */
 	uint64_t delay_open, delay_open_event;
 	bool in_delay;
+	/* A run of timed waits on one object that timed out (a progress
+	 * loop, builder-segments.c bld_timed_out): the object, the timeout
+	 * delay of the accumulating segment, and the closed segments that
+	 * carry one (struct timeout_seg) */
+	uint64_t timeout_obj, seg_timeout;
+	struct ecp_vec timeout_segs;
 	uint64_t delay_timeout; /* requested duration of the delay call, or 0 */
 	uint64_t delay_ts, delay_cpu;
 	bool cond_woken;
@@ -198,6 +209,8 @@ struct fn {
 	uint64_t samples; /* as leaf of the sampled part of the stack */
 };
 
+#define CUT_NAMED 4
+
 struct ecp_builder {
 	struct ecp_builder_options opts;
 	char *trace_path;
@@ -247,6 +260,14 @@ struct ecp_builder {
 	uint64_t warn[WARN_COUNT];
 	char first_inconsistency[600]; /* the first one, quoted in the warning */
 	struct bld_omp *omp; /* OpenMP dynamic loops (builder-omp.c), or NULL */
+	/* threads the process's exit cut (builder-finish.c): blocked in a
+	 * recorded wait, or still running (their CPU after their last event,
+	 * and the first tids, for the warning that names them) */
+	uint64_t cut_blocked, cut_running, cut_running_ns;
+	uint64_t cut_tids[CUT_NAMED];
+	/* timed waits that timed out: all, and those a later wake-up on the
+	 * same object showed to be a progress loop (their delays taken back) */
+	uint64_t timeouts, timeouts_ns, timeouts_taken_back, timeouts_taken_back_ns;
 };
 
 static inline uint64_t sat_sub(uint64_t a, uint64_t b)
@@ -326,6 +347,12 @@ void bld_open_segment(struct bthread *th, uint64_t ts, ecp_id lock, uint8_t mode
 		      uint64_t delay);
 int bld_begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		   int kind, uint64_t obj, uint64_t v);
+/* A timed wait on `obj` timed out after `delay` (the segment opening now
+ * carries it); a wait on the same object then woken by another thread: the
+ * run of timeouts before it was a progress loop, its delays taken back. */
+void bld_timed_out(struct ecp_builder *b, struct bthread *th, uint64_t obj,
+		   uint64_t delay);
+void bld_woken_on(struct ecp_builder *b, struct bthread *th, uint64_t obj);
 uint64_t bld_timeout_delay(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			   uint64_t v);
 int bld_end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,

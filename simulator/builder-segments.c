@@ -129,6 +129,14 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			return ECP_NO_ID;
 	}
 	th->pend.len = 0;
+	if (th->seg_timeout) {
+		struct timeout_seg *t = ecp_vec_push(&th->timeout_segs);
+		if (!t)
+			return ECP_NO_ID;
+		t->seg = id;
+		t->delay = th->seg_timeout;
+		th->seg_timeout = 0;
+	}
 	uint32_t *slot = ecp_vec_push(&th->segs);
 	if (!slot)
 		return ECP_NO_ID;
@@ -171,6 +179,44 @@ int bld_begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 	th->wait_cpu = v;
 	th->wait_timeout = 0;
 	return 0;
+}
+
+/* A loop of timed waits (liblzma's main thread waits for its workers
+ * with a 300 ms timeout, CPython's GIL with 5 ms) times out as often as
+ * the run is long: on one CPU more often than on P.  Kept as fixed delays,
+ * the timeouts would add up to the recorded run and the prediction would
+ * follow the load during recording.  When the loop ends with a wait on the
+ * same object woken by another thread, that wake-up is what the thread
+ * waited for: the timeouts before it take no time (the work between them
+ * stays), and the woken wait's dependency orders the rest at every P.
+ * Timeouts that no wake-up ends stay delays (a thread pacing itself), and
+ * the model says how much of them it kept. */
+void bld_timed_out(struct ecp_builder *b, struct bthread *th, uint64_t obj,
+		   uint64_t delay)
+{
+	if (obj != th->timeout_obj)
+		th->timeout_segs.len = 0;
+	th->timeout_obj = obj;
+	th->seg_timeout += delay;
+	b->timeouts++;
+	b->timeouts_ns += delay;
+}
+
+void bld_woken_on(struct ecp_builder *b, struct bthread *th, uint64_t obj)
+{
+	if (obj != th->timeout_obj)
+		return;
+	for (size_t i = 0; i < th->timeout_segs.len; i++) {
+		const struct timeout_seg *t =
+		    &ECP_VEC_AT(&th->timeout_segs, struct timeout_seg, i);
+		struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment, t->seg);
+		uint64_t d = t->delay < seg->delay ? t->delay : seg->delay;
+		seg->delay -= d;
+		b->timeouts_taken_back++;
+		b->timeouts_taken_back_ns += d;
+	}
+	th->timeout_segs.len = 0;
+	th->timeout_obj = 0;
 }
 
 /* The delay of a timed wait that timed out: the time it slept.  Switch

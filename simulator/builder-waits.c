@@ -52,8 +52,10 @@ int bld_ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 		if (th->cond_woken) {
 			if (bld_pend_edge(th, th->cond_from, ECP_EDGE_COND) < 0)
 				return bld_nomem(err);
+			bld_woken_on(b, th, ev->a);
 		} else if ((int64_t)ev->c == ETIMEDOUT) {
 			d = bld_timeout_delay(b, th, ev->ts, v);
+			bld_timed_out(b, th, ev->a, d);
 		} else {
 			b->warn[WARN_COND_UNWOKEN]++;
 		}
@@ -125,6 +127,7 @@ int bld_ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_event
 				ecp_id from = ECP_VEC_AT(&s->posts, ecp_id, s->head++);
 				if (bld_pend_edge(th, from, ECP_EDGE_SEM) < 0)
 					return bld_nomem(err);
+				bld_woken_on(b, th, ev->a);
 				if (s->head == s->posts.len)
 					s->head = s->posts.len = 0;
 			} else {
@@ -132,6 +135,7 @@ int bld_ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_event
 			}
 		} else if ((int64_t)ev->b == ETIMEDOUT) {
 			d = bld_timeout_delay(b, th, ev->ts, v);
+			bld_timed_out(b, th, ev->a, d);
 		}
 		bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
 		return ECP_OK;
@@ -315,13 +319,17 @@ int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 		if (th->futex_woken) {
 			if (bld_pend_edge(th, th->futex_from, ECP_EDGE_COND) < 0)
 				return bld_nomem(err);
+			bld_woken_on(b, th, ev->a);
 		} else if (e == EAGAIN) {
 			if (f->last_wake_thread != ECP_NO_ID &&
-			    f->last_wake_thread != th->index &&
-			    bld_pend_edge(th, f->last_wake_seg, ECP_EDGE_COND) < 0)
-				return bld_nomem(err);
+			    f->last_wake_thread != th->index) {
+				if (bld_pend_edge(th, f->last_wake_seg, ECP_EDGE_COND) < 0)
+					return bld_nomem(err);
+				bld_woken_on(b, th, ev->a);
+			}
 		} else if (e == ETIMEDOUT) {
 			d = bld_timeout_delay(b, th, ev->ts, v);
+			bld_timed_out(b, th, ev->a, d);
 		} else if (e == 0) {
 			b->warn[WARN_FUTEX_UNWOKEN]++;
 		}

@@ -24,7 +24,7 @@
 /* Bump whenever the builder's semantics change (what a segment, delay or
  * edge means), so that caches written by an older build are not trusted;
  * a change of the structs' layout is caught by the header itself. */
-#define ECP_CACHE_FORMAT 10 /* 5: steal-scaled CPU times, channels, futexes, OpenMP re-deal; 6: samples; 7: sampled calls; 8: the recorder's costs and the program's CPU time; 9: the consistency check's figures; 10: their guessed part; 9: what the consistency check needs (each thread's own clock and recorder cost, the CPU time outside the threads' first and last events and of tids outside the model) */
+#define ECP_CACHE_FORMAT 11 /* bumped whenever the builder models a trace differently (a cache of the old model would be stale): 5: steal-scaled CPU times, channels, futexes, OpenMP re-deal; 6: samples; 7: sampled calls; 8: the recorder's costs and the program's CPU time; 9: the consistency check's figures; 10: their guessed part; 11: waits of issue 32 (threads cut by the exit, signals, runs of timeouts) */
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""e2e: waits as real programs make them (waits.c, issue 32).
+
+Each mode records the program once and checks that ecp's predicted run
+time at P = 1 and 2 is within 10% of the oracle (oracle.py) solved on the
+durations the same run measured with each thread's own CPU clock, and that
+the answer names what it did with the waits:
+
+  progress  the timeouts of a loop of timed condition waits that the
+            workers' signals end are no delay (as delays, T2 would be the
+            recorded timeouts' sum, about T1); the warning counts them
+  sigwait   the signal thread's sigwait ends with main's pthread_kill, a
+            dependency through the SIGUSR1 channel, not a delay as long
+            as the run (which made T_P the recorded wall time at every P)
+  blocked   pool workers blocked at exit (never joined) do not extend the
+            run; the warning says so
+  running   threads still computing at exit keep the work they did after
+            their last event (it was dropped: work 0), named by tid
+
+usage: test_waits.py WAITS_BINARY MODE"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecptrace import *  # noqa: E402,F403
+from oracle import seg, compare, measured_segments  # noqa: E402
+
+TOLERANCE = 0.10
+
+
+def oracle_threads(mode, d):
+    """main is thread 0, the workers 1 and 2 (created by main's first,
+    empty, segment); the signal thread 3."""
+    w = [[seg(d['w%d' % i], deps=[(0, 0)])] for i in range(2)]
+    if mode == 'running':
+        return [[seg(0), seg(d['main'])]] + w
+    main = [seg(0), seg(d['main'], deps=[(1, 0), (2, 0)])]
+    if mode == 'sigwait':
+        return [main] + w + [[seg(0, deps=[(0, 0)]), seg(d['signal'], deps=[(1, 0), (2, 0)])]]
+    return [main] + w
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    mode = sys.argv[2]
+    ecp_bin = ecp()
+    work = workdir()
+    trace = os.path.join(work, 'trace')
+    p = record(['-o', trace], [prog, mode], cwd=work)
+    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+    out = program_output(p.stdout)
+    d = measured_segments(p.stdout)
+    s = subprocess.run([ecp_bin, 'scan', '-P', '1-2', '--format', 'json', trace],
+                       capture_output=True, text=True)
+    check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
+    j = json.loads(s.stdout)
+    warnings = ' '.join(j.get('warnings', [])) + s.stderr
+    bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], TOLERANCE, read_meta(trace))
+    check(not bad, 'predicted T_P off the oracle by more than 10%%: %s' % bad)
+    if mode == 'progress':
+        timeouts = int(out.get('timeouts', '0'))
+        print('%s timeouts, %s woken' % (timeouts, out.get('woken')))
+        check(int(out.get('woken', '0')) >= 1, 'no wait was woken: %s' % out)
+        if timeouts:
+            check('progress loops' in warnings, 'no progress-loop warning: %s' % warnings)
+        check('kept as' not in warnings, 'timeouts kept as delays: %s' % warnings)
+    elif mode == 'sigwait':
+        check(out.get('sigwait') == '0 sig=10', 'sigwait: %s' % out.get('sigwait'))
+        check('sigwait, which ecp does not model' not in warnings,
+              'sigwait still named as unmodelled: %s' % warnings)
+    elif mode == 'blocked':
+        check('2 threads were blocked in a wait when the process exited' in warnings,
+              'no warning for the blocked threads: %s' % warnings)
+    elif mode == 'running':
+        check('2 threads were still running when the process exited' in warnings,
+              'no warning naming the threads cut: %s' % warnings)
+    shutil.rmtree(work, ignore_errors=True)
+    print('ok')
+
+
+main()

@@ -1,0 +1,250 @@
+/* Programs that wait the way real programs do (issue 32), for the
+ * end-to-end tests of how such waits are modelled.  Every piece of work is
+ * measured with the thread's own CLOCK_THREAD_CPUTIME_ID and printed as
+ * "seg KEY ns" for the oracle of the test.
+ *
+ *   progress: main waits for two workers in a loop of timed condition waits
+ *       (liblzma's and CPython's shape): most of them time out, the last
+ *       ones are ended by the workers' signals.  The timeouts are not
+ *       delays the run must sit through: on more CPUs the workers finish
+ *       sooner and fewer waits time out.
+ *   sigwait: a thread waits in sigwait() for the whole run (pbzip2's
+ *       signal thread); main wakes it with pthread_kill() when the workers
+ *       are joined, then joins it.
+ *   blocked: two pool workers do their work, hand it to main through a
+ *       semaphore and then wait for more work that never comes: main exits
+ *       with them blocked and never joined.
+ *   running: two threads are still computing when main returns (they are
+ *       never joined); each publishes its CPU time as it goes, and main
+ *       prints what they had done at its exit. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WORKERS 2
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static volatile double sink;
+
+static void work(uint64_t ns)
+{
+	uint64_t end = cpu_ns() + ns;
+	double s = 0;
+	do {
+		for (int i = 0; i < 20000; i++)
+			s += (double)(i & 7) * 1e-9;
+	} while (cpu_ns() < end);
+	sink += s;
+}
+
+static uint64_t env_ms(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 10) : dflt;
+}
+
+static uint64_t worker_ns[WORKERS];
+static uint64_t work_ns = 300000000; /* WAITS_WORK_MS */
+
+/* ---- progress ---- */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int finished;
+
+static void *progress_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint64_t t = cpu_ns();
+	work(work_ns);
+	pthread_mutex_lock(&mu);
+	finished++;
+	worker_ns[i] = cpu_ns() - t;
+	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static int progress(void)
+{
+	uint64_t timeout_ms = env_ms("WAITS_TIMEOUT_MS", 100);
+	pthread_t th[WORKERS];
+	uint64_t t = cpu_ns();
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, progress_worker, (void *)(intptr_t)i))
+			return 1;
+	int timeouts = 0, woken = 0;
+	pthread_mutex_lock(&mu);
+	while (finished < WORKERS) {
+		struct timespec abs;
+		clock_gettime(CLOCK_REALTIME, &abs);
+		uint64_t ns = (uint64_t)abs.tv_nsec + timeout_ms * 1000000u;
+		abs.tv_sec += (time_t)(ns / 1000000000u);
+		abs.tv_nsec = (long)(ns % 1000000000u);
+		int rc = pthread_cond_timedwait(&cv, &mu, &abs);
+		if (rc == ETIMEDOUT)
+			timeouts++;
+		else
+			woken++;
+	}
+	pthread_mutex_unlock(&mu);
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	printf("timeouts=%d\nwoken=%d\n", timeouts, woken);
+	return 0;
+}
+
+/* ---- sigwait ---- */
+
+static uint64_t sig_ns;
+
+static void *signal_thread(void *arg)
+{
+	sigset_t *set = arg;
+	int sig = 0;
+	uint64_t t = cpu_ns();
+	int rc = sigwait(set, &sig);
+	sig_ns = cpu_ns() - t;
+	printf("sigwait=%d sig=%d\n", rc, sig);
+	return NULL;
+}
+
+static void *plain_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint64_t t = cpu_ns();
+	work(work_ns);
+	worker_ns[i] = cpu_ns() - t;
+	return NULL;
+}
+
+static int sigwaiter(void)
+{
+	static sigset_t set;
+	pthread_t sigth, th[WORKERS];
+	uint64_t t = cpu_ns();
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	/* blocked in every thread, taken only by sigwait */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return 1;
+	if (pthread_create(&sigth, NULL, signal_thread, &set))
+		return 1;
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, plain_worker, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	if (pthread_kill(sigth, SIGUSR1))
+		return 1;
+	pthread_join(sigth, NULL);
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	printf("seg signal %llu\n", (unsigned long long)sig_ns);
+	return 0;
+}
+
+/* ---- blocked ---- */
+
+static sem_t done_sem, more_work;
+
+static void *pool_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint64_t t = cpu_ns();
+	work(work_ns);
+	worker_ns[i] = cpu_ns() - t;
+	sem_post(&done_sem);
+	/* the next job never comes: the process exits under this wait */
+	while (sem_wait(&more_work) && errno == EINTR)
+		;
+	return NULL;
+}
+
+static int blocked(void)
+{
+	pthread_t th[WORKERS];
+	uint64_t t = cpu_ns();
+	if (sem_init(&done_sem, 0, 0) || sem_init(&more_work, 0, 0))
+		return 1;
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, pool_worker, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < WORKERS; i++)
+		while (sem_wait(&done_sem) && errno == EINTR)
+			;
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	return 0;
+}
+
+/* ---- running ---- */
+
+static _Atomic uint64_t published_ns[WORKERS];
+
+static void *endless_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint64_t t = cpu_ns();
+	for (;;) {
+		work(1000000);
+		atomic_store(&published_ns[i], cpu_ns() - t);
+	}
+	return NULL;
+}
+
+static int running(void)
+{
+	pthread_t th[WORKERS];
+	uint64_t t = cpu_ns();
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, endless_worker, (void *)(intptr_t)i))
+			return 1;
+	work(work_ns);
+	for (int i = 0; i < WORKERS; i++)
+		worker_ns[i] = atomic_load(&published_ns[i]);
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	for (int i = 0; i < WORKERS; i++)
+		printf("seg w%d %llu\n", i, (unsigned long long)worker_ns[i]);
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s progress|sigwait|blocked|running\n", argv[0]);
+		return 2;
+	}
+	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;
+	int rc;
+	if (!strcmp(argv[1], "progress"))
+		rc = progress();
+	else if (!strcmp(argv[1], "sigwait"))
+		rc = sigwaiter();
+	else if (!strcmp(argv[1], "blocked"))
+		rc = blocked();
+	else if (!strcmp(argv[1], "running"))
+		rc = running();
+	else
+		return 2;
+	if (strcmp(argv[1], "running"))
+		for (int i = 0; i < WORKERS; i++)
+			printf("seg w%d %llu\n", i, (unsigned long long)worker_ns[i]);
+	return rc;
+}
