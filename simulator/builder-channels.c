@@ -95,7 +95,17 @@ static int chan_read(struct ecp_builder *b, struct bthread *th,
 		c->head = c->q.len = 0;
 	if (from == ECP_NO_ID || from_thread == th->index)
 		return ECP_OK;
-	if (th->delay_open && th->delay_open_event + 1 == th->n_events) {
+	/* An event loop (libuv, glib, a server's epoll) waits in poll or
+	 * epoll for any of its descriptors, then reads the ones that are ready,
+	 * with other work between: a unit written by another thread before the
+	 * poll returned is what may have ended it.  The poll's delay is taken
+	 * back and the segment it opened depends on that write, as a read
+	 * that blocked.  Data written after the poll returned (it woke for
+	 * another descriptor) cannot have ended it. */
+	bool woke_poll = th->delay_open && th->delay_open_poll &&
+			 ECP_VEC_AT(&b->segments, struct ecp_segment, from).rec_end <=
+			     sat_sub(th->seg_rec_start, b->t0);
+	if (th->delay_open && (th->delay_open_event + 1 == th->n_events || woke_poll)) {
 		/* it blocked for this write: a dependency, not a delay */
 		th->seg_delay = sat_sub(th->seg_delay, th->delay_open);
 	} else {

@@ -2,11 +2,19 @@
  * ends: the time blocked is the segment's delay. */
 #include "simulator/builder-internal.h"
 
+/* delay_begin kinds (recorder/EVENTS.md) that wait for any of several
+ * descriptors: poll, select, epoll_wait, ppoll, pselect, epoll_pwait */
+static bool is_poll(uint64_t kind)
+{
+	return kind == 4 || kind == 5 || kind == 6 || kind == 14 || kind == 15 || kind == 16;
+}
+
 int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		 uint64_t v, struct ecp_error *err)
 {
 	if (ev->type == ECP_EV_DELAY_BEGIN) {
 		th->in_delay = true;
+		th->delay_kind = ev->a;
 		th->delay_timeout = ev->c;
 		th->delay_ts = ev->ts;
 		th->delay_cpu = v;
@@ -32,5 +40,6 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
 	th->delay_open = d;
 	th->delay_open_event = th->n_events;
+	th->delay_open_poll = is_poll(th->delay_kind);
 	return ECP_OK;
 }

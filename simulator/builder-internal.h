@@ -113,7 +113,9 @@ struct bthread {
 	 * thread's event count then: a read that follows at once and turns
 	 * out to wait for a write of another thread was not a delay */
 	uint64_t delay_open, delay_open_event;
+	bool delay_open_poll; /* that delay was a poll, select or epoll wait */
 	bool in_delay;
+	uint64_t delay_kind; /* delay_begin's kind (EVENTS.md) */
 	/* A run of timed waits on one object that timed out (a progress
 	 * loop, builder-segments.c bld_timed_out): the object, the timeout
 	 * delay of the accumulating segment, and the closed segments that

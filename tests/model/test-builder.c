@@ -358,6 +358,170 @@ static void test_cond_timeout_is_delay(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* main's timed waits on C time out twice (its loop polls progress), then
+ * T2's signal ends the third: a progress loop, whose timeouts are no delay.
+ * A timeout on another object that nothing ends afterwards stays a delay,
+ * and the warnings count both. */
+static void test_progress_loop_timeouts_taken_back(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 21, 1, 0); /* asleep in each wait */
+	ecp_test_switch(&s, MAIN, 119, 0, 0);
+	ecp_test_switch(&s, MAIN, 131, 1, 0);
+	ecp_test_switch(&s, MAIN, 229, 0, 0);
+	ecp_test_switch(&s, MAIN, 241, 1, 0);
+	ecp_test_switch(&s, T2, 242, 0, 0);
+	ecp_test_switch(&s, T2, 281, 1, 0);
+	ecp_test_switch(&s, MAIN, 285, 0, 0);
+	ecp_test_switch(&s, MAIN, 311, 1, 0);
+	ecp_test_switch(&s, MAIN, 359, 0, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, MAIN, 20, ECP_EV_COND_WAIT_BEGIN, C, M, 100);
+	ecp_test_ev(&s, MAIN, 120, ECP_EV_COND_WAIT_END, C, M, ETIMEDOUT);
+	ecp_test_ev(&s, MAIN, 130, ECP_EV_COND_WAIT_BEGIN, C, M, 100);
+	ecp_test_ev(&s, MAIN, 230, ECP_EV_COND_WAIT_END, C, M, ETIMEDOUT);
+	ecp_test_ev(&s, MAIN, 240, ECP_EV_COND_WAIT_BEGIN, C, M, 100);
+	ecp_test_ev(&s, T2, 245, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 250, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
+	ecp_test_ev(&s, T2, 260, ECP_EV_COND_SIGNAL, C, 0, 0);
+	ecp_test_ev(&s, T2, 270, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	ecp_test_ev(&s, T2, 280, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 290, ECP_EV_COND_WAIT_END, C, M, 0);
+	ecp_test_ev(&s, MAIN, 300, ECP_EV_LOCK_RELEASE, M, 0, 0);
+	/* a sleep by timed wait on S that nothing ends: a delay */
+	ecp_test_ev(&s, MAIN, 310, ECP_EV_SEM_WAIT_BEGIN, S, 50, 0);
+	ecp_test_ev(&s, MAIN, 360, ECP_EV_SEM_WAIT_END, S, ETIMEDOUT, 0);
+	ecp_test_ev(&s, MAIN, 370, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	const struct ecp_thread *t = &m->threads[0];
+	uint64_t delays = 0;
+	for (uint32_t k = 0; k < t->n_segments; k++)
+		delays += m->segments[t->first_segment + k].delay;
+	/* of 98 + 98 + 48 ns asleep, only the unended timeout is left */
+	assert_int_equal(delays, 48);
+	assert_int_equal(m->segments[ecp_test_seg(m, 0, t->n_segments - 1)].delay, 48);
+	assert_true(ecp_test_has_warning(m, "2 timed waits timed out in loops"));
+	assert_true(ecp_test_has_warning(m, "1 timed waits timed out with no wake-up"));
+	assert_true(ecp_test_has_warning(m, "kept as 0.000 ms of fixed delays"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* T2 computes past its last event until the exit kills it: it keeps the
+ * CPU time its switch records give it up to its last switch-out. */
+static void test_thread_running_at_exit_keeps_work(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 8, 1, 1);
+	ecp_test_switch(&s, T2, 8, 0, 0);
+	ecp_test_switch(&s, T2, 400, 1, 1);
+	ecp_test_switch(&s, MAIN, 400, 0, 0);
+	ecp_test_switch(&s, MAIN, 460, 1, 0);
+	ecp_test_switch(&s, T2, 460, 0, 0);
+	ecp_test_switch(&s, T2, 500, 1, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 10, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, MAIN, 450, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	const struct ecp_thread *t = &m->threads[1];
+	assert_int_equal(t->n_segments, 1);
+	const struct ecp_segment *seg = &m->segments[t->first_segment];
+	assert_int_equal(seg->length, (400 - 10) + (500 - 460));
+	assert_int_equal(seg->rec_end, 500);
+	assert_true(ecp_test_has_warning(m, "1 threads were still running when the process "
+					    "exited (tid 2)"));
+	assert_false(ecp_test_has_warning(m, "had no thread_exit"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* A pool worker waits for work that never comes: it ends where the wait
+ * began, whatever the switch records say, and is named as blocked. */
+static void test_thread_blocked_at_exit_ends_at_wait(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 8, 1, 1);
+	ecp_test_switch(&s, T2, 8, 0, 0);
+	ecp_test_switch(&s, T2, 30, 1, 0);
+	ecp_test_switch(&s, MAIN, 30, 0, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 10, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 20, ECP_EV_SEM_WAIT_BEGIN, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 1000, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	const struct ecp_thread *t = &m->threads[1];
+	const struct ecp_segment *last = &m->segments[t->first_segment + t->n_segments - 1];
+	assert_int_equal(last->rec_end, 20);
+	assert_true(ecp_test_has_warning(m, "1 threads were blocked in a wait when the "
+					    "process exited"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* An event loop: T2 waits in epoll_wait, which main's eventfd write ends;
+ * T2 runs a callback (a function) before it reads the eventfd.  The read
+ * takes the write made before the poll returned: the poll's delay is taken
+ * back and the segment it opened depends on the write.  A second poll
+ * returns for another descriptor (nothing written yet); the write that
+ * comes after it is no reason for that poll to have ended: its delay
+ * stays, and the read depends on the write at the read. */
+static void test_event_loop_poll_woken_by_write(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 8, 1, 1);
+	ecp_test_switch(&s, T2, 8, 0, 0);
+	ecp_test_switch(&s, T2, 22, 1, 0); /* blocks in epoll_wait */
+	ecp_test_switch(&s, MAIN, 22, 0, 0);
+	ecp_test_switch(&s, MAIN, 42, 1, 1);
+	ecp_test_switch(&s, T2, 42, 0, 0);
+	ecp_test_switch(&s, T2, 72, 1, 0); /* second epoll_wait */
+	ecp_test_switch(&s, MAIN, 72, 0, 0);
+	ecp_test_switch(&s, MAIN, 92, 1, 1);
+	ecp_test_switch(&s, T2, 92, 0, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 2, ECP_EV_CHAN_OPEN, 0x77, 0, 0);
+	ecp_test_ev(&s, MAIN, 5, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, T2, 10, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 20, ECP_EV_DELAY_BEGIN, 6, 3, 0);
+	ecp_test_ev(&s, MAIN, 40, ECP_EV_CHAN_WRITE, 0x77, 1, 0);
+	ecp_test_ev(&s, T2, 45, ECP_EV_DELAY_END, 6, 1, 0);
+	ecp_test_ev(&s, T2, 50, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, T2, 55, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, T2, 60, ECP_EV_CHAN_READ, 0x77, 1, 0);
+	ecp_test_ev(&s, T2, 70, ECP_EV_DELAY_BEGIN, 16, 5, 0);
+	ecp_test_ev(&s, T2, 95, ECP_EV_DELAY_END, 16, 1, 0);
+	ecp_test_ev(&s, MAIN, 96, ECP_EV_CHAN_WRITE, 0x77, 1, 0);
+	ecp_test_ev(&s, T2, 97, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, T2, 98, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, T2, 99, ECP_EV_CHAN_READ, 0x77, 1, 0);
+	ecp_test_ev(&s, T2, 100, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 110, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	/* T2: [10,20] [45,70] [95,99] [99,100] */
+	ecp_id woken = ecp_test_seg(m, 1, 1), second = ecp_test_seg(m, 1, 2);
+	assert_int_equal(m->segments[woken].rec_start, 45);
+	assert_int_equal(m->segments[woken].delay, 0);
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 1), woken, ECP_EDGE_SEM));
+	assert_int_equal(m->segments[second].rec_start, 95);
+	assert_true(m->segments[second].delay > 0);
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 2), ecp_test_seg(m, 1, 3),
+				      ECP_EDGE_SEM));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 /* Woken by its timer while another thread had the CPU: the time runnable
  * is not delay; the requested timeout bounds it. */
 static void test_timeout_delay_bounded(void **state)
@@ -850,6 +1014,10 @@ int main(void)
 	    cmocka_unit_test(test_cond_signal),
 	    cmocka_unit_test(test_cond_broadcast_wakes_all),
 	    cmocka_unit_test(test_cond_timeout_is_delay),
+	    cmocka_unit_test(test_progress_loop_timeouts_taken_back),
+	    cmocka_unit_test(test_thread_running_at_exit_keeps_work),
+	    cmocka_unit_test(test_thread_blocked_at_exit_ends_at_wait),
+	    cmocka_unit_test(test_event_loop_poll_woken_by_write),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),
 	    cmocka_unit_test(test_barrier_last_arrival),

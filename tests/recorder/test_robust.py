@@ -93,7 +93,7 @@ def main():
     ev = ecp_events(trace)
     check(count(ev, 'ecp:process_exit', status=4) == 1, 'running: process_exit')
     check(count(ev, 'ecp:thread_start') == 2, 'running: threads')
-    analyse(exe, trace, 'running', ['had no thread_exit'])
+    analyse(exe, trace, 'running', ['threads were still running when the process exited'])
 
     # cancellation: thread_exit written, the frames it left are unwound
     p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'cancel'], cwd=work)

@@ -16,6 +16,10 @@ the answer names what it did with the waits:
             run; the warning says so
   running   threads still computing at exit keep the work they did after
             their last event (it was dropped: work 0), named by tid
+  eventloop an epoll loop woken by the pool's eventfd writes, which looks at
+            another descriptor before it reads the eventfd: each wake-up is
+            a dependency on a write, not a delay (as delays they add up to
+            the recorded run and T2 came out as T1)
 
 usage: test_waits.py WAITS_BINARY MODE"""
 import json
@@ -74,6 +78,8 @@ def main():
     elif mode == 'blocked':
         check('2 threads were blocked in a wait when the process exited' in warnings,
               'no warning for the blocked threads: %s' % warnings)
+    elif mode == 'eventloop':
+        check(int(out.get('wakeups', '0')) >= 2, 'wakeups: %s' % out.get('wakeups'))
     elif mode == 'running':
         check('2 threads were still running when the process exited' in warnings,
               'no warning naming the threads cut: %s' % warnings)

@@ -16,11 +16,16 @@
  *       with them blocked and never joined.
  *   running: two threads are still computing when main returns (they are
  *       never joined); each publishes its CPU time as it goes, and main
- *       prints what they had done at its exit. */
+ *       prints what they had done at its exit.
+ *   eventloop: libuv's shape: two pool workers finish items and announce
+ *       each on an eventfd; main's loop waits in epoll_wait, then looks at
+ *       its other descriptor (an empty non-blocking pipe, as libuv's signal
+ *       pipe) before it reads the eventfd. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -29,7 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WORKERS 2
 
@@ -225,10 +233,69 @@ static int running(void)
 	return 0;
 }
 
+/* ---- eventloop ---- */
+
+#define LOOP_ITEMS 8
+
+static int loop_efd;
+
+static void *loop_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint64_t t = cpu_ns();
+	for (int k = 0; k < LOOP_ITEMS; k++) {
+		work(work_ns / LOOP_ITEMS);
+		uint64_t one = 1;
+		if (write(loop_efd, &one, sizeof(one)) != sizeof(one))
+			abort();
+	}
+	worker_ns[i] = cpu_ns() - t;
+	return NULL;
+}
+
+static int eventloop(void)
+{
+	pthread_t th[WORKERS];
+	int sigpipe[2];
+	uint64_t t = cpu_ns();
+	int ep = epoll_create1(0);
+	loop_efd = eventfd(0, EFD_NONBLOCK);
+	if (ep < 0 || loop_efd < 0 || pipe2(sigpipe, O_NONBLOCK))
+		return 1;
+	struct epoll_event e = {.events = EPOLLIN, .data.fd = loop_efd};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, loop_efd, &e))
+		return 1;
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, loop_worker, (void *)(intptr_t)i))
+			return 1;
+	uint64_t done = 0;
+	int wakeups = 0;
+	while (done < WORKERS * LOOP_ITEMS) {
+		struct epoll_event got;
+		int n = epoll_wait(ep, &got, 1, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != 1)
+			return 1;
+		wakeups++;
+		char c;
+		if (read(sigpipe[0], &c, 1) > 0) /* nothing: no signal came */
+			return 1;
+		uint64_t v;
+		if (read(loop_efd, &v, sizeof(v)) == sizeof(v))
+			done += v;
+	}
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	printf("wakeups=%d\n", wakeups);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s progress|sigwait|blocked|running\n", argv[0]);
+		fprintf(stderr, "usage: %s progress|sigwait|blocked|running|eventloop\n", argv[0]);
 		return 2;
 	}
 	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;
@@ -241,6 +308,8 @@ int main(int argc, char **argv)
 		rc = blocked();
 	else if (!strcmp(argv[1], "running"))
 		rc = running();
+	else if (!strcmp(argv[1], "eventloop"))
+		rc = eventloop();
 	else
 		return 2;
 	if (strcmp(argv[1], "running"))
