@@ -72,6 +72,29 @@ static int chan_write(struct ecp_builder *b, struct bthread *th,
 	return ECP_OK;
 }
 
+/* An event loop (libuv, glib, a server's epoll) waits in poll or epoll for
+ * any of its descriptors, then handles the ones that are ready, with other
+ * work and synchronization between (libuv takes a lock and reads its signal
+ * pipe before its async eventfd): a unit another thread wrote before the
+ * poll returned is what may have ended it.  The poll's delay is taken back
+ * and the segment it opened depends on that write, as a read that blocked.
+ * Data written after the poll returned (it woke for another descriptor)
+ * cannot have ended it. */
+static int poll_woken_by(struct ecp_builder *b, struct bthread *th, ecp_id from,
+			 struct ecp_error *err)
+{
+	th->poll_pending = false;
+	if (th->poll_seg == ECP_NO_ID) {
+		/* still the accumulating segment */
+		th->seg_delay = sat_sub(th->seg_delay, th->poll_delay);
+		th->delay_open = 0;
+		return bld_pend_edge(th, from, ECP_EDGE_SEM) < 0 ? bld_nomem(err) : ECP_OK;
+	}
+	struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment, th->poll_seg);
+	seg->delay = sat_sub(seg->delay, th->poll_delay);
+	return bld_add_edge(b, from, th->poll_seg, ECP_EDGE_SEM) < 0 ? bld_nomem(err) : ECP_OK;
+}
+
 static int chan_read(struct ecp_builder *b, struct bthread *th,
 		     const struct ecp_event *ev, uint64_t v, struct bchan *c,
 		     struct ecp_error *err)
@@ -95,17 +118,11 @@ static int chan_read(struct ecp_builder *b, struct bthread *th,
 		c->head = c->q.len = 0;
 	if (from == ECP_NO_ID || from_thread == th->index)
 		return ECP_OK;
-	/* An event loop (libuv, glib, a server's epoll) waits in poll or
-	 * epoll for any of its descriptors, then reads the ones that are ready,
-	 * with other work between: a unit written by another thread before the
-	 * poll returned is what may have ended it.  The poll's delay is taken
-	 * back and the segment it opened depends on that write, as a read
-	 * that blocked.  Data written after the poll returned (it woke for
-	 * another descriptor) cannot have ended it. */
-	bool woke_poll = th->delay_open && th->delay_open_poll &&
-			 ECP_VEC_AT(&b->segments, struct ecp_segment, from).rec_end <=
-			     sat_sub(th->seg_rec_start, b->t0);
-	if (th->delay_open && (th->delay_open_event + 1 == th->n_events || woke_poll)) {
+	if (th->poll_pending &&
+	    ECP_VEC_AT(&b->segments, struct ecp_segment, from).rec_end <=
+		sat_sub(th->poll_end_ts, b->t0))
+		return poll_woken_by(b, th, from, err);
+	if (th->delay_open && th->delay_open_event + 1 == th->n_events) {
 		/* it blocked for this write: a dependency, not a delay */
 		th->seg_delay = sat_sub(th->seg_delay, th->delay_open);
 	} else {

@@ -40,6 +40,15 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
 	th->delay_open = d;
 	th->delay_open_event = th->n_events;
-	th->delay_open_poll = is_poll(th->delay_kind);
+	/* a call that blocked ends what the last poll could be woken by (one
+	 * that did not block, as a look at an empty non-blocking pipe, has
+	 * returned above) */
+	th->poll_pending = false;
+	if (is_poll(th->delay_kind)) {
+		th->poll_pending = true;
+		th->poll_delay = d;
+		th->poll_end_ts = ev->ts;
+		th->poll_seg = ECP_NO_ID;
+	}
 	return ECP_OK;
 }

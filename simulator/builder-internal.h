@@ -113,7 +113,12 @@ struct bthread {
 	 * thread's event count then: a read that follows at once and turns
 	 * out to wait for a write of another thread was not a delay */
 	uint64_t delay_open, delay_open_event;
-	bool delay_open_poll; /* that delay was a poll, select or epoll wait */
+	/* The last poll, select or epoll wait that blocked, until the thread
+	 * next blocks (builder-channels.c): its delay, when it returned, and
+	 * the segment it opened once that is closed (ECP_NO_ID before) */
+	bool poll_pending;
+	uint64_t poll_delay, poll_end_ts;
+	ecp_id poll_seg;
 	bool in_delay;
 	uint64_t delay_kind; /* delay_begin's kind (EVENTS.md) */
 	/* A run of timed waits on one object that timed out (a progress

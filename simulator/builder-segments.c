@@ -129,6 +129,8 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			return ECP_NO_ID;
 	}
 	th->pend.len = 0;
+	if (th->poll_pending && th->poll_seg == ECP_NO_ID)
+		th->poll_seg = id; /* the segment the poll opened */
 	if (th->seg_timeout) {
 		struct timeout_seg *t = ecp_vec_push(&th->timeout_segs);
 		if (!t)
@@ -178,6 +180,10 @@ int bld_begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 	th->wait_ts = ev->ts;
 	th->wait_cpu = v;
 	th->wait_timeout = 0;
+	/* a wait for another thread ends what a poll could have been woken
+	 * by; a lock taken on the way (the loop's own) does not */
+	if (kind != W_LOCK)
+		th->poll_pending = false;
 	return 0;
 }
 

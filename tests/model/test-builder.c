@@ -469,7 +469,8 @@ static void test_thread_blocked_at_exit_ends_at_wait(void **state)
 }
 
 /* An event loop: T2 waits in epoll_wait, which main's eventfd write ends;
- * T2 runs a callback (a function) before it reads the eventfd.  The read
+ * T2 runs a callback (a function) and takes its own lock before it reads
+ * the eventfd.  The read
  * takes the write made before the poll returned: the poll's delay is taken
  * back and the segment it opened depends on the write.  A second poll
  * returns for another descriptor (nothing written yet); the write that
@@ -499,7 +500,11 @@ static void test_event_loop_poll_woken_by_write(void **state)
 	ecp_test_ev(&s, T2, 45, ECP_EV_DELAY_END, 6, 1, 0);
 	ecp_test_ev(&s, T2, 50, ECP_EV_FUNC_ENTRY, F, 0, 0);
 	ecp_test_ev(&s, T2, 55, ECP_EV_FUNC_EXIT, F, 0, 0);
+	/* the loop's own lock: the segment the poll opened is closed */
+	ecp_test_ev(&s, T2, 56, ECP_EV_LOCK_REQUEST, M, 0, 0);
+	ecp_test_ev(&s, T2, 57, ECP_EV_LOCK_ACQUIRED, M, 0, 0);
 	ecp_test_ev(&s, T2, 60, ECP_EV_CHAN_READ, 0x77, 1, 0);
+	ecp_test_ev(&s, T2, 61, ECP_EV_LOCK_RELEASE, M, 0, 0);
 	ecp_test_ev(&s, T2, 70, ECP_EV_DELAY_BEGIN, 16, 5, 0);
 	ecp_test_ev(&s, T2, 95, ECP_EV_DELAY_END, 16, 1, 0);
 	ecp_test_ev(&s, MAIN, 96, ECP_EV_CHAN_WRITE, 0x77, 1, 0);
@@ -509,14 +514,14 @@ static void test_event_loop_poll_woken_by_write(void **state)
 	ecp_test_ev(&s, T2, 100, ECP_EV_THREAD_EXIT, H2, 0, 0);
 	ecp_test_ev(&s, MAIN, 110, ECP_EV_THREAD_EXIT, H1, 0, 0);
 	struct ecp_model *m = build_ok(&s, NULL);
-	/* T2: [10,20] [45,70] [95,99] [99,100] */
-	ecp_id woken = ecp_test_seg(m, 1, 1), second = ecp_test_seg(m, 1, 2);
+	/* T2: [10,20] [45,57] [57,61] [61,70] [95,99] [99,100] */
+	ecp_id woken = ecp_test_seg(m, 1, 1), second = ecp_test_seg(m, 1, 4);
 	assert_int_equal(m->segments[woken].rec_start, 45);
 	assert_int_equal(m->segments[woken].delay, 0);
 	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 1), woken, ECP_EDGE_SEM));
 	assert_int_equal(m->segments[second].rec_start, 95);
 	assert_true(m->segments[second].delay > 0);
-	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 2), ecp_test_seg(m, 1, 3),
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 2), ecp_test_seg(m, 1, 5),
 				      ECP_EDGE_SEM));
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);

@@ -20,7 +20,7 @@
  *   eventloop: libuv's shape: two pool workers finish items and announce
  *       each on an eventfd; main's loop waits in epoll_wait, then looks at
  *       its other descriptor (an empty non-blocking pipe, as libuv's signal
- *       pipe) before it reads the eventfd. */
+ *       pipe) and takes its own lock before it reads the eventfd. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -238,6 +238,7 @@ static int running(void)
 #define LOOP_ITEMS 8
 
 static int loop_efd;
+static pthread_mutex_t loop_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void *loop_worker(void *arg)
 {
@@ -281,9 +282,12 @@ static int eventloop(void)
 		char c;
 		if (read(sigpipe[0], &c, 1) > 0) /* nothing: no signal came */
 			return 1;
+		/* the loop's own lock, as libuv's around its queue */
 		uint64_t v;
+		pthread_mutex_lock(&loop_mu);
 		if (read(loop_efd, &v, sizeof(v)) == sizeof(v))
 			done += v;
+		pthread_mutex_unlock(&loop_mu);
 	}
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(th[i], NULL);
