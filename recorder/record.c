@@ -414,6 +414,12 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	    (!getenv("GOMP_SPINCOUNT") && env_add(e, "GOMP_SPINCOUNT=0") < 0) ||
 	    (!getenv("KMP_BLOCKTIME") && env_add(e, "KMP_BLOCKTIME=0") < 0))
 		goto out;
+	/* Go sizes its scheduler (GOMAXPROCS) from sched_getaffinity made as
+	 * a raw system call, which the agent's --as-cpus answer cannot reach:
+	 * pinned to one CPU, a Go program would run one goroutine at a time
+	 * and be recorded as a serial program.  Told through its own knob. */
+	if (!getenv("GOMAXPROCS") && env_add(e, "GOMAXPROCS=%u", as_cpus) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(inc);

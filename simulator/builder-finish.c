@@ -82,11 +82,14 @@ static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
 		b->warn[WARN_THREAD_NO_EXIT]++;
 		return 0;
 	}
-	uint64_t before = bld_sched_cpu_at(l, th->last_ts);
-	b->cut_running++;
-	b->cut_running_ns += sat_sub(bld_sched_cpu_at(l, end), before);
-	if (b->cut_running <= CUT_NAMED)
-		b->cut_tids[b->cut_running - 1] = th->tid;
+	/* a thread only the scheduler saw is named as such (builder-unseen.c) */
+	if (!th->unseen) {
+		uint64_t before = bld_sched_cpu_at(l, th->last_ts);
+		b->cut_running++;
+		b->cut_running_ns += sat_sub(bld_sched_cpu_at(l, end), before);
+		if (b->cut_running <= CUT_NAMED)
+			b->cut_tids[b->cut_running - 1] = th->tid;
+	}
 	th->last_ts = end;
 	if (th->samp_src && bld_apply_samples(b, th, end, false) < 0)
 		return -1;
@@ -103,7 +106,11 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		/* The main thread ends with the process (no thread_exit); others
 		 * still running were killed by exit(), as libgomp's pool threads
 		 * always are (not worth a warning). */
-		bool worker = (th->parent != ECP_NO_ID || i > 0) && !th->omp_pool;
+		/* main too when the process left without the agent's
+		 * process_exit: exit_group called directly (Go), a fatal
+		 * signal */
+		bool worker = (th->parent != ECP_NO_ID || i > 0 || !b->process_exited) &&
+			      !th->omp_pool;
 		if (worker && bld_thread_ran_on(b, th) < 0)
 			return bld_nomem(err);
 		struct ecp_event ev = {.ts = th->last_ts,
@@ -438,7 +445,10 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		if (rc < 0)
 			return rc;
 	}
-	int rc = finish_threads(b, err);
+	int rc = bld_add_unseen_threads(b, err);
+	if (rc < 0)
+		return rc;
+	rc = finish_threads(b, err);
 	if (rc < 0)
 		return rc;
 	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)
@@ -550,7 +560,11 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		mf->addr = f->addr;
 		mf->folded_calls = f->folded;
 		mf->samples = f->samples;
-		if ((ecp_id)i == b->main_pseudo_fn) {
+		if ((ecp_id)i == b->unseen_pseudo_fn) {
+			mf->name = ecp_strings_dup(ecp_model_strings(m),
+						   "(thread the agent did not see)");
+			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
+		} else if ((ecp_id)i == b->main_pseudo_fn) {
 			mf->name = ecp_strings_dup(ecp_model_strings(m), "main");
 			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
 		} else if (syms) {
@@ -600,7 +614,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			"are not seen",
 			(char *)b->unmodelled.data + i * 48) < 0)
 			goto oom;
-	if (add_cut_warnings(b, m) < 0)
+	if (add_cut_warnings(b, m) < 0 || bld_unseen_warning(b, m) < 0)
 		goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&

@@ -78,6 +78,7 @@ struct bthread {
 	bool named; /* by the program (thread_name); comm does not override */
 	bool exited;
 	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
+	bool unseen;   /* only the scheduler saw it (builder-unseen.c) */
 	struct sched_list *sched;
 	uint64_t n_events;
 	uint64_t n_samples; /* perf samples taken on it so far (their cost) */
@@ -218,6 +219,11 @@ struct fn {
 
 #define CUT_NAMED 4
 
+struct tid_comm {
+	uint64_t tid;
+	char name[16];
+};
+
 struct ecp_builder {
 	struct ecp_builder_options opts;
 	char *trace_path;
@@ -270,6 +276,12 @@ struct ecp_builder {
 	/* threads the process's exit cut (builder-finish.c): blocked in a
 	 * recorded wait, or still running (their CPU after their last event,
 	 * and the first tids, for the warning that names them) */
+	bool process_exited; /* the agent's process_exit was seen */
+	/* threads only the scheduler saw (builder-unseen.c): the comm of
+	 * every tid that is no agent thread, and those made model threads */
+	struct ecp_vec comms; /* struct tid_comm */
+	ecp_id unseen_pseudo_fn;
+	uint64_t unseen, unseen_ns, unseen_tids[CUT_NAMED];
 	uint64_t cut_blocked, cut_running, cut_running_ns;
 	uint64_t cut_tids[CUT_NAMED];
 	/* timed waits that timed out: all, and those a later wake-up on the
@@ -420,5 +432,11 @@ void bld_omp_free(struct bld_omp *o);
 
 /* builder-finish.c: the text of each counted warning */
 extern const char *const bld_warn_text[WARN_COUNT];
+
+/* builder-unseen.c: threads only the scheduler saw */
+int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);
+int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err);
+ecp_id bld_unseen_function(struct ecp_builder *b);
+int bld_unseen_warning(const struct ecp_builder *b, struct ecp_model *m);
 
 #endif

@@ -119,6 +119,8 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_hmap_init(&b->once_by_addr);
 	ecp_hmap_init(&b->futex_by_addr);
 	b->main_pseudo_fn = ECP_NO_ID;
+	b->unseen_pseudo_fn = ECP_NO_ID;
+	ecp_vec_init(&b->comms, sizeof(struct tid_comm));
 	*out = b;
 	return ECP_OK;
 }
@@ -183,6 +185,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->once_by_addr);
 	bld_omp_free(b->omp);
 	ecp_hmap_finish(&b->futex_by_addr);
+	ecp_vec_finish(&b->comms);
 	free(b->trace_path);
 	free(b);
 }
@@ -190,8 +193,10 @@ void ecp_builder_destroy(struct ecp_builder *b)
 int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 {
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, tid);
-	if (!ti || !name)
+	if (!name)
 		return 0;
+	if (!ti)
+		return bld_note_comm(b, tid, name);
 	struct bthread *th = thread_at(b, (ecp_id)*ti);
 	if (!th->named)
 		snprintf(th->name, sizeof(th->name), "%s", name);
@@ -415,7 +420,10 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	case ECP_EV_UNMODELLED:
 		rc = unmodelled(b, ev->name) < 0 ? bld_nomem(err) : ECP_OK;
 		break;
-	default: /* detach, process_exit: no synchronization */
+	case ECP_EV_PROCESS_EXIT:
+		b->process_exited = true;
+		break;
+	default: /* detach: no synchronization */
 		break;
 	}
 	th->n_events++;

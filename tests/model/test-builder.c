@@ -329,8 +329,9 @@ static void test_cond_broadcast_wakes_all(void **state)
 	assert_true(ecp_test_has_edge(m, sig, ecp_test_seg(m, 1, 2), ECP_EDGE_COND));
 	assert_true(ecp_test_has_edge(m, bc, ecp_test_seg(m, 2, 2), ECP_EDGE_COND));
 	assert_false(ecp_test_has_edge(m, bc, ecp_test_seg(m, 1, 2), ECP_EDGE_COND));
-	/* threads without thread_exit are closed with a counted warning */
-	assert_true(ecp_test_has_warning(m, "2 threads had no thread_exit"));
+	/* threads without thread_exit (main: without process_exit) are closed
+	 * with a counted warning */
+	assert_true(ecp_test_has_warning(m, "3 threads had no thread_exit"));
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -464,6 +465,40 @@ static void test_thread_blocked_at_exit_ends_at_wait(void **state)
 	assert_int_equal(last->rec_end, 20);
 	assert_true(ecp_test_has_warning(m, "1 threads were blocked in a wait when the "
 					    "process exited"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* Tid 7 never starts a thread the agent sees (clone() and raw futexes, as
+ * Go makes them): it is a thread of the model with the CPU time of its
+ * switch records, named in a warning; LTTng-UST's listener (comm
+ * "prog-ust") stays outside. */
+static void test_unseen_thread_in_model(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 20, 1, 1);
+	ecp_test_switch(&s, 7, 20, 0, 0);
+	ecp_test_switch(&s, 7, 220, 1, 1);
+	ecp_test_switch(&s, 8, 220, 0, 0);
+	ecp_test_switch(&s, 8, 225, 1, 0);
+	ecp_test_switch(&s, MAIN, 225, 0, 0);
+	ecp_test_switch(&s, MAIN, 300, 1, 0);
+	ecp_test_switch(&s, 7, 300, 0, 0);
+	ecp_test_switch(&s, 7, 350, 1, 0);
+	ecp_test_comm(&s, 8, "prog-ust");
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 290, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->n_threads, 2);
+	assert_int_equal(m->threads[1].tid, 7);
+	assert_int_equal(ecp_model_work(m), 20 + 65 + 200 + 50);
+	assert_int_equal(m->info.outside_threads, 1);
+	assert_true(ecp_test_has_warning(m, "1 threads ran that the agent never saw start "
+					    "(tid 7; 0.000 ms of CPU)"));
+	assert_string_equal(m->functions[m->threads[1].start_function].name,
+			    "(thread the agent did not see)");
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -1023,6 +1058,7 @@ int main(void)
 	    cmocka_unit_test(test_thread_running_at_exit_keeps_work),
 	    cmocka_unit_test(test_thread_blocked_at_exit_ends_at_wait),
 	    cmocka_unit_test(test_event_loop_poll_woken_by_write),
+	    cmocka_unit_test(test_unseen_thread_in_model),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),
 	    cmocka_unit_test(test_barrier_last_arrival),

@@ -33,7 +33,8 @@
  * thread: its first record is a switch-out (on CPU since before the
  * records: counted from the trace's first timestamp, 50) and its last a
  * switch-in (it died on the CPU: counted to the next switch-in of another
- * tid, 510 -- all ran on one CPU); tid 98 ran 10 ns. */
+ * tid, 510 -- all ran on one CPU); tid 98 ran 10 ns.  Both are LTTng-UST's
+ * listener threads by their names (the recorder's own, outside the model). */
 static struct ecp_model *build_sample(uint64_t event_cost_ps)
 {
 	struct ecp_test_seq s;
@@ -44,6 +45,8 @@ static struct ecp_model *build_sample(uint64_t event_cost_ps)
 	ecp_test_switch(&s, 99, 300, 0, 0);
 	ecp_test_switch(&s, 98, 510, 0, 0);
 	ecp_test_switch(&s, 98, 520, 1, 0);
+	ecp_test_comm(&s, 99, "prog-ust");
+	ecp_test_comm(&s, 98, "prog-ust");
 	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
 	ecp_test_ev(&s, MAIN, 150, ECP_EV_THREAD_CREATE, 9, R2, 1);
 	ecp_test_ev(&s, T2, 160, ECP_EV_THREAD_START, 9, R2, H2);

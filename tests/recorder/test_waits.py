@@ -20,6 +20,11 @@ the answer names what it did with the waits:
             another descriptor before it reads the eventfd: each wake-up is
             a dependency on a write, not a delay (as delays they add up to
             the recorded run and T2 came out as T1)
+  rawclone  threads made with clone() that synchronise with direct futex
+            system calls (Go's shape): no agent event; each is a thread of
+            the model with its CPU time from the switch records, and the
+            answer names them as threads whose dependencies are unknown
+            (their work was outside the model)
 
 usage: test_waits.py WAITS_BINARY MODE"""
 import json
@@ -78,6 +83,9 @@ def main():
     elif mode == 'blocked':
         check('2 threads were blocked in a wait when the process exited' in warnings,
               'no warning for the blocked threads: %s' % warnings)
+    elif mode == 'rawclone':
+        check('2 threads ran that the agent never saw start' in warnings and
+              'UNKNOWN' in warnings, 'no warning naming the unseen threads: %s' % warnings)
     elif mode == 'eventloop':
         check(int(out.get('wakeups', '0')) >= 2, 'wakeups: %s' % out.get('wakeups'))
     elif mode == 'running':

@@ -20,7 +20,11 @@
  *   eventloop: libuv's shape: two pool workers finish items and announce
  *       each on an eventfd; main's loop waits in epoll_wait, then looks at
  *       its other descriptor (an empty non-blocking pipe, as libuv's signal
- *       pipe) and takes its own lock before it reads the eventfd. */
+ *       pipe) and takes its own lock before it reads the eventfd.
+ *   rawclone: Go's shape: two threads made with clone() and their own
+ *       stacks compute, then wake main with futex system calls made
+ *       directly (no libc, so no agent, sees them); main waits on the futex
+ *       the same way. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -34,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -296,10 +303,54 @@ static int eventloop(void)
 	return 0;
 }
 
+/* ---- rawclone ---- */
+
+/* A system call made directly, as Go's runtime makes them: no libc
+ * wrapper (and so no agent) in between. */
+static long raw_syscall4(long nr, long a, long b, long c, long d)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static _Atomic int raw_done;
+
+static int raw_worker(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint64_t t = cpu_ns();
+	work(work_ns);
+	worker_ns[i] = cpu_ns() - t;
+	atomic_fetch_add(&raw_done, 1);
+	raw_syscall4(SYS_futex, (long)&raw_done, FUTEX_WAKE, 1, 0);
+	return 0;
+}
+
+static int rawclone(void)
+{
+	static char stacks[WORKERS][256 * 1024] __attribute__((aligned(16)));
+	uint64_t t = cpu_ns();
+	for (int i = 0; i < WORKERS; i++)
+		if (clone(raw_worker, stacks[i] + sizeof(stacks[i]),
+			  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+			      CLONE_SYSVSEM,
+			  (void *)(intptr_t)i) < 0)
+			return 1;
+	for (int d; (d = atomic_load(&raw_done)) < WORKERS;)
+		raw_syscall4(SYS_futex, (long)&raw_done, FUTEX_WAIT, d, 0);
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s progress|sigwait|blocked|running|eventloop\n", argv[0]);
+		fprintf(stderr, "usage: %s progress|sigwait|blocked|running|eventloop|rawclone\n", argv[0]);
 		return 2;
 	}
 	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;
@@ -314,6 +365,8 @@ int main(int argc, char **argv)
 		rc = running();
 	else if (!strcmp(argv[1], "eventloop"))
 		rc = eventloop();
+	else if (!strcmp(argv[1], "rawclone"))
+		rc = rawclone();
 	else
 		return 2;
 	if (strcmp(argv[1], "running"))

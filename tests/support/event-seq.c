@@ -1,5 +1,6 @@
 #include "tests/support/event-seq.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,15 @@ void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out,
 	ecp_test_ev(s, tid, ts, ECP_EV_SCHED_SWITCH, (uint64_t)out, (uint64_t)preempt, 0);
 }
 
+void ecp_test_comm(struct ecp_test_seq *s, uint32_t tid, const char *name)
+{
+	if (s->n_comms >= sizeof(s->comms) / sizeof(s->comms[0]))
+		return;
+	s->comms[s->n_comms].tid = tid;
+	snprintf(s->comms[s->n_comms].name, sizeof(s->comms[0].name), "%s", name);
+	s->n_comms++;
+}
+
 struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 				     const struct ecp_builder_options *opts,
 				     struct ecp_error *err)
@@ -59,6 +69,8 @@ struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 	for (size_t i = 0; i < s->n; i++)
 		if (ecp_builder_push(b, &s->ev[i], err) < 0)
 			goto out;
+	for (size_t i = 0; i < s->n_comms; i++)
+		ecp_builder_set_comm(b, s->comms[i].tid, s->comms[i].name);
 	ecp_builder_finish(b, NULL, &m, err);
 out:
 	ecp_builder_destroy(b);

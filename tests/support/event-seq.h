@@ -22,6 +22,11 @@
 struct ecp_test_seq {
 	struct ecp_event *ev;
 	size_t n, cap;
+	struct {
+		uint32_t tid;
+		char name[16];
+	} comms[8]; /* as the sched trace names tids (ecp_builder_set_comm) */
+	size_t n_comms;
 };
 
 void ecp_test_seq_init(struct ecp_test_seq *s);
@@ -36,6 +41,9 @@ struct ecp_event *ecp_test_ev(struct ecp_test_seq *s, uint32_t tid, uint64_t ts,
  * runnable), out=0 enters it. */
 void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out,
 		     int preempt);
+
+/* Names tid as a comm record of the sched trace would (at most 8). */
+void ecp_test_comm(struct ecp_test_seq *s, uint32_t tid, const char *name);
 
 /* Pushes the sequence into a new builder (opts NULL: perf-switch clock, no
  * event cost, calls kept) and finishes it.  NULL with err filled on error. */
