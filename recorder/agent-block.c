@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 
@@ -43,6 +45,28 @@ ECP_AGENT_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	if ((options & WNOHANG) || !(t = ecp_enter()))
 		return real(idtype, id, info, options);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(idtype, id, info, options));
+}
+
+/* system() and pclose() wait for their child inside libc (its own
+ * waitpid, which no wrapper sees): the whole call is the wait.  The child
+ * is followed by the recorder (perf's fork records), and the reader makes
+ * the wait depend on it (simulator/builder-processes.c). */
+ECP_AGENT_API int system(const char *command)
+{
+	__typeof__(&system) real = ECP_REAL(system);
+	struct ecp_thread *t;
+	if (!command || !(t = ecp_enter()))
+		return real(command);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(command));
+}
+
+ECP_AGENT_API int pclose(FILE *stream)
+{
+	__typeof__(&pclose) real = ECP_REAL(pclose);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(stream);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(stream));
 }
 
 ECP_AGENT_API int flock(int fd, int op)

@@ -45,13 +45,18 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, comm,
 		lttng_ust_field_integer(int64_t, pid, a_pid)
 		lttng_ust_field_string(name, a_name)))
 
+/* A thread or process made (exit 0) or ended (exit 1), from perf's fork
+ * and exit records: `ts` when it happened, `pid` its process. */
 LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, task,
-	LTTNG_UST_TP_ARGS(int64_t, a_tid, int64_t, a_ppid, int64_t, a_ptid, uint8_t, a_exit),
+	LTTNG_UST_TP_ARGS(int64_t, a_tid, int64_t, a_ppid, int64_t, a_ptid, uint8_t, a_exit,
+			  uint64_t, a_ts, int64_t, a_pid),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(int64_t, tid, a_tid)
 		lttng_ust_field_integer(int64_t, ppid, a_ppid)
 		lttng_ust_field_integer(int64_t, ptid, a_ptid)
-		lttng_ust_field_integer(uint8_t, exit, a_exit)))
+		lttng_ust_field_integer(uint8_t, exit, a_exit)
+		lttng_ust_field_integer(uint64_t, ts, a_ts)
+		lttng_ust_field_integer(int64_t, pid, a_pid)))
 
 /* A sample (perf cpu-clock, issue 18): the user registers in DWARF order
  * (none when the kernel gave none), the frame-pointer call chain (user pc

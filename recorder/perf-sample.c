@@ -136,8 +136,14 @@ static void handle_sample(struct ecp_perf_sample *s, const struct perf_event_hea
 	uint64_t pidtid = next_u64(&c), time = next_u64(&c);
 	uint32_t pid = (uint32_t)pidtid, tid = (uint32_t)(pidtid >> 32);
 	uint64_t nr = next_u64(&c);
-	if (!c.ok || pid != (uint32_t)s->pid)
+	if (!c.ok)
 		return;
+	if (pid != (uint32_t)s->pid) {
+		static const uint64_t none[1];
+		if (s->family && ecp_perf_switch_follows(s->family, pid))
+			s->emit->emit_sample(time, tid, none, 0, none, 0, none, 0);
+		return;
+	}
 	for (uint64_t i = 0; i < nr && c.ok; i++) {
 		uint64_t ip = next_u64(&c);
 		/* context markers (PERF_CONTEXT_USER...) are not addresses */

@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "recorder/perf-ring.h"
+#include "recorder/perf-switch.h"
 #include "recorder/sched-emit.h"
 
 /* The vDSO's mapping name, and its copy's name in the trace's objects/. */
@@ -49,6 +50,10 @@ struct ecp_sample_object {
 struct ecp_perf_sample {
 	struct ecp_perf_ring ring;
 	pid_t pid;
+	/* the program's descendant processes (perf-switch.c): their samples
+	 * are written without a stack, so that the reader takes their cost
+	 * out of their threads (another address space: nothing to attribute) */
+	const struct ecp_perf_switch *family;
 	const struct ecp_sched_emitter *emit;
 	uint64_t samples;
 	uint64_t lost;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -62,6 +63,35 @@ static bool trailing_id(const struct perf_event_header *h, struct sample_id *id)
 	return true;
 }
 
+bool ecp_perf_switch_follows(const struct ecp_perf_switch *ps, uint32_t pid)
+{
+	if (pid == (uint32_t)ps->pid)
+		return true;
+	for (size_t i = 0; i < ps->n_pids; i++)
+		if (ps->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* A process the program or one of its descendants made.  The set only
+ * grows (a pid reused after an exit is followed again: it is a descendant
+ * too); 65536 processes at most, then the others are left out -- the
+ * model's consistency check then names their CPU time as missing. */
+static void follow(struct ecp_perf_switch *ps, uint32_t pid)
+{
+	if (ecp_perf_switch_follows(ps, pid))
+		return;
+	if (ps->n_pids == ps->cap_pids) {
+		size_t cap = ps->cap_pids ? ps->cap_pids * 2 : 16;
+		uint32_t *p = cap <= 65536 ? realloc(ps->pids, cap * sizeof(*p)) : NULL;
+		if (!p)
+			return;
+		ps->pids = p;
+		ps->cap_pids = cap;
+	}
+	ps->pids[ps->n_pids++] = pid;
+}
+
 static void handle_record(void *ctx, const struct perf_event_header *h)
 {
 	struct ecp_perf_switch *ps = ctx;
@@ -72,7 +102,7 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 	memcpy(u32, h + 1, h->size >= sizeof(*h) + sizeof(u32) ? sizeof(u32) : 0);
 	switch (h->type) {
 	case PERF_RECORD_SWITCH:
-		if (!trailing_id(h, &id) || id.pid != (uint32_t)ps->pid)
+		if (!trailing_id(h, &id) || !ecp_perf_switch_follows(ps, id.pid))
 			return;
 		ps->switches++;
 		e->emit_switch(id.time, id.tid,
@@ -90,7 +120,7 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 	case PERF_RECORD_COMM: {
 		char name[17];
 		size_t max = h->size - sizeof(*h) - 8;
-		if (h->size < sizeof(*h) + 8 || u32[0] != (uint32_t)ps->pid)
+		if (h->size < sizeof(*h) + 8 || !ecp_perf_switch_follows(ps, u32[0]))
 			return;
 		if (max > 16)
 			max = 16;
@@ -102,11 +132,18 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		/* pid, ppid, tid, ptid */
-		if (h->size < sizeof(*h) + 16 || u32[0] != (uint32_t)ps->pid)
+		if (h->size < sizeof(*h) + 16)
 			return;
-		if (h->type == PERF_RECORD_FORK)
+		/* a new process: its pid is its first thread's tid */
+		if (h->type == PERF_RECORD_FORK && u32[0] == u32[2] && u32[0] != u32[1] &&
+		    ecp_perf_switch_follows(ps, u32[1]))
+			follow(ps, u32[0]);
+		if (!ecp_perf_switch_follows(ps, u32[0]))
+			return;
+		if (h->type == PERF_RECORD_FORK && u32[0] == (uint32_t)ps->pid)
 			ps->threads++;
-		e->emit_task(u32[2], u32[1], u32[3], h->type == PERF_RECORD_EXIT);
+		e->emit_task(u32[2], u32[1], u32[3], h->type == PERF_RECORD_EXIT,
+			     trailing_id(h, &id) ? id.time : 0, u32[0]);
 		break;
 	default:
 		break;
@@ -121,4 +158,11 @@ void ecp_perf_switch_drain(struct ecp_perf_switch *ps)
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
 {
 	ecp_perf_ring_finish(&ps->ring, handle_record, ps);
+}
+
+void ecp_perf_switch_free(struct ecp_perf_switch *ps)
+{
+	free(ps->pids);
+	ps->pids = NULL;
+	ps->n_pids = ps->cap_pids = 0;
 }

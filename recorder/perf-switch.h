@@ -4,6 +4,7 @@
 #ifndef ECP_RECORDER_PERF_SWITCH_H
 #define ECP_RECORDER_PERF_SWITCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,7 +21,12 @@ int ecp_perf_switch_open(int cpu);
 
 struct ecp_perf_switch {
 	struct ecp_perf_ring ring;
-	pid_t pid; /* only this process's records are kept */
+	pid_t pid; /* this process's records are kept, and its descendants' */
+	/* the descendant processes seen made (perf fork records), their
+	 * records kept too (issue 32): a shell wrapper's program, fork and
+	 * waitpid workers, system() and popen() children */
+	uint32_t *pids;
+	size_t n_pids, cap_pids;
 	const struct ecp_sched_emitter *emit;
 	uint64_t switches;
 	uint64_t lost;
@@ -33,5 +39,9 @@ int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
 /* Turns every record in the ring buffer into an ecp_sched event. */
 void ecp_perf_switch_drain(struct ecp_perf_switch *ps);
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps);
+/* Whether pid is the program or a descendant process seen made so far. */
+bool ecp_perf_switch_follows(const struct ecp_perf_switch *ps, uint32_t pid);
+/* Frees the descendants' list (after the samples' last drain). */
+void ecp_perf_switch_free(struct ecp_perf_switch *ps);
 
 #endif

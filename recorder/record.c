@@ -801,6 +801,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em, &map_err) ==
 			   ECP_OK;
 		l.sample_fd = -1; /* owned (and closed on failure) by the ring */
+		samples.family = perf ? &ps : NULL;
 		if (!sampling) {
 			snprintf(sampling_problem, sizeof(sampling_problem), "%s", map_err.msg);
 			sum->sampling_problem = sampling_problem;
@@ -823,6 +824,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		ecp_perf_switch_finish(&ps);
 	if (sampling)
 		ecp_perf_sample_finish(&samples);
+	ecp_perf_switch_free(&ps);
 	ecp_clock_anchor_emit(&em);
 
 	rc = ecp_lttng_session_stop(s_main, err);
@@ -897,6 +899,7 @@ out:
 	if (samples.ring.base || samples.ring.fd >= 0)
 		ecp_perf_sample_finish(&samples);
 	ecp_perf_sample_free(&samples);
+	ecp_perf_switch_free(&ps);
 	if (l.sample_fd >= 0 && !sampling)
 		close(l.sample_fd);
 	if (rc && l.pid > 0 && l.sock >= 0) {

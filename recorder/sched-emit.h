@@ -12,7 +12,8 @@
 ECP_SCHED_API void ecp_sched_emit_switch(uint64_t ts, int64_t tid, int out, int preempt);
 ECP_SCHED_API void ecp_sched_emit_lost(uint64_t count);
 ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *name);
-ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit);
+ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit,
+					uint64_t ts, int64_t pid);
 ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc);
 /* `stack`: n_stack 64-bit words, 8-byte aligned (a perf record's). */
 ECP_SCHED_API void ecp_sched_emit_sample(uint64_t ts, int64_t tid, const uint64_t *regs,

@@ -22,9 +22,10 @@ ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *nam
 	lttng_ust_tracepoint(ecp_sched, comm, tid, pid, name);
 }
 
-ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit)
+ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit,
+					uint64_t ts, int64_t pid)
 {
-	lttng_ust_tracepoint(ecp_sched, task, tid, ppid, ptid, (uint8_t)exit);
+	lttng_ust_tracepoint(ecp_sched, task, tid, ppid, ptid, (uint8_t)exit, ts, pid);
 }
 
 ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc)

@@ -216,6 +216,8 @@ int bld_seal(struct ecp_builder *b, struct ecp_error *err)
 	for (size_t i = 0; i < b->sched_lists.len; i++)
 		if (seal_list(b, ECP_VEC_AT(&b->sched_lists, struct sched_list *, i)) < 0)
 			return bld_nomem(err);
+	if (bld_processes_seal(b) < 0)
+		return bld_nomem(err);
 	b->sealed = true;
 	return ECP_OK;
 }

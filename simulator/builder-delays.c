@@ -4,6 +4,8 @@
 
 /* delay_begin kinds (recorder/EVENTS.md) that wait for any of several
  * descriptors: poll, select, epoll_wait, ppoll, pselect, epoll_pwait */
+#define DELAY_WAIT_CHILD 25 /* wait, waitpid, waitid, system, pclose */
+
 static bool is_poll(uint64_t kind)
 {
 	return kind == 4 || kind == 5 || kind == 6 || kind == 14 || kind == 15 || kind == 16;
@@ -32,11 +34,23 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	 * not the program's delay; the requested duration bounds it. */
 	if (th->delay_timeout && d > th->delay_timeout)
 		d = th->delay_timeout;
+	/* a wait for child processes that exited meanwhile (or before) is a
+	 * join of them, not a delay (builder-processes.c) */
+	int kids = th->delay_kind == DELAY_WAIT_CHILD && b->procs.len
+			   ? bld_child_wait(b, th, ev->ts, false)
+			   : 0;
 	/* a call that did not block is plain CPU time: no boundary */
-	if (!d)
+	if (!d && !kids)
 		return ECP_OK;
 	if (bld_close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
 		return bld_nomem(err);
+	if (kids) {
+		if (bld_child_wait(b, th, ev->ts, true) < 0)
+			return bld_nomem(err);
+		bld_open_segment(th, ev->ts, ECP_NO_ID, 0, 0);
+		th->poll_pending = false;
+		return ECP_OK;
+	}
 	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
 	th->delay_open = d;
 	th->delay_open_event = th->n_events;

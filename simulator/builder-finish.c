@@ -111,7 +111,8 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		 * signal */
 		bool worker = (th->parent != ECP_NO_ID || i > 0 || !b->process_exited) &&
 			      !th->omp_pool;
-		if (worker && bld_thread_ran_on(b, th) < 0)
+		if ((worker && bld_thread_ran_on(b, th) < 0) ||
+		    bld_split_forks(b, th, th->last_ts) < 0)
 			return bld_nomem(err);
 		struct ecp_event ev = {.ts = th->last_ts,
 				       .tid = (uint32_t)th->tid,
@@ -445,10 +446,18 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		if (rc < 0)
 			return rc;
 	}
-	int rc = bld_add_unseen_threads(b, err);
+	/* the agent's threads first: the segments their forks end are what
+	 * a child's threads depend on */
+	int rc = finish_threads(b, err);
+	if (rc < 0)
+		return rc;
+	rc = bld_add_unseen_threads(b, err);
 	if (rc < 0)
 		return rc;
 	rc = finish_threads(b, err);
+	if (rc < 0)
+		return rc;
+	rc = bld_join_children(b) < 0 ? bld_nomem(err) : ECP_OK;
 	if (rc < 0)
 		return rc;
 	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)
@@ -614,7 +623,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			"are not seen",
 			(char *)b->unmodelled.data + i * 48) < 0)
 			goto oom;
-	if (add_cut_warnings(b, m) < 0 || bld_unseen_warning(b, m) < 0)
+	if (add_cut_warnings(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
+	    bld_child_warning(b, m, b->child_cpu_ns) < 0)
 		goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&

@@ -79,6 +79,10 @@ struct bthread {
 	bool exited;
 	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
 	bool unseen;   /* only the scheduler saw it (builder-unseen.c) */
+	uint32_t proc; /* 1 + its child process (builder-processes.c), 0 none */
+	size_t next_fork; /* its next fork to split at (bld_split_forks) */
+	bool forks_looked;
+	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
 	struct sched_list *sched;
 	uint64_t n_events;
 	uint64_t n_samples; /* perf samples taken on it so far (their cost) */
@@ -219,6 +223,26 @@ struct fn {
 
 #define CUT_NAMED 4
 
+/* A process the program or a descendant made (builder-processes.c). */
+struct bproc {
+	uint32_t pid, ppid;
+	uint64_t creator;          /* the thread that made it */
+	uint64_t fork_ts, exit_ts; /* exit_ts: its last thread's exit, 0 unseen */
+	ecp_id fork_seg;           /* the creator's segment ending at the fork */
+	uint32_t n_threads;        /* of the model */
+	bool joined;               /* a wait of the program depends on it */
+};
+
+struct fork_point {
+	uint64_t creator, ts;
+	uint32_t proc;
+};
+
+struct child_join {
+	uint32_t pid;
+	ecp_id seg; /* the segment the wait opened */
+};
+
 struct tid_comm {
 	uint64_t tid;
 	char name[16];
@@ -282,6 +306,13 @@ struct ecp_builder {
 	struct ecp_vec comms; /* struct tid_comm */
 	ecp_id unseen_pseudo_fn;
 	uint64_t unseen, unseen_ns, unseen_tids[CUT_NAMED];
+	/* child processes (builder-processes.c) */
+	struct ecp_vec procs; /* struct bproc */
+	struct ecp_hmap proc_by_pid, pid_of_tid;
+	struct fork_point *forks; /* by creator, then time */
+	size_t n_forks;
+	struct ecp_vec child_joins; /* struct child_join */
+	uint64_t child_procs, child_threads, child_cpu_ns;
 	uint64_t cut_blocked, cut_running, cut_running_ns;
 	uint64_t cut_tids[CUT_NAMED];
 	/* timed waits that timed out: all, and those a later wake-up on the
@@ -432,6 +463,18 @@ void bld_omp_free(struct bld_omp *o);
 
 /* builder-finish.c: the text of each counted warning */
 extern const char *const bld_warn_text[WARN_COUNT];
+
+/* builder-processes.c: child processes */
+int bld_processes_seal(struct ecp_builder *b);
+/* Ends th's segment at each fork it made up to `upto`. */
+int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
+/* The program's unjoined children that exited by end_ts: counted, and with
+ * `mark` joined by th's next segment.  Returns their number, -1 no memory. */
+int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
+int bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
+int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);
+int bld_join_children(struct ecp_builder *b);
+int bld_child_warning(const struct ecp_builder *b, struct ecp_model *m, uint64_t cpu_ns);
 
 /* builder-unseen.c: threads only the scheduler saw */
 int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);

@@ -20,6 +20,7 @@ static struct bthread *thread_new(struct ecp_builder *b, const struct ecp_event 
 	th->cond_from = th->barrier_from = th->futex_from = ECP_NO_ID;
 	ecp_vec_init(&th->pend, sizeof(struct pend_edge));
 	ecp_vec_init(&th->timeout_segs, sizeof(struct timeout_seg));
+	ecp_vec_init(&th->child_waits, sizeof(uint32_t));
 	ecp_vec_init(&th->segs, sizeof(uint32_t));
 	ecp_vec_init(&th->frames, sizeof(struct frame));
 	ecp_vec_init(&th->acts, sizeof(struct act_slot));
@@ -43,6 +44,7 @@ void bld_thread_free(struct bthread *th)
 		return;
 	ecp_vec_finish(&th->pend);
 	ecp_vec_finish(&th->timeout_segs);
+	ecp_vec_finish(&th->child_waits);
 	ecp_vec_finish(&th->segs);
 	ecp_vec_finish(&th->frames);
 	ecp_vec_finish(&th->acts);

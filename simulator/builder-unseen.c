@@ -74,11 +74,22 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		th->start_fn = fn;
 		if (comm && !th->named)
 			snprintf(th->name, sizeof(th->name), "%s", comm);
+		th->unseen = true;
+		if (bld_place_child_thread(b, th) < 0)
+			return bld_nomem(err);
+		/* its CPU time in the records (an interval still open at
+		 * their end counts to its switch-in, as ran-on ends it) */
+		size_t last = l->n - 1;
+		uint64_t cpu = l->cum[last] +
+			       (l->out[last] != UINT64_MAX ? l->out[last] - l->in[last] : 0);
+		if (th->proc) { /* a child process's: named as such */
+			b->child_cpu_ns += cpu;
+			continue;
+		}
 		if (b->unseen < CUT_NAMED)
 			b->unseen_tids[b->unseen] = tid;
 		b->unseen++;
-		b->unseen_ns += bld_sched_cpu_at(l, UINT64_MAX - 1);
-		th->unseen = true;
+		b->unseen_ns += cpu;
 	}
 	return ECP_OK;
 }

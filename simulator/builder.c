@@ -121,6 +121,10 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	b->main_pseudo_fn = ECP_NO_ID;
 	b->unseen_pseudo_fn = ECP_NO_ID;
 	ecp_vec_init(&b->comms, sizeof(struct tid_comm));
+	ecp_vec_init(&b->procs, sizeof(struct bproc));
+	ecp_vec_init(&b->child_joins, sizeof(struct child_join));
+	ecp_hmap_init(&b->proc_by_pid);
+	ecp_hmap_init(&b->pid_of_tid);
 	*out = b;
 	return ECP_OK;
 }
@@ -186,6 +190,11 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	bld_omp_free(b->omp);
 	ecp_hmap_finish(&b->futex_by_addr);
 	ecp_vec_finish(&b->comms);
+	ecp_vec_finish(&b->procs);
+	ecp_vec_finish(&b->child_joins);
+	ecp_hmap_finish(&b->proc_by_pid);
+	ecp_hmap_finish(&b->pid_of_tid);
+	free(b->forks);
 	free(b->trace_path);
 	free(b);
 }
@@ -341,6 +350,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	/* its time is read inside its tracepoint, after the entries its hook
 	 * flushed were written */
 	th->entry_run = 0;
+	if (b->n_forks && bld_split_forks(b, th, ev->ts) < 0)
+		return bld_nomem(err);
 	uint64_t v = bld_cpu_clock(b, th, ev);
 	switch (ev->type) {
 	case ECP_EV_THREAD_CREATE:

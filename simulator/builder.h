@@ -76,6 +76,10 @@ int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
  * every thread's life). */
 void ecp_builder_sample_counts(const struct ecp_builder *b, uint64_t *pushed,
 			       uint64_t *applied);
+/* A fork or exit record of the sched trace (pushed with the sched events):
+ * what places the program's child processes (builder-processes.c).
+ * Returns 0, -1 when out of memory. */
+int ecp_builder_push_task(struct ecp_builder *b, const struct ecp_task *t);
 /* Thread name from the scheduler's view (perf COMM), used when the program
  * did not name the thread itself. */
 int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name);

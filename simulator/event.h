@@ -8,6 +8,7 @@
 #ifndef ECP_SIMULATOR_EVENT_H
 #define ECP_SIMULATOR_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum ecp_event_type {
@@ -70,6 +71,16 @@ struct ecp_event {
 	uint16_t type;   /* enum ecp_event_type */
 	uint16_t flags;
 	const char *name; /* THREAD_NAME, UNMODELLED only; borrowed, valid during the push */
+};
+
+/* A thread or process made or ended (ecp_sched:task, perf's fork and exit
+ * records): `pid` its process; for a new process pid == tid and ppid is
+ * the parent process, ptid the thread that made it.  ts 0: not recorded
+ * (traces before issue 32, which followed no child process). */
+struct ecp_task {
+	uint64_t ts;
+	uint32_t tid, pid, ppid, ptid;
+	bool exit;
 };
 
 /* One perf sample (ecp_sched:sample, issue 18), as the reader decoded it;

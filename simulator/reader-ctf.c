@@ -17,6 +17,7 @@ enum class_kind {
 	K_SCHED_SWITCH,
 	K_SCHED_LOST,
 	K_SCHED_COMM,
+	K_SCHED_TASK,
 	K_SCHED_CLOCK,
 	K_SCHED_SAMPLE,
 	K_SCHED_MMAP,
@@ -252,6 +253,14 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 		ci->kind = K_SCHED_COMM;
 		ci->tid = member_index(payload, "tid");
 		ci->name = member_index(payload, "name");
+	} else if (!strcmp(name, "ecp_sched:task")) {
+		ci->kind = K_SCHED_TASK;
+		ci->tid = member_index(payload, "tid");
+		ci->ts = member_index(payload, "ts");
+		ci->f[0] = member_index(payload, "pid");
+		ci->f[1] = member_index(payload, "ppid");
+		ci->f[2] = member_index(payload, "ptid");
+		ci->name = member_index(payload, "exit");
 	} else if (!strcmp(name, "ecp_sched:clock")) {
 		ci->kind = K_SCHED_CLOCK;
 		ci->mono = member_index(payload, "mono");
@@ -405,6 +414,20 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 		if (r->cb->comm && name)
 			return r->cb->comm(r->user, member_u64(payload, ci->tid), name);
 		return ECP_OK;
+	}
+	case K_SCHED_TASK: {
+		/* traces before issue 32 have neither ts nor pid: no use */
+		if (!r->cb->task || ci->ts == NO_FIELD || ci->f[0] == NO_FIELD ||
+		    ci->tid == NO_FIELD || ci->f[1] == NO_FIELD || ci->f[2] == NO_FIELD ||
+		    ci->name == NO_FIELD)
+			return ECP_OK;
+		struct ecp_task t = {.ts = member_u64(payload, ci->ts),
+				     .tid = (uint32_t)member_u64(payload, ci->tid),
+				     .pid = (uint32_t)member_u64(payload, ci->f[0]),
+				     .ppid = (uint32_t)member_u64(payload, ci->f[1]),
+				     .ptid = (uint32_t)member_u64(payload, ci->f[2]),
+				     .exit = member_u64(payload, ci->name) != 0};
+		return r->cb->task(r->user, &t);
 	}
 	case K_BIN_INFO:
 	case K_DLOPEN: {

@@ -24,6 +24,7 @@ struct ecp_ctf_callbacks {
 	/* may be NULL */
 	int (*object)(void *user, uint64_t baddr, uint64_t memsz, const char *path);
 	int (*comm)(void *user, uint64_t tid, const char *name);
+	int (*task)(void *user, const struct ecp_task *t);
 	/* perf samples and the file mappings that place their addresses
 	 * (ecp_sched:sample, ecp_sched:mmap); sample_lost counts dropped ones */
 	int (*mapping)(void *user, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,

@@ -280,6 +280,12 @@ static int on_comm(void *user, uint64_t tid, const char *name)
 	return ECP_OK;
 }
 
+static int on_task(void *user, const struct ecp_task *t)
+{
+	struct load_ctx *c = user;
+	return ecp_builder_push_task(c->b, t) < 0 ? ECP_ERR_NOMEM : ECP_OK;
+}
+
 static void on_progress(void *user, uint64_t events)
 {
 	struct load_ctx *c = user;
@@ -393,6 +399,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	struct ecp_ctf_callbacks cb = {.event = on_event,
 				       .object = on_object,
 				       .comm = on_comm,
+				       .task = on_task,
 				       .mapping = on_mapping,
 				       .sample = on_sample,
 				       .sample_lost = on_sample_lost,

@@ -503,6 +503,43 @@ static void test_unseen_thread_in_model(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* main forks process 50 at 100 and waits for it (waitpid, delay kind 25)
+ * from 115 to 335; the child runs 120..320 and exits.  Main's segment ends
+ * at the fork, the child's thread depends on it, and the wait is a join of
+ * the child, not a delay. */
+static void test_child_process_forked_and_waited(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
+	ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 120, 1, 0);
+	ecp_test_switch(&s, 50, 120, 0, 0);
+	ecp_test_switch(&s, 50, 320, 1, 0);
+	ecp_test_switch(&s, MAIN, 330, 0, 0);
+	ecp_test_switch(&s, MAIN, 400, 1, 0);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
+	ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, 25, 50, 0);
+	ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	assert_int_equal(m->n_threads, 2);
+	assert_int_equal(m->threads[1].tid, 50);
+	ecp_id fork_seg = ecp_test_seg(m, 0, 0), child = ecp_test_seg(m, 1, 0);
+	ecp_id after = ecp_test_seg(m, 0, m->threads[0].n_segments - 1);
+	assert_int_equal(m->segments[fork_seg].rec_end, 100);
+	assert_int_equal(m->segments[child].length, 200);
+	assert_true(ecp_test_has_edge(m, fork_seg, child, ECP_EDGE_CREATE));
+	assert_true(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
+	assert_int_equal(m->segments[after].delay, 0);
+	assert_int_equal(m->segments[after].rec_start, 335);
+	assert_true(ecp_test_has_warning(m, "1 child processes were followed (pid 50; 1 "
+					    "threads, 0.000 ms of CPU)"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 /* An event loop: T2 waits in epoll_wait, which main's eventfd write ends;
  * T2 runs a callback (a function) and takes its own lock before it reads
  * the eventfd.  The read
@@ -1059,6 +1096,7 @@ int main(void)
 	    cmocka_unit_test(test_thread_blocked_at_exit_ends_at_wait),
 	    cmocka_unit_test(test_event_loop_poll_woken_by_write),
 	    cmocka_unit_test(test_unseen_thread_in_model),
+	    cmocka_unit_test(test_child_process_forked_and_waited),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),
 	    cmocka_unit_test(test_barrier_last_arrival),

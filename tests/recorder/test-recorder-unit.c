@@ -84,7 +84,7 @@ static void test_meta_unwritable(void **state)
 /* ---- perf ring buffer ---- */
 
 struct seen {
-	int switches, outs, preempts, lost, comms, forks, exits;
+	int switches, outs, preempts, lost, comms, forks, exits, child_forks;
 	uint64_t last_ts;
 	char comm[32];
 };
@@ -110,15 +110,18 @@ static void on_comm(int64_t tid, int64_t pid, const char *name)
 	seen.comms++;
 	snprintf(seen.comm, sizeof(seen.comm), "%s", name);
 }
-static void on_task(int64_t tid, int64_t ppid, int64_t ptid, int exit)
+static void on_task(int64_t tid, int64_t ppid, int64_t ptid, int exit, uint64_t ts,
+		    int64_t pid)
 {
-	(void)tid;
 	(void)ppid;
 	(void)ptid;
+	assert_true(ts > 0);
 	if (exit)
 		seen.exits++;
 	else
 		seen.forks++;
+	if (pid != 100 && !exit && tid == pid)
+		seen.child_forks++;
 }
 
 #define PAGE 4096
@@ -222,6 +225,16 @@ static void test_perf_drain(void **state)
 	      {PERF_RECORD_EXIT, 0, sizeof(ex)}, 100, 100, 103, 101, 50, {100, 103, 50}};
 	put(&f, &fork, sizeof(fork));
 	put(&f, &ex, sizeof(ex));
+	/* thread 101 forks process 300 (followed: a child), whose switch is
+	 * kept; process 200 above was no descendant and is not */
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+		struct sid id;
+	} child = {{PERF_RECORD_FORK, 0, sizeof(child)}, 300, 100, 300, 101, 45, {300, 300, 45}};
+	put(&f, &child, sizeof(child));
+	put_switch(&f, 300, 300, 46, 0);
 	struct {
 		struct perf_event_header h;
 		uint64_t id, lost;
@@ -231,21 +244,25 @@ static void test_perf_drain(void **state)
 	meta->data_head = f.head;
 
 	ecp_perf_switch_drain(&ps);
-	assert_int_equal(seen.switches, 3);
+	assert_int_equal(seen.switches, 4);
+	assert_int_equal(seen.child_forks, 1);
 	assert_int_equal(seen.outs, 1);
 	assert_int_equal(seen.preempts, 1);
 	assert_int_equal(seen.comms, 1);
 	assert_string_equal(seen.comm, "worker-1");
-	assert_int_equal(seen.forks, 1);
+	assert_int_equal(seen.forks, 2);
 	assert_int_equal(seen.exits, 1);
 	assert_int_equal(seen.lost, 7);
-	assert_int_equal(ps.switches, 3);
+	assert_int_equal(ps.switches, 4);
 	assert_int_equal(ps.lost, 7);
 	assert_int_equal(meta->data_tail, f.head);
 	/* a second drain with nothing new writes nothing */
 	ecp_perf_switch_drain(&ps);
-	assert_int_equal(seen.switches, 3);
+	assert_int_equal(seen.switches, 4);
 	ps.ring.base = NULL;
+	assert_true(ecp_perf_switch_follows(&ps, 300));
+	assert_false(ecp_perf_switch_follows(&ps, 200));
+	ecp_perf_switch_free(&ps);
 	free(f.map);
 }
 

@@ -24,7 +24,14 @@
  *   rawclone: Go's shape: two threads made with clone() and their own
  *       stacks compute, then wake main with futex system calls made
  *       directly (no libc, so no agent, sees them); main waits on the futex
- *       the same way. */
+ *       the same way.
+ *   plain: two workers, joined: the threaded program the next modes run
+ *       as a child process.
+ *   fork: main forks two worker processes and waits for them with
+ *       waitpid; each child prints its own CPU time.
+ *   system: main runs "THIS_PROGRAM plain" with system().
+ * (A shell wrapper is tested by recording sh -c "THIS_PROGRAM plain; true":
+ * the shell forks the program and waits for it.) */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -42,6 +49,7 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,10 +355,61 @@ static int rawclone(void)
 	return 0;
 }
 
+/* ---- plain, fork, system ---- */
+
+static int plain(void)
+{
+	pthread_t th[WORKERS];
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, plain_worker, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+static int forked(void)
+{
+	pid_t kids[WORKERS];
+	uint64_t t = cpu_ns();
+	fflush(stdout);
+	for (int i = 0; i < WORKERS; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			return 1;
+		if (kids[i] == 0) {
+			uint64_t c = cpu_ns();
+			work(work_ns);
+			printf("seg w%d %llu\n", i, (unsigned long long)(cpu_ns() - c));
+			fflush(stdout);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < WORKERS; i++) {
+		int status;
+		if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status))
+			return 1;
+	}
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	return 0;
+}
+
+static int systemed(const char *self)
+{
+	char cmd[4096];
+	uint64_t t = cpu_ns();
+	if (snprintf(cmd, sizeof(cmd), "'%s' plain", self) >= (int)sizeof(cmd))
+		return 1;
+	fflush(stdout);
+	int rc = system(cmd);
+	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
+	return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s progress|sigwait|blocked|running|eventloop|rawclone\n", argv[0]);
+		fprintf(stderr, "usage: %s progress|sigwait|blocked|running|eventloop|rawclone|plain|fork|system\n", argv[0]);
 		return 2;
 	}
 	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;
@@ -367,6 +426,12 @@ int main(int argc, char **argv)
 		rc = eventloop();
 	else if (!strcmp(argv[1], "rawclone"))
 		rc = rawclone();
+	else if (!strcmp(argv[1], "plain"))
+		rc = plain();
+	else if (!strcmp(argv[1], "fork"))
+		return forked();
+	else if (!strcmp(argv[1], "system"))
+		return systemed(argv[0]);
 	else
 		return 2;
 	if (strcmp(argv[1], "running"))

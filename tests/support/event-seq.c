@@ -55,6 +55,15 @@ void ecp_test_comm(struct ecp_test_seq *s, uint32_t tid, const char *name)
 	s->n_comms++;
 }
 
+void ecp_test_task(struct ecp_test_seq *s, uint64_t ts, uint32_t tid, uint32_t pid,
+		   uint32_t ppid, uint32_t ptid, int exit)
+{
+	if (s->n_tasks >= sizeof(s->tasks) / sizeof(s->tasks[0]))
+		return;
+	s->tasks[s->n_tasks++] = (struct ecp_task){
+	    .ts = ts, .tid = tid, .pid = pid, .ppid = ppid, .ptid = ptid, .exit = exit != 0};
+}
+
 struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 				     const struct ecp_builder_options *opts,
 				     struct ecp_error *err)
@@ -66,6 +75,9 @@ struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 	struct ecp_model *m = NULL;
 	if (ecp_builder_create(opts ? opts : &def, &b, err) < 0)
 		return NULL;
+	for (size_t i = 0; i < s->n_tasks; i++)
+		if (ecp_builder_push_task(b, &s->tasks[i]) < 0)
+			goto out;
 	for (size_t i = 0; i < s->n; i++)
 		if (ecp_builder_push(b, &s->ev[i], err) < 0)
 			goto out;

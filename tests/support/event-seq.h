@@ -27,6 +27,8 @@ struct ecp_test_seq {
 		char name[16];
 	} comms[8]; /* as the sched trace names tids (ecp_builder_set_comm) */
 	size_t n_comms;
+	struct ecp_task tasks[8]; /* fork and exit records (ecp_builder_push_task) */
+	size_t n_tasks;
 };
 
 void ecp_test_seq_init(struct ecp_test_seq *s);
@@ -44,6 +46,11 @@ void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out,
 
 /* Names tid as a comm record of the sched trace would (at most 8). */
 void ecp_test_comm(struct ecp_test_seq *s, uint32_t tid, const char *name);
+
+/* A fork (exit 0) or exit (1) record of the sched trace, pushed before the
+ * events (at most 8). */
+void ecp_test_task(struct ecp_test_seq *s, uint64_t ts, uint32_t tid, uint32_t pid,
+		   uint32_t ppid, uint32_t ptid, int exit);
 
 /* Pushes the sequence into a new builder (opts NULL: perf-switch clock, no
  * event cost, calls kept) and finishes it.  NULL with err filled on error. */
