@@ -4,6 +4,8 @@
  * the program is simulated again (lock hand-offs re-decided), and the run
  * times are compared with the baseline for every P. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "common/parse.h"
 #include "common/units.h"
 #include "ecp/whatif.h"
+#include "simulator/function-match.h"
 #include "simulator/replay.h"
 #include "viz/csv.h"
 #include "viz/json.h"
@@ -26,6 +29,7 @@ struct whatif_options {
 	unsigned *processors;
 	size_t n_processors;
 	char *names[MAX_CHANGES];
+	char found[MAX_CHANGES][160]; /* what each name found (describe_match) */
 	double pcts[MAX_CHANGES];
 	size_t n_changes;
 	enum ecp_sched_model sched;
@@ -100,27 +104,83 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 	return 0;
 }
 
-/* Every name must be a function of the trace: a typo must not silently
- * predict "no gain". */
-static int resolve_changes(const struct whatif_options *o, const struct ecp_model *m,
-			   struct ecp_whatif_change *changes)
+/* What a name found (simulator/function-match.h), said where the answer
+ * is printed: "parse" is "ns::Lexer::parse(char const*) const". */
+static void describe_match(const struct ecp_model *m, const struct ecp_function_match *fm,
+			   char *buf, size_t size)
 {
+	if (fm->kind == ECP_MATCH_GLOB)
+		snprintf(buf, size, "%zu function%s", fm->n, fm->n == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "%s", m->functions[fm->ids[0]].name);
+}
+
+/* Every name must find a function of the trace: a typo must not silently
+ * predict "no gain", and a name that fits several must not pick one.
+ * Returns the changes (one per function found) in *out, *n_out. */
+static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
+			   struct ecp_whatif_change **out, size_t *n_out)
+{
+	size_t n = 0, cap = 0;
+	struct ecp_whatif_change *changes = NULL;
 	for (size_t i = 0; i < o->n_changes; i++) {
-		ecp_id f = ecp_model_find_function(m, o->names[i]);
-		if (f == ECP_NO_ID) {
+		struct ecp_function_match fm;
+		if (ecp_match_functions(m, o->names[i], &fm) < 0) {
+			free(changes);
+			return ecp_fail("whatif", "out of memory");
+		}
+		if (fm.kind == ECP_MATCH_NONE) {
 			const char *near[5];
-			size_t n = ecp_cli_near_functions(m, o->names[i], near, 5);
+			size_t k = ecp_cli_near_functions(m, o->names[i], near, 5);
 			fprintf(stderr, "ecp whatif: error: no function '%s' in %s", o->names[i],
 				o->common.trace_dir);
-			for (size_t k = 0; k < n; k++)
-				fprintf(stderr, "%s'%s'", k ? ", " : "; near matches: ", near[k]);
+			for (size_t j = 0; j < k; j++)
+				fprintf(stderr, "%s'%s'", j ? ", " : "; near matches: ", near[j]);
 			fputc('\n', stderr);
+			ecp_function_match_free(&fm);
+			free(changes);
 			return ECP_EXIT_FAILED;
 		}
-		changes[i].function = f;
-		changes[i].faster_pct = o->pcts[i];
-		changes[i].scope = o->scope;
+		if (fm.kind == ECP_MATCH_AMBIGUOUS) {
+			fprintf(stderr, "ecp whatif: error: '%s' fits %zu functions of %s:",
+				o->names[i], fm.n, o->common.trace_dir);
+			for (size_t j = 0; j < fm.n && j < 8; j++)
+				fprintf(stderr, "\n  %s", m->functions[fm.ids[j]].name);
+			fprintf(stderr, "%s\ngive more of the name, or a glob ('*%s*') for all of "
+					"them\n",
+				fm.n > 8 ? "\n  ..." : "", o->names[i]);
+			ecp_function_match_free(&fm);
+			free(changes);
+			return ECP_EXIT_FAILED;
+		}
+		describe_match(m, &fm, o->found[i], sizeof(o->found[i]));
+		for (size_t j = 0; j < fm.n; j++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				struct ecp_whatif_change *p = realloc(changes, cap * sizeof(*p));
+				if (!p) {
+					ecp_function_match_free(&fm);
+					free(changes);
+					return ecp_fail("whatif", "out of memory");
+				}
+				changes = p;
+			}
+			/* a function two names found is made faster once, by the
+			 * first */
+			bool dup = false;
+			for (size_t k = 0; k < n && !dup; k++)
+				dup = changes[k].function == fm.ids[j];
+			if (dup)
+				continue;
+			changes[n].function = fm.ids[j];
+			changes[n].faster_pct = o->pcts[i];
+			changes[n].scope = o->scope;
+			n++;
+		}
+		ecp_function_match_free(&fm);
 	}
+	*out = changes;
+	*n_out = n;
 	return 0;
 }
 
@@ -182,6 +242,7 @@ static void write_json(const struct whatif_options *o, const struct ecp_replay *
 	for (size_t i = 0; i < o->n_changes; i++) {
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "name", o->names[i]);
+		ecp_json_kv_string(&w, "found", o->found[i]);
 		ecp_json_kv_double(&w, "faster_pct", o->pcts[i]);
 		ecp_json_kv_string(&w, "scope", ecp_whatif_scope_name(o->scope));
 		ecp_json_end_object(&w);
@@ -221,7 +282,10 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 {
 	printf("trace %s: what if", o->common.trace_dir);
 	for (size_t i = 0; i < o->n_changes; i++)
-		printf("%s %s were %g%% faster", i ? "," : "", o->names[i], o->pcts[i]);
+		printf("%s %s%s%s%s were %g%% faster", i ? "," : "", o->names[i],
+		       strcmp(o->names[i], o->found[i]) ? " (" : "",
+		       strcmp(o->names[i], o->found[i]) ? o->found[i] : "",
+		       strcmp(o->names[i], o->found[i]) ? ")" : "", o->pcts[i]);
 	printf("\n%s\n",
 	       o->scope == ECP_WHATIF_EXCLUSIVE
 		   ? "scope: exclusive (--self): only the time the functions execute "
@@ -273,7 +337,8 @@ int cmd_whatif(int argc, char **argv)
 		options_finish(&o);
 		return rc;
 	}
-	struct ecp_whatif_change changes[MAX_CHANGES];
+	struct ecp_whatif_change *changes = NULL;
+	size_t n_changes = 0;
 	struct ecp_replay *base = calloc(o.n_processors, sizeof(*base));
 	struct ecp_replay *what = calloc(o.n_processors, sizeof(*what));
 	uint64_t *lengths = NULL;
@@ -284,9 +349,9 @@ int cmd_whatif(int argc, char **argv)
 		rc = ecp_fail("whatif", "out of memory");
 		goto out;
 	}
-	if ((rc = resolve_changes(&o, s.model, changes)))
+	if ((rc = resolve_changes(&o, s.model, &changes, &n_changes)))
 		goto out;
-	if (ecp_whatif_lengths(s.model, changes, o.n_changes, &lengths, &err) < 0) {
+	if (ecp_whatif_lengths(s.model, changes, n_changes, &lengths, &err) < 0) {
 		rc = ecp_fail("whatif", "%s", err.msg);
 		goto out;
 	}
@@ -311,6 +376,7 @@ out:
 	free(base);
 	free(what);
 	free(lengths);
+	free(changes);
 	if (faster_ready)
 		ecp_dag_finish(&faster_dag);
 	ecp_cli_session_close(&s);

@@ -144,6 +144,20 @@ def main():
               "calls of 1 function (RecursiveQuickSort) were folded" in r.stdout,
               "the folded-calls notice names the function", r.stdout[-600:])
 
+        # --faster finds a function by a part of its name, says what it
+        # found, refuses a name that fits several and lists them (issue 34).
+        nl = os.path.join(SRC, "traces", "samples", "nlargest")
+        r = run("whatif", nl, "--faster", "sea=20%", "-P", "1-2")
+        check(r.returncode == 0 and "what if sea (search_part) were 20% faster" in r.stdout,
+              "--faster sea finds search_part and says so", r.stdout[:300] + r.stderr)
+        r = run("whatif", nl, "--faster", "e=20%", "-P", "1-2")
+        check(r.returncode == 1 and "'e' fits 2 functions" in r.stderr and
+              "search_part" in r.stderr and "merge" in r.stderr,
+              "--faster e is ambiguous and lists search_part and merge", r.stderr)
+        r = run("whatif", nl, "--faster", "*e*=20%", "-P", "1-2", "--format", "json")
+        check(r.returncode == 0 and '"found": "2 functions"' in r.stdout,
+              "--faster '*e*' makes both faster", r.stdout[-400:] + r.stderr)
+
         # Progress lines are for terminals: nothing of them in a pipe.
         d = sample_copy(work, "quiet")
         for args in (["info", d], ["scan", d, "-P", "1-64"], ["report", d, "-P", "3"],
