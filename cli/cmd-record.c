@@ -47,14 +47,18 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 {
 	char wall[32];
 	ecp_format_ns(wall, sizeof(wall), (double)s->wall_ns);
+	/* the counts are the model's: none when it could not be built (the
+	 * warning said why), never a made-up 0 */
+	char counts[160] = "";
+	if (s->events)
+		snprintf(counts, sizeof(counts), "%llu threads, %llu events, %llu discarded, ",
+			 (unsigned long long)s->threads, (unsigned long long)s->events,
+			 (unsigned long long)s->discarded);
 	fprintf(stderr,
-		"ecp record: %llu threads, %llu events (%llu scheduling), %.1f MB, "
-		"%llu discarded events, wall %s\n"
+		"ecp record: %s%.1f MB, wall %s\n"
 		"ecp record: CPU %d, clock %s (%llu context switches), %.1f ns per "
 		"event (%s); trace in %s\n",
-		(unsigned long long)s->threads, (unsigned long long)s->events,
-		(unsigned long long)s->sched_events, (double)s->bytes / 1e6,
-		(unsigned long long)s->discarded, wall, s->cpu, s->clock,
+		counts, (double)s->bytes / 1e6, wall, s->cpu, s->clock,
 		(unsigned long long)s->switches, (double)s->event_cost_ps / 1000.0,
 		s->event_cost_source && !strcmp(s->event_cost_source, "run")
 		    ? "timed in the run"
@@ -258,8 +262,17 @@ int cmd_record(int argc, char **argv)
 			code = ecp_fail("record", "%s", err.msg);
 		goto out;
 	}
+	/* the model, built once: the summary's counts, the check below, and
+	 * the cache the first analysis reads */
+	const char *dir = o.output ? o.output : "ecp.data";
+	struct ecp_model *model = ecp_cli_record_model(dir);
+	if (model) {
+		sum.threads = model->n_threads;
+		sum.events = model->info.events;
+		sum.discarded = model->info.discarded_events;
+	}
 	if (!o.quiet)
-		print_summary(&sum, o.output ? o.output : "ecp.data");
+		print_summary(&sum, dir);
 	/* warnings, with -q too: never a silent gap */
 	/* ecp record sets passive waiting unless the caller chose a policy
 	 * (recorder/README.md); an active one is kept, and costs this. */
@@ -285,7 +298,10 @@ int cmd_record(int argc, char **argv)
 			"(ecp-record(1), UNMODELLED CALLS)\n",
 			sum.unmodelled[i]);
 	/* the model against the program's CPU time (issue 31), with -q too */
-	ecp_cli_record_consistency(o.output ? o.output : "ecp.data");
+	if (model) {
+		ecp_cli_record_consistency(dir, model);
+		ecp_model_destroy(model);
+	}
 out:
 	free(o.include);
 	free(o.exclude);

@@ -48,7 +48,7 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	}
 }
 
-void ecp_cli_record_consistency(const char *trace_dir)
+struct ecp_model *ecp_cli_record_model(const char *trace_dir)
 {
 	struct ecp_load_options lo = ECP_LOAD_OPTIONS_DEFAULT;
 	lo.allow_loss = true; /* the loss is named already; check what is there */
@@ -60,12 +60,16 @@ void ecp_cli_record_consistency(const char *trace_dir)
 			"ecp record: warning: the model could not be built to check it "
 			"against the program's CPU time: %s\n",
 			err.msg);
-		return;
+		return NULL;
 	}
+	return m;
+}
+
+void ecp_cli_record_consistency(const char *trace_dir, const struct ecp_model *m)
+{
 	struct ecp_consistency c;
 	ecp_cli_consistency("record", trace_dir, m, false, false, &c);
 	ecp_consistency_free(&c);
-	ecp_model_destroy(m);
 }
 
 void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c)

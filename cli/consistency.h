@@ -21,10 +21,12 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 			bool quiet, bool refuse, struct ecp_consistency *c);
 
 /* After `ecp record`: loads the new trace (which also writes its model
- * cache for the analyses to come) and says what the check found, as
- * "ecp record: ..."; never fails, since record exits with the program's
- * status -- a trace that cannot be loaded is named with the reason. */
-void ecp_cli_record_consistency(const char *trace_dir);
+ * cache for the analyses to come, and gives the summary its counts), or
+ * NULL with a warning naming the reason -- never a failure, since record
+ * exits with the program's status. */
+struct ecp_model *ecp_cli_record_model(const char *trace_dir);
+/* Says what the check found in it, as "ecp record: ...". */
+void ecp_cli_record_consistency(const char *trace_dir, const struct ecp_model *m);
 
 /* "consistency": {...} as a member of the object being written. */
 void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c);

@@ -45,7 +45,7 @@
 #include "recorder/objects.h"
 #include "recorder/program-elf.h"
 #include "recorder/session.h"
-#include "recorder/trace-count.h"
+#include "recorder/trace-size.h"
 
 #include "ecp-config.h"
 
@@ -935,16 +935,7 @@ out:
 			(int)pending_signal, strsignal(pending_signal));
 	env_free(&env_perf);
 	env_free(&env_cpu);
-	if (!rc && !o->quiet) {
-		struct ecp_error cerr = {0};
-		struct ecp_trace_count c;
-		if (ecp_trace_count(out, &c, &cerr) == ECP_OK) {
-			sum->events = c.events;
-			sum->sched_events = c.sched_events;
-			sum->threads = c.threads;
-			sum->discarded = c.discarded;
-			sum->bytes = c.bytes;
-		}
-	}
+	if (!rc && !o->quiet)
+		sum->bytes = ecp_trace_bytes(out);
 	return rc;
 }

@@ -41,9 +41,10 @@ struct ecp_record_options {
 };
 
 struct ecp_record_summary {
+	/* threads, events (both traces) and discarded events: the caller's,
+	 * from the model it builds of the trace (cli/cmd-record.c) */
 	uint64_t threads;
-	uint64_t events;       /* both traces */
-	uint64_t sched_events; /* of them, scheduling events (written by the driver) */
+	uint64_t events;
 	uint64_t bytes;
 	uint64_t discarded;
 	uint64_t wall_ns;
