@@ -128,10 +128,14 @@ static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
 			return bld_nomem(err);
 		th->exited = true;
 	}
+	return ECP_OK;
+}
+
+static void count_unmatched_creates(struct ecp_builder *b)
+{
 	for (size_t i = 0; i < b->create_parent.cap; i++)
 		if (b->create_parent.used[i] && b->create_parent.vals[i] != UINT64_MAX)
 			b->warn[WARN_UNMATCHED_CREATE]++;
-	return ECP_OK;
 }
 
 /* Switch records time a thread's stay on the CPU in wall time, which
@@ -458,6 +462,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	if (rc < 0)
 		return rc;
 	rc = bld_join_children(b) < 0 ? bld_nomem(err) : ECP_OK;
+	count_unmatched_creates(b);
 	if (rc < 0)
 		return rc;
 	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)

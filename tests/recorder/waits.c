@@ -3,9 +3,9 @@
  * measured with the thread's own CLOCK_THREAD_CPUTIME_ID and printed as
  * "seg KEY ns" for the oracle of the test.
  *
- *   progress: main waits for two workers in a loop of timed condition waits
- *       (liblzma's and CPython's shape): most of them time out, the last
- *       ones are ended by the workers' signals.  The timeouts are not
+ *   progress: main waits for two workers in a loop of timed condition
+ *       waits (300 ms; liblzma's and CPython's shape): most of them time
+ *       out, the last ones are ended by the workers' signals.  The timeouts are not
  *       delays the run must sit through: on more CPUs the workers finish
  *       sooner and fewer waits time out.
  *   sigwait: a thread waits in sigwait() for the whole run (pbzip2's
@@ -106,7 +106,7 @@ static void *progress_worker(void *arg)
 
 static int progress(void)
 {
-	uint64_t timeout_ms = env_ms("WAITS_TIMEOUT_MS", 100);
+	uint64_t timeout_ms = env_ms("WAITS_TIMEOUT_MS", 300);
 	pthread_t th[WORKERS];
 	uint64_t t = cpu_ns();
 	for (int i = 0; i < WORKERS; i++)
