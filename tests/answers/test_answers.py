@@ -150,8 +150,9 @@ with tempfile.TemporaryDirectory() as tmp:
     w = json.loads(r.stdout)
     for key in ("trace", "processors", "baseline_ns", "whatif_ns", "changes"):
         check(key in w, f"whatif JSON has '{key}'")
-    check(w["changes"] == [{"name": PARALLEL, "faster_pct": 10, "scope": "inclusive"}],
-          "changes echoed, with the default scope")
+    check(w["changes"] == [{"name": PARALLEL, "found": PARALLEL, "faster_pct": 10,
+                            "scope": "inclusive"}],
+          "changes echoed, with what each name found and the default scope")
     check(all(near(a, b * MS) for a, b in zip(w["baseline_ns"], [83, 58, 53])),
           "whatif baseline equals the report's T_P")
     # by hand: workers 9, 18, 22.5 ms -> T1 77.5, T2 55, T3 50.5
@@ -254,7 +255,7 @@ with tempfile.TemporaryDirectory() as tmp:
               f"sample {name}: {c['status']}, gap {c['gap_pct']:.1f}%")
 
     # --- errors --------------------------------------------------------------
-    r = ecp("whatif", trace, "--faster", "0x200=10", "-P", "2", expect=1)
+    r = ecp("whatif", trace, "--faster", "0x2001=10", "-P", "2", expect=1)
     check("0x2000" in r.stderr, "unknown function names near matches")
     ecp("report", trace, "-P", "0", expect=2)
     ecp("scan", trace, "-P", "4-1", expect=2)

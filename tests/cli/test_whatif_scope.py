@@ -57,7 +57,8 @@ def main():
         w = json.loads(ecp("whatif", trace, "--faster", "heavy_work=20%", "-P", "1-3",
                            "--format", "json"))
         gains = [b - a for b, a in zip(w["baseline_ns"], w["whatif_ns"])]
-        check(w["changes"] == [{"name": "heavy_work", "faster_pct": 20, "scope": "inclusive"}],
+        check(w["changes"] == [{"name": "heavy_work", "found": "heavy_work", "faster_pct": 20,
+                                 "scope": "inclusive"}],
               f"changes[] names the inclusive scope: {w['changes']}")
         # Same model, P=1: the gain is 20% of the inclusive time (ns rounding
         # per segment only).
