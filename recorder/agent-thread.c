@@ -16,10 +16,25 @@ struct start_args {
 	uint64_t create_id;
 };
 
+/* A cancel is a dependency of the cancelled thread's end on the thread
+ * that asked for it (issue 32): pthread_cancel writes one unit into the
+ * target's cancel channel (EVENTS.md), and a thread that ends without
+ * returning or calling pthread_exit -- cancelled, in a blocked wait or at a
+ * cancellation point -- reads it before its thread_exit. */
+#define CANCEL_CHAN(handle)                                                              \
+	(UINT64_C(0x4341000000000000) | ((uint64_t)(handle) & UINT64_C(0xffffffffffff)))
+
 ECP_AGENT_FN void ecp_thread_cleanup(void *unused)
 {
+	struct ecp_thread *t = ecp_self;
 	(void)unused;
-	ecp_thread_end(ecp_self);
+	/* (cancelled inside a wrapped call, its guard is still raised) */
+	if (t && !t->left) {
+		t->guard++;
+		ECP_TP(chan_read, CANCEL_CHAN(pthread_self()), 1, ecp_cpu_ns());
+		t->guard--;
+	}
+	ecp_thread_end(t);
 }
 
 /* Runs the program's start routine inside the thread's recording: the
@@ -41,6 +56,8 @@ ECP_AGENT_FN static void *trampoline(void *p)
 	}
 	pthread_cleanup_push(ecp_thread_cleanup, NULL);
 	ret = a.fn(a.arg);
+	if (ecp_self)
+		ecp_self->left = true;
 	pthread_cleanup_pop(1);
 	return ret;
 }
@@ -128,18 +145,26 @@ ECP_AGENT_API int pthread_clockjoin_np(pthread_t thread, void **retval, clockid_
 	return JOIN_CALL(t, thread, real(thread, retval, clk, abstime));
 }
 
-/* The cancelled thread's end is recorded where it happened (its cleanup
- * handlers run, thread_exit is written), but not as caused by the cancel:
- * on more processors it might have been cancelled at another point. */
+/* The cancelled thread's end depends on the cancel (CANCEL_CHAN above),
+ * written before the call so that the trace orders it first. */
 ECP_AGENT_API int pthread_cancel(pthread_t thread)
 {
 	__typeof__(&pthread_cancel) real = ECP_REAL(pthread_cancel);
 	struct ecp_thread *t = ecp_enter();
 	if (t) {
-		ecp_unmodelled("pthread_cancel");
+		ECP_TP(chan_write, CANCEL_CHAN(thread), 1, ecp_cpu_ns());
 		ecp_leave(t);
 	}
 	return real(thread);
+}
+
+ECP_AGENT_API void pthread_exit(void *retval)
+{
+	__typeof__(&pthread_exit) real = ECP_REAL(pthread_exit);
+	if (ecp_self)
+		ecp_self->left = true;
+	real(retval);
+	__builtin_unreachable();
 }
 
 ECP_AGENT_API int pthread_detach(pthread_t thread)

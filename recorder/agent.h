@@ -78,6 +78,9 @@ struct ecp_thread {
 	 * ECP_HOOK_MEASURE_EVERY-th is timed */
 	uint32_t entry_seq, exit_seq;
 	uint64_t emitted;   /* function events written */
+	/* the start routine returned or called pthread_exit: a thread whose
+	 * cleanup runs without either was cancelled (agent-thread.c) */
+	bool left;
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
 };

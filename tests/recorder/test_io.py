@@ -14,8 +14,8 @@ Mode misc: every other wrapped blocking call is in the trace with its
 delay kind (EVENTS.md), the clock rwlocks and timed/try joins are
 recorded, the datagram socketpair's transfers are channel transfers, and
 `ecp record` names, as calls it does not model, each one the program made
-(with -q too): pthread_cancel, sched_yield, flock; the signals it raises
-and takes with sigwait/sigwaitinfo are a channel (issue 32).
+(with -q too): sched_yield, flock; the signals it raises and takes with
+sigwait/sigwaitinfo are a channel, and so is its pthread_cancel (issue 32).
 
 usage: test_io.py IO_SYNC_BINARY MODE"""
 import json
@@ -66,9 +66,11 @@ def misc(ecp_bin, trace, p, ev):
     # (sendto, sendmsg, writev; not the write to a file that reused the
     # number of a pipe end fclose closed)
     check(out.get('stale_write') == '4', 'stale_write=%s' % out.get('stale_write'))
-    sig = 0x5349470000000000 | 10
-    fd_writes = count(ev, 'ecp:chan_write') - count(ev, 'ecp:chan_write', chan=sig)
-    fd_reads = count(ev, 'ecp:chan_read') - count(ev, 'ecp:chan_read', chan=sig)
+    # (signals and cancels are channels too, numbered apart: not counted)
+    def fd_chan(e):
+        return e['chan'] >> 40 != 0x534947 and e['chan'] >> 48 != 0x4341
+    fd_writes = sum(1 for e in named(ev, 'ecp:chan_write') if fd_chan(e))
+    fd_reads = sum(1 for e in named(ev, 'ecp:chan_read') if fd_chan(e))
     check(fd_writes == 3 and fd_reads >= 3,
           'socketpair transfers: %d writes, %d reads' % (fd_writes, fd_reads))
     kinds = {e['kind'] for e in named(ev, 'ecp:delay_begin')}
@@ -80,33 +82,41 @@ def misc(ecp_bin, trace, p, ev):
     # a signal the program sends itself is a channel of that signal
     # (agent-signal.c): raise writes a unit, the sigwait that takes it reads
     # it, and the wait is no longer named as unmodelled
+    sig = 0x5349470000000000 | 10
     check(count(ev, 'ecp:chan_write', chan=sig) == 2 and count(ev, 'ecp:chan_read', chan=sig) == 2,
           'SIGUSR1 channel: %d writes, %d reads' % (count(ev, 'ecp:chan_write', chan=sig),
                                                      count(ev, 'ecp:chan_read', chan=sig)))
     names = {e['name'] for e in named(ev, 'ecp:unmodelled')}
-    for name in ('sigwait', 'sigwaitinfo', 'sigtimedwait'):
+    for name in ('sigwait', 'sigwaitinfo', 'sigtimedwait', 'pthread_cancel'):
         check(name not in names, '%s is still named as unmodelled' % name)
-    for name in ('pthread_cancel', 'sched_yield', 'flock'):
+    # the cancelled thread's end reads the cancel its canceller wrote
+    cancels = [e for e in named(ev, 'ecp:chan_write') if e['chan'] >> 48 == 0x4341]
+    check(len(cancels) == 1 and any(e['chan'] == cancels[0]['chan']
+                                    for e in named(ev, 'ecp:chan_read')),
+          'cancel channel: %d writes' % len(cancels))
+    for name in ('sched_yield', 'flock'):
         check(name in names, 'no unmodelled event for %s: %s' % (name, sorted(names)))
         check('the program called %s, which ecp does not model' % name in p.stderr,
               'ecp record did not name %s: %s' % (name, p.stderr))
     # with -q too: a warning is no summary
     q = record(['-q', '-o', trace + '-q'], [os.path.abspath(sys.argv[1]), 'misc'],
                cwd=os.path.dirname(trace))
-    check(q.returncode == 0 and 'the program called pthread_cancel' in q.stderr,
-          'ecp record -q did not name pthread_cancel: %s' % q.stderr)
+    check(q.returncode == 0 and 'the program called sched_yield' in q.stderr,
+          'ecp record -q did not name sched_yield: %s' % q.stderr)
     i = subprocess.run([ecp_bin, 'info', '--format', 'json', trace], capture_output=True,
                        text=True)
-    # its children (fork + waitpid, system) spend CPU time the model does
-    # not hold (children are not followed yet): the consistency check may
-    # then refuse the answer, naming the unmodelled calls first
+    # its children (fork + waitpid, system) are followed (issue 32), but
+    # this short program's time is mostly start-up the switch records do
+    # not all see (three children each starting LTTng-UST in a few ms): the
+    # consistency check may refuse the answer, naming the unmodelled calls
+    # first
     if i.returncode == 1:
         check("does not hold the program's time" in i.stderr and
-              'pthread_cancel' in i.stderr, 'ecp info: %s' % i.stderr)
+              'sched_yield' in i.stderr, 'ecp info: %s' % i.stderr)
         return
     check(i.returncode == 0, 'ecp info: %s' % i.stderr)
     warnings = ' '.join(json.loads(i.stdout)['warnings'])
-    check('pthread_cancel' in warnings, 'model warnings: %s' % warnings)
+    check('sched_yield' in warnings, 'model warnings: %s' % warnings)
 
 
 def main():

@@ -12,6 +12,9 @@ the answer names what it did with the waits:
   sigwait   the signal thread's sigwait ends with main's pthread_kill, a
             dependency through the SIGUSR1 channel, not a delay as long
             as the run (which made T_P the recorded wall time at every P)
+  cancel    a thread blocked in a condition wait nobody signals ends by
+            main's pthread_cancel: a dependency on the cancel, not a wait
+            as long as the run
   blocked   pool workers blocked at exit (never joined) do not extend the
             run; the warning says so
   running   threads still computing at exit keep the work they did after
@@ -59,6 +62,8 @@ def oracle_threads(mode, d):
     main = [seg(0), seg(d.get('main', 0), deps=[(1, 0), (2, 0)])]
     if mode == 'sigwait':
         return [main] + w + [[seg(0, deps=[(0, 0)]), seg(d['signal'], deps=[(1, 0), (2, 0)])]]
+    if mode == 'cancel':
+        return [main] + w + [[seg(0, deps=[(0, 0)]), seg(0, deps=[(1, 0), (2, 0)])]]
     return [main] + w
 
 
@@ -91,6 +96,9 @@ def main():
         check(out.get('sigwait') == '0 sig=10', 'sigwait: %s' % out.get('sigwait'))
         check('sigwait, which ecp does not model' not in warnings,
               'sigwait still named as unmodelled: %s' % warnings)
+    elif mode == 'cancel':
+        check(out.get('cancelled') == '1', 'cancelled=%s' % out.get('cancelled'))
+        check('pthread_cancel' not in warnings, 'pthread_cancel named: %s' % warnings)
     elif mode == 'blocked':
         check('2 threads were blocked in a wait when the process exited' in warnings,
               'no warning for the blocked threads: %s' % warnings)

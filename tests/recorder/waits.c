@@ -11,6 +11,9 @@
  *   sigwait: a thread waits in sigwait() for the whole run (pbzip2's
  *       signal thread); main wakes it with pthread_kill() when the workers
  *       are joined, then joins it.
+ *   cancel: a thread waits on a condition variable nobody signals for the
+ *       whole run; main cancels it when the workers are joined, then joins
+ *       it.
  *   blocked: two pool workers do their work, hand it to main through a
  *       semaphore and then wait for more work that never comes: main exits
  *       with them blocked and never joined.
@@ -180,6 +183,47 @@ static int sigwaiter(void)
 	pthread_join(sigth, NULL);
 	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
 	printf("seg signal %llu\n", (unsigned long long)sig_ns);
+	return 0;
+}
+
+/* ---- cancel ---- */
+
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t never_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void unlock_never(void *arg)
+{
+	(void)arg;
+	pthread_mutex_unlock(&never_mu);
+}
+
+static void *cancel_target(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&never_mu);
+	pthread_cleanup_push(unlock_never, NULL);
+	for (;;)
+		pthread_cond_wait(&never, &never_mu);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+static int cancelled(void)
+{
+	pthread_t target, th[WORKERS];
+	uint64_t t = cpu_ns();
+	if (pthread_create(&target, NULL, cancel_target, NULL))
+		return 1;
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, plain_worker, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	void *ret;
+	if (pthread_cancel(target) || pthread_join(target, &ret))
+		return 1;
+	printf("seg main %llu\ncancelled=%d\n", (unsigned long long)(cpu_ns() - t),
+	       ret == PTHREAD_CANCELED);
 	return 0;
 }
 
@@ -409,7 +453,7 @@ static int systemed(const char *self)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s progress|sigwait|blocked|running|eventloop|rawclone|plain|fork|system\n", argv[0]);
+		fprintf(stderr, "usage: %s progress|sigwait|cancel|blocked|running|eventloop|rawclone|plain|fork|system\n", argv[0]);
 		return 2;
 	}
 	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;
@@ -420,6 +464,8 @@ int main(int argc, char **argv)
 		rc = sigwaiter();
 	else if (!strcmp(argv[1], "blocked"))
 		rc = blocked();
+	else if (!strcmp(argv[1], "cancel"))
+		rc = cancelled();
 	else if (!strcmp(argv[1], "running"))
 		rc = running();
 	else if (!strcmp(argv[1], "eventloop"))
