@@ -249,6 +249,10 @@ static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error 
 	int rc = ecp_builder_count_sample(c->b, smp->tid, smp->ts, err);
 	if (rc < 0 || c->ignore_samples)
 		return rc;
+	/* a child process's sample carries nothing but its cost (its stack is
+	 * another address space's): neither unwound nor counted as failing */
+	if (!smp->n_regs && !smp->n_chain && !smp->n_stack)
+		return ECP_OK;
 	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	uint32_t n = ecp_sampler_frames(c->sampler, smp, funcs, sites, 128);
