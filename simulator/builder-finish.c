@@ -13,7 +13,10 @@ const char *const bld_warn_text[WARN_COUNT] = {
 	"function entries without an exit were closed (at the enclosing exit "
 	"or at thread end)",
     [WARN_FUNC_TS_BACKWARDS] = "function timestamps went backwards within a thread "
-			       "and were clamped",
+			       "and were clamped (many: calls too short to time, such as "
+			       "inlined C++ std:: helpers -- record with --min-duration, or "
+			       "build with -finstrument-functions-exclude-file-list=/usr/"
+			       "include)",
     [WARN_THREAD_NO_EXIT] = "threads had no thread_exit and end at their last event",
     [WARN_EVENTS_AFTER_EXIT] = "events of threads after their thread_exit were ignored",
     [WARN_NESTED_WAIT] = "waits began while the thread was already waiting (the first "
