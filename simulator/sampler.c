@@ -93,6 +93,28 @@ static struct placed *file_of(struct ecp_sampler *s, const char *path)
 	return f;
 }
 
+/* What --own-code charges to the program's caller: the C and C++ runtimes
+ * and the system's threading and math libraries -- not every library under
+ * /usr/lib: a program's own code often lives in a library of its package
+ * there (xz's liblzma, x264's libx264, GraphicsMagick's libGraphicsMagick,
+ * 7-Zip's 7z.so), and charging it to a thin wrapper named nothing useful
+ * (issue 34). */
+static bool is_runtime_library(const char *path, const char *base)
+{
+	static const char *const runtime[] = {
+	    "libc.so",     "libm.so",       "libmvec.so",   "libstdc++.so", "libgcc_s.so",
+	    "ld-linux",    "libpthread.so", "libdl.so",     "librt.so",     "libgomp.so",
+	    "libomp.so",   "libatomic.so",  "libresolv.so", "libcrypt.so",  "libnss_",
+	    "libc++.so",   "libc++abi.so",  "libunwind.so", "libgfortran.so",
+	};
+	if (!strcmp(path, "[vdso]"))
+		return true;
+	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		if (!strncmp(base, runtime[i], strlen(runtime[i])))
+			return true;
+	return false;
+}
+
 int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uint64_t pgoff,
 			uint32_t prot, const char *path)
 {
@@ -114,9 +136,7 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	f->recorder = !strncmp(base, "libecp-record.", 14) || !strncmp(base, "liblttng-ust", 12);
-	f->system = !strcmp(path, "[vdso]") || !strncmp(path, "/lib/", 5) ||
-		    !strncmp(path, "/lib64/", 7) || !strncmp(path, "/usr/lib/", 9) ||
-		    !strncmp(path, "/usr/lib64/", 11);
+	f->system = is_runtime_library(path, base);
 	f->runtime = !strcmp(base, "[vdso]") || !strncmp(base, "ld-linux", 8) ||
 		     !strncmp(base, "libc.so", 7);
 	bool have_copy = false;
