@@ -445,10 +445,26 @@ int ecp_lttng_session_start(const char *name, struct ecp_error *err)
 	return ret < 0 ? ctl_error(err, ret, "start", name) : ECP_OK;
 }
 
+/* lttng_stop_tracing waits for the consumer to have written everything by
+ * polling lttng_data_pending with 200 ms sleeps (lttng-tools'
+ * DEFAULT_DATA_AVAILABILITY_WAIT_TIME_US): a small trace is written within
+ * a few ms and then waited 200 ms for, twice per recording (issue 35).
+ * Asked every 2 ms instead; after 60 s of pending data the stop is an
+ * error naming the session. */
 int ecp_lttng_session_stop(const char *name, struct ecp_error *err)
 {
-	int ret = lttng_stop_tracing(name);
-	return ret < 0 ? ctl_error(err, ret, "stop", name) : ECP_OK;
+	int ret = lttng_stop_tracing_no_wait(name);
+	if (ret < 0)
+		return ctl_error(err, ret, "stop", name);
+	for (int waited = 0; (ret = lttng_data_pending(name)) == 1; waited += 2) {
+		if (waited >= 60000)
+			return ecp_error_set(err, ECP_ERR_IO,
+					     "LTTng: session %s still had data to write 60 s "
+					     "after it was stopped",
+					     name);
+		sleep_ms(2);
+	}
+	return ret < 0 ? ctl_error(err, ret, "stop (data pending)", name) : ECP_OK;
 }
 
 int ecp_lttng_session_losses(const char *name, uint64_t *discarded,
