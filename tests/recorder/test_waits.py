@@ -40,6 +40,7 @@ the answer names what it did with the waits:
 
 usage: test_waits.py WAITS_BINARY MODE"""
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -100,8 +101,12 @@ def main():
         check(out.get('cancelled') == '1', 'cancelled=%s' % out.get('cancelled'))
         check('pthread_cancel' not in warnings, 'pthread_cancel named: %s' % warnings)
     elif mode == 'blocked':
-        check('2 threads were blocked in a wait when the process exited' in warnings,
-              'no warning for the blocked threads: %s' % warnings)
+        # a worker may not have reached its wait when main exits (it has
+        # posted): then it is cut running; both are named either way
+        cut = sum(int(n) for n in re.findall(
+            r'(\d+) threads were (?:blocked in a wait|still running) when the process exited',
+            warnings))
+        check(cut == 2, 'the two pool workers are not named as cut by the exit: %s' % warnings)
     elif mode in ('fork', 'system', 'wrapper'):
         check('child processes were followed' in warnings,
               'no warning naming the child processes: %s' % warnings)
