@@ -11,7 +11,10 @@
  * another process writes nothing and the wait stays a delay, which it is.
  * Standard signals do not queue: two sent before one wait leave a unit the
  * next wait takes, a dependency on a sender that had already run -- never
- * a false delay. */
+ * a false delay.  pause() and sigsuspend() end when a handler ran, for any
+ * signal: every signal sent also writes a unit into the "any signal"
+ * channel (number 0), and those waits take all of it, so they depend on
+ * the last signal sent before they returned. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,6 +33,7 @@ ECP_AGENT_FN static void sent(int sig)
 	if (sig <= 0 || !(t = ecp_enter()))
 		return;
 	ECP_TP(chan_write, SIGNAL_CHAN(sig), 1, ecp_cpu_ns());
+	ECP_TP(chan_write, SIGNAL_CHAN(0), 1, ecp_cpu_ns());
 	ecp_leave(t);
 }
 
@@ -125,4 +129,40 @@ ECP_AGENT_API int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict
 	if (!t)
 		return real(set, info, tmo);
 	return SIGNAL_WAIT(t, ecp_timespec_ns(tmo), real(set, info, tmo), r_);
+}
+
+/* What a wait for any handled signal takes from the "any signal" channel:
+ * all that is there (the reader takes what was written). */
+#define ALL_UNITS INT64_C(0x7fffffff)
+
+ECP_AGENT_API int pause(void)
+{
+	__typeof__(&pause) real = ECP_REAL(pause);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real();
+	ECP_TP(delay_begin, D_SIGWAIT, -1, 0, ecp_cpu_ns());
+	int r = real();
+	int saved = errno;
+	ECP_TP(delay_end, D_SIGWAIT, (int64_t)r, ecp_cpu_ns());
+	ECP_TP(chan_read, SIGNAL_CHAN(0), ALL_UNITS, ecp_cpu_ns());
+	ecp_leave(t);
+	errno = saved;
+	return r;
+}
+
+ECP_AGENT_API int sigsuspend(const sigset_t *mask)
+{
+	__typeof__(&sigsuspend) real = ECP_REAL(sigsuspend);
+	struct ecp_thread *t = ecp_enter();
+	if (!t)
+		return real(mask);
+	ECP_TP(delay_begin, D_SIGWAIT, -1, 0, ecp_cpu_ns());
+	int r = real(mask);
+	int saved = errno;
+	ECP_TP(delay_end, D_SIGWAIT, (int64_t)r, ecp_cpu_ns());
+	ECP_TP(chan_read, SIGNAL_CHAN(0), ALL_UNITS, ecp_cpu_ns());
+	ecp_leave(t);
+	errno = saved;
+	return r;
 }

@@ -34,9 +34,10 @@ const char *const bld_warn_text[WARN_COUNT] = {
     [WARN_FUTEX_UNWOKEN] = "futex waits returned without a recorded wake (woken by "
 			   "a thread or process not recorded, or spuriously): no "
 			   "dependency recorded",
-    [WARN_CHAN_DROPPED] = "writes into a pipe, socketpair or eventfd that no thread "
-			  "of the program read were forgotten (more than 65536 "
-			  "pending): reads of them have no dependency",
+    [WARN_CHAN_DROPPED] = "writes into a pipe, socketpair or eventfd, or signals sent, "
+			  "that no thread of the program read or waited for were "
+			  "forgotten (more than 65536 pending): reads of them have no "
+			  "dependency",
     [WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
 				 "two outs in a row) and were skipped",
     [WARN_INCONSISTENT] = "inconsistent events were skipped or repaired (the trace lost "

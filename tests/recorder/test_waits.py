@@ -12,6 +12,10 @@ the answer names what it did with the waits:
   sigwait   the signal thread's sigwait ends with main's pthread_kill, a
             dependency through the SIGUSR1 channel, not a delay as long
             as the run (which made T_P the recorded wall time at every P)
+  pause     a thread with a SIGUSR2 handler waits in pause() until main's
+            pthread_kill: the pause is recorded (a delay when another
+            process's signal ends it) and read from the "any signal"
+            channel, a dependency on the kill
   cancel    a thread blocked in a condition wait nobody signals ends by
             main's pthread_cancel: a dependency on the cancel, not a wait
             as long as the run
@@ -61,7 +65,7 @@ def oracle_threads(mode, d):
         return [[seg(0), seg(d['main'])]] + w
     # (the wrapper's shell measures nothing: its own work is a few ms)
     main = [seg(0), seg(d.get('main', 0), deps=[(1, 0), (2, 0)])]
-    if mode == 'sigwait':
+    if mode in ('sigwait', 'pause'):
         return [main] + w + [[seg(0, deps=[(0, 0)]), seg(d['signal'], deps=[(1, 0), (2, 0)])]]
     if mode == 'cancel':
         return [main] + w + [[seg(0, deps=[(0, 0)]), seg(0, deps=[(1, 0), (2, 0)])]]
@@ -97,6 +101,11 @@ def main():
         check(out.get('sigwait') == '0 sig=10', 'sigwait: %s' % out.get('sigwait'))
         check('sigwait, which ecp does not model' not in warnings,
               'sigwait still named as unmodelled: %s' % warnings)
+    elif mode == 'pause':
+        ev = read_trace(os.path.join(trace, 'main'))
+        check(count(ev, 'ecp:chan_read', chan=0x5349470000000000) >= 1 and
+              count(ev, 'ecp:delay_begin', kind=26) >= 1,
+              'pause() not recorded as a wait on the any-signal channel')
     elif mode == 'cancel':
         check(out.get('cancelled') == '1', 'cancelled=%s' % out.get('cancelled'))
         check('pthread_cancel' not in warnings, 'pthread_cancel named: %s' % warnings)

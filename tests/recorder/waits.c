@@ -11,6 +11,8 @@
  *   sigwait: a thread waits in sigwait() for the whole run (pbzip2's
  *       signal thread); main wakes it with pthread_kill() when the workers
  *       are joined, then joins it.
+ *   pause: a thread with a SIGUSR2 handler waits in pause() for the whole
+ *       run; main wakes it with pthread_kill() when the workers are joined.
  *   cancel: a thread waits on a condition variable nobody signals for the
  *       whole run; main cancels it when the workers are joined, then joins
  *       it.
@@ -183,6 +185,49 @@ static int sigwaiter(void)
 	pthread_join(sigth, NULL);
 	printf("seg main %llu\n", (unsigned long long)(cpu_ns() - t));
 	printf("seg signal %llu\n", (unsigned long long)sig_ns);
+	return 0;
+}
+
+/* ---- pause ---- */
+
+static volatile sig_atomic_t woken_by_signal;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	woken_by_signal = 1;
+}
+
+static void *pausing(void *arg)
+{
+	(void)arg;
+	uint64_t t = cpu_ns();
+	while (!woken_by_signal)
+		pause();
+	sig_ns = cpu_ns() - t;
+	return NULL;
+}
+
+static int paused(void)
+{
+	pthread_t waiter, th[WORKERS];
+	uint64_t t = cpu_ns();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	if (sigaction(SIGUSR2, &sa, NULL))
+		return 1;
+	if (pthread_create(&waiter, NULL, pausing, NULL))
+		return 1;
+	for (int i = 0; i < WORKERS; i++)
+		if (pthread_create(&th[i], NULL, plain_worker, (void *)(intptr_t)i))
+			return 1;
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(th[i], NULL);
+	if (pthread_kill(waiter, SIGUSR2) || pthread_join(waiter, NULL))
+		return 1;
+	printf("seg main %llu\nseg signal %llu\n", (unsigned long long)(cpu_ns() - t),
+	       (unsigned long long)sig_ns);
 	return 0;
 }
 
@@ -453,7 +498,7 @@ static int systemed(const char *self)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s progress|sigwait|cancel|blocked|running|eventloop|rawclone|plain|fork|system\n", argv[0]);
+		fprintf(stderr, "usage: %s progress|sigwait|pause|cancel|blocked|running|eventloop|rawclone|plain|fork|system\n", argv[0]);
 		return 2;
 	}
 	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;
@@ -466,6 +511,8 @@ int main(int argc, char **argv)
 		rc = blocked();
 	else if (!strcmp(argv[1], "cancel"))
 		rc = cancelled();
+	else if (!strcmp(argv[1], "pause"))
+		rc = paused();
 	else if (!strcmp(argv[1], "running"))
 		rc = running();
 	else if (!strcmp(argv[1], "eventloop"))
