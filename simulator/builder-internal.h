@@ -9,7 +9,7 @@
 
 #include "common/vec.h"
 #include "simulator/builder.h"
-#include "simulator/hmap.h"
+#include "common/hmap.h"
 #include "simulator/model-internal.h"
 
 enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE, W_FUTEX };

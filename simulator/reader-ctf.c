@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/vec.h"
-#include "simulator/hmap.h"
+#include "common/hmap.h"
 
 /* What an event class is, decided once per class from its name. */
 enum class_kind {

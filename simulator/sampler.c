@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "simulator/hmap.h"
+#include "common/hmap.h"
 #include "simulator/symbols.h"
 #include "simulator/unwind.h"
 

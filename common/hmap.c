@@ -1,4 +1,4 @@
-#include "simulator/hmap.h"
+#include "common/hmap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * object addresses, function addresses, create ids), so one map type serves
  * them all.  Any key value is allowed (0 and UINT64_MAX included): slot use
  * is kept in a separate byte array rather than a sentinel key. */
-#ifndef ECP_SIMULATOR_HMAP_H
-#define ECP_SIMULATOR_HMAP_H
+#ifndef ECP_COMMON_HMAP_H
+#define ECP_COMMON_HMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
