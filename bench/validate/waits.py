@@ -53,8 +53,8 @@ def cases(rec_waits, work):
             f.write('import * as m%d from "./m%d.js"; console.log(m%d.f%d_0(3,4));\n'
                     % (i, i, i, i))
     out = []
-    for mode in ('progress', 'sigwait', 'blocked', 'running', 'eventloop', 'rawclone',
-                 'fork', 'system'):
+    for mode in ('progress', 'sigwait', 'pause', 'cancel', 'blocked', 'running', 'eventloop',
+                 'rawclone', 'fork', 'system'):
         out.append(('waits ' + mode, [rec_waits, mode], {}, NO_SAMPLES))
     out.append(('waits wrapper', ['sh', '-c', "'%s' plain; true" % rec_waits], {}, NO_SAMPLES))
     tools = [
