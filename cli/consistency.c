@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/units.h"
 #include "simulator/trace.h"
 
 /* Room for the sentence with three threads named in full. */
@@ -16,6 +17,18 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	struct ecp_error err = {0};
 	if (ecp_consistency_check(m, c, &err) < 0)
 		return ecp_fail(cmd, "%s", err.msg);
+	/* work held as independent because its waits were not seen: the
+	 * predictions are bounds, said with the share of the work (issue 32) */
+	uint64_t work = ecp_model_work(m);
+	if (!quiet && work && c->unknown_deps_ns * 100 >= work) {
+		char a[32];
+		ecp_format_ns(a, sizeof(a), (double)c->unknown_deps_ns);
+		fprintf(stderr,
+			"ecp %s: warning: %s of the work (%.0f%%) is in threads whose waits "
+			"were not seen (named above): held as independent work, so T_P is a "
+			"lower bound and the speedup an upper bound\n",
+			cmd, a, 100.0 * (double)c->unknown_deps_ns / (double)work);
+	}
 	char what[SENTENCE];
 	switch (c->status) {
 	case ECP_CONSISTENCY_FATAL:
@@ -84,6 +97,9 @@ void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consis
 	ecp_json_kv_uint(w, "outside_cpu_ns", c->outside_cpu_ns);
 	ecp_json_kv_uint(w, "outside_threads", c->outside_threads);
 	ecp_json_kv_uint(w, "untracked_cpu_ns", c->untracked_cpu_ns);
+	/* work held as independent because its waits were not seen: T_P is
+	 * a lower bound (the speedup an upper one) by up to this much */
+	ecp_json_kv_uint(w, "unknown_dependencies_ns", c->unknown_deps_ns);
 	ecp_json_kv_uint(w, "guessed_cpu_ns", c->guessed_ns);
 	ecp_json_kv_uint(w, "expected_ns", c->expected_ns);
 	ecp_json_kv_int(w, "gap_ns", c->gap_ns);

@@ -89,8 +89,9 @@ static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
 	/* a thread only the scheduler saw is named as such (builder-unseen.c) */
 	if (!th->unseen) {
 		uint64_t before = bld_sched_cpu_at(l, th->last_ts);
+		th->ran_on_ns = sat_sub(bld_sched_cpu_at(l, end), before);
 		b->cut_running++;
-		b->cut_running_ns += sat_sub(bld_sched_cpu_at(l, end), before);
+		b->cut_running_ns += th->ran_on_ns;
 		if (b->cut_running <= CUT_NAMED)
 			b->cut_tids[b->cut_running - 1] = th->tid;
 	}
@@ -499,6 +500,19 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		mt->n_segments = (uint32_t)th->segs.len;
 		mt->start_function = th->start_fn;
 		mt->parent = th->parent;
+		/* the work whose waits were not seen (model.h), as the model
+		 * holds it (steal-scaled, the recorder's cost out) */
+		for (size_t k = 0; k < th->segs.len; k++) {
+			uint32_t id = ECP_VEC_AT(&th->segs, uint32_t, k);
+			uint64_t len = ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
+			/* a one-thread child waits for nothing inside itself */
+			bool alone = th->proc && ECP_VEC_AT(&b->procs, struct bproc,
+							     th->proc - 1).n_threads == 1;
+			if (th->unseen && !alone)
+				m->info.unknown_deps_ns += len;
+			else if (k + 1 == th->segs.len && th->ran_on_ns)
+				m->info.unknown_deps_ns += len < th->ran_on_ns ? len : th->ran_on_ns;
+		}
 		for (size_t k = 0; k < th->segs.len; k++)
 			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
 		ecp_vec_finish(&th->segs);

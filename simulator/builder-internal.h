@@ -80,6 +80,7 @@ struct bthread {
 	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
 	bool unseen;   /* only the scheduler saw it (builder-unseen.c) */
 	uint32_t proc; /* 1 + its child process (builder-processes.c), 0 none */
+	uint64_t ran_on_ns; /* CPU after its last event until the exit cut it */
 	size_t next_fork; /* its next fork to split at (bld_split_forks) */
 	bool forks_looked;
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */

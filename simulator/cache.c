@@ -32,7 +32,7 @@ struct header {
 	    calls_kept, samples, samples_lost;
 	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
-	    guessed_cpu_ns;
+	    guessed_cpu_ns, unknown_deps_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 	uint64_t checksum;  /* of everything after the header (struct ecp_csum) */
@@ -282,6 +282,7 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.outside_threads = m->info.outside_threads;
 	h.untracked_cpu_ns = m->info.untracked_cpu_ns;
 	h.guessed_cpu_ns = m->info.guessed_cpu_ns;
+	h.unknown_deps_ns = m->info.unknown_deps_ns;
 	h.wall_ns = m->info.recorded_wall_ns;
 	h.functions_recorded = m->info.functions_recorded;
 	h.calls_kept = calls_kept;
@@ -529,6 +530,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	m->info.outside_threads = (uint32_t)h.outside_threads;
 	m->info.untracked_cpu_ns = h.untracked_cpu_ns;
 	m->info.guessed_cpu_ns = h.guessed_cpu_ns;
+	m->info.unknown_deps_ns = h.unknown_deps_ns;
 	m->info.recorded_wall_ns = h.wall_ns;
 	m->info.functions_recorded = h.functions_recorded != 0;
 	m->info.samples = h.samples;

@@ -98,6 +98,7 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	c->outside_cpu_ns = m->info.outside_cpu_ns;
 	c->outside_threads = m->info.outside_threads;
 	c->untracked_cpu_ns = m->info.untracked_cpu_ns;
+	c->unknown_deps_ns = m->info.unknown_deps_ns;
 	c->guessed_ns = m->info.guessed_cpu_ns;
 	if (!c->program_cpu_ns) {
 		c->status = ECP_CONSISTENCY_UNKNOWN;

@@ -165,6 +165,11 @@ struct ecp_model_info {
 	 * last switch-out at exit): closed by another tid's record, they are
 	 * upper bounds (an untraced process may have run meanwhile) */
 	uint64_t guessed_cpu_ns;
+	/* CPU time of the work whose dependencies were not seen (issue 32):
+	 * threads only the scheduler saw, child processes' threads, and what
+	 * threads did after their last event until the exit cut them.  Held
+	 * as independent work: T_P is a lower bound where it matters. */
+	uint64_t unknown_deps_ns;
 	uint64_t recorded_wall_ns;
 	bool functions_recorded;
 	uint64_t samples;      /* perf samples that split segments among functions */

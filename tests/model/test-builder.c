@@ -436,6 +436,7 @@ static void test_thread_running_at_exit_keeps_work(void **state)
 	const struct ecp_segment *seg = &m->segments[t->first_segment];
 	assert_int_equal(seg->length, (400 - 10) + (500 - 460));
 	assert_int_equal(seg->rec_end, 500);
+	assert_int_equal(m->info.unknown_deps_ns, 430); /* all after its last event */
 	assert_true(ecp_test_has_warning(m, "1 threads were still running when the process "
 					    "exited (tid 2)"));
 	assert_false(ecp_test_has_warning(m, "had no thread_exit"));
@@ -495,6 +496,7 @@ static void test_unseen_thread_in_model(void **state)
 	assert_int_equal(m->threads[1].tid, 7);
 	assert_int_equal(ecp_model_work(m), 20 + 65 + 200 + 50);
 	assert_int_equal(m->info.outside_threads, 1);
+	assert_int_equal(m->info.unknown_deps_ns, 250);
 	assert_true(ecp_test_has_warning(m, "1 threads ran that the agent never saw start "
 					    "(tid 7; 0.000 ms of CPU)"));
 	assert_string_equal(m->functions[m->threads[1].start_function].name,
@@ -534,6 +536,7 @@ static void test_child_process_forked_and_waited(void **state)
 	assert_true(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
 	assert_int_equal(m->segments[after].delay, 0);
 	assert_int_equal(m->segments[after].rec_start, 335);
+	assert_int_equal(m->info.unknown_deps_ns, 0); /* one thread: no wait inside */
 	assert_true(ecp_test_has_warning(m, "1 child processes were followed (pid 50; 1 "
 					    "threads, 0.000 ms of CPU)"));
 	ecp_model_destroy(m);

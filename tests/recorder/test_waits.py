@@ -90,6 +90,10 @@ def main():
     warnings = ' '.join(j.get('warnings', [])) + s.stderr
     bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], TOLERANCE, read_meta(trace))
     check(not bad, 'predicted T_P off the oracle by more than 10%%: %s' % bad)
+    if mode in ('progress', 'sigwait', 'eventloop'):
+        check(j['consistency']['unknown_dependencies_ns'] == 0,
+              'unknown dependencies in a program whose waits are all seen: %d'
+              % j['consistency']['unknown_dependencies_ns'])
     if mode == 'progress':
         timeouts = int(out.get('timeouts', '0'))
         print('%s timeouts, %s woken' % (timeouts, out.get('woken')))
@@ -122,6 +126,12 @@ def main():
     elif mode == 'rawclone':
         check('2 threads ran that the agent never saw start' in warnings and
               'UNKNOWN' in warnings, 'no warning naming the unseen threads: %s' % warnings)
+        unknown = j['consistency']['unknown_dependencies_ns']
+        check(unknown >= 0.9 * (d['w0'] + d['w1']) * 0.9,
+              'the unseen threads\' work is not counted as of unknown dependencies: %d' % unknown)
+        t = subprocess.run([ecp_bin, 'scan', '-P', '1-2', trace], capture_output=True, text=True)
+        check(t.returncode == 0 and 'T_P is a lower bound' in t.stderr,
+              'no bound warning in the table answer: %s' % t.stderr)
     elif mode == 'eventloop':
         check(int(out.get('wakeups', '0')) >= 2, 'wakeups: %s' % out.get('wakeups'))
     elif mode == 'running':
