@@ -56,93 +56,6 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
-/* A thread other than main that the process's exit found without a
- * thread_exit.  Blocked in a recorded wait (a pool worker waiting for work
- * that never comes, a sigwait thread nobody woke), it ends where that wait
- * began: the wait is no part of the run, which ends when the process exits.
- * Otherwise it was computing, or blocked where the agent does not look,
- * until exit_group killed it: the switch records say how long it ran after
- * its last event (a thread that never synchronises again, a runtime's own
- * threads), so it ends at its last switch-out and keeps that work, and the
- * samples taken meanwhile place it among functions.  Counted either way,
- * for the warning that names the threads cut.  Returns 0, -1 when out of
- * memory. */
-static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
-{
-	bool blocked = th->wait != W_NONE || th->in_delay;
-	if (blocked) {
-		b->cut_blocked++;
-		return 0;
-	}
-	uint64_t end = th->last_ts;
-	struct sched_list *l = th->sched;
-	if (l && l->n && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
-		uint64_t out = l->out[l->n - 1];
-		/* still on the CPU when the records end: its last switch-in is
-		 * all that is known */
-		end = out != UINT64_MAX ? out : l->in[l->n - 1];
-	}
-	if (end <= th->last_ts) {
-		b->warn[WARN_THREAD_NO_EXIT]++;
-		return 0;
-	}
-	/* a thread only the scheduler saw is named as such (builder-unseen.c) */
-	if (!th->unseen) {
-		uint64_t before = bld_sched_cpu_at(l, th->last_ts);
-		th->ran_on_ns = sat_sub(bld_sched_cpu_at(l, end), before);
-		b->cut_running++;
-		b->cut_running_ns += th->ran_on_ns;
-		if (b->cut_running <= CUT_NAMED)
-			b->cut_tids[b->cut_running - 1] = th->tid;
-	}
-	th->last_ts = end;
-	if (th->samp_src && bld_apply_samples(b, th, end, false) < 0)
-		return -1;
-	bld_count_samples(th, end);
-	return 0;
-}
-
-static int finish_threads(struct ecp_builder *b, struct ecp_error *err)
-{
-	for (size_t i = 0; i < b->threads.len; i++) {
-		struct bthread *th = thread_at(b, (ecp_id)i);
-		if (th->exited)
-			continue;
-		/* The main thread ends with the process (no thread_exit); others
-		 * still running were killed by exit(), as libgomp's pool threads
-		 * always are (not worth a warning). */
-		/* main too when the process left without the agent's
-		 * process_exit: exit_group called directly (Go), a fatal
-		 * signal */
-		bool worker = (th->parent != ECP_NO_ID || i > 0 || !b->process_exited) &&
-			      !th->omp_pool;
-		if ((worker && bld_thread_ran_on(b, th) < 0) ||
-		    bld_split_forks(b, th, th->last_ts) < 0)
-			return bld_nomem(err);
-		struct ecp_event ev = {.ts = th->last_ts,
-				       .tid = (uint32_t)th->tid,
-				       .cpu_ns = th->cpu_ns_last};
-		uint64_t v = bld_cpu_clock(b, th, &ev);
-		uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
-				    ? th->seg_v0 + sat_sub(th->last_ts, th->seg_wall0)
-				    : v;
-		if (fend < th->f_last)
-			fend = th->f_last;
-		if (bld_unwind_all(b, th, fend) < 0 ||
-		    bld_close_segment(b, th, th->last_ts, v, ECP_NO_ID) == ECP_NO_ID)
-			return bld_nomem(err);
-		th->exited = true;
-	}
-	return ECP_OK;
-}
-
-static void count_unmatched_creates(struct ecp_builder *b)
-{
-	for (size_t i = 0; i < b->create_parent.cap; i++)
-		if (b->create_parent.used[i] && b->create_parent.vals[i] != UINT64_MAX)
-			b->warn[WARN_UNMATCHED_CREATE]++;
-}
-
 /* Switch records time a thread's stay on the CPU in wall time, which
  * includes what the hypervisor stole from the virtual CPU meanwhile (2-10%
  * of it with both host cores busy, and in bursts: one 30 ms stay of a
@@ -197,181 +110,6 @@ static int scale_to_thread_clocks(struct ecp_builder *b)
 	return 0;
 }
 
-/* Every switch record of the trace, in time order, to bound the intervals
- * a tid's own records leave open. */
-struct switch_times {
-	uint64_t begin, end; /* the trace's first and last timestamp */
-	uint64_t *ins, *outs;
-	size_t n_ins, n_outs;
-};
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The first of the sorted times after t, or `none`. */
-static uint64_t first_after(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n ? v[lo] : none;
-}
-
-/* The last of the sorted times before t, or `none`. */
-static uint64_t last_before(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? v[lo - 1] : none;
-}
-
-static int collect_switch_times(struct ecp_builder *b, struct switch_times *st)
-{
-	size_t n = 0;
-	st->begin = b->t0;
-	st->end = b->last_ts;
-	for (size_t i = 0; i < b->sched_lists.len; i++)
-		n += ECP_VEC_AT(&b->sched_lists, struct sched_list *, i)->n;
-	st->ins = malloc((n ? n : 1) * sizeof(uint64_t));
-	st->outs = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!st->ins || !st->outs)
-		return -1;
-	for (size_t i = 0; i < b->sched_lists.len; i++) {
-		const struct sched_list *l =
-		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
-		for (size_t k = 0; k < l->n; k++) {
-			if (l->in[k]) /* 0: on CPU since before the records */
-				st->ins[st->n_ins++] = l->in[k];
-			if (l->out[k] != UINT64_MAX) /* still on CPU at the end */
-				st->outs[st->n_outs++] = l->out[k];
-		}
-	}
-	qsort(st->ins, st->n_ins, sizeof(uint64_t), cmp_u64);
-	qsort(st->outs, st->n_outs, sizeof(uint64_t), cmp_u64);
-	if (st->n_ins && st->ins[0] < st->begin)
-		st->begin = st->ins[0];
-	if (st->n_outs && st->outs[0] < st->begin)
-		st->begin = st->outs[0];
-	if (st->n_ins && st->ins[st->n_ins - 1] > st->end)
-		st->end = st->ins[st->n_ins - 1];
-	if (st->n_outs && st->outs[st->n_outs - 1] > st->end)
-		st->end = st->outs[st->n_outs - 1];
-	return 0;
-}
-
-/* The CPU time of one tid's sealed switch list within [from, to).  Its
- * records may leave an interval open at either end: a first record that
- * is a switch-out (sealed as starting at 0) and a last that is a switch-in
- * (out UINT64_MAX) -- a thread that died on the CPU has no switch-out.
- * All threads ran on one CPU, so the open end is closed by the other tids'
- * records: the interval began no earlier than the switch-out before it and
- * ended no later than the next switch-in, and within the trace either way. */
-static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_times *st,
-			       uint64_t from, uint64_t to, uint64_t *guessed)
-{
-	uint64_t sum = 0;
-	if (from < st->begin)
-		from = st->begin;
-	if (to > st->end)
-		to = st->end;
-	for (size_t i = 0; i < l->n; i++) {
-		uint64_t in = l->in[i], out = l->out[i];
-		bool open = !in || out == UINT64_MAX;
-		if (!in)
-			in = last_before(st->outs, st->n_outs, out, st->begin);
-		if (out == UINT64_MAX)
-			out = first_after(st->ins, st->n_ins, in, st->end);
-		if (in < from)
-			in = from;
-		if (out > to)
-			out = to;
-		if (out > in) {
-			sum += out - in;
-			/* closed by another tid's record: an untraced process
-			 * (or the exit) may have had the CPU meanwhile */
-			if (open && guessed)
-				*guessed += out - in;
-		}
-	}
-	return sum;
-}
-
-/* The CPU time thread i used outside its first and last event, where no
- * segment can hold it: libc's set-up and tear-down of the thread, the
- * agent's and LTTng-UST's per-thread work, and for the main thread the
- * exec, the dynamic loader and the constructors.  Before the first event
- * its own clock says it exactly when the event carries it (the clock
- * starts with the thread); else the switch records, which for the main
- * thread begin only after its first stay on the CPU. */
-static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread *th,
-			      const struct ecp_thread *mt, const struct switch_times *st,
-			      uint64_t *guessed)
-{
-	if (!th->sched || !mt->n_segments)
-		return th->clock_first;
-	const struct ecp_segment *first =
-	    &ECP_VEC_AT(&b->segments, struct ecp_segment, mt->first_segment);
-	uint64_t first_ts = b->t0 + first->rec_start;
-	uint64_t before = th->clock_first ? th->clock_first
-					  : sched_list_cpu(th->sched, st, 0, first_ts, guessed);
-	return before + sched_list_cpu(th->sched, st, th->last_ts, UINT64_MAX, guessed);
-}
-
-/* What the consistency check needs from the builder (simulator/consistency.h):
- * each thread's own clock between its first and last event and the
- * recorder's cost taken out of it, the CPU time the threads used outside
- * their first and last event, and the CPU time of the tids that only the
- * scheduler saw -- switch records of the program's process that never
- * became a model thread.  Returns 0, or -1 when out of memory. */
-static int note_consistency(struct ecp_builder *b, struct ecp_model *m)
-{
-	for (size_t i = 0; i < b->threads.len; i++) {
-		const struct bthread *th = thread_at(b, (ecp_id)i);
-		struct ecp_thread *mt = &m->threads[i];
-		if (th->clock_first && th->clock_last)
-			mt->own_clock_ns = sat_sub(th->clock_last, th->clock_first);
-		mt->overhead_ns = bld_overhead_ns(b, th);
-		m->info.overhead_ns += mt->overhead_ns;
-	}
-	struct switch_times st = {0};
-	if (collect_switch_times(b, &st) < 0) {
-		free(st.ins);
-		free(st.outs);
-		return -1;
-	}
-	for (size_t i = 0; i < b->threads.len; i++)
-		m->info.untracked_cpu_ns += untracked_cpu(b, thread_at(b, (ecp_id)i),
-							   &m->threads[i], &st,
-							   &m->info.guessed_cpu_ns);
-	for (size_t i = 0; i < b->sched_by_tid.cap; i++) {
-		if (!b->sched_by_tid.used[i] ||
-		    ecp_hmap_get(&b->thread_by_tid, b->sched_by_tid.keys[i]))
-			continue;
-		const struct sched_list *l = ECP_VEC_AT(&b->sched_lists, struct sched_list *,
-							b->sched_by_tid.vals[i]);
-		m->info.outside_cpu_ns += sched_list_cpu(l, &st, 0, UINT64_MAX,
-							 &m->info.guessed_cpu_ns);
-		m->info.outside_threads++;
-	}
-	free(st.ins);
-	free(st.outs);
-	return 0;
-}
-
 /* "f <- caller (file.c:LINE)" for the function `*name` called from `site`
  * (a return address: the call is the instruction before it), or
  * "f <- caller+0xOFF" without line information. */
@@ -396,56 +134,6 @@ static int name_call_site(struct ecp_model *m, struct ecp_symbols *syms, uint64_
 	return *name ? 0 : -1;
 }
 
-/* Threads the process's exit cut, by name: a prediction that leaves out a
- * thread's wait at exit, or keeps work that was cut short, says so. */
-static int add_cut_warnings(const struct ecp_builder *b, struct ecp_model *m)
-{
-	if (b->cut_running) {
-		char tids[CUT_NAMED * 24] = "";
-		size_t len = 0;
-		for (uint64_t i = 0; i < b->cut_running && i < CUT_NAMED; i++)
-			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu",
-						i ? ", " : "",
-						(unsigned long long)b->cut_tids[i]);
-		if (ecp_model_add_warning(
-			m,
-			"%llu threads were still running when the process exited (tid "
-			"%s%s): they end at their last switch-out, with the %.3f ms of "
-			"CPU they used after their last event; on more CPUs they might "
-			"have done more before the exit",
-			(unsigned long long)b->cut_running, tids,
-			b->cut_running > CUT_NAMED ? ", ..." : "",
-			(double)b->cut_running_ns / 1e6) < 0)
-			return -1;
-	}
-	uint64_t kept = b->timeouts - b->timeouts_taken_back;
-	if (b->timeouts_taken_back &&
-	    ecp_model_add_warning(
-		m,
-		"%llu timed waits timed out in loops that a wake-up on the same object "
-		"ended (progress loops): their %.3f ms of timeouts are no delay, the "
-		"wake-up is what the thread waited for",
-		(unsigned long long)b->timeouts_taken_back,
-		(double)b->timeouts_taken_back_ns / 1e6) < 0)
-		return -1;
-	if (kept && ecp_model_add_warning(
-			m,
-			"%llu timed waits timed out with no wake-up after them on the same "
-			"object: kept as %.3f ms of fixed delays at every P (a thread that "
-			"paces itself; if it polls for a state another thread sets, its "
-			"real waits shrink on more CPUs and the prediction is too long)",
-			(unsigned long long)kept,
-			(double)sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns) / 1e6) < 0)
-		return -1;
-	if (b->cut_blocked &&
-	    ecp_model_add_warning(m,
-				  "%llu threads were blocked in a wait when the process "
-				  "exited: the wait is no part of the run",
-				  (unsigned long long)b->cut_blocked) < 0)
-		return -1;
-	return 0;
-}
-
 int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		       struct ecp_model **out, struct ecp_error *err)
 {
@@ -457,17 +145,17 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	}
 	/* the agent's threads first: the segments their forks end are what
 	 * a child's threads depend on */
-	int rc = finish_threads(b, err);
+	int rc = bld_finish_threads(b, err);
 	if (rc < 0)
 		return rc;
 	rc = bld_add_unseen_threads(b, err);
 	if (rc < 0)
 		return rc;
-	rc = finish_threads(b, err);
+	rc = bld_finish_threads(b, err);
 	if (rc < 0)
 		return rc;
 	rc = bld_join_children(b) < 0 ? bld_nomem(err) : ECP_OK;
-	count_unmatched_creates(b);
+	bld_count_unmatched_creates(b);
 	if (rc < 0)
 		return rc;
 	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)
@@ -534,7 +222,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		}
 	}
 	free(perm);
-	if (note_consistency(b, m) < 0)
+	if (bld_note_consistency(b, m) < 0)
 		goto oom;
 	m->segments = ecp_vec_steal(&b->segments, NULL);
 	m->n_segments = next;
@@ -646,7 +334,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			"are not seen",
 			(char *)b->unmodelled.data + i * 48) < 0)
 			goto oom;
-	if (add_cut_warnings(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
+	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
 	    bld_child_warning(b, m, b->child_cpu_ns) < 0)
 		goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)

@@ -465,6 +465,16 @@ void bld_omp_free(struct bld_omp *o);
 /* builder-finish.c: the text of each counted warning */
 extern const char *const bld_warn_text[WARN_COUNT];
 
+/* builder-exit.c: the threads the exit finds (run twice: the agent's
+ * threads, then those only the scheduler saw) */
+int bld_finish_threads(struct ecp_builder *b, struct ecp_error *err);
+void bld_count_unmatched_creates(struct ecp_builder *b);
+int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m);
+/* builder-segments.c: the progress loops' timeouts, taken back and kept */
+int bld_timeout_warnings(const struct ecp_builder *b, struct ecp_model *m);
+/* builder-consistency.c: the figures the consistency check needs */
+int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m);
+
 /* builder-processes.c: child processes */
 int bld_processes_seal(struct ecp_builder *b);
 /* Ends th's segment at each fork it made up to `upto`. */

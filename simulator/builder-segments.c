@@ -255,3 +255,27 @@ int bld_end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	th->wait = W_NONE;
 	return ECP_OK;
 }
+
+int bld_timeout_warnings(const struct ecp_builder *b, struct ecp_model *m)
+{
+	uint64_t kept = b->timeouts - b->timeouts_taken_back;
+	if (b->timeouts_taken_back &&
+	    ecp_model_add_warning(
+		m,
+		"%llu timed waits timed out in loops that a wake-up on the same object "
+		"ended (progress loops): their %.3f ms of timeouts are no delay, the "
+		"wake-up is what the thread waited for",
+		(unsigned long long)b->timeouts_taken_back,
+		(double)b->timeouts_taken_back_ns / 1e6) < 0)
+		return -1;
+	if (kept && ecp_model_add_warning(
+			m,
+			"%llu timed waits timed out with no wake-up after them on the same "
+			"object: kept as %.3f ms of fixed delays at every P (a thread that "
+			"paces itself; if it polls for a state another thread sets, its "
+			"real waits shrink on more CPUs and the prediction is too long)",
+			(unsigned long long)kept,
+			(double)sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns) / 1e6) < 0)
+		return -1;
+	return 0;
+}
