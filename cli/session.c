@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/consistency.h"
 #include "cli/progress.h"
+#include "common/units.h"
 #include "common/parse.h"
 #include "common/strdist.h"
 #include "simulator/trace.h"
@@ -179,6 +180,18 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		return ecp_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);
 	}
 	s->dag_ready = true;
+	/* what no number of processors shortens, when it is much of T_inf */
+	uint64_t waited = ecp_dag_span_delay(&s->dag);
+	if (c->format != ECP_FORMAT_JSON && s->dag.span && waited * 10 >= s->dag.span) {
+		char a[32], b[32];
+		fprintf(stderr,
+			"ecp %s: note: %s of Tinf %s (%.0f%%) is time the critical path "
+			"waits on delays -- sleeps, I/O, timeouts kept, other processes -- "
+			"that no number of processors shortens\n",
+			cmd, ecp_format_ns(a, sizeof(a), (double)waited),
+			ecp_format_ns(b, sizeof(b), (double)s->dag.span),
+			100.0 * (double)waited / (double)s->dag.span);
+	}
 	return 0;
 }
 

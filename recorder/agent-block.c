@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "recorder/agent-delay.h"
@@ -36,6 +37,25 @@ ECP_AGENT_API pid_t waitpid(pid_t pid, int *status, int options)
 	if ((options & WNOHANG) || !(t = ecp_enter()))
 		return real(pid, status, options);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(pid, status, options));
+}
+
+/* BSD's wait3/wait4: what shells (dash, bash) wait for their commands with */
+ECP_AGENT_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *usage)
+{
+	__typeof__(&wait4) real = ECP_REAL(wait4);
+	struct ecp_thread *t;
+	if ((options & WNOHANG) || !(t = ecp_enter()))
+		return real(pid, status, options, usage);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(pid, status, options, usage));
+}
+
+ECP_AGENT_API pid_t wait3(int *status, int options, struct rusage *usage)
+{
+	__typeof__(&wait3) real = ECP_REAL(wait3);
+	struct ecp_thread *t;
+	if ((options & WNOHANG) || !(t = ecp_enter()))
+		return real(status, options, usage);
+	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(status, options, usage));
 }
 
 ECP_AGENT_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)

@@ -151,6 +151,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	rc = bld_add_unseen_threads(b, err);
 	if (rc < 0)
 		return rc;
+	if (bld_child_delays(b) < 0)
+		return bld_nomem(err);
 	rc = bld_finish_threads(b, err);
 	if (rc < 0)
 		return rc;

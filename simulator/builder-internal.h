@@ -232,6 +232,7 @@ struct bproc {
 	ecp_id fork_seg;           /* the creator's segment ending at the fork */
 	uint32_t n_threads;        /* of the model */
 	bool joined;               /* a wait of the program depends on it */
+	bool has_children;         /* it made processes of its own */
 };
 
 struct fork_point {
@@ -485,10 +486,15 @@ int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, b
 int bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);
 int bld_join_children(struct ecp_builder *b);
+/* A one-thread leaf child's blocked time is its delay (before closing). */
+int bld_child_delays(struct ecp_builder *b);
 int bld_child_warning(const struct ecp_builder *b, struct ecp_model *m, uint64_t cpu_ns);
 
 /* builder-unseen.c: threads only the scheduler saw */
 int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);
+/* The scheduler's name of a tid that is no agent thread (its last), or NULL:
+ * a child process has one when it exec'd (perf writes none at a fork). */
+const char *bld_comm_of(const struct ecp_builder *b, uint64_t tid);
 int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err);
 ecp_id bld_unseen_function(struct ecp_builder *b);
 int bld_unseen_warning(const struct ecp_builder *b, struct ecp_model *m);

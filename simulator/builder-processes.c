@@ -32,6 +32,9 @@ int ecp_builder_push_task(struct ecp_builder *b, const struct ecp_task *t)
 		return -1;
 	bool new_process = t->tid == t->pid && t->ppid != t->pid;
 	if (!t->exit && new_process) {
+		struct bproc *parent = proc_of_pid(b, t->ppid);
+		if (parent)
+			parent->has_children = true;
 		struct bproc *p = ecp_vec_push(&b->procs);
 		if (!p)
 			return -1;
@@ -171,6 +174,45 @@ int bld_place_child_thread(struct ecp_builder *b, struct bthread *th)
 	b->child_threads++;
 	if (p->fork_seg != ECP_NO_ID && bld_pend_edge(th, p->fork_seg, ECP_EDGE_CREATE) < 0)
 		return -1;
+	return 0;
+}
+
+/* A child process that exec'd a program of one thread making no process of
+ * its own (sleep, a compressor, a script's command) waits only for what is
+ * outside the program -- a timer, a disk, a pipe from elsewhere: the time
+ * its thread was off the CPU and not runnable is its delay (one, before
+ * its work), as a sleep of the program's own is.  A child of several
+ * threads may wait for its own threads, one with children for them: their
+ * blocked time is not known to be a delay and is left out (the answer
+ * names their work as of unknown dependencies).  So is a forked copy of
+ * the program that did not exec: its blocked time is mostly LTTng-UST
+ * registering again in it (tens of ms), the recorder's, not the
+ * program's. */
+int bld_child_delays(struct ecp_builder *b)
+{
+	for (size_t i = 0; i < b->threads.len; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		if (!th->proc || th->exited || !th->sched || !th->sched->n)
+			continue;
+		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
+		if (p->n_threads != 1 || p->has_children || !bld_comm_of(b, p->pid))
+			continue;
+		/* to its exit: the records may leave its last stay open */
+		struct sched_list *l = th->sched;
+		uint64_t from = l->in[0], to = l->out[l->n - 1];
+		if (to == UINT64_MAX)
+			to = p->exit_ts ? p->exit_ts : l->in[l->n - 1];
+		if (to <= from)
+			continue;
+		uint64_t delay = bld_blocked_time(b, th, from, to, 0, 0);
+		if (!delay)
+			continue;
+		/* a delay is between two segments of a thread (model.h): an
+		 * empty first one takes the fork's edge */
+		if (bld_close_segment(b, th, th->seg_wall0, th->seg_v0, ECP_NO_ID) == ECP_NO_ID)
+			return -1;
+		th->seg_delay = delay;
+	}
 	return 0;
 }
 

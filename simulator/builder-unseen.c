@@ -21,7 +21,7 @@ int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 	return 0;
 }
 
-static const char *comm_of(const struct ecp_builder *b, uint64_t tid)
+const char *bld_comm_of(const struct ecp_builder *b, uint64_t tid)
 {
 	const char *name = NULL;
 	for (size_t i = 0; i < b->comms.len; i++) {
@@ -48,7 +48,7 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		uint64_t tid = b->sched_by_tid.keys[i];
 		if (ecp_hmap_get(&b->thread_by_tid, tid))
 			continue;
-		const char *comm = comm_of(b, tid);
+		const char *comm = bld_comm_of(b, tid);
 		struct sched_list *l =
 		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, b->sched_by_tid.vals[i]);
 		if (is_recorder_thread(comm) || !l->n)

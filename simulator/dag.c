@@ -696,3 +696,34 @@ void ecp_dag_finish(struct ecp_dag *dag)
 	free(dag->end);
 	memset(dag, 0, sizeof(*dag));
 }
+
+uint64_t ecp_dag_span_delay(const struct ecp_dag *dag)
+{
+	uint32_t n = dag->n_segments;
+	if (!n)
+		return 0;
+	ecp_id s = 0;
+	for (ecp_id i = 1; i < n; i++)
+		if (dag->end[i] > dag->end[s])
+			s = i;
+	uint64_t sum = 0;
+	/* each step goes to a segment that ended no later: at most n steps */
+	for (uint32_t steps = 0; steps <= n && dag->start[s] > 0; steps++) {
+		ecp_id next = ECP_NO_ID;
+		for (uint32_t k = dag->in_offset[s]; k < dag->in_offset[s + 1]; k++)
+			if (dag->end[dag->in_from[k]] == dag->start[s]) {
+				next = dag->in_from[k];
+				break;
+			}
+		ecp_id p = dag->pred[s];
+		if (next == ECP_NO_ID && p != ECP_NO_ID &&
+		    dag->end[p] + dag->delay[s] == dag->start[s]) {
+			sum += dag->delay[s];
+			next = p;
+		}
+		if (next == ECP_NO_ID)
+			break; /* a start no input explains: nothing more to follow */
+		s = next;
+	}
+	return sum;
+}

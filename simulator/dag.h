@@ -52,4 +52,12 @@ int ecp_dag_build(const struct ecp_model *model, const uint64_t *lengths,
 		  enum ecp_lock_policy policy, struct ecp_dag *dag, struct ecp_error *err);
 void ecp_dag_finish(struct ecp_dag *dag);
 
+/* The delays on a critical path of the ASAP schedule: following, back from
+ * the segment that ends last, the predecessor or input that ended when each
+ * segment started (a delay counts where it was what held the start).  No
+ * number of processors shortens them: with what T_inf holds of them, the
+ * answer says how much of the run is waiting on something outside the
+ * program's threads (sleeps, I/O, timeouts kept, other processes). */
+uint64_t ecp_dag_span_delay(const struct ecp_dag *dag);
+
 #endif

@@ -543,6 +543,47 @@ static void test_child_process_forked_and_waited(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* A one-thread child that exec'd and sleeps (`sleep 0.1` from a shell):
+ * the time it was off the CPU and not runnable is its delay, after an
+ * empty first segment that takes the fork's edge; the wait for it joins
+ * its end.  (test_child_process_forked_and_waited: a forked copy that did
+ * not exec gets none.) */
+static void test_child_sleep_is_delay(void **state)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
+	ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 120, 1, 0);
+	ecp_test_switch(&s, 50, 120, 0, 0);
+	ecp_test_switch(&s, 50, 150, 1, 0); /* asleep 150..250 */
+	ecp_test_switch(&s, 50, 250, 0, 0);
+	ecp_test_switch(&s, 50, 320, 1, 0);
+	ecp_test_switch(&s, MAIN, 330, 0, 0);
+	ecp_test_switch(&s, MAIN, 400, 1, 0);
+	ecp_test_comm(&s, 50, "sleep"); /* it exec'd */
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
+	ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, 25, 50, 0);
+	ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	const struct ecp_thread *c = &m->threads[1];
+	assert_int_equal(c->n_segments, 2);
+	const struct ecp_segment *first = &m->segments[c->first_segment];
+	const struct ecp_segment *work = &m->segments[c->first_segment + 1];
+	assert_int_equal(first->length, 0);
+	assert_int_equal(work->delay, 100);
+	assert_int_equal(work->length, 100);
+	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 0), c->first_segment,
+				      ECP_EDGE_CREATE));
+	assert_true(ecp_test_has_edge(m, c->first_segment + 1,
+				      ecp_test_seg(m, 0, m->threads[0].n_segments - 1),
+				      ECP_EDGE_JOIN));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 /* An event loop: T2 waits in epoll_wait, which main's eventfd write ends;
  * T2 runs a callback (a function) and takes its own lock before it reads
  * the eventfd.  The read
@@ -1100,6 +1141,7 @@ int main(void)
 	    cmocka_unit_test(test_event_loop_poll_woken_by_write),
 	    cmocka_unit_test(test_unseen_thread_in_model),
 	    cmocka_unit_test(test_child_process_forked_and_waited),
+	    cmocka_unit_test(test_child_sleep_is_delay),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),
 	    cmocka_unit_test(test_barrier_last_arrival),

@@ -41,6 +41,9 @@ the answer names what it did with the waits:
   wrapper   sh -c "PROGRAM plain; true": the recorded shell forks the
             threaded program and waits for it; predicts like the program
             (T1 was 0 and the speedup 0.00)
+  shell     sh -c "sleep 0.2; PROGRAM plain; true": the sleep child's
+            blocked time is a delay before the program (without it the
+            sleep vanished from the prediction)
 
 usage: test_waits.py WAITS_BINARY MODE"""
 import json
@@ -55,6 +58,7 @@ from ecptrace import *  # noqa: E402,F403
 from oracle import seg, compare, measured_segments  # noqa: E402
 
 TOLERANCE = 0.10
+SLEEP_NS = 200e6
 
 
 def oracle_threads(mode, d):
@@ -63,6 +67,11 @@ def oracle_threads(mode, d):
     w = [[seg(d['w%d' % i], deps=[(0, 0)])] for i in range(2)]
     if mode == 'running':
         return [[seg(0), seg(d['main'])]] + w
+    if mode == 'shell':
+        # sh: forks sleep, waits, forks the program, waits; thread 3 the sleep
+        sh = [seg(0), seg(0, deps=[(3, 1)]), seg(0, deps=[(1, 0), (2, 0)])]
+        w = [[seg(d['w%d' % i], deps=[(0, 1)])] for i in range(2)]
+        return [sh] + w + [[seg(0, deps=[(0, 0)]), seg(0, SLEEP_NS)]]
     # (the wrapper's shell measures nothing: its own work is a few ms)
     main = [seg(0), seg(d.get('main', 0), deps=[(1, 0), (2, 0)])]
     if mode in ('sigwait', 'pause'):
@@ -79,6 +88,8 @@ def main():
     work = workdir()
     trace = os.path.join(work, 'trace')
     program = ['sh', '-c', "'%s' plain; true" % prog] if mode == 'wrapper' else [prog, mode]
+    if mode == 'shell':
+        program = ['sh', '-c', "sleep %g; '%s' plain; true" % (SLEEP_NS / 1e9, prog)]
     p = record(['-o', trace], program, cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
     out = program_output(p.stdout)
@@ -120,7 +131,7 @@ def main():
             r'(\d+) threads were (?:blocked in a wait|still running) when the process exited',
             warnings))
         check(cut == 2, 'the two pool workers are not named as cut by the exit: %s' % warnings)
-    elif mode in ('fork', 'system', 'wrapper'):
+    elif mode in ('fork', 'system', 'wrapper', 'shell'):
         check('child processes were followed' in warnings,
               'no warning naming the child processes: %s' % warnings)
     elif mode == 'rawclone':

@@ -194,10 +194,58 @@ static void test_t1_with_delays(void **state)
 		ecp_replay_finish(&r[i]);
 	}
 	assert_int_equal(dag.span, 7000);
+	/* the critical path is the sleeper's: 1000, the 5000 sleep, 1000 */
+	assert_int_equal(ecp_dag_span_delay(&dag), 5000);
 	struct ecp_replay lin;
 	assert_int_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 2, 0, &lin, &err), 0);
 	assert_int_equal(lin.t1, 8000);
 	ecp_replay_finish(&lin);
+	ecp_dag_finish(&dag);
+	mb_free(m);
+}
+
+/* The delays on the critical path: where a delay held a segment back, and
+ * not where a dependency came later than the delay ended. */
+static void test_span_delay(void **state)
+{
+	(void)state;
+	struct mb b;
+	mb_init(&b);
+	mb_thread(&b);
+	uint32_t a0 = mb_seg(&b, 100, 0);
+	uint32_t a1 = mb_seg(&b, 100, 300); /* starts at 400: its delay held it */
+	mb_thread(&b);
+	uint32_t b0 = mb_seg(&b, 1000, 0);
+	mb_thread(&b);
+	mb_seg(&b, 50, 0);
+	uint32_t c1 = mb_seg(&b, 500, 20); /* waits for b0 (ends 1000): not its delay */
+	mb_edge(&b, a1, c1, ECP_EDGE_SEM);
+	mb_edge(&b, b0, c1, ECP_EDGE_SEM);
+	(void)a0;
+	struct ecp_model *m = mb_done(&b);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(dag.span, 1500);
+	assert_int_equal(ecp_dag_span_delay(&dag), 0);
+	ecp_dag_finish(&dag);
+	mb_free(m);
+	/* the same, thread 1 shorter: now a1 (delay 300) is what c1 waits for */
+	mb_init(&b);
+	mb_thread(&b);
+	mb_seg(&b, 100, 0);
+	a1 = mb_seg(&b, 100, 300);
+	mb_thread(&b);
+	b0 = mb_seg(&b, 200, 0);
+	mb_thread(&b);
+	mb_seg(&b, 50, 0);
+	c1 = mb_seg(&b, 500, 20);
+	mb_edge(&b, a1, c1, ECP_EDGE_SEM);
+	mb_edge(&b, b0, c1, ECP_EDGE_SEM);
+	m = mb_done(&b);
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(dag.span, 1000);
+	assert_int_equal(ecp_dag_span_delay(&dag), 300);
 	ecp_dag_finish(&dag);
 	mb_free(m);
 }
@@ -254,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sweep_fork_join),
 		cmocka_unit_test(test_warp_by_hand),
+		cmocka_unit_test(test_span_delay),
 		cmocka_unit_test(test_whatif_lengths),
 		cmocka_unit_test(test_model_switch),
 		cmocka_unit_test(test_threaded_sweep),
