@@ -57,6 +57,8 @@ def cases(rec_waits, work):
                  'rawclone', 'fork', 'system'):
         out.append(('waits ' + mode, [rec_waits, mode], {}, NO_SAMPLES))
     out.append(('waits wrapper', ['sh', '-c', "'%s' plain; true" % rec_waits], {}, NO_SAMPLES))
+    out.append(('waits shell (sleep 0.2 first)',
+                ['sh', '-c', "sleep 0.2; '%s' plain; true" % rec_waits], {}, NO_SAMPLES))
     tools = [
         ('xz -T4 -1 -v', ['xz', '-T4', '-1', '-v', '-k', '-c', text], 'xz'),
         ('pbzip2 -p4', ['pbzip2', '-p4', '-k', '-c', small], 'pbzip2'),
