@@ -171,11 +171,23 @@ def main():
                            "10000"])
             # samples perf dropped (the driver starved on a loaded machine)
             # leave holes the comparison would blame on the sampling
-            if int(meta.get("samples_lost", "0")) == 0:
-                break
-            print(f"{NAME}: {meta['samples_lost']} samples lost, recording again")
+            if int(meta.get("samples_lost", "0")) != 0:
+                print(f"{NAME}: {meta['samples_lost']} samples lost, recording again")
+                continue
+            # A known, not yet understood failure (2 of 7 CI runs, never by
+            # hand): a thread's events without its thread_start in the
+            # every-call trace.  ecp refuses such a trace, naming the event
+            # (never a silent answer); the comparison below needs a whole
+            # one, so it is recorded again -- said here, not hidden.
+            probe = run([ECP, "info", both, "--format", "json"])
+            if probe.returncode == 1 and "event of a thread before its start" in probe.stderr:
+                print(f"{NAME}: KNOWN ISSUE: refused trace ({probe.stderr.strip()[-200:]}), "
+                      "recording again")
+                continue
+            break
         else:
-            fail("samples were lost in three recordings in a row")
+            fail("no whole recording in three: samples lost, or the trace refused "
+                 "(see above)")
         if meta.get("clock") != "perf-switch":
             print("SKIP: perf is refused here (no context switches, no samples)")
             sys.exit(77)
