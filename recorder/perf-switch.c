@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/perf_event.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -65,12 +64,7 @@ static bool trailing_id(const struct perf_event_header *h, struct sample_id *id)
 
 bool ecp_perf_switch_follows(const struct ecp_perf_switch *ps, uint32_t pid)
 {
-	if (pid == (uint32_t)ps->pid)
-		return true;
-	for (size_t i = 0; i < ps->n_pids; i++)
-		if (ps->pids[i] == pid)
-			return true;
-	return false;
+	return pid == (uint32_t)ps->pid || ecp_hmap_get(&ps->pids, pid) != NULL;
 }
 
 /* A process the program or one of its descendants made.  The set only
@@ -79,17 +73,8 @@ bool ecp_perf_switch_follows(const struct ecp_perf_switch *ps, uint32_t pid)
  * model's consistency check then names their CPU time as missing. */
 static void follow(struct ecp_perf_switch *ps, uint32_t pid)
 {
-	if (ecp_perf_switch_follows(ps, pid))
-		return;
-	if (ps->n_pids == ps->cap_pids) {
-		size_t cap = ps->cap_pids ? ps->cap_pids * 2 : 16;
-		uint32_t *p = cap <= 65536 ? realloc(ps->pids, cap * sizeof(*p)) : NULL;
-		if (!p)
-			return;
-		ps->pids = p;
-		ps->cap_pids = cap;
-	}
-	ps->pids[ps->n_pids++] = pid;
+	if (ps->pids.len < 65536 && !ecp_perf_switch_follows(ps, pid))
+		ecp_hmap_put(&ps->pids, pid, 1); /* out of memory: left out, as past the bound */
 }
 
 static void handle_record(void *ctx, const struct perf_event_header *h)
@@ -162,7 +147,5 @@ void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
 
 void ecp_perf_switch_free(struct ecp_perf_switch *ps)
 {
-	free(ps->pids);
-	ps->pids = NULL;
-	ps->n_pids = ps->cap_pids = 0;
+	ecp_hmap_finish(&ps->pids);
 }

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "common/hmap.h"
 #include "recorder/perf-ring.h"
 #include "recorder/sched-emit.h"
 
@@ -25,8 +26,7 @@ struct ecp_perf_switch {
 	/* the descendant processes seen made (perf fork records), their
 	 * records kept too (issue 32): a shell wrapper's program, fork and
 	 * waitpid workers, system() and popen() children */
-	uint32_t *pids;
-	size_t n_pids, cap_pids;
+	struct ecp_hmap pids; /* pid -> 1, looked up for every record */
 	const struct ecp_sched_emitter *emit;
 	uint64_t switches;
 	uint64_t lost;
