@@ -231,18 +231,14 @@ struct bproc {
 	uint64_t fork_ts, exit_ts; /* exit_ts: its last thread's exit, 0 unseen */
 	ecp_id fork_seg;           /* the creator's segment ending at the fork */
 	uint32_t n_threads;        /* of the model */
-	bool joined;               /* a wait of the program depends on it */
+	bool joined;               /* a wait of the program depends on it ... */
+	ecp_id join_seg;           /* ... the segment that wait opened */
 	bool has_children;         /* it made processes of its own */
 };
 
 struct fork_point {
 	uint64_t creator, ts;
 	uint32_t proc;
-};
-
-struct child_join {
-	uint32_t pid;
-	ecp_id seg; /* the segment the wait opened */
 };
 
 struct tid_comm {
@@ -313,7 +309,6 @@ struct ecp_builder {
 	struct ecp_hmap proc_by_pid, pid_of_tid;
 	struct fork_point *forks; /* by creator, then time */
 	size_t n_forks;
-	struct ecp_vec child_joins; /* struct child_join */
 	uint64_t child_procs, child_threads, child_cpu_ns;
 	uint64_t cut_blocked, cut_running, cut_running_ns;
 	uint64_t cut_tids[CUT_NAMED];
@@ -483,7 +478,7 @@ int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
 /* The program's unjoined children that exited by end_ts: counted, and with
  * `mark` joined by th's next segment.  Returns their number, -1 no memory. */
 int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
-int bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
+void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);
 int bld_join_children(struct ecp_builder *b);
 /* A one-thread leaf child's blocked time is its delay (before closing). */

@@ -44,6 +44,7 @@ int ecp_builder_push_task(struct ecp_builder *b, const struct ecp_task *t)
 		p->creator = t->ptid;
 		p->fork_ts = t->ts;
 		p->fork_seg = ECP_NO_ID;
+		p->join_seg = ECP_NO_ID;
 		return ecp_hmap_put(&b->proc_by_pid, t->pid, b->procs.len - 1);
 	}
 	struct bproc *p = t->exit ? proc_of_pid(b, t->pid) : NULL;
@@ -117,17 +118,6 @@ int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto)
 	return 0;
 }
 
-/* Whether process p is `root` or one of its descendants. */
-static bool descends(struct ecp_builder *b, const struct bproc *p, uint32_t root)
-{
-	for (int depth = 0; p && depth < 64; depth++) {
-		if (p->pid == root)
-			return true;
-		p = proc_of_pid(b, p->ppid);
-	}
-	return false;
-}
-
 int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark)
 {
 	uint32_t prog = b->threads.len ? (uint32_t)thread_at(b, 0)->tid : 0;
@@ -149,17 +139,14 @@ int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, b
 	return found;
 }
 
-int bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg)
+void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg)
 {
 	for (size_t i = 0; i < th->child_waits.len; i++) {
-		struct child_join *j = ecp_vec_push(&b->child_joins);
-		if (!j)
-			return -1;
-		j->pid = ECP_VEC_AT(&th->child_waits, uint32_t, i);
-		j->seg = seg;
+		struct bproc *p = proc_of_pid(b, ECP_VEC_AT(&th->child_waits, uint32_t, i));
+		if (p)
+			p->join_seg = seg;
 	}
 	th->child_waits.len = 0;
-	return 0;
 }
 
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th)
@@ -216,19 +203,19 @@ int bld_child_delays(struct ecp_builder *b)
 	return 0;
 }
 
+/* Each child thread's end joins the wait for its process and for every
+ * process above it that a wait of the program joined. */
 int bld_join_children(struct ecp_builder *b)
 {
-	for (size_t j = 0; j < b->child_joins.len; j++) {
-		const struct child_join *cj = &ECP_VEC_AT(&b->child_joins, struct child_join, j);
-		for (size_t i = 0; i < b->threads.len; i++) {
-			struct bthread *th = thread_at(b, (ecp_id)i);
-			if (!th->proc || th->last_seg == ECP_NO_ID)
-				continue;
-			const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
-			if (descends(b, p, cj->pid) &&
-			    bld_add_edge(b, th->last_seg, cj->seg, ECP_EDGE_JOIN) < 0)
+	for (size_t i = 0; i < b->threads.len; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		if (!th->proc || th->last_seg == ECP_NO_ID)
+			continue;
+		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
+		for (int depth = 0; p && depth < 64; depth++, p = proc_of_pid(b, p->ppid))
+			if (p->join_seg != ECP_NO_ID &&
+			    bld_add_edge(b, th->last_seg, p->join_seg, ECP_EDGE_JOIN) < 0)
 				return -1;
-		}
 	}
 	return 0;
 }

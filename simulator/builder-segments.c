@@ -129,8 +129,8 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			return ECP_NO_ID;
 	}
 	th->pend.len = 0;
-	if (th->child_waits.len && bld_flush_child_waits(b, th, id) < 0)
-		return ECP_NO_ID;
+	if (th->child_waits.len)
+		bld_flush_child_waits(b, th, id);
 	if (th->poll_pending && th->poll_seg == ECP_NO_ID)
 		th->poll_seg = id; /* the segment the poll opened */
 	if (th->seg_timeout) {

@@ -122,7 +122,6 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	b->unseen_pseudo_fn = ECP_NO_ID;
 	ecp_vec_init(&b->comms, sizeof(struct tid_comm));
 	ecp_vec_init(&b->procs, sizeof(struct bproc));
-	ecp_vec_init(&b->child_joins, sizeof(struct child_join));
 	ecp_hmap_init(&b->proc_by_pid);
 	ecp_hmap_init(&b->pid_of_tid);
 	*out = b;
@@ -191,7 +190,6 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->futex_by_addr);
 	ecp_vec_finish(&b->comms);
 	ecp_vec_finish(&b->procs);
-	ecp_vec_finish(&b->child_joins);
 	ecp_hmap_finish(&b->proc_by_pid);
 	ecp_hmap_finish(&b->pid_of_tid);
 	free(b->forks);
