@@ -301,7 +301,8 @@ struct ecp_builder {
 	bool process_exited; /* the agent's process_exit was seen */
 	/* threads only the scheduler saw (builder-unseen.c): the comm of
 	 * every tid that is no agent thread, and those made model threads */
-	struct ecp_vec comms; /* struct tid_comm */
+	struct ecp_vec comms; /* struct tid_comm, one per tid */
+	struct ecp_hmap comm_by_tid;
 	ecp_id unseen_pseudo_fn;
 	uint64_t unseen, unseen_ns, unseen_tids[CUT_NAMED];
 	/* child processes (builder-processes.c) */

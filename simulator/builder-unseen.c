@@ -13,8 +13,11 @@
 
 int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 {
-	struct tid_comm *c = ecp_vec_push(&b->comms);
-	if (!c)
+	/* the last name of a tid wins: the one after an exec */
+	uint64_t *i = ecp_hmap_get(&b->comm_by_tid, tid);
+	struct tid_comm *c = i ? &ECP_VEC_AT(&b->comms, struct tid_comm, *i)
+			       : ecp_vec_push(&b->comms);
+	if (!c || (!i && ecp_hmap_put(&b->comm_by_tid, tid, b->comms.len - 1) < 0))
 		return -1;
 	c->tid = tid;
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -23,13 +26,8 @@ int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 
 const char *bld_comm_of(const struct ecp_builder *b, uint64_t tid)
 {
-	const char *name = NULL;
-	for (size_t i = 0; i < b->comms.len; i++) {
-		const struct tid_comm *c = &ECP_VEC_AT(&b->comms, struct tid_comm, i);
-		if (c->tid == tid)
-			name = c->name; /* the last one: after an exec */
-	}
-	return name;
+	const uint64_t *i = ecp_hmap_get(&b->comm_by_tid, tid);
+	return i ? ECP_VEC_AT(&b->comms, struct tid_comm, *i).name : NULL;
 }
 
 static bool is_recorder_thread(const char *comm)

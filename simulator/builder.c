@@ -121,6 +121,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	b->main_pseudo_fn = ECP_NO_ID;
 	b->unseen_pseudo_fn = ECP_NO_ID;
 	ecp_vec_init(&b->comms, sizeof(struct tid_comm));
+	ecp_hmap_init(&b->comm_by_tid);
 	ecp_vec_init(&b->procs, sizeof(struct bproc));
 	ecp_hmap_init(&b->proc_by_pid);
 	ecp_hmap_init(&b->pid_of_tid);
@@ -189,6 +190,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	bld_omp_free(b->omp);
 	ecp_hmap_finish(&b->futex_by_addr);
 	ecp_vec_finish(&b->comms);
+	ecp_hmap_finish(&b->comm_by_tid);
 	ecp_vec_finish(&b->procs);
 	ecp_hmap_finish(&b->proc_by_pid);
 	ecp_hmap_finish(&b->pid_of_tid);
