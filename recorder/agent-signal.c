@@ -87,21 +87,26 @@ ECP_AGENT_API int tgkill(pid_t tgid, pid_t tid, int sig)
 	return real(tgid, tid, sig);
 }
 
-/* A wait for a signal: a delay, and the read of the signal's channel when
- * one was taken (`got` > 0), right after it. */
-#define SIGNAL_WAIT(t, tmo, call, got_expr)                                             \
+/* A wait for a signal: a delay, and right after it the read of `units`
+ * from the channel `chan_expr` names once the call returned (r_), none
+ * when it is 0 (no signal taken). */
+#define SIGNAL_WAIT(t, tmo, call, chan_expr, units)                                      \
 	__extension__({                                                                  \
 		ECP_TP(delay_begin, D_SIGWAIT, -1, (uint64_t)(tmo), ecp_cpu_ns());       \
 		int r_ = (call);                                                         \
 		int saved_ = errno;                                                      \
 		ECP_TP(delay_end, D_SIGWAIT, (int64_t)r_, ecp_cpu_ns());                 \
-		int got_ = (got_expr);                                                   \
-		if (got_ > 0)                                                            \
-			ECP_TP(chan_read, SIGNAL_CHAN(got_), 1, ecp_cpu_ns());           \
+		uint64_t chan_ = (chan_expr);                                            \
+		if (chan_)                                                               \
+			ECP_TP(chan_read, chan_, (units), ecp_cpu_ns());                 \
 		ecp_leave(t);                                                            \
 		errno = saved_;                                                          \
 		r_;                                                                      \
 	})
+
+/* What a wait for any handled signal takes from the "any signal" channel:
+ * all that is there (the reader takes what was written). */
+#define ALL_UNITS INT64_C(0x7fffffff)
 
 ECP_AGENT_API int sigwait(const sigset_t *restrict set, int *restrict sig)
 {
@@ -109,7 +114,7 @@ ECP_AGENT_API int sigwait(const sigset_t *restrict set, int *restrict sig)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(set, sig);
-	return SIGNAL_WAIT(t, 0, real(set, sig), r_ == 0 ? *sig : 0);
+	return SIGNAL_WAIT(t, 0, real(set, sig), r_ == 0 ? SIGNAL_CHAN(*sig) : 0, 1);
 }
 
 ECP_AGENT_API int sigwaitinfo(const sigset_t *restrict set, siginfo_t *restrict info)
@@ -118,7 +123,7 @@ ECP_AGENT_API int sigwaitinfo(const sigset_t *restrict set, siginfo_t *restrict 
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(set, info);
-	return SIGNAL_WAIT(t, 0, real(set, info), r_);
+	return SIGNAL_WAIT(t, 0, real(set, info), r_ > 0 ? SIGNAL_CHAN(r_) : 0, 1);
 }
 
 ECP_AGENT_API int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
@@ -128,12 +133,9 @@ ECP_AGENT_API int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(set, info, tmo);
-	return SIGNAL_WAIT(t, ecp_timespec_ns(tmo), real(set, info, tmo), r_);
+	return SIGNAL_WAIT(t, ecp_timespec_ns(tmo), real(set, info, tmo),
+			   r_ > 0 ? SIGNAL_CHAN(r_) : 0, 1);
 }
-
-/* What a wait for any handled signal takes from the "any signal" channel:
- * all that is there (the reader takes what was written). */
-#define ALL_UNITS INT64_C(0x7fffffff)
 
 ECP_AGENT_API int pause(void)
 {
@@ -141,14 +143,7 @@ ECP_AGENT_API int pause(void)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real();
-	ECP_TP(delay_begin, D_SIGWAIT, -1, 0, ecp_cpu_ns());
-	int r = real();
-	int saved = errno;
-	ECP_TP(delay_end, D_SIGWAIT, (int64_t)r, ecp_cpu_ns());
-	ECP_TP(chan_read, SIGNAL_CHAN(0), ALL_UNITS, ecp_cpu_ns());
-	ecp_leave(t);
-	errno = saved;
-	return r;
+	return SIGNAL_WAIT(t, 0, real(), SIGNAL_CHAN(0), ALL_UNITS);
 }
 
 ECP_AGENT_API int sigsuspend(const sigset_t *mask)
@@ -157,12 +152,5 @@ ECP_AGENT_API int sigsuspend(const sigset_t *mask)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(mask);
-	ECP_TP(delay_begin, D_SIGWAIT, -1, 0, ecp_cpu_ns());
-	int r = real(mask);
-	int saved = errno;
-	ECP_TP(delay_end, D_SIGWAIT, (int64_t)r, ecp_cpu_ns());
-	ECP_TP(chan_read, SIGNAL_CHAN(0), ALL_UNITS, ecp_cpu_ns());
-	ecp_leave(t);
-	errno = saved;
-	return r;
+	return SIGNAL_WAIT(t, 0, real(mask), SIGNAL_CHAN(0), ALL_UNITS);
 }
