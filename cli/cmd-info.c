@@ -140,6 +140,8 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 	printf("threads        %u\n", m->n_threads);
 	printf("events         %llu\n", (unsigned long long)m->info.events);
 	printf("discarded      %llu\n", (unsigned long long)m->info.discarded_events);
+	if (m->info.switches_lost)
+		printf("switches lost  %llu\n", (unsigned long long)m->info.switches_lost);
 	printf("segments       %u (%u dependencies)\n", m->n_segments, m->n_edges);
 	printf("work (T1)      %s\n", ecp_format_ns(a, sizeof(a), (double)dag->work));
 	printf("span (Tinf)    %s\n", ecp_format_ns(b, sizeof(b), (double)dag->span));
@@ -174,6 +176,7 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 	ecp_json_kv_uint(&w, "threads", m->n_threads);
 	ecp_json_kv_uint(&w, "events", m->info.events);
 	ecp_json_kv_uint(&w, "discarded_events", m->info.discarded_events);
+	ecp_json_kv_uint(&w, "switches_lost", m->info.switches_lost);
 	ecp_json_kv_uint(&w, "work_ns", dag->work);
 	ecp_json_kv_uint(&w, "span_ns", dag->span);
 	ecp_json_kv_double(&w, "parallelism",

@@ -269,7 +269,7 @@ int cmd_record(int argc, char **argv)
 	if (model) {
 		sum.threads = model->n_threads;
 		sum.events = model->info.events;
-		sum.discarded = model->info.discarded_events;
+		sum.discarded = model->info.discarded_events + model->info.switches_lost;
 	}
 	if (!o.quiet)
 		print_summary(&sum, dir);

@@ -30,9 +30,9 @@ int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_
 	return ECP_OK;
 }
 
-void ecp_perf_ring_drain(struct ecp_perf_ring *r,
-			 void (*handle)(void *ctx, const struct perf_event_header *h),
-			 void *ctx)
+bool ecp_perf_ring_drain_some(struct ecp_perf_ring *r,
+			      void (*handle)(void *ctx, const struct perf_event_header *h),
+			      void *ctx, size_t max_bytes)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;
 	unsigned char *data;
@@ -44,11 +44,13 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 	} copy;
 
 	if (!r->base)
-		return;
+		return false;
 	data = r->base + meta->data_offset;
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
-	while (tail < head) {
+	uint64_t stop = max_bytes < head - tail ? tail + max_bytes : head;
+	bool corrupt = false;
+	while (tail < stop) {
 		size_t off = (size_t)(tail & (r->data_size - 1));
 		const struct perf_event_header *h = (const void *)(data + off);
 		size_t size;
@@ -59,8 +61,10 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 			h = &copy.h;
 		}
 		size = h->size;
-		if (size < sizeof(*h))
-			break; /* corrupt: stop rather than loop */
+		if (size < sizeof(*h)) {
+			corrupt = true; /* stop rather than loop */
+			break;
+		}
 		if (off + size > r->data_size) {
 			size_t first = r->data_size - off;
 			memcpy(copy.bytes, data + off, first);
@@ -71,6 +75,14 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 		tail += size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	return !corrupt && tail < head;
+}
+
+void ecp_perf_ring_drain(struct ecp_perf_ring *r,
+			 void (*handle)(void *ctx, const struct perf_event_header *h),
+			 void *ctx)
+{
+	ecp_perf_ring_drain_some(r, handle, ctx, SIZE_MAX);
 }
 
 void ecp_perf_ring_close(struct ecp_perf_ring *r)

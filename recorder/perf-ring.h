@@ -4,6 +4,7 @@
 #ifndef ECP_RECORDER_PERF_RING_H
 #define ECP_RECORDER_PERF_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -28,6 +29,11 @@ int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_
 void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 			 void (*handle)(void *ctx, const struct perf_event_header *h),
 			 void *ctx);
+/* The same, stopping after about max_bytes (at a record's end); true when
+ * records are left.  Frees what it handed, so the kernel can write on. */
+bool ecp_perf_ring_drain_some(struct ecp_perf_ring *r,
+			      void (*handle)(void *ctx, const struct perf_event_header *h),
+			      void *ctx, size_t max_bytes);
 void ecp_perf_ring_close(struct ecp_perf_ring *r);
 /* At the end of a recording: drains what is left (when mapped), then closes. */
 void ecp_perf_ring_finish(struct ecp_perf_ring *r,

@@ -257,6 +257,11 @@ void ecp_perf_sample_drain(struct ecp_perf_sample *s)
 	ecp_perf_ring_drain(&s->ring, handle_record, s);
 }
 
+bool ecp_perf_sample_drain_some(struct ecp_perf_sample *s, size_t max_bytes)
+{
+	return ecp_perf_ring_drain_some(&s->ring, handle_record, s, max_bytes);
+}
+
 void ecp_perf_sample_finish(struct ecp_perf_sample *s)
 {
 	ecp_perf_ring_finish(&s->ring, handle_record, s);

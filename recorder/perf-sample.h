@@ -64,6 +64,8 @@ struct ecp_perf_sample {
 int ecp_perf_sample_init(struct ecp_perf_sample *s, int fd, pid_t pid,
 			 const struct ecp_sched_emitter *emit, struct ecp_error *err);
 void ecp_perf_sample_drain(struct ecp_perf_sample *s);
+/* About max_bytes of it; true when samples are left (ecp_perf_ring_drain_some). */
+bool ecp_perf_sample_drain_some(struct ecp_perf_sample *s, size_t max_bytes);
 /* Drains what is left and unmaps; the object list stays until _free. */
 void ecp_perf_sample_finish(struct ecp_perf_sample *s);
 void ecp_perf_sample_free(struct ecp_perf_sample *s);

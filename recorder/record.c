@@ -558,6 +558,9 @@ static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
  * about a microsecond. */
 #define ANCHOR_MS 20
 
+/* Samples handled between two drains of the context switches (~32 of 8 KiB). */
+#define SAMPLE_SLICE_BYTES (256u << 10)
+
 /* Runs the program to its end, draining perf and writing clock anchors
  * meanwhile. */
 static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf,
@@ -579,8 +582,13 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		poll(p, n, ANCHOR_MS);
 		if (perf)
 			ecp_perf_switch_drain(ps);
-		if (sampling)
-			ecp_perf_sample_drain(samples);
+		/* A backlog of samples (up to 8 KiB each, written on into
+		 * LTTng, which may block) is taken in slices with the context
+		 * switches drained between: their ring is the smaller, and a
+		 * switch perf drops makes the whole trace unusable. */
+		while (sampling && ecp_perf_sample_drain_some(samples, SAMPLE_SLICE_BYTES))
+			if (perf)
+				ecp_perf_switch_drain(ps);
 		ecp_clock_anchor_emit(em);
 		pid_t r = wait4(l->pid, status, WNOHANG, &ru);
 		if (r == l->pid) {

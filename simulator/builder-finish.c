@@ -312,7 +312,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		m->n_calls = n;
 	}
 	m->info.events = b->events;
-	m->info.discarded_events = b->lost;
+	m->info.switches_lost = b->lost;
 	m->info.event_cost_ns = (b->opts.event_cost_ps + 500u) / 1000u;
 	m->info.event_cost_ps = b->opts.event_cost_ps;
 	m->info.sample_cost_ns = b->opts.sample_cost_ns;

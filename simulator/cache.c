@@ -30,7 +30,7 @@ struct header {
 	    n_calls, n_warnings, strings_size;
 	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
 	    calls_kept, samples, samples_lost;
-	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns;
+	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns, switches_lost;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
 	    guessed_cpu_ns, unknown_deps_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
@@ -273,6 +273,7 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.n_warnings = m->n_warnings;
 	h.events = m->info.events;
 	h.discarded = m->info.discarded_events;
+	h.switches_lost = m->info.switches_lost;
 	h.event_cost_ns = m->info.event_cost_ns;
 	h.event_cost_ps = m->info.event_cost_ps;
 	h.sample_cost_ns = m->info.sample_cost_ns;
@@ -521,6 +522,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 #undef STR
 	m->info.events = h.events;
 	m->info.discarded_events = h.discarded;
+	m->info.switches_lost = h.switches_lost;
 	m->info.event_cost_ns = h.event_cost_ns;
 	m->info.event_cost_ps = h.event_cost_ps;
 	m->info.sample_cost_ns = h.sample_cost_ns;

@@ -379,6 +379,32 @@ static int note_samples(struct ecp_model *m, const struct load_ctx *c)
 	return ECP_OK;
 }
 
+/* A structural error in a trace that lost events (a thread's events
+ * without its thread_start, an exit without its entry) is the loss, not a
+ * bug in the program or in ecp: LTTng-UST drops events even from blocking
+ * channels when a writer preempted inside an event holds the sub-buffer the
+ * others wrap around to.  Say so, with the count and where, rather than the
+ * symptom. */
+static int blame_loss(const char *dir, const struct ecp_ctf_stats *main_st,
+		      const struct ecp_ctf_stats *sched, int rc, struct ecp_error *err)
+{
+	uint64_t lost = main_st->discarded + main_st->discarded_packets +
+			sched->discarded + sched->discarded_packets;
+	if (!lost || rc == ECP_ERR_NOMEM || rc == ECP_ERR_DECODER_CRASH)
+		return rc;
+	ecp_error_prefix(err,
+			 "trace=%s: %llu events were discarded while recording (first loss "
+			 "before event #%llu of %s), and the trace is not whole "
+			 "(re-record on a quieter machine, or with fewer events: without "
+			 "--min-duration 0)",
+			 dir, (unsigned long long)lost,
+			 (unsigned long long)(main_st->discarded || main_st->discarded_packets
+						  ? main_st->first_discard_index
+						  : sched->first_discard_index),
+			 main_st->discarded || main_st->discarded_packets ? "main" : "sched");
+	return ECP_ERR;
+}
+
 static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		    const struct meta *meta, struct ecp_model **out,
 		    struct ecp_error *err)
@@ -430,6 +456,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &sched, err)) < 0) {
 			if (sched.bt_failed && !opts->skip_damage_probe)
 				rc = explain_damage(label, ctf, &sched, err);
+			else
+				rc = blame_loss(dir, &main_st, &sched, rc, err);
 			goto out;
 		}
 		free(ctf);
@@ -455,14 +483,18 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &main_st, err)) < 0) {
 		if (main_st.bt_failed && !opts->skip_damage_probe)
 			rc = explain_damage(label, ctf, &main_st, err);
+		else
+			rc = blame_loss(dir, &main_st, &sched, rc, err);
 		goto out;
 	}
 	if (opts->progress && main_st.events + sched.events >= (1u << 20))
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < c.n_comms; i++)
 		ecp_builder_set_comm(c.b, c.comms[i].tid, c.comms[i].name);
-	if ((rc = ecp_builder_finish(c.b, c.syms, out, err)) < 0)
+	if ((rc = ecp_builder_finish(c.b, c.syms, out, err)) < 0) {
+		rc = blame_loss(dir, &main_st, &sched, rc, err);
 		goto out;
+	}
 	struct ecp_model *m = *out;
 	struct ecp_strings *s = ecp_model_strings(m);
 	m->info.events = main_st.events + sched.events;
@@ -788,19 +820,34 @@ out:
 static int check_loss(const char *dir, const struct ecp_load_options *opts,
 		      struct ecp_model *m, struct ecp_error *err)
 {
-	if (!m->info.discarded_events)
+	if (!m->info.discarded_events && !m->info.switches_lost)
 		return ECP_OK;
+	/* two different losses, named apart: LTTng's buffers (the program
+	 * outran the consumer) and perf's ring of context switches (the
+	 * recorder did not drain it in time) */
+	char what[160];
+	if (m->info.discarded_events && m->info.switches_lost)
+		snprintf(what, sizeof(what),
+			 "%llu events were discarded by LTTng and %llu context switches "
+			 "lost by perf while recording",
+			 (unsigned long long)m->info.discarded_events,
+			 (unsigned long long)m->info.switches_lost);
+	else if (m->info.discarded_events)
+		snprintf(what, sizeof(what), "%llu events were discarded while recording",
+			 (unsigned long long)m->info.discarded_events);
+	else
+		snprintf(what, sizeof(what),
+			 "%llu context switches were lost by perf while recording (the "
+			 "recorder did not drain its ring in time)",
+			 (unsigned long long)m->info.switches_lost);
 	if (!opts->allow_loss)
 		return ecp_error_set(
 		    err, ECP_ERR,
-		    "trace=%s: %llu events were discarded while recording; "
-		    "the model would be wrong (re-record, or pass --allow-loss "
-		    "to analyse it anyway)",
-		    dir, (unsigned long long)m->info.discarded_events);
-	if (ecp_model_add_warning(m,
-				  "%llu events were discarded while recording: the "
-				  "analysis is approximate (--allow-loss)",
-				  (unsigned long long)m->info.discarded_events) < 0)
+		    "trace=%s: %s; the model would be wrong (re-record, or pass "
+		    "--allow-loss to analyse it anyway)",
+		    dir, what);
+	if (ecp_model_add_warning(m, "%s: the analysis is approximate (--allow-loss)", what) <
+	    0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	return ECP_OK;
 }

@@ -432,6 +432,51 @@ static void test_discarded_refused_or_allowed(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* A discard that took a thread's thread_start: the builder's complaint
+ * ("event of a thread before its start") is the loss's consequence, and
+ * the error says the loss first, with or without --allow-loss. */
+static void test_discard_named_before_its_consequence(void **state)
+{
+	char dir[PATH_MAX], sub[PATH_MAX];
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	program(&s);
+	path_in(dir, "lossy-start");
+	assert_int_equal(ecp_test_write_recording(dir, &s, 0), 0);
+	path_in(sub, "lossy-start/main/ust/uid/0/64-bit");
+	struct ecp_ctf_writer *w;
+	assert_int_equal(ecp_ctf_writer_create(sub, ECP_CTF_MAIN, &w), 0);
+	int dropped = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.ev[i].type == ECP_EV_SCHED_SWITCH)
+			continue;
+		if (s.ev[i].type == ECP_EV_THREAD_START && s.ev[i].tid == T2) {
+			assert_int_equal(ecp_ctf_writer_discard(w, 1), 0);
+			dropped++;
+			continue;
+		}
+		assert_int_equal(ecp_ctf_writer_event(w, &s.ev[i]), 0);
+	}
+	assert_int_equal(dropped, 1);
+	assert_int_equal(ecp_ctf_writer_close(w), 0);
+	struct ecp_model *m = load(dir, false, false, &err);
+	if (m)
+		fail_msg("a trace without a thread's start was analysed");
+	if (!strstr(err.msg, "1 events were discarded while recording (first loss"))
+		fail_msg("the loss is not named first: %s", err.msg);
+	assert_non_null(strstr(err.msg, "before its start"));
+	/* --allow-loss: the builder repairs what it can, and says why */
+	m = load(dir, false, true, &err);
+	if (!m)
+		fail_msg("--allow-loss: %s", err.msg);
+	int warned = 0;
+	for (size_t i = 0; i < m->n_warnings; i++)
+		warned |= strstr(m->warnings[i], "1 events were discarded") != NULL;
+	assert_true(warned);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 /* A forked child inherits the agent: its events (another vpid) are left
  * out with a counted warning instead of failing as unknown threads. */
 static void test_forked_child_ignored(void **state)
@@ -562,6 +607,7 @@ int main(void)
 	    cmocka_unit_test(test_error_missing_and_foreign_metadata),
 	    cmocka_unit_test(test_error_other_provider),
 	    cmocka_unit_test(test_discarded_refused_or_allowed),
+	    cmocka_unit_test(test_discard_named_before_its_consequence),
 	    cmocka_unit_test(test_forked_child_ignored),
 	    cmocka_unit_test(test_builder_error_names_trace),
 	    cmocka_unit_test(test_symbols_resolve_self),
