@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/sysinfo.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -38,6 +39,7 @@
 #include "recorder/agent-path.h"
 #include "recorder/calibrate.h"
 #include "recorder/clock-anchor.h"
+#include "recorder/disk-watch.h"
 #include "recorder/launch.h"
 #include "recorder/meta.h"
 #include "recorder/perf-sample.h"
@@ -54,6 +56,7 @@
  * near 10 ms and, with blocking channels, loses nothing. */
 #define SUBBUF_SIZE        (512u << 10)
 #define NUM_SUBBUF         8u
+#define SCHED_NUM_SUBBUF   8u
 
 extern char **environ;
 
@@ -230,6 +233,45 @@ static int lock_output(const char *abs, struct ecp_error *err)
 		return -1;
 	}
 	return fd;
+}
+
+/* The output directory as this process reaches it: through the descriptor
+ * that holds its lock (/proc/self/fd/N), so that a directory moved or
+ * replaced by path while the program runs (a parent writable by another
+ * user) neither receives nor redirects what ecp record writes itself.  The
+ * path when /proc is not there. */
+static void output_by_fd(int fd, const char *abs, char *io, size_t len)
+{
+	struct stat by_path, held;
+	snprintf(io, len, "/proc/self/fd/%d", fd);
+	if (stat(io, &by_path) < 0 || fstat(fd, &held) < 0 || by_path.st_ino != held.st_ino ||
+	    by_path.st_dev != held.st_dev)
+		snprintf(io, len, "%s", abs);
+}
+
+/* abs no longer names the directory this recording holds: it was moved or
+ * replaced meanwhile.  The error says by whom it could be. */
+static int output_moved(int fd, const char *abs, struct ecp_error *err)
+{
+	struct stat now, held, parent;
+	if (fstat(fd, &held) < 0 ||
+	    (lstat(abs, &now) == 0 && now.st_ino == held.st_ino && now.st_dev == held.st_dev))
+		return ECP_OK;
+	char up[PATH_MAX];
+	snprintf(up, sizeof(up), "%s", abs);
+	char *slash = strrchr(up, '/');
+	if (slash && slash != up)
+		*slash = 0;
+	char who[96] = "";
+	if (stat(up, &parent) == 0)
+		snprintf(who, sizeof(who), " (its parent is owned by uid %u, mode %04o)",
+			 (unsigned)parent.st_uid, (unsigned)(parent.st_mode & 07777));
+	return ecp_error_set(err, ECP_ERR_IO,
+			     "%s was moved or replaced while the program ran%s: nothing was "
+			     "written through what is there now, and the recording is left "
+			     "unfinished in the directory that was moved; record into a "
+			     "directory only you can change",
+			     abs, who);
 }
 
 static int prepare_output(const char *output, bool force, char *abs, size_t len,
@@ -561,12 +603,40 @@ static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
 /* Samples handled between two drains of the context switches (~32 of 8 KiB). */
 #define SAMPLE_SLICE_BYTES (256u << 10)
 
+/* The recording was stopped for want of space (recorder/disk-watch.h): the
+ * program ran on to its end, unrecorded; what was recorded covers only its
+ * start and is removed (an analysis of it would be wrong). */
+static int stopped_for_space(const struct ecp_disk_watch *disk, const char *out,
+			     uint64_t start_ns, uint64_t end_ns, int status, int *exit_code,
+			     struct ecp_error *err)
+{
+	char how[64];
+	if (WIFSIGNALED(status)) {
+		*exit_code = 128 + WTERMSIG(status);
+		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
+	} else {
+		*exit_code = WEXITSTATUS(status);
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(status));
+	}
+	uint64_t at = disk->stopped_ns > start_ns ? disk->stopped_ns - start_ns : 0;
+	return ecp_error_set(
+	    err, ECP_ERR_IO,
+	    "the recording stopped %.2f s into the program's %.2f s: only %llu MiB were "
+	    "left on the filesystem of %s, and LTTng must always be able to write its "
+	    "%llu MiB of buffers out (else the program would block); the program ran on "
+	    "unrecorded and %s; the partial trace was removed (free space, or record "
+	    "elsewhere with -o)",
+	    (double)at / 1e9, (double)(end_ns - start_ns) / 1e9,
+	    (unsigned long long)(disk->free_at_stop >> 20), out,
+	    (unsigned long long)((disk->buffers + (1u << 20) - 1) >> 20), how);
+}
+
 /* Runs the program to its end, draining perf and writing clock anchors
  * meanwhile. */
 static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool perf,
 		      struct ecp_perf_sample *samples, bool sampling,
-		      const struct ecp_sched_emitter *em, int *status, uint64_t *end_ns,
-		      uint64_t *cpu_ns)
+		      const struct ecp_sched_emitter *em, struct ecp_disk_watch *disk,
+		      int *status, uint64_t *end_ns, uint64_t *cpu_ns)
 {
 	struct rusage ru;
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
@@ -580,6 +650,10 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		if (sampling)
 			p[n++] = (struct pollfd){.fd = samples->ring.fd, .events = POLLIN};
 		poll(p, n, ANCHOR_MS);
+		/* once stopped for want of space, nothing more is written (the
+		 * perf rings only lose what they hold) */
+		if (disk->stopped_ns || ecp_disk_watch_check(disk, mono_ns()))
+			perf = sampling = false;
 		if (perf)
 			ecp_perf_switch_drain(ps);
 		/* A backlog of samples (up to 8 KiB each, written on into
@@ -589,7 +663,8 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		while (sampling && ecp_perf_sample_drain_some(samples, SAMPLE_SLICE_BYTES))
 			if (perf)
 				ecp_perf_switch_drain(ps);
-		ecp_clock_anchor_emit(em);
+		if (!disk->stopped_ns)
+			ecp_clock_anchor_emit(em);
 		pid_t r = wait4(l->pid, status, WNOHANG, &ru);
 		if (r == l->pid) {
 			*cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
@@ -634,7 +709,7 @@ static void remove_tree(const char *path)
 int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		   struct ecp_record_summary *sum, struct ecp_error *err)
 {
-	char out[PATH_MAX - 64], path[PATH_MAX], agent[PATH_MAX],
+	char out[PATH_MAX - 64], out_io[PATH_MAX - 64], path[PATH_MAX], agent[PATH_MAX],
 	    calib_dir[PATH_MAX - 64];
 	char calib_file[PATH_MAX];
 	char s_main[64], s_sched[64], s_calib[64];
@@ -647,6 +722,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	struct ecp_launch l = {.pid = -1, .sock = -1};
 	struct ecp_perf_switch ps = {.ring.fd = -1};
 	struct ecp_perf_sample samples = {.ring.fd = -1};
+	struct ecp_disk_watch disk = {.dir_fd = -1};
 	bool sampling = false, hooks, want_samples;
 	static char sampling_problem[sizeof(((struct ecp_error *)0)->msg) + 64];
 	struct ecp_record_meta meta = {0};
@@ -678,6 +754,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 			    sizeof(out), &out_lock, err);
 	if (rc)
 		return rc;
+	output_by_fd(out_lock, out, out_io, sizeof(out_io));
 	have_output = true;
 	pending_signal = 0;
 	catch_signals(old_sig);
@@ -704,27 +781,31 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		goto out;
 	have_main = true;
 	snprintf(path, sizeof(path), "%s/sched", out);
+	/* small: the program maps these buffers too, though it never writes
+	 * them (about 1 ms of its system time per 2 MiB); above the default
+	 * rate the samples (up to 8 KiB each) need more, or the driver blocks
+	 * on LTTng and perf drops samples (at 10 kHz) */
+	uint32_t sched_subbuf =
+	    want_samples && o->sample_hz > ECP_SAMPLE_DEFAULT_HZ ? 1u << 20 : 256u << 10;
 	rc = ecp_lttng_session_create(
 	    &(struct ecp_lttng_session_config){.name = s_sched,
 					       .output = path,
 					       .events = sched_events,
-					       /* small: the program maps these
-						* buffers too, though it never
-						* writes them (about 1 ms of its
-						* system time per 2 MiB); above
-						* the default rate the samples (up
-						* to 8 KiB each) need more, or the
-						* driver blocks on LTTng and perf
-						* drops samples (at 10 kHz) */
-					       .subbuf_size = want_samples && o->sample_hz >
-								      ECP_SAMPLE_DEFAULT_HZ
-								  ? 1u << 20
-								  : 256u << 10,
-					       .num_subbuf = 8},
+					       .subbuf_size = sched_subbuf,
+					       .num_subbuf = SCHED_NUM_SUBBUF},
 	    err);
 	if (rc)
 		goto out;
 	have_sched = true;
+	/* LTTng's buffers, on every CPU (per-UID buffers exist for each), must
+	 * always fit on the output's filesystem */
+	rc = ecp_disk_watch_init(
+	    &disk, out_lock, out,
+	    ((uint64_t)SUBBUF_SIZE * NUM_SUBBUF + (uint64_t)sched_subbuf * SCHED_NUM_SUBBUF) *
+		(uint64_t)get_nprocs_conf(),
+	    s_main, s_sched, err);
+	if (rc)
+		goto out;
 	/* in the state directory: removed with it, even after a SIGKILL */
 	snprintf(calib_dir, sizeof(calib_dir), "%s/calib", daemon.home);
 	if (mkdir(calib_dir, 0700) < 0) {
@@ -826,8 +907,13 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = ecp_launch_exec(&l, err);
 	if (rc)
 		goto out;
-	supervise(&l, &ps, perf, &samples, sampling, &em, &status, &end_ns, &sum->cpu_ns);
+	supervise(&l, &ps, perf, &samples, sampling, &em, &disk, &status, &end_ns,
+		  &sum->cpu_ns);
 	child_pid = 0;
+	if (disk.stopped_ns) {
+		rc = stopped_for_space(&disk, out, start_ns, end_ns, status, exit_code, err);
+		goto out;
+	}
 	if (perf)
 		ecp_perf_switch_finish(&ps);
 	if (sampling)
@@ -885,15 +971,20 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		meta.exit_code = WEXITSTATUS(status);
 		*exit_code = meta.exit_code;
 	}
-	rc = ecp_record_meta_write(out, &meta, err);
+	rc = output_moved(out_lock, out, err);
+	if (rc) {
+		have_output = false; /* what is at that path now is not ours to remove */
+		goto out;
+	}
+	rc = ecp_record_meta_write(out_io, &meta, err);
 	if (rc == 0) {
 		struct ecp_error copy_err = {0};
-		if (ecp_record_copy_program(out, o->argv[0], &copy_err) < 0)
+		if (ecp_record_copy_program(out_io, o->argv[0], &copy_err) < 0)
 			fprintf(stderr, "ecp record: warning: the trace keeps no copy of the "
 					"program, so function names resolve only where it is: %s\n",
 				copy_err.msg);
-		copy_sampled_objects(out, &samples);
-		if (sampling && ecp_record_copy_vdso(out, &copy_err) < 0)
+		copy_sampled_objects(out_io, &samples);
+		if (sampling && ecp_record_copy_vdso(out_io, &copy_err) < 0)
 			fprintf(stderr, "ecp record: warning: %s\n", copy_err.msg);
 	}
 
@@ -930,9 +1021,11 @@ out:
 		ecp_lttng_daemon_stop(&daemon);
 	/* last, when LTTng has written everything: what the analyses check */
 	if (!rc && have_output)
-		rc = ecp_manifest_write(out, err);
-	if (rc && have_output)
-		remove_tree(out); /* no half-made trace left behind */
+		rc = ecp_manifest_write(out_io, err);
+	/* no half-made trace left behind, but only where the path still
+	 * names the directory this recording made */
+	if (rc && have_output && output_moved(out_lock, out, &(struct ecp_error){0}) == ECP_OK)
+		remove_tree(out);
 	if (out_lock >= 0)
 		close(out_lock);
 	restore_signals(old_sig);

@@ -71,11 +71,15 @@ static pid_t read_pid_file(const char *path)
 	return (pid_t)pid;
 }
 
-/* As root: a private mount namespace with fresh tmpfs on /var/run/lttng
- * (the root daemon's fixed socket directory) and /dev/shm, so that our
- * daemon, the program and nothing else meet there, whatever system daemon
- * or other recording runs meanwhile.  The namespace ends with this process.
- * Must run while the process has one thread (unshare refuses otherwise). */
+/* As root: a private mount namespace with a fresh tmpfs on /var/run/lttng
+ * (the root daemon's fixed socket directory), so that our daemon, the
+ * program and nothing else meet there, whatever system daemon or other
+ * recording runs meanwhile.  /dev/shm stays the system's: the program
+ * shares it with other processes (a private one hid their files and lost
+ * what it put there), and the only LTTng file in it, the daemons' wake-up
+ * word (lttng-ust-wait-8), merely wakes programs to look for a daemon in
+ * their own /var/run/lttng.  The namespace ends with this process.  Must
+ * run while the process has one thread (unshare refuses otherwise). */
 static bool private_namespace(void)
 {
 	if (unshare(CLONE_NEWNS) < 0)
@@ -87,8 +91,6 @@ static bool private_namespace(void)
 	mkdir("/var/run/lttng", 0755);
 	if (mount("ecp-lttng", "/var/run/lttng", "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=0755") < 0)
-		return false;
-	if (mount("ecp-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
 		return false;
 	return true;
 }
@@ -465,6 +467,11 @@ int ecp_lttng_session_stop(const char *name, struct ecp_error *err)
 		sleep_ms(2);
 	}
 	return ret < 0 ? ctl_error(err, ret, "stop (data pending)", name) : ECP_OK;
+}
+
+void ecp_lttng_session_stop_no_wait(const char *name)
+{
+	(void)lttng_stop_tracing_no_wait(name);
 }
 
 int ecp_lttng_session_losses(const char *name, uint64_t *discarded,

@@ -53,6 +53,9 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
 int ecp_lttng_session_start(const char *name, struct ecp_error *err);
 /* Stops and waits until all data is written: the trace is then complete. */
 int ecp_lttng_session_stop(const char *name, struct ecp_error *err);
+/* Stops recording now, without waiting for the data to be written out
+ * (what is in the buffers is lost with the session). */
+void ecp_lttng_session_stop_no_wait(const char *name);
 /* Events discarded and packets lost, as the daemon counts them (the trace's
  * own counts, read by the reader, are the authority). */
 int ecp_lttng_session_losses(const char *name, uint64_t *discarded,

@@ -1,0 +1,95 @@
+/* The program's mass closes, kept off LTTng-UST's own descriptors.
+ *
+ * A program that closes every descriptor it did not open (daemons, shells,
+ * anything about to exec) would close LTTng-UST's sockets and shared
+ * memory and abort inside it.  liblttng-ust-fd (preloaded) covers close and
+ * fclose; close_range and closefrom (glibc 2.34) go straight to the kernel,
+ * so they are taken here through LTTng-UST's own descriptor tracker, which
+ * skips what it holds.  Where that library is older than its tracker, the
+ * calls pass through unchanged. */
+#include "recorder/agent.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+typedef int (*ecp_safe_close_fn)(int fd, int (*close_cb)(int fd));
+
+/* Straight to the kernel: the tracker calls it with its lock held, and
+ * close's wrappers (ours, liblttng-ust-fd's) would take it again. */
+ECP_AGENT_FN static int kernel_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+
+ECP_AGENT_FN static ecp_safe_close_fn tracker_fn(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	ecp_safe_close_fn f;
+	memcpy(&f, &p, sizeof(f)); /* as ecp_real: POSIX makes this sound */
+	return f;
+}
+
+/* Descriptors at or past this are never open. */
+ECP_AGENT_FN static unsigned fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > INT_MAX)
+		return INT_MAX;
+	return (unsigned)rl.rlim_cur;
+}
+
+ECP_AGENT_API int close_range(unsigned int first, unsigned int last, int flags)
+{
+	__typeof__(&close_range) real = ECP_REAL(close_range);
+	ecp_safe_close_fn one = tracker_fn("lttng_ust_safe_close_fd");
+	ecp_safe_close_fn from = tracker_fn("lttng_ust_safe_closefrom_fd");
+	/* setting close-on-exec closes nothing; odd arguments get the
+	 * kernel's own answer */
+	if (!one || !from || (flags & CLOSE_RANGE_CLOEXEC) || (flags & ~CLOSE_RANGE_UNSHARE) ||
+	    first > last)
+		return real(first, last, flags);
+	if ((flags & CLOSE_RANGE_UNSHARE) && unshare(CLONE_FILES) < 0)
+		return -1;
+	struct ecp_thread *t = ecp_self;
+	int saved = errno;
+	unsigned limit = fd_limit();
+	if (t) /* the tracker's mutex is not the program's synchronization */
+		t->guard++;
+	if (first < limit) {
+		if (last >= limit - 1)
+			from((int)first, kernel_close);
+		else
+			for (unsigned fd = first; fd <= last; fd++)
+				one((int)fd, kernel_close);
+	}
+	if (t)
+		t->guard--;
+	errno = saved; /* close_range succeeds whatever was open */
+	return 0;
+}
+
+ECP_AGENT_API void closefrom(int lowfd)
+{
+	__typeof__(&closefrom) real = ECP_REAL(closefrom);
+	ecp_safe_close_fn from = tracker_fn("lttng_ust_safe_closefrom_fd");
+	if (!from || lowfd < 0) {
+		real(lowfd);
+		return;
+	}
+	struct ecp_thread *t = ecp_self;
+	int saved = errno;
+	if (t)
+		t->guard++;
+	from(lowfd, kernel_close);
+	if (t)
+		t->guard--;
+	errno = saved;
+}
