@@ -18,7 +18,7 @@
  * where the loader put the object's first PT_LOAD segment. */
 struct placed {
 	char *path;
-	uint64_t base, end; /* end of its executable mappings */
+	uint64_t base;
 	bool have_base;
 	bool registered;
 	bool recorder; /* the agent or LTTng-UST: the recorder's own code */
@@ -31,8 +31,18 @@ struct placed {
  * in libc's lock under the agent's pthread_mutex_lock is libc's). */
 #define NOT_PROGRAM UINT64_MAX
 
+/* An executable mapping: where code of a file is.  Kept apart from the
+ * file's base, which a later read-only mapping of the same file (a library
+ * reading the program's ELF) moves. */
+struct exec_range {
+	uint64_t start, end;
+	size_t file;
+};
+
 struct ecp_sampler {
 	char *trace_dir;
+	struct exec_range *ranges;
+	size_t n_ranges, cap_ranges;
 	bool own_code;
 	struct ecp_symbols *syms;
 	struct ecp_unwinder *unwinder;
@@ -40,6 +50,7 @@ struct ecp_sampler {
 	size_t n_files, cap_files;
 	struct ecp_hmap start_of; /* pc (or return address - 1) -> function start */
 	uint64_t shallow;
+	uint64_t unknown; /* frames outside every file */
 };
 
 struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols *syms,
@@ -67,6 +78,7 @@ void ecp_sampler_destroy(struct ecp_sampler *s)
 	for (size_t i = 0; i < s->n_files; i++)
 		free(s->files[i].path);
 	free(s->files);
+	free(s->ranges);
 	free(s->trace_dir);
 	ecp_hmap_finish(&s->start_of);
 	free(s);
@@ -127,8 +139,20 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 		f->base = start;
 		f->have_base = true;
 	}
-	if ((prot & PROT_EXEC) && start + len > f->end)
-		f->end = start + len;
+	/* anonymous code (a JIT's) is no file's: its frames are [unknown] */
+	bool anonymous = !strncmp(path, "//anon", 6) || (path[0] == '[' && strcmp(path, "[vdso]"));
+	if ((prot & PROT_EXEC) && !anonymous) {
+		if (s->n_ranges == s->cap_ranges) {
+			size_t cap = s->cap_ranges ? 2 * s->cap_ranges : 32;
+			struct exec_range *r = realloc(s->ranges, cap * sizeof(*r));
+			if (!r)
+				return ECP_ERR_NOMEM;
+			s->ranges = r;
+			s->cap_ranges = cap;
+		}
+		s->ranges[s->n_ranges++] =
+		    (struct exec_range){start, start + len, (size_t)(f - s->files)};
+	}
 	if (!(prot & PROT_EXEC) || !f->have_base || f->registered)
 		return 0;
 	/* the copy the recorder kept, found like trace.c finds the program's */
@@ -157,9 +181,9 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
  * the one mapped last where an unloaded library's place was reused. */
 static const struct placed *file_at(const struct ecp_sampler *s, uint64_t pc)
 {
-	for (size_t i = s->n_files; i-- > 0;)
-		if (pc >= s->files[i].base && pc < s->files[i].end)
-			return &s->files[i];
+	for (size_t i = s->n_ranges; i-- > 0;)
+		if (pc >= s->ranges[i].start && pc < s->ranges[i].end)
+			return &s->files[s->ranges[i].file];
 	return NULL;
 }
 
@@ -181,6 +205,8 @@ static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
 	if (v)
 		return *v;
 	const struct placed *f = file_at(s, pc);
+	if (!f)
+		return ECP_SAMPLER_UNKNOWN; /* not cached: the map may still come */
 	uint64_t start = f && f->recorder ? NOT_PROGRAM
 					  : ecp_unwinder_function_start(s->unwinder, pc, NULL);
 	if (ecp_hmap_put(&s->start_of, pc, start) < 0)
@@ -233,11 +259,22 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 		if (s->own_code && leading && in_system(s, pcs[i]))
 			continue;
 		leading = false;
+		if (start == ECP_SAMPLER_UNKNOWN) {
+			s->unknown++;
+			/* a run of them (an unwind gone astray) is one frame */
+			if (kept && funcs[kept - 1] == ECP_SAMPLER_UNKNOWN)
+				continue;
+		}
 		funcs[kept] = start;
 		sites[kept] = i + 1 < n ? pcs[i + 1] : 0;
 		kept++;
 	}
 	return kept;
+}
+
+uint64_t ecp_sampler_unknown_frames(const struct ecp_sampler *s)
+{
+	return s->unknown;
 }
 
 uint64_t ecp_sampler_shallow(const struct ecp_sampler *s)

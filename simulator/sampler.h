@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "simulator/event.h"
+#include "simulator/symbols.h"
 
 struct ecp_sampler;
 
@@ -30,6 +31,11 @@ void ecp_sampler_destroy(struct ecp_sampler *s);
 int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uint64_t pgoff,
 			uint32_t prot, const char *path);
 
+/* The function of frames outside every executable file mapping: a failed
+ * unwind's garbage, or code generated at run time.  One row, "[unknown]"
+ * (as perf), never rows named by addresses nothing maps (issue 34). */
+#define ECP_SAMPLER_UNKNOWN ECP_UNKNOWN_FUNCTION
+
 /* Writes the function start of each frame of `smp`, innermost first, into
  * funcs[0..max) and its call site (the return address in the next frame; 0
  * for the outermost) into sites; returns the count.  Frames of the
@@ -37,6 +43,8 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
  * a sample taken entirely in them gives 0 (no information on the program). */
 uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 			    uint64_t *funcs, uint64_t *sites, uint32_t max);
+/* Frames given as ECP_SAMPLER_UNKNOWN so far. */
+uint64_t ecp_sampler_unknown_frames(const struct ecp_sampler *s);
 
 /* Samples whose stack libdw could not unwind past the leaf (the frame-
  * pointer chain was used, or the leaf alone). */

@@ -317,6 +317,11 @@ static struct object *covering_object(struct ecp_symbols *syms, uint64_t addr)
 int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 			struct ecp_strings *arena, const char **name, const char **object)
 {
+	if (addr == ECP_UNKNOWN_FUNCTION) {
+		*name = ecp_strings_dup(arena, "[unknown]");
+		*object = ecp_strings_dup(arena, "");
+		return *name && *object ? 0 : ECP_ERR_NOMEM;
+	}
 	struct object *best = covering_object(syms, addr);
 	if (!best) {
 		*name = ecp_strings_printf(arena, "0x%llx", (unsigned long long)addr);

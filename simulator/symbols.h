@@ -11,7 +11,7 @@
  * file that a build-id or .gnu_debuglink leads to.  C++ names are demangled
  * (__cxa_demangle, loaded from libstdc++ at run time when present).  An
  * address that no symbol covers is named "object+0xOFFSET", one outside
- * every object "0xADDR": never dropped. */
+ * every object "0xADDR": never dropped; ECP_UNKNOWN_FUNCTION "[unknown]". */
 #ifndef ECP_SIMULATOR_SYMBOLS_H
 #define ECP_SIMULATOR_SYMBOLS_H
 
@@ -22,6 +22,11 @@
 #include "simulator/arena.h"
 
 struct ecp_symbols;
+
+/* The address that stands for frames nothing maps (a failed unwind, code
+ * generated at run time): named "[unknown]", as perf does.  Page 0 is
+ * never mapped, so no function starts at 1. */
+#define ECP_UNKNOWN_FUNCTION UINT64_C(1)
 
 struct ecp_symbols *ecp_symbols_create(void);
 void ecp_symbols_destroy(struct ecp_symbols *syms);

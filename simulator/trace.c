@@ -376,6 +376,14 @@ static int note_samples(struct ecp_model *m, const struct load_ctx *c)
 				  "are too low",
 				  (unsigned long long)shallow, (unsigned long long)pushed) < 0)
 		return ECP_ERR_NOMEM;
+	uint64_t unknown = c->sampler ? ecp_sampler_unknown_frames(c->sampler) : 0;
+	if (pushed && unknown * 100 > pushed &&
+	    ecp_model_add_warning(m,
+				  "%llu frames of %llu samples lie outside every mapped file "
+				  "(an unwind gone astray, or code made at run time): they "
+				  "are one row, [unknown]",
+				  (unsigned long long)unknown, (unsigned long long)pushed) < 0)
+		return ECP_ERR_NOMEM;
 	return ECP_OK;
 }
 

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "simulator/arena.h"
+#include "simulator/sampler.h"
 #include "simulator/symbols.h"
 #include "simulator/unwind.h"
 #include "unwind-capture.h"
@@ -591,6 +592,43 @@ static void test_symbols_through_libdw(void **state)
 
 /* perf's register order to DWARF's, with perf's extra registers (flags,
  * segments) in between. */
+/* Frames no file maps (a failed unwind's garbage, as x264's 1,591 samples
+ * named by impossible addresses) are one "[unknown]" frame, a run of them
+ * collapsed; frames in mapped code keep their functions (issue 34). */
+static void test_sampler_unknown_frames(void **state)
+{
+	(void)state;
+	read_maps();
+	struct ecp_symbols *syms = ecp_symbols_create();
+	struct ecp_sampler *s = ecp_sampler_create(NULL, syms, false);
+	assert_non_null(s);
+	/* the test program, as the recorder's mmap records give it */
+	assert_int_equal(ecp_sampler_mapping(s, exe_obj->lo, exe_obj->hi - exe_obj->lo, 0,
+					     PROT_READ | PROT_EXEC, exe),
+			 0);
+	uint64_t in_exe = (uint64_t)(uintptr_t)&test_sampler_unknown_frames;
+	uint64_t chain[] = {in_exe + 4, 0x10000fffdffffull, 0xdead0000ull, in_exe + 8};
+	struct ecp_sample smp = {.n_chain = 4, .chain = chain};
+	uint64_t funcs[8], sites[8];
+	uint32_t n = ecp_sampler_frames(s, &smp, funcs, sites, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(funcs[0], in_exe);
+	assert_int_equal(funcs[1], ECP_UNKNOWN_FUNCTION);
+	assert_int_equal(funcs[2], in_exe);
+	assert_int_equal(ecp_sampler_unknown_frames(s), 2);
+	struct ecp_strings *arena = ecp_strings_create();
+	assert_non_null(arena);
+	const char *name, *object;
+	assert_int_equal(ecp_symbols_resolve(syms, ECP_UNKNOWN_FUNCTION, arena, &name, &object),
+			 0);
+	assert_string_equal(name, "[unknown]");
+	assert_int_equal(ecp_symbols_resolve(syms, in_exe, arena, &name, &object), 0);
+	assert_string_equal(name, "test_sampler_unknown_frames");
+	ecp_strings_destroy(arena);
+	ecp_sampler_destroy(s);
+	ecp_symbols_destroy(syms);
+}
+
 static void test_perf_regs(void **state)
 {
 	(void)state;
@@ -733,6 +771,7 @@ int main(void)
 	    cmocka_unit_test(test_symbols_through_libdw),
 	    cmocka_unit_test(test_unwind_garbage),
 	    cmocka_unit_test(test_perf_regs),
+	    cmocka_unit_test(test_sampler_unknown_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
