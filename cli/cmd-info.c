@@ -177,6 +177,8 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 	ecp_json_kv_uint(&w, "events", m->info.events);
 	ecp_json_kv_uint(&w, "discarded_events", m->info.discarded_events);
 	ecp_json_kv_uint(&w, "switches_lost", m->info.switches_lost);
+	ecp_json_kv_uint(&w, "as_cpus", m->info.as_cpus);
+	ecp_json_kv_bool(&w, "cpu_count_read", m->info.cpu_count_read);
 	ecp_json_kv_uint(&w, "work_ns", dag->work);
 	ecp_json_kv_uint(&w, "span_ns", dag->span);
 	ecp_json_kv_double(&w, "parallelism",

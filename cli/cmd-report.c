@@ -313,6 +313,7 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		return rc;
 	struct ecp_cli_session s;
+	o.common.max_processors = o.processors;
 	if ((rc = ecp_cli_session_open("report", &o.common, &s)))
 		return rc;
 	struct ecp_analysis a;

@@ -281,6 +281,7 @@ int cmd_scan(int argc, char **argv)
 		return rc;
 	}
 	struct ecp_cli_session s;
+	o.common.max_processors = ecp_cli_max_of(o.processors, o.n_processors);
 	if ((rc = ecp_cli_session_open("scan", &o.common, &s))) {
 		free(o.processors);
 		return rc;

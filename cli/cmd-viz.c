@@ -300,6 +300,9 @@ int cmd_viz(int argc, char **argv)
 		return rc;
 	}
 	struct ecp_cli_session s;
+	o.common.max_processors = ecp_cli_max_of(o.range, o.n_range);
+	if (o.processors > o.common.max_processors)
+		o.common.max_processors = o.processors;
 	if ((rc = ecp_cli_session_open("viz", &o.common, &s))) {
 		free(o.range);
 		return rc;

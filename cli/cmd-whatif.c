@@ -333,6 +333,7 @@ int cmd_whatif(int argc, char **argv)
 		return rc;
 	}
 	struct ecp_cli_session s;
+	o.common.max_processors = ecp_cli_max_of(o.processors, o.n_processors);
 	if ((rc = ecp_cli_session_open("whatif", &o.common, &s))) {
 		options_finish(&o);
 		return rc;

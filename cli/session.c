@@ -137,6 +137,33 @@ static int read_exact_budget(const char *cmd)
 	return 0;
 }
 
+unsigned ecp_cli_max_of(const unsigned *p, size_t n)
+{
+	unsigned m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = p[i] > m ? p[i] : m;
+	return m;
+}
+
+/* A program that asked how many CPUs it has was told --as-cpus: a pool it
+ * sized by that answer is the pool recorded, so for more processors the
+ * prediction is for that pool, not the larger one it would make there
+ * (issue 34: a 2-worker pool predicted a 1.83 ceiling at every P, no hint).
+ * More threads than the count: not a pool sized by it. */
+static void warn_cpu_sized_pool(const char *cmd, const struct ecp_model *m, unsigned max_p)
+{
+	uint64_t told = m->info.as_cpus;
+	if (!m->info.cpu_count_read || !told || max_p <= told || m->n_threads > told + 1)
+		return;
+	fprintf(stderr,
+		"ecp %s: warning: the program asked how many CPUs it has, was told %llu "
+		"(ecp record --as-cpus; by default the CPUs ecp record may use) and made %u "
+		"threads: if it sizes its pool by that count, the answers for P above %llu "
+		"are for the pool recorded, not for the one it would make on P CPUs (record "
+		"again with --as-cpus %u)\n",
+		cmd, (unsigned long long)told, m->n_threads, (unsigned long long)told, max_p);
+}
+
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s)
 {
@@ -161,6 +188,7 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		return ecp_fail(cmd, "%s", err.msg);
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
+	warn_cpu_sized_pool(cmd, s->model, c->max_processors);
 	int crc = ecp_cli_consistency(cmd, c->trace_dir, s->model,
 				      c->format == ECP_FORMAT_JSON, true, &s->consistency);
 	if (crc) {

@@ -23,6 +23,7 @@ struct ecp_cli_common {
 	bool by_callsite; /* a function per call site (report --by callsite) */
 	int functions_from; /* enum ecp_functions_from (report --functions-from) */
 	bool own_code;      /* report --own-code */
+	unsigned max_processors; /* the largest P the command answers for (0: none) */
 };
 
 /* Long options shared by the analysis commands; append to a command's table
@@ -63,6 +64,9 @@ struct ecp_cli_session {
 	 * warning is printed, a fatal verdict fails the open */
 	struct ecp_consistency consistency;
 };
+
+/* The largest of n processor counts (for ecp_cli_common.max_processors). */
+unsigned ecp_cli_max_of(const unsigned *p, size_t n);
 
 /* Loads the model, checks its consistency and builds the ASAP DAG; prints
  * errors itself.  Returns 0 or an exit code (1). */

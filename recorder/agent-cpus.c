@@ -18,6 +18,7 @@
  * starts see the same machine), whether or not it is recorded.  Nothing here
  * depends on the agent's constructor: libraries' constructors (libgomp's)
  * may ask before it runs. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -74,6 +75,29 @@ ECP_AGENT_FN static int slot_of(uint64_t key, bool create)
 	return -1; /* full: the mask is not remembered (reported as N CPUs) */
 }
 
+/* The program asked how many CPUs it has and was told --as-cpus: a pool it
+ * sizes by that is the pool recorded, and predictions for more processors
+ * are for that pool (the answers say so).  Told to the driver once. */
+ECP_AGENT_FN static void told_cpu_count(const void *caller)
+{
+	static atomic_bool told;
+	if (atomic_load_explicit(&told, memory_order_relaxed))
+		return;
+	/* LTTng-UST, liburcu and libnuma (which LTTng-UST loads) ask too, for
+	 * their per-CPU buffers: only the program's own question counts (its
+	 * runtimes' too: libgomp sizes a team, libstdc++ answers
+	 * hardware_concurrency) */
+	Dl_info where;
+	const char *obj = caller && dladdr(caller, &where) && where.dli_fname ? where.dli_fname
+									       : "";
+	const char *base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
+	if (!strncmp(base, "liblttng-", 9) || !strncmp(base, "liburcu", 7) ||
+	    !strncmp(base, "libnuma.", 8) || !strncmp(base, "libecp-", 7))
+		return;
+	if (!atomic_exchange(&told, true))
+		ecp_tell_driver("#cpu-count");
+}
+
 /* Whether `pid` (sched_* argument) is a thread of this process. */
 ECP_AGENT_FN static bool ours(pid_t pid)
 {
@@ -90,9 +114,10 @@ ECP_AGENT_FN static uint64_t key_of_pid(pid_t pid)
 
 /* The mask a thread sees: the one it set, else CPUs 0..N-1.  Returns an
  * errno value (EINVAL when `size` cannot hold N CPUs, as the kernel). */
-ECP_AGENT_FN static int fill(uint64_t key, size_t size, cpu_set_t *set)
+ECP_AGENT_FN static int fill(uint64_t key, size_t size, cpu_set_t *set, const void *caller)
 {
 	int n = cpus(), i = slot_of(key, false);
+	told_cpu_count(caller);
 	memset(set, 0, size);
 	if (i >= 0 && masks[i].size) {
 		memcpy(set, &masks[i].mask, size < masks[i].size ? size : masks[i].size);
@@ -130,7 +155,7 @@ ECP_AGENT_API int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
 	int err;
 	if (!cpus() || !set || !size || !ours(pid))
 		return ECP_REAL(sched_getaffinity)(pid, size, set);
-	err = fill(key_of_pid(pid), size, set);
+	err = fill(key_of_pid(pid), size, set, __builtin_return_address(0));
 	if (err) {
 		errno = err;
 		return -1;
@@ -155,7 +180,7 @@ ECP_AGENT_API int pthread_getaffinity_np(pthread_t thread, size_t size, cpu_set_
 {
 	if (!cpus() || !size)
 		return ECP_REAL(pthread_getaffinity_np)(thread, size, set);
-	return fill((uint64_t)thread, size, set);
+	return fill((uint64_t)thread, size, set, __builtin_return_address(0));
 }
 
 ECP_AGENT_API int pthread_setaffinity_np(pthread_t thread, size_t size,
@@ -168,17 +193,25 @@ ECP_AGENT_API int pthread_setaffinity_np(pthread_t thread, size_t size,
 
 ECP_AGENT_API long sysconf(int name)
 {
-	if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) && cpus())
+	if ((name == _SC_NPROCESSORS_ONLN || name == _SC_NPROCESSORS_CONF) && cpus()) {
+		told_cpu_count(__builtin_return_address(0));
 		return cpus();
+	}
 	return ECP_REAL(sysconf)(name);
 }
 
 ECP_AGENT_API int get_nprocs(void)
 {
-	return cpus() ? cpus() : ECP_REAL(get_nprocs)();
+	if (!cpus())
+		return ECP_REAL(get_nprocs)();
+	told_cpu_count(__builtin_return_address(0));
+	return cpus();
 }
 
 ECP_AGENT_API int get_nprocs_conf(void)
 {
-	return cpus() ? cpus() : ECP_REAL(get_nprocs_conf)();
+	if (!cpus())
+		return ECP_REAL(get_nprocs_conf)();
+	told_cpu_count(__builtin_return_address(0));
+	return cpus();
 }

@@ -22,7 +22,7 @@ static const char *_Atomic seen[MAX_NAMES];
 
 /* One line, appended with one write (O_APPEND: processes and threads do
  * not interleave lines); the program's errno is kept. */
-ECP_AGENT_FN static void tell_driver(const char *name)
+ECP_AGENT_FN void ecp_tell_driver(const char *name)
 {
 	const char *path = getenv("ECP_UNMODELLED_FILE");
 	char line[64];
@@ -46,7 +46,7 @@ ECP_AGENT_FN void ecp_unmodelled(const char *name)
 			const char *expected = NULL;
 			if (atomic_compare_exchange_strong(&seen[i], &expected, name)) {
 				ECP_TP(unmodelled, name, ecp_cpu_ns());
-				tell_driver(name);
+				ecp_tell_driver(name);
 				return;
 			}
 			s = expected;

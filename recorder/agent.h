@@ -133,6 +133,10 @@ uint64_t ecp_relative_ns(clockid_t clk, const struct timespec *abstime);
 /* Names a call ecp does not model (or only in part): an `unmodelled`
  * event, once per process and name.  Call inside the agent (guard raised). */
 void ecp_unmodelled(const char *name);
+/* A line for `ecp record` (its ECP_UNMODELLED_FILE): a call's name, or a
+ * fact about the run starting with '#' ("#cpu-count": the program asked
+ * how many CPUs it has). */
+void ecp_tell_driver(const char *line);
 /* Runs t->once_fn and sets t->once_ran (pthread_once, call_once). */
 void ecp_once_trampoline(void);
 /* The end of a thread started through a wrapper (pthread_cleanup handler). */

@@ -76,6 +76,7 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	fprintf(f, "discarded_events=%llu\n", (unsigned long long)m->discarded);
 	fprintf(f, "lost_packets=%llu\n", (unsigned long long)m->lost_packets);
 	fprintf(f, "calls_too_deep=%llu\n", (unsigned long long)m->calls_too_deep);
+	fprintf(f, "cpu_count_read=%d\n", m->cpu_count_read ? 1 : 0);
 	/* the streams are listed in ECP_MANIFEST_FILE, written last */
 	fprintf(f, "manifest=1\n");
 	if (fclose(f) != 0)

@@ -574,7 +574,8 @@ static void read_hook_cost(const char *calib_file, struct ecp_record_summary *su
 }
 
 /* The names of the calls the program made that ecp does not model, one
- * per line, as the agent appended them (agent-unmodelled.c). */
+ * per line, as the agent appended them (agent-unmodelled.c), and the facts
+ * it told ('#' lines). */
 static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
 {
 	char line[64];
@@ -585,6 +586,12 @@ static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
 	while (fgets(line, sizeof(line), f)) {
 		bool seen = false;
 		line[strcspn(line, "\n")] = 0;
+		if (!strcmp(line, "#cpu-count")) { /* a fact, not a call */
+			sum->cpu_count_read = true;
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
 		for (int i = 0; i < sum->n_unmodelled && !seen; i++)
 			seen = !strcmp(sum->unmodelled[i], line);
 		if (!seen && *line && sum->n_unmodelled < 16)
@@ -945,6 +952,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		char unm_path[PATH_MAX + 16];
 		snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", calib_file);
 		read_unmodelled(unm_path, sum);
+		meta.cpu_count_read = sum->cpu_count_read;
 	}
 	meta.wall_ns = sum->wall_ns;
 	meta.cpu_ns = sum->cpu_ns;

@@ -68,6 +68,7 @@ struct ecp_record_summary {
 	/* calls the program made that ecp does not model (or only in part) */
 	char unmodelled[16][64];
 	int n_unmodelled;
+	bool cpu_count_read; /* the program asked how many CPUs it has */
 };
 
 /* Runs the recording.  On ECP_OK, *exit_code is what `ecp record` exits

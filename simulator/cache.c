@@ -30,7 +30,8 @@ struct header {
 	    n_calls, n_warnings, strings_size;
 	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
 	    calls_kept, samples, samples_lost;
-	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns, switches_lost;
+	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns, switches_lost, as_cpus,
+	    cpu_count_read;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
 	    guessed_cpu_ns, unknown_deps_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
@@ -274,6 +275,8 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.events = m->info.events;
 	h.discarded = m->info.discarded_events;
 	h.switches_lost = m->info.switches_lost;
+	h.as_cpus = m->info.as_cpus;
+	h.cpu_count_read = m->info.cpu_count_read;
 	h.event_cost_ns = m->info.event_cost_ns;
 	h.event_cost_ps = m->info.event_cost_ps;
 	h.sample_cost_ns = m->info.sample_cost_ns;
@@ -523,6 +526,8 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	m->info.events = h.events;
 	m->info.discarded_events = h.discarded;
 	m->info.switches_lost = h.switches_lost;
+	m->info.as_cpus = h.as_cpus;
+	m->info.cpu_count_read = h.cpu_count_read != 0;
 	m->info.event_cost_ns = h.event_cost_ns;
 	m->info.event_cost_ps = h.event_cost_ps;
 	m->info.sample_cost_ns = h.sample_cost_ns;

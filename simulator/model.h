@@ -145,6 +145,8 @@ struct ecp_model_info {
 	uint64_t events;      /* events read */
 	uint64_t discarded_events; /* by LTTng (its buffers were full) */
 	uint64_t switches_lost;    /* context-switch records perf dropped */
+	uint64_t as_cpus;          /* the CPUs the program was shown (0: unknown) */
+	bool cpu_count_read;       /* the program asked how many CPUs it has */
 	uint64_t event_cost_ns;  /* the recorder's cost per event, rounded */
 	uint64_t event_cost_ps;  /* the same to the picosecond (what is subtracted) */
 	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (subtracted) */

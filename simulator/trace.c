@@ -31,6 +31,8 @@ struct meta {
 	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
 	uint64_t calls_too_deep; /* not recorded: deeper than the agent's stack */
+	uint64_t as_cpus;        /* the CPUs the program was shown */
+	uint64_t cpu_count_read; /* 1: it asked how many it has */
 	bool functions;
 	bool manifest; /* the recorder wrote ecp-record.streams */
 	char stream_warning[1024]; /* what the manifest check found in objects/ */
@@ -59,6 +61,10 @@ static uint64_t *meta_number(struct meta *m, const char *key)
 		return &m->wall_ns;
 	if (!strcmp(key, "calls_too_deep"))
 		return &m->calls_too_deep;
+	if (!strcmp(key, "as_cpus"))
+		return &m->as_cpus;
+	if (!strcmp(key, "cpu_count_read"))
+		return &m->cpu_count_read;
 	return NULL;
 }
 
@@ -511,6 +517,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	m->info.recorded_wall_ns = meta->wall_ns;
 	m->info.program_cpu_ns = meta->program_cpu_ns;
 	m->info.functions_recorded = meta->functions;
+	m->info.as_cpus = meta->as_cpus;
+	m->info.cpu_count_read = meta->cpu_count_read != 0;
 	rc = note_samples(m, &c);
 	if (rc < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
