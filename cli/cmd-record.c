@@ -18,6 +18,7 @@
 #include "common/units.h"
 #include "recorder/perf-sample.h"
 #include "recorder/record.h"
+#include "simulator/build-advice.h"
 
 enum {
 	OPT_CPU = 256,
@@ -297,6 +298,10 @@ int cmd_record(int argc, char **argv)
 			"model (or only in part): dependencies through it are not seen "
 			"(ecp-record(1), UNMODELLED CALLS)\n",
 			sum.unmodelled[i]);
+	/* a C++ program instrumented whole (issue 34), with -q too */
+	char advice[1024];
+	if (model && ecp_library_calls_advice(model, advice, sizeof(advice)))
+		fprintf(stderr, "ecp record: warning: %s\n", advice);
 	/* the model against the program's CPU time (issue 31), with -q too */
 	if (model) {
 		ecp_cli_record_consistency(dir, model);

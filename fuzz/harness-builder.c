@@ -17,8 +17,8 @@ static const char *const names[] = {
 	"main",
 	"worker",
 	"",
-	"a-thread-name-much-longer-than-the-sixteen-bytes-the-kernel-keeps-"
-	"for-a-comm-and-still-going-on-to-be-sure-nothing-truncates-wrongly",
+	("a-thread-name-much-longer-than-the-sixteen-bytes-the-kernel-keeps-"
+	 "for-a-comm-and-still-going-on-to-be-sure-nothing-truncates-wrongly"),
 	"\xff\xfe\x80 not utf-8",
 	"tab\there\nnewline",
 	"%s%n%p",

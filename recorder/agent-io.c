@@ -232,9 +232,9 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 		type r_;                                                                 \
 		if (!t_ || t_->guard)                                                    \
 			r_ = (call);                                                     \
-		else if (!(chan_ = chan_of(fd, &evfd_)) &                                \
-			 !(block_ = ecp_would_block(fd, POLLIN)))                        \
-			r_ = (call);                                                     \
+		else if ((chan_ = chan_of(fd, &evfd_),                                   \
+			  block_ = ecp_would_block(fd, POLLIN), !chan_ && !block_))      \
+			r_ = (call);  /* both looked at: block_ is used below */          \
 		else if (!(t_ = ecp_enter()))                                            \
 			r_ = (call);                                                     \
 		else {                                                                   \
@@ -264,9 +264,9 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 		type r_;                                                                 \
 		if (!t_ || t_->guard)                                                    \
 			r_ = (call);                                                     \
-		else if (!(chan_ = chan_of(fd, &evfd_)) &                                \
-			 !(block_ = ecp_would_block(fd, POLLOUT)))                       \
-			r_ = (call);                                                     \
+		else if ((chan_ = chan_of(fd, &evfd_),                                   \
+			  block_ = ecp_would_block(fd, POLLOUT), !chan_ && !block_))     \
+			r_ = (call);  /* both looked at: block_ is used below */          \
 		else if (!(t_ = ecp_enter()))                                            \
 			r_ = (call);                                                     \
 		else {                                                                   \

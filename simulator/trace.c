@@ -17,6 +17,7 @@
 #include "simulator/child.h"
 #include "simulator/ctf-probe.h"
 #include "simulator/model-internal.h"
+#include "simulator/build-advice.h"
 #include "simulator/reader-ctf.h"
 #include "simulator/sampler.h"
 #include "simulator/symbols.h"
@@ -520,6 +521,8 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	m->info.as_cpus = meta->as_cpus;
 	m->info.cpu_count_read = meta->cpu_count_read != 0;
 	rc = note_samples(m, &c);
+	if (rc == 0 && ecp_advise_library_calls(m) < 0)
+		rc = ECP_ERR_NOMEM;
 	if (rc < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;

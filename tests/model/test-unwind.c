@@ -149,7 +149,7 @@ static double now_us(void)
 static struct ecp_test_sample sample; /* 64 KiB: not on the stack it copies */
 
 /* Captures level3 -> level2 -> level1 -> capture, called from here. */
-__attribute__((noipa)) static void capture_levels(void)
+ECP_TEST_FRAME static void capture_levels(void)
 {
 	int here = 0;
 	sample.stack_end = mapping_end((uint64_t)(uintptr_t)&here);
@@ -278,7 +278,7 @@ static void test_unwind_truncated_stack(void **state)
 }
 
 /* sort -> qsort (a library) -> compare -> capture, called from here. */
-__attribute__((noipa)) static void capture_sort(void)
+ECP_TEST_FRAME static void capture_sort(void)
 {
 	int here = 0;
 	sample.stack_end = mapping_end((uint64_t)(uintptr_t)&here);
@@ -364,7 +364,7 @@ static int find_offset_lib(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* level1 called from the offset library, called from here. */
-__attribute__((noipa)) static void capture_offset(void)
+ECP_TEST_FRAME static void capture_offset(void)
 {
 	int here = 0;
 	sample.stack_end = mapping_end((uint64_t)(uintptr_t)&here);

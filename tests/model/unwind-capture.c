@@ -8,14 +8,12 @@
 #define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)(addr), (void)(len))
 #endif
 
-/* noipa: no inlining, cloning or sibling calls merging the frames that the
- * test expects, and each function's address is its code's start. */
-#define FRAME __attribute__((noipa))
+#define FRAME ECP_TEST_FRAME
 
 /* The stack copy is a raw read of other frames' memory, redzones included,
  * as the kernel's copy for perf is; volatile keeps it from becoming a
  * memcpy call that the sanitizer would check. */
-__attribute__((no_sanitize_address, noipa)) static size_t
+__attribute__((no_sanitize_address)) FRAME static size_t
 copy_stack(struct ecp_test_sample *s)
 {
 	const volatile uint8_t *from = (const volatile uint8_t *)(uintptr_t)s->regs[7];

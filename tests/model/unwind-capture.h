@@ -10,6 +10,15 @@
 
 #include "simulator/unwind.h"
 
+/* A frame the tests expect to see: never inlined, cloned or merged by a
+ * sibling call, its address its code's start (clang has no noipa: noinline
+ * and no tail calls say the same there). */
+#if defined(__clang__)
+#define ECP_TEST_FRAME __attribute__((noinline, disable_tail_calls))
+#else
+#define ECP_TEST_FRAME __attribute__((noipa))
+#endif
+
 #define ECP_TEST_STACK_MAX (64 * 1024)
 
 struct ecp_test_sample {

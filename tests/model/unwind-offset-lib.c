@@ -3,7 +3,7 @@
  * address of its first mapping, which the unwinder must tell apart. */
 #include "unwind-capture.h"
 
-__attribute__((visibility("default"), noipa)) int
+__attribute__((visibility("default"))) ECP_TEST_FRAME int
 ecp_test_offset_call(int (*fn)(struct ecp_test_sample *), struct ecp_test_sample *s)
 {
 	return fn(s) + 1;
