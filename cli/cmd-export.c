@@ -24,13 +24,13 @@ struct export_options {
 static int parse_options(int argc, char **argv, struct export_options *o)
 {
 	static const struct option longopts[] = {
-		{"processors", required_argument, NULL, 'P'},
-		{"output", required_argument, NULL, 'o'},
-		{"format", required_argument, NULL, 'f'},
-		{"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},
-		{"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"processors", required_argument, NULL, 'P'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},
+	    {"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	ecp_cli_common_init(&o->common);
 	o->common.keep_calls = true;
@@ -42,7 +42,8 @@ static int parse_options(int argc, char **argv, struct export_options *o)
 		case -2:
 			return ECP_EXIT_USAGE;
 		case 'P':
-			if ((rc = ecp_cli_parse_processors("export", optarg, &o->processors)))
+			if ((rc = ecp_cli_parse_processors("export", optarg,
+							   &o->processors)))
 				return rc;
 			break;
 		case 'o':
@@ -56,21 +57,25 @@ static int parse_options(int argc, char **argv, struct export_options *o)
 			else if (!strcmp(optarg, "csv"))
 				o->format = EXPORT_CSV;
 			else
-				return ecp_usage_error("export",
-						       "--format takes perfetto, folded or csv, not '%s'",
-						       optarg);
+				return ecp_usage_error(
+				    "export",
+				    "--format takes perfetto, folded or csv, not '%s'",
+				    optarg);
 			break;
 		default:
-			if ((rc = ecp_cli_common_option("export", &o->common, opt, optarg, 0)))
+			if ((rc = ecp_cli_common_option("export", &o->common, opt, optarg,
+							0)))
 				return rc;
 		}
 	}
 	if ((rc = ecp_cli_trace_operand("export", &o->common, argc, argv)))
 		return rc;
 	if (o->format == EXPORT_NONE)
-		return ecp_usage_error("export", "choose --format perfetto, folded or csv");
+		return ecp_usage_error("export",
+				       "choose --format perfetto, folded or csv");
 	if (!o->output)
-		return ecp_usage_error("export", "say where to write: -o FILE ('-' for stdout)");
+		return ecp_usage_error("export",
+				       "say where to write: -o FILE ('-' for stdout)");
 	return 0;
 }
 
@@ -82,8 +87,10 @@ static int write_perfetto(FILE *out, const struct export_options *o,
 {
 	const struct ecp_model *m = s->model;
 	size_t n_slices = m->n_calls ? m->n_calls : m->n_segments;
-	struct ecp_perfetto_slice *slices = calloc(n_slices ? n_slices : 1, sizeof(*slices));
-	struct ecp_perfetto_flow *flows = calloc(s->dag.n_in ? s->dag.n_in : 1, sizeof(*flows));
+	struct ecp_perfetto_slice *slices =
+	    calloc(n_slices ? n_slices : 1, sizeof(*slices));
+	struct ecp_perfetto_flow *flows =
+	    calloc(s->dag.n_in ? s->dag.n_in : 1, sizeof(*flows));
 	if (!slices || !flows) {
 		free(slices);
 		free(flows);
@@ -97,16 +104,18 @@ static int write_perfetto(FILE *out, const struct export_options *o,
 			sl->function = c->function;
 			sl->depth = c->depth;
 			sl->sampled = (c->flags & ECP_CALL_SAMPLED) != 0;
-			sl->start_ns = llround(ecp_timeline_sim_time(&run->timeline, c->thread,
-								     c->enter, false));
-			sl->end_ns = llround(ecp_timeline_sim_time(&run->timeline, c->thread, c->exit,
-								   true));
+			sl->start_ns = llround(ecp_timeline_sim_time(
+			    &run->timeline, c->thread, c->enter, false));
+			sl->end_ns = llround(ecp_timeline_sim_time(
+			    &run->timeline, c->thread, c->exit, true));
 			if (sl->end_ns < sl->start_ns)
 				sl->end_ns = sl->start_ns;
 			double incl = (double)(c->exit - c->enter);
-			double wt = ecp_timeline_weighted(&run->timeline, c->thread, c->enter, c->exit);
+			double wt = ecp_timeline_weighted(&run->timeline, c->thread,
+							  c->enter, c->exit);
 			sl->weight = incl > 0 ? wt / incl : 0;
-			sl->on_ecp = ecp_timeline_on_ecp(&run->timeline, c->thread, c->enter, c->exit);
+			sl->on_ecp = ecp_timeline_on_ecp(&run->timeline, c->thread,
+							 c->enter, c->exit);
 		}
 	} else {
 		for (uint32_t i = 0; i < m->n_segments; i++) {
@@ -120,38 +129,40 @@ static int write_perfetto(FILE *out, const struct export_options *o,
 		}
 	}
 	static const char *const kinds[ECP_EDGE_KIND_COUNT] = {
-		[ECP_EDGE_CREATE] = "create", [ECP_EDGE_JOIN] = "join",
-		[ECP_EDGE_LOCK] = "lock",     [ECP_EDGE_COND] = "cond",
-		[ECP_EDGE_SEM] = "sem",       [ECP_EDGE_BARRIER] = "barrier",
-		[ECP_EDGE_ONCE] = "once",
+	    [ECP_EDGE_CREATE] = "create", [ECP_EDGE_JOIN] = "join",
+	    [ECP_EDGE_LOCK] = "lock",     [ECP_EDGE_COND] = "cond",
+	    [ECP_EDGE_SEM] = "sem",       [ECP_EDGE_BARRIER] = "barrier",
+	    [ECP_EDGE_ONCE] = "once",
 	};
 	size_t n_flows = 0;
 	for (uint32_t to = 0; to < s->dag.n_segments; to++) {
-		for (uint32_t k = s->dag.in_offset[to]; k < s->dag.in_offset[to + 1]; k++) {
+		for (uint32_t k = s->dag.in_offset[to]; k < s->dag.in_offset[to + 1];
+		     k++) {
 			ecp_id from = s->dag.in_from[k];
 			struct ecp_perfetto_flow *f = &flows[n_flows++];
 			f->from_thread = s->dag.thread[from];
 			f->from_ns = (int64_t)run->replay.seg_end[from];
 			f->to_thread = s->dag.thread[to];
 			f->to_ns = (int64_t)run->replay.seg_start[to];
-			f->kind = s->dag.in_kind[k] < ECP_EDGE_KIND_COUNT ? kinds[s->dag.in_kind[k]]
-									 : NULL;
+			f->kind = s->dag.in_kind[k] < ECP_EDGE_KIND_COUNT
+				      ? kinds[s->dag.in_kind[k]]
+				      : NULL;
 		}
 	}
 	char process[64];
 	snprintf(process, sizeof(process), "ecp simulation, P=%u", o->processors);
 	struct ecp_perfetto_input in = {
-		.trace_path = o->common.trace_dir,
-		.process_name = process,
-		.processors = o->processors,
-		.thread_count = m->n_threads,
-		.thread_names = (const char *const *)run->thread_names,
-		.function_count = m->n_functions,
-		.function_names = run->function_names,
-		.slice_count = n_slices,
-		.slices = slices,
-		.flow_count = n_flows,
-		.flows = flows,
+	    .trace_path = o->common.trace_dir,
+	    .process_name = process,
+	    .processors = o->processors,
+	    .thread_count = m->n_threads,
+	    .thread_names = (const char *const *)run->thread_names,
+	    .function_count = m->n_functions,
+	    .function_names = run->function_names,
+	    .slice_count = n_slices,
+	    .slices = slices,
+	    .flow_count = n_flows,
+	    .flows = flows,
 	};
 	int rc = ecp_perfetto_write(out, &in, err);
 	free(slices);
@@ -182,11 +193,13 @@ static int write_folded(FILE *out, const struct ecp_cli_session *s,
 			const struct ecp_simrun *run, struct ecp_error *err)
 {
 	const struct ecp_model *m = s->model;
-	const struct ecp_call **order = calloc(m->n_calls ? m->n_calls : 1, sizeof(*order));
+	const struct ecp_call **order =
+	    calloc(m->n_calls ? m->n_calls : 1, sizeof(*order));
 	/* One stack per call (its exclusive part) plus one per thread root. */
 	size_t cap = (size_t)m->n_calls + m->n_threads;
 	struct ecp_folded_stack *stacks = calloc(cap ? cap : 1, sizeof(*stacks));
-	const char **frames = calloc((cap ? cap : 1) * (MAX_FOLDED_DEPTH + 1), sizeof(char *));
+	const char **frames =
+	    calloc((cap ? cap : 1) * (MAX_FOLDED_DEPTH + 1), sizeof(char *));
 	if (!order || !stacks || !frames) {
 		free(order);
 		free(stacks);
@@ -202,11 +215,12 @@ static int write_folded(FILE *out, const struct ecp_cli_session *s,
 	for (uint32_t t = 0; t < m->n_threads; t++) {
 		const struct ecp_thread *th = &m->threads[t];
 		const char *root = th->start_function != ECP_NO_ID
-					   ? m->functions[th->start_function].name
-					   : run->thread_names[t];
+				       ? m->functions[th->start_function].name
+				       : run->thread_names[t];
 		uint64_t thread_cpu = 0;
 		if (th->n_segments) {
-			const struct ecp_segment *last = &m->segments[th->first_segment + th->n_segments - 1];
+			const struct ecp_segment *last =
+			    &m->segments[th->first_segment + th->n_segments - 1];
 			thread_cpu = last->cpu_start + last->length;
 		}
 		/* stack of open calls: index into `stacks` of each open frame */
@@ -218,13 +232,15 @@ static int write_folded(FILE *out, const struct ecp_cli_session *s,
 		frames[root_index * (MAX_FOLDED_DEPTH + 1)] = root;
 		stacks[root_index].depth = 1;
 		stacks[root_index].weighted_ns =
-			ecp_timeline_weighted(&run->timeline, t, 0, thread_cpu);
+		    ecp_timeline_weighted(&run->timeline, t, 0, thread_cpu);
 		for (; i < m->n_calls && order[i]->thread == t; i++) {
 			const struct ecp_call *c = order[i];
 			while (depth && open_exit[depth - 1] <= c->enter)
 				depth--;
-			double incl = ecp_timeline_weighted(&run->timeline, t, c->enter, c->exit);
-			/* The call's inclusive weight leaves its parent's exclusive part. */
+			double incl =
+			    ecp_timeline_weighted(&run->timeline, t, c->enter, c->exit);
+			/* The call's inclusive weight leaves its parent's exclusive part.
+			 */
 			size_t parent = depth ? open_stack[depth - 1] : root_index;
 			stacks[parent].weighted_ns -= incl;
 			if (depth >= MAX_FOLDED_DEPTH) {
@@ -248,13 +264,16 @@ static int write_folded(FILE *out, const struct ecp_cli_session *s,
 	struct ecp_folded_result res;
 	int rc = ecp_folded_write(out, stacks, n, &res, err);
 	if (rc == 0 && res.negative)
-		fprintf(stderr,
-			"ecp export: note: %zu stacks have a negative ECP weight in total "
-			"(%.0f ns; optimizing them would lengthen the run) and are left out\n",
-			res.negative, res.negative_ns);
+		fprintf(
+		    stderr,
+		    "ecp export: note: %zu stacks have a negative ECP weight in total "
+		    "(%.0f ns; optimizing them would lengthen the run) and are left "
+		    "out\n",
+		    res.negative, res.negative_ns);
 	if (truncated)
-		fprintf(stderr, "ecp export: note: %zu calls deeper than %d frames were folded "
-				"into their caller\n",
+		fprintf(stderr,
+			"ecp export: note: %zu calls deeper than %d frames were folded "
+			"into their caller\n",
 			truncated, MAX_FOLDED_DEPTH);
 	free(order);
 	free(stacks);
@@ -266,7 +285,8 @@ static int write_segments(FILE *out, const struct ecp_cli_session *s,
 			  const struct ecp_simrun *run, struct ecp_error *err)
 {
 	const struct ecp_model *m = s->model;
-	struct ecp_segment_row *rows = calloc(m->n_segments ? m->n_segments : 1, sizeof(*rows));
+	struct ecp_segment_row *rows =
+	    calloc(m->n_segments ? m->n_segments : 1, sizeof(*rows));
 	if (!rows)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	for (uint32_t i = 0; i < m->n_segments; i++) {
@@ -279,12 +299,12 @@ static int write_segments(FILE *out, const struct ecp_cli_session *s,
 		rows[i].top_function = run->dominant[i];
 	}
 	struct ecp_segments_csv in = {
-		.thread_count = m->n_threads,
-		.thread_names = (const char *const *)run->thread_names,
-		.function_count = m->n_functions,
-		.function_names = run->function_names,
-		.count = m->n_segments,
-		.rows = rows,
+	    .thread_count = m->n_threads,
+	    .thread_names = (const char *const *)run->thread_names,
+	    .function_count = m->n_functions,
+	    .function_names = run->function_names,
+	    .count = m->n_segments,
+	    .rows = rows,
 	};
 	int rc = ecp_segments_csv_write(out, &in, err);
 	free(rows);
@@ -307,9 +327,12 @@ int cmd_export(int argc, char **argv)
 		ecp_cli_session_close(&s);
 		return rc;
 	}
-	if (o.format == EXPORT_FOLDED && s.model->n_calls == 0 && s.model->info.functions_recorded)
-		fprintf(stderr, "ecp export: note: the trace has no function calls; stacks are the "
-				"threads' start routines only\n");
+	if (o.format == EXPORT_FOLDED && s.model->n_calls == 0 &&
+	    s.model->info.functions_recorded)
+		fprintf(
+		    stderr,
+		    "ecp export: note: the trace has no function calls; stacks are the "
+		    "threads' start routines only\n");
 	struct ecp_output out;
 	struct ecp_error err = {0};
 	if (ecp_output_open("export", o.output, &out) < 0) {

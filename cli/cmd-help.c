@@ -12,7 +12,8 @@ int cmd_help(int argc, char **argv)
 	if (!cmd) {
 		const struct ecp_command *near = ecp_command_suggest(argv[1]);
 		if (near)
-			return ecp_usage_error("help", "no command '%s'; did you mean '%s'?",
+			return ecp_usage_error("help",
+					       "no command '%s'; did you mean '%s'?",
 					       argv[1], near->name);
 		return ecp_usage_error("help", "no command '%s'", argv[1]);
 	}

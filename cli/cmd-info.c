@@ -110,7 +110,8 @@ static void print_consistency(const struct ecp_consistency *c)
 	}
 	printf("consistency    %s: work %.1f%% %s the program's CPU time %s less the "
 	       "recorder's %s",
-	       ecp_consistency_status_name(c->status), c->gap_pct < 0 ? -c->gap_pct : c->gap_pct,
+	       ecp_consistency_status_name(c->status),
+	       c->gap_pct < 0 ? -c->gap_pct : c->gap_pct,
 	       c->gap_ns < 0 ? "below" : "above",
 	       ecp_format_ns(a, sizeof(a), (double)c->program_cpu_ns),
 	       ecp_format_ns(b, sizeof(b), (double)c->overhead_ns));
@@ -141,7 +142,8 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 	printf("events         %llu\n", (unsigned long long)m->info.events);
 	printf("discarded      %llu\n", (unsigned long long)m->info.discarded_events);
 	if (m->info.switches_lost)
-		printf("switches lost  %llu\n", (unsigned long long)m->info.switches_lost);
+		printf("switches lost  %llu\n",
+		       (unsigned long long)m->info.switches_lost);
 	printf("segments       %u (%u dependencies)\n", m->n_segments, m->n_edges);
 	printf("work (T1)      %s\n", ecp_format_ns(a, sizeof(a), (double)dag->work));
 	printf("span (Tinf)    %s\n", ecp_format_ns(b, sizeof(b), (double)dag->span));
@@ -250,7 +252,8 @@ int cmd_info(int argc, char **argv)
 		return ecp_fail("info", "%s", err.msg);
 	for (size_t i = 0; i < m->n_warnings; i++)
 		fprintf(stderr, "ecp info: warning: %s\n", m->warnings[i]);
-	if ((rc = ecp_cli_consistency("info", o.dir, m, o.format == INFO_JSON, true, &cons)))
+	if ((rc = ecp_cli_consistency("info", o.dir, m, o.format == INFO_JSON, true,
+				      &cons)))
 		goto out;
 	if (ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0) {
 		rc = ecp_fail("info", "trace=%s: %s", o.dir, err.msg);

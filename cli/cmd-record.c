@@ -52,7 +52,8 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	 * warning said why), never a made-up 0 */
 	char counts[160] = "";
 	if (s->events)
-		snprintf(counts, sizeof(counts), "%llu threads, %llu events, %llu discarded, ",
+		snprintf(counts, sizeof(counts),
+			 "%llu threads, %llu events, %llu discarded, ",
 			 (unsigned long long)s->threads, (unsigned long long)s->events,
 			 (unsigned long long)s->discarded);
 	fprintf(stderr,
@@ -67,17 +68,20 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 		out);
 	if (s->samples)
 		fprintf(stderr, "ecp record: functions %s: %llu samples\n",
-			s->functions_mode == ECP_FUNCTIONS_BOTH ? "instrumented and sampled"
-								: "sampled",
+			s->functions_mode == ECP_FUNCTIONS_BOTH
+			    ? "instrumented and sampled"
+			    : "sampled",
 			(unsigned long long)s->samples);
 	if (s->samples && s->sample_cost_ns)
-		fprintf(stderr, "ecp record: a sample cost the program %.1f us (%.2f s in "
-				"all), taken out of its threads' times\n",
+		fprintf(stderr,
+			"ecp record: a sample cost the program %.1f us (%.2f s in "
+			"all), taken out of its threads' times\n",
 			(double)s->sample_cost_ns / 1e3,
 			(double)(s->sample_cost_ns * s->samples) / 1e9);
 	if (s->calibration_problem)
-		fprintf(stderr, "ecp record: warning: %s; nothing is subtracted for it, so "
-				"the recorder's own cost stays in the times\n",
+		fprintf(stderr,
+			"ecp record: warning: %s; nothing is subtracted for it, so "
+			"the recorder's own cost stays in the times\n",
 			s->calibration_problem);
 	if (s->discarded)
 		fprintf(stderr, "ecp record: warning: the trace lost %llu events\n",
@@ -115,12 +119,14 @@ static int check_program(const char *prog, char *why, size_t len)
 		char full[PATH_MAX];
 		if (snprintf(full, sizeof(full), "%.*s/%s", (int)n, n ? p : ".", prog) <
 			(int)sizeof(full) &&
-		    stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+		    stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(full, X_OK) == 0)
 			return 0;
 		p += n + (end ? 1 : 0);
 	}
 	if (access(prog, F_OK) == 0)
-		snprintf(why, len, "not found in PATH (for the one in this directory, write ./%s)",
+		snprintf(why, len,
+			 "not found in PATH (for the one in this directory, write ./%s)",
 			 prog);
 	else
 		snprintf(why, len, "not found in PATH");
@@ -179,9 +185,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_AS_CPUS:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > CPU_SETSIZE) {
-				code = ecp_usage_error("record",
-						       "bad --as-cpus '%s' (want 1 to %d)",
-						       optarg, CPU_SETSIZE);
+				code = ecp_usage_error(
+				    "record", "bad --as-cpus '%s' (want 1 to %d)", optarg,
+				    CPU_SETSIZE);
 				goto out;
 			}
 			o.as_cpus = (uint32_t)v;
@@ -221,17 +227,18 @@ int cmd_record(int argc, char **argv)
 			else if (!strcmp(optarg, "both"))
 				o.functions_mode = ECP_FUNCTIONS_BOTH;
 			else {
-				code = ecp_usage_error(
-				    "record", "bad --functions '%s' (want instrument, sample or both)",
-				    optarg);
+				code = ecp_usage_error("record",
+						       "bad --functions '%s' (want "
+						       "instrument, sample or both)",
+						       optarg);
 				goto out;
 			}
 			break;
 		case OPT_SAMPLE_FREQ:
 			if (ecp_parse_u64(optarg, &v) || v < 1 || v > ECP_SAMPLE_MAX_HZ) {
-				code = ecp_usage_error("record",
-						       "bad --sample-freq '%s' (want 1 to %u Hz)",
-						       optarg, ECP_SAMPLE_MAX_HZ);
+				code = ecp_usage_error(
+				    "record", "bad --sample-freq '%s' (want 1 to %u Hz)",
+				    optarg, ECP_SAMPLE_MAX_HZ);
 				goto out;
 			}
 			o.sample_hz = (unsigned)v;
@@ -252,7 +259,8 @@ int cmd_record(int argc, char **argv)
 	o.argv = argv + optind;
 	char why[PATH_MAX + 128];
 	if (check_program(o.argv[0], why, sizeof(why)) < 0) {
-		fprintf(stderr, "ecp record: error: cannot run '%s': %s\n", o.argv[0], why);
+		fprintf(stderr, "ecp record: error: cannot run '%s': %s\n", o.argv[0],
+			why);
 		code = ECP_EXIT_USAGE;
 		goto out;
 	}
@@ -279,17 +287,20 @@ int cmd_record(int argc, char **argv)
 	 * (recorder/README.md); an active one is kept, and costs this. */
 	const char *policy = getenv("OMP_WAIT_POLICY");
 	if (policy && strcasecmp(policy, "active") == 0)
-		fprintf(stderr, "ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
-				"spin while they wait, and on the recording CPU that spinning is "
-				"recorded as work (unset it to record with passive waiting)\n");
-	if (sum.sampling_problem)
 		fprintf(stderr,
-			"ecp record: warning: %s: functions are not sampled, each thread's "
-			"time is charged to its start routine\n",
-			sum.sampling_problem);
+			"ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
+			"spin while they wait, and on the recording CPU that spinning is "
+			"recorded as work (unset it to record with passive waiting)\n");
+	if (sum.sampling_problem)
+		fprintf(
+		    stderr,
+		    "ecp record: warning: %s: functions are not sampled, each thread's "
+		    "time is charged to its start routine\n",
+		    sum.sampling_problem);
 	if (sum.samples_lost)
 		fprintf(stderr,
-			"ecp record: warning: perf dropped %llu samples (the driver could not "
+			"ecp record: warning: perf dropped %llu samples (the driver "
+			"could not "
 			"keep up): the split among functions is less precise\n",
 			(unsigned long long)sum.samples_lost);
 	for (int i = 0; i < sum.n_unmodelled; i++)

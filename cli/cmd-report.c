@@ -58,7 +58,8 @@ static int compare_rows(const void *pa, const void *pb)
 		return ka > kb ? -1 : 1;
 	if (a->tet_ns != b->tet_ns)
 		return a->tet_ns > b->tet_ns ? -1 : 1;
-	int c = strcmp(g_model->functions[a->function].name, g_model->functions[b->function].name);
+	int c = strcmp(g_model->functions[a->function].name,
+		       g_model->functions[b->function].name);
 	if (c)
 		return c;
 	return (a->function > b->function) - (a->function < b->function);
@@ -67,14 +68,14 @@ static int compare_rows(const void *pa, const void *pb)
 static int parse_options(int argc, char **argv, struct report_options *o)
 {
 	static const struct option longopts[] = {
-		{"processors", required_argument, NULL, 'P'},
-		{"top", required_argument, NULL, 't'},
-		{"sort", required_argument, NULL, 's'},
-		{"by", required_argument, NULL, 'b'},
-		{"functions-from", required_argument, NULL, 'F'},
-		{"own-code", no_argument, NULL, 'O'},
-		ECP_CLI_COMMON_LONGOPTS,
-		{NULL, 0, NULL, 0},
+	    {"processors", required_argument, NULL, 'P'},
+	    {"top", required_argument, NULL, 't'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"by", required_argument, NULL, 'b'},
+	    {"functions-from", required_argument, NULL, 'F'},
+	    {"own-code", no_argument, NULL, 'O'},
+	    ECP_CLI_COMMON_LONGOPTS,
+	    {NULL, 0, NULL, 0},
 	};
 	*o = (struct report_options){0}; /* processors_given, top_given */
 	ecp_cli_common_init(&o->common);
@@ -88,29 +89,33 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 		case -2:
 			return ECP_EXIT_USAGE;
 		case 'P':
-			if ((rc = ecp_cli_parse_processors("report", optarg, &o->processors)))
+			if ((rc = ecp_cli_parse_processors("report", optarg,
+							   &o->processors)))
 				return rc;
 			o->processors_given = true;
 			break;
 		case 't':
 			if (ecp_parse_u64(optarg, &v) < 0 || v > 1000000)
-				return ecp_usage_error("report", "--top takes a row count, not '%s'",
-						       optarg);
+				return ecp_usage_error(
+				    "report", "--top takes a row count, not '%s'",
+				    optarg);
 			o->top = (size_t)v;
 			o->top_given = true;
 			break;
 		case 's': {
 			bool found = false;
-			for (unsigned i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
+			for (unsigned i = 0;
+			     i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
 				if (!strcmp(optarg, sort_names[i])) {
 					o->sort = (enum report_sort)i;
 					found = true;
 				}
 			if (!found)
-				return ecp_usage_error("report",
-						       "--sort takes tet, tetid, calls, work, span "
-						       "or idle, not '%s'",
-						       optarg);
+				return ecp_usage_error(
+				    "report",
+				    "--sort takes tet, tetid, calls, work, span "
+				    "or idle, not '%s'",
+				    optarg);
 			break;
 		}
 		case 'b':
@@ -120,8 +125,9 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 				o->common.by_callsite = true;
 				break;
 			}
-			return ecp_usage_error("report",
-					       "--by takes 'function' or 'callsite', not '%s'", optarg);
+			return ecp_usage_error(
+			    "report", "--by takes 'function' or 'callsite', not '%s'",
+			    optarg);
 		case 'O':
 			o->common.own_code = true;
 			break;
@@ -133,10 +139,11 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 			else if (!strcmp(optarg, "all"))
 				o->common.functions_from = ECP_FUNCTIONS_FROM_ALL;
 			else
-				return ecp_usage_error("report",
-						       "--functions-from takes all, instrument or "
-						       "samples, not '%s'",
-						       optarg);
+				return ecp_usage_error(
+				    "report",
+				    "--functions-from takes all, instrument or "
+				    "samples, not '%s'",
+				    optarg);
 			break;
 		default:
 			if ((rc = ecp_cli_common_option("report", &o->common, opt, optarg,
@@ -171,7 +178,8 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 	ecp_json_kv_bool(&w, "weights_exact", a->weights_exact);
 	ecp_json_kv_uint(&w, "inexact_segments", a->inexact_segments);
 	ecp_json_kv_string(&w, "lock_order",
-			   o->common.lock_order == ECP_LOCK_ORDER_RECORDED ? "recorded" : "arrival");
+			   o->common.lock_order == ECP_LOCK_ORDER_RECORDED ? "recorded"
+									   : "arrival");
 	ecp_json_kv_string(&w, "sort", sort_names[o->sort]);
 	ecp_json_key(&w, "functions");
 	ecp_json_begin_array(&w);
@@ -188,7 +196,8 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		ecp_json_kv_int(&w, "work_ns", llround(f->work_ns));
 		ecp_json_kv_int(&w, "span_ns", llround(f->span_ns));
 		ecp_json_kv_int(&w, "idle_ns", llround(f->idle_ns));
-		ecp_json_kv_uint(&w, "folded_calls", m->functions[f->function].folded_calls);
+		ecp_json_kv_uint(&w, "folded_calls",
+				 m->functions[f->function].folded_calls);
 		if (m->info.samples) {
 			uint64_t n = m->functions[f->function].samples;
 			ecp_json_kv_uint(&w, "samples", n);
@@ -196,7 +205,8 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 			ecp_json_kv_double(&w, "sample_error", ecp_sample_error(n));
 		}
 		ecp_json_kv_double(&w, "share",
-				   a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
+				   a->makespan_ns ? f->tet_ns / (double)a->makespan_ns
+						  : 0.0);
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
@@ -207,7 +217,8 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		fprintf(stderr, "ecp report: %s\n", err.msg);
 }
 
-static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a, size_t rows)
+static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a,
+		      size_t rows)
 {
 	struct ecp_csv_writer w;
 	ecp_csv_init(&w, stdout);
@@ -222,7 +233,8 @@ static void write_csv(const struct ecp_model *m, const struct ecp_analysis *a, s
 		ecp_csv_uint(&w, f->calls);
 		ecp_csv_int(&w, llround(f->tet_ns));
 		ecp_csv_int(&w, llround(f->tetid_ns));
-		ecp_csv_double(&w, a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
+		ecp_csv_double(&w,
+			       a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
 		ecp_csv_int(&w, llround(f->work_ns));
 		ecp_csv_int(&w, llround(f->span_ns));
 		ecp_csv_int(&w, llround(f->idle_ns));
@@ -244,11 +256,12 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	ecp_format_ns(tinf, sizeof(tinf), (double)a->span_ns);
 	ecp_format_ns(idle, sizeof(idle), (double)a->idle_ns);
 	printf("trace %s: %s\n", o->common.trace_dir,
-	       m->info.program && *m->info.program ? m->info.program : "(unknown program)");
+	       m->info.program && *m->info.program ? m->info.program
+						   : "(unknown program)");
 	printf("P = %u processors%s\n", o->processors,
 	       o->processors_given ? "" : " (the online CPUs; choose with -P)");
-	printf("T1 %s   T%u %s   Tinf %s   speedup %.2f   parallelism %.2f   idle %s\n\n", t1,
-	       o->processors, tp, tinf, a->speedup,
+	printf("T1 %s   T%u %s   Tinf %s   speedup %.2f   parallelism %.2f   idle %s\n\n",
+	       t1, o->processors, tp, tinf, a->speedup,
 	       a->span_ns ? (double)a->work_ns / (double)a->span_ns : 0.0, idle);
 
 	bool sampled = m->info.samples != 0;
@@ -270,7 +283,8 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 		ecp_table_add_row(t);
 		uint64_t n = m->functions[f->function].samples;
 		if (sampled && n && n < ECP_FEW_SAMPLES)
-			ecp_table_cell_printf(t, 0, "%s ~", m->functions[f->function].name);
+			ecp_table_cell_printf(t, 0, "%s ~",
+					      m->functions[f->function].name);
 		else
 			ecp_table_cell(t, 0, m->functions[f->function].name);
 		if (n && !f->calls)
@@ -279,9 +293,9 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 			ecp_table_cell_uint(t, 1, f->calls);
 		ecp_table_cell_ns(t, 2, f->tet_ns);
 		ecp_table_cell_ns(t, 3, f->tetid_ns);
-		ecp_table_cell_printf(t, 4, "%.1f",
-				      a->makespan_ns ? 100.0 * f->tet_ns / (double)a->makespan_ns
-						     : 0.0);
+		ecp_table_cell_printf(
+		    t, 4, "%.1f",
+		    a->makespan_ns ? 100.0 * f->tet_ns / (double)a->makespan_ns : 0.0);
 		ecp_table_cell_ns(t, 5, f->work_ns);
 		ecp_table_cell_ns(t, 6, f->span_ns);
 		ecp_table_cell_ns(t, 7, f->idle_ns);
@@ -297,7 +311,8 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	if (rc < 0)
 		return ecp_fail("report", "%s", err.msg);
 	if (rows < a->n_functions)
-		printf("(%zu more functions; --top 0 shows all)\n", a->n_functions - rows);
+		printf("(%zu more functions; --top 0 shows all)\n",
+		       a->n_functions - rows);
 	ecp_report_print_folded(stdout, m);
 	printf("\n");
 	ecp_report_print_legend(stdout);

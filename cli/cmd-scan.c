@@ -28,11 +28,11 @@ struct scan_options {
 static int parse_options(int argc, char **argv, struct scan_options *o)
 {
 	static const struct option longopts[] = {
-		{"processors", required_argument, NULL, 'P'},
-		{"top", required_argument, NULL, 't'},
-		{"sched", required_argument, NULL, ECP_OPT_SCHED},
-		ECP_CLI_COMMON_LONGOPTS,
-		{NULL, 0, NULL, 0},
+	    {"processors", required_argument, NULL, 'P'},
+	    {"top", required_argument, NULL, 't'},
+	    {"sched", required_argument, NULL, ECP_OPT_SCHED},
+	    ECP_CLI_COMMON_LONGOPTS,
+	    {NULL, 0, NULL, 0},
 	};
 	ecp_cli_common_init(&o->common);
 	o->top = 5;
@@ -53,8 +53,10 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 			break;
 		case 't':
 			if (ecp_parse_u64(optarg, &v) < 0 || v < 1 || v > 1000)
-				return ecp_usage_error("scan", "--top takes a count from 1 to 1000, not '%s'",
-						       optarg);
+				return ecp_usage_error(
+				    "scan",
+				    "--top takes a count from 1 to 1000, not '%s'",
+				    optarg);
 			o->top = (size_t)v;
 			break;
 		default:
@@ -66,8 +68,8 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 	if ((rc = ecp_cli_trace_operand("scan", &o->common, argc, argv)))
 		return rc;
 	struct ecp_error err = {0};
-	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors, &o->n_processors,
-				&err) < 0)
+	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors,
+				&o->n_processors, &err) < 0)
 		return ecp_usage_error("scan", "%s", err.msg);
 	return 0;
 }
@@ -127,13 +129,15 @@ static void write_json(const struct scan_options *o, const struct ecp_cli_sessio
 			ecp_json_key(&w, keys[field]);
 			ecp_json_begin_array(&w);
 			for (size_t i = 0; i < r->n_points; i++) {
-				const struct ecp_function_result *x = r->points[i].by_function[f];
+				const struct ecp_function_result *x =
+				    r->points[i].by_function[f];
 				if (field == 0)
 					ecp_json_uint(&w, x ? x->calls : 0);
 				else
-					ecp_json_int(&w, x ? llround(field == 1 ? x->tet_ns
-										: x->tetid_ns)
-							   : 0);
+					ecp_json_int(&w,
+						     x ? llround(field == 1 ? x->tet_ns
+									    : x->tetid_ns)
+						       : 0);
 			}
 			ecp_json_end_array(&w);
 		}
@@ -146,8 +150,11 @@ static void write_json(const struct scan_options *o, const struct ecp_cli_sessio
 		size_t i = r->crossover_at[c];
 		ecp_json_begin_object(&w);
 		ecp_json_kv_uint(&w, "processors", o->processors[i]);
-		ecp_json_kv_string(&w, "before", fname(m, ecp_cli_sweep_top(&r->points[i - 1])->function));
-		ecp_json_kv_string(&w, "after", fname(m, ecp_cli_sweep_top(&r->points[i])->function));
+		ecp_json_kv_string(
+		    &w, "before",
+		    fname(m, ecp_cli_sweep_top(&r->points[i - 1])->function));
+		ecp_json_kv_string(&w, "after",
+				   fname(m, ecp_cli_sweep_top(&r->points[i])->function));
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
@@ -174,7 +181,8 @@ static void write_csv(const struct scan_options *o, const struct ecp_cli_session
 	for (size_t i = 0; i < r->n_points; i++) {
 		const struct ecp_analysis *a = &r->points[i].analysis;
 		for (size_t k = 0; k < r->n_shown; k++) {
-			const struct ecp_function_result *x = r->points[i].by_function[r->shown[k]];
+			const struct ecp_function_result *x =
+			    r->points[i].by_function[r->shown[k]];
 			ecp_csv_uint(&w, o->processors[i]);
 			ecp_csv_uint(&w, a->makespan_ns);
 			ecp_csv_double(&w, a->speedup);
@@ -196,7 +204,8 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	const struct ecp_model *m = s->model;
 	char t1[32], tinf[32];
 	printf("trace %s: %s\n", o->common.trace_dir,
-	       m->info.program && *m->info.program ? m->info.program : "(unknown program)");
+	       m->info.program && *m->info.program ? m->info.program
+						   : "(unknown program)");
 	printf("T1 %s   Tinf %s   parallelism %.2f\n\n",
 	       ecp_format_ns(t1, sizeof(t1), (double)s->dag.work),
 	       ecp_format_ns(tinf, sizeof(tinf), (double)s->dag.span),
@@ -216,7 +225,8 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	for (size_t k = 0; k < cols; k++) {
 		char hdr[16];
 		snprintf(hdr, sizeof(hdr), "TET [%zu]", k + 1);
-		ecp_table_set_column(t, 3 + extra + k, hdr, ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
+		ecp_table_set_column(t, 3 + extra + k, hdr, ECP_TABLE_RIGHT,
+				     ECP_TABLE_KEEP);
 	}
 	if (extra)
 		ecp_table_set_column(t, 3, "T_P linux", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
@@ -229,12 +239,15 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 		if (extra)
 			ecp_table_cell_ns(t, 3, (double)o->linux_makespan[i]);
 		for (size_t k = 0; k < cols; k++) {
-			const struct ecp_function_result *x = r->points[i].by_function[r->shown[k]];
-			const struct ecp_function_result *top = ecp_cli_sweep_top(&r->points[i]);
+			const struct ecp_function_result *x =
+			    r->points[i].by_function[r->shown[k]];
+			const struct ecp_function_result *top =
+			    ecp_cli_sweep_top(&r->points[i]);
 			if (x && top && top->function == x->function) {
 				char buf[32];
-				ecp_table_cell_printf(t, 3 + extra + k, "*%s",
-						      ecp_format_ns(buf, sizeof(buf), x->tet_ns));
+				ecp_table_cell_printf(
+				    t, 3 + extra + k, "*%s",
+				    ecp_format_ns(buf, sizeof(buf), x->tet_ns));
 			} else {
 				ecp_table_cell_ns(t, 3 + extra + k, x ? x->tet_ns : 0.0);
 			}
@@ -250,8 +263,10 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 		printf("[%zu] %s\n", k + 1, fname(m, r->shown[k]));
 	printf("* the function with the largest TET at that P\n");
 	if (extra)
-		printf("T_P linux: the Linux-like scheduler model (per-CPU queues, wake-affine,\n"
-		       "balancing); T_P and TET elsewhere use the paper's ideal sharing.\n");
+		printf(
+		    "T_P linux: the Linux-like scheduler model (per-CPU queues, "
+		    "wake-affine,\n"
+		    "balancing); T_P and TET elsewhere use the paper's ideal sharing.\n");
 	printf("\n");
 	if (r->n_points && !ecp_cli_sweep_top(&r->points[0])) {
 		printf("No function has time on the extended critical path.\n");
@@ -264,7 +279,8 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 		for (size_t c = 0; c < r->n_crossovers; c++) {
 			size_t i = r->crossover_at[c];
 			printf("  from %u processors on, %s matters more than %s.\n",
-			       o->processors[i], fname(m, ecp_cli_sweep_top(&r->points[i])->function),
+			       o->processors[i],
+			       fname(m, ecp_cli_sweep_top(&r->points[i])->function),
 			       fname(m, ecp_cli_sweep_top(&r->points[i - 1])->function));
 		}
 	}
@@ -295,10 +311,10 @@ int cmd_scan(int argc, char **argv)
 		for (size_t i = 0; !rc && i < o.n_processors; i++) {
 			struct ecp_replay rp = {0};
 			struct ecp_error err = {0};
-			if (ecp_replay_model_run(&s.dag, ECP_SCHED_LINUX, o.processors[i], 0, &rp,
-						 &err) < 0)
-				rc = ecp_fail("scan", "Linux model at P=%u: %s", o.processors[i],
-					      err.msg);
+			if (ecp_replay_model_run(&s.dag, ECP_SCHED_LINUX, o.processors[i],
+						 0, &rp, &err) < 0)
+				rc = ecp_fail("scan", "Linux model at P=%u: %s",
+					      o.processors[i], err.msg);
 			else
 				o.linux_makespan[i] = rp.makespan;
 			ecp_replay_finish(&rp);

@@ -13,7 +13,7 @@
 #include "common/parse.h"
 #include "viz/html-report.h"
 
-#define MAX_MEASURED 256
+#define MAX_MEASURED   256
 #define PLOT_FUNCTIONS 6
 
 struct viz_options {
@@ -33,7 +33,8 @@ static int parse_measured(const char *arg, struct viz_options *o)
 	if (!copy)
 		return ecp_fail("viz", "out of memory");
 	int rc = 0;
-	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+	for (char *item = strtok_r(copy, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '=');
 		uint64_t p;
 		char *end = NULL;
@@ -43,10 +44,14 @@ static int parse_measured(const char *arg, struct viz_options *o)
 			errno = 0;
 			sec = strtod(eq + 1, &end);
 		}
-		if (!eq || ecp_parse_u64(item, &p) < 0 || p < 1 || p > ECP_CLI_MAX_PROCESSORS ||
-		    errno || end == eq + 1 || *end || !(sec > 0) || o->n_measured == MAX_MEASURED) {
-			rc = ecp_usage_error("viz", "--measured takes P=SECONDS,... (e.g. 1=2.0,2=1.1), "
-						    "not '%s'", arg);
+		if (!eq || ecp_parse_u64(item, &p) < 0 || p < 1 ||
+		    p > ECP_CLI_MAX_PROCESSORS || errno || end == eq + 1 || *end ||
+		    !(sec > 0) || o->n_measured == MAX_MEASURED) {
+			rc = ecp_usage_error(
+			    "viz",
+			    "--measured takes P=SECONDS,... (e.g. 1=2.0,2=1.1), "
+			    "not '%s'",
+			    arg);
 			break;
 		}
 		o->measured[o->n_measured].processors = (uint32_t)p;
@@ -60,14 +65,14 @@ static int parse_measured(const char *arg, struct viz_options *o)
 static int parse_options(int argc, char **argv, struct viz_options *o)
 {
 	static const struct option longopts[] = {
-		{"processors", required_argument, NULL, 'P'},
-		{"output", required_argument, NULL, 'o'},
-		{"range", required_argument, NULL, 'r'},
-		{"measured", required_argument, NULL, 'm'},
-		{"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},
-		{"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"processors", required_argument, NULL, 'P'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"range", required_argument, NULL, 'r'},
+	    {"measured", required_argument, NULL, 'm'},
+	    {"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},
+	    {"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	ecp_cli_common_init(&o->common);
 	o->processors = ecp_cli_online_cpus();
@@ -79,7 +84,8 @@ static int parse_options(int argc, char **argv, struct viz_options *o)
 		case -2:
 			return ECP_EXIT_USAGE;
 		case 'P':
-			if ((rc = ecp_cli_parse_processors("viz", optarg, &o->processors)))
+			if ((rc =
+				 ecp_cli_parse_processors("viz", optarg, &o->processors)))
 				return rc;
 			break;
 		case 'o':
@@ -93,16 +99,19 @@ static int parse_options(int argc, char **argv, struct viz_options *o)
 				return rc;
 			break;
 		default:
-			if ((rc = ecp_cli_common_option("viz", &o->common, opt, optarg, 0)))
+			if ((rc = ecp_cli_common_option("viz", &o->common, opt, optarg,
+							0)))
 				return rc;
 		}
 	}
 	if ((rc = ecp_cli_trace_operand("viz", &o->common, argc, argv)))
 		return rc;
 	if (!o->output)
-		return ecp_usage_error("viz", "say where to write the report: -o FILE.html");
+		return ecp_usage_error("viz",
+				       "say where to write the report: -o FILE.html");
 	struct ecp_error err = {0};
-	if (ecp_parse_proc_list(range, ECP_CLI_MAX_PROCESSORS, &o->range, &o->n_range, &err) < 0)
+	if (ecp_parse_proc_list(range, ECP_CLI_MAX_PROCESSORS, &o->range, &o->n_range,
+				&err) < 0)
 		return ecp_usage_error("viz", "--range: %s", err.msg);
 	return 0;
 }
@@ -163,18 +172,18 @@ static int build_and_write(FILE *out, const struct viz_options *o,
 	const struct ecp_model *m = s->model;
 	size_t nseg = m->n_segments;
 	struct ecp_html_segment *segs = calloc(nseg ? nseg : 1, sizeof(*segs));
-	struct ecp_html_step *steps = calloc(run->replay.n_steps ? run->replay.n_steps : 1,
-					     sizeof(*steps));
+	struct ecp_html_step *steps =
+	    calloc(run->replay.n_steps ? run->replay.n_steps : 1, sizeof(*steps));
 	size_t nf = sw->n_shown < PLOT_FUNCTIONS ? sw->n_shown : PLOT_FUNCTIONS;
 	/* Every P's top is in `shown`; plot the first ones and any top beyond. */
 	uint32_t *plot = calloc(sw->n_shown ? sw->n_shown : 1, sizeof(*plot));
 	uint32_t *procs = calloc(sw->n_points ? sw->n_points : 1, sizeof(*procs));
 	int64_t *makespan = calloc(sw->n_points ? sw->n_points : 1, sizeof(*makespan));
 	double *tet = NULL;
-	struct ecp_html_crossover *cross = calloc(sw->n_crossovers ? sw->n_crossovers : 1,
-						  sizeof(*cross));
+	struct ecp_html_crossover *cross =
+	    calloc(sw->n_crossovers ? sw->n_crossovers : 1, sizeof(*cross));
 	struct ecp_html_function_row *rows = calloc(
-		run->analysis.n_functions ? run->analysis.n_functions : 1, sizeof(*rows));
+	    run->analysis.n_functions ? run->analysis.n_functions : 1, sizeof(*rows));
 	int rc = ECP_OK;
 	if (!segs || !steps || !plot || !procs || !makespan || !cross || !rows) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
@@ -207,7 +216,8 @@ static int build_and_write(FILE *out, const struct viz_options *o,
 	for (size_t k = 0; k < sw->n_shown; k++) {
 		bool top_somewhere = false;
 		for (size_t i = 0; i < sw->n_points; i++) {
-			const struct ecp_function_result *t = ecp_cli_sweep_top(&sw->points[i]);
+			const struct ecp_function_result *t =
+			    ecp_cli_sweep_top(&sw->points[i]);
 			if (t && t->function == sw->shown[k])
 				top_somewhere = true;
 		}
@@ -223,7 +233,8 @@ static int build_and_write(FILE *out, const struct viz_options *o,
 		procs[i] = sw->points[i].processors;
 		makespan[i] = (int64_t)sw->points[i].analysis.makespan_ns;
 		for (size_t k = 0; k < np; k++) {
-			const struct ecp_function_result *x = sw->points[i].by_function[plot[k]];
+			const struct ecp_function_result *x =
+			    sw->points[i].by_function[plot[k]];
 			tet[i * np + k] = x ? x->tet_ns : 0;
 		}
 	}
@@ -236,46 +247,46 @@ static int build_and_write(FILE *out, const struct viz_options *o,
 	for (size_t k = 0; k < run->analysis.n_functions; k++) {
 		const struct ecp_function_result *f = &run->analysis.functions[k];
 		rows[k] = (struct ecp_html_function_row){
-			.function = f->function,
-			.calls = f->calls,
-			.tet_ns = f->tet_ns,
-			.tetid_ns = f->tetid_ns,
-			.work_ns = f->work_ns,
-			.span_ns = f->span_ns,
-			.idle_ns = f->idle_ns,
+		    .function = f->function,
+		    .calls = f->calls,
+		    .tet_ns = f->tet_ns,
+		    .tetid_ns = f->tetid_ns,
+		    .work_ns = f->work_ns,
+		    .span_ns = f->span_ns,
+		    .idle_ns = f->idle_ns,
 		};
 	}
 	struct ecp_html_scan scan = {
-		.count = sw->n_points,
-		.processors = procs,
-		.makespan_ns = makespan,
-		.top_count = np,
-		.top_functions = plot,
-		.tet_ns = tet,
-		.crossover_count = sw->n_crossovers,
-		.crossovers = cross,
+	    .count = sw->n_points,
+	    .processors = procs,
+	    .makespan_ns = makespan,
+	    .top_count = np,
+	    .top_functions = plot,
+	    .tet_ns = tet,
+	    .crossover_count = sw->n_crossovers,
+	    .crossovers = cross,
 	};
 	struct ecp_html_report r = {
-		.title = "ecp report",
-		.trace_path = o->common.trace_dir,
-		.program = m->info.program,
-		.processors = o->processors,
-		.makespan_ns = (int64_t)run->analysis.makespan_ns,
-		.work_ns = (int64_t)s->dag.work,
-		.span_ns = (int64_t)s->dag.span,
-		.thread_count = m->n_threads,
-		.thread_names = (const char *const *)run->thread_names,
-		.function_count = m->n_functions,
-		.function_names = run->function_names,
-		.segment_count = nseg,
-		.segments = segs,
-		.step_count = run->replay.n_steps,
-		.steps = steps,
-		.scan = &scan,
-		.measured_count = o->n_measured,
-		.measured = o->measured,
-		.row_count = run->analysis.n_functions,
-		.rows = rows,
+	    .title = "ecp report",
+	    .trace_path = o->common.trace_dir,
+	    .program = m->info.program,
+	    .processors = o->processors,
+	    .makespan_ns = (int64_t)run->analysis.makespan_ns,
+	    .work_ns = (int64_t)s->dag.work,
+	    .span_ns = (int64_t)s->dag.span,
+	    .thread_count = m->n_threads,
+	    .thread_names = (const char *const *)run->thread_names,
+	    .function_count = m->n_functions,
+	    .function_names = run->function_names,
+	    .segment_count = nseg,
+	    .segments = segs,
+	    .step_count = run->replay.n_steps,
+	    .steps = steps,
+	    .scan = &scan,
+	    .measured_count = o->n_measured,
+	    .measured = o->measured,
+	    .row_count = run->analysis.n_functions,
+	    .rows = rows,
 	};
 	rc = ecp_html_report_write(out, &r, err);
 out:
@@ -326,8 +337,9 @@ int cmd_viz(int argc, char **argv)
 	}
 	rc = ecp_output_commit("viz", &out) < 0 ? ECP_EXIT_FAILED : ECP_EXIT_OK;
 	if (rc == ECP_EXIT_OK && strcmp(o.output, "-"))
-		fprintf(stderr, "ecp viz: wrote %s (P=%u, range of %zu processor counts)\n", o.output,
-			o.processors, o.n_range);
+		fprintf(stderr,
+			"ecp viz: wrote %s (P=%u, range of %zu processor counts)\n",
+			o.output, o.processors, o.n_range);
 done:
 	ecp_cli_sweep_finish(&sw);
 	ecp_simrun_finish(&run, s.model);

@@ -46,12 +46,12 @@ static void options_finish(struct whatif_options *o)
 static int parse_options(int argc, char **argv, struct whatif_options *o)
 {
 	static const struct option longopts[] = {
-		{"processors", required_argument, NULL, 'P'},
-		{"faster", required_argument, NULL, 'F'},
-		{"sched", required_argument, NULL, ECP_OPT_SCHED},
-		{"self", no_argument, NULL, 'S'},
-		ECP_CLI_COMMON_LONGOPTS,
-		{NULL, 0, NULL, 0},
+	    {"processors", required_argument, NULL, 'P'},
+	    {"faster", required_argument, NULL, 'F'},
+	    {"sched", required_argument, NULL, ECP_OPT_SCHED},
+	    {"self", no_argument, NULL, 'S'},
+	    ECP_CLI_COMMON_LONGOPTS,
+	    {NULL, 0, NULL, 0},
 	};
 	ecp_cli_common_init(&o->common);
 	const char *list = "1-16";
@@ -74,16 +74,17 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 			break;
 		case 'F':
 			if (o->n_changes == MAX_CHANGES)
-				return ecp_usage_error("whatif", "at most %d --faster options",
-						       MAX_CHANGES);
+				return ecp_usage_error(
+				    "whatif", "at most %d --faster options", MAX_CHANGES);
 			if (ecp_parse_name_pct(optarg, &o->names[o->n_changes],
 					       &o->pcts[o->n_changes], &err) < 0)
 				return ecp_usage_error("whatif", "%s", err.msg);
 			for (size_t i = 0; i < o->n_changes; i++)
 				if (!strcmp(o->names[i], o->names[o->n_changes])) {
 					free(o->names[o->n_changes]);
-					return ecp_usage_error("whatif", "--faster names '%s' twice",
-							       o->names[i]);
+					return ecp_usage_error(
+					    "whatif", "--faster names '%s' twice",
+					    o->names[i]);
 				}
 			o->n_changes++;
 			break;
@@ -98,8 +99,8 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 	if (o->n_changes == 0)
 		return ecp_usage_error("whatif", "say what is faster: --faster NAME=PCT");
 	struct ecp_error err = {0};
-	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors, &o->n_processors,
-				&err) < 0)
+	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors,
+				&o->n_processors, &err) < 0)
 		return ecp_usage_error("whatif", "%s", err.msg);
 	return 0;
 }
@@ -132,23 +133,27 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 		if (fm.kind == ECP_MATCH_NONE) {
 			const char *near[5];
 			size_t k = ecp_cli_near_functions(m, o->names[i], near, 5);
-			fprintf(stderr, "ecp whatif: error: no function '%s' in %s", o->names[i],
-				o->common.trace_dir);
+			fprintf(stderr, "ecp whatif: error: no function '%s' in %s",
+				o->names[i], o->common.trace_dir);
 			for (size_t j = 0; j < k; j++)
-				fprintf(stderr, "%s'%s'", j ? ", " : "; near matches: ", near[j]);
+				fprintf(stderr, "%s'%s'",
+					j ? ", " : "; near matches: ", near[j]);
 			fputc('\n', stderr);
 			ecp_function_match_free(&fm);
 			free(changes);
 			return ECP_EXIT_FAILED;
 		}
 		if (fm.kind == ECP_MATCH_AMBIGUOUS) {
-			fprintf(stderr, "ecp whatif: error: '%s' fits %zu functions of %s:",
+			fprintf(stderr,
+				"ecp whatif: error: '%s' fits %zu functions of %s:",
 				o->names[i], fm.n, o->common.trace_dir);
 			for (size_t j = 0; j < fm.n && j < 8; j++)
 				fprintf(stderr, "\n  %s", m->functions[fm.ids[j]].name);
-			fprintf(stderr, "%s\ngive more of the name, or a glob ('*%s*') for all of "
-					"them\n",
-				fm.n > 8 ? "\n  ..." : "", o->names[i]);
+			fprintf(
+			    stderr,
+			    "%s\ngive more of the name, or a glob ('*%s*') for all of "
+			    "them\n",
+			    fm.n > 8 ? "\n  ..." : "", o->names[i]);
 			ecp_function_match_free(&fm);
 			free(changes);
 			return ECP_EXIT_FAILED;
@@ -157,7 +162,8 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 		for (size_t j = 0; j < fm.n; j++) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 16;
-				struct ecp_whatif_change *p = realloc(changes, cap * sizeof(*p));
+				struct ecp_whatif_change *p =
+				    realloc(changes, cap * sizeof(*p));
 				if (!p) {
 					ecp_function_match_free(&fm);
 					free(changes);
@@ -184,22 +190,26 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 	return 0;
 }
 
-static int sweep(const char *what, const struct ecp_dag *dag, const struct whatif_options *o,
-		 struct ecp_replay *out)
+static int sweep(const char *what, const struct ecp_dag *dag,
+		 const struct whatif_options *o, struct ecp_replay *out)
 {
 	struct ecp_error err = {0};
 	struct ecp_progress progress;
 	ecp_progress_init(&progress, "whatif");
 	int rc = 0;
 	if (o->sched == ECP_SCHED_IDEAL) {
-		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) < 0)
-			rc = ecp_fail("whatif", "simulating the %s run: %s", what, err.msg);
+		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) <
+		    0)
+			rc = ecp_fail("whatif", "simulating the %s run: %s", what,
+				      err.msg);
 		return rc;
 	}
 	for (size_t i = 0; i < o->n_processors && !rc; i++) {
-		ecp_progress_update(&progress, "simulating the %s run at P=%u (%zu of %zu)", what,
+		ecp_progress_update(&progress,
+				    "simulating the %s run at P=%u (%zu of %zu)", what,
 				    o->processors[i], i + 1, o->n_processors);
-		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i], &err) < 0) {
+		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i],
+					 &err) < 0) {
 			ecp_progress_done(&progress);
 			rc = ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
 				      o->processors[i], err.msg);
@@ -293,7 +303,8 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 		   : "scope: inclusive: the functions with their callees are shortened "
 		     "(--self: their own time only)");
 	if (o->sched != ECP_SCHED_IDEAL)
-		printf("run times from the %s scheduler model, not the paper's ideal sharing\n",
+		printf("run times from the %s scheduler model, not the paper's ideal "
+		       "sharing\n",
 		       ecp_sched_model_name(o->sched));
 	printf("\n");
 	struct ecp_table *t = ecp_table_create(5);
@@ -311,9 +322,9 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 		ecp_table_cell_ns(t, 1, (double)base[i].makespan);
 		ecp_table_cell_ns(t, 2, (double)what[i].makespan);
 		ecp_table_cell_ns(t, 3, gain);
-		ecp_table_cell_printf(t, 4, "%.2f",
-				      base[i].makespan ? 100.0 * gain / (double)base[i].makespan
-						       : 0.0);
+		ecp_table_cell_printf(
+		    t, 4, "%.2f",
+		    base[i].makespan ? 100.0 * gain / (double)base[i].makespan : 0.0);
 	}
 	struct ecp_error err = {0};
 	int rc = ecp_table_write(stdout, t, 0, &err);
@@ -357,11 +368,13 @@ int cmd_whatif(int argc, char **argv)
 		goto out;
 	}
 	if (ecp_dag_build(s.model, lengths, o.common.lock_order, &faster_dag, &err) < 0) {
-		rc = ecp_fail("whatif", "cannot simulate the faster program: %s", err.msg);
+		rc =
+		    ecp_fail("whatif", "cannot simulate the faster program: %s", err.msg);
 		goto out;
 	}
 	faster_ready = true;
-	if ((rc = sweep("baseline", &s.dag, &o, base)) || (rc = sweep("what-if", &faster_dag, &o, what)))
+	if ((rc = sweep("baseline", &s.dag, &o, base)) ||
+	    (rc = sweep("what-if", &faster_dag, &o, what)))
 		goto out;
 	if (o.common.format == ECP_FORMAT_JSON)
 		write_json(&o, base, what, &s.consistency);

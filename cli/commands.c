@@ -8,16 +8,16 @@
 #include <string.h>
 
 const struct ecp_command ecp_commands[] = {
-	{"record", "run a program on one CPU and record it", ECP_USAGE_RECORD, cmd_record},
-	{"info", "summarise a recorded trace: threads, work, span", ECP_USAGE_INFO, cmd_info},
-	{"report", "which functions matter on P processors", ECP_USAGE_REPORT, cmd_report},
-	{"scan", "how the top functions change with P; crossovers", ECP_USAGE_SCAN, cmd_scan},
-	{"whatif", "predicted run time if some functions were faster", ECP_USAGE_WHATIF,
-	 cmd_whatif},
-	{"viz", "write a self-contained HTML report", ECP_USAGE_VIZ, cmd_viz},
-	{"export", "export the simulated run (Perfetto, folded stacks, CSV)", ECP_USAGE_EXPORT,
-	 cmd_export},
-	{"help", "show help for a command", ECP_USAGE_HELP, cmd_help},
+    {"record", "run a program on one CPU and record it", ECP_USAGE_RECORD, cmd_record},
+    {"info", "summarise a recorded trace: threads, work, span", ECP_USAGE_INFO, cmd_info},
+    {"report", "which functions matter on P processors", ECP_USAGE_REPORT, cmd_report},
+    {"scan", "how the top functions change with P; crossovers", ECP_USAGE_SCAN, cmd_scan},
+    {"whatif", "predicted run time if some functions were faster", ECP_USAGE_WHATIF,
+     cmd_whatif},
+    {"viz", "write a self-contained HTML report", ECP_USAGE_VIZ, cmd_viz},
+    {"export", "export the simulated run (Perfetto, folded stacks, CSV)",
+     ECP_USAGE_EXPORT, cmd_export},
+    {"help", "show help for a command", ECP_USAGE_HELP, cmd_help},
 };
 const size_t ecp_n_commands = sizeof(ecp_commands) / sizeof(ecp_commands[0]);
 
@@ -34,7 +34,8 @@ const struct ecp_command *ecp_command_suggest(const char *name)
 	const struct ecp_command *best = NULL;
 	size_t best_d = SIZE_MAX;
 	for (size_t i = 0; i < ecp_n_commands; i++) {
-		size_t d = ecp_edit_distance(name, ecp_commands[i].name, ECP_EDIT_TRANSPOSE);
+		size_t d =
+		    ecp_edit_distance(name, ecp_commands[i].name, ECP_EDIT_TRANSPOSE);
 		if (d < best_d) {
 			best_d = d;
 			best = &ecp_commands[i];

@@ -25,7 +25,8 @@ const struct ecp_command *ecp_command_find(const char *name);
 const struct ecp_command *ecp_command_suggest(const char *name);
 
 /* Prints "ecp NAME: MESSAGE" and a hint to stderr; returns ECP_EXIT_USAGE. */
-int ecp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ecp_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Prints the analysis error chain to stderr; returns ECP_EXIT_FAILED. */
 int ecp_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True if argv contains -h/--help before a "--"; prints the usage if so. */

@@ -23,22 +23,24 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	if (!quiet && work && c->unknown_deps_ns * 100 >= work) {
 		char a[32];
 		ecp_format_ns(a, sizeof(a), (double)c->unknown_deps_ns);
-		fprintf(stderr,
-			"ecp %s: warning: %s of the work (%.0f%%) is in threads whose waits "
-			"were not seen (named above): held as independent work, so T_P is a "
-			"lower bound and the speedup an upper bound\n",
-			cmd, a, 100.0 * (double)c->unknown_deps_ns / (double)work);
+		fprintf(
+		    stderr,
+		    "ecp %s: warning: %s of the work (%.0f%%) is in threads whose waits "
+		    "were not seen (named above): held as independent work, so T_P is a "
+		    "lower bound and the speedup an upper bound\n",
+		    cmd, a, 100.0 * (double)c->unknown_deps_ns / (double)work);
 	}
 	char what[SENTENCE];
 	switch (c->status) {
 	case ECP_CONSISTENCY_FATAL:
 		ecp_consistency_describe(c, what, sizeof(what));
 		if (refuse)
-			return ecp_fail(cmd,
-					"trace=%s: the model does not hold the program's time, "
-					"so no answer from it would mean anything: %s. Record "
-					"again; if this repeats, report it with the trace",
-					trace_dir, what);
+			return ecp_fail(
+			    cmd,
+			    "trace=%s: the model does not hold the program's time, "
+			    "so no answer from it would mean anything: %s. Record "
+			    "again; if this repeats, report it with the trace",
+			    trace_dir, what);
 		fprintf(stderr,
 			"ecp %s: error: trace=%s: the model does not hold the program's "
 			"time, and every analysis will refuse it: %s\n",
@@ -46,9 +48,8 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 		return 0;
 	case ECP_CONSISTENCY_WARNING:
 		if (!quiet)
-			fprintf(stderr,
-				"ecp %s: warning: the answers may be off: %s\n", cmd,
-				ecp_consistency_describe(c, what, sizeof(what)));
+			fprintf(stderr, "ecp %s: warning: the answers may be off: %s\n",
+				cmd, ecp_consistency_describe(c, what, sizeof(what)));
 		return 0;
 	case ECP_CONSISTENCY_UNKNOWN:
 		if (!quiet)

@@ -13,7 +13,8 @@ static void print_main_usage(FILE *out)
 	      "Commands:\n",
 	      out);
 	for (size_t i = 0; i < ecp_n_commands; i++)
-		fprintf(out, "  %-8s %s\n", ecp_commands[i].name, ecp_commands[i].summary);
+		fprintf(out, "  %-8s %s\n", ecp_commands[i].name,
+			ecp_commands[i].summary);
 	fputs("\nTypical use:\n"
 	      "  cc -g -O2 -pthread -finstrument-functions app.c -o app\n"
 	      "  ecp record -- ./app input.dat\n"

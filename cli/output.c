@@ -23,14 +23,16 @@ int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out)
 	}
 	int fd = -1;
 	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-		snprintf(out->tmp_path, len, "%s.tmp.%ld.%d", path, (long)getpid(), attempt);
-		fd = open(out->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		snprintf(out->tmp_path, len, "%s.tmp.%ld.%d", path, (long)getpid(),
+			 attempt);
+		fd = open(out->tmp_path,
+			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "ecp %s: error: cannot create %s: %s\n", cmd, out->tmp_path,
-			strerror(errno));
+		fprintf(stderr, "ecp %s: error: cannot create %s: %s\n", cmd,
+			out->tmp_path, strerror(errno));
 		free(out->tmp_path);
 		out->tmp_path = NULL;
 		ecp_output_abort(out);
@@ -39,7 +41,8 @@ int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out)
 	out->file = fdopen(fd, "w");
 	if (!out->file) {
 		close(fd);
-		fprintf(stderr, "ecp %s: error: cannot write %s: %s\n", cmd, path, strerror(errno));
+		fprintf(stderr, "ecp %s: error: cannot write %s: %s\n", cmd, path,
+			strerror(errno));
 		ecp_output_abort(out);
 		return -1;
 	}
@@ -50,7 +53,8 @@ int ecp_output_commit(const char *cmd, struct ecp_output *out)
 {
 	if (out->file == stdout) {
 		if (fflush(stdout) != 0) {
-			fprintf(stderr, "ecp %s: error: writing stdout: %s\n", cmd, strerror(errno));
+			fprintf(stderr, "ecp %s: error: writing stdout: %s\n", cmd,
+				strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -66,8 +70,8 @@ int ecp_output_commit(const char *cmd, struct ecp_output *out)
 		return -1;
 	}
 	if (rename(out->tmp_path, out->path) != 0) {
-		fprintf(stderr, "ecp %s: error: cannot rename %s to %s: %s\n", cmd, out->tmp_path,
-			out->path, strerror(errno));
+		fprintf(stderr, "ecp %s: error: cannot rename %s to %s: %s\n", cmd,
+			out->tmp_path, out->path, strerror(errno));
 		ecp_output_abort(out);
 		return -1;
 	}

@@ -16,7 +16,7 @@ struct ecp_progress {
 
 void ecp_progress_init(struct ecp_progress *p, const char *cmd);
 void ecp_progress_update(struct ecp_progress *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void ecp_progress_done(struct ecp_progress *p);
 
 #endif

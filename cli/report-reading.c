@@ -10,18 +10,23 @@
 
 void ecp_report_print_legend(FILE *out)
 {
-	fputs("Columns:\n"
-	      "  TET    time on the extended critical path at P: weight x the function's own\n"
-	      "         (exclusive) time; what making its own code faster buys.  Choose by it.\n"
-	      "  TETID  the same with the time of its callees: look at it when a function's\n"
-	      "         work is in helpers it calls (whatif --faster F shortens F with them).\n"
-	      "  calls  calls made in segments on the critical path at P (weight not 0)\n"
-	      "  %T_P   TET as a share of the predicted run time T_P\n"
-	      "  work   own CPU time (the ordinary profile, TET at P=1); span: TET on\n"
-	      "         unlimited processors (its time on the critical path)\n"
-	      "  idle   processor time left idle at P while it ran: large idle says more\n"
-	      "         parallelism would help there, not faster code\n",
-	      out);
+	fputs(
+	    "Columns:\n"
+	    "  TET    time on the extended critical path at P: weight x the function's "
+	    "own\n"
+	    "         (exclusive) time; what making its own code faster buys.  Choose by "
+	    "it.\n"
+	    "  TETID  the same with the time of its callees: look at it when a "
+	    "function's\n"
+	    "         work is in helpers it calls (whatif --faster F shortens F with "
+	    "them).\n"
+	    "  calls  calls made in segments on the critical path at P (weight not 0)\n"
+	    "  %T_P   TET as a share of the predicted run time T_P\n"
+	    "  work   own CPU time (the ordinary profile, TET at P=1); span: TET on\n"
+	    "         unlimited processors (its time on the critical path)\n"
+	    "  idle   processor time left idle at P while it ran: large idle says more\n"
+	    "         parallelism would help there, not faster code\n",
+	    out);
 }
 
 double ecp_sample_error(uint64_t n)
@@ -31,13 +36,14 @@ double ecp_sample_error(uint64_t n)
 
 void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m)
 {
-	fprintf(out,
-		"  samples  perf samples that found the function running (%llu in all%s):\n"
-		"         the segments' lengths are exact, their split among sampled\n"
-		"         functions is statistical, ±E%% at 95%%; '~' marks fewer than %d\n"
-		"         samples, '-' a function timed by its instrumentation (exact)\n",
-		(unsigned long long)m->info.samples,
-		m->info.samples_lost ? ", some lost: see the warnings" : "", ECP_FEW_SAMPLES);
+	fprintf(
+	    out,
+	    "  samples  perf samples that found the function running (%llu in all%s):\n"
+	    "         the segments' lengths are exact, their split among sampled\n"
+	    "         functions is statistical, ±E%% at 95%%; '~' marks fewer than %d\n"
+	    "         samples, '-' a function timed by its instrumentation (exact)\n",
+	    (unsigned long long)m->info.samples,
+	    m->info.samples_lost ? ", some lost: see the warnings" : "", ECP_FEW_SAMPLES);
 }
 
 /* Functions with folded calls, by decreasing count (then name). */
@@ -88,20 +94,24 @@ void ecp_report_print_folded(FILE *out, const struct ecp_model *m)
 }
 
 /* "matters most at P = 1-3" ranges of the sweep's top function. */
-static void print_ranges(FILE *out, const struct ecp_model *m, const struct ecp_cli_sweep *sw)
+static void print_ranges(FILE *out, const struct ecp_model *m,
+			 const struct ecp_cli_sweep *sw)
 {
 	size_t i = 0;
 	while (i < sw->n_points) {
 		const struct ecp_function_result *t = ecp_cli_sweep_top(&sw->points[i]);
 		size_t j = i;
 		while (j + 1 < sw->n_points) {
-			const struct ecp_function_result *u = ecp_cli_sweep_top(&sw->points[j + 1]);
-			if ((t == NULL) != (u == NULL) || (t && u && t->function != u->function))
+			const struct ecp_function_result *u =
+			    ecp_cli_sweep_top(&sw->points[j + 1]);
+			if ((t == NULL) != (u == NULL) ||
+			    (t && u && t->function != u->function))
 				break;
 			j++;
 		}
 		unsigned a = sw->points[i].processors, b = sw->points[j].processors;
-		const char *name = t ? m->functions[t->function].name : "(nothing on the ECP)";
+		const char *name =
+		    t ? m->functions[t->function].name : "(nothing on the ECP)";
 		if (a == b)
 			fprintf(out, "    at P = %u, optimise %s\n", a, name);
 		else
@@ -118,25 +128,32 @@ int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_se
 	/* The largest TET whatever the table's --sort. */
 	const struct ecp_function_result *top = NULL;
 	for (size_t i = 0; i < a->n_functions; i++)
-		if (a->functions[i].tet_ns > 0 && (!top || a->functions[i].tet_ns > top->tet_ns))
+		if (a->functions[i].tet_ns > 0 &&
+		    (!top || a->functions[i].tet_ns > top->tet_ns))
 			top = &a->functions[i];
 	if (!top) {
-		fputs("  No function has time on the extended critical path at this P.\n", out);
+		fputs("  No function has time on the extended critical path at this P.\n",
+		      out);
 		return ECP_EXIT_OK;
 	}
 	const char *name = m->functions[top->function].name;
 	char tet[32];
 	ecp_format_ns(tet, sizeof(tet), top->tet_ns);
-	fprintf(out, "  Optimise %s: the largest TET at %u processors\n  (%s, %.0f%% of T%u).\n",
-		name, processors, tet,
-		a->makespan_ns ? 100.0 * top->tet_ns / (double)a->makespan_ns : 0.0, processors);
+	fprintf(
+	    out,
+	    "  Optimise %s: the largest TET at %u processors\n  (%s, %.0f%% of T%u).\n",
+	    name, processors, tet,
+	    a->makespan_ns ? 100.0 * top->tet_ns / (double)a->makespan_ns : 0.0,
+	    processors);
 	/* TET / work is the function's average weight: the derivative of T_P
 	 * with respect to its own time, shortened evenly where it runs. */
 	if (top->work_ns > 0)
-		fprintf(out,
-			"  Its weight is %.2f: 1 ms saved in its own code saves %.2f ms of run\n"
-			"  time at P = %u (at P = 1 every ms saved is a ms of run time).\n",
-			top->tet_ns / top->work_ns, top->tet_ns / top->work_ns, processors);
+		fprintf(
+		    out,
+		    "  Its weight is %.2f: 1 ms saved in its own code saves %.2f ms of "
+		    "run\n"
+		    "  time at P = %u (at P = 1 every ms saved is a ms of run time).\n",
+		    top->tet_ns / top->work_ns, top->tet_ns / top->work_ns, processors);
 
 	/* Where the answer changes: the same crossovers `ecp scan` reports. */
 	unsigned last = processors > 16 ? processors : 16;
@@ -151,9 +168,12 @@ int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_se
 	if (rc)
 		return rc;
 	if (sw.n_crossovers == 0) {
-		fprintf(out, "  The answer is the same for every P from 1 to %u.\n", last);
+		fprintf(out, "  The answer is the same for every P from 1 to %u.\n",
+			last);
 	} else {
-		fprintf(out, "  The answer changes with P ('ecp scan -P 1-%u' shows how):\n", last);
+		fprintf(out,
+			"  The answer changes with P ('ecp scan -P 1-%u' shows how):\n",
+			last);
 		print_ranges(out, m, &sw);
 	}
 	ecp_cli_sweep_finish(&sw);

@@ -47,8 +47,9 @@ int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
 		else if (!strcmp(arg, "recorded"))
 			c->lock_order = ECP_LOCK_ORDER_RECORDED;
 		else
-			return ecp_usage_error(cmd, "--lock-order must be 'arrival' or 'recorded', not '%s'",
-					       arg);
+			return ecp_usage_error(
+			    cmd, "--lock-order must be 'arrival' or 'recorded', not '%s'",
+			    arg);
 		return 0;
 	default:
 		return ecp_usage_error(cmd, "unexpected option");
@@ -64,9 +65,11 @@ int ecp_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts
 	if (opt == '?') {
 		const char *bad = (saved < argc) ? argv[optind - 1] : "?";
 		if (optopt)
-			ecp_usage_error(cmd, "option '-%c' is unknown or needs a value", optopt);
+			ecp_usage_error(cmd, "option '-%c' is unknown or needs a value",
+					optopt);
 		else
-			ecp_usage_error(cmd, "option '%s' is unknown or needs a value", bad);
+			ecp_usage_error(cmd, "option '%s' is unknown or needs a value",
+					bad);
 		return -2;
 	}
 	if (opt == ':') {
@@ -76,12 +79,14 @@ int ecp_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts
 	return opt;
 }
 
-int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc, char **argv)
+int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc,
+			  char **argv)
 {
 	if (optind < argc)
 		c->trace_dir = argv[optind++];
 	if (optind < argc)
-		return ecp_usage_error(cmd, "unexpected argument '%s' (one TRACE_DIR at most)",
+		return ecp_usage_error(cmd,
+				       "unexpected argument '%s' (one TRACE_DIR at most)",
 				       argv[optind]);
 	return 0;
 }
@@ -93,7 +98,8 @@ int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *
 	else if (!strcmp(arg, "linux"))
 		*out = ECP_SCHED_LINUX;
 	else
-		return ecp_usage_error(cmd, "--sched takes 'ideal' or 'linux', not '%s'", arg);
+		return ecp_usage_error(cmd, "--sched takes 'ideal' or 'linux', not '%s'",
+				       arg);
 	return 0;
 }
 
@@ -107,8 +113,9 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
 {
 	uint64_t v;
 	if (ecp_parse_u64(arg, &v) < 0 || v < 1 || v > ECP_CLI_MAX_PROCESSORS)
-		return ecp_usage_error(cmd, "-P takes a processor count from 1 to %u, not '%s'",
-				       ECP_CLI_MAX_PROCESSORS, arg);
+		return ecp_usage_error(
+		    cmd, "-P takes a processor count from 1 to %u, not '%s'",
+		    ECP_CLI_MAX_PROCESSORS, arg);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -128,10 +135,11 @@ static int read_exact_budget(const char *cmd)
 		return 0;
 	uint64_t v;
 	if (ecp_parse_u64(env, &v) < 0 || v == 0)
-		return ecp_usage_error(cmd,
-				       "ECP_EXACT_BUDGET must be a positive number of events, "
-				       "not '%s'",
-				       env);
+		return ecp_usage_error(
+		    cmd,
+		    "ECP_EXACT_BUDGET must be a positive number of events, "
+		    "not '%s'",
+		    env);
 	g_exact_budget = v;
 	ecp_analysis_set_exact_budget(v);
 	return 0;
@@ -150,18 +158,20 @@ unsigned ecp_cli_max_of(const unsigned *p, size_t n)
  * prediction is for that pool, not the larger one it would make there
  * (issue 34: a 2-worker pool predicted a 1.83 ceiling at every P, no hint).
  * More threads than the count: not a pool sized by it. */
-static void warn_cpu_sized_pool(const char *cmd, const struct ecp_model *m, unsigned max_p)
+static void warn_cpu_sized_pool(const char *cmd, const struct ecp_model *m,
+				unsigned max_p)
 {
 	uint64_t told = m->info.as_cpus;
 	if (!m->info.cpu_count_read || !told || max_p <= told || m->n_threads > told + 1)
 		return;
-	fprintf(stderr,
-		"ecp %s: warning: the program asked how many CPUs it has, was told %llu "
-		"(ecp record --as-cpus; by default the CPUs ecp record may use) and made %u "
-		"threads: if it sizes its pool by that count, the answers for P above %llu "
-		"are for the pool recorded, not for the one it would make on P CPUs (record "
-		"again with --as-cpus %u)\n",
-		cmd, (unsigned long long)told, m->n_threads, (unsigned long long)told, max_p);
+	fprintf(
+	    stderr,
+	    "ecp %s: warning: the program asked how many CPUs it has, was told %llu "
+	    "(ecp record --as-cpus; by default the CPUs ecp record may use) and made %u "
+	    "threads: if it sizes its pool by that count, the answers for P above %llu "
+	    "are for the pool recorded, not for the one it would make on P CPUs (record "
+	    "again with --as-cpus %u)\n",
+	    cmd, (unsigned long long)told, m->n_threads, (unsigned long long)told, max_p);
 }
 
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
@@ -174,13 +184,13 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		return brc;
 	s->common = c;
 	struct ecp_load_options opts = {
-		.allow_loss = c->allow_loss,
-		.use_cache = true,
-		.keep_calls = c->keep_calls,
-		.by_callsite = c->by_callsite,
-		.functions_from = (enum ecp_functions_from)c->functions_from,
-		.own_code = c->own_code,
-		.progress = isatty(STDERR_FILENO),
+	    .allow_loss = c->allow_loss,
+	    .use_cache = true,
+	    .keep_calls = c->keep_calls,
+	    .by_callsite = c->by_callsite,
+	    .functions_from = (enum ecp_functions_from)c->functions_from,
+	    .own_code = c->own_code,
+	    .progress = isatty(STDERR_FILENO),
 	};
 	struct ecp_progress progress;
 	ecp_progress_init(&progress, cmd);
@@ -189,16 +199,19 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
 	warn_cpu_sized_pool(cmd, s->model, c->max_processors);
-	int crc = ecp_cli_consistency(cmd, c->trace_dir, s->model,
-				      c->format == ECP_FORMAT_JSON, true, &s->consistency);
+	int crc =
+	    ecp_cli_consistency(cmd, c->trace_dir, s->model, c->format == ECP_FORMAT_JSON,
+				true, &s->consistency);
 	if (crc) {
 		ecp_consistency_free(&s->consistency);
 		ecp_model_destroy(s->model);
 		s->model = NULL;
 		return crc;
 	}
-	ecp_progress_update(&progress, "building the schedule on unlimited processors "
-				       "(%u segments)", s->model->n_segments);
+	ecp_progress_update(&progress,
+			    "building the schedule on unlimited processors "
+			    "(%u segments)",
+			    s->model->n_segments);
 	int rc = ecp_dag_build(s->model, NULL, c->lock_order, &s->dag, &err);
 	ecp_progress_done(&progress);
 	if (rc < 0) {
@@ -212,13 +225,14 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	uint64_t waited = ecp_dag_span_delay(&s->dag);
 	if (c->format != ECP_FORMAT_JSON && s->dag.span && waited * 10 >= s->dag.span) {
 		char a[32], b[32];
-		fprintf(stderr,
-			"ecp %s: note: %s of Tinf %s (%.0f%%) is time the critical path "
-			"waits on delays -- sleeps, I/O, timeouts kept, other processes -- "
-			"that no number of processors shortens\n",
-			cmd, ecp_format_ns(a, sizeof(a), (double)waited),
-			ecp_format_ns(b, sizeof(b), (double)s->dag.span),
-			100.0 * (double)waited / (double)s->dag.span);
+		fprintf(
+		    stderr,
+		    "ecp %s: note: %s of Tinf %s (%.0f%%) is time the critical path "
+		    "waits on delays -- sleeps, I/O, timeouts kept, other processes -- "
+		    "that no number of processors shortens\n",
+		    cmd, ecp_format_ns(a, sizeof(a), (double)waited),
+		    ecp_format_ns(b, sizeof(b), (double)s->dag.span),
+		    100.0 * (double)waited / (double)s->dag.span);
 	}
 	return 0;
 }
@@ -234,8 +248,8 @@ void ecp_cli_session_close(struct ecp_cli_session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const char **out,
-			      size_t max)
+size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name,
+			      const char **out, size_t max)
 {
 	/* Rank by: contains the name (or is contained), then edit distance. */
 	size_t n = 0;
@@ -290,9 +304,9 @@ void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
 		if (a->functions[k].inexact)
 			fprintf(stderr, "%s%s", shown++ ? ", " : ": ",
 				model->functions[a->functions[k].function].name);
-	fprintf(stderr, "%s; their TET and TETID use the closed form, which can be off "
-			"when a shortening changes the processor share during a sleep. "
-			"Raise ECP_EXACT_BUDGET (events per P, now %llu) to verify them\n",
-		n > shown ? ", ..." : "",
-		(unsigned long long)ecp_cli_exact_budget());
+	fprintf(stderr,
+		"%s; their TET and TETID use the closed form, which can be off "
+		"when a shortening changes the processor share during a sleep. "
+		"Raise ECP_EXACT_BUDGET (events per P, now %llu) to verify them\n",
+		n > shown ? ", ..." : "", (unsigned long long)ecp_cli_exact_budget());
 }

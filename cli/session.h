@@ -19,10 +19,10 @@ struct ecp_cli_common {
 	enum ecp_cli_format format;
 	bool allow_loss;
 	enum ecp_lock_policy lock_order;
-	bool keep_calls; /* set by commands that draw calls (export, viz) */
-	bool by_callsite; /* a function per call site (report --by callsite) */
-	int functions_from; /* enum ecp_functions_from (report --functions-from) */
-	bool own_code;      /* report --own-code */
+	bool keep_calls;         /* set by commands that draw calls (export, viz) */
+	bool by_callsite;        /* a function per call site (report --by callsite) */
+	int functions_from;      /* enum ecp_functions_from (report --functions-from) */
+	bool own_code;           /* report --own-code */
 	unsigned max_processors; /* the largest P the command answers for (0: none) */
 };
 
@@ -36,20 +36,24 @@ enum {
 	ECP_OPT_SCHED,
 	ECP_OPT_FIRST_COMMAND_OPTION = 1100,
 };
-#define ECP_CLI_COMMON_LONGOPTS                                                            \
-	{"format", required_argument, NULL, ECP_OPT_FORMAT},                               \
-		{"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},                     \
-		{"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},              \
-		{"help", no_argument, NULL, 'h'}
+#define ECP_CLI_COMMON_LONGOPTS                                                          \
+	{"format", required_argument, NULL, ECP_OPT_FORMAT},                             \
+	    {"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},                       \
+	    {"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},                 \
+	{                                                                                \
+		"help", no_argument, NULL, 'h'                                           \
+	}
 
 void ecp_cli_common_init(struct ecp_cli_common *c);
 /* Handles one shared option; returns 0, or an exit code (usage error). */
 int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
 			  const char *arg, unsigned allowed_formats);
-#define ECP_FORMATS_ALL ((1u << ECP_FORMAT_TABLE) | (1u << ECP_FORMAT_CSV) | (1u << ECP_FORMAT_JSON))
+#define ECP_FORMATS_ALL                                                                  \
+	((1u << ECP_FORMAT_TABLE) | (1u << ECP_FORMAT_CSV) | (1u << ECP_FORMAT_JSON))
 
 /* After getopt: at most one positional TRACE_DIR.  Returns 0 or an exit code. */
-int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc, char **argv);
+int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc,
+			  char **argv);
 
 /* getopt_long with the error reporting ecp uses ("ecp CMD: ...", exit 2). */
 int ecp_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
@@ -97,7 +101,7 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out);
 
 /* Nearest function names to `name` for "did you mean" hints; writes up to
  * `max` names into out (borrowed from the model), returns how many. */
-size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name, const char **out,
-			      size_t max);
+size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name,
+			      const char **out, size_t max);
 
 #endif

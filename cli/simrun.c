@@ -21,7 +21,8 @@ static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 		const struct ecp_thread *th = &m->threads[t];
 		char buf[64];
 		if (th->name[0])
-			snprintf(buf, sizeof(buf), "%.16s (%" PRIu64 ")", th->name, th->tid);
+			snprintf(buf, sizeof(buf), "%.16s (%" PRIu64 ")", th->name,
+				 th->tid);
 		else
 			snprintf(buf, sizeof(buf), "thread %" PRIu64, th->tid);
 		if (!(run->thread_names[t] = strdup(buf)))
@@ -32,7 +33,8 @@ static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 		ecp_id best = m->threads[seg->thread].start_function;
 		uint64_t best_ns = 0;
 		for (uint32_t k = 0; k < seg->n_activity; k++) {
-			const struct ecp_activity *a = &m->activities[seg->first_activity + k];
+			const struct ecp_activity *a =
+			    &m->activities[seg->first_activity + k];
 			if (a->self_ns > best_ns) {
 				best_ns = a->self_ns;
 				best = a->function;

@@ -54,8 +54,9 @@ void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw)
 	memset(sw, 0, sizeof(*sw));
 }
 
-static int sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
-		     size_t n, size_t top, bool warn, struct ecp_cli_sweep *sw)
+static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
+		     const unsigned *processors, size_t n, size_t top, bool warn,
+		     struct ecp_cli_sweep *sw)
 {
 	const struct ecp_model *m = s->model;
 	size_t nf = m->n_functions ? m->n_functions : 1;
@@ -87,11 +88,11 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s, const uns
 			ecp_progress_update(&progress, "analysing P=%u (%zu of %zu)",
 					    processors[i0], i0 + 1, n);
 		else
-			ecp_progress_update(&progress, "analysing P=%u..%u (%zu-%zu of %zu)",
-					    processors[i0], processors[i0 + k - 1], i0 + 1,
-					    i0 + k, n);
-		if (ecp_sweep_analyze_many(engine, processors + i0, k, false, batch, &err) <
-		    0) {
+			ecp_progress_update(
+			    &progress, "analysing P=%u..%u (%zu-%zu of %zu)",
+			    processors[i0], processors[i0 + k - 1], i0 + 1, i0 + k, n);
+		if (ecp_sweep_analyze_many(engine, processors + i0, k, false, batch,
+					   &err) < 0) {
 			rc = ecp_fail(cmd, "%s", err.msg);
 			goto out;
 		}
@@ -150,8 +151,9 @@ out:
 	return rc;
 }
 
-int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
-		      size_t n, size_t top, struct ecp_cli_sweep *sw)
+int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s,
+		      const unsigned *processors, size_t n, size_t top,
+		      struct ecp_cli_sweep *sw)
 {
 	return sweep_run(cmd, s, processors, n, top, true, sw);
 }

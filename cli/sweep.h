@@ -26,8 +26,9 @@ struct ecp_cli_sweep {
 
 /* Returns 0 or an exit code (message printed).  `top`: functions to show
  * besides those that are the top at some P. */
-int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s, const unsigned *processors,
-		  size_t n, size_t top, struct ecp_cli_sweep *out);
+int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s,
+		      const unsigned *processors, size_t n, size_t top,
+		      struct ecp_cli_sweep *out);
 /* The same without the note on approximate weights (for a caller that has
  * already said it for the P it reports). */
 int ecp_cli_sweep_run_quiet(const char *cmd, const struct ecp_cli_session *s,

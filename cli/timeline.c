@@ -4,7 +4,8 @@
 #include <string.h>
 
 int ecp_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
-		      const uint64_t *seg_start, const uint64_t *seg_end, const double *weights)
+		      const uint64_t *seg_start, const uint64_t *seg_end,
+		      const double *weights)
 {
 	memset(tl, 0, sizeof(*tl));
 	tl->model = m;
@@ -36,15 +37,16 @@ void ecp_timeline_finish(struct ecp_timeline *tl)
 
 /* Index (within the thread) of the last segment with cpu_start <= cpu, or of
  * the first one whose end reaches cpu when `earliest`. */
-static uint32_t locate(const struct ecp_model *m, const struct ecp_thread *th, uint64_t cpu,
-		       bool earliest)
+static uint32_t locate(const struct ecp_model *m, const struct ecp_thread *th,
+		       uint64_t cpu, bool earliest)
 {
 	uint32_t lo = 0, hi = th->n_segments;
 	if (earliest) {
 		/* first k with cpu_start + length >= cpu */
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			const struct ecp_segment *s = &m->segments[th->first_segment + mid];
+			const struct ecp_segment *s =
+			    &m->segments[th->first_segment + mid];
 			if (s->cpu_start + s->length >= cpu)
 				hi = mid;
 			else
@@ -77,7 +79,8 @@ double ecp_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread, uint6
 		return start;
 	if (cpu >= seg->cpu_start + seg->length)
 		return end;
-	return start + (end - start) * (double)(cpu - seg->cpu_start) / (double)seg->length;
+	return start +
+	       (end - start) * (double)(cpu - seg->cpu_start) / (double)seg->length;
 }
 
 static double weighted_at(const struct ecp_timeline *tl, const struct ecp_thread *th,
@@ -103,7 +106,8 @@ double ecp_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint6
 	return weighted_at(tl, th, b) - weighted_at(tl, th, a);
 }
 
-bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a, uint64_t b)
+bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			 uint64_t b)
 {
 	const struct ecp_model *m = tl->model;
 	const struct ecp_thread *th = &m->threads[thread];

@@ -27,7 +27,8 @@ struct ecp_timeline {
 };
 
 int ecp_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
-		      const uint64_t *seg_start, const uint64_t *seg_end, const double *weights);
+		      const uint64_t *seg_start, const uint64_t *seg_end,
+		      const double *weights);
 void ecp_timeline_finish(struct ecp_timeline *tl);
 
 /* Simulated time of CPU instant `cpu` of `thread`.  At a boundary shared by
@@ -42,6 +43,7 @@ double ecp_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint6
 
 /* True when some segment overlapping [a, b) (or containing a when a == b)
  * has a nonzero weight. */
-bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a, uint64_t b);
+bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			 uint64_t b);
 
 #endif

@@ -28,11 +28,11 @@ struct ecp_error {
 
 /* Set the innermost message (replaces any previous one). */
 int ecp_error_set(struct ecp_error *err, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Prefix context to an existing message: "context: previous". */
 int ecp_error_prefix(struct ecp_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 void ecp_error_clear(struct ecp_error *err);
 bool ecp_error_is_set(const struct ecp_error *err);

@@ -78,8 +78,9 @@ static int sum_file(const char *dir, const char *rel, uint64_t *size, uint64_t *
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return ecp_error_set(err, ECP_ERR, "trace=%s: %s/%s is not a regular file%s%s",
-				     dir, dir, rel, fd < 0 ? ": " : "", fd < 0 ? strerror(e) : "");
+		return ecp_error_set(
+		    err, ECP_ERR, "trace=%s: %s/%s is not a regular file%s%s", dir, dir,
+		    rel, fd < 0 ? ": " : "", fd < 0 ? strerror(e) : "");
 	}
 	*size = 0;
 	for (;;) {
@@ -89,8 +90,8 @@ static int sum_file(const char *dir, const char *rel, uint64_t *size, uint64_t *
 		if (r < 0) {
 			int e = errno;
 			close(fd);
-			return ecp_error_set(err, ECP_ERR, "trace=%s: cannot read %s: %s", dir,
-					     rel, strerror(e));
+			return ecp_error_set(err, ECP_ERR, "trace=%s: cannot read %s: %s",
+					     dir, rel, strerror(e));
 		}
 		if (r == 0)
 			break;
@@ -112,8 +113,8 @@ static int walk(const char *dir, const char *rel, int depth, struct list *l,
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT && depth == 0
 			   ? ECP_OK /* no such part (a trace without samples has one) */
-			   : ecp_error_set(err, ECP_ERR, "trace=%s: cannot read %s: %s", dir,
-					   rel, strerror(errno));
+			   : ecp_error_set(err, ECP_ERR, "trace=%s: cannot read %s: %s",
+					   dir, rel, strerror(errno));
 	if (!S_ISDIR(st.st_mode)) {
 		uint64_t size = 0, sum = 0;
 		/* a private copy (a 0700 program recorded by root) that this
@@ -131,18 +132,20 @@ static int walk(const char *dir, const char *rel, int depth, struct list *l,
 			   : ECP_OK;
 	}
 	if (depth > MAX_DEPTH)
-		return ecp_error_set(err, ECP_ERR, "trace=%s: %s is nested too deep", dir, rel);
+		return ecp_error_set(err, ECP_ERR, "trace=%s: %s is nested too deep", dir,
+				     rel);
 	DIR *d = opendir(path);
 	if (!d)
-		return ecp_error_set(err, ECP_ERR, "trace=%s: cannot read %s: %s", dir, rel,
-				     strerror(errno));
+		return ecp_error_set(err, ECP_ERR, "trace=%s: cannot read %s: %s", dir,
+				     rel, strerror(errno));
 	int rc = ECP_OK;
 	for (struct dirent *e; rc == ECP_OK && (e = readdir(d));) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) >= sizeof(sub))
-			rc = ecp_error_set(err, ECP_ERR, "trace=%s: a path is too long in %s",
-					   dir, rel);
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) >=
+		    sizeof(sub))
+			rc = ecp_error_set(
+			    err, ECP_ERR, "trace=%s: a path is too long in %s", dir, rel);
 		else
 			rc = walk(dir, sub, depth + 1, l, err);
 	}
@@ -201,7 +204,8 @@ static int read_manifest(const char *dir, FILE *f, struct list *l, struct ecp_er
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "%" SCNu64 " %" SCNx64 " %4095s", &size, &sum, rel) != 3)
-			return ecp_error_set(err, ECP_ERR, "trace=%s: %s line %u is damaged", dir,
+			return ecp_error_set(err, ECP_ERR,
+					     "trace=%s: %s line %u is damaged", dir,
 					     ECP_MANIFEST_FILE, lineno);
 		if (list_add(l, rel, size, sum) < 0)
 			return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
@@ -212,7 +216,7 @@ static int read_manifest(const char *dir, FILE *f, struct list *l, struct ecp_er
 
 /* A copy of the program or a library (names only): a warning, the first. */
 static bool soft(const char *rel, char *warn, size_t warn_len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static bool soft(const char *rel, char *warn, size_t warn_len, const char *fmt, ...)
 {
 	if (strncmp(rel, "objects/", 8))
@@ -231,54 +235,66 @@ static int compare(const char *dir, struct list *want, struct list *have, char *
 {
 	for (size_t i = 0; i < have->n; i++) {
 		struct entry key = {.rel = have->v[i].rel};
-		struct entry *w = bsearch(&key, want->v, want->n, sizeof(*want->v), cmp_entry);
+		struct entry *w =
+		    bsearch(&key, want->v, want->n, sizeof(*want->v), cmp_entry);
 		const char *rel = have->v[i].rel;
 		if (!w) {
 			if (soft(rel, warn, warn_len,
 				 "%s/%s is not part of the recording: names from it may "
-				 "be another program's", dir, rel))
+				 "be another program's",
+				 dir, rel))
 				continue;
-			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s/%s is not part of the recording (not "
-					     "in %s): a file of another trace?",
-					     dir, dir, rel, ECP_MANIFEST_FILE);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "trace=%s: %s/%s is not part of the recording (not "
+			    "in %s): a file of another trace?",
+			    dir, dir, rel, ECP_MANIFEST_FILE);
 		}
 		w->seen = true;
 		if (w->size != have->v[i].size) {
-			const char *how = have->v[i].size < w->size ? "truncated" : "extended";
+			const char *how =
+			    have->v[i].size < w->size ? "truncated" : "extended";
 			if (soft(rel, warn, warn_len,
-				 "%s/%s is %" PRIu64 " bytes, the recording copied %" PRIu64
+				 "%s/%s is %" PRIu64
+				 " bytes, the recording copied %" PRIu64
 				 " (%s): names from it may be missing or wrong",
 				 dir, rel, have->v[i].size, w->size, how))
 				continue;
-			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s/%s is %" PRIu64 " bytes, the recording "
-					     "wrote %" PRIu64 ": it was %s",
-					     dir, dir, rel, have->v[i].size, w->size, how);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "trace=%s: %s/%s is %" PRIu64 " bytes, the recording "
+			    "wrote %" PRIu64 ": it was %s",
+			    dir, dir, rel, have->v[i].size, w->size, how);
 		}
 		if (have->v[i].sum == UNREADABLE &&
-		    soft(rel, warn, warn_len, "%s/%s cannot be read by this user: names from it are addresses", dir, rel))
+		    soft(rel, warn, warn_len,
+			 "%s/%s cannot be read by this user: names from it are addresses",
+			 dir, rel))
 			continue;
 		if (w->sum != have->v[i].sum) {
 			if (soft(rel, warn, warn_len,
 				 "%s/%s is not the copy the recording made (its checksum "
-				 "differs): names from it may be wrong", dir, rel))
+				 "differs): names from it may be wrong",
+				 dir, rel))
 				continue;
-			return ecp_error_set(err, ECP_ERR,
-					     "trace=%s: %s/%s is not what the recording wrote (its "
-					     "checksum differs): the file is damaged",
-					     dir, dir, rel);
+			return ecp_error_set(
+			    err, ECP_ERR,
+			    "trace=%s: %s/%s is not what the recording wrote (its "
+			    "checksum differs): the file is damaged",
+			    dir, dir, rel);
 		}
 	}
 	for (size_t i = 0; i < want->n; i++) {
 		if (want->v[i].seen ||
 		    soft(want->v[i].rel, warn, warn_len,
-			 "%s/%s is missing: names from it are addresses", dir, want->v[i].rel))
+			 "%s/%s is missing: names from it are addresses", dir,
+			 want->v[i].rel))
 			continue;
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: %s/%s is missing (the recording wrote %" PRIu64
-				     " bytes there)",
-				     dir, dir, want->v[i].rel, want->v[i].size);
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: %s/%s is missing (the recording wrote %" PRIu64
+		    " bytes there)",
+		    dir, dir, want->v[i].rel, want->v[i].size);
 	}
 	return ECP_OK;
 }
@@ -303,8 +319,8 @@ int ecp_manifest_check(const char *dir, bool *present, char *warn, size_t warn_l
 	FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
 	if (!f) {
 		close(fd);
-		return ecp_error_set(err, ECP_ERR, "trace=%s: %s is not a regular file", dir,
-				     ECP_MANIFEST_FILE);
+		return ecp_error_set(err, ECP_ERR, "trace=%s: %s is not a regular file",
+				     dir, ECP_MANIFEST_FILE);
 	}
 	*present = true;
 	int rc = read_manifest(dir, f, &want, err);

@@ -1,6 +1,6 @@
 /* The recorded streams' manifest (issue 33): `ecp record` writes, once the
- * trace is complete, ecp-record.meta and every file under main/, sched/ and objects/ with its size and
- * checksum; an analysis that decodes the trace first checks the files
+ * trace is complete, ecp-record.meta and every file under main/, sched/ and objects/ with
+ * its size and checksum; an analysis that decodes the trace first checks the files
  * against it.  A stream that is missing, truncated, grown, changed or
  * foreign, or a file that is not a regular file, is an error naming the
  * file and what is wrong: one truncated scheduling stream once moved T4
@@ -15,7 +15,8 @@
 
 #define ECP_MANIFEST_FILE "ecp-record.streams"
 
-/* Writes DIR/ecp-record.streams from DIR/ecp-record.meta and the files under DIR/main, DIR/sched and DIR/objects. */
+/* Writes DIR/ecp-record.streams from DIR/ecp-record.meta and the files under DIR/main,
+ * DIR/sched and DIR/objects. */
 int ecp_manifest_write(const char *dir, struct ecp_error *err);
 
 /* Checks DIR/ecp-record.meta and the files under DIR/main, DIR/sched and DIR/objects

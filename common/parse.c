@@ -100,7 +100,8 @@ int ecp_parse_proc_list(const char *s, unsigned max, unsigned **out, size_t *n,
 				unsigned *nv = realloc(vals, cap * sizeof(*nv));
 				if (!nv) {
 					free(vals);
-					return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+					return ecp_error_set(err, ECP_ERR_NOMEM,
+							     "out of memory");
 				}
 				vals = nv;
 			}
@@ -132,15 +133,18 @@ int ecp_parse_name_pct(const char *s, char **name, double *pct, struct ecp_error
 {
 	const char *eq = s ? strrchr(s, '=') : NULL;
 	if (!eq || eq == s || !eq[1])
-		return ecp_error_set(err, ECP_ERR_USAGE,
-				     "malformed --faster '%s' (expected NAME=PCT, e.g. parse=20%%)",
-				     s ? s : "");
+		return ecp_error_set(
+		    err, ECP_ERR_USAGE,
+		    "malformed --faster '%s' (expected NAME=PCT, e.g. parse=20%%)",
+		    s ? s : "");
 	char *end;
 	errno = 0;
 	double v = strtod(eq + 1, &end);
-	if (errno || end == eq + 1 || (*end && strcmp(end, "%")) || !(v > 0) || !(v < 100))
-		return ecp_error_set(err, ECP_ERR_USAGE,
-				     "malformed --faster '%s': PCT must be a number in (0, 100)", s);
+	if (errno || end == eq + 1 || (*end && strcmp(end, "%")) || !(v > 0) ||
+	    !(v < 100))
+		return ecp_error_set(
+		    err, ECP_ERR_USAGE,
+		    "malformed --faster '%s': PCT must be a number in (0, 100)", s);
 	*name = strndup(s, (size_t)(eq - s));
 	if (!*name)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");

@@ -6,9 +6,10 @@
 #include <stddef.h>
 
 #define ECP_EDIT_IGNORE_CASE 0x1u /* 'A' and 'a' are the same letter */
-#define ECP_EDIT_TRANSPOSE 0x2u   /* two swapped neighbours count as one edit
-				   * (optimal string alignment), as git's and
-				   * perf's suggestions do */
+#define ECP_EDIT_TRANSPOSE                                                               \
+	0x2u /* two swapped neighbours count as one edit                                 \
+	      * (optimal string alignment), as git's and                                 \
+	      * perf's suggestions do */
 
 /* Levenshtein distance, with the flags above.  SIZE_MAX when either string
  * is longer than ECP_EDIT_MAX_LEN (hints are for names, not texts). */

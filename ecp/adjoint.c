@@ -138,7 +138,8 @@ static int table_init(struct jump_table *t, uint32_t bits)
 	return 0;
 }
 
-static inline int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw);
+static inline int table_add(struct jump_table *t, uint32_t at, long double lt,
+			    long double lw);
 
 /* Doubles the table when it is half full: probes stay short. */
 static __attribute__((noinline)) int table_grow(struct jump_table *t)
@@ -155,7 +156,8 @@ static __attribute__((noinline)) int table_grow(struct jump_table *t)
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int table_add(struct jump_table *t, uint32_t at, long double lt, long double lw)
+static inline __attribute__((always_inline)) int
+table_add(struct jump_table *t, uint32_t at, long double lt, long double lw)
 {
 	uint32_t mask = (1u << t->bits) - 1, i = home(t, at);
 	while (t->slot[i].at != EMPTY && t->slot[i].at != at)
@@ -173,7 +175,8 @@ static inline __attribute__((always_inline)) int table_add(struct jump_table *t,
 
 /* Adds what the table holds for instant k to (*lt, *lw) and removes it,
  * shifting back the entries its slot kept from their home. */
-static inline __attribute__((always_inline)) void table_take(struct jump_table *t, uint32_t k, long double *lt, long double *lw)
+static inline __attribute__((always_inline)) void
+table_take(struct jump_table *t, uint32_t k, long double *lt, long double *lw)
 {
 	uint32_t mask = (1u << t->bits) - 1, i = home(t, k);
 	while (t->slot[i].at != k) {
@@ -211,7 +214,7 @@ struct sweep {
 	const struct ecp_dag *dag;
 	const struct ecp_prun_tape *tape;
 	unsigned processors;
-	uint32_t first; /* adjoints below it reach no segment the pass reports */
+	uint32_t first;          /* adjoints below it reach no segment the pass reports */
 	struct jump_table table; /* the first pass's pending jumps */
 	struct jumps jumps;      /* a tie's pass's, in the order it visits them */
 	/* with snapshots to annotate (else snaps is NULL) */
@@ -237,8 +240,8 @@ static inline bool snapshot_due(const struct sweep *sw, uint32_t k)
 
 /* Out of line: the sweep calls it only where snapshot_due() says, so that
  * its loop keeps the adjoints in registers the rest of the time. */
-static __attribute__((noinline)) void annotate_snapshot(struct sweep *sw, uint32_t k, long double lt,
-			      long double lw)
+static __attribute__((noinline)) void annotate_snapshot(struct sweep *sw, uint32_t k,
+							long double lt, long double lw)
 {
 	const struct ecp_prun_snapshots *x = sw->snaps;
 	while (snapshot_due(sw, k)) {
@@ -280,8 +283,9 @@ static int open_wake_add(struct sweep *sw, uint32_t seg, uint32_t from,
  * earlier instant (*j; j->at is EMPTY when it is below `first`), and the
  * ended segment's adjoint in *w_end (the derivative of T_P with respect to
  * its length) or NAN for a delay. */
-static inline __attribute__((always_inline)) void step(const struct sweep *sw, uint32_t k, long double *lt, long double *lw,
-		 long double *w_end, struct jump *j)
+static inline __attribute__((always_inline)) void step(const struct sweep *sw, uint32_t k,
+						       long double *lt, long double *lw,
+						       long double *w_end, struct jump *j)
 {
 	const struct ecp_prun_tape *tape = sw->tape;
 	uint32_t n = tape->running[k];

@@ -91,9 +91,9 @@ static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_
  * those of skipping it.  k is a constant at every call (inlined), so the
  * loops over the batch unroll. */
 static inline __attribute__((always_inline)) void
-attribute_k(const struct ecp_model *model, const uint64_t *act_first, const uint32_t *act_n,
-	    double *const *w, double *const *seg_idle, struct ecp_function_result *const *fr,
-	    const unsigned k)
+attribute_k(const struct ecp_model *model, const uint64_t *act_first,
+	    const uint32_t *act_n, double *const *w, double *const *seg_idle,
+	    struct ecp_function_result *const *fr, const unsigned k)
 {
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		const struct ecp_activity *act = model->activities + act_first[s];
@@ -111,7 +111,8 @@ attribute_k(const struct ecp_model *model, const uint64_t *act_first, const uint
 		}
 		for (uint32_t i = 0; i < n_act; i++) {
 			ecp_id f = act[i].function;
-			double self = (double)act[i].self_ns, incl = (double)act[i].incl_ns;
+			double self = (double)act[i].self_ns,
+			       incl = (double)act[i].incl_ns;
 			uint32_t calls = act[i].calls;
 #pragma GCC unroll 4
 			for (unsigned j = 0; j < k; j++) {
@@ -200,7 +201,8 @@ static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
 			continue;
 		const struct ecp_segment *seg = &model->segments[s];
 		for (uint32_t i = 0; i < seg->n_activity; i++)
-			fr[model->activities[seg->first_activity + i].function].inexact = true;
+			fr[model->activities[seg->first_activity + i].function].inexact =
+			    true;
 	}
 }
 
@@ -208,7 +210,7 @@ struct ecp_sweep {
 	const struct ecp_model *model;
 	const struct ecp_dag *dag;
 	struct ecp_engine *engine;
-	double *w_span;                       /* weights at unlimited P */
+	double *w_span; /* weights at unlimited P */
 	/* Per analysis of a batch: its idle charges, and its weights when the
 	 * caller does not keep them (allocated on first use, reused). */
 	double *seg_idle[ECP_SWEEP_BATCH];
@@ -248,8 +250,9 @@ static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
 	/* seg_idle holds the P-independent part while the per-function
 	 * coefficients are summed (it is scratch between calls anyway). */
 	ecp_engine_idle_linear(sw->engine, per_p, sw->seg_idle[0]);
-	attribute_fixed(model, sw->act_first, sw->act_n, sw->w_span, per_p, sw->seg_idle[0],
-			sw->profiles, sw->saturated, sw->idle_per_p, sw->idle_fixed);
+	attribute_fixed(model, sw->act_first, sw->act_n, sw->w_span, per_p,
+			sw->seg_idle[0], sw->profiles, sw->saturated, sw->idle_per_p,
+			sw->idle_fixed);
 	free(per_p);
 	return 0;
 }
@@ -341,14 +344,16 @@ static void *attribute_thread(void *arg)
 /* On a large model two threads share a batch: each makes the pass for half
  * of its members (every sum is a member's own, added in the same order
  * either way, so the results do not depend on the threads). */
-static void attribute_batch(const struct ecp_sweep *sw, double *const *w, double *const *idle,
-			    struct ecp_function_result *const *fr, unsigned k)
+static void attribute_batch(const struct ecp_sweep *sw, double *const *w,
+			    double *const *idle, struct ecp_function_result *const *fr,
+			    unsigned k)
 {
 	unsigned half = k / 2;
 	struct attribute_job second = {
 	    .sw = sw, .w = w + half, .idle = idle + half, .fr = fr + half, .k = k - half};
 	pthread_t thread;
-	bool threaded = half > 0 && sw->model->n_segments >= ecp_parallel_min_segments() &&
+	bool threaded = half > 0 &&
+			sw->model->n_segments >= ecp_parallel_min_segments() &&
 			pthread_create(&thread, NULL, attribute_thread, &second) == 0;
 	if (!threaded) {
 		attribute(sw->model, sw->act_first, sw->act_n, w, idle, fr, k);
@@ -549,7 +554,8 @@ int ecp_sweep_analyze_many(struct ecp_sweep *sw, const unsigned *processors, siz
 				sort_functions(model, a);
 				continue;
 			}
-			if (keep_weights && !(a->weights = ecp_huge_malloc(s1 * sizeof(double))))
+			if (keep_weights &&
+			    !(a->weights = ecp_huge_malloc(s1 * sizeof(double))))
 				goto nomem;
 			if (!sw->seg_idle[k] &&
 			    !(sw->seg_idle[k] = ecp_huge_malloc(s1 * sizeof(double))))

@@ -40,12 +40,12 @@ struct ecp_engine {
 	const struct ecp_dag *dag;
 	bool has_delays;
 	struct ecp_plan asap;
-	uint64_t exact_budget; /* instants the reverse pass and the re-simulations
-				* may process per P */
+	uint64_t exact_budget;       /* instants the reverse pass and the re-simulations
+				      * may process per P */
 	struct ecp_engine_flags own; /* of the last ecp_engine_run() */
-	uint64_t max_instants; /* of a P-run's tape */
-	uint32_t n_chains; /* segments without a thread predecessor: threads */
-	uint32_t n_weighted; /* segments of length > 0 */
+	uint64_t max_instants;       /* of a P-run's tape */
+	uint32_t n_chains;           /* segments without a thread predecessor: threads */
+	uint32_t n_weighted;         /* segments of length > 0 */
 	/* With delays: the DAG the P-runs, reverse passes and re-simulations
 	 * work on (sim), its units merged (ecp/units.h) or the segments
 	 * themselves (units.first NULL, sim == dag), and its successors */
@@ -127,13 +127,14 @@ static int asap_tight(const struct ecp_dag *dag, uint8_t *pred_tight, uint8_t *i
 /* The threads, as the DAG's chains of thread predecessors: they bound how
  * many segments can ever run at once only if no segment is the predecessor
  * of two (else no bound: UINT32_MAX). */
-static int count_chains(const struct ecp_dag *dag, uint32_t *n_chains, struct ecp_error *err)
+static int count_chains(const struct ecp_dag *dag, uint32_t *n_chains,
+			struct ecp_error *err)
 {
 	uint32_t S = dag->n_segments;
 	uint64_t *has_next = calloc(S / 64 + 1, sizeof(uint64_t));
 	if (!has_next)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
-				     S);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (engine, %u segments)", S);
 	uint32_t n = 0;
 	bool linear = true;
 	for (uint32_t s = 0; s < S && linear; s++) {
@@ -184,8 +185,8 @@ static int asap_plan(struct ecp_engine *e, uint8_t *pred_tight, uint8_t *in_tigh
 	int bad = asap_tight(dag, pred_tight, in_tight, node_time);
 	if (bad)
 		return ecp_error_set(
-		    err, ECP_ERR, "inconsistent DAG: segment %d ends before start + length",
-		    bad - 1);
+		    err, ECP_ERR,
+		    "inconsistent DAG: segment %d ends before start + length", bad - 1);
 	struct ecp_plan_input in = {.dag = dag,
 				    .node_time = node_time,
 				    .pred_tight = pred_tight,
@@ -220,8 +221,9 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	e->exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET;
 	e->own.inexact = ecp_huge_calloc(s1, 1);
 	if (!e->own.inexact) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (engine, %u segments)",
-				   dag->n_segments);
+		rc =
+		    ecp_error_set(err, ECP_ERR_NOMEM,
+				  "out of memory (engine, %u segments)", dag->n_segments);
 		goto out;
 	}
 	for (uint32_t s = 0; s < dag->n_segments; s++) {
@@ -278,7 +280,6 @@ void ecp_engine_destroy(struct ecp_engine *engine)
 	ecp_scratch_finish(&engine->own.scratch);
 	free(engine);
 }
-
 
 struct idle_job {
 	const struct ecp_plan *plan;
@@ -354,16 +355,18 @@ static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned p
 /* The last instant, in W order, at which some pending tight delay could be
  * disturbed: an instant of reach > P inside [the delay's start, its end].
  * NONE when there is none. */
-static uint32_t last_disturbing_instant(const struct ecp_dag *dag, const struct ecp_prun *run,
-				       const struct ecp_plan *plan, unsigned processors,
-				       const uint32_t *start_inst, const uint32_t *end_inst,
-				       uint32_t *prev_sensitive)
+static uint32_t last_disturbing_instant(const struct ecp_dag *dag,
+					const struct ecp_prun *run,
+					const struct ecp_plan *plan, unsigned processors,
+					const uint32_t *start_inst,
+					const uint32_t *end_inst,
+					uint32_t *prev_sensitive)
 {
 	uint32_t last = UINT32_MAX;
 	for (uint32_t i = 0; i < plan->n_instants; i++)
 		prev_sensitive[i] = plan->reach[i] > processors ? i
-				    : i ? prev_sensitive[i - 1]
-					: UINT32_MAX;
+				    : i                         ? prev_sensitive[i - 1]
+								: UINT32_MAX;
 	for (uint32_t s = 0; s < dag->n_segments; s++) {
 		ecp_id p = dag->pred[s];
 		if (p == ECP_NO_ID || !dag->delay[s] || !run->pred_tight[s])
@@ -393,13 +396,13 @@ static int longer_first(const void *pa, const void *pb, void *ctx)
  * re-simulations).  They go straight into the caller's weights: a P-run in
  * flight holds no array of doubles of its own. */
 struct reverse_pass {
-	double *weights;      /* the caller's, or `saved` */
-	double *saved;        /* a copy, when a plan's weights replace them */
-	uint8_t *ok;          /* per segment: weights[s] is the pass's */
+	double *weights;              /* the caller's, or `saved` */
+	double *saved;                /* a copy, when a plan's weights replace them */
+	uint8_t *ok;                  /* per segment: weights[s] is the pass's */
 	struct ecp_adjoint_sync sync; /* at the snapshots, for the re-simulations */
-	uint64_t budget_left; /* for the re-simulations */
-	bool complete;        /* every segment of nonzero length has a weight
-			       * from the pass, exact or not */
+	uint64_t budget_left;         /* for the re-simulations */
+	bool complete;                /* every segment of nonzero length has a weight
+				       * from the pass, exact or not */
 };
 
 /* The budget pays for the pass first (its instants), then for the
@@ -533,7 +536,8 @@ static int make_exact(const struct ecp_engine *engine, const struct ecp_prun *ru
 	size_t s1 = S ? S : 1;
 	uint32_t *start_inst = malloc(s1 * sizeof(uint32_t));
 	uint32_t *end_inst = malloc(s1 * sizeof(uint32_t));
-	uint32_t *prev = malloc((plan->n_instants ? plan->n_instants : 1) * sizeof(uint32_t));
+	uint32_t *prev =
+	    malloc((plan->n_instants ? plan->n_instants : 1) * sizeof(uint32_t));
 	uint32_t *todo = NULL;
 	int rc = 0;
 	if (!start_inst || !end_inst || !prev) {
@@ -541,8 +545,8 @@ static int make_exact(const struct ecp_engine *engine, const struct ecp_prun *ru
 		goto out;
 	}
 	ecp_plan_segment_instants(plan, start_inst, end_inst);
-	uint32_t last = last_disturbing_instant(dag, planned, plan, processors, start_inst,
-						end_inst, prev);
+	uint32_t last = last_disturbing_instant(dag, planned, plan, processors,
+						start_inst, end_inst, prev);
 	if (last == UINT32_MAX)
 		goto out;
 	/* the reverse pass's weights where the plan cannot vouch for its own */
@@ -595,9 +599,9 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 	const struct ecp_prun *planned = run;
 	int rc = 0;
 	if (!run->node_work) {
-		rc = ecp_prun_simulate(dag, &engine->succ, processors,
-				       ECP_PRUN_PLAN_INPUT, NULL, NULL, &fl->scratch,
-				       &again, err);
+		rc =
+		    ecp_prun_simulate(dag, &engine->succ, processors, ECP_PRUN_PLAN_INPUT,
+				      NULL, NULL, &fl->scratch, &again, err);
 		if (rc < 0)
 			return ecp_error_prefix(
 			    err, "cannot simulate the run on %u processors", processors);
@@ -667,12 +671,12 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	unsigned what = 0;
 	if (weights)
 		what = ECP_PRUN_TAPE | ECP_PRUN_SNAPSHOTS |
-		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT : 0);
+		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT
+								    : 0);
 	struct ecp_prun run;
-	int rc =
-	    ecp_prun_simulate(engine->sim, &engine->succ, processors, what, seg_idle,
-			      engine->units.first ? &engine->sim_units : NULL,
-			      &fl->scratch, &run, err);
+	int rc = ecp_prun_simulate(engine->sim, &engine->succ, processors, what, seg_idle,
+				   engine->units.first ? &engine->sim_units : NULL,
+				   &fl->scratch, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);

@@ -19,51 +19,51 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ECP_EVENT_HEAP(name, key_type, cmp)                                          \
-	struct name##_item {                                                         \
-		key_type key;                                                        \
-		uint32_t seg, aux;                                                   \
-	};                                                                           \
-	struct name {                                                                \
-		struct name##_item *a;                                               \
-		size_t n;                                                            \
-	};                                                                           \
-	static inline void name##_push_aux(struct name *h, key_type key,             \
-					   uint32_t seg, uint32_t aux)               \
-	{                                                                            \
-		size_t i = h->n++;                                                   \
-		while (i > 0) {                                                      \
-			size_t p = (i - 1) / 2;                                      \
-			if (cmp(h->a[p].key, key) <= 0)                              \
-				break;                                               \
-			h->a[i] = h->a[p];                                           \
-			i = p;                                                       \
-		}                                                                    \
-		h->a[i] = (struct name##_item){.key = key, .seg = seg, .aux = aux};  \
-	}                                                                            \
-	static inline void name##_push(struct name *h, key_type key, uint32_t seg)   \
-	{                                                                            \
-		name##_push_aux(h, key, seg, 0);                                     \
-	}                                                                            \
-	static inline struct name##_item name##_pop(struct name *h)                  \
-	{                                                                            \
-		struct name##_item top = h->a[0];                                    \
-		struct name##_item last = h->a[--h->n];                              \
-		size_t i = 0;                                                        \
-		for (;;) {                                                           \
-			size_t c = 2 * i + 1;                                        \
-			if (c >= h->n)                                               \
-				break;                                               \
-			if (c + 1 < h->n && cmp(h->a[c + 1].key, h->a[c].key) < 0)   \
-				c++;                                                 \
-			if (cmp(last.key, h->a[c].key) <= 0)                         \
-				break;                                               \
-			h->a[i] = h->a[c];                                           \
-			i = c;                                                       \
-		}                                                                    \
-		if (h->n)                                                            \
-			h->a[i] = last;                                              \
-		return top;                                                          \
+#define ECP_EVENT_HEAP(name, key_type, cmp)                                              \
+	struct name##_item {                                                             \
+		key_type key;                                                            \
+		uint32_t seg, aux;                                                       \
+	};                                                                               \
+	struct name {                                                                    \
+		struct name##_item *a;                                                   \
+		size_t n;                                                                \
+	};                                                                               \
+	static inline void name##_push_aux(struct name *h, key_type key, uint32_t seg,   \
+					   uint32_t aux)                                 \
+	{                                                                                \
+		size_t i = h->n++;                                                       \
+		while (i > 0) {                                                          \
+			size_t p = (i - 1) / 2;                                          \
+			if (cmp(h->a[p].key, key) <= 0)                                  \
+				break;                                                   \
+			h->a[i] = h->a[p];                                               \
+			i = p;                                                           \
+		}                                                                        \
+		h->a[i] = (struct name##_item){.key = key, .seg = seg, .aux = aux};      \
+	}                                                                                \
+	static inline void name##_push(struct name *h, key_type key, uint32_t seg)       \
+	{                                                                                \
+		name##_push_aux(h, key, seg, 0);                                         \
+	}                                                                                \
+	static inline struct name##_item name##_pop(struct name *h)                      \
+	{                                                                                \
+		struct name##_item top = h->a[0];                                        \
+		struct name##_item last = h->a[--h->n];                                  \
+		size_t i = 0;                                                            \
+		for (;;) {                                                               \
+			size_t c = 2 * i + 1;                                            \
+			if (c >= h->n)                                                   \
+				break;                                                   \
+			if (c + 1 < h->n && cmp(h->a[c + 1].key, h->a[c].key) < 0)       \
+				c++;                                                     \
+			if (cmp(last.key, h->a[c].key) <= 0)                             \
+				break;                                                   \
+			h->a[i] = h->a[c];                                               \
+			i = c;                                                           \
+		}                                                                        \
+		if (h->n)                                                                \
+			h->a[i] = last;                                                  \
+		return top;                                                              \
 	}
 
 #endif

@@ -62,13 +62,13 @@ struct oracle {
 	const struct ecp_dag *dag;
 	unsigned processors;
 	struct ecp_dag_succ succ; /* who each segment's end releases */
-	uint32_t *live;    /* the segments ACTIVE or DELAYED, unordered */
-	uint8_t *listed;   /* in live[] (a woken segment stays where it was) */
+	uint32_t *live;           /* the segments ACTIVE or DELAYED, unordered */
+	uint8_t *listed;          /* in live[] (a woken segment stays where it was) */
 	uint32_t n_live;
 	uint32_t *need;
 	uint8_t *state;
-	struct sym *rem;  /* remaining work of an active segment */
-	struct sym *wake; /* end of the delay of a delayed segment */
+	struct sym *rem;          /* remaining work of an active segment */
+	struct sym *wake;         /* end of the delay of a delayed segment */
 	long double *start, *end; /* NULL, or where to note each segment's times */
 };
 
@@ -172,7 +172,8 @@ static struct sym simulate(struct oracle *o, uint32_t shortened)
 		t = next;
 		for (uint32_t i = 0; i < o->n_live; i++)
 			if (o->state[o->live[i]] == ACTIVE)
-				o->rem[o->live[i]] = sym_sub(o->rem[o->live[i]], progress);
+				o->rem[o->live[i]] =
+				    sym_sub(o->rem[o->live[i]], progress);
 		/* Everything due now.  Segments that start now are appended
 		 * past n_due with their whole length to run (not due); those
 		 * of length 0 were finished on the spot. */
@@ -208,8 +209,8 @@ static int oracle_init(struct oracle *o, const struct ecp_dag *dag, unsigned pro
 	o->rem = malloc(s1 * sizeof(struct sym));
 	o->wake = malloc(s1 * sizeof(struct sym));
 	if (!o->live || !o->listed || !o->need || !o->state || !o->rem || !o->wake)
-		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (oracle, %u segments)",
-				     S);
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (oracle, %u segments)", S);
 	return ecp_dag_succ_init(&o->succ, dag, err);
 }
 
@@ -231,7 +232,8 @@ static int base_run(struct oracle *o, struct sym *makespan, struct ecp_error *er
 	for (uint32_t s = 0; s < o->dag->n_segments; s++)
 		if (o->state[s] != DONE)
 			return ecp_error_set(err, ECP_ERR,
-					     "oracle: segment %u never ran (cyclic DAG?)", s);
+					     "oracle: segment %u never ran (cyclic DAG?)",
+					     s);
 	return 0;
 }
 

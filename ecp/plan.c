@@ -12,7 +12,6 @@
 
 #define NONE UINT32_MAX
 
-
 /* Segments ahead whose scattered reads are prefetched in the per-P passes. */
 #define PREFETCH_AHEAD 16
 

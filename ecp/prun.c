@@ -90,7 +90,7 @@ struct sim {
 	long double t, w;
 	uint32_t instant;
 	uint32_t running;
-	uint32_t sub;               /* the tape's instant: one per event */
+	uint32_t sub;       /* the tape's instant: one per event */
 	long double charge; /* idle charge of a segment running since time 0 */
 	double *seg_idle;   /* NULL: not asked for */
 	/* With seg_idle: per running segment (unit), in the slot its record in
@@ -109,7 +109,7 @@ struct sim {
 	struct hist *hist;
 	size_t hist_n, hist_cap;
 	uint32_t hist_base;
-	uint32_t last_rated; /* the last instant whose interval charged idleness */
+	uint32_t last_rated;        /* the last instant whose interval charged idleness */
 	bool hist_lost;             /* out of memory: the run fails rather than guess */
 	struct ecp_prun_tape *tape; /* NULL: not recorded */
 	struct ecp_prun_snapshots *snaps; /* NULL: not taken */
@@ -256,7 +256,8 @@ static uint32_t idle_start(struct sim *m)
 		m->slots_lost = true;
 		return NONE;
 	}
-	m->slots[slot] = (struct slot){.charge = (double)m->charge, .started = m->instant};
+	m->slots[slot] =
+	    (struct slot){.charge = (double)m->charge, .started = m->instant};
 	return slot;
 }
 
@@ -307,9 +308,9 @@ static void idle_end(struct sim *m, uint32_t s, uint32_t slot)
 			k = (size_t)(base - h) - (base->w >= wd);
 		}
 		long double c =
-		    k == now ? m->charge
-			     : h[k].charge + (w - h[k].w > 0 ? w - h[k].w : 0) *
-						 h[k + 1].rate;
+		    k == now
+			? m->charge
+			: h[k].charge + (w - h[k].w > 0 ? w - h[k].w : 0) * h[k + 1].rate;
 		idle_close(m, seg, length, c, prev);
 		prev = (double)c;
 	}
@@ -450,8 +451,8 @@ static bool shares_init(struct sim *m, unsigned processors)
 	if (!m->shares)
 		return false;
 	for (uint32_t n = 0; n < m->n_shares; n++)
-		m->shares[n] = (struct share){factor(n, processors),
-					      charge_rate(n, processors)};
+		m->shares[n] =
+		    (struct share){factor(n, processors), charge_rate(n, processors)};
 	return true;
 }
 
@@ -597,8 +598,8 @@ static void plan_input_finish(struct sim *m)
 	const struct ecp_dag *dag = m->dag;
 	struct ecp_prun *run = m->run;
 	for (uint32_t s = 0; s < dag->n_segments; s++) {
-		run->pred_tight[s] =
-		    dag->pred[s] != ECP_NO_ID && m->pred_instant[s] == m->start_instant[s];
+		run->pred_tight[s] = dag->pred[s] != ECP_NO_ID &&
+				     m->pred_instant[s] == m->start_instant[s];
 		for (uint32_t e = dag->in_offset[s]; e < dag->in_offset[s + 1]; e++)
 			run->in_tight[e] =
 			    m->end_instant[dag->in_from[e]] == m->start_instant[s];
@@ -659,7 +660,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 		 * huge pages (growing it a page fault at a time cost more than
 		 * filling it) */
 		uint64_t items = 64 * (max_instants / m.snaps->every + 1);
-		m.snaps->pool_cap = items < snapshot_budget ? (size_t)items : snapshot_budget;
+		m.snaps->pool_cap =
+		    items < snapshot_budget ? (size_t)items : snapshot_budget;
 		m.snaps->pool =
 		    ecp_scratch_take(scratch, m.snaps->pool_cap * sizeof(*m.snaps->pool));
 		if (!m.snaps->pool)
@@ -677,8 +679,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	    (m.units && !m.hist) ||
 	    ((what & ECP_PRUN_PLAN_INPUT) && plan_input_init(&m, s1, dag->n_in) < 0) ||
 	    ((what & ECP_PRUN_TAPE) && tape_init(&m, dag, max_instants) < 0)) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (P-run of %u segments)",
-				   S);
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory (P-run of %u segments)", S);
 		goto out;
 	}
 	memcpy(m.need, succ->init_remaining, s1 * sizeof(uint32_t));

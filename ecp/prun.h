@@ -80,7 +80,7 @@ struct ecp_prun {
 	    *pred_tight;   /* per segment: the thread edge (with its delay) released it */
 	uint8_t *in_tight; /* per in-edge: that edge released it */
 	long double makespan;
-	long double idle; /* processor time idle until makespan (P finite) */
+	long double idle;          /* processor time idle until makespan (P finite) */
 	struct ecp_prun_tape tape; /* only when asked for (else zeroed) */
 	struct ecp_prun_snapshots snaps; /* only when asked for (else zeroed) */
 	/* where the tape and the snapshot pool go back (NULL: freed), and

@@ -192,9 +192,10 @@ static void finish(struct ecp_tangent *g, uint32_t s)
 	uint32_t nx = g->succ->next[s];
 	if (nx != ECP_NO_ID) {
 		if (dag->delay[nx] > 0)
-			heap_push(&g->delayed,
-				  sym_add(g->t, (struct sym){(long double)dag->delay[nx], 0}),
-				  nx);
+			heap_push(
+			    &g->delayed,
+			    sym_add(g->t, (struct sym){(long double)dag->delay[nx], 0}),
+			    nx);
 		else
 			satisfy(g, nx);
 	}
@@ -237,10 +238,12 @@ static bool settled(const struct ecp_tangent *g)
 	if (!g->shortened_started)
 		return false;
 	for (size_t i = 0; i < g->active.n; i++)
-		if (sym_cmp((struct sym){0, g->active.a[i].key.b}, (struct sym){0, g->w.b}))
+		if (sym_cmp((struct sym){0, g->active.a[i].key.b},
+			    (struct sym){0, g->w.b}))
 			return false;
 	for (size_t i = 0; i < g->delayed.n; i++)
-		if (sym_cmp((struct sym){0, g->delayed.a[i].key.b}, (struct sym){0, g->t.b}))
+		if (sym_cmp((struct sym){0, g->delayed.a[i].key.b},
+			    (struct sym){0, g->t.b}))
 			return false;
 	return true;
 }
@@ -312,7 +315,8 @@ static void restore(struct ecp_tangent *g, const struct ecp_prun_snapshot *x)
 {
 	const struct ecp_prun_queued *q = g->snaps->pool + x->at;
 	for (uint32_t i = 0; i < x->n_active; i++)
-		g->active.a[i] = (struct heap_item){.key = {q[i].key, 0}, .seg = q[i].seg};
+		g->active.a[i] =
+		    (struct heap_item){.key = {q[i].key, 0}, .seg = q[i].seg};
 	q += x->n_active;
 	g->from = x->sub;
 	for (uint32_t i = 0; i < x->n_delayed; i++) {
@@ -350,7 +354,8 @@ static long double run(struct ecp_tangent *g)
 		struct sym next;
 		bool by_end = false;
 		if (g->active.n) {
-			next = sym_add(g->t, sym_scale(sym_sub(g->active.a[0].key, g->w), f));
+			next = sym_add(g->t,
+				       sym_scale(sym_sub(g->active.a[0].key, g->w), f));
 			by_end = true;
 		}
 		if (g->delayed.n && (!by_end || sym_cmp(g->delayed.a[0].key, next) < 0)) {

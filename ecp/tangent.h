@@ -50,8 +50,8 @@ void ecp_tangent_destroy(struct ecp_tangent *tangent);
  * or false when finding it would take more than max_events instants (the
  * re-simulation stops as soon as the rest of the run is the unperturbed
  * one shifted in time). */
-bool ecp_tangent_weight(struct ecp_tangent *tangent, uint32_t segment, uint64_t max_events,
-			double *weight);
+bool ecp_tangent_weight(struct ecp_tangent *tangent, uint32_t segment,
+			uint64_t max_events, double *weight);
 
 /* Instants all re-simulations have processed so far: the cost unit the
  * engine budgets with. */

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ECP_TIE_NS 1e-12L     /* the floor, at time 0 */
+#define ECP_TIE_NS   1e-12L   /* the floor, at time 0 */
 #define ECP_TIE_ULPS 0x1p-54L /* 512 ulps of long double, relative */
 
 /* Two times near x (the larger of them) closer than this are one instant. */

@@ -131,7 +131,8 @@ int ecp_units_init(struct ecp_units *x, const struct ecp_dag *dag, bool linear,
 			goto nomem;
 		for (uint32_t s = 0; s < S; s++)
 			if (!dag->length[s])
-				x->has_empty[unit_of[s] / 64] |= (uint64_t)1 << (unit_of[s] % 64);
+				x->has_empty[unit_of[s] / 64] |= (uint64_t)1
+								 << (unit_of[s] % 64);
 	} else { /* not a topological order: simulate the segments as they are */
 		ecp_units_finish(x);
 	}

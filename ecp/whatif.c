@@ -29,7 +29,8 @@ int ecp_whatif_lengths(const struct ecp_model *model,
 		const struct ecp_whatif_change *c = &changes[i];
 		if (c->function >= model->n_functions || !(c->faster_pct >= 0.0) ||
 		    c->faster_pct > 100.0 ||
-		    (c->scope != ECP_WHATIF_INCLUSIVE && c->scope != ECP_WHATIF_EXCLUSIVE)) {
+		    (c->scope != ECP_WHATIF_INCLUSIVE &&
+		     c->scope != ECP_WHATIF_EXCLUSIVE)) {
 			free(pct);
 			free(len);
 			return ecp_error_set(
@@ -37,7 +38,8 @@ int ecp_whatif_lengths(const struct ecp_model *model,
 			    "what-if change #%zu: function %u, %g%% is out of range", i,
 			    c->function, c->faster_pct);
 		}
-		double *p = &pct[(c->scope == ECP_WHATIF_EXCLUSIVE ? nf : 0) + c->function];
+		double *p =
+		    &pct[(c->scope == ECP_WHATIF_EXCLUSIVE ? nf : 0) + c->function];
 		*p = fmin(100.0, *p + c->faster_pct);
 	}
 	for (uint32_t s = 0; s < model->n_segments; s++) {

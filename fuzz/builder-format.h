@@ -30,10 +30,10 @@
 
 #define ECP_FUZZ_REC_SIZE 8u
 
-#define ECP_FUZZ_OPT_KEEP_CALLS 0x1u
-#define ECP_FUZZ_OPT_BY_CALLSITE 0x8u
+#define ECP_FUZZ_OPT_KEEP_CALLS   0x1u
+#define ECP_FUZZ_OPT_BY_CALLSITE  0x8u
 #define ECP_FUZZ_OPT_SAMPLES_ONLY 0x10u
-#define ECP_FUZZ_SAMPLE 0x20u /* in a record's [1], with type ECP_EV_COUNT */
+#define ECP_FUZZ_SAMPLE           0x20u /* in a record's [1], with type ECP_EV_COUNT */
 
 /* Value codes for the generator. */
 #define ECP_FUZZ_HANDLE(k) ((uint8_t)(0x40u + (k))) /* 0x1000 * (k + 1) */

@@ -221,7 +221,6 @@ static void builder_seeds(const char *dir)
 	end_main(&s);
 	save(dir, "builder", &k, "sched-switch", &s);
 
-
 	/* Timed waits that time out: the delay is the time slept, bounded by
 	 * the timeout (0xc1: about 1 ms). */
 	start_main(&s, 0);
@@ -292,8 +291,10 @@ static void builder_seeds(const char *dir)
 		s.n = 0;
 		put(&s, opt);
 		rec(&s, ECP_EV_SCHED_SWITCH, 1, 0, 0, 0, 50);
-		rec(&s, ECP_EV_COUNT, 1 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(1), ECP_FUZZ_FN(2), 0, 300);
-		rec(&s, ECP_EV_COUNT, 1 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(2), ECP_FUZZ_FN(3), 0, 400);
+		rec(&s, ECP_EV_COUNT, 1 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(1), ECP_FUZZ_FN(2),
+		    0, 300);
+		rec(&s, ECP_EV_COUNT, 1 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(2), ECP_FUZZ_FN(3),
+		    0, 400);
 		rec(&s, ECP_EV_COUNT, 2 + ECP_FUZZ_SAMPLE, ECP_FUZZ_FN(4), ECP_FUZZ_FN(1),
 		    ECP_FUZZ_FN(2), 600);
 		rec(&s, ECP_EV_THREAD_START, 1, 0, 0, H1, 0);
@@ -303,7 +304,8 @@ static void builder_seeds(const char *dir)
 		join(&s, 2, H2);
 		end_main(&s);
 		static const char *const names[] = {"samples", "samples-callsite",
-						    "samples-only", "samples-only-callsite"};
+						    "samples-only",
+						    "samples-only-callsite"};
 		save(dir, "builder", &k, names[opt / ECP_FUZZ_OPT_BY_CALLSITE], &s);
 	}
 }
@@ -320,7 +322,7 @@ static void ctf_seed(const char *dir, int *k, const char *name, uint8_t head,
 
 /* op = kind * 5 + file; files 0 meta, 1 main metadata, 2 main stream,
  * 3 sched metadata, 4 sched stream. */
-#define OP(kind, file) ((uint8_t)((kind) * 5 + (file)))
+#define OP(kind, file) ((uint8_t)((kind)*5 + (file)))
 
 static void ctf_seeds(const char *dir)
 {
@@ -335,14 +337,17 @@ static void ctf_seeds(const char *dir)
 	ctf_seed(dir, &k, "truncate-metadata", 1, trunc_meta, sizeof(trunc_meta));
 	static const uint8_t trunc_stream[] = {OP(1, 2), 0x04, 0x00, 0};
 	ctf_seed(dir, &k, "truncate-stream", 1, trunc_stream, sizeof(trunc_stream));
-	static const uint8_t flip_stream[] = {OP(2, 2), 0x40, 0x00, 0x01, OP(2, 4), 0x60, 0x00, 0x80};
+	static const uint8_t flip_stream[] = {OP(2, 2), 0x40, 0x00, 0x01,
+					      OP(2, 4), 0x60, 0x00, 0x80};
 	ctf_seed(dir, &k, "flip-streams", 2, flip_stream, sizeof(flip_stream));
-	static const uint8_t meta_clock[] = {OP(3, 0), 0x00, 0x00, 11, 'c', 'l', 'o', 'c',
-					     'k', '=', 'b', 'o', 'g', 'u', 's', '\n'};
+	static const uint8_t meta_clock[] = {OP(3, 0), 0x00, 0x00, 11,  'c', 'l',
+					     'o',      'c',  'k',  '=', 'b', 'o',
+					     'g',      'u',  's',  '\n'};
 	ctf_seed(dir, &k, "meta-bad-clock", 0, meta_clock, sizeof(meta_clock));
 	static const uint8_t meta_trunc[] = {OP(1, 0), 0x10, 0x00, 0};
 	ctf_seed(dir, &k, "meta-truncated", 1, meta_trunc, sizeof(meta_trunc));
-	static const uint8_t extreme[] = {OP(4, 2), 0x30, 0x00, 2, OP(4, 4), 0x28, 0x00, 3};
+	static const uint8_t extreme[] = {OP(4, 2), 0x30, 0x00, 2,
+					  OP(4, 4), 0x28, 0x00, 3};
 	ctf_seed(dir, &k, "stream-extremes", 2, extreme, sizeof(extreme));
 	static const uint8_t sched_meta[] = {OP(0, 3), 0x80, 0x00, 3, '}', '{', ';', '"'};
 	ctf_seed(dir, &k, "sched-metadata-garbage", 2, sched_meta, sizeof(sched_meta));

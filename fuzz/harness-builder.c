@@ -14,14 +14,14 @@
 /* Thread names: ordinary, empty, long, not UTF-8, with control and format
  * characters -- they end up in the model's strings and in messages. */
 static const char *const names[] = {
-	"main",
-	"worker",
-	"",
-	("a-thread-name-much-longer-than-the-sixteen-bytes-the-kernel-keeps-"
-	 "for-a-comm-and-still-going-on-to-be-sure-nothing-truncates-wrongly"),
-	"\xff\xfe\x80 not utf-8",
-	"tab\there\nnewline",
-	"%s%n%p",
+    "main",
+    "worker",
+    "",
+    ("a-thread-name-much-longer-than-the-sixteen-bytes-the-kernel-keeps-"
+     "for-a-comm-and-still-going-on-to-be-sure-nothing-truncates-wrongly"),
+    "\xff\xfe\x80 not utf-8",
+    "tab\there\nnewline",
+    "%s%n%p",
 };
 
 static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clock,
@@ -35,7 +35,8 @@ static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clo
 					.lenient = lenient,
 					.trace_path = "fuzz",
 					.by_callsite = opt & ECP_FUZZ_OPT_BY_CALLSITE,
-					.ignore_function_events = opt & ECP_FUZZ_OPT_SAMPLES_ONLY};
+					.ignore_function_events =
+					    opt & ECP_FUZZ_OPT_SAMPLES_ONLY};
 	struct ecp_error err = {0};
 	struct ecp_builder *b = NULL;
 	if (ecp_builder_create(&o, &b, &err) < 0)
@@ -56,34 +57,36 @@ static int build_one(const uint8_t *data, size_t size, enum ecp_clock_source clo
 			ts += delta;
 		cpu[r[1] & 7u] += 16u * r[7];
 		if (type == ECP_EV_COUNT && (r[1] & ECP_FUZZ_SAMPLE)) {
-			/* a sample: its stack a (leaf), b, c, each called from the next */
+			/* a sample: its stack a (leaf), b, c, each called from the next
+			 */
 			uint64_t funcs[3] = {ecp_fuzz_value(r[2]), ecp_fuzz_value(r[3]),
 					     ecp_fuzz_value(r[4])};
 			uint64_t sites[3] = {funcs[1] + 5, funcs[2] + 5, 0};
-			if (ecp_builder_push_sample(b, tid, ts, funcs, sites, 1u + r[7] % 3u,
-						    &err) < 0)
+			if (ecp_builder_push_sample(b, tid, ts, funcs, sites,
+						    1u + r[7] % 3u, &err) < 0)
 				goto out;
 			continue;
 		}
 		if (type == ECP_EV_COUNT) {
-			if (ecp_builder_set_comm(b, tid, names[r[2] % (sizeof(names) /
-								      sizeof(names[0]))]) < 0)
+			if (ecp_builder_set_comm(
+				b, tid,
+				names[r[2] % (sizeof(names) / sizeof(names[0]))]) < 0)
 				goto out;
 			continue;
 		}
 		struct ecp_event ev = {
-			.ts = ts,
-			.cpu_ns = clock == ECP_CLOCK_THREAD_CPUTIME ? cpu[r[1] & 7u] : 0,
-			.a = ecp_fuzz_value(r[2]),
-			.b = ecp_fuzz_value(r[3]),
-			.c = ecp_fuzz_value(r[4]),
-			.index = i,
-			.tid = tid,
-			.type = (uint16_t)type,
-			.flags = (r[1] & 0x8u) ? ECP_EVF_TRY : 0,
-			.name = type == ECP_EV_THREAD_NAME || type == ECP_EV_UNMODELLED
-					? names[r[2] % (sizeof(names) / sizeof(names[0]))]
-					: NULL,
+		    .ts = ts,
+		    .cpu_ns = clock == ECP_CLOCK_THREAD_CPUTIME ? cpu[r[1] & 7u] : 0,
+		    .a = ecp_fuzz_value(r[2]),
+		    .b = ecp_fuzz_value(r[3]),
+		    .c = ecp_fuzz_value(r[4]),
+		    .index = i,
+		    .tid = tid,
+		    .type = (uint16_t)type,
+		    .flags = (r[1] & 0x8u) ? ECP_EVF_TRY : 0,
+		    .name = type == ECP_EV_THREAD_NAME || type == ECP_EV_UNMODELLED
+				? names[r[2] % (sizeof(names) / sizeof(names[0]))]
+				: NULL,
 		};
 		if (ecp_builder_push(b, &ev, &err) < 0)
 			goto out;
@@ -109,7 +112,8 @@ int ecp_fuzz_builder_one(const uint8_t *data, size_t size)
 	for (int clock = 0; clock < 2; clock++)
 		for (int lenient = 0; lenient < 2; lenient++)
 			build_one(data, size,
-				  clock ? ECP_CLOCK_THREAD_CPUTIME : ECP_CLOCK_PERF_SWITCH,
+				  clock ? ECP_CLOCK_THREAD_CPUTIME
+					: ECP_CLOCK_PERF_SWITCH,
 				  lenient);
 	return 0;
 }

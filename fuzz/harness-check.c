@@ -29,7 +29,7 @@ void ecp_fuzz_check_model(const struct ecp_model *m, const char *what)
 		abort();
 	}
 	static const enum ecp_lock_policy policies[] = {ECP_LOCK_ORDER_ARRIVAL,
-							 ECP_LOCK_ORDER_RECORDED};
+							ECP_LOCK_ORDER_RECORDED};
 	static const unsigned procs[] = {1, 2, ECP_UNLIMITED};
 	for (size_t p = 0; p < 2; p++) {
 		struct ecp_dag dag;

@@ -43,16 +43,16 @@
 #include "tests/support/ctf-writer.h"
 #include "tests/support/event-seq.h"
 
-#define N_BASES 3
-#define N_FILES 5
+#define N_BASES       3
+#define N_FILES       5
 #define STREAM_WINDOW 4096u
 
 static const char *const rel[N_FILES] = {
-	"ecp-record.meta",
-	"main/ust/uid/0/64-bit/metadata",
-	"main/ust/uid/0/64-bit/stream_0",
-	"sched/ust/uid/0/64-bit/metadata",
-	"sched/ust/uid/0/64-bit/stream_0",
+    "ecp-record.meta",
+    "main/ust/uid/0/64-bit/metadata",
+    "main/ust/uid/0/64-bit/stream_0",
+    "sched/ust/uid/0/64-bit/metadata",
+    "sched/ust/uid/0/64-bit/stream_0",
 };
 
 struct buf {
@@ -68,10 +68,16 @@ static void remove_tree(const char *dir)
 {
 	/* Only paths this harness created: the fixed layout above. */
 	char path[PATH_MAX + 64];
-	static const char *const dirs[] = {
-		"main/ust/uid/0/64-bit", "main/ust/uid/0", "main/ust/uid", "main/ust", "main",
-		"sched/ust/uid/0/64-bit", "sched/ust/uid/0", "sched/ust/uid", "sched/ust",
-		"sched"};
+	static const char *const dirs[] = {"main/ust/uid/0/64-bit",
+					   "main/ust/uid/0",
+					   "main/ust/uid",
+					   "main/ust",
+					   "main",
+					   "sched/ust/uid/0/64-bit",
+					   "sched/ust/uid/0",
+					   "sched/ust/uid",
+					   "sched/ust",
+					   "sched"};
 	for (int f = 0; f < N_FILES; f++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, rel[f]);
 		unlink(path);
@@ -214,7 +220,7 @@ static void ensure(struct buf *b, size_t n)
 }
 
 static const uint64_t extremes[8] = {
-	0, 1, UINT64_MAX, (uint64_t)1 << 63, UINT32_MAX, (uint64_t)1 << 32, 0x7f, 1 << 20,
+    0, 1, UINT64_MAX, (uint64_t)1 << 63, UINT32_MAX, (uint64_t)1 << 32, 0x7f, 1 << 20,
 };
 
 /* Applies the operations; returns nothing: every byte sequence is some list
@@ -317,7 +323,8 @@ int ecp_fuzz_ctf_one(const uint8_t *data, size_t size)
 		 * file of the trace, and decoding in this process would crash. */
 		ecp_fuzz_note("load (decoder crashed)", &err);
 		if (!strstr(err.msg, "/work/")) {
-			fprintf(stderr, "fuzz-ctf: a decoder crash not naming the file: %s\n",
+			fprintf(stderr,
+				"fuzz-ctf: a decoder crash not naming the file: %s\n",
 				err.msg);
 			abort();
 		}
@@ -340,10 +347,11 @@ int ecp_fuzz_ctf_one(const uint8_t *data, size_t size)
 	      m->n_edges != m2->n_edges || m->n_functions != m2->n_functions ||
 	      m->n_activities != m2->n_activities || m->n_warnings != m2->n_warnings ||
 	      m->info.events != m2->info.events))) {
-		fprintf(stderr,
-			"fuzz-ctf: the child's hand-over and the in-process load disagree: "
-			"child %d (%s), in process %d (%s)\n",
-			rc, rc ? err.msg : "ok", rc2, rc2 ? err2.msg : "ok");
+		fprintf(
+		    stderr,
+		    "fuzz-ctf: the child's hand-over and the in-process load disagree: "
+		    "child %d (%s), in process %d (%s)\n",
+		    rc, rc ? err.msg : "ok", rc2, rc2 ? err2.msg : "ok");
 		abort();
 	}
 	if (rc2 == 0 && m2)

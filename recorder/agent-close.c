@@ -53,8 +53,8 @@ ECP_AGENT_API int close_range(unsigned int first, unsigned int last, int flags)
 	ecp_safe_close_fn from = tracker_fn("lttng_ust_safe_closefrom_fd");
 	/* setting close-on-exec closes nothing; odd arguments get the
 	 * kernel's own answer */
-	if (!one || !from || (flags & CLOSE_RANGE_CLOEXEC) || (flags & ~CLOSE_RANGE_UNSHARE) ||
-	    first > last)
+	if (!one || !from || (flags & CLOSE_RANGE_CLOEXEC) ||
+	    (flags & ~CLOSE_RANGE_UNSHARE) || first > last)
 		return real(first, last, flags);
 	if ((flags & CLOSE_RANGE_UNSHARE) && unshare(CLONE_FILES) < 0)
 		return -1;

@@ -88,7 +88,8 @@ ECP_AGENT_FN static void read_settings(void)
 	ecp_settings.cputime = clock && strcmp(clock, "thread-cputime") == 0;
 	ecp_settings.depth = (uint32_t)env_u64("ECP_DEPTH", 0);
 	ecp_settings.min_tsc = (uint64_t)((double)min_ns / ns_per_tick);
-	ecp_settings.hook_outlier_tsc = (uint64_t)((double)ECP_HOOK_OUTLIER_NS / ns_per_tick);
+	ecp_settings.hook_outlier_tsc =
+	    (uint64_t)((double)ECP_HOOK_OUTLIER_NS / ns_per_tick);
 }
 
 ECP_AGENT_FN struct ecp_thread *ecp_thread_begin(uint64_t create_id)
@@ -120,8 +121,7 @@ ECP_AGENT_FN void ecp_thread_end(struct ecp_thread *t)
 		return;
 	t->guard++;
 	ecp_finish_frames(t);
-	ECP_TP(thread_exit, (uint64_t)pthread_self(),
-			     ecp_thread_cpu_ns());
+	ECP_TP(thread_exit, (uint64_t)pthread_self(), ecp_thread_cpu_ns());
 	ecp_self = NULL;
 	munmap(t, sizeof(*t));
 }
@@ -151,8 +151,8 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	{
 		const char *calib = getenv("ECP_CALIBRATION_FILE");
 		char path[4096];
-		if (calib && snprintf(path, sizeof(path), "%s.hooks", calib) <
-				 (int)sizeof(path))
+		if (calib &&
+		    snprintf(path, sizeof(path), "%s.hooks", calib) < (int)sizeof(path))
 			ecp_hook_cost_write(path);
 	}
 	/* Other threads may still run while the process ends; the main thread
@@ -224,8 +224,8 @@ ECP_AGENT_FN void ecp_agent_init(void)
 	calibrate_calls(t);
 	ecp_agent_ready = 1;
 	t->guard++;
-	ECP_TP(thread_start, 0, ecp_main_addr,
-			     (uint64_t)pthread_self(), ecp_thread_cpu_ns());
+	ECP_TP(thread_start, 0, ecp_main_addr, (uint64_t)pthread_self(),
+	       ecp_thread_cpu_ns());
 	t->guard--;
 }
 

@@ -88,8 +88,8 @@ ECP_AGENT_FN static void told_cpu_count(const void *caller)
 	 * runtimes' too: libgomp sizes a team, libstdc++ answers
 	 * hardware_concurrency) */
 	Dl_info where;
-	const char *obj = caller && dladdr(caller, &where) && where.dli_fname ? where.dli_fname
-									       : "";
+	const char *obj =
+	    caller && dladdr(caller, &where) && where.dli_fname ? where.dli_fname : "";
 	const char *base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
 	if (!strncmp(base, "liblttng-", 9) || !strncmp(base, "liburcu", 7) ||
 	    !strncmp(base, "libnuma.", 8) || !strncmp(base, "libecp-", 7))
@@ -114,7 +114,8 @@ ECP_AGENT_FN static uint64_t key_of_pid(pid_t pid)
 
 /* The mask a thread sees: the one it set, else CPUs 0..N-1.  Returns an
  * errno value (EINVAL when `size` cannot hold N CPUs, as the kernel). */
-ECP_AGENT_FN static int fill(uint64_t key, size_t size, cpu_set_t *set, const void *caller)
+ECP_AGENT_FN static int fill(uint64_t key, size_t size, cpu_set_t *set,
+			     const void *caller)
 {
 	int n = cpus(), i = slot_of(key, false);
 	told_cpu_count(caller);

@@ -82,7 +82,8 @@ ECP_AGENT_API unsigned sleep(unsigned seconds)
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(seconds);
-	return DELAY(t, D_SLEEP, -1, (uint64_t)seconds * 1000000000u, unsigned, real(seconds));
+	return DELAY(t, D_SLEEP, -1, (uint64_t)seconds * 1000000000u, unsigned,
+		     real(seconds));
 }
 
 ECP_AGENT_API int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -103,7 +104,7 @@ ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 	if (!t)
 		return real(nfds, r, w, e, timeout);
 	uint64_t tmo = timeout ? (uint64_t)timeout->tv_sec * 1000000000u +
-					 (uint64_t)timeout->tv_usec * 1000u
+				     (uint64_t)timeout->tv_usec * 1000u
 			       : 0;
 	return DELAY(t, D_SELECT, -1, tmo, int, real(nfds, r, w, e, timeout));
 }
@@ -114,7 +115,8 @@ ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int time
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(epfd, ev, max, timeout);
-	return DELAY(t, D_EPOLL_WAIT, epfd, ecp_ms_ns(timeout), int, real(epfd, ev, max, timeout));
+	return DELAY(t, D_EPOLL_WAIT, epfd, ecp_ms_ns(timeout), int,
+		     real(epfd, ev, max, timeout));
 }
 
 ECP_AGENT_API int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
@@ -156,7 +158,8 @@ ECP_AGENT_API int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(nfds, r, w, e, tmo, ss);
-	return DELAY(t, D_PSELECT, -1, ecp_timespec_ns(tmo), int, real(nfds, r, w, e, tmo, ss));
+	return DELAY(t, D_PSELECT, -1, ecp_timespec_ns(tmo), int,
+		     real(nfds, r, w, e, tmo, ss));
 }
 
 ECP_AGENT_API int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,

@@ -53,7 +53,8 @@ ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 				    per_entry * (long double)atomic_load(&exit_entries);
 		ps = ecp_tsc_to_ns((uint64_t)(ticks * 1000.0L / ev));
 	}
-	len = snprintf(buf, sizeof(buf), "hook_cost_ps=%llu\nhook_events=%llu\ncalls_too_deep=%llu\n",
+	len = snprintf(buf, sizeof(buf),
+		       "hook_cost_ps=%llu\nhook_events=%llu\ncalls_too_deep=%llu\n",
 		       (unsigned long long)ps, (unsigned long long)ev,
 		       (unsigned long long)atomic_load(&too_deep));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -150,7 +151,8 @@ ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site)
 	 * cost of the events) */
 	f->tsc = ecp_tsc();
 	if (measure && f->tsc - start < ecp_settings.hook_outlier_tsc) {
-		atomic_fetch_add_explicit(&entry_ticks, f->tsc - start, memory_order_relaxed);
+		atomic_fetch_add_explicit(&entry_ticks, f->tsc - start,
+					  memory_order_relaxed);
 		atomic_fetch_add_explicit(&entry_hooks, 1, memory_order_relaxed);
 	}
 }

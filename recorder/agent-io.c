@@ -234,7 +234,7 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 			r_ = (call);                                                     \
 		else if ((chan_ = chan_of(fd, &evfd_),                                   \
 			  block_ = ecp_would_block(fd, POLLIN), !chan_ && !block_))      \
-			r_ = (call);  /* both looked at: block_ is used below */          \
+			r_ = (call); /* both looked at: block_ is used below */          \
 		else if (!(t_ = ecp_enter()))                                            \
 			r_ = (call);                                                     \
 		else {                                                                   \
@@ -266,7 +266,7 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 			r_ = (call);                                                     \
 		else if ((chan_ = chan_of(fd, &evfd_),                                   \
 			  block_ = ecp_would_block(fd, POLLOUT), !chan_ && !block_))     \
-			r_ = (call);  /* both looked at: block_ is used below */          \
+			r_ = (call); /* both looked at: block_ is used below */          \
 		else if (!(t_ = ecp_enter()))                                            \
 			r_ = (call);                                                     \
 		else {                                                                   \

@@ -19,16 +19,13 @@ enum { MODE_EXCL = 0, MODE_SHARED = 1 };
 	__extension__({                                                                  \
 		int rc_, saved_;                                                         \
 		if (!(is_try))                                                           \
-			ECP_TP(lock_request, obj, kind, mode,         \
-					     ecp_cpu_ns());                              \
+			ECP_TP(lock_request, obj, kind, mode, ecp_cpu_ns());             \
 		rc_ = (call);                                                            \
 		saved_ = errno;                                                          \
 		if (rc_ == 0)                                                            \
-			ECP_TP(lock_acquired, obj, kind, mode,        \
-					     is_try, ecp_cpu_ns());                      \
+			ECP_TP(lock_acquired, obj, kind, mode, is_try, ecp_cpu_ns());    \
 		else                                                                     \
-			ECP_TP(lock_failed, obj, kind, mode, rc_,     \
-					     ecp_cpu_ns());                              \
+			ECP_TP(lock_failed, obj, kind, mode, rc_, ecp_cpu_ns());         \
 		ecp_leave(t);                                                            \
 		errno = saved_;                                                          \
 		rc_;                                                                     \
@@ -43,8 +40,7 @@ ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr
 		return rc;
 	if (attr)
 		pthread_mutexattr_gettype(attr, &type);
-	ECP_TP(lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type,
-			     ecp_cpu_ns());
+	ECP_TP(lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }

@@ -31,8 +31,8 @@ int ecp_agent_path_find(const char *name, char *buf, size_t len, struct ecp_erro
 				}
 				snprintf(tried, sizeof(tried), "%s, ", buf);
 			}
-			if ((size_t)snprintf(buf, len, "%s/%s/%s", exe, ECP_AGENT_RELATIVE_DIR,
-					     name) < len &&
+			if ((size_t)snprintf(buf, len, "%s/%s/%s", exe,
+					     ECP_AGENT_RELATIVE_DIR, name) < len &&
 			    access(buf, R_OK) == 0) {
 				char real[PATH_MAX];
 				if (realpath(buf, real) && strlen(real) < len)

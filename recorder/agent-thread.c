@@ -22,7 +22,7 @@ struct start_args {
  * returning or calling pthread_exit -- cancelled, in a blocked wait or at a
  * cancellation point -- reads it before its thread_exit. */
 #define CANCEL_CHAN(handle)                                                              \
-	(UINT64_C(0x4341000000000000) | ((uint64_t)(handle) & UINT64_C(0xffffffffffff)))
+	(UINT64_C(0x4341000000000000) | ((uint64_t)(handle)&UINT64_C(0xffffffffffff)))
 
 ECP_AGENT_FN void ecp_thread_cleanup(void *unused)
 {
@@ -49,9 +49,8 @@ ECP_AGENT_FN static void *trampoline(void *p)
 	t = ecp_thread_begin(a.create_id);
 	if (t) {
 		t->guard++;
-		ECP_TP(thread_start, a.create_id,
-				     (uint64_t)(uintptr_t)a.fn, (uint64_t)pthread_self(),
-				     ecp_thread_cpu_ns());
+		ECP_TP(thread_start, a.create_id, (uint64_t)(uintptr_t)a.fn,
+		       (uint64_t)pthread_self(), ecp_thread_cpu_ns());
 		t->guard--;
 	}
 	pthread_cleanup_push(ecp_thread_cleanup, NULL);
@@ -83,8 +82,7 @@ ECP_AGENT_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	rc = real(thread, attr, trampoline, a);
 	if (rc)
 		free(a);
-	ECP_TP(thread_create, id, (uint64_t)(uintptr_t)fn, rc == 0,
-			     ecp_cpu_ns());
+	ECP_TP(thread_create, id, (uint64_t)(uintptr_t)fn, rc == 0, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }
@@ -98,8 +96,7 @@ ECP_AGENT_API int pthread_join(pthread_t thread, void **retval)
 		return real(thread, retval);
 	ECP_TP(thread_join_begin, (uint64_t)thread, ecp_cpu_ns());
 	rc = real(thread, retval);
-	ECP_TP(thread_join_end, (uint64_t)thread, rc == 0,
-			     ecp_cpu_ns());
+	ECP_TP(thread_join_end, (uint64_t)thread, rc == 0, ecp_cpu_ns());
 	ecp_leave(t);
 	return rc;
 }

@@ -30,7 +30,8 @@ ECP_AGENT_FN void ecp_tell_driver(const char *name)
 	if (path && *path &&
 	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
 		len = snprintf(line, sizeof(line), "%s\n", name);
-		if (len > 0 && len < (int)sizeof(line) && write(fd, line, (size_t)len) != len) {
+		if (len > 0 && len < (int)sizeof(line) &&
+		    write(fd, line, (size_t)len) != len) {
 			/* nothing to do: the trace still names it */
 		}
 		close(fd);

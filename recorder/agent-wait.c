@@ -34,7 +34,7 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 #define WAIT_END(t, rc, event, ...)                                                      \
 	__extension__({                                                                  \
 		int saved_ = errno;                                                      \
-		ECP_TP(event, __VA_ARGS__, ecp_cpu_ns());             \
+		ECP_TP(event, __VA_ARGS__, ecp_cpu_ns());                                \
 		ecp_leave(t);                                                            \
 		errno = saved_;                                                          \
 		rc;                                                                      \
@@ -59,8 +59,8 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m, abstime);
-	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m),
-			     ecp_relative_ns(cond_clock(c), abstime), ecp_cpu_ns());
+	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(cond_clock(c), abstime),
+	       ecp_cpu_ns());
 	int rc = real(c, m, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
@@ -72,8 +72,8 @@ ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 	struct ecp_thread *t = ecp_enter();
 	if (!t)
 		return real(c, m, clk, abstime);
-	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m),
-			     ecp_relative_ns(clk, abstime), ecp_cpu_ns());
+	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(clk, abstime),
+	       ecp_cpu_ns());
 	int rc = real(c, m, clk, abstime);
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
@@ -119,8 +119,7 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 /* sem_* report failure through errno; the event carries it. */
 #define SEM_WAIT(t, s, timeout, call)                                                    \
 	__extension__({                                                                  \
-		ECP_TP(sem_wait_begin, OBJ(s), timeout,               \
-				     ecp_cpu_ns());                                      \
+		ECP_TP(sem_wait_begin, OBJ(s), timeout, ecp_cpu_ns());                   \
 		int rc_ = (call);                                                        \
 		WAIT_END(t, rc_, sem_wait_end, OBJ(s), rc_ == 0 ? 0 : errno);            \
 	})

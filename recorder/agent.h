@@ -77,7 +77,7 @@ struct ecp_thread {
 	 * so one count would time only one kind): every
 	 * ECP_HOOK_MEASURE_EVERY-th is timed */
 	uint32_t entry_seq, exit_seq;
-	uint64_t emitted;   /* function events written */
+	uint64_t emitted; /* function events written */
 	/* the start routine returned or called pthread_exit: a thread whose
 	 * cleanup runs without either was cancelled (agent-thread.c) */
 	bool left;

@@ -14,13 +14,13 @@
 /* Events: 41 bursts of 500.  A burst lasts 25-100 us, so most fall between
  * two time slices of whatever else shares the CPU; the median ignores the
  * few that do not. */
-#define EVENT_BURSTS 41
+#define EVENT_BURSTS     41
 #define EVENTS_PER_BURST 500
 /* Samples: 9 pairs of spinning bursts of ~4 ms (about 12 samples each at
  * 3 kHz), the sampler off in one and on in the other, in alternating order
  * so that a drift of the machine's speed falls on both alike. */
-#define SAMPLE_PAIRS 9
-#define SPIN_BURST_NS 4000000u
+#define SAMPLE_PAIRS      9
+#define SPIN_BURST_NS     4000000u
 #define SAMPLE_RING_PAGES 512
 
 static uint64_t thread_cpu_ns(void)
@@ -144,8 +144,8 @@ int ecp_calibrate_samples(unsigned hz, uint64_t *cost_ns, unsigned *bursts)
 	int fd = open_own_sampler(hz);
 	*cost_ns = 0;
 	*bursts = 0;
-	if (fd < 0 || ecp_perf_ring_map(&ring, fd, SAMPLE_RING_PAGES, 16, "calibration",
-					&err) < 0)
+	if (fd < 0 ||
+	    ecp_perf_ring_map(&ring, fd, SAMPLE_RING_PAGES, 16, "calibration", &err) < 0)
 		return -1;
 	uint64_t iterations = spin_iterations();
 	for (unsigned p = 0; p < SAMPLE_PAIRS; p++) {

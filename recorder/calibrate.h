@@ -19,8 +19,8 @@
 /* Bounds of a believable cost: an event of LTTng-UST costs 50-200 ns on
  * these machines, a sample 5-40 us; ten times the top of each is a
  * measurement gone wrong (a preempted burst the median did not hide). */
-#define ECP_EVENT_COST_MAX_PS 2000000u /* 2 us */
-#define ECP_SAMPLE_COST_MAX_NS 400000u /* 400 us */
+#define ECP_EVENT_COST_MAX_PS  2000000u /* 2 us */
+#define ECP_SAMPLE_COST_MAX_NS 400000u  /* 400 us */
 
 /* The cost of one event written with `em` into the running calibration
  * session, in picoseconds of the calling thread's CPU time.  Returns 0, or

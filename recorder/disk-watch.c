@@ -33,11 +33,14 @@ int ecp_disk_watch_init(struct ecp_disk_watch *w, int dir_fd, const char *path,
 	if (free != UINT64_MAX && free < w->reserve + MARGIN_BYTES)
 		return ecp_error_set(
 		    err, ECP_ERR_IO,
-		    "only %llu MiB are free on the filesystem of %s; a recording needs at "
-		    "least %llu MiB (%llu MiB of LTTng buffers that must always be written "
+		    "only %llu MiB are free on the filesystem of %s; a recording needs "
+		    "at "
+		    "least %llu MiB (%llu MiB of LTTng buffers that must always be "
+		    "written "
 		    "out, and room for the trace): free space, or record elsewhere (-o)",
 		    (unsigned long long)(free >> 20), path,
-		    (unsigned long long)((w->reserve + MARGIN_BYTES + (1u << 20) - 1) >> 20),
+		    (unsigned long long)((w->reserve + MARGIN_BYTES + (1u << 20) - 1) >>
+					 20),
 		    (unsigned long long)((buffer_bytes + (1u << 20) - 1) >> 20));
 	return ECP_OK;
 }

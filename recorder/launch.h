@@ -16,8 +16,8 @@
 
 struct ecp_launch {
 	pid_t pid;
-	int sock;    /* to the child until it has exec'd */
-	int perf_fd; /* the child's perf event, or -errno when refused */
+	int sock;      /* to the child until it has exec'd */
+	int perf_fd;   /* the child's perf event, or -errno when refused */
 	int sample_fd; /* its sampling event, or -errno (-ENOSYS: not asked for) */
 };
 

@@ -64,7 +64,8 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	fprintf(f, "wall_ns=%llu\n", (unsigned long long)m->wall_ns);
 	fprintf(f, "program_cpu_ns=%llu\n", (unsigned long long)m->cpu_ns);
 	fprintf(f, "functions=%d\n", m->functions ? 1 : 0);
-	fprintf(f, "functions_mode=%s\n", m->functions_mode ? m->functions_mode : "instrument");
+	fprintf(f, "functions_mode=%s\n",
+		m->functions_mode ? m->functions_mode : "instrument");
 	fprintf(f, "sample_hz=%u\n", m->sample_hz);
 	fprintf(f, "samples=%llu\n", (unsigned long long)m->samples);
 	fprintf(f, "samples_lost=%llu\n", (unsigned long long)m->samples_lost);

@@ -27,8 +27,8 @@ static int resolve_program(const char *argv0, char *out, size_t len)
 		const char *colon = strchr(path, ':');
 		size_t n = colon ? (size_t)(colon - path) : strlen(path);
 		char cand[PATH_MAX];
-		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, n ? path : ".", argv0) <
-			    (int)sizeof(cand) &&
+		if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, n ? path : ".",
+			     argv0) < (int)sizeof(cand) &&
 		    access(cand, X_OK) == 0 && realpath(cand, out))
 			return 0;
 		path += n + (colon ? 1 : 0);
@@ -43,7 +43,8 @@ int ecp_record_copy_program(const char *out_dir, const char *argv0, struct ecp_e
 {
 	char real[PATH_MAX];
 	if (resolve_program(argv0, real, sizeof(real)) < 0)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot find the program '%s'", argv0);
+		return ecp_error_set(err, ECP_ERR_IO, "cannot find the program '%s'",
+				     argv0);
 	return copy_file(out_dir, real, false, err);
 }
 
@@ -51,8 +52,8 @@ int ecp_record_copy_object(const char *out_dir, const char *path, struct ecp_err
 {
 	char real[PATH_MAX];
 	if (!realpath(path, real))
-		return ecp_error_set(err, ECP_ERR_IO, "the trace keeps no copy of %s: %s", path,
-				     strerror(errno));
+		return ecp_error_set(err, ECP_ERR_IO, "the trace keeps no copy of %s: %s",
+				     path, strerror(errno));
 	return copy_file(out_dir, real, true, err);
 }
 
@@ -65,7 +66,8 @@ static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 	if (snprintf(dir, sizeof(dir), "%s/objects", out_dir) >= (int)sizeof(dir))
 		return ecp_error_set(err, ECP_ERR_IO, "output path too long");
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dir, strerror(errno));
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dir,
+				     strerror(errno));
 	snprintf(dst, sizeof(dst), "%s/%s", dir, base);
 	/* objects are found by their base name (simulator/trace.c): the first
 	 * one copied keeps it (the program, before any library) */
@@ -74,13 +76,15 @@ static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 
 	int in = open(real, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot read %s: %s", real, strerror(errno));
+		return ecp_error_set(err, ECP_ERR_IO, "cannot read %s: %s", real,
+				     strerror(errno));
 	struct stat st;
 	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (unsigned long long)st.st_size > ECP_OBJECT_COPY_MAX) {
 		close(in);
-		return ecp_error_set(err, ECP_ERR_IO, "%s is not a regular file of at most %llu MiB",
-				     real, ECP_OBJECT_COPY_MAX >> 20);
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "%s is not a regular file of at most %llu MiB", real,
+				     ECP_OBJECT_COPY_MAX >> 20);
 	}
 	/* O_EXCL|O_NOFOLLOW: never write through something planted there. */
 	unlink(dst);
@@ -90,7 +94,8 @@ static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 		       st.st_mode & 0644);
 	if (out < 0) {
 		close(in);
-		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dst, strerror(errno));
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dst,
+				     strerror(errno));
 	}
 	char buf[1 << 16];
 	ssize_t n;
@@ -142,12 +147,14 @@ int ecp_record_copy_vdso(const char *out_dir, struct ecp_error *err)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > size)
 			size = ph[i].p_offset + ph[i].p_filesz;
 	if (size > (1u << 20))
-		return ecp_error_set(err, ECP_ERR_IO, "the vDSO image is implausibly large");
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "the vDSO image is implausibly large");
 	snprintf(dst, sizeof(dst), "%s/objects/[vdso]", out_dir);
 	unlink(dst);
 	int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dst, strerror(errno));
+		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dst,
+				     strerror(errno));
 	ssize_t w = write(fd, eh, size);
 	int saved = errno;
 	if (close(fd) < 0 || w != (ssize_t)size) {

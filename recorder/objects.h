@@ -14,7 +14,8 @@
 /* Resolves argv0 as execvp does (PATH search when it has no '/'), follows
  * symlinks (the statedump names the real file) and copies it.  Returns 0 or
  * fills err; a failure loses names on other machines only, so callers warn. */
-int ecp_record_copy_program(const char *out_dir, const char *argv0, struct ecp_error *err);
+int ecp_record_copy_program(const char *out_dir, const char *argv0,
+			    struct ecp_error *err);
 /* Copies the object at `path` (a shared library the samples touched) into
  * out_dir/objects/ under its base name, unless a file of that name is
  * already there. */

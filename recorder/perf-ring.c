@@ -14,7 +14,8 @@ int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_
 	for (;; pages /= 2) {
 		r->data_size = pages * page;
 		r->map_len = r->data_size + page;
-		r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		r->base =
+		    mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (r->base != MAP_FAILED || pages / 2 < min_pages ||
 		    (errno != EPERM && errno != ENOMEM))
 			break;
@@ -24,14 +25,16 @@ int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_
 		r->base = NULL;
 		close(fd);
 		r->fd = -1;
-		return ecp_error_set(err, ECP_ERR_IO, "cannot map the perf ring buffer of %s: %s",
-				     what, strerror(e));
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "cannot map the perf ring buffer of %s: %s", what,
+				     strerror(e));
 	}
 	return ECP_OK;
 }
 
 bool ecp_perf_ring_drain_some(struct ecp_perf_ring *r,
-			      void (*handle)(void *ctx, const struct perf_event_header *h),
+			      void (*handle)(void *ctx,
+					     const struct perf_event_header *h),
 			      void *ctx, size_t max_bytes)
 {
 	struct perf_event_mmap_page *meta = (void *)r->base;

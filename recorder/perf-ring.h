@@ -32,7 +32,8 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 /* The same, stopping after about max_bytes (at a record's end); true when
  * records are left.  Frees what it handed, so the kernel can write on. */
 bool ecp_perf_ring_drain_some(struct ecp_perf_ring *r,
-			      void (*handle)(void *ctx, const struct perf_event_header *h),
+			      void (*handle)(void *ctx,
+					     const struct perf_event_header *h),
 			      void *ctx, size_t max_bytes);
 void ecp_perf_ring_close(struct ecp_perf_ring *r);
 /* At the end of a recording: drains what is left (when mapped), then closes. */

@@ -11,27 +11,29 @@
 /* 8 MiB: at 3 kHz with 8 KiB stacks, ~300 ms of samples between drains
  * (the driver drains every 20 ms). */
 #define DATA_PAGES 2048
-#define MAX_CHAIN 127
+#define MAX_CHAIN  127
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
 /* The registers DWARF unwinding starts from, in the kernel's bit order
  * (which is the order they arrive in) ... */
 #define REGS_MASK                                                                        \
-	((1ull << PERF_REG_X86_AX) | (1ull << PERF_REG_X86_BX) | (1ull << PERF_REG_X86_CX) | \
-	 (1ull << PERF_REG_X86_DX) | (1ull << PERF_REG_X86_SI) | (1ull << PERF_REG_X86_DI) | \
-	 (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP) | \
-	 (0xffull << PERF_REG_X86_R8))
+	((1ull << PERF_REG_X86_AX) | (1ull << PERF_REG_X86_BX) |                         \
+	 (1ull << PERF_REG_X86_CX) | (1ull << PERF_REG_X86_DX) |                         \
+	 (1ull << PERF_REG_X86_SI) | (1ull << PERF_REG_X86_DI) |                         \
+	 (1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) |                         \
+	 (1ull << PERF_REG_X86_IP) | (0xffull << PERF_REG_X86_R8))
 #define N_REGS 17
 /* ... and where each goes in DWARF numbering (rax rdx rcx rbx rsi rdi rbp
  * rsp r8..r15 rip), which the trace uses (recorder/EVENTS.md). */
 static const uint8_t dwarf_slot[N_REGS] = {
-    0 /*ax*/, 3 /*bx*/, 2 /*cx*/, 1 /*dx*/, 4 /*si*/, 5 /*di*/, 6 /*bp*/, 7 /*sp*/,
-    16 /*ip*/, 8, 9, 10, 11, 12, 13, 14, 15 /*r8..r15*/};
+    0 /*ax*/, 3 /*bx*/, 2 /*cx*/,  1 /*dx*/, 4 /*si*/, 5 /*di*/,
+    6 /*bp*/, 7 /*sp*/, 16 /*ip*/, 8,        9,        10,
+    11,       12,       13,        14,       15 /*r8..r15*/};
 #define DWARF_IP 16
 #else
 #define REGS_MASK 0ull
-#define N_REGS 0
+#define N_REGS    0
 #endif
 
 void ecp_perf_sample_attr(struct perf_event_attr *attr_out, unsigned hz)
@@ -80,7 +82,8 @@ int ecp_perf_sample_open(int cpu, unsigned hz)
 	fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 		attr.exclude_kernel = 1;
-		fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd =
+		    syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -128,8 +131,8 @@ static uint64_t next_u64(struct cursor *c)
 
 static void handle_sample(struct ecp_perf_sample *s, const struct perf_event_header *h)
 {
-	struct cursor c = {(const unsigned char *)(h + 1), (const unsigned char *)h + h->size,
-			   true};
+	struct cursor c = {(const unsigned char *)(h + 1),
+			   (const unsigned char *)h + h->size, true};
 	uint64_t chain[MAX_CHAIN + 1], regs[N_REGS ? N_REGS : 1];
 	uint32_t n_chain = 0, n_regs = 0, n_stack = 0;
 	const unsigned char *stack = NULL;
@@ -225,8 +228,8 @@ static void handle_mmap(struct ecp_perf_sample *s, const struct perf_event_heade
 	char *copy = strdup(path);
 	if (!copy)
 		return;
-	s->objs[s->n_objs++] =
-	    (struct ecp_sample_object){.start = m.addr, .end = m.addr + m.len, .path = copy};
+	s->objs[s->n_objs++] = (struct ecp_sample_object){
+	    .start = m.addr, .end = m.addr + m.len, .path = copy};
 }
 
 static void handle_record(void *ctx, const struct perf_event_header *h)

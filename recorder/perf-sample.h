@@ -28,7 +28,7 @@
  * timer interrupt, measured by bench/recorder: (e)), so 3 kHz keeps the
  * overhead under 3%; perf's 4 kHz would cost 3-4% there. */
 #define ECP_SAMPLE_DEFAULT_HZ 3000u
-#define ECP_SAMPLE_MAX_HZ 50000u
+#define ECP_SAMPLE_MAX_HZ     50000u
 /* Bytes of user stack copied with each sample (perf's --call-graph dwarf
  * default): enough for the frames near the leaf that attribution needs. */
 #define ECP_SAMPLE_STACK_BYTES 8192u
@@ -44,7 +44,7 @@ void ecp_perf_sample_attr(struct perf_event_attr *attr, unsigned hz);
 struct ecp_sample_object {
 	uint64_t start, end; /* an executable mapping */
 	char *path;
-	bool hit;            /* a sample's pc or stack word points into it */
+	bool hit; /* a sample's pc or stack word points into it */
 };
 
 struct ecp_perf_sample {

@@ -49,8 +49,8 @@ int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
 	memset(ps, 0, sizeof(*ps));
 	ps->pid = pid;
 	ps->emit = emit;
-	return ecp_perf_ring_map(&ps->ring, fd, DATA_PAGES, DATA_PAGES / 8, "context switches",
-				 err);
+	return ecp_perf_ring_map(&ps->ring, fd, DATA_PAGES, DATA_PAGES / 8,
+				 "context switches", err);
 }
 
 /* The trailing sample_id, copied out (no alignment assumed). */
@@ -74,7 +74,8 @@ bool ecp_perf_switch_follows(const struct ecp_perf_switch *ps, uint32_t pid)
 static void follow(struct ecp_perf_switch *ps, uint32_t pid)
 {
 	if (ps->pids.len < 65536 && !ecp_perf_switch_follows(ps, pid))
-		ecp_hmap_put(&ps->pids, pid, 1); /* out of memory: left out, as past the bound */
+		ecp_hmap_put(&ps->pids, pid,
+			     1); /* out of memory: left out, as past the bound */
 }
 
 static void handle_record(void *ctx, const struct perf_event_header *h)

@@ -19,7 +19,8 @@ static bool find_program(const char *program, char *buf, size_t len)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
-		if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".", program) < len &&
+		if ((size_t)snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".",
+				     program) < len &&
 		    access(buf, X_OK) == 0)
 			return true;
 		path += n;
@@ -38,7 +39,8 @@ static bool imports_any(const char *program, const char *const *names)
 	bool found = false;
 	int fd;
 
-	if (!find_program(program, file, sizeof(file)) || elf_version(EV_CURRENT) == EV_NONE)
+	if (!find_program(program, file, sizeof(file)) ||
+	    elf_version(EV_CURRENT) == EV_NONE)
 		return false;
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -50,7 +52,8 @@ static bool imports_any(const char *program, const char *const *names)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize && !found; i++) {
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize && !found;
+		     i++) {
 			GElf_Sym sym;
 			const char *name;
 			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF)

@@ -54,9 +54,9 @@
 /* Per-UID buffers of 8 x 512 KiB per CPU: every traced process maps them at
  * start, at ~1 ms of system time per 2 MiB; 4 MiB per CPU keeps start-up
  * near 10 ms and, with blocking channels, loses nothing. */
-#define SUBBUF_SIZE        (512u << 10)
-#define NUM_SUBBUF         8u
-#define SCHED_NUM_SUBBUF   8u
+#define SUBBUF_SIZE      (512u << 10)
+#define NUM_SUBBUF       8u
+#define SCHED_NUM_SUBBUF 8u
 
 extern char **environ;
 
@@ -112,8 +112,8 @@ static int check_interrupted(struct ecp_error *err)
 	if (!sig)
 		return ECP_OK;
 	return ecp_error_set(err, ECP_ERR_IO,
-			     "interrupted by signal %d (%s) before the program started", sig,
-			     strsignal(sig));
+			     "interrupted by signal %d (%s) before the program started",
+			     sig, strsignal(sig));
 }
 
 static uint64_t mono_ns(void)
@@ -133,9 +133,9 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 }
 
 /* The entries of a complete trace: nothing else is ever removed. */
-static const char *const trace_entries[] = {ECP_META_FILE, ECP_MANIFEST_FILE,
-					    "ecp-model.cache", "ecp-model-callsite.cache",
-					    "main", "sched", "objects"};
+static const char *const trace_entries[] = {
+    ECP_META_FILE, ECP_MANIFEST_FILE, "ecp-model.cache", "ecp-model-callsite.cache",
+    "main",        "sched",           "objects"};
 
 static bool trace_entry(const char *name)
 {
@@ -172,7 +172,8 @@ static const char *not_replaceable(const char *dir, char *why, size_t len)
 			continue;
 		empty = false;
 		if (!trace_entry(e->d_name)) {
-			snprintf(why, len, "it holds '%s', which no ecp trace has", e->d_name);
+			snprintf(why, len, "it holds '%s', which no ecp trace has",
+				 e->d_name);
 			closedir(d);
 			return why;
 		}
@@ -197,7 +198,8 @@ static const char *not_replaceable(const char *dir, char *why, size_t len)
 		snprintf(path, sizeof(path), "%s/%s", dir, i ? "sched" : "main");
 		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 			return "it is not an ecp trace (no " ECP_META_FILE
-			       ", and no main/ and sched/ of a recording that was killed)";
+			       ", and no main/ and sched/ of a recording that was "
+			       "killed)";
 	}
 	return NULL;
 }
@@ -210,13 +212,14 @@ static int lock_output(const char *abs, struct ecp_error *err)
 	struct stat held, now;
 	int fd = open(abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		ecp_error_set(err, ECP_ERR_IO, "cannot open %s: %s", abs, strerror(errno));
+		ecp_error_set(err, ECP_ERR_IO, "cannot open %s: %s", abs,
+			      strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
-			ecp_error_set(err, ECP_ERR_USAGE, "another ecp record is writing into %s",
-				      abs);
+			ecp_error_set(err, ECP_ERR_USAGE,
+				      "another ecp record is writing into %s", abs);
 		else
 			ecp_error_set(err, ECP_ERR_IO, "cannot lock %s: %s", abs,
 				      strerror(errno));
@@ -228,7 +231,8 @@ static int lock_output(const char *abs, struct ecp_error *err)
 	if (fstat(fd, &held) < 0 || lstat(abs, &now) < 0 || held.st_ino != now.st_ino ||
 	    held.st_dev != now.st_dev) {
 		ecp_error_set(err, ECP_ERR_USAGE,
-			      "another ecp record replaced %s while this one started", abs);
+			      "another ecp record replaced %s while this one started",
+			      abs);
 		close(fd);
 		return -1;
 	}
@@ -244,8 +248,8 @@ static void output_by_fd(int fd, const char *abs, char *io, size_t len)
 {
 	struct stat by_path, held;
 	snprintf(io, len, "/proc/self/fd/%d", fd);
-	if (stat(io, &by_path) < 0 || fstat(fd, &held) < 0 || by_path.st_ino != held.st_ino ||
-	    by_path.st_dev != held.st_dev)
+	if (stat(io, &by_path) < 0 || fstat(fd, &held) < 0 ||
+	    by_path.st_ino != held.st_ino || by_path.st_dev != held.st_dev)
 		snprintf(io, len, "%s", abs);
 }
 
@@ -254,8 +258,8 @@ static void output_by_fd(int fd, const char *abs, char *io, size_t len)
 static int output_moved(int fd, const char *abs, struct ecp_error *err)
 {
 	struct stat now, held, parent;
-	if (fstat(fd, &held) < 0 ||
-	    (lstat(abs, &now) == 0 && now.st_ino == held.st_ino && now.st_dev == held.st_dev))
+	if (fstat(fd, &held) < 0 || (lstat(abs, &now) == 0 && now.st_ino == held.st_ino &&
+				     now.st_dev == held.st_dev))
 		return ECP_OK;
 	char up[PATH_MAX];
 	snprintf(up, sizeof(up), "%s", abs);
@@ -266,12 +270,13 @@ static int output_moved(int fd, const char *abs, struct ecp_error *err)
 	if (stat(up, &parent) == 0)
 		snprintf(who, sizeof(who), " (its parent is owned by uid %u, mode %04o)",
 			 (unsigned)parent.st_uid, (unsigned)(parent.st_mode & 07777));
-	return ecp_error_set(err, ECP_ERR_IO,
-			     "%s was moved or replaced while the program ran%s: nothing was "
-			     "written through what is there now, and the recording is left "
-			     "unfinished in the directory that was moved; record into a "
-			     "directory only you can change",
-			     abs, who);
+	return ecp_error_set(
+	    err, ECP_ERR_IO,
+	    "%s was moved or replaced while the program ran%s: nothing was "
+	    "written through what is there now, and the recording is left "
+	    "unfinished in the directory that was moved; record into a "
+	    "directory only you can change",
+	    abs, who);
 }
 
 static int prepare_output(const char *output, bool force, char *abs, size_t len,
@@ -303,8 +308,8 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 				     ? not_replaceable(abs, why, sizeof(why))
 				     : "it is not a directory";
 		if (no)
-			return ecp_error_set(err, ECP_ERR_USAGE, "not replacing %s: %s", abs,
-					     no);
+			return ecp_error_set(err, ECP_ERR_USAGE, "not replacing %s: %s",
+					     abs, no);
 		/* a recording still writing there keeps it */
 		int busy = lock_output(abs, err);
 		if (busy < 0)
@@ -429,7 +434,8 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	 * liblttng-ust-fd keeps a program's close() off LTTng-UST's own
 	 * descriptors (lttng-ust(3)): one that closes every descriptor it did
 	 * not open aborted in lttng_counter_shmp_object_destroy. */
-	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1:liblttng-ust-fd.so.1%s%s%s", agent,
+	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1:liblttng-ust-fd.so.1%s%s%s",
+		    agent,
 		    ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "",
 		    old_preload && *old_preload ? ":" : "",
 		    old_preload ? old_preload : "") < 0 ||
@@ -489,7 +495,8 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	*(void **)&em->emit_mmap = dlsym(em->handle, "ecp_sched_emit_mmap");
 	*(void **)&em->emit_sample_lost = dlsym(em->handle, "ecp_sched_emit_sample_lost");
 	if (!em->emit_switch || !em->emit_lost || !em->emit_comm || !em->emit_task ||
-	    !em->emit_clock || !em->emit_sample || !em->emit_mmap || !em->emit_sample_lost)
+	    !em->emit_clock || !em->emit_sample || !em->emit_mmap ||
+	    !em->emit_sample_lost)
 		return ecp_error_set(err, ECP_ERR_IO,
 				     "%s lacks the ecp_sched_emit functions", path);
 	/* The library stays loaded: unloading LTTng-UST is not supported. */
@@ -518,11 +525,13 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, in
 		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 	}
 	if (ecp_calibrate_events(em, &sum->event_cost_ps, &sum->event_bursts) < 0)
-		sum->calibration_problem = "the cost of an event measured implausibly high "
-					   "(the CPU was too busy to calibrate)";
-	if (sample_hz &&
-	    ecp_calibrate_samples(sample_hz, &sum->sample_cost_ns, &sum->sample_bursts) < 0)
-		sum->calibration_problem = "the cost of a perf sample could not be measured";
+		sum->calibration_problem =
+		    "the cost of an event measured implausibly high "
+		    "(the CPU was too busy to calibrate)";
+	if (sample_hz && ecp_calibrate_samples(sample_hz, &sum->sample_cost_ns,
+					       &sum->sample_bursts) < 0)
+		sum->calibration_problem =
+		    "the cost of a perf sample could not be measured";
 	sum->event_cost_ns = (sum->event_cost_ps + 500u) / 1000u;
 	sum->event_cost_source = "calibration";
 	if (pinned)
@@ -565,7 +574,8 @@ static void read_hook_cost(const char *calib_file, struct ecp_record_summary *su
 			 &events, &deep);
 	if (got == 3)
 		sum->calls_too_deep = deep;
-	if (got >= 2 && events >= HOOK_EVENTS_MIN && ps > 0 && ps <= ECP_EVENT_COST_MAX_PS) {
+	if (got >= 2 && events >= HOOK_EVENTS_MIN && ps > 0 &&
+	    ps <= ECP_EVENT_COST_MAX_PS) {
 		sum->event_cost_ps = ps;
 		sum->event_cost_ns = (ps + 500u) / 1000u;
 		sum->event_cost_source = "run";
@@ -614,8 +624,8 @@ static void read_unmodelled(const char *path, struct ecp_record_summary *sum)
  * program ran on to its end, unrecorded; what was recorded covers only its
  * start and is removed (an analysis of it would be wrong). */
 static int stopped_for_space(const struct ecp_disk_watch *disk, const char *out,
-			     uint64_t start_ns, uint64_t end_ns, int status, int *exit_code,
-			     struct ecp_error *err)
+			     uint64_t start_ns, uint64_t end_ns, int status,
+			     int *exit_code, struct ecp_error *err)
 {
 	char how[64];
 	if (WIFSIGNALED(status)) {
@@ -655,7 +665,8 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		if (perf)
 			p[n++] = (struct pollfd){.fd = ps->ring.fd, .events = POLLIN};
 		if (sampling)
-			p[n++] = (struct pollfd){.fd = samples->ring.fd, .events = POLLIN};
+			p[n++] =
+			    (struct pollfd){.fd = samples->ring.fd, .events = POLLIN};
 		poll(p, n, ANCHOR_MS);
 		/* once stopped for want of space, nothing more is written (the
 		 * perf rings only lose what they hold) */
@@ -667,7 +678,8 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		 * LTTng, which may block) is taken in slices with the context
 		 * switches drained between: their ring is the smaller, and a
 		 * switch perf drops makes the whole trace unusable. */
-		while (sampling && ecp_perf_sample_drain_some(samples, SAMPLE_SLICE_BYTES))
+		while (sampling &&
+		       ecp_perf_sample_drain_some(samples, SAMPLE_SLICE_BYTES))
 			if (perf)
 				ecp_perf_switch_drain(ps);
 		if (!disk->stopped_ns)
@@ -699,7 +711,8 @@ static void copy_sampled_objects(const char *out, const struct ecp_perf_sample *
 		if (!s->objs[i].hit)
 			continue;
 		for (size_t k = 0; k < i && !again; k++)
-			again = s->objs[k].hit && !strcmp(s->objs[k].path, s->objs[i].path);
+			again =
+			    s->objs[k].hit && !strcmp(s->objs[k].path, s->objs[i].path);
 		if (again)
 			continue;
 		struct ecp_error e = {0};
@@ -806,11 +819,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	have_sched = true;
 	/* LTTng's buffers, on every CPU (per-UID buffers exist for each), must
 	 * always fit on the output's filesystem */
-	rc = ecp_disk_watch_init(
-	    &disk, out_lock, out,
-	    ((uint64_t)SUBBUF_SIZE * NUM_SUBBUF + (uint64_t)sched_subbuf * SCHED_NUM_SUBBUF) *
-		(uint64_t)get_nprocs_conf(),
-	    s_main, s_sched, err);
+	rc = ecp_disk_watch_init(&disk, out_lock, out,
+				 ((uint64_t)SUBBUF_SIZE * NUM_SUBBUF +
+				  (uint64_t)sched_subbuf * SCHED_NUM_SUBBUF) *
+				     (uint64_t)get_nprocs_conf(),
+				 s_main, s_sched, err);
 	if (rc)
 		goto out;
 	/* in the state directory: removed with it, even after a SIGKILL */
@@ -840,18 +853,20 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = load_sched_emitter(&em, err);
 	if (rc)
 		goto out;
-	rc = calibrate(s_calib, &em, sum->cpu,
-		       want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0,
-		       sum, err);
+	rc = calibrate(
+	    s_calib, &em, sum->cpu,
+	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0, sum,
+	    err);
 	if (!rc)
 		rc = check_interrupted(err);
 	if (rc)
 		goto out;
 
 	snprintf(calib_file, sizeof(calib_file), "%s/agent", calib_dir);
-	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus, hooks) < 0 ||
-	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus, hooks) <
-		0) {
+	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus,
+		      hooks) < 0 ||
+	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus,
+		      hooks) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory building the environment");
 		goto out;
@@ -867,10 +882,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
 	no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
-	rc = ecp_launch_fork(o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf,
-			     want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ)
-					  : 0,
-			     &l, err);
+	rc = ecp_launch_fork(
+	    o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf,
+	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0, &l,
+	    err);
 	if (rc)
 		goto out;
 	child_pid = l.pid;
@@ -894,18 +909,20 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		/* the event exists in the program already; unread, it only
 		 * costs its interrupts: the program runs, unsampled */
 		struct ecp_error map_err = {0};
-		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em, &map_err) ==
-			   ECP_OK;
+		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em,
+						&map_err) == ECP_OK;
 		l.sample_fd = -1; /* owned (and closed on failure) by the ring */
 		samples.family = perf ? &ps : NULL;
 		if (!sampling) {
-			snprintf(sampling_problem, sizeof(sampling_problem), "%s", map_err.msg);
+			snprintf(sampling_problem, sizeof(sampling_problem), "%s",
+				 map_err.msg);
 			sum->sampling_problem = sampling_problem;
 		}
 	} else if (want_samples) {
 		snprintf(sampling_problem, sizeof(sampling_problem),
 			 "perf refused the sampling event (%s)",
-			 l.perf_fd < 0 ? "no context switches either" : strerror(-l.sample_fd));
+			 l.perf_fd < 0 ? "no context switches either"
+				       : strerror(-l.sample_fd));
 		sum->sampling_problem = sampling_problem;
 	}
 	/* the first anchor precedes every function time, the last follows them */
@@ -918,7 +935,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		  &sum->cpu_ns);
 	child_pid = 0;
 	if (disk.stopped_ns) {
-		rc = stopped_for_space(&disk, out, start_ns, end_ns, status, exit_code, err);
+		rc = stopped_for_space(&disk, out, start_ns, end_ns, status, exit_code,
+				       err);
 		goto out;
 	}
 	if (perf)
@@ -957,11 +975,12 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.wall_ns = sum->wall_ns;
 	meta.cpu_ns = sum->cpu_ns;
 	meta.functions = o->functions;
-	meta.functions_mode = !o->functions ? "none"
+	meta.functions_mode = !o->functions                                 ? "none"
 			      : sum->functions_mode == ECP_FUNCTIONS_SAMPLE ? "sample"
 			      : sum->functions_mode == ECP_FUNCTIONS_BOTH   ? "both"
-									    : "instrument";
-	meta.sample_hz = sampling ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
+									  : "instrument";
+	meta.sample_hz =
+	    sampling ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
 	meta.samples = sum->samples = samples.samples;
 	meta.samples_lost = sum->samples_lost = samples.lost;
 	meta.sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
@@ -988,9 +1007,11 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	if (rc == 0) {
 		struct ecp_error copy_err = {0};
 		if (ecp_record_copy_program(out_io, o->argv[0], &copy_err) < 0)
-			fprintf(stderr, "ecp record: warning: the trace keeps no copy of the "
-					"program, so function names resolve only where it is: %s\n",
-				copy_err.msg);
+			fprintf(
+			    stderr,
+			    "ecp record: warning: the trace keeps no copy of the "
+			    "program, so function names resolve only where it is: %s\n",
+			    copy_err.msg);
 		copy_sampled_objects(out_io, &samples);
 		if (sampling && ecp_record_copy_vdso(out_io, &copy_err) < 0)
 			fprintf(stderr, "ecp record: warning: %s\n", copy_err.msg);
@@ -1032,14 +1053,16 @@ out:
 		rc = ecp_manifest_write(out_io, err);
 	/* no half-made trace left behind, but only where the path still
 	 * names the directory this recording made */
-	if (rc && have_output && output_moved(out_lock, out, &(struct ecp_error){0}) == ECP_OK)
+	if (rc && have_output &&
+	    output_moved(out_lock, out, &(struct ecp_error){0}) == ECP_OK)
 		remove_tree(out);
 	if (out_lock >= 0)
 		close(out_lock);
 	restore_signals(old_sig);
 	if (pending_signal && !rc)
 		fprintf(stderr,
-			"ecp record: signal %d (%s) came while the recording was being finished: "
+			"ecp record: signal %d (%s) came while the recording was being "
+			"finished: "
 			"the trace was finished first\n",
 			(int)pending_signal, strsignal(pending_signal));
 	env_free(&env_perf);

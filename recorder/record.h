@@ -18,7 +18,7 @@
 
 /* Where function attribution comes from (--functions). */
 enum ecp_functions_mode {
-	ECP_FUNCTIONS_AUTO = 0,   /* instrument if the program has the hooks, else sample */
+	ECP_FUNCTIONS_AUTO = 0, /* instrument if the program has the hooks, else sample */
 	ECP_FUNCTIONS_INSTRUMENT, /* -finstrument-functions entry/exit only */
 	ECP_FUNCTIONS_SAMPLE,     /* perf samples only */
 	ECP_FUNCTIONS_BOTH,       /* entry/exit, and samples below and between them */
@@ -36,8 +36,8 @@ struct ecp_record_options {
 	bool functions; /* false with --no-functions */
 	enum ecp_functions_mode functions_mode;
 	unsigned sample_hz; /* 0 = ECP_SAMPLE_DEFAULT_HZ */
-	bool quiet;     /* no summary */
-	char **argv;    /* the program and its arguments, NULL-terminated */
+	bool quiet;         /* no summary */
+	char **argv;        /* the program and its arguments, NULL-terminated */
 };
 
 struct ecp_record_summary {
@@ -50,11 +50,11 @@ struct ecp_record_summary {
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* CPU time of the program, all threads (rusage) */
 	uint64_t switches;
-	uint64_t event_cost_ns;  /* rounded, for the summary */
-	uint64_t event_cost_ps;  /* what the reader subtracts per event */
-	const char *event_cost_source; /* "run" (the hooks timed themselves) or
-					  "calibration" */
-	uint64_t sample_cost_ns; /* ... and per sample */
+	uint64_t event_cost_ns;               /* rounded, for the summary */
+	uint64_t event_cost_ps;               /* what the reader subtracts per event */
+	const char *event_cost_source;        /* "run" (the hooks timed themselves) or
+						 "calibration" */
+	uint64_t sample_cost_ns;              /* ... and per sample */
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */
 	uint64_t calls_too_deep; /* calls deeper than the agent's shadow stack */
@@ -62,7 +62,7 @@ struct ecp_record_summary {
 	uint32_t as_cpus; /* CPUs the program was shown */
 	const char *clock;
 	enum ecp_functions_mode functions_mode; /* as decided (never AUTO) */
-	uint64_t samples;      /* samples written */
+	uint64_t samples;                       /* samples written */
 	uint64_t samples_lost;
 	const char *sampling_problem; /* why sampling was asked for but is off, or NULL */
 	/* calls the program made that ecp does not model (or only in part) */

@@ -13,14 +13,15 @@ ECP_SCHED_API void ecp_sched_emit_switch(uint64_t ts, int64_t tid, int out, int 
 ECP_SCHED_API void ecp_sched_emit_lost(uint64_t count);
 ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *name);
 ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit,
-					uint64_t ts, int64_t pid);
+				       uint64_t ts, int64_t pid);
 ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc);
 /* `stack`: n_stack 64-bit words, 8-byte aligned (a perf record's). */
 ECP_SCHED_API void ecp_sched_emit_sample(uint64_t ts, int64_t tid, const uint64_t *regs,
-					  uint32_t n_regs, const uint64_t *chain,
-					  uint32_t n_chain, const void *stack, uint32_t n_stack);
+					 uint32_t n_regs, const uint64_t *chain,
+					 uint32_t n_chain, const void *stack,
+					 uint32_t n_stack);
 ECP_SCHED_API void ecp_sched_emit_mmap(uint64_t start, uint64_t len, uint64_t pgoff,
-					uint32_t prot, const char *path);
+				       uint32_t prot, const char *path);
 ECP_SCHED_API void ecp_sched_emit_sample_lost(uint64_t count);
 
 struct ecp_sched_emitter {

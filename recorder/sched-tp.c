@@ -23,7 +23,7 @@ ECP_SCHED_API void ecp_sched_emit_comm(int64_t tid, int64_t pid, const char *nam
 }
 
 ECP_SCHED_API void ecp_sched_emit_task(int64_t tid, int64_t ppid, int64_t ptid, int exit,
-					uint64_t ts, int64_t pid)
+				       uint64_t ts, int64_t pid)
 {
 	lttng_ust_tracepoint(ecp_sched, task, tid, ppid, ptid, (uint8_t)exit, ts, pid);
 }
@@ -34,15 +34,16 @@ ECP_SCHED_API void ecp_sched_emit_clock(uint64_t mono, uint64_t tsc)
 }
 
 ECP_SCHED_API void ecp_sched_emit_sample(uint64_t ts, int64_t tid, const uint64_t *regs,
-					  uint32_t n_regs, const uint64_t *chain,
-					  uint32_t n_chain, const void *stack, uint32_t n_stack)
+					 uint32_t n_regs, const uint64_t *chain,
+					 uint32_t n_chain, const void *stack,
+					 uint32_t n_stack)
 {
 	lttng_ust_tracepoint(ecp_sched, sample, ts, tid, regs, n_regs, chain, n_chain,
 			     (const uint64_t *)stack, n_stack);
 }
 
 ECP_SCHED_API void ecp_sched_emit_mmap(uint64_t start, uint64_t len, uint64_t pgoff,
-					uint32_t prot, const char *path)
+				       uint32_t prot, const char *path)
 {
 	lttng_ust_tracepoint(ecp_sched, mmap, start, len, pgoff, prot, path);
 }

@@ -163,7 +163,8 @@ static bool is_that_daemon(pid_t pid, const char *pidfile)
 	long long start = started_at(pid);
 	if (!is_sessiond(pid) || start < 0 || stat(pidfile, &st) < 0)
 		return false;
-	return start <= (long long)st.st_mtime + 1 && start >= (long long)st.st_mtime - 60;
+	return start <= (long long)st.st_mtime + 1 &&
+	       start >= (long long)st.st_mtime - 60;
 }
 
 /* Whether a process has exited: gone, or a zombie.  The daemon was
@@ -257,7 +258,8 @@ void ecp_lttng_clean_stale(void)
 		if (strncmp(e->d_name, "ecp-lttng-", 10))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_uid == geteuid())
 			clean_if_stale(path);
 	}
 	closedir(d);
@@ -287,8 +289,8 @@ int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err)
 	snprintf(d->home, sizeof(d->home), "%s/ecp-lttng-XXXXXX", tmp_dir());
 	if (!mkdtemp(d->home)) {
 		rc = ecp_error_set(err, ECP_ERR_IO,
-				   "cannot create a private LTTng home: path=%s: %s", d->home,
-				   strerror(errno));
+				   "cannot create a private LTTng home: path=%s: %s",
+				   d->home, strerror(errno));
 		d->home[0] = 0;
 		return rc;
 	}
@@ -460,10 +462,11 @@ int ecp_lttng_session_stop(const char *name, struct ecp_error *err)
 		return ctl_error(err, ret, "stop", name);
 	for (int waited = 0; (ret = lttng_data_pending(name)) == 1; waited += 2) {
 		if (waited >= 60000)
-			return ecp_error_set(err, ECP_ERR_IO,
-					     "LTTng: session %s still had data to write 60 s "
-					     "after it was stopped",
-					     name);
+			return ecp_error_set(
+			    err, ECP_ERR_IO,
+			    "LTTng: session %s still had data to write 60 s "
+			    "after it was stopped",
+			    name);
 		sleep_ms(2);
 	}
 	return ret < 0 ? ctl_error(err, ret, "stop (data pending)", name) : ECP_OK;

@@ -13,8 +13,9 @@
 
 bool ecp_is_std_library_name(const char *name)
 {
-	static const char *const prefixes[] = {"std::", "__gnu_cxx::", "__cxxabiv1::",
-					       "void std::", "bool std::", "__gnu_debug::"};
+	static const char *const prefixes[] = {
+	    "std::",      "__gnu_cxx::", "__cxxabiv1::",
+	    "void std::", "bool std::",  "__gnu_debug::"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;
@@ -36,7 +37,8 @@ bool ecp_library_calls_advice(const struct ecp_model *m, char *buf, size_t len)
 	for (uint32_t f = 0; f < m->n_functions; f++) {
 		uint64_t n = calls[f] + m->functions[f].folded_calls;
 		all += n;
-		if (m->functions[f].name && ecp_is_std_library_name(m->functions[f].name)) {
+		if (m->functions[f].name &&
+		    ecp_is_std_library_name(m->functions[f].name)) {
 			library += n;
 			if (n > calls[top] + m->functions[top].folded_calls ||
 			    !ecp_is_std_library_name(m->functions[top].name))
@@ -44,11 +46,13 @@ bool ecp_library_calls_advice(const struct ecp_model *m, char *buf, size_t len)
 		}
 	}
 	free(calls);
-	if (!library || library * 2 < all || all * CPU_PER_CALL_NS < m->info.program_cpu_ns)
+	if (!library || library * 2 < all ||
+	    all * CPU_PER_CALL_NS < m->info.program_cpu_ns)
 		return false;
 	snprintf(
 	    buf, len,
-	    "%llu of the %llu instrumented calls (one every %.0f ns of the program's CPU) "
+	    "%llu of the %llu instrumented calls (one every %.0f ns of the program's "
+	    "CPU) "
 	    "were to C++ library code the compiler inlined from headers (the most: %s): "
 	    "the hooks cost more than that code and distort every time here; build with "
 	    "-finstrument-functions-exclude-file-list=/usr/include (GCC) or "

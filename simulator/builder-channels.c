@@ -88,11 +88,14 @@ static int poll_woken_by(struct ecp_builder *b, struct bthread *th, ecp_id from,
 		/* still the accumulating segment */
 		th->seg_delay = sat_sub(th->seg_delay, th->poll_delay);
 		th->delay_open = 0;
-		return bld_pend_edge(th, from, ECP_EDGE_SEM) < 0 ? bld_nomem(err) : ECP_OK;
+		return bld_pend_edge(th, from, ECP_EDGE_SEM) < 0 ? bld_nomem(err)
+								 : ECP_OK;
 	}
-	struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment, th->poll_seg);
+	struct ecp_segment *seg =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment, th->poll_seg);
 	seg->delay = sat_sub(seg->delay, th->poll_delay);
-	return bld_add_edge(b, from, th->poll_seg, ECP_EDGE_SEM) < 0 ? bld_nomem(err) : ECP_OK;
+	return bld_add_edge(b, from, th->poll_seg, ECP_EDGE_SEM) < 0 ? bld_nomem(err)
+								     : ECP_OK;
 }
 
 static int chan_read(struct ecp_builder *b, struct bthread *th,

@@ -135,8 +135,9 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 	const struct ecp_segment *first =
 	    &ECP_VEC_AT(&b->segments, struct ecp_segment, mt->first_segment);
 	uint64_t first_ts = b->t0 + first->rec_start;
-	uint64_t before = th->clock_first ? th->clock_first
-					  : sched_list_cpu(th->sched, st, 0, first_ts, guessed);
+	uint64_t before = th->clock_first
+			      ? th->clock_first
+			      : sched_list_cpu(th->sched, st, 0, first_ts, guessed);
 	return before + sched_list_cpu(th->sched, st, th->last_ts, UINT64_MAX, guessed);
 }
 
@@ -163,21 +164,20 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 		return -1;
 	}
 	for (size_t i = 0; i < b->threads.len; i++)
-		m->info.untracked_cpu_ns += untracked_cpu(b, thread_at(b, (ecp_id)i),
-							   &m->threads[i], &st,
-							   &m->info.guessed_cpu_ns);
+		m->info.untracked_cpu_ns +=
+		    untracked_cpu(b, thread_at(b, (ecp_id)i), &m->threads[i], &st,
+				  &m->info.guessed_cpu_ns);
 	for (size_t i = 0; i < b->sched_by_tid.cap; i++) {
 		if (!b->sched_by_tid.used[i] ||
 		    ecp_hmap_get(&b->thread_by_tid, b->sched_by_tid.keys[i]))
 			continue;
-		const struct sched_list *l = ECP_VEC_AT(&b->sched_lists, struct sched_list *,
-							b->sched_by_tid.vals[i]);
-		m->info.outside_cpu_ns += sched_list_cpu(l, &st, 0, UINT64_MAX,
-							 &m->info.guessed_cpu_ns);
+		const struct sched_list *l = ECP_VEC_AT(
+		    &b->sched_lists, struct sched_list *, b->sched_by_tid.vals[i]);
+		m->info.outside_cpu_ns +=
+		    sched_list_cpu(l, &st, 0, UINT64_MAX, &m->info.guessed_cpu_ns);
 		m->info.outside_threads++;
 	}
 	free(st.ins);
 	free(st.outs);
 	return 0;
 }
-

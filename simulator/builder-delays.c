@@ -8,7 +8,8 @@
 
 static bool is_poll(uint64_t kind)
 {
-	return kind == 4 || kind == 5 || kind == 6 || kind == 14 || kind == 15 || kind == 16;
+	return kind == 4 || kind == 5 || kind == 6 || kind == 14 || kind == 15 ||
+	       kind == 16;
 }
 
 int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
@@ -37,8 +38,8 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	/* a wait for child processes that exited meanwhile (or before) is a
 	 * join of them, not a delay (builder-processes.c) */
 	int kids = th->delay_kind == DELAY_WAIT_CHILD && b->procs.len
-			   ? bld_child_wait(b, th, ev->ts, false)
-			   : 0;
+		       ? bld_child_wait(b, th, ev->ts, false)
+		       : 0;
 	/* a call that did not block is plain CPU time: no boundary */
 	if (!d && !kids)
 		return ECP_OK;

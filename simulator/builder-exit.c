@@ -121,4 +121,3 @@ int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m)
 		return -1;
 	return 0;
 }
-

@@ -12,11 +12,12 @@ const char *const bld_warn_text[WARN_COUNT] = {
     [WARN_ENTRY_WITHOUT_EXIT] =
 	"function entries without an exit were closed (at the enclosing exit "
 	"or at thread end)",
-    [WARN_FUNC_TS_BACKWARDS] = "function timestamps went backwards within a thread "
-			       "and were clamped (many: calls too short to time, such as "
-			       "inlined C++ std:: helpers -- record with --min-duration, or "
-			       "build with -finstrument-functions-exclude-file-list=/usr/"
-			       "include)",
+    [WARN_FUNC_TS_BACKWARDS] =
+	"function timestamps went backwards within a thread "
+	"and were clamped (many: calls too short to time, such as "
+	"inlined C++ std:: helpers -- record with --min-duration, or "
+	"build with -finstrument-functions-exclude-file-list=/usr/"
+	"include)",
     [WARN_THREAD_NO_EXIT] = "threads had no thread_exit and end at their last event",
     [WARN_EVENTS_AFTER_EXIT] = "events of threads after their thread_exit were ignored",
     [WARN_NESTED_WAIT] = "waits began while the thread was already waiting (the first "
@@ -119,7 +120,8 @@ static int name_call_site(struct ecp_model *m, struct ecp_symbols *syms, uint64_
 	const char *caller = NULL, *object = NULL, *file = NULL;
 	uint64_t vaddr = 0, start = 0;
 	char where[256] = "";
-	if (syms && ecp_symbols_resolve(syms, site - 1, ecp_model_strings(m), &caller, &object) < 0)
+	if (syms && ecp_symbols_resolve(syms, site - 1, ecp_model_strings(m), &caller,
+					&object) < 0)
 		return -1;
 	if (syms && ecp_symbols_locate(syms, site - 1, &file, &vaddr, &start) == 0 &&
 	    ecp_source_line(file, vaddr, where, sizeof(where)) == 0)
@@ -194,14 +196,18 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		 * holds it (steal-scaled, the recorder's cost out) */
 		for (size_t k = 0; k < th->segs.len; k++) {
 			uint32_t id = ECP_VEC_AT(&th->segs, uint32_t, k);
-			uint64_t len = ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
+			uint64_t len =
+			    ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
 			/* a one-thread child waits for nothing inside itself */
-			bool alone = th->proc && ECP_VEC_AT(&b->procs, struct bproc,
-							     th->proc - 1).n_threads == 1;
+			bool alone =
+			    th->proc &&
+			    ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1).n_threads ==
+				1;
 			if (th->unseen && !alone)
 				m->info.unknown_deps_ns += len;
 			else if (k + 1 == th->segs.len && th->ran_on_ns)
-				m->info.unknown_deps_ns += len < th->ran_on_ns ? len : th->ran_on_ns;
+				m->info.unknown_deps_ns +=
+				    len < th->ran_on_ns ? len : th->ran_on_ns;
 		}
 		for (size_t k = 0; k < th->segs.len; k++)
 			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
@@ -298,7 +304,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 						      (unsigned long long)f->addr);
 			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
 		}
-		if (mf->name && f->site && name_call_site(m, syms, f->site, &mf->name) < 0)
+		if (mf->name && f->site &&
+		    name_call_site(m, syms, f->site, &mf->name) < 0)
 			goto oom;
 		mf->call_site = f->site;
 		if (!mf->name || !mf->object)
@@ -336,8 +343,8 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			"are not seen",
 			(char *)b->unmodelled.data + i * 48) < 0)
 			goto oom;
-	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
-	    bld_child_warning(b, m, b->child_cpu_ns) < 0)
+	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 ||
+	    bld_unseen_warning(b, m) < 0 || bld_child_warning(b, m, b->child_cpu_ns) < 0)
 		goto oom;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&

@@ -136,7 +136,8 @@ int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_
 	uint64_t *d = ecp_hmap_get(&th->depth, fr.func);
 	if (d && *d)
 		(*d)--;
-	return bld_push_call(b, th, fr.func, (uint32_t)th->frames.len, fr.enter, t, flags);
+	return bld_push_call(b, th, fr.func, (uint32_t)th->frames.len, fr.enter, t,
+			     flags);
 }
 
 int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr,
@@ -175,9 +176,9 @@ int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_
 	/* frames match by address: with by_callsite a function has one id per
 	 * call site, and the exit does not say which */
 	size_t k = th->frames.len;
-	while (k > 0 &&
-	       ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->frames, struct frame, k - 1).func)
-		       .addr != addr)
+	while (k > 0 && ECP_VEC_AT(&b->fns, struct fn,
+				   ECP_VEC_AT(&th->frames, struct frame, k - 1).func)
+				.addr != addr)
 		k--;
 	if (k == 0) {
 		b->warn[WARN_EXIT_WITHOUT_ENTRY]++;

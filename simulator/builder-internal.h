@@ -77,17 +77,17 @@ struct bthread {
 	char name[16];
 	bool named; /* by the program (thread_name); comm does not override */
 	bool exited;
-	bool omp_pool; /* joined an OpenMP team: libgomp keeps it until exit */
-	bool unseen;   /* only the scheduler saw it (builder-unseen.c) */
-	uint32_t proc; /* 1 + its child process (builder-processes.c), 0 none */
+	bool omp_pool;      /* joined an OpenMP team: libgomp keeps it until exit */
+	bool unseen;        /* only the scheduler saw it (builder-unseen.c) */
+	uint32_t proc;      /* 1 + its child process (builder-processes.c), 0 none */
 	uint64_t ran_on_ns; /* CPU after its last event until the exit cut it */
-	size_t next_fork; /* its next fork to split at (bld_split_forks) */
+	size_t next_fork;   /* its next fork to split at (bld_split_forks) */
 	bool forks_looked;
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
 	struct sched_list *sched;
 	uint64_t n_events;
-	uint64_t n_samples; /* perf samples taken on it so far (their cost) */
-	struct ecp_vec *cost_ts; /* its samples' times (ecp_builder_count_sample) */
+	uint64_t n_samples;           /* perf samples taken on it so far (their cost) */
+	struct ecp_vec *cost_ts;      /* its samples' times (ecp_builder_count_sample) */
 	size_t cost_first, cost_next; /* the first in its life; the first not counted */
 	/* func_entry events just before the current one: the agent writes a
 	 * call's entry lazily, in the hook of a later exit or event, so these
@@ -149,7 +149,7 @@ struct bthread {
 	/* samples (builder-samples.c): the thread's own, and the state the
 	 * last one left (functions, innermost first; empty: the shadow stack) */
 	struct samp_list *samp_src;
-	struct ecp_vec samp; /* ecp_id */
+	struct ecp_vec samp;       /* ecp_id */
 	struct ecp_vec samp_since; /* uint64_t: function clock from which each of
 				    * samp has been on the sampled stack (its call) */
 };
@@ -294,7 +294,7 @@ struct ecp_builder {
 	struct ecp_vec unmodelled; /* char[48]: names of calls ecp does not model */
 	uint64_t warn[WARN_COUNT];
 	char first_inconsistency[600]; /* the first one, quoted in the warning */
-	struct bld_omp *omp; /* OpenMP dynamic loops (builder-omp.c), or NULL */
+	struct bld_omp *omp;           /* OpenMP dynamic loops (builder-omp.c), or NULL */
 	/* threads the process's exit cut (builder-finish.c): blocked in a
 	 * recorded wait, or still running (their CPU after their last event,
 	 * and the first tids, for the warning that names them) */
@@ -370,7 +370,8 @@ struct act_slot *bld_act(struct bthread *th, ecp_id func);
 int bld_advance(struct bthread *th, uint64_t t);
 /* builder-samples.c */
 void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts);
-int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bool func_event);
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+		      bool func_event);
 int bld_charge_sampled(struct bthread *th, uint64_t d);
 void bld_samples_free(struct ecp_builder *b);
 int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_t flags);
@@ -449,8 +450,8 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 
 /* builder-omp.c: OpenMP dynamic loops, dealt out again at finish */
 struct bld_omp;
-int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
-		     uint64_t v, struct ecp_error *err);
+int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th,
+		     const struct ecp_event *ev, uint64_t v, struct ecp_error *err);
 int bld_omp_finish(struct ecp_builder *b);
 /* An object of the agent's OpenMP constructs (recorder/EVENTS.md). */
 static inline bool bld_omp_object(uint64_t obj)

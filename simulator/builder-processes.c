@@ -72,8 +72,8 @@ int bld_processes_seal(struct ecp_builder *b)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, i);
-		b->forks[i] = (struct fork_point){.creator = p->creator, .ts = p->fork_ts,
-						  .proc = (uint32_t)i};
+		b->forks[i] = (struct fork_point){
+		    .creator = p->creator, .ts = p->fork_ts, .proc = (uint32_t)i};
 	}
 	qsort(b->forks, n, sizeof(*b->forks), cmp_fork);
 	b->n_forks = n;
@@ -142,7 +142,8 @@ int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, b
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg)
 {
 	for (size_t i = 0; i < th->child_waits.len; i++) {
-		struct bproc *p = proc_of_pid(b, ECP_VEC_AT(&th->child_waits, uint32_t, i));
+		struct bproc *p =
+		    proc_of_pid(b, ECP_VEC_AT(&th->child_waits, uint32_t, i));
 		if (p)
 			p->join_seg = seg;
 	}
@@ -159,7 +160,8 @@ int bld_place_child_thread(struct ecp_builder *b, struct bthread *th)
 	if (!p->n_threads++)
 		b->child_procs++;
 	b->child_threads++;
-	if (p->fork_seg != ECP_NO_ID && bld_pend_edge(th, p->fork_seg, ECP_EDGE_CREATE) < 0)
+	if (p->fork_seg != ECP_NO_ID &&
+	    bld_pend_edge(th, p->fork_seg, ECP_EDGE_CREATE) < 0)
 		return -1;
 	return 0;
 }
@@ -181,7 +183,8 @@ int bld_child_delays(struct ecp_builder *b)
 		struct bthread *th = thread_at(b, (ecp_id)i);
 		if (!th->proc || th->exited || !th->sched || !th->sched->n)
 			continue;
-		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
+		const struct bproc *p =
+		    &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
 		if (p->n_threads != 1 || p->has_children || !bld_comm_of(b, p->pid))
 			continue;
 		/* to its exit: the records may leave its last stay open */
@@ -196,7 +199,8 @@ int bld_child_delays(struct ecp_builder *b)
 			continue;
 		/* a delay is between two segments of a thread (model.h): an
 		 * empty first one takes the fork's edge */
-		if (bld_close_segment(b, th, th->seg_wall0, th->seg_v0, ECP_NO_ID) == ECP_NO_ID)
+		if (bld_close_segment(b, th, th->seg_wall0, th->seg_v0, ECP_NO_ID) ==
+		    ECP_NO_ID)
 			return -1;
 		th->seg_delay = delay;
 	}
@@ -211,7 +215,8 @@ int bld_join_children(struct ecp_builder *b)
 		struct bthread *th = thread_at(b, (ecp_id)i);
 		if (!th->proc || th->last_seg == ECP_NO_ID)
 			continue;
-		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
+		const struct bproc *p =
+		    &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1);
 		for (int depth = 0; p && depth < 64; depth++, p = proc_of_pid(b, p->ppid))
 			if (p->join_seg != ECP_NO_ID &&
 			    bld_add_edge(b, th->last_seg, p->join_seg, ECP_EDGE_JOIN) < 0)
@@ -230,16 +235,18 @@ int bld_child_warning(const struct ecp_builder *b, struct ecp_model *m, uint64_t
 		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, i);
 		if (!p->n_threads)
 			continue;
-		len += (size_t)snprintf(pids + len, sizeof(pids) - len, "%s%u", named ? ", " : "",
-					p->pid);
+		len += (size_t)snprintf(pids + len, sizeof(pids) - len, "%s%u",
+					named ? ", " : "", p->pid);
 		named++;
 	}
 	return ecp_model_add_warning(
 	    m,
-	    "%llu child processes were followed (pid %s%s; %llu threads, %.3f ms of CPU): "
+	    "%llu child processes were followed (pid %s%s; %llu threads, %.3f ms of "
+	    "CPU): "
 	    "each of their threads is its CPU time from the switch records, independent "
 	    "work from the fork; what they wait for among themselves is UNKNOWN, so the "
 	    "prediction is too optimistic where they wait for each other",
-	    (unsigned long long)b->child_procs, pids, b->child_procs > named ? ", ..." : "",
-	    (unsigned long long)b->child_threads, (double)cpu_ns / 1e6);
+	    (unsigned long long)b->child_procs, pids,
+	    b->child_procs > named ? ", ..." : "", (unsigned long long)b->child_threads,
+	    (double)cpu_ns / 1e6);
 }

@@ -107,9 +107,10 @@ int ecp_builder_push_sample(struct ecp_builder *b, uint32_t tid, uint64_t ts,
 {
 	if (b->sealed) {
 		struct ecp_event ev = {.ts = ts, .tid = tid, .type = ECP_EV_SCHED_SWITCH};
-		int rc = bld_inconsistent(b, err, &ev,
-					  "sample after the program's events (the sched trace "
-					  "must be pushed first)");
+		int rc =
+		    bld_inconsistent(b, err, &ev,
+				     "sample after the program's events (the sched trace "
+				     "must be pushed first)");
 		return rc > 0 ? ECP_OK : rc;
 	}
 	uint64_t *v = ecp_hmap_get(&b->samp_by_tid, tid);
@@ -184,7 +185,8 @@ static bool on_shadow_stack(const struct ecp_builder *b, const struct bthread *t
 			    uint64_t addr)
 {
 	for (size_t i = th->frames.len; i-- > 0;)
-		if (ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->frames, struct frame, i).func)
+		if (ECP_VEC_AT(&b->fns, struct fn,
+			       ECP_VEC_AT(&th->frames, struct frame, i).func)
 			.addr == addr)
 			return true;
 	return false;
@@ -234,7 +236,8 @@ static int take_state(struct ecp_builder *b, struct bthread *th, const struct sa
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct samp_frame *fr =
 		    &ECP_VEC_AT(&b->samp_frames, struct samp_frame, r->first + i);
-		if (is_start_function(b, th, fr->addr) || on_shadow_stack(b, th, fr->addr))
+		if (is_start_function(b, th, fr->addr) ||
+		    on_shadow_stack(b, th, fr->addr))
 			break;
 		ecp_id f = bld_function_at(b, fr->addr, fr->site);
 		if (f == ECP_NO_ID)
@@ -273,7 +276,8 @@ static int take_state(struct ecp_builder *b, struct bthread *th, const struct sa
 	}
 	th->samp.len = th->samp_since.len = next->len;
 	if (th->samp.len)
-		ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->samp, ecp_id, 0)).samples++;
+		ECP_VEC_AT(&b->fns, struct fn, ECP_VEC_AT(&th->samp, ecp_id, 0))
+		    .samples++;
 	return 0;
 }
 
@@ -284,19 +288,22 @@ static uint64_t raw_cpu(const struct bthread *th, uint64_t ts)
 	return th->sched ? bld_sched_cpu_at(th->sched, ts) : ts;
 }
 
-int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts, bool func_event)
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+		      bool func_event)
 {
 	struct samp_list *l = th->samp_src;
 	if (!l)
 		return 0;
 	uint64_t now = raw_cpu(th, ts);
 	while (l->next < l->recs.len) {
-		const struct samp_rec *r = &ECP_VEC_AT(&l->recs, struct samp_rec, l->next);
+		const struct samp_rec *r =
+		    &ECP_VEC_AT(&l->recs, struct samp_rec, l->next);
 		uint64_t cpu = raw_cpu(th, r->ts);
 		/* half-way from the previous one (the first: from the start) */
-		uint64_t takeover = !l->prev_cpu	  ? 0
-				    : cpu <= l->prev_cpu ? l->prev_cpu
-							 : l->prev_cpu + (cpu - l->prev_cpu) / 2;
+		uint64_t takeover = !l->prev_cpu ? 0
+				    : cpu <= l->prev_cpu
+					? l->prev_cpu
+					: l->prev_cpu + (cpu - l->prev_cpu) / 2;
 		/* a sample taken after a function event saw the stack that event
 		 * made: it waits for it (and takes over no earlier, f_last) */
 		if (takeover > now || (func_event && r->ts > ts))

@@ -14,8 +14,9 @@
  * still accumulating (or not yet opened) waits in the thread's `pend` list. */
 #include "simulator/builder-internal.h"
 
-static const char *const wait_names[] = {
-    "none", "lock", "cond_wait", "sem_wait", "barrier_wait", "thread_join", "once", "futex_wait"};
+static const char *const wait_names[] = {"none",     "lock",         "cond_wait",
+					 "sem_wait", "barrier_wait", "thread_join",
+					 "once",     "futex_wait"};
 
 int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind)
 {
@@ -217,7 +218,8 @@ void bld_woken_on(struct ecp_builder *b, struct bthread *th, uint64_t obj)
 	for (size_t i = 0; i < th->timeout_segs.len; i++) {
 		const struct timeout_seg *t =
 		    &ECP_VEC_AT(&th->timeout_segs, struct timeout_seg, i);
-		struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment, t->seg);
+		struct ecp_segment *seg =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment, t->seg);
 		uint64_t d = t->delay < seg->delay ? t->delay : seg->delay;
 		seg->delay -= d;
 		b->timeouts_taken_back++;
@@ -268,14 +270,15 @@ int bld_timeout_warnings(const struct ecp_builder *b, struct ecp_model *m)
 		(unsigned long long)b->timeouts_taken_back,
 		(double)b->timeouts_taken_back_ns / 1e6) < 0)
 		return -1;
-	if (kept && ecp_model_add_warning(
-			m,
-			"%llu timed waits timed out with no wake-up after them on the same "
-			"object: kept as %.3f ms of fixed delays at every P (a thread that "
-			"paces itself; if it polls for a state another thread sets, its "
-			"real waits shrink on more CPUs and the prediction is too long)",
-			(unsigned long long)kept,
-			(double)sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns) / 1e6) < 0)
+	if (kept &&
+	    ecp_model_add_warning(
+		m,
+		"%llu timed waits timed out with no wake-up after them on the same "
+		"object: kept as %.3f ms of fixed delays at every P (a thread that "
+		"paces itself; if it polls for a state another thread sets, its "
+		"real waits shrink on more CPUs and the prediction is too long)",
+		(unsigned long long)kept,
+		(double)sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns) / 1e6) < 0)
 		return -1;
 	return 0;
 }

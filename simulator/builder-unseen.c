@@ -15,8 +15,8 @@ int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 {
 	/* the last name of a tid wins: the one after an exec */
 	uint64_t *i = ecp_hmap_get(&b->comm_by_tid, tid);
-	struct tid_comm *c = i ? &ECP_VEC_AT(&b->comms, struct tid_comm, *i)
-			       : ecp_vec_push(&b->comms);
+	struct tid_comm *c =
+	    i ? &ECP_VEC_AT(&b->comms, struct tid_comm, *i) : ecp_vec_push(&b->comms);
 	if (!c || (!i && ecp_hmap_put(&b->comm_by_tid, tid, b->comms.len - 1) < 0))
 		return -1;
 	c->tid = tid;
@@ -47,8 +47,8 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		if (ecp_hmap_get(&b->thread_by_tid, tid))
 			continue;
 		const char *comm = bld_comm_of(b, tid);
-		struct sched_list *l =
-		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, b->sched_by_tid.vals[i]);
+		struct sched_list *l = ECP_VEC_AT(&b->sched_lists, struct sched_list *,
+						  b->sched_by_tid.vals[i]);
 		if (is_recorder_thread(comm) || !l->n)
 			continue;
 		/* it starts where the records first show it on the CPU; a tid
@@ -57,7 +57,8 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		struct ecp_event ev = {.ts = start,
 				       .tid = (uint32_t)tid,
 				       .type = ECP_EV_THREAD_START,
-				       .a = UINT64_MAX - tid, /* a create_id nothing matches */
+				       .a = UINT64_MAX -
+					    tid, /* a create_id nothing matches */
 				       .c = UINT64_C(1) << 63 | tid};
 		int rc = bld_ev_thread_start(b, &ev, err);
 		if (rc < 0)
@@ -78,8 +79,9 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		/* its CPU time in the records (an interval still open at
 		 * their end counts to its switch-in, as ran-on ends it) */
 		size_t last = l->n - 1;
-		uint64_t cpu = l->cum[last] +
-			       (l->out[last] != UINT64_MAX ? l->out[last] - l->in[last] : 0);
+		uint64_t cpu =
+		    l->cum[last] +
+		    (l->out[last] != UINT64_MAX ? l->out[last] - l->in[last] : 0);
 		if (th->proc) { /* a child process's: named as such */
 			b->child_cpu_ns += cpu;
 			continue;
@@ -112,7 +114,8 @@ int bld_unseen_warning(const struct ecp_builder *b, struct ecp_model *m)
 	char tids[CUT_NAMED * 24] = "";
 	size_t len = 0;
 	for (uint64_t i = 0; i < b->unseen && i < CUT_NAMED; i++)
-		len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu", i ? ", " : "",
+		len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu",
+					i ? ", " : "",
 					(unsigned long long)b->unseen_tids[i]);
 	return ecp_model_add_warning(
 	    m,

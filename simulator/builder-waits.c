@@ -323,7 +323,8 @@ int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 		} else if (e == EAGAIN) {
 			if (f->last_wake_thread != ECP_NO_ID &&
 			    f->last_wake_thread != th->index) {
-				if (bld_pend_edge(th, f->last_wake_seg, ECP_EDGE_COND) < 0)
+				if (bld_pend_edge(th, f->last_wake_seg, ECP_EDGE_COND) <
+				    0)
 					return bld_nomem(err);
 				bld_woken_on(b, th, ev->a);
 			}

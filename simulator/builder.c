@@ -82,7 +82,9 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 		return bld_nomem(err);
 	}
 	b->opts.trace_path = b->trace_path;
-	b->ts_tolerance = 4 * opts->event_cost_ps / 1000u > 1000 ? 4 * opts->event_cost_ps / 1000u : 1000;
+	b->ts_tolerance = 4 * opts->event_cost_ps / 1000u > 1000
+			      ? 4 * opts->event_cost_ps / 1000u
+			      : 1000;
 	ecp_vec_init(&b->sched_lists, sizeof(struct sched_list *));
 	ecp_vec_init(&b->samp_lists, sizeof(struct samp_list *));
 	ecp_vec_init(&b->samp_frames, 2 * sizeof(uint64_t));

@@ -63,7 +63,8 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *ev,
  * sched events, before the program's): the start addresses of the
  * functions on its stack, innermost first (0: a frame with no function,
  * skipped), and each one's call site (the return address in the next
- * frame, 0 for the outermost; sites may be NULL).  See builder-samples.c for how samples split the time. */
+ * frame, 0 for the outermost; sites may be NULL).  See builder-samples.c for how samples
+ * split the time. */
 /* Every perf sample taken on `tid` at `ts` (sched-trace time, pushed with
  * the sched events), whether or not it is pushed for attribution too: its
  * cost is the recorder's and comes out of the thread's clock. */

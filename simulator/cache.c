@@ -239,7 +239,7 @@ static int write_clean(FILE *f, struct ecp_csum *c, const void *records, uint64_
 		       size_t elem, void (*copy)(void *dst, const void *src))
 {
 	static_assert(sizeof(struct ecp_segment) >= sizeof(struct ecp_thread) &&
-			      sizeof(struct ecp_segment) >= sizeof(struct ecp_lock),
+			  sizeof(struct ecp_segment) >= sizeof(struct ecp_lock),
 		      "the bounce buffer is sized for the largest record");
 	unsigned char buf[CLEAN_CHUNK * sizeof(struct ecp_segment)];
 	const unsigned char *in = records;
@@ -362,14 +362,15 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.checksum = 0;
 	ecp_csum_add(&sum, &h, sizeof(h));
 	if (write_all(f, NULL, &h, sizeof(h), 1) < 0 ||
-	    write_clean(f, &sum, m->threads, h.n_threads, sizeof(*m->threads), copy_thread) <
-		0 ||
+	    write_clean(f, &sum, m->threads, h.n_threads, sizeof(*m->threads),
+			copy_thread) < 0 ||
 	    write_clean(f, &sum, m->segments, h.n_segments, sizeof(*m->segments),
 			copy_segment) < 0 ||
 	    write_all(f, &sum, m->edges, sizeof(*m->edges), h.n_edges) < 0 ||
 	    write_clean(f, &sum, m->locks, h.n_locks, sizeof(*m->locks), copy_lock) < 0 ||
 	    write_all(f, &sum, df, sizeof(*df), h.n_functions) < 0 ||
-	    write_all(f, &sum, m->activities, sizeof(*m->activities), h.n_activities) < 0 ||
+	    write_all(f, &sum, m->activities, sizeof(*m->activities), h.n_activities) <
+		0 ||
 	    write_all(f, &sum, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
 	    write_all(f, &sum, wo, sizeof(*wo), h.n_warnings) < 0 ||
 	    write_all(f, &sum, t.data, 1, t.len) < 0 ||
@@ -402,7 +403,8 @@ out:
 
 /* Reads n elements straight into a new array (no intermediate buffer: the
  * cache of a big trace is hundreds of MB).  -1: truncated, -2: no memory. */
-static int take(int fd, struct ecp_csum *c, uint64_t *left, void **dst, size_t elem, uint64_t n)
+static int take(int fd, struct ecp_csum *c, uint64_t *left, void **dst, size_t elem,
+		uint64_t n)
 {
 	*dst = NULL;
 	if (n > *left / (elem ? elem : 1))
@@ -467,12 +469,15 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 		      h.n_threads)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->segments, sizeof(*m->segments),
 		      h.n_segments)) ||
-	    (t = take(fd, &sum, &left, (void **)&m->edges, sizeof(*m->edges), h.n_edges)) ||
-	    (t = take(fd, &sum, &left, (void **)&m->locks, sizeof(*m->locks), h.n_locks)) ||
+	    (t = take(fd, &sum, &left, (void **)&m->edges, sizeof(*m->edges),
+		      h.n_edges)) ||
+	    (t = take(fd, &sum, &left, (void **)&m->locks, sizeof(*m->locks),
+		      h.n_locks)) ||
 	    (t = take(fd, &sum, &left, (void **)&df, sizeof(*df), h.n_functions)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->activities, sizeof(*m->activities),
 		      h.n_activities)) ||
-	    (t = take(fd, &sum, &left, (void **)&m->calls, sizeof(*m->calls), h.n_calls)) ||
+	    (t = take(fd, &sum, &left, (void **)&m->calls, sizeof(*m->calls),
+		      h.n_calls)) ||
 	    (t = take(fd, &sum, &left, (void **)&wo, sizeof(*wo), h.n_warnings)) ||
 	    (t = take(fd, &sum, &left, (void **)&strbuf, 1, h.strings_size))) {
 		if (t == -2)

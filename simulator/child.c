@@ -95,15 +95,18 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 		int e = errno;
 		close(fds[0]);
 		close(fds[1]);
-		return ecp_error_set(err, ECP_ERR_IO, "cannot start the decoding process: %s",
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "cannot start the decoding process: %s",
 				     strerror(e));
 	}
 	if (pid == 0) {
-		static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+		static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
+						    SIGILL};
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent) /* the parent died before the line above */
 			_exit(125);
-		for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+		for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]);
+		     i++)
 			signal(crash_signals[i], SIG_DFL);
 		close(fds[0]);
 		static char msg[ECP_CHILD_MSG_MAX];
@@ -132,7 +135,8 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 		if (deadline) {
 			uint64_t now = mono_ms();
 			struct pollfd p = {.fd = fds[0], .events = POLLIN};
-			int ready = now >= deadline ? 0 : poll(&p, 1, (int)(deadline - now));
+			int ready =
+			    now >= deadline ? 0 : poll(&p, 1, (int)(deadline - now));
 			if (ready < 0 && errno == EINTR && !stop_signal)
 				continue;
 			if (ready < 0 && stop_signal)

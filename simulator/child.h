@@ -21,11 +21,11 @@
 #define ECP_CHILD_MSG_MAX 2048
 
 struct ecp_child_result {
-	bool crashed;  /* killed by a signal, or exited with no message after
-			* a sanitizer caught a crash */
-	int signal;    /* the signal, when known (0 otherwise) */
-	int status;    /* fn's return value when it exited normally */
-	bool timed_out; /* killed after the time limit (crashed is false) */
+	bool crashed;    /* killed by a signal, or exited with no message after
+			  * a sanitizer caught a crash */
+	int signal;      /* the signal, when known (0 otherwise) */
+	int status;      /* fn's return value when it exited normally */
+	bool timed_out;  /* killed after the time limit (crashed is false) */
 	int interrupted; /* the signal that asked ecp to stop meanwhile: the
 			  * child was killed; clean up, then ecp_child_reraise */
 	char msg[ECP_CHILD_MSG_MAX]; /* what fn wrote, NUL-terminated */

@@ -69,8 +69,9 @@ static int check_threads(const struct ecp_model *m, struct ecp_consistency *c,
 		uint64_t work = 0;
 		for (uint32_t s = 0; s < th->n_segments; s++)
 			work += m->segments[th->first_segment + s].length;
-		uint64_t expected =
-		    th->own_clock_ns > th->overhead_ns ? th->own_clock_ns - th->overhead_ns : 0;
+		uint64_t expected = th->own_clock_ns > th->overhead_ns
+					? th->own_clock_ns - th->overhead_ns
+					: 0;
 		int64_t gap = signed_diff(work, expected);
 		if (!over_bound(gap, th->own_clock_ns, ECP_CONSISTENCY_THREAD_FLOOR_NS))
 			continue;
@@ -124,7 +125,8 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	/* the gap must also be more than the bound of the program's time: a
 	 * program that did almost nothing between its first and last event
 	 * (a Ctrl-C at start) is within the bound, however small its work */
-	bool over = over_bound(c->gap_ns, c->program_cpu_ns, ECP_CONSISTENCY_PROGRAM_FLOOR_NS);
+	bool over =
+	    over_bound(c->gap_ns, c->program_cpu_ns, ECP_CONSISTENCY_PROGRAM_FLOOR_NS);
 	if (over && ((double)c->work_ns < share * (double)c->expected_ns ||
 		     (double)c->expected_ns < share * (double)c->work_ns))
 		c->status = ECP_CONSISTENCY_FATAL;
@@ -173,13 +175,15 @@ char *ecp_consistency_describe(const struct ecp_consistency *c, char *buf, size_
 	buf[0] = '\0';
 	if (!c->checked) {
 		add(buf, len, &at,
-		    "the trace does not hold the program's CPU time (recorded by an older "
+		    "the trace does not hold the program's CPU time (recorded by an "
+		    "older "
 		    "ecp): the model's work was not checked against it");
 		return buf;
 	}
 	bool outside = c->outside_threads != 0, untracked = c->untracked_cpu_ns != 0;
-	add(buf, len, &at, "the model's work %s is %s %s the program's CPU time %s less the "
-			   "recorder's %s",
+	add(buf, len, &at,
+	    "the model's work %s is %s %s the program's CPU time %s less the "
+	    "recorder's %s",
 	    ns(a, sizeof(a), c->work_ns), ns(b, sizeof(b), abs_gap(c->gap_ns)),
 	    c->gap_ns < 0 ? "below" : "above", ns(d, sizeof(d), c->program_cpu_ns),
 	    ns(e, sizeof(e), c->overhead_ns));
@@ -188,18 +192,21 @@ char *ecp_consistency_describe(const struct ecp_consistency *c, char *buf, size_
 		    untracked ? "," : " and", ns(a, sizeof(a), c->outside_cpu_ns),
 		    c->outside_threads, c->outside_threads == 1 ? "" : "s");
 	if (untracked)
-		add(buf, len, &at, " and the %s the model's threads used before their first "
-				   "and after their last event",
+		add(buf, len, &at,
+		    " and the %s the model's threads used before their first "
+		    "and after their last event",
 		    ns(a, sizeof(a), c->untracked_cpu_ns));
 	add(buf, len, &at, " (%.1f%% of the program's CPU time; the bound is %.0f%%)",
 	    c->gap_pct < 0 ? -c->gap_pct : c->gap_pct, ECP_CONSISTENCY_BOUND_PCT);
 	for (size_t i = 0; i < c->n_threads && i < NAMED_THREADS; i++) {
 		const struct ecp_consistency_thread *t = &c->threads[i];
-		add(buf, len, &at, "%s thread %s%s(tid %llu) %s %s its own clock %s less "
-				   "the recorder's %s",
-		    i ? ";" : ":", t->name, t->name[0] ? " " : "", (unsigned long long)t->tid,
-		    ns(a, sizeof(a), abs_gap(t->gap_ns)), t->gap_ns < 0 ? "below" : "above",
-		    ns(b, sizeof(b), t->own_clock_ns), ns(d, sizeof(d), t->overhead_ns));
+		add(buf, len, &at,
+		    "%s thread %s%s(tid %llu) %s %s its own clock %s less "
+		    "the recorder's %s",
+		    i ? ";" : ":", t->name, t->name[0] ? " " : "",
+		    (unsigned long long)t->tid, ns(a, sizeof(a), abs_gap(t->gap_ns)),
+		    t->gap_ns < 0 ? "below" : "above", ns(b, sizeof(b), t->own_clock_ns),
+		    ns(d, sizeof(d), t->overhead_ns));
 	}
 	if (c->n_threads > NAMED_THREADS)
 		add(buf, len, &at, "; %zu more threads off their own clocks",

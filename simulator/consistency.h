@@ -60,13 +60,13 @@ enum ecp_consistency_status {
 
 /* A thread whose work is off its own clock by more than the bound. */
 struct ecp_consistency_thread {
-	ecp_id thread;         /* index in model->threads */
+	ecp_id thread; /* index in model->threads */
 	uint64_t tid;
-	const char *name;      /* borrowed from the model; may be "" */
+	const char *name; /* borrowed from the model; may be "" */
 	uint64_t work_ns;
 	uint64_t own_clock_ns;
 	uint64_t overhead_ns;
-	int64_t gap_ns;        /* work - (own clock - overhead) */
+	int64_t gap_ns; /* work - (own clock - overhead) */
 };
 
 struct ecp_consistency {
@@ -78,7 +78,7 @@ struct ecp_consistency {
 	uint64_t outside_cpu_ns;
 	uint32_t outside_threads;
 	uint64_t untracked_cpu_ns;
-	uint64_t guessed_ns;  /* of outside and untracked, upper bounds (model.h) */
+	uint64_t guessed_ns;      /* of outside and untracked, upper bounds (model.h) */
 	uint64_t unknown_deps_ns; /* of the work, dependencies not seen (model.h) */
 	uint64_t expected_ns; /* program CPU - overhead - outside - untracked (>= 0) */
 	int64_t gap_ns;       /* work - expected, less what guessed_ns explains of a

@@ -45,8 +45,8 @@ static void set_why(struct ecp_ctf_damage *out, const char *why, const char *tmp
 {
 	const char *at = strstr(why, tmp);
 	if (at)
-		snprintf(out->why, sizeof(out->why), "%.*s%.200s%.200s", (int)(at - why), why,
-			 ctf_dir, at + strlen(tmp));
+		snprintf(out->why, sizeof(out->why), "%.*s%.200s%.200s", (int)(at - why),
+			 why, ctf_dir, at + strlen(tmp));
 	else
 		snprintf(out->why, sizeof(out->why), "%.400s", why);
 }
@@ -79,7 +79,8 @@ static int try_dir(const char *dir, const char *ctf_dir, struct ecp_ctf_damage *
 	out->signal = res.signal;
 	if (res.crashed)
 		snprintf(out->why, sizeof(out->why), "babeltrace2 crashed on it (%s)",
-			 res.signal ? ecp_child_signal_name(res.signal) : "a fatal error");
+			 res.signal ? ecp_child_signal_name(res.signal)
+				    : "a fatal error");
 	else
 		set_why(out, end && *end == ' ' ? end + 1 : res.msg, dir, ctf_dir);
 	return 1;
@@ -105,7 +106,8 @@ static int list_streams(const char *ctf_dir, char ***names, size_t *n)
 		char path[PATH_MAX];
 		struct stat st;
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "metadata") ||
-		    snprintf(path, sizeof(path), "%s/%s", ctf_dir, e->d_name) >= (int)sizeof(path) ||
+		    snprintf(path, sizeof(path), "%s/%s", ctf_dir, e->d_name) >=
+			(int)sizeof(path) ||
 		    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (*n == cap) {
@@ -162,17 +164,20 @@ int ecp_ctf_probe(const char *ctf_dir, struct ecp_ctf_damage *out, struct ecp_er
 	memset(out, 0, sizeof(*out));
 	const char *tmpdir = getenv("TMPDIR");
 	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s/ecp-probe-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	snprintf(tmp, sizeof(tmp), "%s/ecp-probe-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(tmp))
-		return ecp_error_set(err, ECP_ERR_IO,
-				     "cannot create a temporary directory to check %s: %s", ctf_dir,
-				     strerror(errno));
+		return ecp_error_set(
+		    err, ECP_ERR_IO,
+		    "cannot create a temporary directory to check %s: %s", ctf_dir,
+		    strerror(errno));
 	char **names = NULL;
 	size_t n = 0;
 	int found = 0;
 	if (link_into(tmp, ctf_dir, NULL) < 0) {
-		found = ecp_error_set(err, ECP_ERR_IO, "cannot link %s/metadata into %s: %s",
-				      ctf_dir, tmp, strerror(errno));
+		found =
+		    ecp_error_set(err, ECP_ERR_IO, "cannot link %s/metadata into %s: %s",
+				  ctf_dir, tmp, strerror(errno));
 		goto out;
 	}
 	found = try_dir(tmp, ctf_dir, out, err);
@@ -180,7 +185,8 @@ int ecp_ctf_probe(const char *ctf_dir, struct ecp_ctf_damage *out, struct ecp_er
 	if (found) {
 		if (found > 0) {
 			out->is_metadata = 1;
-			snprintf(out->file, sizeof(out->file), "%.4000s/metadata", ctf_dir);
+			snprintf(out->file, sizeof(out->file), "%.4000s/metadata",
+				 ctf_dir);
 		}
 		goto out;
 	}
@@ -190,14 +196,16 @@ int ecp_ctf_probe(const char *ctf_dir, struct ecp_ctf_damage *out, struct ecp_er
 	}
 	for (size_t i = 0; i < n && !found; i++) {
 		if (link_into(tmp, ctf_dir, names[i]) < 0) {
-			found = ecp_error_set(err, ECP_ERR_IO, "cannot link %s/%s into %s: %s",
-					      ctf_dir, names[i], tmp, strerror(errno));
+			found = ecp_error_set(err, ECP_ERR_IO,
+					      "cannot link %s/%s into %s: %s", ctf_dir,
+					      names[i], tmp, strerror(errno));
 			break;
 		}
 		found = try_dir(tmp, ctf_dir, out, err);
 		unlink_from(tmp, names[i]);
 		if (found > 0)
-			snprintf(out->file, sizeof(out->file), "%.3000s/%.1000s", ctf_dir, names[i]);
+			snprintf(out->file, sizeof(out->file), "%.3000s/%.1000s", ctf_dir,
+				 names[i]);
 	}
 out:
 	for (size_t i = 0; i < n; i++)

@@ -15,12 +15,12 @@
 #include "common/error.h"
 
 struct ecp_ctf_damage {
-	char file[4096];  /* ctf_dir/NAME of the damaged file */
-	int is_metadata;  /* the metadata itself cannot be read */
-	int crashed;      /* babeltrace2 crashed on it (signal, when known) */
+	char file[4096]; /* ctf_dir/NAME of the damaged file */
+	int is_metadata; /* the metadata itself cannot be read */
+	int crashed;     /* babeltrace2 crashed on it (signal, when known) */
 	int signal;
-	uint64_t events;  /* events decoded from it before it failed */
-	char why[512];    /* babeltrace2's cause, or the crash */
+	uint64_t events; /* events decoded from it before it failed */
+	char why[512];   /* babeltrace2's cause, or the crash */
 };
 
 /* Returns 1 and fills *out when a file of the trace whose `metadata` is in

@@ -34,15 +34,17 @@ int ecp_dag_succ_init(struct ecp_dag_succ *g, const struct ecp_dag *dag,
 		if (p != ECP_NO_ID && (p >= n || g->next[p] != ECP_NO_ID)) {
 			ecp_dag_succ_finish(g);
 			return ecp_error_set(err, ECP_ERR,
-					     "segment %u: invalid thread predecessor %u", i, p);
+					     "segment %u: invalid thread predecessor %u",
+					     i, p);
 		}
 		if (p != ECP_NO_ID)
 			g->next[p] = i;
 		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++) {
 			if (dag->in_from[k] >= n) {
 				ecp_dag_succ_finish(g);
-				return ecp_error_set(err, ECP_ERR, "segment %u: invalid input %u",
-						     i, dag->in_from[k]);
+				return ecp_error_set(err, ECP_ERR,
+						     "segment %u: invalid input %u", i,
+						     dag->in_from[k]);
 			}
 			g->out_offset[dag->in_from[k] + 1]++;
 		}

@@ -10,9 +10,9 @@
 #include "simulator/dag.h"
 
 struct ecp_dag_succ {
-	ecp_id *next;            /* thread successor of each segment, or ECP_NO_ID */
-	uint32_t *out_offset;    /* n_segments + 1: CSR of cross-thread out-edges */
-	ecp_id *out_to;          /* targets, grouped by source */
+	ecp_id *next;             /* thread successor of each segment, or ECP_NO_ID */
+	uint32_t *out_offset;     /* n_segments + 1: CSR of cross-thread out-edges */
+	ecp_id *out_to;           /* targets, grouped by source */
 	uint32_t *init_remaining; /* inputs each segment waits for (thread + cross) */
 };
 

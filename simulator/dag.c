@@ -58,10 +58,10 @@ enum seg_state {
 enum { EV_END = 0, EV_READY = 1 };
 
 struct lock_state {
-	ecp_id holder;            /* thread holding it exclusively, or ECP_NO_ID */
-	uint32_t depth;           /* recursion depth of the exclusive hold */
-	uint32_t shared;          /* shared (reader) holds */
-	ecp_id last_excl_release; /* segment that ended the last exclusive hold */
+	ecp_id holder;                  /* thread holding it exclusively, or ECP_NO_ID */
+	uint32_t depth;                 /* recursion depth of the exclusive hold */
+	uint32_t shared;                /* shared (reader) holds */
+	ecp_id last_excl_release;       /* segment that ended the last exclusive hold */
 	struct ecp_vec shared_releases; /* ecp_id: shared releases since then */
 	struct ecp_heap excl_waiters;   /* key = request time, a = thread, b = segment */
 	struct ecp_heap shared_waiters;
@@ -101,30 +101,36 @@ static bool edge_in_force(const struct builder *b, uint32_t kind)
 
 static bool uses_dynamic_locks(const struct builder *b, ecp_id s)
 {
-	return b->policy == ECP_LOCK_ORDER_ARRIVAL && b->m->segments[s].lock_acquire != ECP_NO_ID;
+	return b->policy == ECP_LOCK_ORDER_ARRIVAL &&
+	       b->m->segments[s].lock_acquire != ECP_NO_ID;
 }
 
 static int nomem(struct builder *b)
 {
-	return ecp_error_set(b->err, ECP_ERR_NOMEM, "out of memory building the ASAP DAG (%" PRIu32
-			     " segments)", b->m->n_segments);
+	return ecp_error_set(b->err, ECP_ERR_NOMEM,
+			     "out of memory building the ASAP DAG (%" PRIu32 " segments)",
+			     b->m->n_segments);
 }
 
 static const char *lock_kind_name(uint32_t kind)
 {
 	switch (kind) {
-	case ECP_LOCK_MUTEX: return "mutex";
-	case ECP_LOCK_SPIN: return "spinlock";
-	case ECP_LOCK_RWLOCK: return "rwlock";
-	default: return "lock";
+	case ECP_LOCK_MUTEX:
+		return "mutex";
+	case ECP_LOCK_SPIN:
+		return "spinlock";
+	case ECP_LOCK_RWLOCK:
+		return "rwlock";
+	default:
+		return "lock";
 	}
 }
 
 static const char *edge_kind_name(uint32_t kind)
 {
 	static const char *const names[ECP_EDGE_KIND_COUNT] = {
-		"thread creation", "join", "lock hand-off", "condition signal",
-		"semaphore post", "barrier", "once initialisation",
+	    "thread creation", "join",    "lock hand-off",       "condition signal",
+	    "semaphore post",  "barrier", "once initialisation",
 	};
 	return kind < ECP_EDGE_KIND_COUNT ? names[kind] : "dependency";
 }
@@ -140,17 +146,21 @@ static int check_model(struct builder *b)
 		dag->thread[s] = ECP_NO_ID;
 	for (ecp_id t = 0; t < m->n_threads; t++) {
 		const struct ecp_thread *th = &m->threads[t];
-		if (th->first_segment > m->n_segments || th->n_segments > m->n_segments - th->first_segment)
-			return ecp_error_set(b->err, ECP_ERR, "thread %" PRIu32 " (tid %" PRIu64
-					     "): segments %" PRIu32 "..+%" PRIu32 " out of range",
-					     t, th->tid, th->first_segment, th->n_segments);
+		if (th->first_segment > m->n_segments ||
+		    th->n_segments > m->n_segments - th->first_segment)
+			return ecp_error_set(
+			    b->err, ECP_ERR,
+			    "thread %" PRIu32 " (tid %" PRIu64 "): segments %" PRIu32
+			    "..+%" PRIu32 " out of range",
+			    t, th->tid, th->first_segment, th->n_segments);
 		for (uint32_t i = 0; i < th->n_segments; i++) {
 			ecp_id s = th->first_segment + i;
 			if (m->segments[s].thread != t || dag->thread[s] != ECP_NO_ID)
-				return ecp_error_set(b->err, ECP_ERR, "segment %" PRIu32
+				return ecp_error_set(b->err, ECP_ERR,
+						     "segment %" PRIu32
 						     " is listed by thread %" PRIu32
-						     " but belongs to thread %" PRIu32, s, t,
-						     m->segments[s].thread);
+						     " but belongs to thread %" PRIu32,
+						     s, t, m->segments[s].thread);
 			dag->thread[s] = t;
 			dag->pred[s] = i == 0 ? ECP_NO_ID : s - 1;
 		}
@@ -158,22 +168,30 @@ static int check_model(struct builder *b)
 	for (ecp_id s = 0; s < m->n_segments; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
 		if (dag->thread[s] == ECP_NO_ID)
-			return ecp_error_set(b->err, ECP_ERR, "segment %" PRIu32
-					     " belongs to no thread", s);
+			return ecp_error_set(b->err, ECP_ERR,
+					     "segment %" PRIu32 " belongs to no thread",
+					     s);
 		if ((seg->lock_acquire != ECP_NO_ID && seg->lock_acquire >= m->n_locks) ||
 		    (seg->lock_release != ECP_NO_ID && seg->lock_release >= m->n_locks))
-			return ecp_error_set(b->err, ECP_ERR, "segment %" PRIu32
-					     ": lock index out of range (%" PRIu32 " locks)",
+			return ecp_error_set(b->err, ECP_ERR,
+					     "segment %" PRIu32
+					     ": lock index out of range (%" PRIu32
+					     " locks)",
 					     s, m->n_locks);
 		if (seg->first_in > m->n_edges || seg->n_in > m->n_edges - seg->first_in)
-			return ecp_error_set(b->err, ECP_ERR, "segment %" PRIu32
-					     ": incoming edges out of range", s);
+			return ecp_error_set(
+			    b->err, ECP_ERR,
+			    "segment %" PRIu32 ": incoming edges out of range", s);
 		for (uint32_t k = 0; k < seg->n_in; k++) {
 			const struct ecp_edge *e = &m->edges[seg->first_in + k];
-			if (e->to != s || e->from >= m->n_segments || e->kind >= ECP_EDGE_KIND_COUNT)
-				return ecp_error_set(b->err, ECP_ERR, "edge %" PRIu32
-						     " (into segment %" PRIu32 "): bad source,"
-						     " target or kind", seg->first_in + k, s);
+			if (e->to != s || e->from >= m->n_segments ||
+			    e->kind >= ECP_EDGE_KIND_COUNT)
+				return ecp_error_set(b->err, ECP_ERR,
+						     "edge %" PRIu32
+						     " (into segment %" PRIu32
+						     "): bad source,"
+						     " target or kind",
+						     seg->first_in + k, s);
 		}
 	}
 	return 0;
@@ -240,7 +258,8 @@ static int start_segment(struct builder *b, ecp_id s, uint64_t now)
 	dag->topo[b->n_topo++] = s;
 	dag->start[s] = now;
 	if (dag->length[s] > UINT64_MAX - now)
-		return ecp_error_set(b->err, ECP_ERR, "segment %" PRIu32 ": time overflows", s);
+		return ecp_error_set(b->err, ECP_ERR,
+				     "segment %" PRIu32 ": time overflows", s);
 	dag->end[s] = now + dag->length[s];
 	if (push_event(b, dag->end[s], EV_END, s) < 0)
 		return nomem(b);
@@ -276,7 +295,8 @@ static int request_lock(struct builder *b, ecp_id s, uint64_t now)
 		ls->depth++;
 		return start_segment(b, s, now);
 	}
-	struct ecp_heap *q = wants_shared(b, s, lock) ? &ls->shared_waiters : &ls->excl_waiters;
+	struct ecp_heap *q =
+	    wants_shared(b, s, lock) ? &ls->shared_waiters : &ls->excl_waiters;
 	if (ecp_heap_push(q, now, th, s) < 0)
 		return nomem(b);
 	b->state[s] = SEG_LOCK_WAIT;
@@ -300,13 +320,14 @@ static int release_lock(struct builder *b, ecp_id s)
 			return nomem(b);
 		*slot = s;
 	} else {
-		return ecp_error_set(b->err, ECP_ERR, "thread %" PRIu32 " (tid %" PRIu64
-				     ") segment %" PRIu32 " releases %s #%" PRIu32
-				     " (0x%" PRIx64 ") which it does not hold in the simulated run"
-				     " (an acquisition missing from the trace?)",
-				     th, b->m->threads[th].tid, s,
-				     lock_kind_name(b->m->locks[lock].kind), lock,
-				     b->m->locks[lock].addr);
+		return ecp_error_set(
+		    b->err, ECP_ERR,
+		    "thread %" PRIu32 " (tid %" PRIu64 ") segment %" PRIu32
+		    " releases %s #%" PRIu32 " (0x%" PRIx64
+		    ") which it does not hold in the simulated run"
+		    " (an acquisition missing from the trace?)",
+		    th, b->m->threads[th].tid, s, lock_kind_name(b->m->locks[lock].kind),
+		    lock, b->m->locks[lock].addr);
 	}
 	return mark_dirty(b, lock);
 }
@@ -410,15 +431,15 @@ static int end_segment(struct builder *b, ecp_id s, uint64_t now)
 	int rc;
 	b->state[s] = SEG_DONE;
 	b->n_done++;
-	if (b->policy == ECP_LOCK_ORDER_ARRIVAL && b->m->segments[s].lock_release != ECP_NO_ID &&
-	    (rc = release_lock(b, s)))
+	if (b->policy == ECP_LOCK_ORDER_ARRIVAL &&
+	    b->m->segments[s].lock_release != ECP_NO_ID && (rc = release_lock(b, s)))
 		return rc;
 	ecp_id next = s + 1;
 	if (next < dag->n_segments && dag->pred[next] == s) {
 		uint64_t d = dag->delay[next];
 		if (d > UINT64_MAX - now)
-			return ecp_error_set(b->err, ECP_ERR, "segment %" PRIu32
-					     ": time overflows", next);
+			return ecp_error_set(b->err, ECP_ERR,
+					     "segment %" PRIu32 ": time overflows", next);
 		if ((rc = resolve(b, next, now + d)))
 			return rc;
 	}
@@ -494,20 +515,24 @@ static int report_stuck(struct builder *b)
 				const struct lock_state *ls = &b->locks[lock];
 				char holder[96];
 				if (ls->holder != ECP_NO_ID)
-					snprintf(holder, sizeof(holder), "held by thread %" PRIu32
-						 " (tid %" PRIu64 ")", ls->holder,
-						 m->threads[ls->holder].tid);
+					snprintf(holder, sizeof(holder),
+						 "held by thread %" PRIu32
+						 " (tid %" PRIu64 ")",
+						 ls->holder, m->threads[ls->holder].tid);
 				else
-					snprintf(holder, sizeof(holder), "held by %" PRIu32
-						 " reader(s)", ls->shared);
-				return ecp_error_set(b->err, ECP_ERR, "deadlock in the simulated run"
-						     " (%" PRIu32 " of %" PRIu32 " segments never"
-						     " ran): thread %" PRIu32 " (tid %" PRIu64
-						     ") segment %" PRIu32 " waits for %s #%" PRIu32
-						     " (0x%" PRIx64 ") %s", n_left(b), dag->n_segments,
-						     t, th->tid, s,
-						     lock_kind_name(m->locks[lock].kind), lock,
-						     m->locks[lock].addr, holder);
+					snprintf(holder, sizeof(holder),
+						 "held by %" PRIu32 " reader(s)",
+						 ls->shared);
+				return ecp_error_set(
+				    b->err, ECP_ERR,
+				    "deadlock in the simulated run"
+				    " (%" PRIu32 " of %" PRIu32 " segments never"
+				    " ran): thread %" PRIu32 " (tid %" PRIu64
+				    ") segment %" PRIu32 " waits for %s #%" PRIu32
+				    " (0x%" PRIx64 ") %s",
+				    n_left(b), dag->n_segments, t, th->tid, s,
+				    lock_kind_name(m->locks[lock].kind), lock,
+				    m->locks[lock].addr, holder);
 			}
 			if (waiting_input == ECP_NO_ID)
 				waiting_input = s;
@@ -515,7 +540,8 @@ static int report_stuck(struct builder *b)
 		}
 	}
 	if (waiting_input == ECP_NO_ID)
-		return ecp_error_set(b->err, ECP_ERR, "internal error: segments left but none stuck");
+		return ecp_error_set(b->err, ECP_ERR,
+				     "internal error: segments left but none stuck");
 	ecp_id s = waiting_input, t = dag->thread[s];
 	const struct ecp_segment *seg = &m->segments[s];
 	for (uint32_t k = 0; k < seg->n_in; k++) {
@@ -523,15 +549,18 @@ static int report_stuck(struct builder *b)
 		if (!edge_in_force(b, e->kind) || b->state[e->from] == SEG_DONE)
 			continue;
 		ecp_id u = dag->thread[e->from];
-		return ecp_error_set(b->err, ECP_ERR, "deadlock or incomplete trace (%" PRIu32
-				     " of %" PRIu32 " segments never ran): thread %" PRIu32
-				     " (tid %" PRIu64 ") segment %" PRIu32 " waits for a %s from"
-				     " thread %" PRIu32 " (tid %" PRIu64 ") segment %" PRIu32
-				     ", which never completes", n_left(b), dag->n_segments, t,
-				     m->threads[t].tid, s, edge_kind_name(e->kind), u,
-				     m->threads[u].tid, e->from);
+		return ecp_error_set(
+		    b->err, ECP_ERR,
+		    "deadlock or incomplete trace (%" PRIu32 " of %" PRIu32
+		    " segments never ran): thread %" PRIu32 " (tid %" PRIu64
+		    ") segment %" PRIu32 " waits for a %s from"
+		    " thread %" PRIu32 " (tid %" PRIu64 ") segment %" PRIu32
+		    ", which never completes",
+		    n_left(b), dag->n_segments, t, m->threads[t].tid, s,
+		    edge_kind_name(e->kind), u, m->threads[u].tid, e->from);
 	}
-	return ecp_error_set(b->err, ECP_ERR, "deadlock or incomplete trace: thread %" PRIu32
+	return ecp_error_set(b->err, ECP_ERR,
+			     "deadlock or incomplete trace: thread %" PRIu32
 			     " (tid %" PRIu64 ") segment %" PRIu32 " never becomes ready",
 			     t, m->threads[t].tid, s);
 }
@@ -552,7 +581,8 @@ static int build_inputs(struct builder *b)
 				total++;
 	}
 	if (total >= UINT32_MAX)
-		return ecp_error_set(b->err, ECP_ERR, "too many dependencies (%" PRIu64 ")", total);
+		return ecp_error_set(b->err, ECP_ERR,
+				     "too many dependencies (%" PRIu64 ")", total);
 	dag->in_offset = calloc((size_t)n + 1, sizeof(*dag->in_offset));
 	dag->in_from = malloc(((size_t)total + 1) * sizeof(*dag->in_from));
 	dag->in_kind = malloc((size_t)total + 1);
@@ -619,7 +649,8 @@ int ecp_dag_build(const struct ecp_model *model, const uint64_t *lengths,
 	int rc;
 	memset(dag, 0, sizeof(*dag));
 	if (policy != ECP_LOCK_ORDER_ARRIVAL && policy != ECP_LOCK_ORDER_RECORDED)
-		return ecp_error_set(err, ECP_ERR_USAGE, "unknown lock-order policy %d", (int)policy);
+		return ecp_error_set(err, ECP_ERR_USAGE, "unknown lock-order policy %d",
+				     (int)policy);
 	uint32_t n = model->n_segments;
 	size_t cells = (size_t)n + 1;
 	dag->n_segments = n;
@@ -639,7 +670,8 @@ int ecp_dag_build(const struct ecp_model *model, const uint64_t *lengths,
 	ecp_vec_init(&b.dirty, sizeof(ecp_id));
 	ecp_vec_init(&b.dyn_edges, sizeof(struct dyn_edge));
 	if (!dag->length || !dag->delay || !dag->pred || !dag->thread || !dag->topo ||
-	    !dag->start || !dag->end || !b.remaining || !b.ready || !b.state || !b.locks) {
+	    !dag->start || !dag->end || !b.remaining || !b.ready || !b.state ||
+	    !b.locks) {
 		rc = nomem(&b);
 		goto error;
 	}

@@ -39,17 +39,18 @@ struct ecp_dag {
 	ecp_id *in_from;     /* sources of the cross-thread edges in force */
 	uint8_t *in_kind;    /* enum ecp_edge_kind per incoming edge */
 	uint32_t n_in;
-	ecp_id *topo;        /* the segments in a topological order */
-	uint64_t *start;     /* ASAP start per segment */
-	uint64_t *end;       /* ASAP end per segment */
-	uint64_t span;       /* T_inf */
-	uint64_t work;       /* T_1 */
+	ecp_id *topo;    /* the segments in a topological order */
+	uint64_t *start; /* ASAP start per segment */
+	uint64_t *end;   /* ASAP end per segment */
+	uint64_t span;   /* T_inf */
+	uint64_t work;   /* T_1 */
 	uint64_t total_delay;
 };
 
 /* lengths: NULL for the model's own lengths, else one per segment (what-if). */
 int ecp_dag_build(const struct ecp_model *model, const uint64_t *lengths,
-		  enum ecp_lock_policy policy, struct ecp_dag *dag, struct ecp_error *err);
+		  enum ecp_lock_policy policy, struct ecp_dag *dag,
+		  struct ecp_error *err);
 void ecp_dag_finish(struct ecp_dag *dag);
 
 /* The delays on a critical path of the ASAP schedule: following, back from

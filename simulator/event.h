@@ -27,33 +27,34 @@ enum ecp_event_type {
 	ECP_EV_LOCK_INIT,         /* a=obj b=kind c=type */
 	ECP_EV_LOCK_REQUEST,      /* a=obj b=kind c=mode */
 	ECP_EV_LOCK_ACQUIRED,     /* a=obj b=kind c=mode, flags&ECP_EVF_TRY */
-	ECP_EV_LOCK_FAILED,       /* a=obj b=kind c=err (errno: ETIMEDOUT for a timedlock) */
-	ECP_EV_LOCK_RELEASE,      /* a=obj b=kind */
-	ECP_EV_COND_WAIT_BEGIN,   /* a=cond b=mutex c=timeout_ns */
-	ECP_EV_COND_WAIT_END,     /* a=cond b=mutex c=err */
-	ECP_EV_COND_SIGNAL,       /* a=cond */
-	ECP_EV_COND_BROADCAST,    /* a=cond */
-	ECP_EV_SEM_INIT,          /* a=obj b=value */
-	ECP_EV_SEM_WAIT_BEGIN,    /* a=obj b=timeout_ns (UINT64_MAX = trywait) */
-	ECP_EV_SEM_WAIT_END,      /* a=obj b=err */
-	ECP_EV_SEM_POST,          /* a=obj */
-	ECP_EV_BARRIER_INIT,      /* a=obj b=count */
+	ECP_EV_LOCK_FAILED,  /* a=obj b=kind c=err (errno: ETIMEDOUT for a timedlock) */
+	ECP_EV_LOCK_RELEASE, /* a=obj b=kind */
+	ECP_EV_COND_WAIT_BEGIN,    /* a=cond b=mutex c=timeout_ns */
+	ECP_EV_COND_WAIT_END,      /* a=cond b=mutex c=err */
+	ECP_EV_COND_SIGNAL,        /* a=cond */
+	ECP_EV_COND_BROADCAST,     /* a=cond */
+	ECP_EV_SEM_INIT,           /* a=obj b=value */
+	ECP_EV_SEM_WAIT_BEGIN,     /* a=obj b=timeout_ns (UINT64_MAX = trywait) */
+	ECP_EV_SEM_WAIT_END,       /* a=obj b=err */
+	ECP_EV_SEM_POST,           /* a=obj */
+	ECP_EV_BARRIER_INIT,       /* a=obj b=count */
 	ECP_EV_BARRIER_WAIT_BEGIN, /* a=obj */
-	ECP_EV_BARRIER_WAIT_END,  /* a=obj b=serial */
-	ECP_EV_ONCE_BEGIN,        /* a=obj */
-	ECP_EV_ONCE_END,          /* a=obj b=ran */
-	ECP_EV_DELAY_BEGIN,       /* a=kind b=fd c=timeout_ns (0 = unbounded) */
-	ECP_EV_DELAY_END,         /* a=kind b=ret */
-	ECP_EV_SCHED_SWITCH,      /* tid = switching thread, a=out b=preempt (ts = payload ts) */
-	ECP_EV_SCHED_LOST,        /* a=count */
-	ECP_EV_FUTEX_WAIT_BEGIN,  /* a=addr b=timeout_ns (0 = unbounded) */
-	ECP_EV_FUTEX_WAIT_END,    /* a=addr b=err (0, EAGAIN, ETIMEDOUT, EINTR) */
-	ECP_EV_FUTEX_WAKE,        /* a=addr b=count */
-	ECP_EV_UNMODELLED,        /* name in ecp_event.name */
-	ECP_EV_CHAN_OPEN,         /* a=chan b=peer c=initial units */
-	ECP_EV_CHAN_WRITE,        /* a=chan b=units (int64: < 0 corrects a short write) */
-	ECP_EV_CHAN_READ,         /* a=chan b=units */
-	ECP_EV_OMP_CHUNK,         /* a=loop b=done (builder-omp.c) */
+	ECP_EV_BARRIER_WAIT_END,   /* a=obj b=serial */
+	ECP_EV_ONCE_BEGIN,         /* a=obj */
+	ECP_EV_ONCE_END,           /* a=obj b=ran */
+	ECP_EV_DELAY_BEGIN,        /* a=kind b=fd c=timeout_ns (0 = unbounded) */
+	ECP_EV_DELAY_END,          /* a=kind b=ret */
+	ECP_EV_SCHED_SWITCH, /* tid = switching thread, a=out b=preempt (ts = payload ts)
+			      */
+	ECP_EV_SCHED_LOST,   /* a=count */
+	ECP_EV_FUTEX_WAIT_BEGIN, /* a=addr b=timeout_ns (0 = unbounded) */
+	ECP_EV_FUTEX_WAIT_END,   /* a=addr b=err (0, EAGAIN, ETIMEDOUT, EINTR) */
+	ECP_EV_FUTEX_WAKE,       /* a=addr b=count */
+	ECP_EV_UNMODELLED,       /* name in ecp_event.name */
+	ECP_EV_CHAN_OPEN,        /* a=chan b=peer c=initial units */
+	ECP_EV_CHAN_WRITE,       /* a=chan b=units (int64: < 0 corrects a short write) */
+	ECP_EV_CHAN_READ,        /* a=chan b=units */
+	ECP_EV_OMP_CHUNK,        /* a=loop b=done (builder-omp.c) */
 	ECP_EV_COUNT
 };
 
@@ -66,11 +67,12 @@ struct ecp_event {
 	uint64_t ts;     /* ns on the trace clock (CLOCK_MONOTONIC) */
 	uint64_t cpu_ns; /* thread CPU time, only with clock=thread-cputime; else 0 */
 	uint64_t a, b, c;
-	uint64_t index;  /* position in the trace, for error messages */
-	uint32_t tid;    /* kernel thread id (vtid) */
-	uint16_t type;   /* enum ecp_event_type */
+	uint64_t index; /* position in the trace, for error messages */
+	uint32_t tid;   /* kernel thread id (vtid) */
+	uint16_t type;  /* enum ecp_event_type */
 	uint16_t flags;
-	const char *name; /* THREAD_NAME, UNMODELLED only; borrowed, valid during the push */
+	const char
+	    *name; /* THREAD_NAME, UNMODELLED only; borrowed, valid during the push */
 };
 
 /* A thread or process made or ended (ecp_sched:task, perf's fork and exit
@@ -97,7 +99,7 @@ struct ecp_sample {
 };
 
 /* Bounds the reader enforces (a larger array is a damaged trace). */
-#define ECP_SAMPLE_MAX_REGS 32u
+#define ECP_SAMPLE_MAX_REGS  32u
 #define ECP_SAMPLE_MAX_CHAIN 512u
 #define ECP_SAMPLE_MAX_STACK 8192u /* words: 64 KiB */
 

@@ -54,7 +54,7 @@ static bool base_matches(const char *name, size_t base, const char *pattern, siz
 	if (plen > base || strncmp(name + base - plen, pattern, plen))
 		return false;
 	return plen == base || (base - plen >= 2 && name[base - plen - 1] == ':' &&
-				 name[base - plen - 2] == ':');
+				name[base - plen - 2] == ':');
 }
 
 static bool glob_matches(const char *name, size_t base, const char *pattern)
@@ -71,8 +71,8 @@ static bool glob_matches(const char *name, size_t base, const char *pattern)
 
 /* The functions of `kind` whose names pass `ok`; with one_name, all must
  * have one name or the match is ambiguous. */
-static int collect(const struct ecp_model *m, const char *pattern, enum ecp_match_kind kind,
-		   struct ecp_function_match *out)
+static int collect(const struct ecp_model *m, const char *pattern,
+		   enum ecp_match_kind kind, struct ecp_function_match *out)
 {
 	size_t cap = 0, plen = strlen(pattern);
 	const char *first = NULL;
@@ -86,8 +86,9 @@ static int collect(const struct ecp_model *m, const char *pattern, enum ecp_matc
 		size_t base = ecp_function_base_len(name);
 		bool ok = kind == ECP_MATCH_EXACT  ? !strcmp(name, pattern)
 			  : kind == ECP_MATCH_GLOB ? glob_matches(name, base, pattern)
-			  : kind == ECP_MATCH_BASE ? base_matches(name, base, pattern, plen)
-						   : strstr(name, pattern) != NULL;
+			  : kind == ECP_MATCH_BASE
+			      ? base_matches(name, base, pattern, plen)
+			      : strstr(name, pattern) != NULL;
 		if (!ok)
 			continue;
 		/* one function under several call sites (--by callsite: "f <-

@@ -16,7 +16,7 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-#define NONE UINT32_MAX
+#define NONE  UINT32_MAX
 #define NEVER UINT64_MAX
 
 enum th_state { TH_WAITING = 0, TH_SLEEPING, TH_QUEUED, TH_RUNNING, TH_DONE };
@@ -34,9 +34,9 @@ struct lthread {
 };
 
 struct lcpu {
-	uint32_t curr; /* running thread or NONE */
-	uint32_t last; /* last thread it ran (no switch cost to resume it) */
-	uint64_t run_from;  /* progress counts from here (after the switch cost) */
+	uint32_t curr;     /* running thread or NONE */
+	uint32_t last;     /* last thread it ran (no switch cost to resume it) */
+	uint64_t run_from; /* progress counts from here (after the switch cost) */
 	uint64_t slice_end;
 	uint32_t qhead, qtail, qlen;
 };
@@ -234,7 +234,8 @@ static void pick_next(struct lsim *s, uint32_t ci)
 	}
 	uint32_t busiest = NONE;
 	for (uint32_t i = 0; i < s->p; i++)
-		if (s->cpu[i].qlen > 0 && (busiest == NONE || s->cpu[i].qlen > s->cpu[busiest].qlen))
+		if (s->cpu[i].qlen > 0 &&
+		    (busiest == NONE || s->cpu[i].qlen > s->cpu[busiest].qlen))
 			busiest = i;
 	if (busiest == NONE)
 		return;
@@ -254,7 +255,8 @@ static void periodic_balance(struct lsim *s)
 			if (nr_running(&s->cpu[i]) < nr_running(&s->cpu[lo]))
 				lo = i;
 		}
-		if (nr_running(&s->cpu[hi]) < nr_running(&s->cpu[lo]) + 2 || s->cpu[hi].qlen == 0)
+		if (nr_running(&s->cpu[hi]) < nr_running(&s->cpu[lo]) + 2 ||
+		    s->cpu[hi].qlen == 0)
 			return;
 		uint32_t t = s->cpu[hi].qtail;
 		q_remove(s, &s->cpu[hi], t);
@@ -270,7 +272,8 @@ static int sleep_until(struct lsim *s, uint32_t t, uint64_t when)
 
 /* One input of segment u ended (or its thread predecessor, with the delay
  * folded into `at`); u's thread wakes when the last one does. */
-static int resolve(struct lsim *s, ecp_id u, uint64_t at, uint32_t waker_cpu, bool *runnable)
+static int resolve(struct lsim *s, ecp_id u, uint64_t at, uint32_t waker_cpu,
+		   bool *runnable)
 {
 	*runnable = false;
 	if (s->ready[u] < at)
@@ -353,7 +356,8 @@ static int record_step(struct lsim *s, struct ecp_vec *steps)
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < s->p; i++)
 		n += nr_running(&s->cpu[i]);
-	struct ecp_replay_step *last = steps->len ? (struct ecp_replay_step *)steps->data + steps->len - 1 : NULL;
+	struct ecp_replay_step *last =
+	    steps->len ? (struct ecp_replay_step *)steps->data + steps->len - 1 : NULL;
 	if (last && last->time == s->now) {
 		last->runnable = n;
 		return 0;
@@ -381,10 +385,12 @@ int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 {
 	memset(out, 0, sizeof(*out));
 	if (processors == 0)
-		return ecp_error_set(err, ECP_ERR_USAGE, "the Linux scheduler model needs a finite"
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "the Linux scheduler model needs a finite"
 				     " number of processors");
 	if (params->slice_ns == 0 || params->balance_ns == 0)
-		return ecp_error_set(err, ECP_ERR_USAGE, "Linux model: slice and balancing"
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "Linux model: slice and balancing"
 				     " interval must be positive");
 	if (dag->n_segments == 0)
 		return ecp_error_set(err, ECP_ERR_USAGE, "replay of an empty DAG");
@@ -411,7 +417,8 @@ int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 	    !s.seg_start || !s.seg_end || !fill)
 		goto nomem;
 	for (ecp_id i = 0; i < n; i++) {
-		s.remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] + (dag->pred[i] != ECP_NO_ID);
+		s.remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] +
+				 (dag->pred[i] != ECP_NO_ID);
 		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
 			s.out_offset[dag->in_from[k] + 1]++;
 	}
@@ -451,8 +458,10 @@ int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 		if (tmr && tmr->key < t)
 			t = tmr->key;
 		if (!someone) {
-			rc = ecp_error_set(err, ECP_ERR, "inconsistent DAG: %" PRIu32 " segments"
-					   " can never run in the Linux-model replay", n - s.n_done);
+			rc = ecp_error_set(err, ECP_ERR,
+					   "inconsistent DAG: %" PRIu32 " segments"
+					   " can never run in the Linux-model replay",
+					   n - s.n_done);
 			goto out;
 		}
 		/* The tick only matters while threads wait in queues. */

@@ -71,21 +71,21 @@ struct ecp_segment {
 	ecp_id lock_release;  /* lock released at the end, or ECP_NO_ID */
 	uint8_t acquire_mode; /* enum ecp_lock_mode (shared for rwlock readers) */
 	uint8_t pad[3];
-	uint64_t length;      /* CPU ns */
-	uint64_t delay;       /* ns asleep between the previous segment and this one */
-	uint64_t cpu_start;   /* thread CPU time consumed before this segment */
-	uint64_t rec_start;   /* recorded start, ns from the trace's first event */
-	uint64_t rec_end;     /* recorded end, ns from the trace's first event */
-	uint32_t first_in;    /* its incoming edges: edges[first_in .. first_in+n_in) */
+	uint64_t length;    /* CPU ns */
+	uint64_t delay;     /* ns asleep between the previous segment and this one */
+	uint64_t cpu_start; /* thread CPU time consumed before this segment */
+	uint64_t rec_start; /* recorded start, ns from the trace's first event */
+	uint64_t rec_end;   /* recorded end, ns from the trace's first event */
+	uint32_t first_in;  /* its incoming edges: edges[first_in .. first_in+n_in) */
 	uint32_t n_in;
 	uint64_t first_activity; /* activities[first_activity .. +n_activity) */
 	uint32_t n_activity;
 };
 
 struct ecp_thread {
-	uint64_t tid;          /* kernel tid */
-	char name[16];         /* pthread_setname_np / comm, may be empty */
-	ecp_id first_segment;  /* segments[first_segment .. +n_segments) */
+	uint64_t tid;         /* kernel tid */
+	char name[16];        /* pthread_setname_np / comm, may be empty */
+	ecp_id first_segment; /* segments[first_segment .. +n_segments) */
 	uint32_t n_segments;
 	ecp_id start_function; /* start routine (main for the main thread) */
 	ecp_id parent;         /* creating thread, ECP_NO_ID for the main thread */
@@ -104,10 +104,10 @@ struct ecp_lock {
 };
 
 struct ecp_function {
-	const char *name;   /* demangled symbol, or "object+0xOFFSET" */
-	const char *object; /* path of the ELF object, may be "" */
-	uint64_t addr;      /* runtime address as recorded */
-	uint64_t call_site; /* with --by callsite: the return address in the caller */
+	const char *name;      /* demangled symbol, or "object+0xOFFSET" */
+	const char *object;    /* path of the ELF object, may be "" */
+	uint64_t addr;         /* runtime address as recorded */
+	uint64_t call_site;    /* with --by callsite: the return address in the caller */
 	uint64_t folded_calls; /* calls folded by the recorder's filters */
 	/* Samples that found this function at the top of the (sampled part of
 	 * the) stack: its self time is known to about 1/sqrt(samples).  0 for
@@ -126,10 +126,10 @@ struct ecp_activity {
 struct ecp_call {
 	ecp_id thread;
 	ecp_id function;
-	uint32_t depth;   /* 0 = outermost recorded frame */
-	uint32_t flags;   /* ECP_CALL_REPAIRED: exit synthesised by the builder */
-	uint64_t enter;   /* thread CPU time at entry */
-	uint64_t exit;    /* thread CPU time at exit */
+	uint32_t depth; /* 0 = outermost recorded frame */
+	uint32_t flags; /* ECP_CALL_REPAIRED: exit synthesised by the builder */
+	uint64_t enter; /* thread CPU time at entry */
+	uint64_t exit;  /* thread CPU time at exit */
 };
 #define ECP_CALL_REPAIRED 0x1u
 /* A function seen on sampled stacks (issue 18): the call spans the samples
@@ -140,19 +140,19 @@ struct ecp_call {
 
 struct ecp_model_info {
 	char *trace_path;
-	char *program;        /* recorded command line */
-	char *clock;          /* "perf-switch" or "thread-cputime" */
-	uint64_t events;      /* events read */
+	char *program;             /* recorded command line */
+	char *clock;               /* "perf-switch" or "thread-cputime" */
+	uint64_t events;           /* events read */
 	uint64_t discarded_events; /* by LTTng (its buffers were full) */
 	uint64_t switches_lost;    /* context-switch records perf dropped */
 	uint64_t as_cpus;          /* the CPUs the program was shown (0: unknown) */
 	bool cpu_count_read;       /* the program asked how many CPUs it has */
-	uint64_t event_cost_ns;  /* the recorder's cost per event, rounded */
-	uint64_t event_cost_ps;  /* the same to the picosecond (what is subtracted) */
-	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (subtracted) */
-	uint64_t program_cpu_ns; /* the kernel's CPU time of the whole recorded
-				    program, recorder's cost included (0: unknown) */
-	uint64_t overhead_ns;    /* the recorder's cost taken out, all threads */
+	uint64_t event_cost_ns;    /* the recorder's cost per event, rounded */
+	uint64_t event_cost_ps;    /* the same to the picosecond (what is subtracted) */
+	uint64_t sample_cost_ns;   /* the kernel's cost per perf sample (subtracted) */
+	uint64_t program_cpu_ns;   /* the kernel's CPU time of the whole recorded
+				      program, recorder's cost included (0: unknown) */
+	uint64_t overhead_ns;      /* the recorder's cost taken out, all threads */
 	/* CPU time, and count, of the tids the scheduler saw run in the
 	 * program's process that are no thread of the model (threads the
 	 * agent did not see, LTTng-UST's listener threads): in program_cpu_ns,
@@ -197,7 +197,7 @@ struct ecp_model {
 	struct ecp_model_info info;
 	char **warnings; /* counted, human-readable repairs and oddities */
 	size_t n_warnings;
-	void *strings;   /* owner of every string above (arena), private */
+	void *strings; /* owner of every string above (arena), private */
 };
 
 void ecp_model_destroy(struct ecp_model *model);

@@ -64,7 +64,8 @@ int ecp_source_line(const char *file, uint64_t vaddr, char *where, size_t len)
 		last.dbg = last.fd >= 0 ? dwarf_begin(last.fd, DWARF_C_READ) : NULL;
 	}
 	if (!last.dbg || !dwarf_addrdie(last.dbg, vaddr, &cu) ||
-	    !(line = dwarf_getsrc_die(&cu, vaddr)) || !(src = dwarf_linesrc(line, NULL, NULL)) ||
+	    !(line = dwarf_getsrc_die(&cu, vaddr)) ||
+	    !(src = dwarf_linesrc(line, NULL, NULL)) ||
 	    dwarf_lineno(line, &lineno) != 0 || lineno <= 0)
 		return -1;
 	const char *base = strrchr(src, '/');

@@ -48,9 +48,9 @@ struct class_info {
 	uint32_t vtid; /* common context members */
 	uint32_t vpid;
 	uint32_t baddr, memsz, path;
-	uint32_t regs, chain, stack; /* samples */
+	uint32_t regs, chain, stack;      /* samples */
 	uint32_t start, len, pgoff, prot; /* mappings */
-	uint64_t freq; /* default clock frequency (Hz) */
+	uint64_t freq;                    /* default clock frequency (Hz) */
 	char event_name[128];
 };
 
@@ -171,13 +171,15 @@ static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out
 		return 0;
 	const bt_field *f =
 	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
-	if (!bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY))
+	if (!bt_field_class_type_is(bt_field_get_class_type(f),
+				    BT_FIELD_CLASS_TYPE_ARRAY))
 		return -1;
 	uint64_t n = bt_field_array_get_length(f);
 	if (n > max)
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(f, i);
+		const bt_field *e =
+		    bt_field_array_borrow_element_field_by_index_const(f, i);
 		bt_field_class_type t = bt_field_get_class_type(e);
 		if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER))
 			return -1;
@@ -389,7 +391,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 		/* function events: the real entry/exit time is the payload's
 		 * (raw TSC since issue 14, CLOCK_MONOTONIC ns before) */
 		if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->tsc != NO_FIELD)
-			ev.ts = ecp_tsc_map_time(r->cb->clock, member_u64(payload, ci->tsc));
+			ev.ts =
+			    ecp_tsc_map_time(r->cb->clock, member_u64(payload, ci->tsc));
 		else if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
 			ev.ts = member_u64(payload, ci->ts);
 		else
@@ -455,7 +458,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 			r->stack = malloc(ECP_SAMPLE_MAX_STACK * sizeof(uint64_t));
 			if (!r->regs || !r->chain || !r->stack)
 				return ecp_error_set(r->err, ECP_ERR_NOMEM,
-						     "out of memory reading %s", r->label);
+						     "out of memory reading %s",
+						     r->label);
 		}
 		struct ecp_sample smp = {.ts = member_u64(payload, ci->ts),
 					 .index = index,
@@ -463,18 +467,24 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 					 .regs = r->regs,
 					 .chain = r->chain,
 					 .stack = r->stack};
-		int64_t nr = member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
-		int64_t nc = member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
-		int64_t ns = member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
+		int64_t nr =
+		    member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
+		int64_t nc =
+		    member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
+		int64_t ns =
+		    member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
 		if (nr < 0 || nc < 0 || ns < 0)
-			return ecp_error_set(r->err, ECP_ERR,
-					     "trace=%s event=#%llu: malformed sample (%s is not "
-					     "an array of at most %u integers)",
-					     r->label, (unsigned long long)index,
-					     nr < 0 ? "regs" : nc < 0 ? "chain" : "stack",
-					     nr < 0   ? ECP_SAMPLE_MAX_REGS
-					     : nc < 0 ? ECP_SAMPLE_MAX_CHAIN
-						      : ECP_SAMPLE_MAX_STACK);
+			return ecp_error_set(
+			    r->err, ECP_ERR,
+			    "trace=%s event=#%llu: malformed sample (%s is not "
+			    "an array of at most %u integers)",
+			    r->label, (unsigned long long)index,
+			    nr < 0   ? "regs"
+			    : nc < 0 ? "chain"
+				     : "stack",
+			    nr < 0   ? ECP_SAMPLE_MAX_REGS
+			    : nc < 0 ? ECP_SAMPLE_MAX_CHAIN
+				     : ECP_SAMPLE_MAX_STACK);
 		smp.n_regs = (uint32_t)nr;
 		smp.n_chain = (uint32_t)nc;
 		smp.n_stack = (uint32_t)ns;
@@ -484,7 +494,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 		const char *path = member_str(payload, ci->path);
 		if (r->cb->mapping && path &&
 		    r->cb->mapping(r->user, member_u64(payload, ci->start),
-				   member_u64(payload, ci->len), member_u64(payload, ci->pgoff),
+				   member_u64(payload, ci->len),
+				   member_u64(payload, ci->pgoff),
 				   (uint32_t)member_u64(payload, ci->prot), path) < 0)
 			return ecp_error_set(r->err, ECP_ERR_NOMEM,
 					     "out of memory reading %s", r->label);
@@ -579,7 +590,8 @@ static void take_bt_error(char *buf, size_t len)
 	if (!e)
 		return;
 	if (bt_error_get_cause_count(e) > 0) {
-		const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0));
+		const char *m =
+		    bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0));
 		const char *addr = m ? strstr(m, "addr=") : NULL;
 		size_t n = m ? strlen(m) : 0;
 		if (addr) {
@@ -643,7 +655,8 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 		take_bt_error(bterr, sizeof(bterr));
 		stats->bt_failed = 1;
 		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
-		rc = ecp_error_set(err, ECP_ERR, "trace=%s: babeltrace2 cannot open the trace: %s",
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: babeltrace2 cannot open the trace: %s",
 				   label, bterr[0] ? bterr : "it refused it");
 		goto out;
 	}
@@ -701,10 +714,11 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 		take_bt_error(bterr, sizeof(bterr));
 		stats->bt_failed = 2;
 		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s event=#%llu: babeltrace2 cannot decode the trace: %s",
-				   label, (unsigned long long)stats->events,
-				   bterr[0] ? bterr : "it failed");
+		rc = ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s event=#%llu: babeltrace2 cannot decode the trace: %s",
+		    label, (unsigned long long)stats->events,
+		    bterr[0] ? bterr : "it failed");
 		goto out;
 	}
 out:

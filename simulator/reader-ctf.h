@@ -27,8 +27,8 @@ struct ecp_ctf_callbacks {
 	int (*task)(void *user, const struct ecp_task *t);
 	/* perf samples and the file mappings that place their addresses
 	 * (ecp_sched:sample, ecp_sched:mmap); sample_lost counts dropped ones */
-	int (*mapping)(void *user, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,
-		       const char *path);
+	int (*mapping)(void *user, uint64_t start, uint64_t len, uint64_t pgoff,
+		       uint32_t prot, const char *path);
 	int (*sample)(void *user, const struct ecp_sample *s, struct ecp_error *err);
 	void (*sample_lost)(void *user, uint64_t count);
 	/* called every 2^20 events when not NULL */

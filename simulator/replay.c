@@ -45,20 +45,24 @@ __extension__ typedef unsigned __int128 u128;
 const char *ecp_sched_model_name(enum ecp_sched_model model)
 {
 	switch (model) {
-	case ECP_SCHED_IDEAL: return "ideal";
-	case ECP_SCHED_LINUX: return "linux";
+	case ECP_SCHED_IDEAL:
+		return "ideal";
+	case ECP_SCHED_LINUX:
+		return "linux";
 	}
 	return "unknown";
 }
 
 static int nomem(struct ecp_error *err, const char *what)
 {
-	return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory in the replay (%s)", what);
+	return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory in the replay (%s)",
+			     what);
 }
 
 /* ------------------------------------------------------------------ profile */
 
-int ecp_profile_init(struct ecp_profile *prof, const struct ecp_dag *dag, struct ecp_error *err)
+int ecp_profile_init(struct ecp_profile *prof, const struct ecp_dag *dag,
+		     struct ecp_error *err)
 {
 	memset(prof, 0, sizeof(*prof));
 	uint32_t n = dag->n_segments;
@@ -78,7 +82,8 @@ int ecp_profile_init(struct ecp_profile *prof, const struct ecp_dag *dag, struct
 	 * time order: merge the threads' sequences with a heap keyed by the
 	 * next event's time.  Zero-length segments do not change the count. */
 	for (ecp_id s = 0; s < n; s++)
-		if (dag->pred[s] == ECP_NO_ID && ecp_heap_push(&h, dag->start[s], 0, s) < 0) {
+		if (dag->pred[s] == ECP_NO_ID &&
+		    ecp_heap_push(&h, dag->start[s], 0, s) < 0) {
 			rc = nomem(err, "profile");
 			goto out;
 		}
@@ -129,9 +134,10 @@ int ecp_profile_init(struct ecp_profile *prof, const struct ecp_dag *dag, struct
 		if (prof->runnable[i] > prof->max_runnable)
 			prof->max_runnable = prof->runnable[i];
 	if (count != 0 || prof->time[prof->len - 1] != dag->span)
-		rc = ecp_error_set(err, ECP_ERR, "inconsistent DAG: the running count ends at %" PRId64
-				   " at %" PRIu64 " ns, span %" PRIu64 " ns", count,
-				   prof->time[prof->len - 1], dag->span);
+		rc = ecp_error_set(err, ECP_ERR,
+				   "inconsistent DAG: the running count ends at %" PRId64
+				   " at %" PRIu64 " ns, span %" PRIu64 " ns",
+				   count, prof->time[prof->len - 1], dag->span);
 out:
 	free(phase);
 	ecp_heap_finish(&h);
@@ -166,7 +172,8 @@ static void set_totals(const struct ecp_dag *dag, unsigned p, struct ecp_replay 
 }
 
 /* W(t): the warped time of ASAP time t, with prefix[i] = exact P * W(time[i]). */
-static uint64_t warp_time(const struct ecp_profile *prof, const u128 *prefix, unsigned p, uint64_t t)
+static uint64_t warp_time(const struct ecp_profile *prof, const u128 *prefix, unsigned p,
+			  uint64_t t)
 {
 	size_t lo = 0, hi = prof->len; /* last breakpoint <= t */
 	while (hi - lo > 1) {
@@ -277,7 +284,7 @@ struct sim {
 	uint32_t *remaining;
 	double *ready;
 	double *t_start, *t_end; /* only with ECP_REPLAY_TIMELINE */
-	ecp_id *stack; /* segments to start at the current instant */
+	ecp_id *stack;           /* segments to start at the current instant */
 	size_t n_stack;
 	struct ecp_heap running; /* key = dkey(V at end), b = segment */
 	struct ecp_heap timers;  /* key = dkey(ready time), b = segment */
@@ -328,7 +335,8 @@ static int sim_drain(struct sim *s)
 				return -1;
 			continue;
 		}
-		if (ecp_heap_push(&s->running, dkey(s->v + (double)s->dag->length[seg]), 0, seg) < 0)
+		if (ecp_heap_push(&s->running, dkey(s->v + (double)s->dag->length[seg]),
+				  0, seg) < 0)
 			return -1;
 		s->n_running++;
 	}
@@ -355,8 +363,8 @@ static int sim_step(struct sim *s)
 	return 0;
 }
 
-static int simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *g, unsigned p, unsigned flags,
-		    struct ecp_replay *out, struct ecp_error *err)
+static int simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *g, unsigned p,
+		    unsigned flags, struct ecp_replay *out, struct ecp_error *err)
 {
 	uint32_t n = dag->n_segments;
 	size_t cells = (size_t)n + 1;
@@ -422,7 +430,8 @@ static int simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *g, uns
 			goto nomem;
 	}
 	if (s.n_done != n) {
-		rc = ecp_error_set(err, ECP_ERR, "inconsistent DAG: %" PRIu32 " of %" PRIu32
+		rc = ecp_error_set(err, ECP_ERR,
+				   "inconsistent DAG: %" PRIu32 " of %" PRIu32
 				   " segments never ran in the replay on %u processors",
 				   n - s.n_done, n, p);
 		goto out;
@@ -481,13 +490,14 @@ static bool needs_simulation(const struct ecp_dag *dag, const struct ecp_profile
 }
 
 static int replay_one(const struct ecp_dag *dag, const struct ecp_profile *prof,
-		      const struct ecp_dag_succ *g, unsigned p, unsigned flags, struct ecp_replay *out,
-		      struct ecp_error *err)
+		      const struct ecp_dag_succ *g, unsigned p, unsigned flags,
+		      struct ecp_replay *out, struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->sched_model = ECP_SCHED_IDEAL;
-	int rc = needs_simulation(dag, prof, p, flags) ? simulate(dag, g, p, flags, out, err)
-						       : warp(dag, prof, p, flags, out, err);
+	int rc = needs_simulation(dag, prof, p, flags)
+		     ? simulate(dag, g, p, flags, out, err)
+		     : warp(dag, prof, p, flags, out, err);
 	if (rc) {
 		ecp_replay_finish(out);
 		ecp_error_prefix(err, "replay on %u processors", p);
@@ -520,15 +530,15 @@ static void *sweep_worker(void *arg)
 {
 	struct sweep_job *j = arg;
 	for (size_t i = j->first; i < j->n && j->rc == 0; i += j->stride)
-		j->rc = replay_one(j->dag, j->prof, j->g, j->processors[i], j->flags, &j->out[i],
-				   &j->err);
+		j->rc = replay_one(j->dag, j->prof, j->g, j->processors[i], j->flags,
+				   &j->out[i], &j->err);
 	return NULL;
 }
 
 /* Event simulations are independent per P and read only shared data: a big
  * sweep runs them on up to SWEEP_THREADS threads (one per online CPU).
  * Small ones (tests) stay on the caller's thread. */
-#define SWEEP_THREADS 8
+#define SWEEP_THREADS      8
 #define SWEEP_PARALLEL_MIN 200000u /* segments x simulated counts: ~20 ms */
 
 int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size_t n,
@@ -562,11 +572,18 @@ int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size
 	pthread_t tids[SWEEP_THREADS];
 	bool threaded[SWEEP_THREADS] = {false};
 	for (size_t w = 0; w < workers; w++) {
-		jobs[w] = (struct sweep_job){.dag = dag, .prof = &prof, .g = &g,
-					     .processors = processors, .n = n, .first = w,
-					     .stride = workers, .flags = flags, .out = out};
+		jobs[w] = (struct sweep_job){.dag = dag,
+					     .prof = &prof,
+					     .g = &g,
+					     .processors = processors,
+					     .n = n,
+					     .first = w,
+					     .stride = workers,
+					     .flags = flags,
+					     .out = out};
 		if (w > 0)
-			threaded[w] = pthread_create(&tids[w], NULL, sweep_worker, &jobs[w]) == 0;
+			threaded[w] =
+			    pthread_create(&tids[w], NULL, sweep_worker, &jobs[w]) == 0;
 	}
 	/* This thread does its share, and that of any thread not started. */
 	for (size_t w = 0; w < workers; w++)
@@ -597,7 +614,8 @@ int ecp_replay_sweep(const struct ecp_dag *dag, const unsigned *processors, size
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		out[i].t1 = t1;
-		out[i].speedup = out[i].makespan ? (double)t1 / (double)out[i].makespan : 1.0;
+		out[i].speedup =
+		    out[i].makespan ? (double)t1 / (double)out[i].makespan : 1.0;
 	}
 	if (rc)
 		for (size_t i = 0; i < n; i++)
@@ -640,7 +658,8 @@ int ecp_replay_model_run(const struct ecp_dag *dag, enum ecp_sched_model model,
 		return ecp_linux_replay(dag, processors, &params, flags, out, err);
 	}
 	}
-	return ecp_error_set(err, ECP_ERR_USAGE, "unknown scheduler model %d", (int)model);
+	return ecp_error_set(err, ECP_ERR_USAGE, "unknown scheduler model %d",
+			     (int)model);
 }
 
 void ecp_replay_finish(struct ecp_replay *r)

@@ -34,10 +34,11 @@ enum ecp_sched_model {
 };
 
 /* Flags: what to fill besides the totals. */
-#define ECP_REPLAY_STEPS 0x1u    /* steps: runnable threads over time */
+#define ECP_REPLAY_STEPS    0x1u /* steps: runnable threads over time */
 #define ECP_REPLAY_TIMELINE 0x2u /* seg_start/seg_end: per-segment times at P */
-#define ECP_REPLAY_SIMULATE 0x4u /* ideal model: simulate event by event even
-				  * without delays (tests compare it with the warp) */
+#define ECP_REPLAY_SIMULATE                                                              \
+	0x4u /* ideal model: simulate event by event even                                \
+	      * without delays (tests compare it with the warp) */
 
 /* From `time` until the next step's time, `runnable` threads have work to
  * do: min(runnable, P) of them run, max(runnable - P, 0) wait for a CPU. */
@@ -60,8 +61,8 @@ struct ecp_replay {
 	bool work_law_ok;     /* T_P >= T_1 / P (always, unless a bug) */
 	bool span_law_ok;     /* T_P >= T_inf */
 	bool simulated;       /* event by event (delays, or the Linux model) */
-	uint64_t context_switches; /* Linux model only */
-	uint64_t migrations;       /* Linux model only */
+	uint64_t context_switches;     /* Linux model only */
+	uint64_t migrations;           /* Linux model only */
 	struct ecp_replay_step *steps; /* with ECP_REPLAY_STEPS */
 	size_t n_steps;
 	uint64_t *seg_start; /* with ECP_REPLAY_TIMELINE: per segment, at P */
@@ -71,9 +72,9 @@ struct ecp_replay {
 /* The ASAP running count as a step function, independent of P: computed once
  * and shared by the time-warps of many P. */
 struct ecp_profile {
-	size_t len;         /* breakpoints */
-	uint64_t *time;     /* increasing; time[len-1] = span */
-	uint32_t *runnable; /* count on [time[i], time[i+1]); 0 at the last */
+	size_t len;            /* breakpoints */
+	uint64_t *time;        /* increasing; time[len-1] = span */
+	uint32_t *runnable;    /* count on [time[i], time[i+1]); 0 at the last */
 	uint32_t max_runnable; /* the largest count */
 };
 

@@ -54,7 +54,7 @@ struct ecp_sampler {
 };
 
 struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols *syms,
-					bool own_code)
+				       bool own_code)
 {
 	struct ecp_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -114,10 +114,10 @@ static struct placed *file_of(struct ecp_sampler *s, const char *path)
 static bool is_runtime_library(const char *path, const char *base)
 {
 	static const char *const runtime[] = {
-	    "libc.so",     "libm.so",       "libmvec.so",   "libstdc++.so", "libgcc_s.so",
-	    "ld-linux",    "libpthread.so", "libdl.so",     "librt.so",     "libgomp.so",
-	    "libomp.so",   "libatomic.so",  "libresolv.so", "libcrypt.so",  "libnss_",
-	    "libc++.so",   "libc++abi.so",  "libunwind.so", "libgfortran.so",
+	    "libc.so",   "libm.so",       "libmvec.so",   "libstdc++.so",   "libgcc_s.so",
+	    "ld-linux",  "libpthread.so", "libdl.so",     "librt.so",       "libgomp.so",
+	    "libomp.so", "libatomic.so",  "libresolv.so", "libcrypt.so",    "libnss_",
+	    "libc++.so", "libc++abi.so",  "libunwind.so", "libgfortran.so",
 	};
 	if (!strcmp(path, "[vdso]"))
 		return true;
@@ -127,8 +127,8 @@ static bool is_runtime_library(const char *path, const char *base)
 	return false;
 }
 
-int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uint64_t pgoff,
-			uint32_t prot, const char *path)
+int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
+			uint64_t pgoff, uint32_t prot, const char *path)
 {
 	struct placed *f = file_of(s, path);
 	if (!f)
@@ -140,7 +140,8 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 		f->have_base = true;
 	}
 	/* anonymous code (a JIT's) is no file's: its frames are [unknown] */
-	bool anonymous = !strncmp(path, "//anon", 6) || (path[0] == '[' && strcmp(path, "[vdso]"));
+	bool anonymous =
+	    !strncmp(path, "//anon", 6) || (path[0] == '[' && strcmp(path, "[vdso]"));
 	if ((prot & PROT_EXEC) && !anonymous) {
 		if (s->n_ranges == s->cap_ranges) {
 			size_t cap = s->cap_ranges ? 2 * s->cap_ranges : 32;
@@ -159,7 +160,8 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 	char copy[4096];
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	f->recorder = !strncmp(base, "libecp-record.", 14) || !strncmp(base, "liblttng-ust", 12);
+	f->recorder =
+	    !strncmp(base, "libecp-record.", 14) || !strncmp(base, "liblttng-ust", 12);
 	f->system = is_runtime_library(path, base);
 	f->runtime = !strcmp(base, "[vdso]") || !strncmp(base, "ld-linux", 8) ||
 		     !strncmp(base, "libc.so", 7);
@@ -170,8 +172,9 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uin
 	}
 	if (ecp_unwinder_add_object(s->unwinder, f->base, start + len - f->base, path,
 				    have_copy ? copy : NULL) < 0 ||
-	    (s->syms && ecp_symbols_add_object_copy(s->syms, f->base, start + len - f->base,
-						    path, have_copy ? copy : NULL) < 0))
+	    (s->syms &&
+	     ecp_symbols_add_object_copy(s->syms, f->base, start + len - f->base, path,
+					 have_copy ? copy : NULL) < 0))
 		return ECP_ERR_NOMEM;
 	f->registered = true;
 	return 0;
@@ -207,8 +210,9 @@ static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
 	const struct placed *f = file_at(s, pc);
 	if (!f)
 		return ECP_SAMPLER_UNKNOWN; /* not cached: the map may still come */
-	uint64_t start = f && f->recorder ? NOT_PROGRAM
-					  : ecp_unwinder_function_start(s->unwinder, pc, NULL);
+	uint64_t start = f && f->recorder
+			     ? NOT_PROGRAM
+			     : ecp_unwinder_function_start(s->unwinder, pc, NULL);
 	if (ecp_hmap_put(&s->start_of, pc, start) < 0)
 		return start; /* uncached, still right */
 	return start;

@@ -24,12 +24,12 @@ struct ecp_symbols;
  * libraries (under /lib, /usr/lib, the vDSO) are left out: their time goes
  * to the program's function that called them. */
 struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols *syms,
-					bool own_code);
+				       bool own_code);
 void ecp_sampler_destroy(struct ecp_sampler *s);
 
 /* One file mapping of the program; returns 0 or a negative status (memory). */
-int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len, uint64_t pgoff,
-			uint32_t prot, const char *path);
+int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
+			uint64_t pgoff, uint32_t prot, const char *path);
 
 /* The function of frames outside every executable file mapping: a failed
  * unwind's garbage, or code generated at run time.  One row, "[unknown]"

@@ -41,7 +41,8 @@ static inline const struct ecp_heap_item *ecp_heap_top(const struct ecp_heap *h)
 	return h->len ? &h->items[0] : NULL;
 }
 
-static inline bool ecp_heap_less(const struct ecp_heap_item *x, const struct ecp_heap_item *y)
+static inline bool ecp_heap_less(const struct ecp_heap_item *x,
+				 const struct ecp_heap_item *y)
 {
 	if (x->key != y->key)
 		return x->key < y->key;

@@ -23,12 +23,12 @@ struct sym {
 struct object {
 	uint64_t baddr, memsz;
 	char *path;
-	char *file; /* what to read: a copy kept in the trace, else path */
+	char *file;  /* what to read: a copy kept in the trace, else path */
 	bool loaded; /* symbol table read (or found unreadable) */
 	uint64_t first_vaddr;
 	struct sym *syms; /* sorted by value */
 	size_t n_syms;
-	uint64_t seq; /* registration order: later wins on overlap */
+	uint64_t seq;      /* registration order: later wins on overlap */
 	char problem[160]; /* why no symbols could be read, "" if they could */
 };
 
@@ -186,7 +186,8 @@ static void load_object(struct object *o)
 	int fd = ecp_open_regular(o->file ? o->file : o->path, o->file != NULL);
 	if (fd < 0) {
 		snprintf(o->problem, sizeof(o->problem), "%s",
-			 errno == EINVAL || errno == ELOOP ? "not a regular file" : strerror(errno));
+			 errno == EINVAL || errno == ELOOP ? "not a regular file"
+							   : strerror(errno));
 		return;
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -229,10 +230,11 @@ static void load_object(struct object *o)
 	 * headers, which sit at the end of the file. */
 	if (!o->n_syms)
 		snprintf(o->problem, sizeof(o->problem), "%s",
-			 symtab   ? "its symbol table names no function (damaged?)"
-			 : dynsym ? "it is stripped (its .dynsym names only what it imports, "
-				    "and no debug file was found)"
-				  : "no symbol table (truncated, damaged or stripped?)");
+			 symtab ? "its symbol table names no function (damaged?)"
+			 : dynsym
+			     ? "it is stripped (its .dynsym names only what it imports, "
+			       "and no debug file was found)"
+			     : "no symbol table (truncated, damaged or stripped?)");
 	if (o->n_syms) {
 		qsort(o->syms, o->n_syms, sizeof(*o->syms), cmp_sym);
 		/* drop aliases at the same address: the first (best) stays */

@@ -35,7 +35,7 @@ struct meta {
 	uint64_t as_cpus;        /* the CPUs the program was shown */
 	uint64_t cpu_count_read; /* 1: it asked how many it has */
 	bool functions;
-	bool manifest; /* the recorder wrote ecp-record.streams */
+	bool manifest;             /* the recorder wrote ecp-record.streams */
 	char stream_warning[1024]; /* what the manifest check found in objects/ */
 	char *command;
 };
@@ -103,8 +103,8 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 	if (!f && fd >= 0)
 		close(fd);
 	if (!f && errno == EINVAL)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: ecp-record.meta is not a regular file", dir);
+		return ecp_error_set(
+		    err, ECP_ERR, "trace=%s: ecp-record.meta is not a regular file", dir);
 	if (!f)
 		return ecp_error_set(
 		    err, ECP_ERR,
@@ -124,26 +124,29 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 			continue;
 		char *eq = strchr(line, '=');
 		if (!eq || eq == line) {
-			rc = ecp_error_set(err, ECP_ERR,
-					   "trace=%s: ecp-record.meta line %u is not key=value: "
-					   "'%.60s'",
-					   dir, lineno, line);
+			rc = ecp_error_set(
+			    err, ECP_ERR,
+			    "trace=%s: ecp-record.meta line %u is not key=value: "
+			    "'%.60s'",
+			    dir, lineno, line);
 			break;
 		}
 		*eq = '\0';
 		const char *key = line, *val = eq + 1;
 		uint64_t v, *num = meta_number(m, key);
 		if (!meta_seen_add(&seen, key)) {
-			rc = ecp_error_set(err, ECP_ERR,
-					   "trace=%s: ecp-record.meta line %u: key '%s' given "
-					   "twice",
-					   dir, lineno, key);
+			rc = ecp_error_set(
+			    err, ECP_ERR,
+			    "trace=%s: ecp-record.meta line %u: key '%s' given "
+			    "twice",
+			    dir, lineno, key);
 		} else if (num) {
 			if (ecp_parse_u64(val, num) < 0)
-				rc = ecp_error_set(err, ECP_ERR,
-						   "trace=%s: ecp-record.meta line %u: %s='%.40s' "
-						   "is not a whole number",
-						   dir, lineno, key, val);
+				rc = ecp_error_set(
+				    err, ECP_ERR,
+				    "trace=%s: ecp-record.meta line %u: %s='%.40s' "
+				    "is not a whole number",
+				    dir, lineno, key, val);
 		} else if (!strcmp(key, "format")) {
 			if (ecp_parse_u64(val, &v) < 0) {
 				rc = ecp_error_set(err, ECP_ERR,
@@ -234,7 +237,8 @@ static int on_object(void *user, uint64_t baddr, uint64_t memsz, const char *pat
 		char copy[4096];
 		int n = snprintf(copy, sizeof(copy), "%s/objects/%s", c->dir, base);
 		if (n > 0 && (size_t)n < sizeof(copy) && access(copy, R_OK) == 0)
-			return ecp_symbols_add_object_copy(c->syms, baddr, memsz, path, copy);
+			return ecp_symbols_add_object_copy(c->syms, baddr, memsz, path,
+							   copy);
 	}
 	return ecp_symbols_add_object(c->syms, baddr, memsz, path);
 }
@@ -243,7 +247,8 @@ static int on_mapping(void *user, uint64_t start, uint64_t len, uint64_t pgoff,
 		      uint32_t prot, const char *path)
 {
 	struct load_ctx *c = user;
-	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
+	if (!c->sampler &&
+	    !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ECP_ERR_NOMEM;
 	return ecp_sampler_mapping(c->sampler, start, len, pgoff, prot, path);
 }
@@ -260,7 +265,8 @@ static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error 
 	 * another address space's): neither unwound nor counted as failing */
 	if (!smp->n_regs && !smp->n_chain && !smp->n_stack)
 		return ECP_OK;
-	if (!c->sampler && !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
+	if (!c->sampler &&
+	    !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	uint32_t n = ecp_sampler_frames(c->sampler, smp, funcs, sites, 128);
 	if (!n)
@@ -317,25 +323,28 @@ static int explain_damage(const char *label, const char *ctf_dir,
 		return ecp_error_prefix(err, "(the damaged file could not be found: %s)",
 					perr.msg);
 	if (found == 0)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: babeltrace2 cannot %s the trace (%s), although "
-				     "each of its files decodes alone",
-				     ctf_dir, st->bt_failed == 1 ? "open" : "decode",
-				     st->bt_cause[0] ? st->bt_cause : "no cause given");
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: babeltrace2 cannot %s the trace (%s), although "
+		    "each of its files decodes alone",
+		    ctf_dir, st->bt_failed == 1 ? "open" : "decode",
+		    st->bt_cause[0] ? st->bt_cause : "no cause given");
 	if (d.is_metadata)
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: damaged or foreign CTF metadata in %s: %s", label,
-				     d.file, d.why);
-	return ecp_error_set(err, ECP_ERR,
-			     "trace=%s: the stream file %s is damaged (at its event #%llu): %s; "
-			     "re-record the program",
-			     label, d.file, (unsigned long long)d.events, d.why);
+		return ecp_error_set(
+		    err, ECP_ERR, "trace=%s: damaged or foreign CTF metadata in %s: %s",
+		    label, d.file, d.why);
+	return ecp_error_set(
+	    err, ECP_ERR,
+	    "trace=%s: the stream file %s is damaged (at its event #%llu): %s; "
+	    "re-record the program",
+	    label, d.file, (unsigned long long)d.events, d.why);
 }
 
 /* babeltrace2 ended a stream at damaged data and called it a success:
  * the analysis goes on, with a warning that names the file. */
 static int warn_stopped_early(struct ecp_model *m, const char *dir, const char *part,
-			      const struct ecp_ctf_stats *st, bool probe, struct ecp_error *err)
+			      const struct ecp_ctf_stats *st, bool probe,
+			      struct ecp_error *err)
 {
 	if (st->bt_failed != 3)
 		return ECP_OK;
@@ -347,10 +356,11 @@ static int warn_stopped_early(struct ecp_model *m, const char *dir, const char *
 			? ecp_ctf_probe(ctf, &d, &perr)
 			: 0;
 	free(ctf);
-	if (ecp_model_add_warning(m,
-				  "babeltrace2 stopped reading %s at damaged data (%s): the "
-				  "events after it are missing and the answers may be wrong",
-				  found > 0 ? d.file : path, st->bt_cause) < 0)
+	if (ecp_model_add_warning(
+		m,
+		"babeltrace2 stopped reading %s at damaged data (%s): the "
+		"events after it are missing and the answers may be wrong",
+		found > 0 ? d.file : path, st->bt_cause) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	return ECP_OK;
 }
@@ -376,20 +386,22 @@ static int note_samples(struct ecp_model *m, const struct load_ctx *c)
 		return ECP_ERR_NOMEM;
 	uint64_t shallow = c->sampler ? ecp_sampler_shallow(c->sampler) : 0;
 	if (pushed && shallow * 10 > pushed &&
-	    ecp_model_add_warning(m,
-				  "%llu of %llu samples could not be unwound with the "
-				  "objects' unwind tables (the frame-pointer chain or the "
-				  "leaf alone was used): inclusive times of their callers "
-				  "are too low",
-				  (unsigned long long)shallow, (unsigned long long)pushed) < 0)
+	    ecp_model_add_warning(
+		m,
+		"%llu of %llu samples could not be unwound with the "
+		"objects' unwind tables (the frame-pointer chain or the "
+		"leaf alone was used): inclusive times of their callers "
+		"are too low",
+		(unsigned long long)shallow, (unsigned long long)pushed) < 0)
 		return ECP_ERR_NOMEM;
 	uint64_t unknown = c->sampler ? ecp_sampler_unknown_frames(c->sampler) : 0;
 	if (pushed && unknown * 100 > pushed &&
-	    ecp_model_add_warning(m,
-				  "%llu frames of %llu samples lie outside every mapped file "
-				  "(an unwind gone astray, or code made at run time): they "
-				  "are one row, [unknown]",
-				  (unsigned long long)unknown, (unsigned long long)pushed) < 0)
+	    ecp_model_add_warning(
+		m,
+		"%llu frames of %llu samples lie outside every mapped file "
+		"(an unwind gone astray, or code made at run time): they "
+		"are one row, [unknown]",
+		(unsigned long long)unknown, (unsigned long long)pushed) < 0)
 		return ECP_ERR_NOMEM;
 	return ECP_OK;
 }
@@ -407,16 +419,17 @@ static int blame_loss(const char *dir, const struct ecp_ctf_stats *main_st,
 			sched->discarded + sched->discarded_packets;
 	if (!lost || rc == ECP_ERR_NOMEM || rc == ECP_ERR_DECODER_CRASH)
 		return rc;
-	ecp_error_prefix(err,
-			 "trace=%s: %llu events were discarded while recording (first loss "
-			 "before event #%llu of %s), and the trace is not whole "
-			 "(re-record on a quieter machine, or with fewer events: without "
-			 "--min-duration 0)",
-			 dir, (unsigned long long)lost,
-			 (unsigned long long)(main_st->discarded || main_st->discarded_packets
-						  ? main_st->first_discard_index
-						  : sched->first_discard_index),
-			 main_st->discarded || main_st->discarded_packets ? "main" : "sched");
+	ecp_error_prefix(
+	    err,
+	    "trace=%s: %llu events were discarded while recording (first loss "
+	    "before event #%llu of %s), and the trace is not whole "
+	    "(re-record on a quieter machine, or with fewer events: without "
+	    "--min-duration 0)",
+	    dir, (unsigned long long)lost,
+	    (unsigned long long)(main_st->discarded || main_st->discarded_packets
+				     ? main_st->first_discard_index
+				     : sched->first_discard_index),
+	    main_st->discarded || main_st->discarded_packets ? "main" : "sched");
 	return ECP_ERR;
 }
 
@@ -430,17 +443,17 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 			     .ignore_samples =
 				 opts->functions_from == ECP_FUNCTIONS_FROM_INSTRUMENT,
 			     .own_code = opts->own_code};
-	struct ecp_builder_options bo = {.clock = meta->clock,
-					 .event_cost_ps = meta->event_cost_ps,
-					 .sample_cost_ns = meta->sample_cost_ns,
-					 .keep_calls = opts->keep_calls,
-					 .by_callsite = opts->by_callsite,
-					 .ignore_function_events =
-					     opts->functions_from == ECP_FUNCTIONS_FROM_SAMPLES,
-					 /* a lossy trace is inconsistent where events
-					    are missing: repair and count */
-					 .lenient = opts->allow_loss,
-					 .trace_path = dir};
+	struct ecp_builder_options bo = {
+	    .clock = meta->clock,
+	    .event_cost_ps = meta->event_cost_ps,
+	    .sample_cost_ns = meta->sample_cost_ns,
+	    .keep_calls = opts->keep_calls,
+	    .by_callsite = opts->by_callsite,
+	    .ignore_function_events = opts->functions_from == ECP_FUNCTIONS_FROM_SAMPLES,
+	    /* a lossy trace is inconsistent where events
+	       are missing: repair and count */
+	    .lenient = opts->allow_loss,
+	    .trace_path = dir};
 	struct ecp_ctf_callbacks cb = {.event = on_event,
 				       .object = on_object,
 				       .comm = on_comm,
@@ -534,21 +547,23 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	}
 	/* issue 33: the fallback clock's limits, in every answer */
 	if (meta->clock == ECP_CLOCK_THREAD_CPUTIME &&
-	    ecp_model_add_warning(m, "recorded with the fallback clock (perf's context-switch "
-				     "records were refused): segments are exact, but a function's "
-				     "time inside a segment is its wall time scaled to the "
-				     "segment's CPU time, so time slices of other threads and "
-				     "waits inside it blur it; record where perf_event_open is "
-				     "allowed for exact function times") < 0) {
+	    ecp_model_add_warning(
+		m, "recorded with the fallback clock (perf's context-switch "
+		   "records were refused): segments are exact, but a function's "
+		   "time inside a segment is its wall time scaled to the "
+		   "segment's CPU time, so time slices of other threads and "
+		   "waits inside it blur it; record where perf_event_open is "
+		   "allowed for exact function times") < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	if (meta->calls_too_deep &&
-	    ecp_model_add_warning(m,
-				  "%llu calls deeper than the recorder's shadow stack (1024 "
-				  "frames) were not recorded: their time is their deepest "
-				  "recorded caller's",
-				  (unsigned long long)meta->calls_too_deep) < 0) {
+	    ecp_model_add_warning(
+		m,
+		"%llu calls deeper than the recorder's shadow stack (1024 "
+		"frames) were not recorded: their time is their deepest "
+		"recorded caller's",
+		(unsigned long long)meta->calls_too_deep) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -576,18 +591,21 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = warn_stopped_early(m, dir, "sched", &sched, !opts->skip_damage_probe, err)) < 0 ||
-	    (rc = warn_stopped_early(m, dir, "main", &main_st, !opts->skip_damage_probe, err)) < 0)
+	if ((rc = warn_stopped_early(m, dir, "sched", &sched, !opts->skip_damage_probe,
+				     err)) < 0 ||
+	    (rc = warn_stopped_early(m, dir, "main", &main_st, !opts->skip_damage_probe,
+				     err)) < 0)
 		goto out;
 	const char *file, *objpath, *why;
 	for (size_t k = 0; ecp_symbols_unreadable(c.syms, k, &file, &objpath, &why); k++)
-		if (ecp_model_add_warning(m,
-					  "symbols could not be read from %s%s%s: %s; its "
-					  "functions are shown as addresses (%s+0x...)",
-					  file, strcmp(file, objpath) ? ", the copy of " : "",
-					  strcmp(file, objpath) ? objpath : "", why,
-					  strrchr(objpath, '/') ? strrchr(objpath, '/') + 1
-								: objpath) < 0) {
+		if (ecp_model_add_warning(
+			m,
+			"symbols could not be read from %s%s%s: %s; its "
+			"functions are shown as addresses (%s+0x...)",
+			file, strcmp(file, objpath) ? ", the copy of " : "",
+			strcmp(file, objpath) ? objpath : "", why,
+			strrchr(objpath, '/') ? strrchr(objpath, '/') + 1 : objpath) <
+		    0) {
 			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 			goto out;
 		}
@@ -618,8 +636,9 @@ out:
  * answer does not depend on it).  Written before the loss check, so that an
  * --allow-loss run later does not decode again; the loss is re-checked on
  * load. */
-static int write_trace_cache(const char *cache, uint64_t fp, const struct ecp_load_options *opts,
-			     struct ecp_model *m, struct ecp_error *err)
+static int write_trace_cache(const char *cache, uint64_t fp,
+			     const struct ecp_load_options *opts, struct ecp_model *m,
+			     struct ecp_error *err)
 {
 	struct ecp_error cerr = {0};
 	if (ecp_cache_write(cache, fp, m, opts->keep_calls, &cerr) < 0 &&
@@ -668,7 +687,8 @@ static int decode_child(void *user, char *msg, size_t len)
 		struct ecp_error cerr = {0};
 		if (ecp_cache_write(j->cache, j->fp, m, j->opts->keep_calls, &cerr) == 0)
 			in_cache = true;
-		else if (ecp_model_add_warning(m, "model cache not written: %s", cerr.msg) < 0)
+		else if (ecp_model_add_warning(m, "model cache not written: %s",
+					       cerr.msg) < 0)
 			rc = ecp_error_set(&err, ECP_ERR_NOMEM, "out of memory");
 	}
 	if (rc == 0 && !in_cache)
@@ -687,7 +707,8 @@ static int explain_crash(const char *dir, const struct ecp_child_result *res,
 			 struct ecp_error *err)
 {
 	static const char *const parts[] = {"sched", "main"};
-	const char *what = res->signal ? ecp_child_signal_name(res->signal) : "a fatal error";
+	const char *what =
+	    res->signal ? ecp_child_signal_name(res->signal) : "a fatal error";
 	for (size_t i = 0; i < 2; i++) {
 		char path[PATH_MAX];
 		char *ctf = NULL;
@@ -699,17 +720,19 @@ static int explain_crash(const char *dir, const struct ecp_child_result *res,
 		int found = ecp_ctf_probe(ctf, &d, &perr);
 		free(ctf);
 		if (found > 0)
-			return ecp_error_set(err, ECP_ERR_DECODER_CRASH,
-					     "trace=%s: babeltrace2 crashed (%s) decoding the %s "
-					     "%s: the file is damaged%s%s%s; re-record the program",
-					     dir, what, d.is_metadata ? "CTF metadata" : "stream file",
-					     d.file, d.crashed ? "" : " (", d.crashed ? "" : d.why,
-					     d.crashed ? "" : ")");
+			return ecp_error_set(
+			    err, ECP_ERR_DECODER_CRASH,
+			    "trace=%s: babeltrace2 crashed (%s) decoding the %s "
+			    "%s: the file is damaged%s%s%s; re-record the program",
+			    dir, what, d.is_metadata ? "CTF metadata" : "stream file",
+			    d.file, d.crashed ? "" : " (", d.crashed ? "" : d.why,
+			    d.crashed ? "" : ")");
 	}
-	return ecp_error_set(err, ECP_ERR_DECODER_CRASH,
-			     "trace=%s: babeltrace2 crashed (%s) decoding the trace, and no "
-			     "single file of it is to blame; re-record the program",
-			     dir, what);
+	return ecp_error_set(
+	    err, ECP_ERR_DECODER_CRASH,
+	    "trace=%s: babeltrace2 crashed (%s) decoding the trace, and no "
+	    "single file of it is to blame; re-record the program",
+	    dir, what);
 }
 
 /* Removes the private temporary directory and what a child left in it. */
@@ -720,7 +743,8 @@ static void remove_private_dir(const char *tmp)
 		for (struct dirent *e; (e = readdir(d));) {
 			char p[2 * PATH_MAX];
 			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-			    snprintf(p, sizeof(p), "%s/%s", tmp, e->d_name) < (int)sizeof(p))
+			    snprintf(p, sizeof(p), "%s/%s", tmp, e->d_name) <
+				(int)sizeof(p))
 				unlink(p);
 		}
 		closedir(d);
@@ -744,7 +768,8 @@ static uint64_t tree_bytes(const char *path, int depth)
 	for (struct dirent *e; (e = readdir(d));) {
 		char sub[PATH_MAX];
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) < sizeof(sub))
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) <
+			sizeof(sub))
 			sum += tree_bytes(sub, depth + 1);
 	}
 	closedir(d);
@@ -776,11 +801,12 @@ static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char tmp[PATH_MAX], handover[PATH_MAX + 32];
-	snprintf(tmp, sizeof(tmp), "%s/ecp-decode-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	snprintf(tmp, sizeof(tmp), "%s/ecp-decode-XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(tmp))
-		return ecp_error_set(err, ECP_ERR_IO,
-				     "cannot create a temporary directory in %s: %s",
-				     tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		return ecp_error_set(
+		    err, ECP_ERR_IO, "cannot create a temporary directory in %s: %s",
+		    tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
 	snprintf(handover, sizeof(handover), "%s/model", tmp);
 	/* A read-only trace directory (a shared or packaged trace) gets no
 	 * cache, and nothing to report: the answer is the same. */
@@ -800,17 +826,19 @@ static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
 	if (res.interrupted) {
 		remove_private_dir(tmp);
 		ecp_child_reraise(res.interrupted);
-		rc = ecp_error_set(err, ECP_ERR, "trace=%s: decoding interrupted by signal %d",
-				   dir, res.interrupted);
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: decoding interrupted by signal %d", dir,
+				   res.interrupted);
 		goto out;
 	}
 	if (res.timed_out) {
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s: decoding did not finish in %u s (%llu bytes of "
-				   "streams) and was stopped: damaged CTF metadata makes "
-				   "babeltrace2 spin; re-record the program, or set "
-				   "ECP_DECODE_TIMEOUT_S if the trace is whole and the machine slow",
-				   dir, limit, (unsigned long long)bytes);
+		rc = ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: decoding did not finish in %u s (%llu bytes of "
+		    "streams) and was stopped: damaged CTF metadata makes "
+		    "babeltrace2 spin; re-record the program, or set "
+		    "ECP_DECODE_TIMEOUT_S if the trace is whole and the machine slow",
+		    dir, limit, (unsigned long long)bytes);
 		goto out;
 	}
 	if (res.crashed) {
@@ -825,10 +853,11 @@ static int decode_in_child(const char *dir, const struct ecp_load_options *opts,
 	const char *from = !strcmp(res.msg, "cache") ? cache : handover;
 	rc = ecp_cache_load(from, fp, opts->keep_calls, out, err);
 	if (rc == 0)
-		rc = ecp_error_set(err, ECP_ERR_IO,
-				   "trace=%s: the decoding process handed over no usable model "
-				   "(%s)",
-				   dir, from);
+		rc = ecp_error_set(
+		    err, ECP_ERR_IO,
+		    "trace=%s: the decoding process handed over no usable model "
+		    "(%s)",
+		    dir, from);
 	else if (rc > 0)
 		rc = ECP_OK;
 out:
@@ -865,8 +894,8 @@ static int check_loss(const char *dir, const struct ecp_load_options *opts,
 		    "trace=%s: %s; the model would be wrong (re-record, or pass "
 		    "--allow-loss to analyse it anyway)",
 		    dir, what);
-	if (ecp_model_add_warning(m, "%s: the analysis is approximate (--allow-loss)", what) <
-	    0)
+	if (ecp_model_add_warning(m, "%s: the analysis is approximate (--allow-loss)",
+				  what) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	return ECP_OK;
 }
@@ -881,15 +910,16 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 	struct stat st;
 	if (stat(dir, &st) < 0)
 		return errno == ENOENT
-			   ? ecp_error_set(err, ECP_ERR, "trace=%s: no such trace directory",
-					   dir)
-			   : ecp_error_set(err, ECP_ERR, "trace=%s: cannot open it: %s", dir,
-					   strerror(errno));
+			   ? ecp_error_set(err, ECP_ERR,
+					   "trace=%s: no such trace directory", dir)
+			   : ecp_error_set(err, ECP_ERR, "trace=%s: cannot open it: %s",
+					   dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ecp_error_set(err, ECP_ERR,
-				     "trace=%s: %s is a file, not a trace directory (ecp record "
-				     "writes a directory, ./ecp.data by default)",
-				     dir, dir);
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: %s is a file, not a trace directory (ecp record "
+		    "writes a directory, ./ecp.data by default)",
+		    dir, dir);
 	struct ecp_load_options view;
 	if (opts->functions_from != ECP_FUNCTIONS_FROM_ALL || opts->own_code) {
 		view = *opts;
@@ -925,10 +955,11 @@ int ecp_trace_load(const char *dir, const struct ecp_load_options *opts,
 				     sizeof(meta.stream_warning), err)) < 0)
 		goto out;
 	if (!listed && meta.manifest) {
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s: %s is missing: the recording listed its streams "
-				   "there, and without it they cannot be checked",
-				   dir, ECP_MANIFEST_FILE);
+		rc = ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: %s is missing: the recording listed its streams "
+		    "there, and without it they cannot be checked",
+		    dir, ECP_MANIFEST_FILE);
 		goto out;
 	}
 	if (opts->in_process)

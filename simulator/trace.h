@@ -47,7 +47,7 @@ struct ecp_load_options {
 	 * to the program's function that called them, as instrumentation
 	 * sees it; not cached either */
 	bool own_code;
-	bool progress;   /* a progress line on stderr while decoding CTF */
+	bool progress; /* a progress line on stderr while decoding CTF */
 	/* Decode the CTF in this process, not in a child (see trace.c): for
 	 * the fuzzer, whose coverage a child would not report, and only after
 	 * a child has shown that decoding the input does not crash. */

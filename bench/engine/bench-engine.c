@@ -320,8 +320,8 @@ int main(int argc, char **argv)
 			T = (uint32_t)strtoul(argv[i], NULL, 10);
 	}
 	if (T < 2 || T > 256 || S < T) {
-		fprintf(stderr,
-			"usage: bench-engine [SEGMENTS] [THREADS 2..256] [--delays] [--one]\n");
+		fprintf(stderr, "usage: bench-engine [SEGMENTS] [THREADS 2..256] "
+				"[--delays] [--one]\n");
 		return 2;
 	}
 	double t0 = now();
@@ -362,8 +362,9 @@ int main(int argc, char **argv)
 		for (; k < batch && p0 + k <= 64; k++)
 			ps[k] = p0 + k;
 		double ta = now();
-		int rc = one_at_a_time ? ecp_sweep_analyze(sw, ps[0], &as[0], &err)
-				       : ecp_sweep_analyze_many(sw, ps, k, false, as, &err);
+		int rc = one_at_a_time
+			     ? ecp_sweep_analyze(sw, ps[0], &as[0], &err)
+			     : ecp_sweep_analyze_many(sw, ps, k, false, as, &err);
 		if (rc < 0) {
 			fprintf(stderr, "bench-engine: %s\n", err.msg);
 			return 1;
@@ -379,12 +380,15 @@ int main(int argc, char **argv)
 			inexact_p += !a->weights_exact;
 			if (p == 1 || p == 2 || p == 4 || p == 8 || p == 16 || p == 32 ||
 			    p == 64)
-				printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  top %s  "
-				       "(P %u-%u: %.3f s; %u segments re-simulated, %u by the "
+				printf("P=%2u  T_P = %.4f s  speedup %.2f  idle %.3f s  "
+				       "top %s  "
+				       "(P %u-%u: %.3f s; %u segments re-simulated, %u "
+				       "by the "
 				       "reverse pass, %u unverified)\n",
-				       p, a->makespan_ns / 1e9, a->speedup, a->idle_ns / 1e9,
-				       g.model.functions[a->functions[0].function].name, ps[0],
-				       ps[k - 1], tb - ta, a->resimulated_segments,
+				       p, a->makespan_ns / 1e9, a->speedup,
+				       a->idle_ns / 1e9,
+				       g.model.functions[a->functions[0].function].name,
+				       ps[0], ps[k - 1], tb - ta, a->resimulated_segments,
 				       a->reverse_pass_segments, a->inexact_segments);
 			ecp_analysis_finish(a);
 		}

@@ -24,9 +24,9 @@
 #include "simulator/event.h"
 #include "simulator/replay.h"
 
-#define WORKERS 63u
+#define WORKERS   63u
 #define PER_PHASE 8u
-#define MUTEXES 16u
+#define MUTEXES   16u
 
 static uint64_t rng = 88172645463325252ull;
 static int with_delays; /* --delays: 5% of the segments sleep first */
@@ -77,10 +77,12 @@ static struct ecp_model *make_model(uint64_t events)
 	m->n_locks = MUTEXES;
 	m->locks = xcalloc(MUTEXES, sizeof(*m->locks));
 	for (uint32_t i = 0; i < MUTEXES; i++)
-		m->locks[i] = (struct ecp_lock){0x1000 + 64 * (uint64_t)i, ECP_LOCK_MUTEX};
+		m->locks[i] =
+		    (struct ecp_lock){0x1000 + 64 * (uint64_t)i, ECP_LOCK_MUTEX};
 	for (uint32_t t = 0; t <= WORKERS; t++) {
 		m->threads[t].tid = 1000 + t;
-		m->threads[t].first_segment = t == 0 ? 0 : main_segs + (t - 1) * per_worker;
+		m->threads[t].first_segment =
+		    t == 0 ? 0 : main_segs + (t - 1) * per_worker;
 		m->threads[t].n_segments = t == 0 ? main_segs : per_worker;
 		m->threads[t].parent = t == 0 ? ECP_NO_ID : 0;
 	}
@@ -98,32 +100,35 @@ static struct ecp_model *make_model(uint64_t events)
 	uint64_t cap = 2 * (uint64_t)WORKERS + (uint64_t)phases * WORKERS * 2;
 	struct gen_edge *e = xcalloc(cap, sizeof(*e));
 	uint64_t ne = 0;
-#define SEG(w, p, j) (m->threads[w].first_segment + (p) * PER_PHASE + (j))
+#define SEG(w, p, j) (m->threads[w].first_segment + (p)*PER_PHASE + (j))
 	for (uint32_t w = 1; w <= WORKERS; w++) {
-		e[ne++] = (struct gen_edge){w - 1, m->threads[w].first_segment, ECP_EDGE_CREATE};
-		e[ne++] = (struct gen_edge){m->threads[w].first_segment + per_worker - 1, WORKERS,
-					    ECP_EDGE_JOIN};
+		e[ne++] = (struct gen_edge){w - 1, m->threads[w].first_segment,
+					    ECP_EDGE_CREATE};
+		e[ne++] = (struct gen_edge){m->threads[w].first_segment + per_worker - 1,
+					    WORKERS, ECP_EDGE_JOIN};
 	}
 	for (uint32_t p = 0; p < phases; p++) {
 		for (uint32_t w = 1; w <= WORKERS; w++) {
 			/* Critical sections (acquire at start, release at end). */
 			for (uint32_t j = 0; j < PER_PHASE; j++)
 				if (next_rand() % 10 < 3) {
-					struct ecp_segment *seg = &m->segments[SEG(w, p, j)];
+					struct ecp_segment *seg =
+					    &m->segments[SEG(w, p, j)];
 					seg->lock_acquire = seg->lock_release =
-						(uint32_t)(next_rand() % MUTEXES);
+					    (uint32_t)(next_rand() % MUTEXES);
 				}
 			/* Worker w posts at the end of segment j, w+1 waits
 			 * before segment j+1. */
 			if (w < WORKERS) {
 				uint32_t j = (uint32_t)(next_rand() % (PER_PHASE - 1));
-				e[ne++] = (struct gen_edge){SEG(w, p, j), SEG(w + 1, p, j + 1),
-							    ECP_EDGE_SEM};
+				e[ne++] = (struct gen_edge){
+				    SEG(w, p, j), SEG(w + 1, p, j + 1), ECP_EDGE_SEM};
 			}
 			/* Barrier: worker 1's arrival releases the others. */
 			if (p + 1 < phases && w != 1)
-				e[ne++] = (struct gen_edge){SEG(1, p, PER_PHASE - 1), SEG(w, p + 1, 0),
-							    ECP_EDGE_BARRIER};
+				e[ne++] =
+				    (struct gen_edge){SEG(1, p, PER_PHASE - 1),
+						      SEG(w, p + 1, 0), ECP_EDGE_BARRIER};
 		}
 	}
 #undef SEG
@@ -141,7 +146,7 @@ static struct ecp_model *make_model(uint64_t events)
 	for (uint64_t i = 0; i < ne; i++) {
 		struct ecp_segment *seg = &m->segments[e[i].to];
 		m->edges[seg->first_in + seg->n_in++] =
-			(struct ecp_edge){e[i].from, e[i].to, e[i].kind};
+		    (struct ecp_edge){e[i].from, e[i].to, e[i].kind};
 	}
 	free(e);
 	return m;
@@ -184,10 +189,12 @@ static int bench(uint64_t events)
 	double t3 = now_s();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("events %9" PRIu64 "  segments %8" PRIu32 "  dag-build %6.3f s  P=1..64 %6.3f s"
-	       "  total %6.3f s  (linux model P=2: %6.3f s)  T1/T64 %.2f  peak RSS %ld MB\n",
-	       2 * (uint64_t)m->n_segments, m->n_segments, t1 - t0, t2 - t1, t2 - t0, t3 - t2,
-	       r[63].speedup, ru.ru_maxrss / 1024);
+	printf(
+	    "events %9" PRIu64 "  segments %8" PRIu32
+	    "  dag-build %6.3f s  P=1..64 %6.3f s"
+	    "  total %6.3f s  (linux model P=2: %6.3f s)  T1/T64 %.2f  peak RSS %ld MB\n",
+	    2 * (uint64_t)m->n_segments, m->n_segments, t1 - t0, t2 - t1, t2 - t0,
+	    t3 - t2, r[63].speedup, ru.ru_maxrss / 1024);
 	for (unsigned i = 0; i < 64; i++) {
 		if (!r[i].work_law_ok || !r[i].span_law_ok) {
 			fprintf(stderr, "bench-sim: a law fails at P=%u\n", ps[i]);

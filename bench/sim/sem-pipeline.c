@@ -19,7 +19,7 @@
 
 #define SP_ITEMS 400
 #define SP_SLOTS 4
-#define SP_UNIT 0.05 /* of the figures' time unit: ~2.4 ms */
+#define SP_UNIT  0.05 /* of the figures' time unit: ~2.4 ms */
 
 struct ring {
 	uint64_t slot[SP_SLOTS];

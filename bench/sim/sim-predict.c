@@ -40,13 +40,14 @@ int main(int argc, char **argv)
 		ecp_model_destroy(m);
 		return 1;
 	}
-	printf("# work_ns %" PRIu64 " span_ns %" PRIu64 " delay_ns %" PRIu64 " segments %" PRIu32
-	       " threads %" PRIu32 "\n", dag.work, dag.span, dag.total_delay, dag.n_segments,
-	       m->n_threads);
+	printf("# work_ns %" PRIu64 " span_ns %" PRIu64 " delay_ns %" PRIu64
+	       " segments %" PRIu32 " threads %" PRIu32 "\n",
+	       dag.work, dag.span, dag.total_delay, dag.n_segments, m->n_threads);
 	unsigned defaults[] = {1, 2};
 	int n = argc > 2 ? argc - 2 : 2;
 	for (int i = 0; i < n; i++) {
-		unsigned p = argc > 2 ? (unsigned)strtoul(argv[i + 2], NULL, 10) : defaults[i];
+		unsigned p =
+		    argc > 2 ? (unsigned)strtoul(argv[i + 2], NULL, 10) : defaults[i];
 		struct ecp_replay ideal, lin;
 		if (ecp_replay_model_run(&dag, ECP_SCHED_IDEAL, p, 0, &ideal, &err) < 0 ||
 		    ecp_replay_model_run(&dag, ECP_SCHED_LINUX, p, 0, &lin, &err) < 0) {

@@ -18,10 +18,10 @@
 #include "tests/support/ctf-writer.h"
 #include "tests/support/event-seq.h"
 
-#define MS 1000000ull
-#define SERIAL 0x1000u
-#define PARALLEL 0x2000u
-#define MAIN_FN 0x3000u
+#define MS        1000000ull
+#define SERIAL    0x1000u
+#define PARALLEL  0x2000u
+#define MAIN_FN   0x3000u
 #define WORKER_FN 0x4000u
 
 int main(int argc, char **argv)

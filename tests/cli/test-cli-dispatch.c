@@ -12,8 +12,8 @@
 static void test_every_documented_command_is_found(void **state)
 {
 	(void)state;
-	const char *names[] = {"record", "info", "report", "scan", "whatif",
-			       "viz", "export", "help"};
+	const char *names[] = {"record", "info", "report", "scan",
+			       "whatif", "viz",  "export", "help"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct ecp_command *c = ecp_command_find(names[i]);
 		assert_non_null(c);
@@ -31,9 +31,9 @@ static void test_typos_suggest_the_nearest_command(void **state)
 	struct {
 		const char *typo, *want;
 	} cases[] = {
-		{"reprot", "report"}, {"recrod", "record"}, {"scna", "scan"},
-		{"whatfi", "whatif"}, {"inf", "info"},     {"exprot", "export"},
-		{"vz", "viz"},        {"reports", "report"},
+	    {"reprot", "report"}, {"recrod", "record"},  {"scna", "scan"},
+	    {"whatfi", "whatif"}, {"inf", "info"},       {"exprot", "export"},
+	    {"vz", "viz"},        {"reports", "report"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct ecp_command *c = ecp_command_suggest(cases[i].typo);
@@ -74,11 +74,11 @@ static void test_wants_help_stops_at_double_dash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_documented_command_is_found),
-		cmocka_unit_test(test_typos_suggest_the_nearest_command),
-		cmocka_unit_test(test_unrelated_words_get_no_suggestion),
-		cmocka_unit_test(test_help_command_exit_codes),
-		cmocka_unit_test(test_wants_help_stops_at_double_dash),
+	    cmocka_unit_test(test_every_documented_command_is_found),
+	    cmocka_unit_test(test_typos_suggest_the_nearest_command),
+	    cmocka_unit_test(test_unrelated_words_get_no_suggestion),
+	    cmocka_unit_test(test_help_command_exit_codes),
+	    cmocka_unit_test(test_wants_help_stops_at_double_dash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,12 +32,14 @@ static void test_proc_lists(void **state)
 static void test_bad_proc_lists_are_usage_errors(void **state)
 {
 	(void)state;
-	const char *bad[] = {"", "0", "0-4", "4-1", "1,,2", "1,", "a", "-3", "1-", "65", "1.5"};
+	const char *bad[] = {"",  "0",  "0-4", "4-1", "1,,2", "1,",
+			     "a", "-3", "1-",  "65",  "1.5"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct ecp_error err = {0};
 		unsigned *v = (unsigned *)1;
 		size_t n = 7;
-		assert_int_equal(ecp_parse_proc_list(bad[i], 64, &v, &n, &err), ECP_ERR_USAGE);
+		assert_int_equal(ecp_parse_proc_list(bad[i], 64, &v, &n, &err),
+				 ECP_ERR_USAGE);
 		assert_null(v);
 		assert_int_equal(n, 0);
 		assert_true(err.msg[0] != '\0');
@@ -74,9 +76,11 @@ static void test_name_pct(void **state)
 	assert_int_equal(ecp_parse_name_pct("ns::f<int>=12.5", &name, &pct, &err), 0);
 	assert_string_equal(name, "ns::f<int>");
 	free(name);
-	const char *bad[] = {"parse", "=20", "parse=", "parse=0", "parse=100", "parse=x%", "parse=-5"};
+	const char *bad[] = {"parse",     "=20",      "parse=",  "parse=0",
+			     "parse=100", "parse=x%", "parse=-5"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(ecp_parse_name_pct(bad[i], &name, &pct, &err), ECP_ERR_USAGE);
+		assert_int_equal(ecp_parse_name_pct(bad[i], &name, &pct, &err),
+				 ECP_ERR_USAGE);
 }
 
 static void test_edit_distance(void **state)
@@ -104,8 +108,8 @@ static void test_env_knobs(void **state)
 	uint64_t v = 7;
 	unsetenv("ECP_TEST_KNOB");
 	assert_int_equal(ecp_env_knob_u64("ECP_TEST_KNOB", 1, 100, &v), 0);
-	const char *rejected[] = {"", "abc", "12x", "-3", " 5", "0", "101",
-				  "99999999999999999999999"};
+	const char *rejected[] = {"",   "abc", "12x", "-3",
+				  " 5", "0",   "101", "99999999999999999999999"};
 	for (size_t i = 0; i < sizeof(rejected) / sizeof(*rejected); i++) {
 		setenv("ECP_TEST_KNOB", rejected[i], 1);
 		assert_int_equal(ecp_env_knob_u64("ECP_TEST_KNOB", 1, 100, &v), 0);
@@ -123,12 +127,12 @@ static void test_env_knobs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_proc_lists),
-		cmocka_unit_test(test_bad_proc_lists_are_usage_errors),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_name_pct),
-		cmocka_unit_test(test_edit_distance),
-		cmocka_unit_test(test_env_knobs),
+	    cmocka_unit_test(test_proc_lists),
+	    cmocka_unit_test(test_bad_proc_lists_are_usage_errors),
+	    cmocka_unit_test(test_durations),
+	    cmocka_unit_test(test_name_pct),
+	    cmocka_unit_test(test_edit_distance),
+	    cmocka_unit_test(test_env_knobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

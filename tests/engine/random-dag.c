@@ -30,7 +30,8 @@ void random_dag(struct fx *f, uint64_t *st, const struct random_dag_opts *o)
 	uint32_t lo = o->min_threads ? o->min_threads : 1;
 	uint32_t hi = o->max_threads < MAX_THREADS ? o->max_threads : MAX_THREADS;
 	uint32_t threads = lo + random_dag_next(st, hi - lo + 1);
-	uint32_t target = o->min_segments + random_dag_next(st, o->spread ? o->spread : 1);
+	uint32_t target =
+	    o->min_segments + random_dag_next(st, o->spread ? o->spread : 1);
 	uint32_t n_fn = o->functions ? o->functions : 4;
 	ecp_id last[MAX_THREADS];
 	for (uint32_t t = 0; t < MAX_THREADS; t++)
@@ -72,7 +73,8 @@ void random_dag(struct fx *f, uint64_t *st, const struct random_dag_opts *o)
 		} else {
 			fx_act(f, s, random_dag_next(st, n_fn), 1, len, len);
 		}
-		uint32_t n_in = random_dag_next(st, 4) == 0 ? 1 + random_dag_next(st, 2) : 0;
+		uint32_t n_in =
+		    random_dag_next(st, 4) == 0 ? 1 + random_dag_next(st, 2) : 0;
 		if (last[t] == ECP_NO_ID && s > 0 && random_dag_next(st, 2))
 			n_in++; /* a created thread: its start waits for the creator */
 		for (uint32_t i = 0; i < n_in && s > 0; i++) {

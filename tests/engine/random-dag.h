@@ -11,16 +11,16 @@
 #include "tests/engine/fixture.h"
 
 struct random_dag_opts {
-	uint32_t max_threads;  /* 1..max_threads threads (at most 64) */
+	uint32_t max_threads; /* 1..max_threads threads (at most 64) */
 	uint32_t min_threads;
 	uint32_t min_segments; /* segments: min_segments .. +spread-1 */
 	uint32_t spread;
-	bool delays;           /* sleeps between a thread's segments */
-	bool wide_lengths;     /* lengths 1..1e6 (no ties) instead of 0..4 */
-	uint32_t functions;    /* activities pick among this many functions */
-	bool bursts;           /* a thread often runs several segments in a row,
-				* numbered consecutively as models number them:
-				* the engine merges some (ecp/units.h) */
+	bool delays;        /* sleeps between a thread's segments */
+	bool wide_lengths;  /* lengths 1..1e6 (no ties) instead of 0..4 */
+	uint32_t functions; /* activities pick among this many functions */
+	bool bursts;        /* a thread often runs several segments in a row,
+			     * numbered consecutively as models number them:
+			     * the engine merges some (ecp/units.h) */
 };
 
 /* xorshift64; the state is the seed, never 0. */

@@ -81,7 +81,8 @@ static void expect(const struct ecp_model *m, const struct ecp_dag *dag, unsigne
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
 		for (uint32_t i = 0; i < seg->n_activity; i++) {
-			const struct ecp_activity *a = &m->activities[seg->first_activity + i];
+			const struct ecp_activity *a =
+			    &m->activities[seg->first_activity + i];
 			x->tet[a->function] += x->weight[s] * (double)a->self_ns;
 			x->tetid[a->function] += x->weight[s] * (double)a->incl_ns;
 			/* On the ECP: the oracle's floating-point eps leaves
@@ -119,12 +120,13 @@ static void check_analysis(const struct ecp_model *m, const struct ecp_analysis 
 		if (!same(r->tet_ns, x->tet[r->function]) ||
 		    !same(r->tetid_ns, x->tetid[r->function]) ||
 		    r->calls != x->calls[r->function])
-			fail_msg("%s P=%u (%s) function %u: TET %.9f TETID %.9f calls %llu; "
-				 "oracle %.9f %.9f %llu",
-				 label, p, path, r->function, r->tet_ns, r->tetid_ns,
-				 (unsigned long long)r->calls, x->tet[r->function],
-				 x->tetid[r->function],
-				 (unsigned long long)x->calls[r->function]);
+			fail_msg(
+			    "%s P=%u (%s) function %u: TET %.9f TETID %.9f calls %llu; "
+			    "oracle %.9f %.9f %llu",
+			    label, p, path, r->function, r->tet_ns, r->tetid_ns,
+			    (unsigned long long)r->calls, x->tet[r->function],
+			    x->tetid[r->function],
+			    (unsigned long long)x->calls[r->function]);
 	}
 	c->analyses++;
 }
@@ -137,7 +139,8 @@ static void check_euler(const struct ecp_analysis *a, const struct expected *x,
 	for (size_t k = 0; k < a->n_functions; k++)
 		sum += a->functions[k].tet_ns;
 	if (!same(sum, (double)x->makespan))
-		fail_msg("%s P=%u: sum of TET %.9f != T_P %.9Lf", label, p, sum, x->makespan);
+		fail_msg("%s P=%u: sum of TET %.9f != T_P %.9Lf", label, p, sum,
+			 x->makespan);
 	c->euler++;
 }
 
@@ -145,7 +148,8 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 			const char *label, bool euler, struct counts *c)
 {
 	struct expected x;
-	size_t s1 = m->n_segments ? m->n_segments : 1, f1 = m->n_functions ? m->n_functions : 1;
+	size_t s1 = m->n_segments ? m->n_segments : 1,
+	       f1 = m->n_functions ? m->n_functions : 1;
 	x.weight = calloc(s1, sizeof(double));
 	x.tet = calloc(f1, sizeof(double));
 	x.tetid = calloc(f1, sizeof(double));
@@ -183,8 +187,9 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 	c->models++;
 }
 
-static void run_random(const char *what, unsigned long n, const struct random_dag_opts *base,
-		       bool alternate_delays, bool euler, uint64_t salt, struct counts *c)
+static void run_random(const char *what, unsigned long n,
+		       const struct random_dag_opts *base, bool alternate_delays,
+		       bool euler, uint64_t salt, struct counts *c)
 {
 	for (unsigned long i = 0; i < n; i++) {
 		uint64_t seed = 0x9e3779b97f4a7c15ULL * (i + 1) ^ salt;
@@ -228,12 +233,16 @@ static void test_large(void **state)
 	(void)state;
 	unsigned long n = count_from_env("ECP_PRODUCT_LARGE_MODELS", 200);
 	struct counts c = {0};
-	struct random_dag_opts o = {.min_threads = 16, .max_threads = 24,
-				    .min_segments = 200, .spread = 60, .functions = 12};
+	struct random_dag_opts o = {.min_threads = 16,
+				    .max_threads = 24,
+				    .min_segments = 200,
+				    .spread = 60,
+				    .functions = 12};
 	run_random("large", n, &o, true, false, 0x5bd1e995, &c);
-	printf("large models (200..259 segments, 16..24 threads): %lu models, %lu analyses, "
-	       "%lu weights equal to the oracle\n",
-	       c.models, c.analyses, c.weights);
+	printf(
+	    "large models (200..259 segments, 16..24 threads): %lu models, %lu analyses, "
+	    "%lu weights equal to the oracle\n",
+	    c.models, c.analyses, c.weights);
 	assert_int_equal(c.models, n);
 	assert_int_equal(c.analyses, 3 * N_P * n);
 	assert_true(c.weights >= 2 * N_P * 200 * n);
@@ -245,8 +254,8 @@ static void test_euler(void **state)
 	(void)state;
 	unsigned long n = count_from_env("ECP_PRODUCT_EULER_MODELS", 2000);
 	struct counts c = {0};
-	struct random_dag_opts o = {.max_threads = 6, .min_segments = 2, .spread = 30,
-				    .wide_lengths = true};
+	struct random_dag_opts o = {
+	    .max_threads = 6, .min_segments = 2, .spread = 30, .wide_lengths = true};
 	run_random("tie-free", n, &o, false, true, 0xc2b2ae35, &c);
 	printf("tie-free models: %lu models, sum of TET = T_P checked %lu times\n",
 	       c.models, c.euler);

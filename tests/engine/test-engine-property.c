@@ -180,8 +180,10 @@ static void run_budget0(unsigned long n_models, enum budget_mode mode, struct bu
 	memset(c, 0, sizeof(*c));
 	for (unsigned long i = 0; i < n_models; i++) {
 		uint64_t seed = 0x2545f4914f6cdd1dULL * (i + 1) + mode, rng = seed;
-		struct random_dag_opts o = {.max_threads = 6, .min_segments = 2,
-					    .spread = 30, .delays = true,
+		struct random_dag_opts o = {.max_threads = 6,
+					    .min_segments = 2,
+					    .spread = 30,
+					    .delays = true,
 					    .wide_lengths = wide};
 		struct fx f;
 		random_dag(&f, &rng, &o);
@@ -193,15 +195,16 @@ static void run_budget0(unsigned long n_models, enum budget_mode mode, struct bu
 		if (ecp_engine_create(dag, &engine, &err) < 0)
 			fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
 		uint64_t instants = 2 * (uint64_t)dag->n_segments + 1;
-		ecp_engine_set_exact_budget(engine, mode == BUDGET_NONE	     ? 0
-						    : mode == BUDGET_PASS_WIDE ? instants
-									       : instants * instants);
+		ecp_engine_set_exact_budget(engine, mode == BUDGET_NONE ? 0
+						    : mode == BUDGET_PASS_WIDE
+							? instants
+							: instants * instants);
 		for (unsigned p = 1; p <= 5; p++) {
 			struct ecp_run_summary sum;
 			if (ecp_engine_run(engine, p, fast, NULL, &sum, &err) < 0 ||
 			    ecp_weights_oracle(dag, p, slow, NULL, &err) < 0)
-				fail_msg("seed %llu P=%u: %s", (unsigned long long)seed, p,
-					 err.msg);
+				fail_msg("seed %llu P=%u: %s", (unsigned long long)seed,
+					 p, err.msg);
 			uint32_t n_inexact = 0, n_resimulated = 0;
 			const uint8_t *inexact =
 			    ecp_engine_inexact(engine, &n_inexact, &n_resimulated);
@@ -212,7 +215,8 @@ static void run_budget0(unsigned long n_models, enum budget_mode mode, struct bu
 			for (uint32_t s = 0; s < dag->n_segments; s++, c->weights++) {
 				/* relative: wide lengths make large weights rare
 				 * but possible */
-				double tol = 1e-9 * (fabs(slow[s]) > 1 ? fabs(slow[s]) : 1);
+				double tol =
+				    1e-9 * (fabs(slow[s]) > 1 ? fabs(slow[s]) : 1);
 				bool right = fabs(fast[s] - slow[s]) <= tol;
 				if (inexact[s]) {
 					c->flagged++;
@@ -220,10 +224,11 @@ static void run_budget0(unsigned long n_models, enum budget_mode mode, struct bu
 				} else {
 					c->unflagged++;
 					if (!right)
-						fail_msg("seed %llu P=%u segment %u: engine "
-							 "%.9f, oracle %.9f, not flagged",
-							 (unsigned long long)seed, p, s, fast[s],
-							 slow[s]);
+						fail_msg(
+						    "seed %llu P=%u segment %u: engine "
+						    "%.9f, oracle %.9f, not flagged",
+						    (unsigned long long)seed, p, s,
+						    fast[s], slow[s]);
 				}
 			}
 		}
@@ -238,9 +243,10 @@ static void test_flags_are_honest(void **state)
 	(void)state;
 	struct budget0 c;
 	run_budget0(4000, BUDGET_NONE, &c);
-	printf("budget 0: %lu weights unflagged, all equal to the oracle; %lu flagged, of "
-	       "which %lu really differ\n",
-	       c.unflagged, c.flagged, c.wrong_flagged);
+	printf(
+	    "budget 0: %lu weights unflagged, all equal to the oracle; %lu flagged, of "
+	    "which %lu really differ\n",
+	    c.unflagged, c.flagged, c.wrong_flagged);
 	assert_int_equal(c.models, 4000);
 	assert_int_equal(c.reverse + c.resimulated, 0);
 	assert_true(c.unflagged > 0 && c.wrong_flagged > 0);
@@ -258,10 +264,11 @@ static void test_reverse_pass(void **state)
 	(void)state;
 	struct budget0 c;
 	run_budget0(4000, BUDGET_PASS_WIDE, &c);
-	printf("tie-free with sleeps, budget for the pass: %lu weights, %lu unflagged and "
-	       "equal to the oracle (%lu from the reverse pass, %lu re-simulated), %lu "
-	       "flagged (%lu really differ)\n",
-	       c.weights, c.unflagged, c.reverse, c.resimulated, c.flagged, c.wrong_flagged);
+	printf(
+	    "tie-free with sleeps, budget for the pass: %lu weights, %lu unflagged and "
+	    "equal to the oracle (%lu from the reverse pass, %lu re-simulated), %lu "
+	    "flagged (%lu really differ)\n",
+	    c.weights, c.unflagged, c.reverse, c.resimulated, c.flagged, c.wrong_flagged);
 	assert_int_equal(c.models, 4000);
 	assert_true(c.reverse * 10 >= c.weights);
 	assert_true(c.reverse > 4 * c.resimulated);

@@ -29,7 +29,7 @@
 #include "simulator/replay.h"
 #include "tests/engine/random-dag.h"
 
-#define P_MAX 6
+#define P_MAX    6
 #define MAX_SEGS 128
 
 struct run {
@@ -217,8 +217,8 @@ static void test_third(void **state)
  * work (one segment), or 1 ns of work and a sleep of `lead` ns (a segment
  * of length 0 after it).  Every base segment that waited for nothing waits
  * for the lead; base segment s is segment s + *n_lead.  Returns the shift. */
-static uint64_t build_shifted(struct fx *f, const struct fx *base, uint64_t lead, bool asleep,
-			      uint32_t *n_lead)
+static uint64_t build_shifted(struct fx *f, const struct fx *base, uint64_t lead,
+			      bool asleep, uint32_t *n_lead)
 {
 	fx_init(f);
 	ecp_id last = fx_run(f, 0, 0, asleep ? 1 : lead, 0);
@@ -276,16 +276,18 @@ static void check_shifted(const struct fx *base, uint64_t lead, bool asleep,
 				 o.makespan - shift, b.makespan);
 		/* the lead's work shifts everything after it: weight 1 */
 		if (!same_weight(e.w[0], 1) || !same_weight(o.w[0], 1))
-			fail_msg("seed %llu lead %llu P=%u: lead weighs %.9f (oracle %.9f)",
-				 (unsigned long long)seed, (unsigned long long)lead, p,
-				 e.w[0], o.w[0]);
+			fail_msg(
+			    "seed %llu lead %llu P=%u: lead weighs %.9f (oracle %.9f)",
+			    (unsigned long long)seed, (unsigned long long)lead, p, e.w[0],
+			    o.w[0]);
 		for (uint32_t s = 0; s < S; s++) {
 			double we = e.w[s + n_lead], wo = o.w[s + n_lead];
 			if (!same_weight(we, b.w[s]) || !same_weight(wo, b.w[s]))
-				fail_msg("seed %llu lead %llu%s P=%u segment %u: engine %.9f, "
-					 "oracle %.9f, unshifted %.9f",
-					 (unsigned long long)seed, (unsigned long long)lead,
-					 asleep ? " asleep" : "", p, s, we, wo, b.w[s]);
+				fail_msg(
+				    "seed %llu lead %llu%s P=%u segment %u: engine %.9f, "
+				    "oracle %.9f, unshifted %.9f",
+				    (unsigned long long)seed, (unsigned long long)lead,
+				    asleep ? " asleep" : "", p, s, we, wo, b.w[s]);
 			st->weights++;
 		}
 		st->runs++;
@@ -413,10 +415,11 @@ static void test_report_rounds_halves_up(void **state)
 				 (unsigned long long)t0, e.makespan - (long double)t0);
 		below += e.makespan < (long double)t0 + 4.5L;
 		if (a.makespan_ns != t0 + 5)
-			fail_msg("T0 %llu: report prints T0 + %lld for T0 + 9/2 (carried as "
-				 "T0 + %.12Lf)",
-				 (unsigned long long)t0, (long long)(a.makespan_ns - t0),
-				 e.makespan - (long double)t0);
+			fail_msg(
+			    "T0 %llu: report prints T0 + %lld for T0 + 9/2 (carried as "
+			    "T0 + %.12Lf)",
+			    (unsigned long long)t0, (long long)(a.makespan_ns - t0),
+			    e.makespan - (long double)t0);
 		ecp_analysis_finish(&a);
 		fx_free(&f);
 		struct fx g;

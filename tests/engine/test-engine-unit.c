@@ -180,7 +180,8 @@ static void test_idleness(void **state)
 }
 
 /* Every figure of two analyses of the same P, bit for bit. */
-static void assert_same_analysis(const struct ecp_analysis *x, const struct ecp_analysis *y)
+static void assert_same_analysis(const struct ecp_analysis *x,
+				 const struct ecp_analysis *y)
 {
 	assert_int_equal(x->processors, y->processors);
 	assert_int_equal(x->makespan_ns, y->makespan_ns);
@@ -188,7 +189,8 @@ static void assert_same_analysis(const struct ecp_analysis *x, const struct ecp_
 	assert_int_equal(x->weights_exact, y->weights_exact);
 	assert_int_equal(x->n_functions, y->n_functions);
 	for (size_t i = 0; i < x->n_functions; i++) {
-		const struct ecp_function_result *a = &x->functions[i], *b = &y->functions[i];
+		const struct ecp_function_result *a = &x->functions[i],
+						 *b = &y->functions[i];
 		assert_int_equal(a->function, b->function);
 		assert_int_equal(a->calls, b->calls);
 		assert_memory_equal(&a->tet_ns, &b->tet_ns, sizeof(double));
@@ -235,7 +237,8 @@ static void test_sweep_matches_analyze(void **state)
 	/* 0..5 and 1..5 again: batches of 4, 4 and 3. */
 	const unsigned ps[] = {0, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5};
 	const size_t n = sizeof(ps) / sizeof(ps[0]);
-	struct ecp_analysis kept[sizeof(ps) / sizeof(ps[0])], bare[sizeof(ps) / sizeof(ps[0])];
+	struct ecp_analysis kept[sizeof(ps) / sizeof(ps[0])],
+	    bare[sizeof(ps) / sizeof(ps[0])];
 	assert_int_equal(ecp_sweep_analyze_many(sw, ps, n, true, kept, &err), 0);
 	assert_int_equal(ecp_sweep_analyze_many(sw, ps, n, false, bare, &err), 0);
 	for (size_t i = 0; i < n; i++) {
@@ -440,14 +443,17 @@ static void test_radix_sort_bits(void **state)
 			assert_non_null(keys);
 			assert_non_null(want);
 			for (size_t i = 0; i < n; i++) {
-				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				rng =
+				    rng * 6364136223846793005ull + 1442695040888963407ull;
 				/* few distinct keys: many ties for stability */
-				uint64_t key = (rng >> 33) % (key_bits < 20 ? 7 : 1000003) &
-					       (((uint64_t)1 << key_bits) - 1);
+				uint64_t key =
+				    (rng >> 33) % (key_bits < 20 ? 7 : 1000003) &
+				    (((uint64_t)1 << key_bits) - 1);
 				keys[i] = want[i] = key << 20 | i;
 			}
 			qsort(want, n, sizeof(*want), cmp_u64);
-			assert_int_equal(ecp_radix_sort_bits(keys, n, 20, 20 + key_bits), 0);
+			assert_int_equal(ecp_radix_sort_bits(keys, n, 20, 20 + key_bits),
+					 0);
 			assert_memory_equal(keys, want, n * sizeof(*keys));
 			free(keys);
 			free(want);

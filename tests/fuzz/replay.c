@@ -96,7 +96,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: fuzz-replay builder|ctf PATH...\n");
 		return 2;
 	}
-	harness_fn fn = strcmp(argv[1], "builder") ? ecp_fuzz_ctf_one : ecp_fuzz_builder_one;
+	harness_fn fn =
+	    strcmp(argv[1], "builder") ? ecp_fuzz_ctf_one : ecp_fuzz_builder_one;
 	int total = 0;
 	for (int i = 2; i < argc; i++) {
 		int r = replay_path(fn, argv[i]);

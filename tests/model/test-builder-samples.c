@@ -16,11 +16,11 @@
 #include "simulator/model.h"
 #include "tests/support/event-seq.h"
 
-#define MAIN 1
-#define H1   0x1000
-#define F    0x10
-#define G    0x20
-#define S    0xc0
+#define MAIN   1
+#define H1     0x1000
+#define F      0x10
+#define G      0x20
+#define S      0xc0
 #define SITE_A 0x55
 #define SITE_B 0x66
 
@@ -32,7 +32,8 @@ struct sample {
 
 /* Samples first (as the sched trace comes first), then the events. */
 static struct ecp_model *build(const struct sample *smp, size_t n_smp,
-			       const struct ecp_test_seq *s, bool by_callsite, bool samples_only)
+			       const struct ecp_test_seq *s, bool by_callsite,
+			       bool samples_only)
 {
 	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
 					.trace_path = "synthetic",

@@ -437,8 +437,9 @@ static void test_thread_running_at_exit_keeps_work(void **state)
 	assert_int_equal(seg->length, (400 - 10) + (500 - 460));
 	assert_int_equal(seg->rec_end, 500);
 	assert_int_equal(m->info.unknown_deps_ns, 430); /* all after its last event */
-	assert_true(ecp_test_has_warning(m, "1 threads were still running when the process "
-					    "exited (tid 2)"));
+	assert_true(ecp_test_has_warning(m,
+					 "1 threads were still running when the process "
+					 "exited (tid 2)"));
 	assert_false(ecp_test_has_warning(m, "had no thread_exit"));
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
@@ -462,7 +463,8 @@ static void test_thread_blocked_at_exit_ends_at_wait(void **state)
 	ecp_test_ev(&s, MAIN, 1000, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 	struct ecp_model *m = build_ok(&s, NULL);
 	const struct ecp_thread *t = &m->threads[1];
-	const struct ecp_segment *last = &m->segments[t->first_segment + t->n_segments - 1];
+	const struct ecp_segment *last =
+	    &m->segments[t->first_segment + t->n_segments - 1];
 	assert_int_equal(last->rec_end, 20);
 	assert_true(ecp_test_has_warning(m, "1 threads were blocked in a wait when the "
 					    "process exited"));
@@ -497,8 +499,9 @@ static void test_unseen_thread_in_model(void **state)
 	assert_int_equal(ecp_model_work(m), 20 + 65 + 200 + 50);
 	assert_int_equal(m->info.outside_threads, 1);
 	assert_int_equal(m->info.unknown_deps_ns, 250);
-	assert_true(ecp_test_has_warning(m, "1 threads ran that the agent never saw start "
-					    "(tid 7; 0.000 ms of CPU)"));
+	assert_true(ecp_test_has_warning(m,
+					 "1 threads ran that the agent never saw start "
+					 "(tid 7; 0.000 ms of CPU)"));
 	assert_string_equal(m->functions[m->threads[1].start_function].name,
 			    "(thread the agent did not see)");
 	ecp_model_destroy(m);

@@ -21,12 +21,12 @@
 #include "tests/support/event-seq.h"
 
 #define MAIN 1
-#define T2 2
-#define H1 0x1000
-#define H2 0x2000
-#define R2 0x30
-#define S 0xc0
-#define MS 1000000ull
+#define T2   2
+#define H1   0x1000
+#define H2   0x2000
+#define R2   0x30
+#define S    0xc0
+#define MS   1000000ull
 
 /* Main runs from ts 100 to 500 with its own clock going 1000 -> 1300 (300
  * ns); T2 has no switch records, so no own clock.  Tid 99 never starts a
@@ -194,7 +194,8 @@ static void test_warning_names_thread(void **state)
 	assert_int_equal(c.gap_ns, -(int64_t)(150 * MS));
 	char buf[1024];
 	ecp_consistency_describe(&c, buf, sizeof(buf));
-	assert_non_null(strstr(buf, "thread worker-1 (tid 1001) 150 ms below its own clock"));
+	assert_non_null(
+	    strstr(buf, "thread worker-1 (tid 1001) 150 ms below its own clock"));
 	assert_non_null(strstr(buf, "10 ms of 1 thread that only the scheduler saw"));
 	assert_non_null(strstr(buf, "below the program's CPU time 1.324 s"));
 	assert_null(strstr(buf, "worker-2"));

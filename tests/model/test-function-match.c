@@ -32,8 +32,8 @@ static void expect(const char *pattern, enum ecp_match_kind kind, size_t n)
 	struct ecp_function_match fm;
 	assert_int_equal(ecp_match_functions(&model, pattern, &fm), 0);
 	if (fm.kind != kind || fm.n != n)
-		fail_msg("'%s': kind %d with %zu functions, want kind %d with %zu", pattern,
-			 (int)fm.kind, fm.n, (int)kind, n);
+		fail_msg("'%s': kind %d with %zu functions, want kind %d with %zu",
+			 pattern, (int)fm.kind, fm.n, (int)kind, n);
 	ecp_function_match_free(&fm);
 }
 

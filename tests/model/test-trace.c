@@ -200,9 +200,9 @@ static void test_cache_flipped_byte_rebuilt(void **state)
 			fail_msg("flip at %lld: %s", (long long)at, err.msg);
 		assert_int_equal(m2->n_segments, m1->n_segments);
 		assert_int_equal(ecp_model_work(m2), ecp_model_work(m1));
-		assert_int_equal(
-		    memcmp(m2->segments, m1->segments, m1->n_segments * sizeof(*m1->segments)),
-		    0);
+		assert_int_equal(memcmp(m2->segments, m1->segments,
+					m1->n_segments * sizeof(*m1->segments)),
+				 0);
 		assert_string_equal(m2->threads[1].name, m1->threads[1].name);
 		assert_int_equal(m2->info.program_cpu_ns, m1->info.program_cpu_ns);
 		assert_int_equal(m2->info.events, m1->info.events);
@@ -287,7 +287,8 @@ static void test_error_meta_strict(void **state)
 		const char *name, *text, *error;
 	} bad[] = {
 	    {"dupkey", "wall_ns=5\n", "line 10: key 'wall_ns' given twice"},
-	    {"badnum", "program_cpu_ns=12x\n", "program_cpu_ns='12x' is not a whole number"},
+	    {"badnum", "program_cpu_ns=12x\n",
+	     "program_cpu_ns='12x' is not a whole number"},
 	    {"noeq", "garbage\n", "is not key=value: 'garbage'"},
 	};
 	(void)state;
@@ -311,8 +312,10 @@ static void test_error_streams_damaged(void **state)
 	static const struct {
 		const char *name, *error;
 	} cases[] = {
-	    {"truncated", "was truncated"}, {"flipped", "the file is damaged"},
-	    {"foreign", "is not part of the recording"}, {"missing", "is missing"},
+	    {"truncated", "was truncated"},
+	    {"flipped", "the file is damaged"},
+	    {"foreign", "is not part of the recording"},
+	    {"missing", "is missing"},
 	    {"nolist", "ecp-record.streams is missing"},
 	};
 	(void)state;
@@ -331,7 +334,8 @@ static void test_error_streams_damaged(void **state)
 		if (!m)
 			fail_msg("the undamaged trace: %s", err.msg);
 		ecp_model_destroy(m);
-		snprintf(stream, sizeof(stream), "%s/sched/ust/uid/0/64-bit/stream_0", dir);
+		snprintf(stream, sizeof(stream), "%s/sched/ust/uid/0/64-bit/stream_0",
+			 dir);
 		snprintf(other, sizeof(other), "%s/main/ust/uid/0/64-bit/stream_9", dir);
 		struct stat st;
 		assert_int_equal(stat(stream, &st), 0);

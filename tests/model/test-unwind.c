@@ -619,8 +619,8 @@ static void test_sampler_unknown_frames(void **state)
 	struct ecp_strings *arena = ecp_strings_create();
 	assert_non_null(arena);
 	const char *name, *object;
-	assert_int_equal(ecp_symbols_resolve(syms, ECP_UNKNOWN_FUNCTION, arena, &name, &object),
-			 0);
+	assert_int_equal(
+	    ecp_symbols_resolve(syms, ECP_UNKNOWN_FUNCTION, arena, &name, &object), 0);
 	assert_string_equal(name, "[unknown]");
 	assert_int_equal(ecp_symbols_resolve(syms, in_exe, arena, &name, &object), 0);
 	assert_string_equal(name, "test_sampler_unknown_frames");

@@ -14,7 +14,8 @@ static unsigned long work(unsigned seed)
 	std::vector<unsigned> v;
 	for (unsigned i = 0; i < 20000; i++)
 		v.push_back(seed = seed * 1103515245u + 12345u);
-	std::sort(v.begin(), v.end(), [](unsigned a, unsigned b) { return a % 1000 < b % 1000; });
+	std::sort(v.begin(), v.end(),
+		  [](unsigned a, unsigned b) { return a % 1000 < b % 1000; });
 	std::map<unsigned, unsigned> m;
 	for (unsigned i = 0; i < 2000; i++)
 		m[v[i] % 512] += v[i];

@@ -40,7 +40,8 @@
 #include <thread>
 #include <vector>
 
-namespace {
+namespace
+{
 
 const uint64_t ms = 1000000;
 std::map<std::string, uint64_t> segs;
@@ -197,7 +198,10 @@ int barrier()
 	marker mk;
 	auto body = [&sync](int id, marker &t) {
 		for (int phase = 0; phase < 3; phase++) {
-			work(((id + phase) % 3 == 2 ? 30 : (id + phase) % 3 == 1 ? 12 : 4) * ms);
+			work(((id + phase) % 3 == 2   ? 30
+			      : (id + phase) % 3 == 1 ? 12
+						      : 4) *
+			     ms);
 			t("w" + std::to_string(id) + "." + std::to_string(phase));
 			sync.arrive_and_wait();
 		}
@@ -267,11 +271,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "atomic"))
 		rc = atomic_wait();
 	else {
-		std::fprintf(stderr, "usage: %s mutex-cv|async|semaphore|latch|barrier|atomic\n",
+		std::fprintf(stderr,
+			     "usage: %s mutex-cv|async|semaphore|latch|barrier|atomic\n",
 			     argv[0]);
 		return 2;
 	}
 	for (auto &s : segs)
-		std::printf("seg %s %llu\n", s.first.c_str(), (unsigned long long)s.second);
+		std::printf("seg %s %llu\n", s.first.c_str(),
+			    (unsigned long long)s.second);
 	return rc;
 }

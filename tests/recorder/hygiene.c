@@ -78,7 +78,9 @@ static const char *disposition(int sig)
 {
 	struct sigaction sa;
 	sigaction(sig, NULL, &sa);
-	return sa.sa_handler == SIG_IGN ? "ign" : sa.sa_handler == SIG_DFL ? "dfl" : "handler";
+	return sa.sa_handler == SIG_IGN   ? "ign"
+	       : sa.sa_handler == SIG_DFL ? "dfl"
+					  : "handler";
 }
 
 static void on_sigint(int sig)

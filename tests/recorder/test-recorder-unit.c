@@ -180,7 +180,8 @@ static void test_clock_anchor(void **state)
 
 static void test_perf_drain(void **state)
 {
-	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task, NULL, NULL, NULL, NULL};
+	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task,
+				       NULL, NULL,      NULL,    NULL};
 	struct ecp_perf_switch ps;
 	struct fake f;
 	struct perf_event_mmap_page *meta;
@@ -232,7 +233,8 @@ static void test_perf_drain(void **state)
 		uint32_t pid, ppid, tid, ptid;
 		uint64_t time;
 		struct sid id;
-	} child = {{PERF_RECORD_FORK, 0, sizeof(child)}, 300, 100, 300, 101, 45, {300, 300, 45}};
+	} child = {
+	    {PERF_RECORD_FORK, 0, sizeof(child)}, 300, 100, 300, 101, 45, {300, 300, 45}};
 	put(&f, &child, sizeof(child));
 	put_switch(&f, 300, 300, 46, 0);
 	struct {
@@ -292,12 +294,9 @@ static void test_agent_path_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_meta_write),
-	    cmocka_unit_test(test_meta_unwritable),
-	    cmocka_unit_test(test_perf_drain),
-	    cmocka_unit_test(test_clock_anchor),
-	    cmocka_unit_test(test_perf_open),
-	    cmocka_unit_test(test_agent_path_missing),
+	    cmocka_unit_test(test_meta_write), cmocka_unit_test(test_meta_unwritable),
+	    cmocka_unit_test(test_perf_drain), cmocka_unit_test(test_clock_anchor),
+	    cmocka_unit_test(test_perf_open),  cmocka_unit_test(test_agent_path_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,8 +39,8 @@ static void *worker(void *arg)
 {
 	uint64_t t0 = thread_cpu_ns();
 	uint64_t r = calls((uint64_t)(uintptr_t)arg);
-	printf("worker cpu_ns=%llu result=%llu\n", (unsigned long long)(thread_cpu_ns() - t0),
-	       (unsigned long long)(r & 1));
+	printf("worker cpu_ns=%llu result=%llu\n",
+	       (unsigned long long)(thread_cpu_ns() - t0), (unsigned long long)(r & 1));
 	return NULL;
 }
 
@@ -52,7 +52,7 @@ int main(void)
 		return 1;
 	uint64_t r = calls(3);
 	pthread_join(t, NULL);
-	printf("main cpu_ns=%llu result=%llu\n", (unsigned long long)(thread_cpu_ns() - t0),
-	       (unsigned long long)(r & 1));
+	printf("main cpu_ns=%llu result=%llu\n",
+	       (unsigned long long)(thread_cpu_ns() - t0), (unsigned long long)(r & 1));
 	return 0;
 }

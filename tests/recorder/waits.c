@@ -434,8 +434,8 @@ static int rawclone(void)
 	uint64_t t = cpu_ns();
 	for (int i = 0; i < WORKERS; i++)
 		if (clone(raw_worker, stacks[i] + sizeof(stacks[i]),
-			  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
-			      CLONE_SYSVSEM,
+			  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			      CLONE_THREAD | CLONE_SYSVSEM,
 			  (void *)(intptr_t)i) < 0)
 			return 1;
 	for (int d; (d = atomic_load(&raw_done)) < WORKERS;)
@@ -498,7 +498,11 @@ static int systemed(const char *self)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s progress|sigwait|pause|cancel|blocked|running|eventloop|rawclone|plain|fork|system\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s "
+			"progress|sigwait|pause|cancel|blocked|running|eventloop|"
+			"rawclone|plain|fork|system\n",
+			argv[0]);
 		return 2;
 	}
 	work_ns = env_ms("WAITS_WORK_MS", 300) * 1000000u;

@@ -45,7 +45,8 @@ uint32_t mb_thread(struct mb *b)
 uint32_t mb_seg(struct mb *b, uint64_t length, uint64_t delay)
 {
 	struct ecp_model *m = b->m;
-	m->segments = xgrow(m->segments, &b->cap_seg, m->n_segments + 1, sizeof(*m->segments));
+	m->segments =
+	    xgrow(m->segments, &b->cap_seg, m->n_segments + 1, sizeof(*m->segments));
 	struct ecp_segment *s = &m->segments[m->n_segments];
 	s->thread = m->n_threads - 1;
 	s->lock_acquire = s->lock_release = ECP_NO_ID;

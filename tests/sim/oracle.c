@@ -22,7 +22,8 @@ static uint32_t pred_of(const struct ecp_model *m, uint32_t s)
 static bool is_shared(const struct ecp_model *m, uint32_t s)
 {
 	uint32_t l = m->segments[s].lock_acquire;
-	return m->locks[l].kind == ECP_LOCK_RWLOCK && m->segments[s].acquire_mode == ECP_LOCK_SHARED;
+	return m->locks[l].kind == ECP_LOCK_RWLOCK &&
+	       m->segments[s].acquire_mode == ECP_LOCK_SHARED;
 }
 
 void oracle_run_free(struct oracle_run *r)
@@ -39,10 +40,12 @@ int oracle_asap(const struct ecp_model *m, bool recorded, struct oracle_run *out
 	out->start = calloc(n + 1, sizeof(uint64_t));
 	out->end = calloc(n + 1, sizeof(uint64_t));
 	out->grant_seq = malloc((n + 1) * sizeof(uint32_t));
-	bool *started = calloc(n + 1, 1), *done = calloc(n + 1, 1), *requested = calloc(n + 1, 1);
+	bool *started = calloc(n + 1, 1), *done = calloc(n + 1, 1),
+	     *requested = calloc(n + 1, 1);
 	uint64_t *req_time = calloc(n + 1, sizeof(uint64_t));
 	uint32_t *holder = malloc((nl + 1) * sizeof(uint32_t));
-	uint32_t *depth = calloc(nl + 1, sizeof(uint32_t)), *shared = calloc(nl + 1, sizeof(uint32_t));
+	uint32_t *depth = calloc(nl + 1, sizeof(uint32_t)),
+		 *shared = calloc(nl + 1, sizeof(uint32_t));
 	for (uint32_t i = 0; i < n; i++)
 		out->grant_seq[i] = NONE;
 	for (uint32_t i = 0; i < nl; i++)
@@ -76,12 +79,15 @@ int oracle_asap(const struct ecp_model *m, bool recorded, struct oracle_run *out
 				if (started[s] || requested[s])
 					continue;
 				uint32_t p = pred_of(m, s);
-				if (p != NONE && (!done[p] || now < out->end[p] + m->segments[s].delay))
+				if (p != NONE &&
+				    (!done[p] ||
+				     now < out->end[p] + m->segments[s].delay))
 					continue;
 				bool ok = true;
 				const struct ecp_segment *seg = &m->segments[s];
 				for (uint32_t k = 0; k < seg->n_in && ok; k++) {
-					const struct ecp_edge *e = &m->edges[seg->first_in + k];
+					const struct ecp_edge *e =
+					    &m->edges[seg->first_in + k];
 					if (in_force(recorded, e->kind) && !done[e->from])
 						ok = false;
 				}
@@ -109,13 +115,16 @@ int oracle_asap(const struct ecp_model *m, bool recorded, struct oracle_run *out
 				if (!requested[s] || started[s])
 					continue;
 				uint32_t l = m->segments[s].lock_acquire;
-				bool ok = holder[l] == NONE && (is_shared(m, s) || shared[l] == 0);
+				bool ok = holder[l] == NONE &&
+					  (is_shared(m, s) || shared[l] == 0);
 				if (!ok)
 					continue;
 				if (best == NONE || req_time[s] < req_time[best] ||
 				    (req_time[s] == req_time[best] &&
 				     (m->segments[s].thread < m->segments[best].thread ||
-				      (m->segments[s].thread == m->segments[best].thread && s < best))))
+				      (m->segments[s].thread ==
+					   m->segments[best].thread &&
+				       s < best))))
 					best = s;
 			}
 			if (best != NONE) {
@@ -180,8 +189,9 @@ static uint32_t release_of(const struct ecp_model *m, uint32_t g)
 	return NONE; /* held until the end: nothing later can follow it */
 }
 
-double oracle_replay(const struct ecp_model *m, bool recorded, const struct oracle_run *asap,
-		     unsigned p, double *t_start, double *t_end)
+double oracle_replay(const struct ecp_model *m, bool recorded,
+		     const struct oracle_run *asap, unsigned p, double *t_start,
+		     double *t_end)
 {
 	uint32_t n = m->n_segments;
 	/* deps[s]: release segments s must wait for, from the decided order. */
@@ -192,7 +202,8 @@ double oracle_replay(const struct ecp_model *m, bool recorded, const struct orac
 			continue;
 		deps[s] = malloc((n + 1) * sizeof(uint32_t));
 		for (uint32_t g = 0; g < n; g++) {
-			if (asap->grant_seq[g] == NONE || asap->grant_seq[g] >= asap->grant_seq[s] ||
+			if (asap->grant_seq[g] == NONE ||
+			    asap->grant_seq[g] >= asap->grant_seq[s] ||
 			    m->segments[g].lock_acquire != m->segments[s].lock_acquire ||
 			    m->segments[g].thread == m->segments[s].thread)
 				continue;
@@ -218,11 +229,14 @@ double oracle_replay(const struct ecp_model *m, bool recorded, const struct orac
 					continue;
 				const struct ecp_segment *seg = &m->segments[s];
 				uint32_t pr = pred_of(m, s);
-				if (pr != NONE && (!done[pr] || now + tol < en[pr] + (double)seg->delay))
+				if (pr != NONE &&
+				    (!done[pr] ||
+				     now + tol < en[pr] + (double)seg->delay))
 					continue;
 				bool ok = true;
 				for (uint32_t k = 0; k < seg->n_in && ok; k++) {
-					const struct ecp_edge *e = &m->edges[seg->first_in + k];
+					const struct ecp_edge *e =
+					    &m->edges[seg->first_in + k];
 					if (in_force(recorded, e->kind) && !done[e->from])
 						ok = false;
 				}

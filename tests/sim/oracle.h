@@ -31,7 +31,8 @@ void oracle_run_free(struct oracle_run *r);
 
 /* The makespan on p processors (0 = unlimited); per-segment start and end
  * into t_start/t_end when not NULL.  Returns a negative value on deadlock. */
-double oracle_replay(const struct ecp_model *m, bool recorded, const struct oracle_run *asap,
-		     unsigned p, double *t_start, double *t_end);
+double oracle_replay(const struct ecp_model *m, bool recorded,
+		     const struct oracle_run *asap, unsigned p, double *t_start,
+		     double *t_end);
 
 #endif

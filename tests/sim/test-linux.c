@@ -61,7 +61,8 @@ static void test_fork_join_agrees(void **state)
 	struct mb b;
 	mb_init(&b);
 	mb_thread(&b);
-	uint32_t c0 = mb_seg(&b, 50000, 0), c1 = mb_seg(&b, 50000, 0), j = mb_seg(&b, 50000, 0);
+	uint32_t c0 = mb_seg(&b, 50000, 0), c1 = mb_seg(&b, 50000, 0),
+		 j = mb_seg(&b, 50000, 0);
 	mb_thread(&b);
 	uint32_t w0 = mb_seg(&b, 100 * MS, 0);
 	mb_thread(&b);
@@ -101,7 +102,8 @@ static struct ecp_model *pipeline(unsigned n, unsigned k, const uint64_t cost[3]
 			if (s > 0) /* item i from the previous stage */
 				mb_edge(&b, first[s - 1] + i, first[s] + i, ECP_EDGE_SEM);
 			if (s < 2 && i >= k) /* a free slot: item i-k consumed */
-				mb_edge(&b, first[s + 1] + i - k, first[s] + i, ECP_EDGE_SEM);
+				mb_edge(&b, first[s + 1] + i - k, first[s] + i,
+					ECP_EDGE_SEM);
 		}
 	return mb_done(&b);
 }
@@ -121,8 +123,8 @@ static void test_pipeline_partition(void **state)
 	double s_ideal = (double)ideal1.makespan / (double)ideal2.makespan;
 	double s_linux = (double)lin1.makespan / (double)lin2.makespan;
 	print_message("pipeline 2-CPU speedup: ideal %.3f, linux %.3f (%llu switches,"
-		      " %llu migrations)\n", s_ideal, s_linux,
-		      (unsigned long long)lin2.context_switches,
+		      " %llu migrations)\n",
+		      s_ideal, s_linux, (unsigned long long)lin2.context_switches,
 		      (unsigned long long)lin2.migrations);
 	assert_true(s_linux > s_ideal + 0.1);
 	/* The bound of a partition: the middle stage's 3 ms per item. */
@@ -182,7 +184,8 @@ static void test_sleep_wakes_on_timer(void **state)
 	struct ecp_replay r;
 	ecp_linux_params_default(&par);
 	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
-	assert_int_equal(ecp_linux_replay(&dag, 2, &par, ECP_REPLAY_TIMELINE, &r, &err), 0);
+	assert_int_equal(ecp_linux_replay(&dag, 2, &par, ECP_REPLAY_TIMELINE, &r, &err),
+			 0);
 	assert_int_equal(r.seg_start[after], 6 * MS);
 	assert_int_equal(r.makespan, 7 * MS);
 	assert_int_equal(r.idle, 2 * 7 * MS - 2 * MS);
@@ -194,11 +197,11 @@ static void test_sleep_wakes_on_timer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_robin_one_cpu),
-		cmocka_unit_test(test_fork_join_agrees),
-		cmocka_unit_test(test_pipeline_partition),
-		cmocka_unit_test(test_wake_affine),
-		cmocka_unit_test(test_sleep_wakes_on_timer),
+	    cmocka_unit_test(test_round_robin_one_cpu),
+	    cmocka_unit_test(test_fork_join_agrees),
+	    cmocka_unit_test(test_pipeline_partition),
+	    cmocka_unit_test(test_wake_affine),
+	    cmocka_unit_test(test_sleep_wakes_on_timer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,8 +54,9 @@ static void near(double oracle, uint64_t got, const char *what, uint64_t seed, u
 {
 	double d = fabs(oracle - (double)got);
 	if (d > 1.0 + 1e-9 * oracle) {
-		print_error("seed %llu P=%u %s: oracle %.3f, got %llu\n", (unsigned long long)seed,
-			    p, what, oracle, (unsigned long long)got);
+		print_error("seed %llu P=%u %s: oracle %.3f, got %llu\n",
+			    (unsigned long long)seed, p, what, oracle,
+			    (unsigned long long)got);
 		fail();
 	}
 }
@@ -66,8 +67,9 @@ static void check_model(uint64_t seed, const struct ecp_model *m, bool recorded)
 	struct oracle_run o = {0};
 	struct ecp_dag dag;
 	int orc = oracle_asap(m, recorded, &o);
-	int rc = ecp_dag_build(m, NULL, recorded ? ECP_LOCK_ORDER_RECORDED : ECP_LOCK_ORDER_ARRIVAL,
-			       &dag, &err);
+	int rc = ecp_dag_build(
+	    m, NULL, recorded ? ECP_LOCK_ORDER_RECORDED : ECP_LOCK_ORDER_ARRIVAL, &dag,
+	    &err);
 	if (orc != 0) {
 		/* Arrival order can deadlock where the recording did not (it
 		 * cannot here: no nested locks); either way both must agree. */
@@ -81,21 +83,28 @@ static void check_model(uint64_t seed, const struct ecp_model *m, bool recorded)
 	}
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		if (dag.start[s] != o.start[s] || dag.end[s] != o.end[s]) {
-			print_error("seed %llu %s: segment %u ASAP [%llu,%llu], oracle [%llu,%llu]\n",
-				    (unsigned long long)seed, recorded ? "recorded" : "arrival", s,
-				    (unsigned long long)dag.start[s], (unsigned long long)dag.end[s],
-				    (unsigned long long)o.start[s], (unsigned long long)o.end[s]);
+			print_error(
+			    "seed %llu %s: segment %u ASAP [%llu,%llu], oracle "
+			    "[%llu,%llu]\n",
+			    (unsigned long long)seed, recorded ? "recorded" : "arrival",
+			    s, (unsigned long long)dag.start[s],
+			    (unsigned long long)dag.end[s],
+			    (unsigned long long)o.start[s], (unsigned long long)o.end[s]);
 			fail();
 		}
 	}
 	assert_int_equal(dag.span, o.span);
 	check_node_semantics(&dag);
-	double *ts = malloc(m->n_segments * sizeof(double)), *te = malloc(m->n_segments * sizeof(double));
+	double *ts = malloc(m->n_segments * sizeof(double)),
+	       *te = malloc(m->n_segments * sizeof(double));
 	assert_non_null(ts);
 	assert_non_null(te);
 	for (unsigned p = 0; p <= 4; p++) {
 		struct ecp_replay r;
-		assert_int_equal(ecp_replay_run(&dag, p, ECP_REPLAY_TIMELINE | ECP_REPLAY_STEPS, &r, &err), 0);
+		assert_int_equal(ecp_replay_run(&dag, p,
+						ECP_REPLAY_TIMELINE | ECP_REPLAY_STEPS,
+						&r, &err),
+				 0);
 		double om = oracle_replay(m, recorded, &o, p, ts, te);
 		assert_true(om >= 0);
 		near(om, r.makespan, "makespan", seed, p);
@@ -119,8 +128,10 @@ static void check_model(uint64_t seed, const struct ecp_model *m, bool recorded)
 		assert_true(fabs(area - (double)dag.work) <= 8.0 * (double)r.n_steps + 1);
 		if (dag.total_delay == 0) {
 			struct ecp_replay sim;
-			assert_int_equal(ecp_replay_run(&dag, p, ECP_REPLAY_SIMULATE, &sim, &err), 0);
-			assert_true(sim.makespan + 1 >= r.makespan && sim.makespan <= r.makespan + 1);
+			assert_int_equal(
+			    ecp_replay_run(&dag, p, ECP_REPLAY_SIMULATE, &sim, &err), 0);
+			assert_true(sim.makespan + 1 >= r.makespan &&
+				    sim.makespan <= r.makespan + 1);
 			ecp_replay_finish(&sim);
 		}
 		ecp_replay_finish(&r);
@@ -130,11 +141,14 @@ static void check_model(uint64_t seed, const struct ecp_model *m, bool recorded)
 			par.slice_ns = 1500;
 			par.balance_ns = 2000;
 			par.context_switch_ns = 10;
-			assert_int_equal(ecp_linux_replay(&dag, p, &par, ECP_REPLAY_TIMELINE, &r, &err), 0);
+			assert_int_equal(ecp_linux_replay(&dag, p, &par,
+							  ECP_REPLAY_TIMELINE, &r, &err),
+					 0);
 			assert_true(r.work_law_ok);
 			assert_true(r.span_law_ok);
 			for (uint32_t s = 0; s < m->n_segments; s++)
-				assert_true(r.seg_end[s] >= r.seg_start[s] + dag.length[s]);
+				assert_true(r.seg_end[s] >=
+					    r.seg_start[s] + dag.length[s]);
 			ecp_replay_finish(&r);
 		}
 	}
@@ -156,12 +170,14 @@ static void test_random_models(void **state)
 		opts.max_threads = 2 + (unsigned)(seed % 5);
 		struct ecp_model *m = NULL;
 		struct ecp_error err = {0};
-		if (gen_model_create(seed, &opts, &m, &err) != 0 || ecp_model_validate(m, &err) != 0) {
+		if (gen_model_create(seed, &opts, &m, &err) != 0 ||
+		    ecp_model_validate(m, &err) != 0) {
 			print_error("seed %llu: %s\n", (unsigned long long)seed, err.msg);
 			fail();
 		}
 		for (uint32_t s = 0; s < m->n_segments; s++)
-			if (m->segments[s].delay && s != m->threads[m->segments[s].thread].first_segment) {
+			if (m->segments[s].delay &&
+			    s != m->threads[m->segments[s].thread].first_segment) {
 				with_delays++;
 				break;
 			}
@@ -207,8 +223,8 @@ static void test_random_models_ties(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_models),
-		cmocka_unit_test(test_random_models_ties),
+	    cmocka_unit_test(test_random_models),
+	    cmocka_unit_test(test_random_models_ties),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

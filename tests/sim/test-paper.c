@@ -42,16 +42,17 @@ static struct ecp_model *fig1(void)
 	mb_seg(&b, U, 0); /* d(), signal Z */
 	mb_seg(&b, 0, 0); /* end */
 	mb_thread(&b);
-	mb_seg(&b, 0, 0); /* wait X */
-	mb_seg(&b, U, 0); /* c(), signal Y */
-	mb_seg(&b, U, 0); /* b(), end */
+	mb_seg(&b, 0, 0);                         /* wait X */
+	mb_seg(&b, U, 0);                         /* c(), signal Y */
+	mb_seg(&b, U, 0);                         /* b(), end */
 	mb_edge(&b, F1_A1, F1_C3, ECP_EDGE_COND); /* X */
 	mb_edge(&b, F1_C3, F1_D2, ECP_EDGE_COND); /* Y */
 	mb_edge(&b, F1_D2, F1_A2, ECP_EDGE_COND); /* Z */
 	return mb_done(&b);
 }
 
-static uint64_t span_with(const struct ecp_model *m, const uint32_t *segs, size_t n, uint64_t eps)
+static uint64_t span_with(const struct ecp_model *m, const uint32_t *segs, size_t n,
+			  uint64_t eps)
 {
 	uint64_t *len = malloc(m->n_segments * sizeof(*len));
 	assert_non_null(len);
@@ -138,9 +139,19 @@ static void test_fig1_epsilon(void **state)
 
 /* Fig. 4 segment indices. */
 enum {
-	F4_A1, F4_B1, F4_C1, F4_EI1,         /* thread 1 */
-	F4_W2, F4_C2, F4_G2, F4_D2,          /* thread 2 */
-	F4_W3, F4_D3, F4_GH3, F4_A3, F4_F3,  /* thread 3 */
+	F4_A1,
+	F4_B1,
+	F4_C1,
+	F4_EI1, /* thread 1 */
+	F4_W2,
+	F4_C2,
+	F4_G2,
+	F4_D2, /* thread 2 */
+	F4_W3,
+	F4_D3,
+	F4_GH3,
+	F4_A3,
+	F4_F3, /* thread 3 */
 };
 
 static struct ecp_model *fig4(void)
@@ -158,11 +169,11 @@ static struct ecp_model *fig4(void)
 	mb_seg(&b, 1 * U, 0); /* g(), wait Y */
 	mb_seg(&b, 1 * U, 0); /* d(), end */
 	mb_thread(&b);
-	mb_seg(&b, 0, 0);     /* wait Y */
-	mb_seg(&b, 2 * U, 0); /* d(), wait Z */
-	mb_seg(&b, 2 * U, 0); /* g() h(), signal X */
-	mb_seg(&b, 1 * U, 0); /* a(), signal Y */
-	mb_seg(&b, 3 * U, 0); /* f(), end */
+	mb_seg(&b, 0, 0);                          /* wait Y */
+	mb_seg(&b, 2 * U, 0);                      /* d(), wait Z */
+	mb_seg(&b, 2 * U, 0);                      /* g() h(), signal X */
+	mb_seg(&b, 1 * U, 0);                      /* a(), signal Y */
+	mb_seg(&b, 3 * U, 0);                      /* f(), end */
 	mb_edge(&b, F4_A1, F4_C2, ECP_EDGE_SEM);   /* X: 1 -> 2 */
 	mb_edge(&b, F4_C2, F4_D3, ECP_EDGE_SEM);   /* Y: 2 -> 3 */
 	mb_edge(&b, F4_B1, F4_GH3, ECP_EDGE_SEM);  /* Z: 1 -> 3 */
@@ -224,7 +235,8 @@ static void test_fig6_totals(void **state)
 	struct ecp_error err = {0};
 	struct ecp_replay r;
 	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
-	assert_int_equal(ecp_replay_run(&dag, 2, ECP_REPLAY_TIMELINE | ECP_REPLAY_STEPS, &r, &err), 0);
+	assert_int_equal(
+	    ecp_replay_run(&dag, 2, ECP_REPLAY_TIMELINE | ECP_REPLAY_STEPS, &r, &err), 0);
 	assert_int_equal(r.makespan, 12 * U);
 	assert_int_equal(r.work, 19 * U);
 	assert_int_equal(r.span, 11 * U);
@@ -240,7 +252,9 @@ static void test_fig6_totals(void **state)
 	assert_int_equal(r.seg_end[F4_D2], 10 * U);
 	/* The event simulation gives the same run. */
 	struct ecp_replay s;
-	assert_int_equal(ecp_replay_run(&dag, 2, ECP_REPLAY_SIMULATE | ECP_REPLAY_TIMELINE, &s, &err), 0);
+	assert_int_equal(
+	    ecp_replay_run(&dag, 2, ECP_REPLAY_SIMULATE | ECP_REPLAY_TIMELINE, &s, &err),
+	    0);
 	assert_true(s.simulated);
 	assert_int_equal(s.makespan, 12 * U);
 	assert_int_equal(s.idle, 5 * U);
@@ -257,11 +271,11 @@ static void test_fig6_totals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fig1_asap),
-		cmocka_unit_test(test_fig1_epsilon),
-		cmocka_unit_test(test_fig4_three_processors),
-		cmocka_unit_test(test_fig6_two_processors),
-		cmocka_unit_test(test_fig6_totals),
+	    cmocka_unit_test(test_fig1_asap),
+	    cmocka_unit_test(test_fig1_epsilon),
+	    cmocka_unit_test(test_fig4_three_processors),
+	    cmocka_unit_test(test_fig6_two_processors),
+	    cmocka_unit_test(test_fig6_totals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

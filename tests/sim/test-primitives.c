@@ -42,13 +42,13 @@ static struct ecp_model *contention(void)
 	mb_init(&b);
 	uint32_t l = mb_lock(&b, ECP_LOCK_MUTEX);
 	mb_thread(&b);
-	mb_seg(&b, 3, 0);                     /* 0 */
-	uint32_t c1 = mb_seg(&b, 2, 0);       /* 1: lock; 2 units; unlock */
-	mb_seg(&b, 1, 0);                     /* 2 */
+	mb_seg(&b, 3, 0);               /* 0 */
+	uint32_t c1 = mb_seg(&b, 2, 0); /* 1: lock; 2 units; unlock */
+	mb_seg(&b, 1, 0);               /* 2 */
 	mb_thread(&b);
-	mb_seg(&b, 1, 0);                     /* 3 */
-	uint32_t c2 = mb_seg(&b, 2, 0);       /* 4 */
-	mb_seg(&b, 0, 0);                     /* 5 */
+	mb_seg(&b, 1, 0);               /* 3 */
+	uint32_t c2 = mb_seg(&b, 2, 0); /* 4 */
+	mb_seg(&b, 0, 0);               /* 5 */
 	mb_acquire(&b, c1, l, ECP_LOCK_EXCLUSIVE);
 	mb_release(&b, c1, l);
 	mb_acquire(&b, c2, l, ECP_LOCK_EXCLUSIVE);
@@ -135,7 +135,7 @@ static void test_rwlock(void **state)
 	uint32_t r1 = mb_seg(&b, 2, 0); /* reader 0..2 */
 	mb_thread(&b);
 	mb_seg(&b, 1, 0);
-	uint32_t w = mb_seg(&b, 1, 0);  /* writer requests at 1 */
+	uint32_t w = mb_seg(&b, 1, 0); /* writer requests at 1 */
 	mb_thread(&b);
 	mb_seg(&b, 1, 0);
 	uint32_t r2 = mb_seg(&b, 2, 0); /* reader requests at 1 */
@@ -192,18 +192,18 @@ static void test_semaphore_cond_barrier_join(void **state)
 	struct mb b;
 	mb_init(&b);
 	uint32_t mtx = mb_lock(&b, ECP_LOCK_MUTEX);
-	mb_thread(&b);                        /* main */
-	uint32_t m0 = mb_seg(&b, 1, 0);       /* create worker */
-	uint32_t m1 = mb_seg(&b, 2, 0);       /* sem_post */
-	uint32_t m2 = mb_seg(&b, 1, 0);       /* lock(M) ... broadcast */
-	uint32_t m3 = mb_seg(&b, 1, 0);       /* ... unlock(M), barrier */
-	uint32_t m4 = mb_seg(&b, 1, 0);       /* join worker */
-	uint32_t m5 = mb_seg(&b, 1, 0);       /* after join */
-	mb_thread(&b);                        /* worker */
-	uint32_t w0 = mb_seg(&b, 1, 0);       /* sem_wait */
-	uint32_t w1 = mb_seg(&b, 0, 0);       /* cond_wait: re-acquire M */
-	uint32_t w2 = mb_seg(&b, 4, 0);       /* barrier */
-	uint32_t w3 = mb_seg(&b, 2, 0);       /* exit */
+	mb_thread(&b);                  /* main */
+	uint32_t m0 = mb_seg(&b, 1, 0); /* create worker */
+	uint32_t m1 = mb_seg(&b, 2, 0); /* sem_post */
+	uint32_t m2 = mb_seg(&b, 1, 0); /* lock(M) ... broadcast */
+	uint32_t m3 = mb_seg(&b, 1, 0); /* ... unlock(M), barrier */
+	uint32_t m4 = mb_seg(&b, 1, 0); /* join worker */
+	uint32_t m5 = mb_seg(&b, 1, 0); /* after join */
+	mb_thread(&b);                  /* worker */
+	uint32_t w0 = mb_seg(&b, 1, 0); /* sem_wait */
+	uint32_t w1 = mb_seg(&b, 0, 0); /* cond_wait: re-acquire M */
+	uint32_t w2 = mb_seg(&b, 4, 0); /* barrier */
+	uint32_t w3 = mb_seg(&b, 2, 0); /* exit */
 	mb_acquire(&b, m2, mtx, ECP_LOCK_EXCLUSIVE);
 	mb_release(&b, m3, mtx);
 	mb_acquire(&b, w1, mtx, ECP_LOCK_EXCLUSIVE);
@@ -211,16 +211,16 @@ static void test_semaphore_cond_barrier_join(void **state)
 	mb_edge(&b, m0, w0, ECP_EDGE_CREATE);
 	mb_edge(&b, m1, w1, ECP_EDGE_SEM);
 	mb_edge(&b, m2, w1, ECP_EDGE_COND);
-	mb_edge(&b, w1, m4, ECP_EDGE_BARRIER);  /* worker arrives last */
+	mb_edge(&b, w1, m4, ECP_EDGE_BARRIER); /* worker arrives last */
 	mb_edge(&b, w3, m5, ECP_EDGE_JOIN);
 	(void)w2;
 	struct ecp_model *m = mb_done(&b);
 	struct ecp_dag dag = build_ok(m, ECP_LOCK_ORDER_ARRIVAL);
-	assert_int_equal(dag.start[w0], 1);  /* created at 1 */
-	assert_int_equal(dag.end[m2], 4);    /* broadcast at 4, M held till 5 */
-	assert_int_equal(dag.start[w1], 5);  /* signalled at 4, M re-acquired at 5 */
+	assert_int_equal(dag.start[w0], 1); /* created at 1 */
+	assert_int_equal(dag.end[m2], 4);   /* broadcast at 4, M held till 5 */
+	assert_int_equal(dag.start[w1], 5); /* signalled at 4, M re-acquired at 5 */
 	assert_true(has_input(&dag, w1, m3, ECP_EDGE_LOCK));
-	assert_int_equal(dag.start[m4], 5);  /* barrier: the worker arrives last, at 5 */
+	assert_int_equal(dag.start[m4], 5); /* barrier: the worker arrives last, at 5 */
 	assert_true(has_input(&dag, m4, w1, ECP_EDGE_BARRIER));
 	assert_int_equal(dag.start[w2], 5);
 	assert_int_equal(dag.start[m5], 11); /* join returns when the worker ends */
@@ -283,7 +283,8 @@ static void test_deadlock_arrival_only(void **state)
 	struct ecp_model *m = mb_done(&b);
 	struct ecp_dag dag;
 	struct ecp_error err = {0};
-	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			     0);
 	assert_int_equal(err.status, ECP_ERR);
 	assert_non_null(strstr(err.msg, "deadlock"));
 	assert_non_null(strstr(err.msg, "thread 0 (tid 100)"));
@@ -312,13 +313,16 @@ static void test_cycle_and_broken_models(void **state)
 	struct ecp_model *m = mb_done(&b);
 	struct ecp_dag dag;
 	struct ecp_error err = {0};
-	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			     0);
 	assert_non_null(strstr(err.msg, "deadlock or incomplete trace"));
-	assert_non_null(strstr(err.msg, "thread 0 (tid 100) segment 1 waits for a semaphore post"
-				       " from thread 1 (tid 101) segment 3"));
+	assert_non_null(strstr(err.msg,
+			       "thread 0 (tid 100) segment 1 waits for a semaphore post"
+			       " from thread 1 (tid 101) segment 3"));
 	/* An edge from a segment that does not exist. */
 	m->edges[0].from = 99;
-	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			     0);
 	assert_non_null(strstr(err.msg, "bad source"));
 	mb_free(m);
 	/* A release of a lock never taken (an acquisition missing). */
@@ -328,13 +332,15 @@ static void test_cycle_and_broken_models(void **state)
 	uint32_t s = mb_seg(&b, 1, 0);
 	mb_release(&b, s, l);
 	m = mb_done(&b);
-	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			     0);
 	assert_non_null(strstr(err.msg, "does not hold"));
 	mb_free(m);
 	/* No segments at all. */
 	mb_init(&b);
 	m = mb_done(&b);
-	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_not_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			     0);
 	assert_non_null(strstr(err.msg, "no segments"));
 	mb_free(m);
 }
@@ -342,15 +348,15 @@ static void test_cycle_and_broken_models(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mutex_arrival),
-		cmocka_unit_test(test_mutex_recorded),
-		cmocka_unit_test(test_mutex_fifo_and_ties),
-		cmocka_unit_test(test_rwlock),
-		cmocka_unit_test(test_recursive_mutex),
-		cmocka_unit_test(test_semaphore_cond_barrier_join),
-		cmocka_unit_test(test_delays_use_no_processor),
-		cmocka_unit_test(test_deadlock_arrival_only),
-		cmocka_unit_test(test_cycle_and_broken_models),
+	    cmocka_unit_test(test_mutex_arrival),
+	    cmocka_unit_test(test_mutex_recorded),
+	    cmocka_unit_test(test_mutex_fifo_and_ties),
+	    cmocka_unit_test(test_rwlock),
+	    cmocka_unit_test(test_recursive_mutex),
+	    cmocka_unit_test(test_semaphore_cond_barrier_join),
+	    cmocka_unit_test(test_delays_use_no_processor),
+	    cmocka_unit_test(test_deadlock_arrival_only),
+	    cmocka_unit_test(test_cycle_and_broken_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,7 +51,8 @@ static void test_sweep_fork_join(void **state)
 		assert_true(r[i].makespan >= dag.span);
 		/* Idle time is the exact integral; P * T_P - T_1 differs
 		 * only by the rounding of T_P to whole ns. */
-		int64_t d = (int64_t)(ps[i] * r[i].makespan - dag.work) - (int64_t)r[i].idle;
+		int64_t d =
+		    (int64_t)(ps[i] * r[i].makespan - dag.work) - (int64_t)r[i].idle;
 		assert_true(d >= -(int64_t)ps[i] && d <= (int64_t)ps[i]);
 		if (i)
 			assert_true(r[i].makespan <= r[i - 1].makespan);
@@ -157,7 +158,8 @@ static void test_model_switch(void **state)
 	assert_string_equal(ecp_sched_model_name(r.sched_model), "ideal");
 	ecp_replay_finish(&r);
 	/* The Linux model needs a finite P. */
-	assert_int_not_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 0, 0, &r, &err), 0);
+	assert_int_not_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 0, 0, &r, &err),
+			     0);
 	assert_int_equal(err.status, ECP_ERR_USAGE);
 	ecp_dag_finish(&dag);
 	mb_free(m);
@@ -190,14 +192,16 @@ static void test_t1_with_delays(void **state)
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(r[i].t1, 8000);
 		assert_int_equal(r[i].makespan, dag.span); /* 2 CPUs suffice */
-		assert_true(r[i].speedup > 8000.0 / 7000 - 1e-9 && r[i].speedup < 8000.0 / 7000 + 1e-9);
+		assert_true(r[i].speedup > 8000.0 / 7000 - 1e-9 &&
+			    r[i].speedup < 8000.0 / 7000 + 1e-9);
 		ecp_replay_finish(&r[i]);
 	}
 	assert_int_equal(dag.span, 7000);
 	/* the critical path is the sleeper's: 1000, the 5000 sleep, 1000 */
 	assert_int_equal(ecp_dag_span_delay(&dag), 5000);
 	struct ecp_replay lin;
-	assert_int_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 2, 0, &lin, &err), 0);
+	assert_int_equal(ecp_replay_model_run(&dag, ECP_SCHED_LINUX, 2, 0, &lin, &err),
+			 0);
 	assert_int_equal(lin.t1, 8000);
 	ecp_replay_finish(&lin);
 	ecp_dag_finish(&dag);
@@ -262,7 +266,8 @@ static void test_threaded_sweep(void **state)
 		mb_thread(&b);
 		for (int i = 0; i < 5000; i++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			mb_seg(&b, (x >> 33) % 1000, (x >> 20) % 7 == 0 ? (x >> 40) % 3000 : 0);
+			mb_seg(&b, (x >> 33) % 1000,
+			       (x >> 20) % 7 == 0 ? (x >> 40) % 3000 : 0);
 		}
 	}
 	for (uint32_t t = 1; t < 8; t++)
@@ -300,13 +305,10 @@ static void test_threaded_sweep(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sweep_fork_join),
-		cmocka_unit_test(test_warp_by_hand),
-		cmocka_unit_test(test_span_delay),
-		cmocka_unit_test(test_whatif_lengths),
-		cmocka_unit_test(test_model_switch),
-		cmocka_unit_test(test_threaded_sweep),
-		cmocka_unit_test(test_t1_with_delays),
+	    cmocka_unit_test(test_sweep_fork_join), cmocka_unit_test(test_warp_by_hand),
+	    cmocka_unit_test(test_span_delay),      cmocka_unit_test(test_whatif_lengths),
+	    cmocka_unit_test(test_model_switch),    cmocka_unit_test(test_threaded_sweep),
+	    cmocka_unit_test(test_t1_with_delays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,8 +60,12 @@ void ecp_test_task(struct ecp_test_seq *s, uint64_t ts, uint32_t tid, uint32_t p
 {
 	if (s->n_tasks >= sizeof(s->tasks) / sizeof(s->tasks[0]))
 		return;
-	s->tasks[s->n_tasks++] = (struct ecp_task){
-	    .ts = ts, .tid = tid, .pid = pid, .ppid = ppid, .ptid = ptid, .exit = exit != 0};
+	s->tasks[s->n_tasks++] = (struct ecp_task){.ts = ts,
+						   .tid = tid,
+						   .pid = pid,
+						   .ppid = ppid,
+						   .ptid = ptid,
+						   .exit = exit != 0};
 }
 
 struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,

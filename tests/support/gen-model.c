@@ -244,7 +244,9 @@ static void gen_random_block(struct gen *g, struct ops *p, uint32_t rwlock)
 		}
 		op_add(g, p, OP_UNLOCK, l, 0);
 	} else if (choice == 2 && rwlock != NONE) {
-		struct op lk = {OP_LOCK, below(g, 3) ? ECP_LOCK_SHARED : ECP_LOCK_EXCLUSIVE, rwlock, 0};
+		struct op lk = {OP_LOCK,
+				below(g, 3) ? ECP_LOCK_SHARED : ECP_LOCK_EXCLUSIVE,
+				rwlock, 0};
 		op_insert(g, p, p->n, lk);
 		op_add(g, p, OP_COMPUTE, 0, rnd_len(g));
 		op_add(g, p, OP_UNLOCK, rwlock, 0);
@@ -272,8 +274,10 @@ static void gen_handoff(struct gen *g, uint32_t a, uint32_t b, size_t lo_a, size
 		uint32_t id = g->n_sems++;
 		uint32_t k = 1 + below(g, 2);
 		for (uint32_t i = 0; i < k; i++) {
-			op_insert(g, pa, block_boundary(g, pa, lo_a), (struct op){OP_POST, 0, id, 0});
-			op_insert(g, pb, block_boundary(g, pb, lo_b), (struct op){OP_WAIT, 0, id, 0});
+			op_insert(g, pa, block_boundary(g, pa, lo_a),
+				  (struct op){OP_POST, 0, id, 0});
+			op_insert(g, pb, block_boundary(g, pb, lo_b),
+				  (struct op){OP_WAIT, 0, id, 0});
 		}
 		return;
 	}
@@ -325,7 +329,8 @@ static void gen_program(struct gen *g)
 			for (uint32_t b = 0; b < nb; b++)
 				gen_random_block(g, p, rwlock);
 		}
-		uint32_t pairs = kids >= 2 && (o->semaphores || o->conds) ? below(g, 3) : 0;
+		uint32_t pairs =
+		    kids >= 2 && (o->semaphores || o->conds) ? below(g, 3) : 0;
 		for (uint32_t i = 0; i < pairs; i++) {
 			uint32_t a = 1 + below(g, kids), b = 1 + below(g, kids);
 			if (a == b)
@@ -373,15 +378,20 @@ static void edge(struct gen *g, uint32_t from, uint32_t to, uint32_t kind)
 	g->edges[g->n_edges++] = (struct tedge){from, to, kind};
 }
 
-static uint32_t open_seg(struct gen *g, uint32_t t, uint32_t lock, uint8_t mode, uint64_t delay)
+static uint32_t open_seg(struct gen *g, uint32_t t, uint32_t lock, uint8_t mode,
+			 uint64_t delay)
 {
 	struct tseg *s = grow(g, g->segs, &g->cap_segs, g->n_segs + 1, sizeof(*s));
 	if (!s)
 		return 0;
 	g->segs = s;
 	uint32_t id = (uint32_t)g->n_segs++;
-	g->segs[id] = (struct tseg){.thread = t, .lock_acquire = lock, .lock_release = NONE,
-				    .mode = mode, .delay = delay, .cpu_start = g->th[t].cpu,
+	g->segs[id] = (struct tseg){.thread = t,
+				    .lock_acquire = lock,
+				    .lock_release = NONE,
+				    .mode = mode,
+				    .delay = delay,
+				    .cpu_start = g->th[t].cpu,
 				    .rec_start = g->now};
 	g->th[t].cur = id;
 	if (g->th[t].pending_from != NONE) {
@@ -613,7 +623,8 @@ static int record(struct gen *g, struct ecp_error *err)
 	if (!runnable)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "gen-model: out of memory");
 	for (uint32_t t = 0; t < g->n_threads; t++) {
-		g->th[t].cur = g->th[t].last = g->th[t].joiner = g->th[t].pending_from = NONE;
+		g->th[t].cur = g->th[t].last = g->th[t].joiner = g->th[t].pending_from =
+		    NONE;
 		g->th[t].state = ST_NEW;
 	}
 	g->th[0].state = ST_RUN;
@@ -639,7 +650,8 @@ static int record(struct gen *g, struct ecp_error *err)
 		if (n_run == 0) {
 			if (next_wake == UINT64_MAX) {
 				free(runnable);
-				return ecp_error_set(err, ECP_ERR, "gen-model: the generated program"
+				return ecp_error_set(err, ECP_ERR,
+						     "gen-model: the generated program"
 						     " deadlocked (generator bug)");
 			}
 			g->now = next_wake;
@@ -683,8 +695,8 @@ static int assemble(struct gen *g, struct ecp_model *m, struct ecp_error *err)
 	m->locks = calloc((size_t)g->n_locks + 1, sizeof(*m->locks));
 	m->functions = calloc(3, sizeof(*m->functions));
 	m->activities = calloc(3 * (size_t)n + 1, sizeof(*m->activities));
-	if (!map || !m->threads || !m->segments || !m->edges || !m->locks || !m->functions ||
-	    !m->activities) {
+	if (!map || !m->threads || !m->segments || !m->edges || !m->locks ||
+	    !m->functions || !m->activities) {
 		free(map);
 		return ecp_error_set(err, ECP_ERR_NOMEM, "gen-model: out of memory");
 	}
@@ -717,8 +729,8 @@ static int assemble(struct gen *g, struct ecp_model *m, struct ecp_error *err)
 		s->rec_end = ts->rec_end;
 	}
 	for (size_t i = 0; i < g->n_edges; i++)
-		m->edges[i] = (struct ecp_edge){map[g->edges[i].from], map[g->edges[i].to],
-						g->edges[i].kind};
+		m->edges[i] = (struct ecp_edge){map[g->edges[i].from],
+						map[g->edges[i].to], g->edges[i].kind};
 	m->n_edges = (uint32_t)g->n_edges;
 	qsort(m->edges, m->n_edges, sizeof(*m->edges), cmp_edge_to);
 	/* first_in is the running position even without edges (validate
@@ -798,9 +810,18 @@ static void gen_finish(struct gen *g)
 void gen_model_opts_default(struct gen_model_opts *opts)
 {
 	*opts = (struct gen_model_opts){
-		.max_threads = 4, .max_phases = 2, .max_blocks = 4, .n_mutexes = 2,
-		.max_len = 3, .unit_ns = 1, .rwlocks = true, .semaphores = true,
-		.conds = true, .barriers = true, .delays = true, .activities = true,
+	    .max_threads = 4,
+	    .max_phases = 2,
+	    .max_blocks = 4,
+	    .n_mutexes = 2,
+	    .max_len = 3,
+	    .unit_ns = 1,
+	    .rwlocks = true,
+	    .semaphores = true,
+	    .conds = true,
+	    .barriers = true,
+	    .delays = true,
+	    .activities = true,
 	};
 }
 
@@ -810,7 +831,8 @@ int gen_model_create(uint64_t seed, const struct gen_model_opts *opts,
 	*out = NULL;
 	if (opts->max_threads == 0 || opts->max_phases == 0 || opts->max_blocks == 0 ||
 	    opts->unit_ns == 0)
-		return ecp_error_set(err, ECP_ERR_USAGE, "gen-model: max_threads, max_phases,"
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "gen-model: max_threads, max_phases,"
 				     " max_blocks and unit_ns must be positive");
 	struct gen g = {.rng = seed * 0x2545f4914f6cdd1dull + 1, .o = opts};
 	struct ecp_model *m = calloc(1, sizeof(*m));

@@ -184,8 +184,8 @@ static int write_perfetto(const char *path)
 	for (size_t i = 0; i < s.nseg; i++) {
 		const struct ecp_html_segment *g = &s.seg[i];
 		uint32_t outer = g->thread == 0 ? F_MAIN : F_WORKER;
-		sl[n++] = (struct ecp_perfetto_slice){g->thread, outer,		 g->start_ns,
-						      g->end_ns, 0,		 g->weight != 0,
+		sl[n++] = (struct ecp_perfetto_slice){g->thread, outer, g->start_ns,
+						      g->end_ns, 0,     g->weight != 0,
 						      g->weight, false};
 		if (g->function != outer)
 			sl[n++] = (struct ecp_perfetto_slice){
