@@ -41,8 +41,7 @@ static int source_line(const char *file, uint64_t vaddr, char *where, size_t len
 	if (fd < 0)
 		return -1;
 	dbg = dwarf_begin(fd, DWARF_C_READ);
-	if (dbg && unit_at(dbg, vaddr, &cu) &&
-	    (line = dwarf_getsrc_die(&cu, vaddr)) &&
+	if (dbg && unit_at(dbg, vaddr, &cu) && (line = dwarf_getsrc_die(&cu, vaddr)) &&
 	    (src = dwarf_linesrc(line, NULL, NULL)) && dwarf_lineno(line, &lineno) == 0 &&
 	    lineno > 0) {
 		const char *base = strrchr(src, '/');
