@@ -1,14 +1,25 @@
 #include "recorder/disk-watch.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "recorder/session.h"
 
 /* Room above LTTng's buffers: what the program can write between two looks
- * (20 ms at up to ~400 MB/s with every call recorded is 8 MB) and the
- * trace's own files written at the end (metadata, copies of objects). */
+ * and the trace's own files written at the end (metadata, copies of
+ * objects); at least this, more at a fast fill rate (below). */
 #define MARGIN_BYTES (16ull << 20)
+
+/* How long the driver may take to look again and the program to see the
+ * stop, at the fastest rate the filesystem filled: on a busy machine the
+ * driver and the program's LTTng listener wait for a CPU (every call
+ * recorded writes ~400 MB/s, 200 MB in this time).  A consumer that meets a
+ * full filesystem stops for good, and the program with it. */
+#define LATENCY_NS 500000000.0
 
 uint64_t ecp_disk_free(int fd)
 {
@@ -45,17 +56,90 @@ int ecp_disk_watch_init(struct ecp_disk_watch *w, int dir_fd, const char *path,
 	return ECP_OK;
 }
 
+/* Empties every file under dir (at fd), recursively: the stream files of a
+ * recording that was stopped, which is removed anyway.  Space freed this
+ * way is what lets the consumer go on writing what the program still
+ * emits until it sees the stop (its listener thread shares the program's
+ * one CPU, so that can take a while on a busy machine): a consumer that
+ * meets a full filesystem stops consuming, and the program blocks for
+ * good. */
+static void empty_files(int fd, int depth)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		int child = openat(dirfd(d), e->d_name,
+				   O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (child < 0)
+			continue;
+		struct stat st;
+		if (fstat(child, &st) == 0 && S_ISDIR(st.st_mode) && depth < 8) {
+			empty_files(child, depth + 1);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && st.st_size > 0) {
+			int wfd = openat(dirfd(d), e->d_name,
+					 O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (wfd >= 0) {
+				if (ftruncate(wfd, 0) < 0) {
+					/* nothing more to free there */
+				}
+				close(wfd);
+			}
+		}
+		close(child);
+	}
+	closedir(d);
+}
+
+static void empty_streams(const struct ecp_disk_watch *w)
+{
+	static const char *const dirs[] = {"main", "sched"};
+	for (size_t i = 0; i < 2; i++) {
+		int fd = openat(w->dir_fd, dirs[i],
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			empty_files(fd, 0);
+	}
+}
+
 bool ecp_disk_watch_check(struct ecp_disk_watch *w, uint64_t now_ns)
 {
-	if (w->stopped_ns || w->dir_fd < 0)
+	if (w->dir_fd < 0)
 		return false;
+	if (w->stopped_ns) {
+		/* until the program ends: what it still writes must fit */
+		if (ecp_disk_free(w->dir_fd) < w->reserve)
+			empty_streams(w);
+		return false;
+	}
 	uint64_t free = ecp_disk_free(w->dir_fd);
-	if (free == UINT64_MAX || free >= w->reserve)
+	if (free == UINT64_MAX)
+		return false;
+	if (w->last_ns && now_ns > w->last_ns && w->last_free > free) {
+		double rate =
+		    (double)(w->last_free - free) / (double)(now_ns - w->last_ns);
+		if (rate > w->fill_rate)
+			w->fill_rate = rate;
+	}
+	w->last_free = free;
+	w->last_ns = now_ns;
+	double margin = w->fill_rate * LATENCY_NS;
+	uint64_t need =
+	    w->reserve + (margin > MARGIN_BYTES ? (uint64_t)margin - MARGIN_BYTES : 0);
+	if (free >= need)
 		return false;
 	w->stopped_ns = now_ns ? now_ns : 1;
 	w->free_at_stop = free;
 	for (int i = 0; i < 2; i++)
 		if (w->sessions[i])
 			ecp_lttng_session_stop_no_wait(w->sessions[i]);
+	empty_streams(w);
 	return true;
 }

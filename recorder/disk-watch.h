@@ -20,6 +20,8 @@ struct ecp_disk_watch {
 	uint64_t reserve;    /* bytes that must stay free: buffers and a margin */
 	uint64_t stopped_ns; /* CLOCK_MONOTONIC when it stopped; 0: recording */
 	uint64_t free_at_stop;
+	uint64_t last_free, last_ns; /* the previous look */
+	double fill_rate;            /* bytes per ns, the fastest seen */
 	const char *sessions[2];
 };
 
@@ -34,8 +36,10 @@ int ecp_disk_watch_init(struct ecp_disk_watch *w, int dir_fd, const char *path,
 			uint64_t buffer_bytes, const char *session_main,
 			const char *session_sched, struct ecp_error *err);
 
-/* One look: below the reserve, stops both sessions (without waiting) and
- * returns true, once. */
+/* One look: below the reserve, stops both sessions (without waiting),
+ * empties the partial trace's stream files (it is removed at the end) and
+ * returns true, once; after that, empties them again whenever the space
+ * runs low, until the program ends. */
 bool ecp_disk_watch_check(struct ecp_disk_watch *w, uint64_t now_ns);
 
 #endif

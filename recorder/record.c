@@ -639,12 +639,13 @@ static int stopped_for_space(const struct ecp_disk_watch *disk, const char *out,
 	return ecp_error_set(
 	    err, ECP_ERR_IO,
 	    "the recording stopped %.2f s into the program's %.2f s: only %llu MiB were "
-	    "left on the filesystem of %s, and LTTng must always be able to write its "
-	    "%llu MiB of buffers out (else the program would block); the program ran on "
+	    "left on the filesystem of %s (filling at up to %.0f MB/s), and LTTng must "
+	    "always be able to write its %llu MiB of buffers out (else the program would "
+	    "block); the program ran on "
 	    "unrecorded and %s; the partial trace was removed (free space, or record "
 	    "elsewhere with -o)",
 	    (double)at / 1e9, (double)(end_ns - start_ns) / 1e9,
-	    (unsigned long long)(disk->free_at_stop >> 20), out,
+	    (unsigned long long)(disk->free_at_stop >> 20), out, disk->fill_rate * 1e3,
 	    (unsigned long long)((disk->buffers + (1u << 20) - 1) >> 20), how);
 }
 
@@ -670,7 +671,7 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		poll(p, n, ANCHOR_MS);
 		/* once stopped for want of space, nothing more is written (the
 		 * perf rings only lose what they hold) */
-		if (disk->stopped_ns || ecp_disk_watch_check(disk, mono_ns()))
+		if (ecp_disk_watch_check(disk, mono_ns()) || disk->stopped_ns)
 			perf = sampling = false;
 		if (perf)
 			ecp_perf_switch_drain(ps);

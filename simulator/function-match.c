@@ -5,10 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simulator/symbols.h"
+
 size_t ecp_function_base_len(const char *name)
 {
 	const char *site = strstr(name, " <- ");
 	size_t len = site ? (size_t)(site - name) : strlen(name);
+	/* an inlined copy is the same function: "f [inlined]" is "f" */
+	const char *mark = strstr(name, ECP_INLINED_MARK);
+	if (mark && (size_t)(mark - name) < len)
+		len = (size_t)(mark - name);
 	/* the parameter list is the last top-level "(...)"; skip what may
 	 * follow it (" const", " &", " volatile") back to its ')' */
 	size_t end = len;
@@ -48,6 +54,13 @@ static bool is_glob(const char *p)
 	return strpbrk(p, "*?[") != NULL;
 }
 
+/* The name itself, or its inlined copy ("f [inlined]"). */
+static bool exact_or_inlined(const char *name, const char *pattern, size_t plen)
+{
+	return !strcmp(name, pattern) ||
+	       (!strncmp(name, pattern, plen) && !strcmp(name + plen, ECP_INLINED_MARK));
+}
+
 /* "parse" or "Lexer::parse" names the base "ns::Lexer::parse". */
 static bool base_matches(const char *name, size_t base, const char *pattern, size_t plen)
 {
@@ -84,7 +97,7 @@ static int collect(const struct ecp_model *m, const char *pattern,
 		if (!name)
 			continue;
 		size_t base = ecp_function_base_len(name);
-		bool ok = kind == ECP_MATCH_EXACT  ? !strcmp(name, pattern)
+		bool ok = kind == ECP_MATCH_EXACT  ? exact_or_inlined(name, pattern, plen)
 			  : kind == ECP_MATCH_GLOB ? glob_matches(name, base, pattern)
 			  : kind == ECP_MATCH_BASE
 			      ? base_matches(name, base, pattern, plen)

@@ -3,7 +3,7 @@
  * a template or a lambda, which nobody types.  In order, NAME is
  *
  *  1. a function's exact name (every function of that name: another object,
- *     another call site with --by callsite);
+ *     another call site with --by callsite, its inlined copies "f [inlined]");
  *  2. a glob (it has * ? or [): every function whose name, or whose name
  *     without its parameter list, matches -- `'std::*'`, `'parse*'`;
  *  3. a name without its parameter list, or its last qualified parts:

@@ -7,26 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "simulator/dwarf-unit.h"
 #include "simulator/symbols.h"
 
 #include <elfutils/libdw.h>
-
-/* The compilation unit holding vaddr.  dwarf_addrdie reads .debug_aranges,
- * which clang does not write unless asked (-gdwarf-aranges): without it,
- * the units' own address ranges are looked at, one unit after another. */
-static bool unit_at(Dwarf *dbg, uint64_t vaddr, Dwarf_Die *cu)
-{
-	if (dwarf_addrdie(dbg, vaddr, cu))
-		return true;
-	Dwarf_Off off = 0, next;
-	size_t header;
-	while (dwarf_nextcu(dbg, off, &next, &header, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dbg, off + header, cu) && dwarf_haspc(cu, vaddr) == 1)
-			return true;
-		off = next;
-	}
-	return false;
-}
 
 /* The line of the outlined function's first instruction: GCC gives it the
  * line of the construct's pragma. */
@@ -41,7 +25,8 @@ static int source_line(const char *file, uint64_t vaddr, char *where, size_t len
 	if (fd < 0)
 		return -1;
 	dbg = dwarf_begin(fd, DWARF_C_READ);
-	if (dbg && unit_at(dbg, vaddr, &cu) && (line = dwarf_getsrc_die(&cu, vaddr)) &&
+	if (dbg && ecp_dwarf_unit_at(dbg, vaddr, &cu) &&
+	    (line = dwarf_getsrc_die(&cu, vaddr)) &&
 	    (src = dwarf_linesrc(line, NULL, NULL)) && dwarf_lineno(line, &lineno) == 0 &&
 	    lineno > 0) {
 		const char *base = strrchr(src, '/');
@@ -79,7 +64,7 @@ int ecp_source_line(const char *file, uint64_t vaddr, char *where, size_t len)
 		last.fd = ecp_open_regular(file, false);
 		last.dbg = last.fd >= 0 ? dwarf_begin(last.fd, DWARF_C_READ) : NULL;
 	}
-	if (!last.dbg || !unit_at(last.dbg, vaddr, &cu) ||
+	if (!last.dbg || !ecp_dwarf_unit_at(last.dbg, vaddr, &cu) ||
 	    !(line = dwarf_getsrc_die(&cu, vaddr)) ||
 	    !(src = dwarf_linesrc(line, NULL, NULL)) ||
 	    dwarf_lineno(line, &lineno) != 0 || lineno <= 0)

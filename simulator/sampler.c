@@ -12,7 +12,8 @@
 #include "simulator/symbols.h"
 #include "simulator/unwind.h"
 
-#define MAX_FRAMES 128
+#define MAX_FRAMES  128
+#define MAX_INLINED 16 /* inlined functions nested at one address */
 
 /* A file as the mappings place it: the first mapping (file offset 0) is
  * where the loader put the object's first PT_LOAD segment. */
@@ -49,6 +50,11 @@ struct ecp_sampler {
 	struct placed *files;
 	size_t n_files, cap_files;
 	struct ecp_hmap start_of; /* pc (or return address - 1) -> function start */
+	/* pc (or return address - 1) -> its inlined functions, innermost
+	 * first: offset << 8 | count in `inlined` */
+	struct ecp_hmap inline_of;
+	uint64_t *inlined;
+	size_t n_inlined, cap_inlined;
 	uint64_t shallow;
 	uint64_t unknown; /* frames outside every file */
 };
@@ -67,6 +73,7 @@ struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols
 		return NULL;
 	}
 	ecp_hmap_init(&s->start_of);
+	ecp_hmap_init(&s->inline_of);
 	return s;
 }
 
@@ -81,6 +88,8 @@ void ecp_sampler_destroy(struct ecp_sampler *s)
 	free(s->ranges);
 	free(s->trace_dir);
 	ecp_hmap_finish(&s->start_of);
+	ecp_hmap_finish(&s->inline_of);
+	free(s->inlined);
 	free(s);
 }
 
@@ -218,6 +227,45 @@ static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
 	return start;
 }
 
+/* The functions inlined at pc (ECP_INLINED_FUNCTION addresses, named in
+ * the symbols), innermost first; their count.  Looked up once per pc. */
+static size_t inlined_at(struct ecp_sampler *s, uint64_t pc, const uint64_t **ids)
+{
+	uint64_t *v = ecp_hmap_get(&s->inline_of, pc);
+	uint64_t packed;
+	if (v) {
+		packed = *v;
+	} else {
+		struct ecp_inlined in[MAX_INLINED];
+		size_t n = ecp_unwinder_inlined_at(s->unwinder, pc, in, MAX_INLINED);
+		if (s->n_inlined + n > s->cap_inlined) {
+			size_t cap = s->cap_inlined ? 2 * s->cap_inlined : 64;
+			while (cap < s->n_inlined + n)
+				cap *= 2;
+			uint64_t *p = realloc(s->inlined, cap * sizeof(*p));
+			if (!p)
+				n = 0; /* out of memory: the frame keeps its function only
+					*/
+			else {
+				s->inlined = p;
+				s->cap_inlined = cap;
+			}
+		}
+		packed = (uint64_t)s->n_inlined << 8 | n;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t id = ECP_INLINED_FUNCTION(in[k].key);
+			s->inlined[s->n_inlined++] = id;
+			if (s->syms)
+				ecp_symbols_add_inlined(s->syms, id, in[k].name);
+		}
+		for (size_t k = 0; k < MAX_INLINED && k < n; k++)
+			free(in[k].name);
+		ecp_hmap_put(&s->inline_of, pc, packed); /* uncached: looked up again */
+	}
+	*ids = s->inlined + (packed >> 8);
+	return (size_t)(packed & 0xff);
+}
+
 uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 			    uint64_t *funcs, uint64_t *sites, uint32_t max)
 {
@@ -256,7 +304,7 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 	}
 	uint32_t kept = 0;
 	bool leading = true;
-	for (size_t i = first; i < n; i++) {
+	for (size_t i = first; i < n && kept < max; i++) {
 		uint64_t start = starts[i];
 		if (start == NOT_PROGRAM)
 			continue;
@@ -264,15 +312,33 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 			continue;
 		leading = false;
 		if (start == ECP_SAMPLER_UNKNOWN) {
-			s->unknown++;
 			/* a run of them (an unwind gone astray) is one frame */
 			if (kept && funcs[kept - 1] == ECP_SAMPLER_UNKNOWN)
 				continue;
+		} else {
+			/* what the compiler inlined here comes first, as perf
+			 * report --inline shows it; its call site is this pc */
+			uint64_t at = i ? pcs[i] - 1 : pcs[i];
+			const uint64_t *inl;
+			size_t k = inlined_at(s, at, &inl);
+			for (size_t j = 0; j < k && kept + 1 < max; j++) {
+				funcs[kept] = inl[j];
+				sites[kept] = at + 1;
+				kept++;
+			}
 		}
 		funcs[kept] = start;
 		sites[kept] = i + 1 < n ? pcs[i + 1] : 0;
 		kept++;
 	}
+	/* past the outermost function the walk often reads what is not a
+	 * frame (beyond clone3 or _start): no caller there, nothing to say */
+	while (kept > 1 && funcs[kept - 1] == ECP_SAMPLER_UNKNOWN)
+		kept--;
+	for (uint32_t k = 0; k < kept; k++)
+		s->unknown += funcs[k] == ECP_SAMPLER_UNKNOWN;
+	if (kept)
+		sites[kept - 1] = 0;
 	return kept;
 }
 

@@ -1,4 +1,5 @@
 #include "simulator/symbols.h"
+#include "common/hmap.h"
 #include "common/open-regular.h"
 
 #include <dlfcn.h>
@@ -38,11 +39,39 @@ struct ecp_symbols {
 	/* libdwfl's view of the same objects, opened at the first address
 	 * that the objects' own symbol tables do not name */
 	struct ecp_unwinder *dw_names;
+	/* names of inlined functions by their address (ECP_INLINED_FUNCTION) */
+	struct ecp_hmap inlined;
+	char **inlined_names;
+	size_t n_inlined, cap_inlined;
 };
 
 struct ecp_symbols *ecp_symbols_create(void)
 {
-	return calloc(1, sizeof(struct ecp_symbols));
+	struct ecp_symbols *syms = calloc(1, sizeof(struct ecp_symbols));
+	if (syms)
+		ecp_hmap_init(&syms->inlined);
+	return syms;
+}
+
+int ecp_symbols_add_inlined(struct ecp_symbols *syms, uint64_t addr, const char *name)
+{
+	if (ecp_hmap_get(&syms->inlined, addr))
+		return 0;
+	if (syms->n_inlined == syms->cap_inlined) {
+		size_t cap = syms->cap_inlined ? 2 * syms->cap_inlined : 16;
+		char **p = realloc(syms->inlined_names, cap * sizeof(*p));
+		if (!p)
+			return ECP_ERR_NOMEM;
+		syms->inlined_names = p;
+		syms->cap_inlined = cap;
+	}
+	char *copy = strdup(name);
+	if (!copy || ecp_hmap_put(&syms->inlined, addr, syms->n_inlined) < 0) {
+		free(copy);
+		return ECP_ERR_NOMEM;
+	}
+	syms->inlined_names[syms->n_inlined++] = copy;
+	return 0;
 }
 
 void ecp_symbols_destroy(struct ecp_symbols *syms)
@@ -58,6 +87,10 @@ void ecp_symbols_destroy(struct ecp_symbols *syms)
 	}
 	free(syms->objs);
 	ecp_unwinder_destroy(syms->dw_names);
+	for (size_t i = 0; i < syms->n_inlined; i++)
+		free(syms->inlined_names[i]);
+	free(syms->inlined_names);
+	ecp_hmap_finish(&syms->inlined);
 	free(syms);
 }
 
@@ -319,6 +352,15 @@ static struct object *covering_object(struct ecp_symbols *syms, uint64_t addr)
 int ecp_symbols_resolve(struct ecp_symbols *syms, uint64_t addr,
 			struct ecp_strings *arena, const char **name, const char **object)
 {
+	if (ECP_IS_INLINED_FUNCTION(addr)) {
+		const uint64_t *i = ecp_hmap_get(&syms->inlined, addr);
+		*name = i ? ecp_strings_printf(arena, "%s" ECP_INLINED_MARK,
+					       syms->inlined_names[*i])
+			  : ecp_strings_printf(arena, "0x%llx" ECP_INLINED_MARK,
+					       (unsigned long long)addr);
+		*object = ecp_strings_dup(arena, "");
+		return *name && *object ? 0 : ECP_ERR_NOMEM;
+	}
 	if (addr == ECP_UNKNOWN_FUNCTION) {
 		*name = ecp_strings_dup(arena, "[unknown]");
 		*object = ecp_strings_dup(arena, "");

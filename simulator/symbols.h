@@ -28,6 +28,17 @@ struct ecp_symbols;
  * never mapped, so no function starts at 1. */
 #define ECP_UNKNOWN_FUNCTION UINT64_C(1)
 
+/* A function the compiler inlined (sampling finds it in the DWARF, as perf
+ * report --inline): an address no code has (above user space) made of its
+ * key (struct ecp_inlined), named "NAME [inlined]". */
+#define ECP_INLINED_FUNCTION(key)     (UINT64_C(0xff00000000000000) | (key))
+#define ECP_IS_INLINED_FUNCTION(addr) ((uint64_t)(addr) >> 56 == 0xff)
+#define ECP_INLINED_MARK              " [inlined]"
+
+/* Names the inlined function at addr (ECP_INLINED_FUNCTION); the first
+ * name given for an address stays.  Returns 0 or ECP_ERR_NOMEM. */
+int ecp_symbols_add_inlined(struct ecp_symbols *syms, uint64_t addr, const char *name);
+
 struct ecp_symbols *ecp_symbols_create(void);
 void ecp_symbols_destroy(struct ecp_symbols *syms);
 

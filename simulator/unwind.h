@@ -66,6 +66,20 @@ size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_
  * *named (may be NULL) tells whether a symbol gave the start. */
 uint64_t ecp_unwinder_function_start(struct ecp_unwinder *u, uint64_t addr, bool *named);
 
+/* A function the compiler inlined at an address: a key for its abstract
+ * origin (the same for every place it was inlined into, in one unwinder)
+ * and its name (malloc'd: the caller frees it). */
+struct ecp_inlined {
+	uint64_t key;
+	char *name;
+};
+
+/* The functions inlined at addr, innermost first (DW_TAG_inlined_subroutine
+ * scopes of the object's DWARF, as perf report --inline): up to max, their
+ * count (0 without DWARF, or when nothing was inlined there). */
+size_t ecp_unwinder_inlined_at(struct ecp_unwinder *u, uint64_t addr,
+			       struct ecp_inlined *out, size_t max);
+
 /* The name of the function symbol covering addr, as libdwfl finds it (the
  * object's symbol tables or its separate debug file), or NULL; *start (may
  * be NULL) gets the symbol's address.  The string is borrowed from the

@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EX_HELPER  static inline __attribute__((always_inline, no_instrument_function))
+/* artificial: a debugger (and sampling, which shows what the compiler
+ * inlined) treats the helper as part of the function it is inlined into */
+#define EX_HELPER                                                                        \
+	static inline __attribute__((always_inline, artificial, no_instrument_function))
 #define EX_NOINSTR __attribute__((no_instrument_function))
 /* The named functions of the paper's figures: kept as real calls under their
  * own names (no inlining, no ".constprop"/".isra" clones) so that the trace

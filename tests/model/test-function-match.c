@@ -21,6 +21,9 @@ static const char *const names[] = {
     "compute <- main (a.c:10)",
     "compute <- run (a.c:20)",
     "ns::(anonymous namespace)::helper",
+    "stage",
+    "stage [inlined]",
+    "ns::score(int) [inlined]",
 };
 #define N_NAMES (sizeof(names) / sizeof(names[0]))
 
@@ -46,6 +49,8 @@ static void test_base_len(void **state)
 	assert_int_equal(ecp_function_base_len("compute <- main (a.c:10)"), 7);
 	assert_int_equal(ecp_function_base_len("plain"), 5);
 	assert_int_equal(ecp_function_base_len("g(h(int))"), 1);
+	assert_int_equal(ecp_function_base_len("stage [inlined]"), 5);
+	assert_int_equal(ecp_function_base_len("ns::score(int) [inlined]"), 9);
 }
 
 static void test_matching(void **state)
@@ -68,6 +73,10 @@ static void test_matching(void **state)
 	expect("zz*", ECP_MATCH_NONE, 0);
 	/* "arse" is not a qualified part of "parse": a part of one name */
 	expect("arse_", ECP_MATCH_PART, 1);
+	/* a function and its inlined copies are one function */
+	expect("stage", ECP_MATCH_EXACT, 2);
+	expect("score", ECP_MATCH_BASE, 1);
+	expect("ns::score(int)", ECP_MATCH_EXACT, 1);
 }
 
 int main(void)

@@ -615,7 +615,15 @@ static void test_sampler_unknown_frames(void **state)
 	assert_int_equal(funcs[0], in_exe);
 	assert_int_equal(funcs[1], ECP_UNKNOWN_FUNCTION);
 	assert_int_equal(funcs[2], in_exe);
-	assert_int_equal(ecp_sampler_unknown_frames(s), 2);
+	assert_int_equal(ecp_sampler_unknown_frames(s), 1);
+	/* garbage past the outermost function is dropped, not a caller */
+	uint64_t tail[] = {in_exe + 4, in_exe + 8, 0xdead0000ull, 0x10000fffdffffull};
+	struct ecp_sample ended = {.n_chain = 4, .chain = tail};
+	n = ecp_sampler_frames(s, &ended, funcs, sites, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(funcs[1], in_exe);
+	assert_int_equal(sites[1], 0);
+	assert_int_equal(ecp_sampler_unknown_frames(s), 1);
 	struct ecp_strings *arena = ecp_strings_create();
 	assert_non_null(arena);
 	const char *name, *object;
