@@ -24,15 +24,14 @@
 /* Bump whenever the builder's semantics change (what a segment, delay or
  * edge means), so that caches written by an older build are not trusted;
  * a change of the structs' layout is caught by the header itself. */
-#define ECP_CACHE_FORMAT                                                                 \
-	14 /* bumped whenever the builder models a trace differently (a cache of the old \
-	      model would be stale): 5: steal-scaled CPU times, channels, futexes,       \
-	      OpenMP re-deal; 6: samples; 7: sampled calls; 8: the recorder's costs and  \
-	      the program's CPU time; 9: the consistency check's figures; 10: their      \
-	      guessed part; 11: waits of issue 32 (threads cut by the exit, signals,     \
-	      runs of timeouts); 12: the work whose dependencies are unknown; 13:        \
-	      context switches perf lost, apart from LTTng's discards; 14: the CPUs the  \
-	      program was shown and whether it asked */
+/* 5: steal-scaled CPU times, channels, futexes, OpenMP re-deal; 6: samples;
+ * 7: sampled calls; 8: the recorder's costs and the program's CPU time; 9:
+ * the consistency check's figures; 10: their guessed part; 11: waits of
+ * issue 32 (threads cut by the exit, signals, runs of timeouts); 12: the
+ * work whose dependencies are unknown; 13: context switches perf lost, apart
+ * from LTTng's discards; 14: the CPUs the program was shown and whether it
+ * asked; 15: sampled functions the compiler inlined, [unknown] frames */
+#define ECP_CACHE_FORMAT 15
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 
