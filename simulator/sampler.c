@@ -205,10 +205,27 @@ static bool in_runtime(const struct ecp_sampler *s, uint64_t pc)
 	return f && f->runtime;
 }
 
-static bool in_system(const struct ecp_sampler *s, uint64_t pc)
+/* The C++ standard library's templates, compiled into the program's own
+ * objects (std::, __gnu_cxx:: by their mangled names): runtime code too,
+ * which an instrumented build made the README's way
+ * (-finstrument-functions-exclude-file-list=/usr/include) charges to the
+ * caller. */
+static bool is_std_template(struct ecp_sampler *s, uint64_t pc)
+{
+	static const char *const prefixes[] = {"_ZNSt",          "_ZNKSt",
+					       "_ZSt",           "_ZN9__gnu_cxx",
+					       "_ZNK9__gnu_cxx", "_ZN10__cxxabiv1"};
+	const char *name = ecp_unwinder_function_name(s->unwinder, pc, NULL);
+	for (size_t i = 0; name && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static bool in_system(struct ecp_sampler *s, uint64_t pc)
 {
 	const struct placed *f = file_at(s, pc);
-	return f && f->system;
+	return f && (f->system || is_std_template(s, pc));
 }
 
 static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)
@@ -308,7 +325,16 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 		uint64_t start = starts[i];
 		if (start == NOT_PROGRAM)
 			continue;
-		if (s->own_code && leading && in_system(s, pcs[i]))
+		/* what the compiler inlined here (the program's own functions
+		 * only, unwind-inline.c) comes first, as perf report --inline
+		 * shows it; its call site is this pc */
+		uint64_t at = i ? pcs[i] - 1 : pcs[i];
+		const uint64_t *inl = NULL;
+		size_t k = start == ECP_SAMPLER_UNKNOWN ? 0 : inlined_at(s, at, &inl);
+		/* runtime code the program called (--own-code) is its caller's
+		 * time, unless the program's own code was inlined into it (a
+		 * lambda in std::async's machinery) */
+		if (s->own_code && leading && !k && in_system(s, pcs[i]))
 			continue;
 		leading = false;
 		if (start == ECP_SAMPLER_UNKNOWN) {
@@ -316,11 +342,6 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 			if (kept && funcs[kept - 1] == ECP_SAMPLER_UNKNOWN)
 				continue;
 		} else {
-			/* what the compiler inlined here comes first, as perf
-			 * report --inline shows it; its call site is this pc */
-			uint64_t at = i ? pcs[i] - 1 : pcs[i];
-			const uint64_t *inl;
-			size_t k = inlined_at(s, at, &inl);
 			for (size_t j = 0; j < k && kept + 1 < max; j++) {
 				funcs[kept] = inl[j];
 				sites[kept] = at + 1;
