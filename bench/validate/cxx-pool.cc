@@ -16,7 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
-namespace {
+namespace
+{
 
 std::uint64_t cpu_ns()
 {
@@ -29,9 +30,12 @@ struct Record {
 	std::vector<std::uint32_t> fields;
 };
 
-class BoundedQueue {
-public:
-	explicit BoundedQueue(std::size_t cap) : cap_(cap) {}
+class BoundedQueue
+{
+      public:
+	explicit BoundedQueue(std::size_t cap) : cap_(cap)
+	{
+	}
 	void push(Record r)
 	{
 		std::unique_lock<std::mutex> l(m_);
@@ -57,7 +61,7 @@ public:
 		not_empty_.notify_all();
 	}
 
-private:
+      private:
 	std::mutex m_;
 	std::condition_variable not_empty_, not_full_;
 	std::deque<Record> q_;
@@ -118,11 +122,12 @@ std::uint64_t build_index(int n)
 void report(const char *who, const Times &t)
 {
 	std::lock_guard<std::mutex> l(print_mutex);
-	std::printf("stage parse_record %llu\nstage detect_replays %llu\nstage score %llu\n"
-		    "stage merge_result %llu\nstage build_index %llu\n",
-		    (unsigned long long)t.parse, (unsigned long long)t.detect,
-		    (unsigned long long)t.score, (unsigned long long)t.merge,
-		    (unsigned long long)t.index);
+	std::printf(
+	    "stage parse_record %llu\nstage detect_replays %llu\nstage score %llu\n"
+	    "stage merge_result %llu\nstage build_index %llu\n",
+	    (unsigned long long)t.parse, (unsigned long long)t.detect,
+	    (unsigned long long)t.score, (unsigned long long)t.merge,
+	    (unsigned long long)t.index);
 	(void)who;
 }
 
