@@ -56,57 +56,65 @@ int ecp_disk_watch_init(struct ecp_disk_watch *w, int dir_fd, const char *path,
 	return ECP_OK;
 }
 
-/* Empties every file under dir (at fd), recursively: the stream files of a
- * recording that was stopped, which is removed anyway.  Space freed this
- * way is what lets the consumer go on writing what the program still
- * emits until it sees the stop (its listener thread shares the program's
- * one CPU, so that can take a while on a busy machine): a consumer that
- * meets a full filesystem stops consuming, and the program blocks for
- * good. */
-static void empty_files(int fd, int depth)
+/* Walks every regular file under dir (at fd, taken), recursively: with
+ * `empty`, truncates each to nothing (the stream files of a recording that
+ * was stopped, which is removed anyway: the space freed lets the consumer go
+ * on writing what the program still emits until it sees the stop -- its
+ * listener thread shares the program's one CPU, so that can take a while on
+ * a busy machine -- and a consumer that meets a full filesystem stops
+ * consuming, the program blocked for good).  Returns the bytes the files
+ * hold (before emptying). */
+static uint64_t walk_files(int fd, int depth, bool empty)
 {
+	uint64_t bytes = 0;
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return;
+		return 0;
 	}
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		int child = openat(dirfd(d), e->d_name,
-				   O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-		if (child < 0)
-			continue;
 		struct stat st;
-		if (fstat(child, &st) == 0 && S_ISDIR(st.st_mode) && depth < 8) {
-			empty_files(child, depth + 1);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 8) {
+			int child =
+			    openat(dirfd(d), e->d_name,
+				   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (child >= 0)
+				bytes += walk_files(child, depth + 1, empty);
 			continue;
 		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0) {
-			int wfd = openat(dirfd(d), e->d_name,
-					 O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-			if (wfd >= 0) {
-				if (ftruncate(wfd, 0) < 0) {
-					/* nothing more to free there */
-				}
-				close(wfd);
+		if (!S_ISREG(st.st_mode))
+			continue;
+		bytes += (uint64_t)st.st_blocks * 512u;
+		if (!empty || !st.st_size)
+			continue;
+		int wfd = openat(dirfd(d), e->d_name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (wfd >= 0) {
+			if (ftruncate(wfd, 0) < 0) {
+				/* nothing more to free there */
 			}
+			close(wfd);
 		}
-		close(child);
 	}
 	closedir(d);
+	return bytes;
 }
 
-static void empty_streams(const struct ecp_disk_watch *w)
+/* The trace's streams: their size, emptied when `empty`. */
+static uint64_t streams(const struct ecp_disk_watch *w, bool empty)
 {
 	static const char *const dirs[] = {"main", "sched"};
+	uint64_t bytes = 0;
 	for (size_t i = 0; i < 2; i++) {
 		int fd = openat(w->dir_fd, dirs[i],
 				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0)
-			empty_files(fd, 0);
+			bytes += walk_files(fd, 0, empty);
 	}
+	return bytes;
 }
 
 bool ecp_disk_watch_check(struct ecp_disk_watch *w, uint64_t now_ns)
@@ -116,19 +124,23 @@ bool ecp_disk_watch_check(struct ecp_disk_watch *w, uint64_t now_ns)
 	if (w->stopped_ns) {
 		/* until the program ends: what it still writes must fit */
 		if (ecp_disk_free(w->dir_fd) < w->reserve)
-			empty_streams(w);
+			streams(w, true);
 		return false;
 	}
 	uint64_t free = ecp_disk_free(w->dir_fd);
 	if (free == UINT64_MAX)
 		return false;
-	if (w->last_ns && now_ns > w->last_ns && w->last_free > free) {
+	/* the rate is the trace's own growth: other processes' files come and
+	 * go on a shared filesystem (a test freeing gigabytes once read as
+	 * 178 GB/s), and only what LTTng writes can block the program */
+	uint64_t written = streams(w, false);
+	if (w->last_ns && now_ns > w->last_ns && written > w->last_written) {
 		double rate =
-		    (double)(w->last_free - free) / (double)(now_ns - w->last_ns);
+		    (double)(written - w->last_written) / (double)(now_ns - w->last_ns);
 		if (rate > w->fill_rate)
 			w->fill_rate = rate;
 	}
-	w->last_free = free;
+	w->last_written = written;
 	w->last_ns = now_ns;
 	double margin = w->fill_rate * LATENCY_NS;
 	uint64_t need =
@@ -140,6 +152,6 @@ bool ecp_disk_watch_check(struct ecp_disk_watch *w, uint64_t now_ns)
 	for (int i = 0; i < 2; i++)
 		if (w->sessions[i])
 			ecp_lttng_session_stop_no_wait(w->sessions[i]);
-	empty_streams(w);
+	streams(w, true);
 	return true;
 }

@@ -20,8 +20,8 @@ struct ecp_disk_watch {
 	uint64_t reserve;    /* bytes that must stay free: buffers and a margin */
 	uint64_t stopped_ns; /* CLOCK_MONOTONIC when it stopped; 0: recording */
 	uint64_t free_at_stop;
-	uint64_t last_free, last_ns; /* the previous look */
-	double fill_rate;            /* bytes per ns, the fastest seen */
+	uint64_t last_written, last_ns; /* the previous look: the trace's bytes */
+	double fill_rate; /* bytes per ns the trace grew at, the fastest seen */
 	const char *sessions[2];
 };
 

@@ -639,7 +639,8 @@ static int stopped_for_space(const struct ecp_disk_watch *disk, const char *out,
 	return ecp_error_set(
 	    err, ECP_ERR_IO,
 	    "the recording stopped %.2f s into the program's %.2f s: only %llu MiB were "
-	    "left on the filesystem of %s (filling at up to %.0f MB/s), and LTTng must "
+	    "left on the filesystem of %s (the trace growing at up to %.0f MB/s), and "
+	    "LTTng must "
 	    "always be able to write its %llu MiB of buffers out (else the program would "
 	    "block); the program ran on "
 	    "unrecorded and %s; the partial trace was removed (free space, or record "
