@@ -28,6 +28,7 @@ static int parse_options(int argc, char **argv, struct export_options *o)
 	    {"output", required_argument, NULL, 'o'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},
+	    {"allow-inconsistent", no_argument, NULL, ECP_OPT_ALLOW_INCONSISTENT},
 	    {"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},

@@ -22,6 +22,7 @@ struct info_options {
 	const char *dir;
 	enum info_format format;
 	bool allow_loss;
+	bool allow_inconsistent; /* answer though the check refuses */
 };
 
 struct fn_work {
@@ -54,6 +55,8 @@ static int parse(int argc, char **argv, struct info_options *o)
 			fmt = a + 9;
 		} else if (!strcmp(a, "--allow-loss")) {
 			o->allow_loss = true;
+		} else if (!strcmp(a, "--allow-inconsistent")) {
+			o->allow_inconsistent = true;
 			continue;
 		} else if (a[0] == '-' && a[1]) {
 			return ecp_usage_error("info", "unknown option '%s'", a);
@@ -252,8 +255,9 @@ int cmd_info(int argc, char **argv)
 		return ecp_fail("info", "%s", err.msg);
 	for (size_t i = 0; i < m->n_warnings; i++)
 		fprintf(stderr, "ecp info: warning: %s\n", m->warnings[i]);
-	if ((rc = ecp_cli_consistency("info", o.dir, m, o.format == INFO_JSON, true,
-				      &cons)))
+	if ((rc = ecp_cli_consistency(
+		 "info", o.dir, m, o.format == INFO_JSON,
+		 o.allow_inconsistent ? ECP_CHECK_OVERRIDE : ECP_CHECK_REFUSE, &cons)))
 		goto out;
 	if (ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0) {
 		rc = ecp_fail("info", "trace=%s: %s", o.dir, err.msg);

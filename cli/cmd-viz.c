@@ -70,6 +70,7 @@ static int parse_options(int argc, char **argv, struct viz_options *o)
 	    {"range", required_argument, NULL, 'r'},
 	    {"measured", required_argument, NULL, 'm'},
 	    {"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},
+	    {"allow-inconsistent", no_argument, NULL, ECP_OPT_ALLOW_INCONSISTENT},
 	    {"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},

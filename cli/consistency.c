@@ -12,7 +12,8 @@
 #define SENTENCE 1536
 
 int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp_model *m,
-			bool quiet, bool refuse, struct ecp_consistency *c)
+			bool quiet, enum ecp_cli_check_mode mode,
+			struct ecp_consistency *c)
 {
 	struct ecp_error err = {0};
 	if (ecp_consistency_check(m, c, &err) < 0)
@@ -34,13 +35,23 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	switch (c->status) {
 	case ECP_CONSISTENCY_FATAL:
 		ecp_consistency_describe(c, what, sizeof(what));
-		if (refuse)
+		if (mode == ECP_CHECK_REFUSE)
 			return ecp_fail(
 			    cmd,
 			    "trace=%s: the model does not hold the program's time, "
 			    "so no answer from it would mean anything: %s. Record "
-			    "again; if this repeats, report it with the trace",
+			    "again; if this repeats, report it with the trace (or pass "
+			    "--allow-inconsistent to see the answer anyway)",
 			    trace_dir, what);
+		if (mode == ECP_CHECK_OVERRIDE) {
+			fprintf(
+			    stderr,
+			    "ecp %s: warning: trace=%s: the model does not hold the "
+			    "program's time (%s); answered anyway as asked "
+			    "(--allow-inconsistent): do not trust the figures below\n",
+			    cmd, trace_dir, what);
+			return 0;
+		}
 		fprintf(stderr,
 			"ecp %s: error: trace=%s: the model does not hold the program's "
 			"time, and every analysis will refuse it: %s\n",
@@ -82,7 +93,7 @@ struct ecp_model *ecp_cli_record_model(const char *trace_dir)
 void ecp_cli_record_consistency(const char *trace_dir, const struct ecp_model *m)
 {
 	struct ecp_consistency c;
-	ecp_cli_consistency("record", trace_dir, m, false, false, &c);
+	ecp_cli_consistency("record", trace_dir, m, false, ECP_CHECK_RECORD, &c);
 	ecp_consistency_free(&c);
 }
 

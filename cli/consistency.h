@@ -11,14 +11,23 @@
 #include "simulator/model.h"
 #include "viz/json.h"
 
+/* What a fatal verdict does: fail the command (ECP_EXIT_FAILED after the
+ * reason); be printed as an error (ecp record, whose exit status is the
+ * program's); or be printed as a warning and answered anyway, on the
+ * user's word (--allow-inconsistent). */
+enum ecp_cli_check_mode {
+	ECP_CHECK_REFUSE = 0,
+	ECP_CHECK_RECORD,
+	ECP_CHECK_OVERRIDE,
+};
+
 /* Checks m into *c and says what it found on stderr as "ecp CMD: ...":
  * with `quiet` (JSON output, which carries the object) only a fatal
- * verdict is printed.  With `refuse`, a fatal verdict fails the command:
- * returns ECP_EXIT_FAILED after printing the reason; else (ecp record,
- * whose exit status is the program's) it is printed as an error and 0 is
- * returned.  Free *c with ecp_consistency_free in either case. */
+ * verdict is printed, and `mode` says what it does.  Free *c with
+ * ecp_consistency_free in every case. */
 int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp_model *m,
-			bool quiet, bool refuse, struct ecp_consistency *c);
+			bool quiet, enum ecp_cli_check_mode mode,
+			struct ecp_consistency *c);
 
 /* After `ecp record`: loads the new trace (which also writes its model
  * cache for the analyses to come, and gives the summary its counts), or

@@ -41,6 +41,9 @@ int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
 	case ECP_OPT_ALLOW_LOSS:
 		c->allow_loss = true;
 		return 0;
+	case ECP_OPT_ALLOW_INCONSISTENT:
+		c->allow_inconsistent = true;
+		return 0;
 	case ECP_OPT_LOCK_ORDER:
 		if (!strcmp(arg, "arrival"))
 			c->lock_order = ECP_LOCK_ORDER_ARRIVAL;
@@ -199,9 +202,10 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
 	warn_cpu_sized_pool(cmd, s->model, c->max_processors);
-	int crc =
-	    ecp_cli_consistency(cmd, c->trace_dir, s->model, c->format == ECP_FORMAT_JSON,
-				true, &s->consistency);
+	int crc = ecp_cli_consistency(
+	    cmd, c->trace_dir, s->model, c->format == ECP_FORMAT_JSON,
+	    c->allow_inconsistent ? ECP_CHECK_OVERRIDE : ECP_CHECK_REFUSE,
+	    &s->consistency);
 	if (crc) {
 		ecp_consistency_free(&s->consistency);
 		ecp_model_destroy(s->model);

@@ -18,6 +18,7 @@ struct ecp_cli_common {
 	const char *trace_dir;
 	enum ecp_cli_format format;
 	bool allow_loss;
+	bool allow_inconsistent; /* answer though the consistency check refuses */
 	enum ecp_lock_policy lock_order;
 	bool keep_calls;         /* set by commands that draw calls (export, viz) */
 	bool by_callsite;        /* a function per call site (report --by callsite) */
@@ -32,6 +33,7 @@ struct ecp_cli_common {
 enum {
 	ECP_OPT_FORMAT = 1000,
 	ECP_OPT_ALLOW_LOSS,
+	ECP_OPT_ALLOW_INCONSISTENT,
 	ECP_OPT_LOCK_ORDER,
 	ECP_OPT_SCHED,
 	ECP_OPT_FIRST_COMMAND_OPTION = 1100,
@@ -39,6 +41,7 @@ enum {
 #define ECP_CLI_COMMON_LONGOPTS                                                          \
 	{"format", required_argument, NULL, ECP_OPT_FORMAT},                             \
 	    {"allow-loss", no_argument, NULL, ECP_OPT_ALLOW_LOSS},                       \
+	    {"allow-inconsistent", no_argument, NULL, ECP_OPT_ALLOW_INCONSISTENT},       \
 	    {"lock-order", required_argument, NULL, ECP_OPT_LOCK_ORDER},                 \
 	{                                                                                \
 		"help", no_argument, NULL, 'h'                                           \

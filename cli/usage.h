@@ -6,6 +6,8 @@
 #define ECP_COMMON_ANALYSIS_OPTIONS                                                      \
 	"  --format table|csv|json   output format (default table)\n"                    \
 	"  --allow-loss              analyse a trace with discarded events (warns)\n"    \
+	"  --allow-inconsistent      answer though the model does not hold the\n"        \
+	"                            program's CPU time (warns; see ecp(1))\n"           \
 	"  --lock-order arrival|recorded\n"                                              \
 	"                            re-decide lock hand-offs by simulated arrival\n"    \
 	"                            (default) or keep the recorded order\n"
@@ -45,14 +47,17 @@
 	"  -q, --quiet               no summary on stderr\n"
 
 #define ECP_USAGE_INFO                                                                   \
-	"usage: ecp info [TRACE_DIR] [--format table|json] [--allow-loss]\n\n"           \
+	"usage: ecp info [TRACE_DIR] [--format table|json] [--allow-loss]\n"             \
+	"                [--allow-inconsistent]\n\n"                                     \
 	"Summarise a recorded trace: program, threads, events, discarded events, "       \
 	"clock\n"                                                                        \
 	"source, work T1, span Tinf (critical path on unlimited processors), "           \
 	"parallelism\n"                                                                  \
 	"and the top functions by work.  TRACE_DIR defaults to ./ecp.data.\n\n"          \
 	"  --format table|json       output format (default table)\n"                    \
-	"  --allow-loss              analyse a trace with discarded events (warns)\n"
+	"  --allow-loss              analyse a trace with discarded events (warns)\n"    \
+	"  --allow-inconsistent      answer though the model does not hold the\n"        \
+	"                            program's CPU time (warns; see ecp(1))\n"
 
 #define ECP_USAGE_REPORT                                                                 \
 	"usage: ecp report [TRACE_DIR] [-P N] [--top K] [--sort KEY] [--by "             \

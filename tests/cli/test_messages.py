@@ -80,6 +80,25 @@ def main():
         check(r.returncode == 1 and "no such trace directory" in r.stderr,
               "a missing trace: 'no such trace directory'", r.stderr)
 
+        # A model that does not hold the program's time (its CPU time made
+        # ten times what it was): refused by name, with the way out; answered
+        # with --allow-inconsistent, with a warning that says so.
+        d = sample_copy(work, "inconsistent")
+        meta = os.path.join(d, "ecp-record.meta")
+        text = open(meta).read()
+        edited = text.replace("program_cpu_ns=948514000", "program_cpu_ns=9485140000")
+        check(edited != text, "the fig4 sample's meta holds its program CPU time")
+        open(meta, "w").write(edited)
+        r = run("report", d, "-P", "2")
+        check(r.returncode == 1 and "does not hold the program's time" in r.stderr
+              and "--allow-inconsistent" in r.stderr,
+              "an inconsistent model is refused, naming --allow-inconsistent", r.stderr)
+        for cmd in (["report", d, "-P", "2"], ["info", d], ["scan", d, "-P", "1-3"]):
+            r = run(*(cmd + ["--allow-inconsistent"]))
+            check(r.returncode == 0 and "answered anyway as asked" in r.stderr
+                  and r.stdout.strip(),
+                  "%s --allow-inconsistent answers with a warning" % cmd[0], r.stderr)
+
         # A program that does not exist, or cannot be executed.
         r = run("record", "-o", os.path.join(work, "t.data"), "--", "./nosuch", cwd=work)
         check(r.returncode == 2 and
