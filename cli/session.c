@@ -148,6 +148,38 @@ static int read_exact_budget(const char *cmd)
 	return 0;
 }
 
+/* "nanosleep 0.8 s, read 0.3 s, ..." -- the three largest kinds first
+ * (issue 32: which wait controls the span, by name). */
+static void delays_by_name(const uint64_t by_kind[ECP_DELAY_KINDS], char *out, size_t len)
+{
+	uint64_t left[ECP_DELAY_KINDS];
+	memcpy(left, by_kind, sizeof(left));
+	size_t used = 0;
+	out[0] = 0;
+	for (int shown = 0; shown < 3; shown++) {
+		unsigned best = 0;
+		for (unsigned k = 1; k < ECP_DELAY_KINDS; k++)
+			if (left[k] > left[best])
+				best = k;
+		if (!left[best])
+			break;
+		char t[32];
+		used +=
+		    (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s %s",
+				     shown ? ", " : "", ecp_delay_kind_name(best),
+				     ecp_format_ns(t, sizeof(t), (double)left[best]));
+		left[best] = 0;
+	}
+	uint64_t rest = 0;
+	for (unsigned k = 0; k < ECP_DELAY_KINDS; k++)
+		rest += left[k];
+	if (rest && used < len) {
+		char t[32];
+		snprintf(out + used, len - used, "%sother waits %s", used ? ", " : "",
+			 ecp_format_ns(t, sizeof(t), (double)rest));
+	}
+}
+
 unsigned ecp_cli_max_of(const unsigned *p, size_t n)
 {
 	unsigned m = 0;
@@ -226,17 +258,17 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	}
 	s->dag_ready = true;
 	/* what no number of processors shortens, when it is much of T_inf */
-	uint64_t waited = ecp_dag_span_delay(&s->dag);
+	uint64_t by_kind[ECP_DELAY_KINDS];
+	uint64_t waited = ecp_dag_span_delay_by_kind(&s->dag, s->model, by_kind);
 	if (c->format != ECP_FORMAT_JSON && s->dag.span && waited * 10 >= s->dag.span) {
-		char a[32], b[32];
-		fprintf(
-		    stderr,
-		    "ecp %s: note: %s of Tinf %s (%.0f%%) is time the critical path "
-		    "waits on delays -- sleeps, I/O, timeouts kept, other processes -- "
-		    "that no number of processors shortens\n",
-		    cmd, ecp_format_ns(a, sizeof(a), (double)waited),
-		    ecp_format_ns(b, sizeof(b), (double)s->dag.span),
-		    100.0 * (double)waited / (double)s->dag.span);
+		char a[32], b[32], what[512];
+		delays_by_name(by_kind, what, sizeof(what));
+		fprintf(stderr,
+			"ecp %s: note: %s of Tinf %s (%.0f%%) is time the critical path "
+			"waits on delays that no number of processors shortens: %s\n",
+			cmd, ecp_format_ns(a, sizeof(a), (double)waited),
+			ecp_format_ns(b, sizeof(b), (double)s->dag.span),
+			100.0 * (double)waited / (double)s->dag.span, what);
 	}
 	return 0;
 }

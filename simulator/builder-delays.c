@@ -53,6 +53,10 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 		return ECP_OK;
 	}
 	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+	bld_delay_kind(th, d,
+		       th->delay_kind < ECP_DELAY_CALL_LAST - ECP_DELAY_CALL_FIRST
+			   ? (uint8_t)(ECP_DELAY_CALL_FIRST + th->delay_kind)
+			   : ECP_DELAY_UNKNOWN);
 	th->delay_open = d;
 	th->delay_open_event = th->n_events;
 	/* a call that blocked ends what the last poll could be woken by (one

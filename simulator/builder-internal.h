@@ -107,6 +107,8 @@ struct bthread {
 	ecp_id seg_lock;
 	uint8_t seg_mode;
 	uint64_t seg_delay;
+	uint64_t seg_delay_most; /* the largest delay in it, and its kind */
+	uint8_t seg_delay_kind;
 	struct ecp_vec pend; /* struct pend_edge */
 	ecp_id first_seg, last_seg;
 	struct ecp_vec segs; /* temporary ids, uint32_t */
@@ -394,6 +396,9 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			 uint64_t v, ecp_id lock_release);
 void bld_open_segment(struct bthread *th, uint64_t ts, ecp_id lock, uint8_t mode,
 		      uint64_t delay);
+/* Says what the delay just given to bld_open_segment waited in (enum
+ * ecp_delay_kind): the segment keeps the kind of its largest delay. */
+void bld_delay_kind(struct bthread *th, uint64_t delay, uint8_t kind);
 int bld_begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		   int kind, uint64_t obj, uint64_t v);
 /* A timed wait on `obj` timed out after `delay` (the segment opening now

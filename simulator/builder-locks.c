@@ -147,6 +147,7 @@ int bld_ev_lock(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 							    th->wait_cpu, v)
 					 : 0;
 			bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+			bld_delay_kind(th, d, ECP_DELAY_TIMED_OUT);
 		}
 		return ECP_OK; /* a failed trylock synchronizes nothing */
 	case ECP_EV_LOCK_RELEASE: {

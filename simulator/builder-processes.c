@@ -203,6 +203,7 @@ int bld_child_delays(struct ecp_builder *b)
 		    ECP_NO_ID)
 			return -1;
 		th->seg_delay = delay;
+		bld_delay_kind(th, delay, ECP_DELAY_CHILD);
 	}
 	return 0;
 }

@@ -105,6 +105,7 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	seg->acquire_mode = th->seg_mode;
 	seg->length = length;
 	seg->delay = th->seg_delay;
+	seg->delay_kind = seg->delay ? th->seg_delay_kind : ECP_DELAY_UNKNOWN;
 	seg->cpu_start = th->seg_v0 - th->v_start;
 	seg->rec_start = sat_sub(th->seg_rec_start, b->t0);
 	seg->rec_end = sat_sub(ts, b->t0);
@@ -159,8 +160,18 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	th->seg_lock = ECP_NO_ID;
 	th->seg_mode = 0;
 	th->seg_delay = 0;
+	th->seg_delay_most = 0;
+	th->seg_delay_kind = ECP_DELAY_UNKNOWN;
 	th->delay_open = 0;
 	return id;
+}
+
+void bld_delay_kind(struct bthread *th, uint64_t delay, uint8_t kind)
+{
+	if (delay > th->seg_delay_most) {
+		th->seg_delay_most = delay;
+		th->seg_delay_kind = kind;
+	}
 }
 
 /* The end of a wait opens the accumulating segment: it starts here. */

@@ -64,6 +64,7 @@ int bld_ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 			return bld_nomem(err);
 		bld_take_lock(b, th, l, ECP_LOCK_EXCLUSIVE);
 		bld_open_segment(th, ev->ts, bld_lock_id(b, l), ECP_LOCK_EXCLUSIVE, d);
+		bld_delay_kind(th, d, ECP_DELAY_TIMED_OUT);
 		if (bld_acquired(b, th, l, ECP_LOCK_EXCLUSIVE) < 0)
 			return bld_nomem(err);
 		return ECP_OK;
@@ -138,6 +139,7 @@ int bld_ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_event
 			bld_timed_out(b, th, ev->a, d);
 		}
 		bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+		bld_delay_kind(th, d, ECP_DELAY_TIMED_OUT);
 		return ECP_OK;
 	}
 	case ECP_EV_SEM_POST: {
@@ -336,6 +338,7 @@ int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 		}
 		th->futex_woken = false;
 		bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+		bld_delay_kind(th, d, ECP_DELAY_TIMED_OUT);
 		return ECP_OK;
 	}
 	case ECP_EV_FUTEX_WAKE: {

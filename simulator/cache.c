@@ -214,6 +214,7 @@ static void copy_segment(void *dst, const void *src)
 	y->lock_acquire = x->lock_acquire;
 	y->lock_release = x->lock_release;
 	y->acquire_mode = x->acquire_mode;
+	y->delay_kind = x->delay_kind;
 	y->length = x->length;
 	y->delay = x->delay;
 	y->cpu_start = x->cpu_start;

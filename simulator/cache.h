@@ -30,8 +30,9 @@
  * issue 32 (threads cut by the exit, signals, runs of timeouts); 12: the
  * work whose dependencies are unknown; 13: context switches perf lost, apart
  * from LTTng's discards; 14: the CPUs the program was shown and whether it
- * asked; 15: sampled functions the compiler inlined, [unknown] frames */
-#define ECP_CACHE_FORMAT 15
+ * asked; 15: sampled functions the compiler inlined, [unknown] frames; 16:
+ * what each delay waited in */
+#define ECP_CACHE_FORMAT 16
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

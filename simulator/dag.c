@@ -731,7 +731,15 @@ void ecp_dag_finish(struct ecp_dag *dag)
 
 uint64_t ecp_dag_span_delay(const struct ecp_dag *dag)
 {
+	return ecp_dag_span_delay_by_kind(dag, NULL, NULL);
+}
+
+uint64_t ecp_dag_span_delay_by_kind(const struct ecp_dag *dag, const struct ecp_model *m,
+				    uint64_t by_kind[ECP_DELAY_KINDS])
+{
 	uint32_t n = dag->n_segments;
+	if (by_kind)
+		memset(by_kind, 0, ECP_DELAY_KINDS * sizeof(*by_kind));
 	if (!n)
 		return 0;
 	ecp_id s = 0;
@@ -751,6 +759,9 @@ uint64_t ecp_dag_span_delay(const struct ecp_dag *dag)
 		if (next == ECP_NO_ID && p != ECP_NO_ID &&
 		    dag->end[p] + dag->delay[s] == dag->start[s]) {
 			sum += dag->delay[s];
+			if (by_kind && m && s < m->n_segments &&
+			    m->segments[s].delay_kind < ECP_DELAY_KINDS)
+				by_kind[m->segments[s].delay_kind] += dag->delay[s];
 			next = p;
 		}
 		if (next == ECP_NO_ID)

@@ -60,5 +60,9 @@ void ecp_dag_finish(struct ecp_dag *dag);
  * answer says how much of the run is waiting on something outside the
  * program's threads (sleeps, I/O, timeouts kept, other processes). */
 uint64_t ecp_dag_span_delay(const struct ecp_dag *dag);
+/* The same, split by what each delay waited in (the model's segments'
+ * delay_kind) into by_kind, zeroed first. */
+uint64_t ecp_dag_span_delay_by_kind(const struct ecp_dag *dag, const struct ecp_model *m,
+				    uint64_t by_kind[ECP_DELAY_KINDS]);
 
 #endif

@@ -260,3 +260,33 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 					     (unsigned long long)c);
 	return check_acyclic(m, err);
 }
+
+const char *ecp_delay_kind_name(unsigned kind)
+{
+	/* recorder/EVENTS.md, delay_begin's kinds, in order */
+	static const char *const calls[] = {
+	    "nanosleep",   "clock_nanosleep",
+	    "usleep",      "sleep",
+	    "poll",        "select",
+	    "epoll_wait",  "read",
+	    "write",       "recv",
+	    "send",        "accept",
+	    "connect",     "thrd_sleep",
+	    "ppoll",       "pselect",
+	    "epoll_pwait", "recvfrom",
+	    "recvmsg",     "sendto",
+	    "sendmsg",     "readv",
+	    "writev",      "pread",
+	    "pwrite",      "wait for child processes",
+	    "sigwait",     "file lock",
+	    "mq_receive",  "mq_send",
+	};
+	if (kind >= ECP_DELAY_CALL_FIRST && kind <= ECP_DELAY_CALL_LAST &&
+	    kind - ECP_DELAY_CALL_FIRST < sizeof(calls) / sizeof(calls[0]))
+		return calls[kind - ECP_DELAY_CALL_FIRST];
+	if (kind == ECP_DELAY_TIMED_OUT)
+		return "timed waits that timed out";
+	if (kind == ECP_DELAY_CHILD)
+		return "child processes' sleeps";
+	return "other waits";
+}

@@ -70,7 +70,9 @@ struct ecp_segment {
 	ecp_id lock_acquire;  /* lock taken at the start, or ECP_NO_ID */
 	ecp_id lock_release;  /* lock released at the end, or ECP_NO_ID */
 	uint8_t acquire_mode; /* enum ecp_lock_mode (shared for rwlock readers) */
-	uint8_t pad[3];
+	uint8_t delay_kind;   /* what the largest part of `delay` waited in
+			       * (enum ecp_delay_kind), when delay > 0 */
+	uint8_t pad[2];
 	uint64_t length;    /* CPU ns */
 	uint64_t delay;     /* ns asleep between the previous segment and this one */
 	uint64_t cpu_start; /* thread CPU time consumed before this segment */
@@ -81,6 +83,20 @@ struct ecp_segment {
 	uint64_t first_activity; /* activities[first_activity .. +n_activity) */
 	uint32_t n_activity;
 };
+
+/* What a delay waited in: the recorder's delay_begin kinds (recorder/
+ * EVENTS.md) plus one, and the waits the builder keeps as delays. */
+enum ecp_delay_kind {
+	ECP_DELAY_UNKNOWN = 0,
+	ECP_DELAY_CALL_FIRST = 1, /* + delay_begin's kind: nanosleep, read... */
+	ECP_DELAY_CALL_LAST = 63,
+	ECP_DELAY_TIMED_OUT = 64, /* a timed wait that timed out, nothing woke */
+	ECP_DELAY_CHILD = 65,     /* a child process's exec'd program */
+	ECP_DELAY_KINDS = 66,
+};
+
+/* "nanosleep", "read", "a timed wait that timed out"... */
+const char *ecp_delay_kind_name(unsigned kind);
 
 struct ecp_thread {
 	uint64_t tid;         /* kernel tid */

@@ -247,9 +247,19 @@ static void test_span_delay(void **state)
 	mb_edge(&b, a1, c1, ECP_EDGE_SEM);
 	mb_edge(&b, b0, c1, ECP_EDGE_SEM);
 	m = mb_done(&b);
+	/* a1's delay was a read that no thread of the program ended, c1's
+	 * (not on the path) a timed wait */
+	m->segments[a1].delay_kind = ECP_DELAY_CALL_FIRST + 7;
+	m->segments[c1].delay_kind = ECP_DELAY_TIMED_OUT;
 	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
 	assert_int_equal(dag.span, 1000);
 	assert_int_equal(ecp_dag_span_delay(&dag), 300);
+	uint64_t by_kind[ECP_DELAY_KINDS];
+	assert_int_equal(ecp_dag_span_delay_by_kind(&dag, m, by_kind), 300);
+	assert_int_equal(by_kind[ECP_DELAY_CALL_FIRST + 7], 300);
+	assert_int_equal(by_kind[ECP_DELAY_TIMED_OUT], 0);
+	assert_string_equal(ecp_delay_kind_name(ECP_DELAY_CALL_FIRST + 7), "read");
+	assert_string_equal(ecp_delay_kind_name(ECP_DELAY_CALL_FIRST + 0), "nanosleep");
 	ecp_dag_finish(&dag);
 	mb_free(m);
 }
