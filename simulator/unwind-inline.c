@@ -83,24 +83,33 @@ size_t ecp_unwinder_inlined_at(struct ecp_unwinder *u, uint64_t addr,
 		Dwarf *dbg = dwfl_module_getdwarf(mod, &bias);
 		cu = ecp_dwarf_unit_at(dbg, addr - bias, &unit) ? &unit : NULL;
 	}
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	/* dwarf_getscopes follows the innermost inlined instance into its
+	 * abstract origin's own scopes; the instances it sits in (a stage
+	 * inlined into a worker, around the std:: code inlined into it) come
+	 * from the concrete tree, as eu-addr2line -i finds them */
+	int first = 0;
+	while (first < n && dwarf_tag(&scopes[first]) != DW_TAG_inlined_subroutine)
+		first++;
+	int m = first < n ? dwarf_getscopes_die(&scopes[first], &chain) : 0;
 	size_t k = 0;
-	for (int i = 0; i < n && k < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+	for (int i = 0; i < m && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
 		if (tag == DW_TAG_subprogram)
 			break; /* the function they were inlined into */
 		Dwarf_Die origin;
-		if (tag != DW_TAG_inlined_subroutine || !origin_of(&scopes[i], &origin) ||
+		if (tag != DW_TAG_inlined_subroutine || !origin_of(&chain[i], &origin) ||
 		    !written_as_function(&origin))
 			continue; /* a lexical block, or part of what it is in */
-		char *name = origin_name(&scopes[i]);
+		char *name = origin_name(&chain[i]);
 		if (!name)
 			continue;
 		out[k].key = origin_key(u, o, &origin);
 		out[k].name = name;
 		k++;
 	}
+	free(chain);
 	free(scopes);
 	return k;
 }
