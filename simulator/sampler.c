@@ -20,6 +20,7 @@
 struct placed {
 	char *path;
 	uint64_t base;
+	uint64_t first_base; /* where it was first registered (0: not yet) */
 	bool have_base;
 	bool registered;
 	bool recorder; /* the agent or LTTng-UST: the recorder's own code */
@@ -38,6 +39,10 @@ struct placed {
 struct exec_range {
 	uint64_t start, end;
 	size_t file;
+	/* added to a pc here: a file mapped a second time elsewhere (node
+	 * maps part of its binary twice) is looked up where it was first
+	 * registered, so each function is one row, not one per mapping */
+	int64_t to_first;
 };
 
 struct ecp_sampler {
@@ -148,10 +153,13 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 		f->base = start;
 		f->have_base = true;
 	}
-	/* anonymous code (a JIT's) is no file's: its frames are [unknown] */
+	/* anonymous code (a JIT's) is no file's: its frames are [unknown], and
+	 * nothing is registered that would hide a file mapped at that place */
 	bool anonymous =
 	    !strncmp(path, "//anon", 6) || (path[0] == '[' && strcmp(path, "[vdso]"));
-	if ((prot & PROT_EXEC) && !anonymous) {
+	if (anonymous)
+		return 0;
+	if (prot & PROT_EXEC) {
 		if (s->n_ranges == s->cap_ranges) {
 			size_t cap = s->cap_ranges ? 2 * s->cap_ranges : 32;
 			struct exec_range *r = realloc(s->ranges, cap * sizeof(*r));
@@ -160,8 +168,12 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 			s->ranges = r;
 			s->cap_ranges = cap;
 		}
-		s->ranges[s->n_ranges++] =
-		    (struct exec_range){start, start + len, (size_t)(f - s->files)};
+		int64_t to_first =
+		    f->first_base && f->have_base && f->base != f->first_base
+			? (int64_t)(f->first_base - f->base)
+			: 0;
+		s->ranges[s->n_ranges++] = (struct exec_range){
+		    start, start + len, (size_t)(f - s->files), to_first};
 	}
 	if (!(prot & PROT_EXEC) || !f->have_base || f->registered)
 		return 0;
@@ -186,17 +198,26 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 					 have_copy ? copy : NULL) < 0))
 		return ECP_ERR_NOMEM;
 	f->registered = true;
+	if (!f->first_base)
+		f->first_base = f->base;
 	return 0;
+}
+
+/* The mapping that holds pc (the last one where a place was reused). */
+static const struct exec_range *range_at(const struct ecp_sampler *s, uint64_t pc)
+{
+	for (size_t i = s->n_ranges; i-- > 0;)
+		if (pc >= s->ranges[i].start && pc < s->ranges[i].end)
+			return &s->ranges[i];
+	return NULL;
 }
 
 /* The file whose executable mappings hold pc, or NULL (anonymous code);
  * the one mapped last where an unloaded library's place was reused. */
 static const struct placed *file_at(const struct ecp_sampler *s, uint64_t pc)
 {
-	for (size_t i = s->n_ranges; i-- > 0;)
-		if (pc >= s->ranges[i].start && pc < s->ranges[i].end)
-			return &s->files[s->ranges[i].file];
-	return NULL;
+	const struct exec_range *r = range_at(s, pc);
+	return r ? &s->files[r->file] : NULL;
 }
 
 static bool in_runtime(const struct ecp_sampler *s, uint64_t pc)
@@ -304,6 +325,12 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 		n = 1;
 	} else if (n <= 1) {
 		s->shallow++;
+	}
+	/* a file mapped a second time: its code named where it was first */
+	for (size_t i = 0; i < n; i++) {
+		const struct exec_range *r = pcs[i] ? range_at(s, pcs[i]) : NULL;
+		if (r && r->to_first)
+			pcs[i] = (uint64_t)((int64_t)pcs[i] + r->to_first);
 	}
 	/* a return address is just past its call: look up the call */
 	uint64_t starts[MAX_FRAMES];

@@ -637,6 +637,31 @@ static void test_sampler_unknown_frames(void **state)
 	ecp_symbols_destroy(syms);
 }
 
+/* A file mapped a second time elsewhere (node maps part of its binary
+ * twice): its code is named where it was first, one function, one row. */
+static void test_sampler_mapped_twice(void **state)
+{
+	(void)state;
+	read_maps();
+	struct ecp_symbols *syms = ecp_symbols_create();
+	struct ecp_sampler *s = ecp_sampler_create(NULL, syms, false);
+	assert_non_null(s);
+	uint64_t len = exe_obj->hi - exe_obj->lo, again = exe_obj->lo + (1ull << 36);
+	assert_int_equal(
+	    ecp_sampler_mapping(s, exe_obj->lo, len, 0, PROT_READ | PROT_EXEC, exe), 0);
+	assert_int_equal(
+	    ecp_sampler_mapping(s, again, len, 0, PROT_READ | PROT_EXEC, exe), 0);
+	uint64_t in_exe = (uint64_t)(uintptr_t)&test_sampler_mapped_twice;
+	uint64_t chain[] = {in_exe + 4 - exe_obj->lo + again, in_exe + 8};
+	struct ecp_sample smp = {.n_chain = 2, .chain = chain};
+	uint64_t funcs[4], sites[4];
+	assert_int_equal(ecp_sampler_frames(s, &smp, funcs, sites, 4), 2);
+	assert_int_equal(funcs[0], in_exe);
+	assert_int_equal(funcs[1], in_exe);
+	ecp_sampler_destroy(s);
+	ecp_symbols_destroy(syms);
+}
+
 static void test_perf_regs(void **state)
 {
 	(void)state;
@@ -780,6 +805,7 @@ int main(void)
 	    cmocka_unit_test(test_unwind_garbage),
 	    cmocka_unit_test(test_perf_regs),
 	    cmocka_unit_test(test_sampler_unknown_frames),
+	    cmocka_unit_test(test_sampler_mapped_twice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
