@@ -20,7 +20,7 @@
 struct placed {
 	char *path;
 	uint64_t base;
-	uint64_t first_base; /* where it was first registered (0: not yet) */
+	int64_t exec_bias; /* address - file offset of its registered code */
 	bool have_base;
 	bool registered;
 	bool recorder; /* the agent or LTTng-UST: the recorder's own code */
@@ -147,9 +147,11 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 	struct placed *f = file_of(s, path);
 	if (!f)
 		return ECP_ERR_NOMEM;
-	if (pgoff == 0) {
-		if (f->registered && f->base != start)
-			f->registered = false; /* unloaded and loaded again elsewhere */
+	/* once registered, a file is named where it was first: a mapping of
+	 * it elsewhere (node reads its binary again and maps part of its text
+	 * a second time; a library unloaded and loaded again) is translated,
+	 * by file offset, never registered over what is there */
+	if (pgoff == 0 && !f->registered) {
 		f->base = start;
 		f->have_base = true;
 	}
@@ -168,10 +170,12 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 			s->ranges = r;
 			s->cap_ranges = cap;
 		}
-		int64_t to_first =
-		    f->first_base && f->have_base && f->base != f->first_base
-			? (int64_t)(f->first_base - f->base)
-			: 0;
+		/* address minus file offset: the same for every mapping of
+		 * the load that was registered */
+		int64_t bias = (int64_t)(start - pgoff);
+		int64_t to_first = f->registered ? f->exec_bias - bias : 0;
+		if (!f->registered)
+			f->exec_bias = bias;
 		s->ranges[s->n_ranges++] = (struct exec_range){
 		    start, start + len, (size_t)(f - s->files), to_first};
 	}
@@ -198,8 +202,6 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 					 have_copy ? copy : NULL) < 0))
 		return ECP_ERR_NOMEM;
 	f->registered = true;
-	if (!f->first_base)
-		f->first_base = f->base;
 	return 0;
 }
 

@@ -658,6 +658,22 @@ static void test_sampler_mapped_twice(void **state)
 	assert_int_equal(ecp_sampler_frames(s, &smp, funcs, sites, 4), 2);
 	assert_int_equal(funcs[0], in_exe);
 	assert_int_equal(funcs[1], in_exe);
+	/* node's way: the whole file mapped again read-only (pgoff 0), then a
+	 * part of its text mapped executable elsewhere by its file offset --
+	 * once this moved the file's base, and every pc of the first mapping
+	 * became a row of its own */
+	uint64_t third = exe_obj->lo + (1ull << 37),
+		 page = (in_exe - exe_obj->lo) & ~4095ull;
+	assert_int_equal(
+	    ecp_sampler_mapping(s, exe_obj->lo + (1ull << 38), len, 0, PROT_READ, exe),
+	    0);
+	assert_int_equal(
+	    ecp_sampler_mapping(s, third, 8192, page, PROT_READ | PROT_EXEC, exe), 0);
+	uint64_t moved[] = {in_exe + 4, third + (in_exe - exe_obj->lo - page) + 8};
+	struct ecp_sample after = {.n_chain = 2, .chain = moved};
+	assert_int_equal(ecp_sampler_frames(s, &after, funcs, sites, 4), 2);
+	assert_int_equal(funcs[0], in_exe);
+	assert_int_equal(funcs[1], in_exe);
 	ecp_sampler_destroy(s);
 	ecp_symbols_destroy(syms);
 }
