@@ -7,7 +7,8 @@ stages inlined into the workers, so sampling must find them inlined).
 For each build, recorded with --as-cpus 16 (a pool of 16 workers):
   - the recording's cost: the recorded run's CPU and wall against the
     unrecorded run's, interleaved (median of N pairs);
-  - each stage's work in `ecp report -P 1` (sampled: with --own-code) against the CPU time the
+  - each stage's work in `ecp report -P 1` (sampled: with --own-code, plus the
+    sampler's measured cost for its samples, which the clocks include) against the CPU time the
     program's own threads measured around the stage in the same run;
   - the top function by TET at P = 2, 6 and 16.
 
@@ -88,11 +89,15 @@ def main():
             r = subprocess.run([ECP, 'report', trace, '-P', str(P), '--top', '0', '--format',
                                 'json'] + own, capture_output=True, text=True)
             rep[P] = json.loads(r.stdout)['functions']
+        # the threads' clocks hold the sampler's cost, which ecp takes out
+        # of the samples' threads (meta sample_cost_ns a sample): compared
+        # on the same footing
+        cost = int(meta.get('sample_cost_ns', '0'))
         work1, folded = {}, set()
         for f in rep[1]:
             base = short(f['name']).replace(' [inlined]', '')
             if base in STAGES:
-                work1[base] = work1.get(base, 0) + f['work_ns']
+                work1[base] = work1.get(base, 0) + f['work_ns'] + f.get('samples', 0) * cost
                 # calls under --min-duration (10 us) are their caller's time
                 if f.get('folded_calls', 0) > 10 * f.get('calls', 0):
                     folded.add(base)
