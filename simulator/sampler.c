@@ -356,7 +356,7 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 			continue;
 		/* what the compiler inlined here (the program's own functions
 		 * only, unwind-inline.c) comes first, as perf report --inline
-		 * shows it; its call site is this pc */
+		 * shows it; with no call, it has no call site to name */
 		uint64_t at = i ? pcs[i] - 1 : pcs[i];
 		const uint64_t *inl = NULL;
 		size_t k = start == ECP_SAMPLER_UNKNOWN ? 0 : inlined_at(s, at, &inl);
@@ -373,7 +373,7 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 		} else {
 			for (size_t j = 0; j < k && kept + 1 < max; j++) {
 				funcs[kept] = inl[j];
-				sites[kept] = at + 1;
+				sites[kept] = 0; /* no call to name: inlined */
 				kept++;
 			}
 		}
