@@ -19,7 +19,8 @@
  * where the loader put the object's first PT_LOAD segment. */
 struct placed {
 	char *path;
-	uint64_t base;
+	uint64_t base;     /* where its registered load starts */
+	uint64_t pending;  /* its last pgoff-0 mapping */
 	int64_t exec_bias; /* address - file offset of its registered code */
 	bool have_base;
 	bool registered;
@@ -147,13 +148,13 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 	struct placed *f = file_of(s, path);
 	if (!f)
 		return ECP_ERR_NOMEM;
-	/* once registered, a file is named where it was first: a mapping of
-	 * it elsewhere (node reads its binary again and maps part of its text
-	 * a second time; a library unloaded and loaded again) is translated,
-	 * by file offset, never registered over what is there */
-	if (pgoff == 0 && !f->registered) {
-		f->base = start;
+	/* where a load of the file would start; it becomes the file's base
+	 * only with code laid out from it (below) */
+	if (pgoff == 0) {
+		f->pending = start;
 		f->have_base = true;
+		if (!f->registered)
+			f->base = start;
 	}
 	/* anonymous code (a JIT's) is no file's: its frames are [unknown], and
 	 * nothing is registered that would hide a file mapped at that place */
@@ -171,8 +172,18 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 			s->cap_ranges = cap;
 		}
 		/* address minus file offset: the same for every mapping of
-		 * the load that was registered */
+		 * one load.  Code laid out from the file's last pgoff-0
+		 * mapping is a new load (an exec'd process, a library loaded
+		 * again), registered there for unwinding and naming; code
+		 * mapped elsewhere by file offset (node reads its binary again,
+		 * then maps part of its text a second time) is named where the
+		 * file was registered, and registers nothing over it */
 		int64_t bias = (int64_t)(start - pgoff);
+		if (f->registered && f->pending != f->base &&
+		    (uint64_t)bias == f->pending) {
+			f->registered = false;
+			f->base = f->pending;
+		}
 		int64_t to_first = f->registered ? f->exec_bias - bias : 0;
 		if (!f->registered)
 			f->exec_bias = bias;
