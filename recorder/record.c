@@ -710,7 +710,10 @@ static void copy_sampled_objects(const char *out, const struct ecp_perf_sample *
 {
 	for (size_t i = 0; i < s->n_objs; i++) {
 		bool again = false;
-		if (!s->objs[i].hit)
+		/* anonymous code (a JIT's, valgrind's) has no file to copy:
+		 * its frames are [unknown] in the analysis */
+		if (!s->objs[i].hit || s->objs[i].path[0] != '/' ||
+		    !strncmp(s->objs[i].path, "//anon", 6))
 			continue;
 		for (size_t k = 0; k < i && !again; k++)
 			again =
