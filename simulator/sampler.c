@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/hmap.h"
+#include "common/vec.h"
 #include "simulator/symbols.h"
 #include "simulator/unwind.h"
 
@@ -48,8 +49,7 @@ struct exec_range {
 
 struct ecp_sampler {
 	char *trace_dir;
-	struct exec_range *ranges;
-	size_t n_ranges, cap_ranges;
+	struct ecp_vec ranges; /* struct exec_range */
 	bool own_code;
 	struct ecp_symbols *syms;
 	struct ecp_unwinder *unwinder;
@@ -79,6 +79,7 @@ struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols
 		return NULL;
 	}
 	ecp_hmap_init(&s->start_of);
+	ecp_vec_init(&s->ranges, sizeof(struct exec_range));
 	ecp_hmap_init(&s->inline_of);
 	return s;
 }
@@ -91,7 +92,7 @@ void ecp_sampler_destroy(struct ecp_sampler *s)
 	for (size_t i = 0; i < s->n_files; i++)
 		free(s->files[i].path);
 	free(s->files);
-	free(s->ranges);
+	ecp_vec_finish(&s->ranges);
 	free(s->trace_dir);
 	ecp_hmap_finish(&s->start_of);
 	ecp_hmap_finish(&s->inline_of);
@@ -163,14 +164,6 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 	if (anonymous)
 		return 0;
 	if (prot & PROT_EXEC) {
-		if (s->n_ranges == s->cap_ranges) {
-			size_t cap = s->cap_ranges ? 2 * s->cap_ranges : 32;
-			struct exec_range *r = realloc(s->ranges, cap * sizeof(*r));
-			if (!r)
-				return ECP_ERR_NOMEM;
-			s->ranges = r;
-			s->cap_ranges = cap;
-		}
 		/* address minus file offset: the same for every mapping of
 		 * one load.  Code laid out from the file's last pgoff-0
 		 * mapping is a new load (an exec'd process, a library loaded
@@ -187,8 +180,11 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 		int64_t to_first = f->registered ? f->exec_bias - bias : 0;
 		if (!f->registered)
 			f->exec_bias = bias;
-		s->ranges[s->n_ranges++] = (struct exec_range){
-		    start, start + len, (size_t)(f - s->files), to_first};
+		struct exec_range *r = ecp_vec_push(&s->ranges);
+		if (!r)
+			return ECP_ERR_NOMEM;
+		*r = (struct exec_range){start, start + len, (size_t)(f - s->files),
+					 to_first};
 	}
 	if (!(prot & PROT_EXEC) || !f->have_base || f->registered)
 		return 0;
@@ -219,9 +215,12 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 /* The mapping that holds pc (the last one where a place was reused). */
 static const struct exec_range *range_at(const struct ecp_sampler *s, uint64_t pc)
 {
-	for (size_t i = s->n_ranges; i-- > 0;)
-		if (pc >= s->ranges[i].start && pc < s->ranges[i].end)
-			return &s->ranges[i];
+	for (size_t i = s->ranges.len; i-- > 0;) {
+		const struct exec_range *r =
+		    &ECP_VEC_AT(&s->ranges, struct exec_range, i);
+		if (pc >= r->start && pc < r->end)
+			return r;
+	}
 	return NULL;
 }
 
