@@ -393,8 +393,13 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
 	ch->attr.output = LTTNG_EVENT_MMAP;
 	/* Blocking: a full buffer makes the traced thread wait for the
 	 * consumer instead of dropping events (needs LTTNG_UST_ALLOW_BLOCKING=1
-	 * in the traced process). */
-	ret = lttng_channel_set_blocking_timeout(ch, -1);
+	 * in the traced process) -- but not forever.  LTTng-UST's wait loop
+	 * never looks at the session again, so a consumer that stopped writing
+	 * (a full filesystem met before the stop reached the program) left the
+	 * thread waiting for good.  After the timeout the event is discarded,
+	 * counted, and the recording refused as lossy; a healthy consumer that
+	 * falls this far behind is as much a loss. */
+	ret = lttng_channel_set_blocking_timeout(ch, ECP_BLOCKING_TIMEOUT_US);
 	if (ret == 0)
 		ret = lttng_enable_channel(h, ch);
 	if (ret < 0) {

@@ -36,6 +36,12 @@ void ecp_lttng_daemon_stop(struct ecp_lttng_daemon *d);
  * `ecp record` no longer runs (SIGKILL leaves them). */
 void ecp_lttng_clean_stale(void);
 
+/* How long a traced thread waits on a full buffer before its event is
+ * discarded (and the recording refused as lossy): long enough for a consumer
+ * starved on a busy machine, short enough that a consumer which stopped for
+ * good (a full filesystem) costs the program one wait, not its life. */
+#define ECP_BLOCKING_TIMEOUT_US 10000000
+
 struct ecp_lttng_session_config {
 	const char *name;
 	const char *output;        /* directory the trace is written to */

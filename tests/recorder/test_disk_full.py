@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecptrace import *  # noqa: E402,F403
@@ -96,9 +97,57 @@ def main():
         cases += 1
     finally:
         unmount(fs)
-    check(cases == 3, 'ran %d of 3 cases' % cases)
+    # 4. filled from outside, at once, while the program writes its trace on
+    # a loaded CPU: the consumer meets a full filesystem before the stop
+    # reaches the program (whose listener thread waits for the CPU) -- LTTng's
+    # wait on a full buffer never looks at the session again, and with an
+    # infinite blocking timeout 1 run in 3 left the program blocked for good
+    runs = 3
+    for i in range(runs):
+        fill_at_once(tiny, plain.stdout, i)
+        cases += 1
+    check(cases == 3 + runs, 'ran %d of %d cases' % (cases, 3 + runs))
     print('ok: %d cases (refused before running; stopped when the program filled the '
-          'filesystem; stopped when the trace filled it)' % cases)
+          'filesystem; stopped when the trace filled it; %d runs filled from outside '
+          'on a loaded CPU)' % (cases, runs))
+
+
+def fill_at_once(tiny, plain_stdout, run):
+    fs = mount('400m')
+    spinners = [subprocess.Popen(['nice', '-n', '-5', 'sh', '-c', 'while :; do :; done'])
+                for _ in range(3)]
+    try:
+        cmd = [ecp(), 'record', '-q', '-o', os.path.join(fs, 't'), '--min-duration', '0',
+               '--', tiny]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(os.path.join(fs, 't', 'main')) and p.poll() is None:
+            check(time.monotonic() < deadline, 'run %d: no trace after 60 s' % run)
+            time.sleep(0.01)
+        free = os.statvfs(fs)
+        subprocess.run('head -c %d /dev/zero > %s' %
+                       (free.f_bavail * free.f_frsize, os.path.join(fs, 'fill')),
+                       shell=True, stderr=subprocess.DEVNULL)
+        try:
+            out, errs = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            subprocess.run(['pkill', '-9', '-f', tiny])
+            p.communicate()
+            fail('run %d: the program or ecp record was still blocked 120 s after the '
+                 'filesystem filled' % run)
+        check(p.returncode == 1, 'run %d: exit %d: %s' % (run, p.returncode, errs))
+        for want in ('the recording stopped', 'exited with status 0'):
+            check(want in errs, 'run %d: %r not in: %s' % (run, want, errs))
+        check(len(out.splitlines()) == len(plain_stdout.splitlines()),
+              'run %d: the program\'s output %r against %r unrecorded' %
+              (run, out, plain_stdout))
+        check(not os.path.exists(os.path.join(fs, 't')), 'run %d: partial trace left' % run)
+    finally:
+        for s in spinners:
+            s.kill()
+            s.wait()
+        unmount(fs)
 
 
 main()
