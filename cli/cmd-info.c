@@ -137,6 +137,11 @@ static void print_table(const struct ecp_model *m, const struct ecp_dag *dag,
 	printf("trace          %s\n", m->info.trace_path);
 	printf("program        %s\n", m->info.program[0] ? m->info.program : "(unknown)");
 	printf("clock          %s\n", m->info.clock);
+	if (m->info.recorded_cpus > 1)
+		printf("recorded on    %llu CPUs (its durations are what they cost "
+		       "running side by side; its wall time is a measured T_%llu)\n",
+		       (unsigned long long)m->info.recorded_cpus,
+		       (unsigned long long)m->info.recorded_cpus);
 	if (m->info.samples || m->info.samples_lost)
 		printf("samples        %llu (functions split by samples%s)\n",
 		       (unsigned long long)m->info.samples,
@@ -184,6 +189,8 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 	ecp_json_kv_uint(&w, "switches_lost", m->info.switches_lost);
 	ecp_json_kv_uint(&w, "as_cpus", m->info.as_cpus);
 	ecp_json_kv_bool(&w, "cpu_count_read", m->info.cpu_count_read);
+	ecp_json_kv_uint(&w, "recorded_cpus",
+			 m->info.recorded_cpus ? m->info.recorded_cpus : 1);
 	ecp_json_kv_uint(&w, "work_ns", dag->work);
 	ecp_json_kv_uint(&w, "span_ns", dag->span);
 	ecp_json_kv_double(&w, "parallelism",

@@ -28,6 +28,7 @@ enum {
 	OPT_MIN_DURATION,
 	OPT_NO_FUNCTIONS,
 	OPT_AS_CPUS,
+	OPT_CPUS,
 	OPT_FUNCTIONS,
 	OPT_SAMPLE_FREQ
 };
@@ -56,11 +57,17 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 			 "%llu threads, %llu events, %llu discarded, ",
 			 (unsigned long long)s->threads, (unsigned long long)s->events,
 			 (unsigned long long)s->discarded);
+	char where[300];
+	if (s->n_cpus > 1)
+		snprintf(where, sizeof(where), "CPUs %s (unpinned among %zu)",
+			 s->cpu_list, s->n_cpus);
+	else
+		snprintf(where, sizeof(where), "CPU %d", s->cpu);
 	fprintf(stderr,
 		"ecp record: %s%.1f MB, wall %s\n"
-		"ecp record: CPU %d, clock %s (%llu context switches), %.1f ns per "
+		"ecp record: %s, clock %s (%llu context switches), %.1f ns per "
 		"event (%s); trace in %s\n",
-		counts, (double)s->bytes / 1e6, wall, s->cpu, s->clock,
+		counts, (double)s->bytes / 1e6, wall, where, s->clock,
 		(unsigned long long)s->switches, (double)s->event_cost_ps / 1000.0,
 		s->event_cost_source && !strcmp(s->event_cost_source, "run")
 		    ? "timed in the run"
@@ -133,6 +140,46 @@ static int check_program(const char *prog, char *why, size_t len)
 	return -1;
 }
 
+/* --cpus LIST: each CPU one this process may run on (sched_setaffinity
+ * would quietly run the program on fewer), at most ECP_PERF_MAX_CPUS. */
+static int parse_cpus(const char *arg, int cpus[ECP_PERF_MAX_CPUS],
+		      struct ecp_record_options *o, int *code)
+{
+	struct ecp_error err = {0};
+	unsigned *v = NULL;
+	size_t n = 0;
+	cpu_set_t allowed;
+	if (ecp_parse_cpu_list(arg, &v, &n, &err) < 0) {
+		*code = ecp_usage_error("record", "bad --cpus: %s", err.msg);
+		return -1;
+	}
+	if (n > ECP_PERF_MAX_CPUS) {
+		free(v);
+		*code = ecp_usage_error("record", "bad --cpus '%s': %zu CPUs, at most %d",
+					arg, n, ECP_PERF_MAX_CPUS);
+		return -1;
+	}
+	CPU_ZERO(&allowed);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) < 0)
+		CPU_ZERO(&allowed);
+	for (size_t i = 0; i < n; i++) {
+		if (!CPU_ISSET(v[i], &allowed)) {
+			*code = ecp_usage_error(
+			    "record",
+			    "bad --cpus '%s': CPU %u is not one this process may run "
+			    "on (see taskset -p $$ or nproc)",
+			    arg, v[i]);
+			free(v);
+			return -1;
+		}
+		cpus[i] = (int)v[i];
+	}
+	free(v);
+	o->cpus = cpus;
+	o->n_cpus = n;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -146,6 +193,7 @@ int cmd_record(int argc, char **argv)
 	    {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
 	    {"no-functions", no_argument, NULL, OPT_NO_FUNCTIONS},
 	    {"as-cpus", required_argument, NULL, OPT_AS_CPUS},
+	    {"cpus", required_argument, NULL, OPT_CPUS},
 	    {"functions", required_argument, NULL, OPT_FUNCTIONS},
 	    {"sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ},
 	    {NULL, 0, NULL, 0},
@@ -158,6 +206,7 @@ int cmd_record(int argc, char **argv)
 	struct ecp_record_summary sum;
 	struct ecp_error err = {0};
 	size_t n_inc = 0, n_exc = 0;
+	int cpus[ECP_PERF_MAX_CPUS];
 	uint64_t v;
 	int c, code = ECP_EXIT_USAGE;
 
@@ -182,6 +231,10 @@ int cmd_record(int argc, char **argv)
 				goto out;
 			}
 			o.cpu = (int)v;
+			break;
+		case OPT_CPUS:
+			if (parse_cpus(optarg, cpus, &o, &code) < 0)
+				goto out;
 			break;
 		case OPT_AS_CPUS:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > CPU_SETSIZE) {
@@ -248,6 +301,11 @@ int cmd_record(int argc, char **argv)
 					       argv[optind - 1]);
 			goto out;
 		}
+	}
+	if (o.n_cpus && o.cpu >= 0) {
+		code = ecp_usage_error("record", "--cpu and --cpus exclude each other "
+						 "(--cpus N is --cpu N)");
+		goto out;
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;

@@ -13,7 +13,8 @@
 	"                            (default) or keep the recorded order\n"
 
 #define ECP_USAGE_RECORD                                                                 \
-	"usage: ecp record [-o DIR] [--force] [--cpu N] [--as-cpus N] [--depth N]\n"     \
+	"usage: ecp record [-o DIR] [--force] [--cpu N | --cpus LIST] [--as-cpus N]\n"   \
+	"                  [--depth N]\n"                                                \
 	"                  [--include GLOB] [--exclude GLOB] [--min-duration NS]\n"      \
 	"                  [--functions instrument|sample|both] [--sample-freq HZ]\n"    \
 	"                  [--no-functions] -- PROGRAM [ARGS...]\n\n"                    \
@@ -29,6 +30,9 @@
 	"  -o, --output DIR          trace directory (default ./ecp.data)\n"             \
 	"  -f, --force               replace an existing trace directory\n"              \
 	"  --cpu N                   CPU to run on (default: first CPU allowed)\n"       \
+	"  --cpus LIST               run unpinned on these CPUs (e.g. 0-1): durations\n" \
+	"                            as they cost side by side, the wall time a\n"       \
+	"                            measured T_N, for ecp compare (ecp-compare(1))\n"   \
 	"  --as-cpus N               CPUs the program is shown (default: the "           \
 	"caller's)\n"                                                                    \
 	"  --depth N                 record calls only down to call depth N\n"           \
@@ -108,6 +112,22 @@
 	"  --sched ideal|linux       scheduler model of the run times (default ideal)\n" \
 	"  -P, --processors LIST     processor counts (default "                         \
 	"1-16)\n" ECP_COMMON_ANALYSIS_OPTIONS
+
+#define ECP_USAGE_COMPARE                                                                \
+	"usage: ecp compare BASE OTHER [-P LIST] [--top K] [--format "                   \
+	"table|csv|json]\n\n"                                                            \
+	"Two recordings of the same program side by side.  Both recorded on one "        \
+	"CPU\n"                                                                          \
+	"(before and after a change): per function the work in each, the difference\n"   \
+	"and ratio, and its TET at every P in LIST; predicted T_P of both at every P.\n" \
+	"BASE on one CPU and OTHER on N (ecp record --cpus): work inflation at N --\n"   \
+	"T_1, the measured and predicted T_N, work W_N, recorder R_N, inflation F_N\n"   \
+	"and idle I_N (N T_N = T_1 + F_N + I_N + R_N), the factored speedups, and per\n" \
+	"function and per thread the work at 1 against the work at N.  A BASE\n"         \
+	"recorded on N CPUs is compared the other way round (said on stderr).\n\n"       \
+	"  -P, --processors LIST     processor counts, before/after (default 1-16)\n"    \
+	"  --top K                   rows to show (default 20; 0 = "                     \
+	"all)\n" ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_VIZ                                                                    \
 	"usage: ecp viz [TRACE_DIR] [-P N] [--range LIST] [--measured P=SECONDS,...]\n"  \

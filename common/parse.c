@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,8 @@ static int cmp_unsigned(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int parse_proc_value(const char *s, const char *end, unsigned max, unsigned *out)
+static int parse_proc_value(const char *s, const char *end, unsigned min, unsigned max,
+			    unsigned *out)
 {
 	if (s == end || (size_t)(end - s) > 9)
 		return -1;
@@ -62,19 +64,22 @@ static int parse_proc_value(const char *s, const char *end, unsigned max, unsign
 			return -1;
 		v = v * 10 + (unsigned)(*p - '0');
 	}
-	if (v < 1 || v > max)
+	if (v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;
 }
 
-int ecp_parse_proc_list(const char *s, unsigned max, unsigned **out, size_t *n,
-			struct ecp_error *err)
+/* A list of values in [min, max] (ranges, commas), sorted, without
+ * repeats; `what` names it in errors. */
+static int parse_list(const char *s, unsigned min, unsigned max, const char *what,
+		      const char *examples, unsigned **out, size_t *n,
+		      struct ecp_error *err)
 {
 	*out = NULL;
 	*n = 0;
 	if (!s || !*s)
-		return ecp_error_set(err, ECP_ERR_USAGE, "empty processor list");
+		return ecp_error_set(err, ECP_ERR_USAGE, "empty %s", what);
 	size_t cap = 16, len = 0;
 	unsigned *vals = malloc(cap * sizeof(*vals));
 	if (!vals)
@@ -86,11 +91,12 @@ int ecp_parse_proc_list(const char *s, unsigned max, unsigned **out, size_t *n,
 		const char *dash = memchr(p, '-', (size_t)(item_end - p));
 		unsigned lo, hi;
 		if (dash) {
-			if (parse_proc_value(p, dash, max, &lo) < 0 ||
-			    parse_proc_value(dash + 1, item_end, max, &hi) < 0 || hi < lo)
+			if (parse_proc_value(p, dash, min, max, &lo) < 0 ||
+			    parse_proc_value(dash + 1, item_end, min, max, &hi) < 0 ||
+			    hi < lo)
 				goto bad;
 		} else {
-			if (parse_proc_value(p, item_end, max, &lo) < 0)
+			if (parse_proc_value(p, item_end, min, max, &lo) < 0)
 				goto bad;
 			hi = lo;
 		}
@@ -124,9 +130,21 @@ int ecp_parse_proc_list(const char *s, unsigned max, unsigned **out, size_t *n,
 bad:
 	free(vals);
 	return ecp_error_set(err, ECP_ERR_USAGE,
-			     "malformed processor list '%s' (expected values 1..%u like "
-			     "'1-16' or '1,2,4,8')",
-			     s, max);
+			     "malformed %s '%s' (expected values %u..%u like %s)", what,
+			     s, min, max, examples);
+}
+
+int ecp_parse_proc_list(const char *s, unsigned max, unsigned **out, size_t *n,
+			struct ecp_error *err)
+{
+	return parse_list(s, 1, max, "processor list", "'1-16' or '1,2,4,8'", out, n,
+			  err);
+}
+
+int ecp_parse_cpu_list(const char *s, unsigned **out, size_t *n, struct ecp_error *err)
+{
+	return parse_list(s, 0, CPU_SETSIZE - 1, "CPU list", "'0-1' or '0,2,4'", out, n,
+			  err);
 }
 
 int ecp_parse_name_pct(const char *s, char **name, double *pct, struct ecp_error *err)

@@ -23,6 +23,10 @@ int ecp_parse_duration_ns(const char *s, uint64_t *out);
 int ecp_parse_proc_list(const char *s, unsigned max, unsigned **out, size_t *n,
 			struct ecp_error *err);
 
+/* A CPU list such as "0-1" or "0,2,4" (`ecp record --cpus`), the same way:
+ * CPU numbers from 0 to CPU_SETSIZE - 1. */
+int ecp_parse_cpu_list(const char *s, unsigned **out, size_t *n, struct ecp_error *err);
+
 /* "NAME=PCT" or "NAME=PCT%" with 0 < PCT < 100, for `ecp whatif --faster`. */
 int ecp_parse_name_pct(const char *s, char **name, double *pct, struct ecp_error *err);
 

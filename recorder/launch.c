@@ -12,43 +12,41 @@
 #include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
 
-/* The child's report: errno of pinning (0 when pinned), and each perf fd
- * or -errno when perf refused it (-ENOSYS: not asked for). */
+/* The child's report: errno of pinning (0 when pinned), and for each kind
+ * of perf event how many descriptors follow (one per CPU), or -errno when
+ * perf refused one (-ENOSYS: not asked for). */
 struct report {
 	int pin_errno;
 	int perf;
 	int sample;
 };
 
-/* Sends the report and the descriptors among fds[0..1] that are >= 0
- * (SCM_RIGHTS), in that order. */
-static int send_fds(int sock, struct report value, const int fds[2])
+#define MAX_FDS (2 * ECP_PERF_MAX_CPUS)
+
+/* Sends the report and the n descriptors (SCM_RIGHTS), in order. */
+static int send_fds(int sock, struct report value, const int *fds, size_t n)
 {
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	char cbuf[CMSG_SPACE(MAX_FDS * sizeof(int))];
 	struct iovec iov = {&value, sizeof(value)};
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	int pass[2], n = 0;
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0)
-			pass[n++] = fds[i];
 	memset(cbuf, 0, sizeof(cbuf));
 	if (n) {
 		struct cmsghdr *c;
 		msg.msg_control = cbuf;
-		msg.msg_controllen = CMSG_SPACE((size_t)n * sizeof(int));
+		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
 		c = CMSG_FIRSTHDR(&msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-		memcpy(CMSG_DATA(c), pass, (size_t)n * sizeof(int));
+		c->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
 	}
 	return sendmsg(sock, &msg, 0) == (ssize_t)sizeof(value) ? 0 : -1;
 }
 
-/* Receives the report and up to two descriptors, in the order sent. */
-static int recv_fds(int sock, struct report *value, int fds[2], int *n_fds)
+/* Receives the report and up to MAX_FDS descriptors, in the order sent. */
+static int recv_fds(int sock, struct report *value, int fds[MAX_FDS], size_t *n_fds)
 {
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	char cbuf[CMSG_SPACE(MAX_FDS * sizeof(int))];
 	struct iovec iov = {value, sizeof(*value)};
 	struct msghdr msg = {.msg_iov = &iov,
 			     .msg_iovlen = 1,
@@ -56,7 +54,6 @@ static int recv_fds(int sock, struct report *value, int fds[2], int *n_fds)
 			     .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *c;
 	ssize_t n;
-	fds[0] = fds[1] = -1;
 	*n_fds = 0;
 	do
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
@@ -66,12 +63,35 @@ static int recv_fds(int sock, struct report *value, int fds[2], int *n_fds)
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			if (k > 2)
-				k = 2;
+			if (k > MAX_FDS)
+				k = MAX_FDS;
 			memcpy(fds, CMSG_DATA(c), k * sizeof(int));
-			*n_fds = (int)k;
+			*n_fds = k;
 		}
 	return 0;
+}
+
+/* Opens one event per CPU into fds with `open`; all or none: on a refusal
+ * closes what it opened and returns -errno, else the count. */
+static int open_each(const int *cpus, size_t n, int *fds,
+		     int (*open)(int cpu, unsigned hz), unsigned hz)
+{
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = open(cpus[i], hz);
+		if (fds[i] < 0) {
+			int e = fds[i];
+			while (i-- > 0)
+				close(fds[i]);
+			return e;
+		}
+	}
+	return (int)n;
+}
+
+static int open_switch(int cpu, unsigned hz)
+{
+	(void)hz;
+	return ecp_perf_switch_open(cpu);
 }
 
 /* Writes our pid into the ECP_PID placeholder of env (no allocation). */
@@ -94,10 +114,13 @@ static void fill_pid(char *const env[])
 /* The child: only async-signal-safe calls and exec (the parent may have
  * threads: LTTng-UST's, once the sched provider is loaded). */
 static void child(int sock, char *const argv[], char *const env_perf[],
-		  char *const env_cputime[], int cpu, bool use_perf, unsigned sample_hz)
+		  char *const env_cputime[], const int *cpus, size_t n_cpus,
+		  bool use_perf, unsigned sample_hz)
 {
 	cpu_set_t set;
 	struct report rep = {0, -ENOSYS, -ENOSYS};
+	int fds[MAX_FDS];
+	size_t n_fds = 0;
 	int go, err;
 
 	/* The driver's signal handlers, inherited, go back to the default
@@ -110,29 +133,33 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 			signal(sigs[i], SIG_DFL);
 	}
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	for (size_t i = 0; i < n_cpus; i++)
+		CPU_SET(cpus[i], &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
 		rep.pin_errno = errno;
-		send_fds(sock, rep, (int[2]){-1, -1});
+		send_fds(sock, rep, fds, 0);
 		_exit(127);
 	}
 	if (use_perf)
-		rep.perf = ecp_perf_switch_open(cpu);
+		rep.perf = open_each(cpus, n_cpus, fds, open_switch, 0);
+	if (rep.perf > 0)
+		n_fds += (size_t)rep.perf;
 	/* samples only beside the switch records: they split the segments
 	 * those measure */
-	if (rep.perf >= 0 && sample_hz)
-		rep.sample = ecp_perf_sample_open(cpu, sample_hz);
-	if (send_fds(sock, rep, (int[2]){rep.perf, rep.sample}) < 0)
+	if (rep.perf > 0 && sample_hz)
+		rep.sample =
+		    open_each(cpus, n_cpus, fds + n_fds, ecp_perf_sample_open, sample_hz);
+	if (rep.sample > 0)
+		n_fds += (size_t)rep.sample;
+	if (send_fds(sock, rep, fds, n_fds) < 0)
 		_exit(127);
 	if (read(sock, &go, sizeof(go)) != (ssize_t)sizeof(go))
 		_exit(127);
 	/* the parent has its own copies now */
-	if (rep.perf >= 0)
-		close(rep.perf);
-	if (rep.sample >= 0)
-		close(rep.sample);
-	fill_pid(rep.perf >= 0 ? env_perf : env_cputime);
-	execvpe(argv[0], argv, rep.perf >= 0 ? env_perf : env_cputime);
+	for (size_t i = 0; i < n_fds; i++)
+		close(fds[i]);
+	fill_pid(rep.perf > 0 ? env_perf : env_cputime);
+	execvpe(argv[0], argv, rep.perf > 0 ? env_perf : env_cputime);
 	err = errno;
 	if (write(sock, &err, sizeof(err)) < 0)
 		_exit(127);
@@ -140,16 +167,22 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 }
 
 int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_cputime[],
-		    int cpu, bool use_perf, unsigned sample_hz, struct ecp_launch *l,
-		    struct ecp_error *err)
+		    const int *cpus, size_t n_cpus, bool use_perf, unsigned sample_hz,
+		    struct ecp_launch *l, struct ecp_error *err)
 {
 	struct report value;
-	int sv[2], fds[2], n_fds;
+	int sv[2], fds[MAX_FDS];
+	size_t n_fds;
 
 	l->pid = -1;
 	l->sock = -1;
-	l->perf_fd = -ENOSYS;
-	l->sample_fd = -ENOSYS;
+	l->perf_fd[0] = -ENOSYS;
+	l->sample_fd[0] = -ENOSYS;
+	l->n_perf = l->n_sample = 0;
+	if (n_cpus < 1 || n_cpus > ECP_PERF_MAX_CPUS)
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "cannot record on %zu CPUs (1 to %d)", n_cpus,
+				     ECP_PERF_MAX_CPUS);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return ecp_error_set(err, ECP_ERR_IO, "socketpair: %s", strerror(errno));
 	l->pid = fork();
@@ -160,7 +193,8 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 	}
 	if (l->pid == 0) {
 		close(sv[0]);
-		child(sv[1], argv, env_perf, env_cputime, cpu, use_perf, sample_hz);
+		child(sv[1], argv, env_perf, env_cputime, cpus, n_cpus, use_perf,
+		      sample_hz);
 	}
 	close(sv[1]);
 	l->sock = sv[0];
@@ -173,15 +207,41 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 	if (value.pin_errno) {
 		waitpid(l->pid, NULL, 0);
 		close(l->sock);
-		return ecp_error_set(err, ECP_ERR_USAGE, "cannot run on CPU %d: %s", cpu,
+		if (n_cpus == 1)
+			return ecp_error_set(err, ECP_ERR_USAGE,
+					     "cannot run on CPU %d: %s", cpus[0],
+					     strerror(value.pin_errno));
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "cannot run on those %zu CPUs: %s", n_cpus,
 				     strerror(value.pin_errno));
 	}
-	{
-		int k = 0;
-		l->perf_fd = value.perf >= 0 && k < n_fds ? fds[k++] : value.perf;
-		l->sample_fd = value.sample >= 0 && k < n_fds ? fds[k++] : value.sample;
+	size_t k = 0;
+	if (value.perf > 0 && (size_t)value.perf <= n_fds) {
+		memcpy(l->perf_fd, fds, (size_t)value.perf * sizeof(int));
+		l->n_perf = (size_t)value.perf;
+		k = l->n_perf;
+	} else {
+		l->perf_fd[0] = value.perf > 0 ? -EIO : value.perf;
 	}
+	if (value.sample > 0 && k + (size_t)value.sample <= n_fds) {
+		memcpy(l->sample_fd, fds + k, (size_t)value.sample * sizeof(int));
+		l->n_sample = (size_t)value.sample;
+		k += l->n_sample;
+	} else {
+		l->sample_fd[0] = value.sample > 0 ? -EIO : value.sample;
+	}
+	for (; k < n_fds; k++) /* a report that did not match: none kept */
+		close(fds[k]);
 	return ECP_OK;
+}
+
+void ecp_launch_close_fds(struct ecp_launch *l)
+{
+	for (size_t i = 0; i < l->n_perf; i++)
+		close(l->perf_fd[i]);
+	for (size_t i = 0; i < l->n_sample; i++)
+		close(l->sample_fd[i]);
+	l->n_perf = l->n_sample = 0;
 }
 
 int ecp_launch_exec(struct ecp_launch *l, struct ecp_error *err)

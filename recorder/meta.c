@@ -49,6 +49,9 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	fprintf(f, "version=%s\n", ECP_VERSION);
 	put_list(f, "command", m->argv, " ");
 	fprintf(f, "cpu=%d\n", m->cpu);
+	if (m->n_cpus > 1)
+		fprintf(f, "cpus=%zu\ncpu_list=%s\n", m->n_cpus,
+			m->cpu_list ? m->cpu_list : "");
 	fprintf(f, "as_cpus=%u\n", m->as_cpus);
 	fprintf(f, "clock=%s\n", m->clock);
 	fprintf(f, "event_cost_ns=%llu\n", (unsigned long long)m->event_cost_ns);

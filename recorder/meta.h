@@ -4,6 +4,7 @@
 #define ECP_RECORDER_META_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -14,6 +15,8 @@
 struct ecp_record_meta {
 	char *const *argv;
 	int cpu;
+	size_t n_cpus;        /* CPUs the program ran on (1: pinned to `cpu`) */
+	const char *cpu_list; /* them, as a list, when more than one */
 	uint32_t as_cpus;
 	const char *clock;             /* "perf-switch" or "thread-cputime" */
 	uint64_t event_cost_ns;        /* rounded (readers before event_cost_ps) */

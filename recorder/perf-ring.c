@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "common/vec.h"
 
 int ecp_perf_ring_map(struct ecp_perf_ring *r, int fd, size_t pages, size_t min_pages,
 		      const char *what, struct ecp_error *err)
@@ -86,6 +89,98 @@ void ecp_perf_ring_drain(struct ecp_perf_ring *r,
 			 void *ctx)
 {
 	ecp_perf_ring_drain_some(r, handle, ctx, SIZE_MAX);
+}
+
+/* The records of one merged drain, copied out of their rings. */
+struct merge {
+	struct ecp_vec bytes; /* the records, back to back */
+	struct ecp_vec keys;  /* struct merge_key */
+	uint64_t (*time_of)(const struct perf_event_header *h);
+	uint32_t ring;
+	bool failed;
+};
+
+struct merge_key {
+	uint64_t time;
+	uint32_t ring;
+	uint32_t seq; /* order within the ring: qsort is not stable */
+	size_t offset;
+};
+
+static void collect(void *ctx, const struct perf_event_header *h)
+{
+	struct merge *m = ctx;
+	size_t at = m->bytes.len;
+	if (m->failed || ecp_vec_reserve(&m->bytes, at + h->size) < 0) {
+		m->failed = true;
+		return;
+	}
+	struct merge_key *k = ecp_vec_push(&m->keys);
+	if (!k) {
+		m->failed = true;
+		return;
+	}
+	memcpy((unsigned char *)m->bytes.data + at, h, h->size);
+	m->bytes.len = at + h->size;
+	*k = (struct merge_key){m->time_of(h), m->ring, (uint32_t)m->keys.len, at};
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct merge_key *a = pa, *b = pb;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->ring != b->ring)
+		return a->ring < b->ring ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void ecp_perf_rings_drain_merged(struct ecp_perf_ring *rings, size_t n,
+				 uint64_t (*time_of)(const struct perf_event_header *h),
+				 void (*handle)(void *ctx,
+						const struct perf_event_header *h),
+				 void *ctx)
+{
+	ecp_perf_rings_drain_merged_some(rings, n, time_of, handle, ctx, SIZE_MAX);
+}
+
+bool ecp_perf_rings_drain_merged_some(
+    struct ecp_perf_ring *rings, size_t n,
+    uint64_t (*time_of)(const struct perf_event_header *h),
+    void (*handle)(void *ctx, const struct perf_event_header *h), void *ctx,
+    size_t max_bytes)
+{
+	if (n == 1)
+		return ecp_perf_ring_drain_some(&rings[0], handle, ctx, max_bytes);
+	size_t share = max_bytes == SIZE_MAX ? SIZE_MAX : max_bytes / n + 1;
+	bool left = false;
+	struct merge m = {.time_of = time_of};
+	ecp_vec_init(&m.bytes, 1);
+	ecp_vec_init(&m.keys, sizeof(struct merge_key));
+	/* each ring up to its head now, so what one CPU wrote after another
+	 * was read waits for the next drain -- as perf's own rounds do */
+	for (size_t i = 0; i < n && !m.failed; i++) {
+		m.ring = (uint32_t)i;
+		left |= ecp_perf_ring_drain_some(&rings[i], collect, &m, share);
+	}
+	if (!m.failed) {
+		qsort(m.keys.data, m.keys.len, sizeof(struct merge_key), cmp_key);
+		for (size_t i = 0; i < m.keys.len; i++) {
+			const struct merge_key *k =
+			    &ECP_VEC_AT(&m.keys, struct merge_key, i);
+			handle(ctx,
+			       (const void *)((unsigned char *)m.bytes.data + k->offset));
+		}
+	} else {
+		/* what was collected is lost with the memory that failed: at
+		 * least the rest goes on, ring by ring, and the losses show in
+		 * the model's consistency check */
+		for (size_t i = 0; i < n; i++)
+			left |= ecp_perf_ring_drain_some(&rings[i], handle, ctx, share);
+	}
+	ecp_vec_finish(&m.bytes);
+	ecp_vec_finish(&m.keys);
+	return left;
 }
 
 void ecp_perf_ring_close(struct ecp_perf_ring *r)

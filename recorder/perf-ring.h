@@ -35,6 +35,23 @@ bool ecp_perf_ring_drain_some(struct ecp_perf_ring *r,
 			      void (*handle)(void *ctx,
 					     const struct perf_event_header *h),
 			      void *ctx, size_t max_bytes);
+/* Drains several rings at once (one per CPU, each in its own time order),
+ * handing their records merged by `time_of` (ties in ring order): a
+ * thread that moved between CPUs, or made a process there, is seen in the
+ * order it happened, not ring by ring.  Records the merge cannot hold
+ * (out of memory) are handed ring by ring instead. */
+void ecp_perf_rings_drain_merged(struct ecp_perf_ring *rings, size_t n,
+				 uint64_t (*time_of)(const struct perf_event_header *h),
+				 void (*handle)(void *ctx,
+						const struct perf_event_header *h),
+				 void *ctx);
+/* The same, about max_bytes in all (split between the rings); true when
+ * records are left. */
+bool ecp_perf_rings_drain_merged_some(
+    struct ecp_perf_ring *rings, size_t n,
+    uint64_t (*time_of)(const struct perf_event_header *h),
+    void (*handle)(void *ctx, const struct perf_event_header *h), void *ctx,
+    size_t max_bytes);
 void ecp_perf_ring_close(struct ecp_perf_ring *r);
 /* At the end of a recording: drains what is left (when mapped), then closes. */
 void ecp_perf_ring_finish(struct ecp_perf_ring *r,

@@ -88,13 +88,35 @@ int ecp_perf_sample_open(int cpu, unsigned hz)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int ecp_perf_sample_init(struct ecp_perf_sample *s, int fd, pid_t pid,
+int ecp_perf_sample_init(struct ecp_perf_sample *s, const int *fds, size_t n, pid_t pid,
 			 const struct ecp_sched_emitter *emit, struct ecp_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->emit = emit;
-	return ecp_perf_ring_map(&s->ring, fd, DATA_PAGES, 16, "samples", err);
+	for (size_t i = 0; i < ECP_PERF_MAX_CPUS; i++)
+		s->rings[i].fd = -1;
+	int rc = ECP_OK;
+	for (size_t i = 0; i < n && i < ECP_PERF_MAX_CPUS; i++) {
+		if (rc == ECP_OK)
+			rc = ecp_perf_ring_map(&s->rings[i], fds[i], DATA_PAGES, 16,
+					       "samples", err);
+		else
+			close(fds[i]);
+		s->n_rings = i + 1;
+	}
+	if (rc != ECP_OK)
+		for (size_t i = 0; i < s->n_rings; i++)
+			ecp_perf_ring_close(&s->rings[i]);
+	return rc;
+}
+
+bool ecp_perf_sample_open_rings(const struct ecp_perf_sample *s)
+{
+	for (size_t i = 0; i < s->n_rings; i++)
+		if (s->rings[i].base || s->rings[i].fd >= 0)
+			return true;
+	return false;
 }
 
 /* Marks the executable mapping that `addr` falls in, if any: the leaf pc
@@ -255,19 +277,42 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 	}
 }
 
+/* Where a record goes among the CPUs' (`--cpus`): a sample's time follows
+ * its pid and tid (sample_type TID|TIME first); every other record ends
+ * with its sample_id, the time last.  A mapping made on one CPU then comes
+ * before the samples of another CPU that fall in it. */
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (h->size >= sizeof(*h) + 16)
+			memcpy(&t, (const unsigned char *)(h + 1) + 8, sizeof(t));
+	} else if (h->size >= sizeof(*h) + 16) {
+		memcpy(&t, (const unsigned char *)h + h->size - sizeof(t), sizeof(t));
+	}
+	return t;
+}
+
 void ecp_perf_sample_drain(struct ecp_perf_sample *s)
 {
-	ecp_perf_ring_drain(&s->ring, handle_record, s);
+	ecp_perf_rings_drain_merged(s->rings, s->n_rings, record_time, handle_record, s);
 }
 
 bool ecp_perf_sample_drain_some(struct ecp_perf_sample *s, size_t max_bytes)
 {
-	return ecp_perf_ring_drain_some(&s->ring, handle_record, s, max_bytes);
+	return ecp_perf_rings_drain_merged_some(s->rings, s->n_rings, record_time,
+						handle_record, s, max_bytes);
 }
 
 void ecp_perf_sample_finish(struct ecp_perf_sample *s)
 {
-	ecp_perf_ring_finish(&s->ring, handle_record, s);
+	bool mapped = false;
+	for (size_t i = 0; i < s->n_rings; i++)
+		mapped |= s->rings[i].base != NULL;
+	if (mapped)
+		ecp_perf_sample_drain(s);
+	for (size_t i = 0; i < s->n_rings; i++)
+		ecp_perf_ring_close(&s->rings[i]);
 }
 
 void ecp_perf_sample_free(struct ecp_perf_sample *s)

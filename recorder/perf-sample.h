@@ -48,7 +48,9 @@ struct ecp_sample_object {
 };
 
 struct ecp_perf_sample {
-	struct ecp_perf_ring ring;
+	/* one per recorded CPU, drained merged in time order */
+	struct ecp_perf_ring rings[ECP_PERF_MAX_CPUS];
+	size_t n_rings;
 	pid_t pid;
 	/* the program's descendant processes (perf-switch.c): their samples
 	 * are written without a stack, so that the reader takes their cost
@@ -61,8 +63,11 @@ struct ecp_perf_sample {
 	size_t n_objs, cap_objs;
 };
 
-int ecp_perf_sample_init(struct ecp_perf_sample *s, int fd, pid_t pid,
+/* Maps the rings of the n `fds` (one per CPU; all owned, closed on failure). */
+int ecp_perf_sample_init(struct ecp_perf_sample *s, const int *fds, size_t n, pid_t pid,
 			 const struct ecp_sched_emitter *emit, struct ecp_error *err);
+/* Whether a ring is mapped (or a descriptor still open). */
+bool ecp_perf_sample_open_rings(const struct ecp_perf_sample *s);
 void ecp_perf_sample_drain(struct ecp_perf_sample *s);
 /* About max_bytes of it; true when samples are left (ecp_perf_ring_drain_some). */
 bool ecp_perf_sample_drain_some(struct ecp_perf_sample *s, size_t max_bytes);

@@ -43,15 +43,41 @@ int ecp_perf_switch_open(int cpu)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
+int ecp_perf_switch_init(struct ecp_perf_switch *ps, const int *fds, size_t n, pid_t pid,
 			 const struct ecp_sched_emitter *emit, struct ecp_error *err)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->pid = pid;
 	ps->emit = emit;
-	return ecp_perf_ring_map(&ps->ring, fd, DATA_PAGES, DATA_PAGES / 8,
-				 "context switches", err);
+	for (size_t i = 0; i < ECP_PERF_MAX_CPUS; i++)
+		ps->rings[i].fd = -1;
+	int rc = ECP_OK;
+	for (size_t i = 0; i < n && i < ECP_PERF_MAX_CPUS; i++) {
+		if (rc == ECP_OK)
+			rc = ecp_perf_ring_map(&ps->rings[i], fds[i], DATA_PAGES,
+					       DATA_PAGES / 8, "context switches", err);
+		else
+			close(fds[i]);
+		ps->n_rings = i + 1;
+	}
+	if (rc != ECP_OK)
+		for (size_t i = 0; i < ps->n_rings; i++)
+			ecp_perf_ring_close(&ps->rings[i]);
+	return rc;
 }
+
+bool ecp_perf_switch_open_rings(const struct ecp_perf_switch *ps)
+{
+	for (size_t i = 0; i < ps->n_rings; i++)
+		if (ps->rings[i].base || ps->rings[i].fd >= 0)
+			return true;
+	return false;
+}
+
+/* Where a record goes in the merge of the CPUs' rings: its sample_id's
+ * time (every record kind carries one: sample_id_all); a lost-records
+ * note without one first. */
+static uint64_t record_time(const struct perf_event_header *h);
 
 /* The trailing sample_id, copied out (no alignment assumed). */
 static bool trailing_id(const struct perf_event_header *h, struct sample_id *id)
@@ -136,14 +162,27 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 	}
 }
 
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	struct sample_id id;
+	return trailing_id(h, &id) ? id.time : 0;
+}
+
 void ecp_perf_switch_drain(struct ecp_perf_switch *ps)
 {
-	ecp_perf_ring_drain(&ps->ring, handle_record, ps);
+	ecp_perf_rings_drain_merged(ps->rings, ps->n_rings, record_time, handle_record,
+				    ps);
 }
 
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
 {
-	ecp_perf_ring_finish(&ps->ring, handle_record, ps);
+	bool mapped = false;
+	for (size_t i = 0; i < ps->n_rings; i++)
+		mapped |= ps->rings[i].base != NULL;
+	if (mapped)
+		ecp_perf_switch_drain(ps);
+	for (size_t i = 0; i < ps->n_rings; i++)
+		ecp_perf_ring_close(&ps->rings[i]);
 }
 
 void ecp_perf_switch_free(struct ecp_perf_switch *ps)

@@ -1,6 +1,7 @@
-/* The CPU's context switches, from perf_event_open: every time one of the
- * program's threads goes on or off the recorded CPU, with CLOCK_MONOTONIC
- * times (LTTng's clock), at no cost to the program. */
+/* The CPUs' context switches, from perf_event_open: every time one of the
+ * program's threads goes on or off a recorded CPU (one, or each of
+ * `ecp record --cpus`), with CLOCK_MONOTONIC times (LTTng's clock), at no
+ * cost to the program. */
 #ifndef ECP_RECORDER_PERF_SWITCH_H
 #define ECP_RECORDER_PERF_SWITCH_H
 
@@ -20,8 +21,13 @@
  * -errno when perf is refused. */
 int ecp_perf_switch_open(int cpu);
 
+/* The most CPUs one recording follows (`--cpus`): a ring and two
+ * descriptors each, passed from the child in one message. */
+#define ECP_PERF_MAX_CPUS 64
+
 struct ecp_perf_switch {
-	struct ecp_perf_ring ring;
+	struct ecp_perf_ring rings[ECP_PERF_MAX_CPUS]; /* one per recorded CPU */
+	size_t n_rings;
 	pid_t pid; /* this process's records are kept, and its descendants' */
 	/* the descendant processes seen made (perf fork records), their
 	 * records kept too (issue 32): a shell wrapper's program, fork and
@@ -33,10 +39,14 @@ struct ecp_perf_switch {
 	uint64_t threads; /* threads seen created (perf FORK records) */
 };
 
-/* Maps the ring buffer of `fd` (taking ownership of it). */
-int ecp_perf_switch_init(struct ecp_perf_switch *ps, int fd, pid_t pid,
+/* Maps the ring buffers of the n `fds` (one per CPU, taking ownership of
+ * them all, closed on failure too). */
+int ecp_perf_switch_init(struct ecp_perf_switch *ps, const int *fds, size_t n, pid_t pid,
 			 const struct ecp_sched_emitter *emit, struct ecp_error *err);
-/* Turns every record in the ring buffer into an ecp_sched event. */
+/* Whether a ring is mapped (or a descriptor still open). */
+bool ecp_perf_switch_open_rings(const struct ecp_perf_switch *ps);
+/* Turns every record in the ring buffers into an ecp_sched event, the CPUs'
+ * records merged in time order. */
 void ecp_perf_switch_drain(struct ecp_perf_switch *ps);
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps);
 /* Whether pid is the program or a descendant process seen made so far. */

@@ -327,6 +327,27 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 }
 
 /* CPUs in the caller's affinity mask: what the program would see unrecorded. */
+/* The CPUs as a list, ranges folded ("0-3,6"), for the meta file and the
+ * summary; the list is sorted and without repeats (cli/cmd-record.c). */
+static void cpu_list_text(const int *cpus, size_t n, char *out, size_t len)
+{
+	size_t at = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < n && at < len; i++) {
+		size_t j = i;
+		while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		int w =
+		    j > i ? snprintf(out + at, len - at, "%s%d-%d", at ? "," : "",
+				     cpus[i], cpus[j])
+			  : snprintf(out + at, len - at, "%s%d", at ? "," : "", cpus[i]);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+		i = j;
+	}
+}
+
 static uint32_t allowed_cpus(void)
 {
 	cpu_set_t set;
@@ -660,15 +681,15 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 	struct rusage ru;
 	int pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	for (;;) {
-		struct pollfd p[3];
+		struct pollfd p[1 + 2 * ECP_PERF_MAX_CPUS];
 		nfds_t n = 0;
 		if (pidfd >= 0)
 			p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
-		if (perf)
-			p[n++] = (struct pollfd){.fd = ps->ring.fd, .events = POLLIN};
-		if (sampling)
+		for (size_t i = 0; perf && i < ps->n_rings; i++)
+			p[n++] = (struct pollfd){.fd = ps->rings[i].fd, .events = POLLIN};
+		for (size_t i = 0; sampling && i < samples->n_rings; i++)
 			p[n++] =
-			    (struct pollfd){.fd = samples->ring.fd, .events = POLLIN};
+			    (struct pollfd){.fd = samples->rings[i].fd, .events = POLLIN};
 		poll(p, n, ANCHOR_MS);
 		/* once stopped for want of space, nothing more is written (the
 		 * perf rings only lose what they hold) */
@@ -745,8 +766,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	struct ecp_sched_emitter em = {0};
 	struct child_env env_perf = {0}, env_cpu = {0};
 	struct ecp_launch l = {.pid = -1, .sock = -1};
-	struct ecp_perf_switch ps = {.ring.fd = -1};
-	struct ecp_perf_sample samples = {.ring.fd = -1};
+	struct ecp_perf_switch ps = {0};
+	struct ecp_perf_sample samples = {0};
 	struct ecp_disk_watch disk = {.dir_fd = -1};
 	bool sampling = false, hooks, want_samples;
 	static char sampling_problem[sizeof(((struct ecp_error *)0)->msg) + 64];
@@ -762,7 +783,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	memset(sum, 0, sizeof(*sum));
 	*exit_code = 1;
 	calib_dir[0] = 0;
-	sum->cpu = o->cpu >= 0 ? o->cpu : first_allowed_cpu();
+	sum->cpu = o->n_cpus ? o->cpus[0] : o->cpu >= 0 ? o->cpu : first_allowed_cpu();
+	sum->n_cpus = o->n_cpus ? o->n_cpus : 1;
+	const int *run_cpus = o->n_cpus ? o->cpus : &sum->cpu;
+	cpu_list_text(run_cpus, sum->n_cpus, sum->cpu_list, sizeof(sum->cpu_list));
 	sum->as_cpus = o->as_cpus ? o->as_cpus : allowed_cpus();
 	sum->functions_mode = o->functions_mode;
 	if (sum->functions_mode == ECP_FUNCTIONS_AUTO)
@@ -888,7 +912,7 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
 	rc = ecp_launch_fork(
-	    o->argv, env_perf.vars, env_cpu.vars, sum->cpu, !no_perf,
+	    o->argv, env_perf.vars, env_cpu.vars, run_cpus, sum->n_cpus, !no_perf,
 	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0, &l,
 	    err);
 	if (rc)
@@ -899,8 +923,10 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 		rc = check_interrupted(err);
 		goto out;
 	}
-	if (l.perf_fd >= 0) {
-		perf = ecp_perf_switch_init(&ps, l.perf_fd, l.pid, &em, err) == ECP_OK;
+	if (l.n_perf) {
+		perf = ecp_perf_switch_init(&ps, l.perf_fd, l.n_perf, l.pid, &em, err) ==
+		       ECP_OK;
+		l.n_perf = 0; /* owned (and closed on failure) by the rings */
 		if (!perf) {
 			/* The child already chose its clock; perf it is, so a map
 			 * failure is fatal to the recording, not to the program. */
@@ -910,13 +936,13 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 			goto out;
 		}
 	}
-	if (want_samples && l.sample_fd >= 0) {
+	if (want_samples && l.n_sample) {
 		/* the event exists in the program already; unread, it only
 		 * costs its interrupts: the program runs, unsampled */
 		struct ecp_error map_err = {0};
-		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.pid, &em,
-						&map_err) == ECP_OK;
-		l.sample_fd = -1; /* owned (and closed on failure) by the ring */
+		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.n_sample, l.pid,
+						&em, &map_err) == ECP_OK;
+		l.n_sample = 0; /* owned (and closed on failure) by the rings */
 		samples.family = perf ? &ps : NULL;
 		if (!sampling) {
 			snprintf(sampling_problem, sizeof(sampling_problem), "%s",
@@ -926,8 +952,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	} else if (want_samples) {
 		snprintf(sampling_problem, sizeof(sampling_problem),
 			 "perf refused the sampling event (%s)",
-			 l.perf_fd < 0 ? "no context switches either"
-				       : strerror(-l.sample_fd));
+			 !perf ? "no context switches either"
+			       : strerror(-l.sample_fd[0]));
 		sum->sampling_problem = sampling_problem;
 	}
 	/* the first anchor precedes every function time, the last follows them */
@@ -963,6 +989,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	sum->switches = ps.switches;
 	meta.argv = o->argv;
 	meta.cpu = sum->cpu;
+	meta.n_cpus = sum->n_cpus;
+	meta.cpu_list = sum->cpu_list;
 	meta.as_cpus = sum->as_cpus;
 	meta.clock = sum->clock;
 	read_hook_cost(calib_file, sum);
@@ -1027,14 +1055,13 @@ out:
 	 * second or two) once killed ecp record, the program's status lost and
 	 * the state directory left; now it waits for the trace to be whole. */
 	child_pid = 0;
-	if (ps.ring.base || ps.ring.fd >= 0)
+	if (ecp_perf_switch_open_rings(&ps))
 		ecp_perf_switch_finish(&ps);
-	if (samples.ring.base || samples.ring.fd >= 0)
+	if (ecp_perf_sample_open_rings(&samples))
 		ecp_perf_sample_finish(&samples);
 	ecp_perf_sample_free(&samples);
 	ecp_perf_switch_free(&ps);
-	if (l.sample_fd >= 0 && !sampling)
-		close(l.sample_fd);
+	ecp_launch_close_fds(&l);
 	if (rc && l.pid > 0 && l.sock >= 0) {
 		kill(l.pid, SIGKILL);
 		waitpid(l.pid, NULL, 0);

@@ -6,6 +6,7 @@
 #define ECP_RECORDER_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -28,9 +29,13 @@ struct ecp_record_options {
 	const char *output; /* trace directory; NULL = ./ecp.data */
 	bool force;         /* replace an existing trace */
 	int cpu;            /* -1 = first CPU of the caller's affinity mask */
-	uint32_t as_cpus;   /* CPUs the program sees; 0 = the caller's CPU count */
-	uint32_t depth;     /* 0 = unlimited */
-	char **include;     /* NULL-terminated globs, or NULL */
+	/* --cpus: the program runs unpinned on these n CPUs (n > 1), context
+	 * switches and samples from each; NULL: on `cpu` alone */
+	const int *cpus;
+	size_t n_cpus;
+	uint32_t as_cpus; /* CPUs the program sees; 0 = the caller's CPU count */
+	uint32_t depth;   /* 0 = unlimited */
+	char **include;   /* NULL-terminated globs, or NULL */
 	char **exclude;
 	uint64_t min_duration_ns;
 	bool functions; /* false with --no-functions */
@@ -58,8 +63,10 @@ struct ecp_record_summary {
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */
 	uint64_t calls_too_deep; /* calls deeper than the agent's shadow stack */
-	int cpu;
-	uint32_t as_cpus; /* CPUs the program was shown */
+	int cpu;                 /* the recording CPU (the first of --cpus) */
+	size_t n_cpus;           /* CPUs the program ran on: 1, or --cpus' count */
+	char cpu_list[256];      /* them, as a list ("0-1") */
+	uint32_t as_cpus;        /* CPUs the program was shown */
 	const char *clock;
 	enum ecp_functions_mode functions_mode; /* as decided (never AUTO) */
 	uint64_t samples;                       /* samples written */

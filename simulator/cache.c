@@ -31,7 +31,7 @@ struct header {
 	uint64_t events, discarded, event_cost_ns, wall_ns, functions_recorded,
 	    calls_kept, samples, samples_lost;
 	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns, switches_lost, as_cpus,
-	    cpu_count_read;
+	    cpu_count_read, recorded_cpus;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
 	    guessed_cpu_ns, unknown_deps_ns;
 	uint64_t trace_path, program, clock; /* string table offsets */
@@ -277,6 +277,7 @@ int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
 	h.discarded = m->info.discarded_events;
 	h.switches_lost = m->info.switches_lost;
 	h.as_cpus = m->info.as_cpus;
+	h.recorded_cpus = m->info.recorded_cpus;
 	h.cpu_count_read = m->info.cpu_count_read;
 	h.event_cost_ns = m->info.event_cost_ns;
 	h.event_cost_ps = m->info.event_cost_ps;
@@ -533,6 +534,7 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	m->info.discarded_events = h.discarded;
 	m->info.switches_lost = h.switches_lost;
 	m->info.as_cpus = h.as_cpus;
+	m->info.recorded_cpus = h.recorded_cpus;
 	m->info.cpu_count_read = h.cpu_count_read != 0;
 	m->info.event_cost_ns = h.event_cost_ns;
 	m->info.event_cost_ps = h.event_cost_ps;

@@ -162,13 +162,18 @@ struct ecp_model_info {
 	uint64_t discarded_events; /* by LTTng (its buffers were full) */
 	uint64_t switches_lost;    /* context-switch records perf dropped */
 	uint64_t as_cpus;          /* the CPUs the program was shown (0: unknown) */
-	bool cpu_count_read;       /* the program asked how many CPUs it has */
-	uint64_t event_cost_ns;    /* the recorder's cost per event, rounded */
-	uint64_t event_cost_ps;    /* the same to the picosecond (what is subtracted) */
-	uint64_t sample_cost_ns;   /* the kernel's cost per perf sample (subtracted) */
-	uint64_t program_cpu_ns;   /* the kernel's CPU time of the whole recorded
-				      program, recorder's cost included (0: unknown) */
-	uint64_t overhead_ns;      /* the recorder's cost taken out, all threads */
+	/* the CPUs the program ran on while recorded: 1 (pinned to one, the
+	 * model's ideal), or N with `ecp record --cpus` (its durations are
+	 * what they cost running beside each other; its wall time is a
+	 * measured T_N) */
+	uint64_t recorded_cpus;
+	bool cpu_count_read;     /* the program asked how many CPUs it has */
+	uint64_t event_cost_ns;  /* the recorder's cost per event, rounded */
+	uint64_t event_cost_ps;  /* the same to the picosecond (what is subtracted) */
+	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (subtracted) */
+	uint64_t program_cpu_ns; /* the kernel's CPU time of the whole recorded
+				    program, recorder's cost included (0: unknown) */
+	uint64_t overhead_ns;    /* the recorder's cost taken out, all threads */
 	/* CPU time, and count, of the tids the scheduler saw run in the
 	 * program's process that are no thread of the model (threads the
 	 * agent did not see, LTTng-UST's listener threads): in program_cpu_ns,

@@ -33,6 +33,7 @@ struct meta {
 	uint64_t wall_ns;
 	uint64_t calls_too_deep; /* not recorded: deeper than the agent's stack */
 	uint64_t as_cpus;        /* the CPUs the program was shown */
+	uint64_t cpus;           /* the CPUs it ran on (absent: 1) */
 	uint64_t cpu_count_read; /* 1: it asked how many it has */
 	bool functions;
 	bool manifest;             /* the recorder wrote ecp-record.streams */
@@ -64,6 +65,8 @@ static uint64_t *meta_number(struct meta *m, const char *key)
 		return &m->calls_too_deep;
 	if (!strcmp(key, "as_cpus"))
 		return &m->as_cpus;
+	if (!strcmp(key, "cpus"))
+		return &m->cpus;
 	if (!strcmp(key, "cpu_count_read"))
 		return &m->cpu_count_read;
 	return NULL;
@@ -532,6 +535,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	m->info.program_cpu_ns = meta->program_cpu_ns;
 	m->info.functions_recorded = meta->functions;
 	m->info.as_cpus = meta->as_cpus;
+	m->info.recorded_cpus = meta->cpus ? meta->cpus : 1;
 	m->info.cpu_count_read = meta->cpu_count_read != 0;
 	rc = note_samples(m, &c);
 	if (rc == 0 && ecp_advise_library_calls(m) < 0)

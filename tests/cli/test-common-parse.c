@@ -29,6 +29,27 @@ static void test_proc_lists(void **state)
 	free(v);
 }
 
+/* `record --cpus`: CPU numbers start at 0, the same grammar. */
+static void test_cpu_lists(void **state)
+{
+	(void)state;
+	struct ecp_error err = {0};
+	unsigned *v;
+	size_t n;
+	assert_int_equal(ecp_parse_cpu_list("2,0-1,1", &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(v[i], i);
+	free(v);
+	const char *bad[] = {"", "1-0", "0,", "-1", "x", "1048576"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = (unsigned *)1;
+		assert_int_equal(ecp_parse_cpu_list(bad[i], &v, &n, &err), ECP_ERR_USAGE);
+		assert_null(v);
+		assert_non_null(strstr(err.msg, "CPU list"));
+	}
+}
+
 static void test_bad_proc_lists_are_usage_errors(void **state)
 {
 	(void)state;
@@ -128,6 +149,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_proc_lists),
+	    cmocka_unit_test(test_cpu_lists),
 	    cmocka_unit_test(test_bad_proc_lists_are_usage_errors),
 	    cmocka_unit_test(test_durations),
 	    cmocka_unit_test(test_name_pct),

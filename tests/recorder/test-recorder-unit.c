@@ -196,10 +196,11 @@ static void test_perf_drain(void **state)
 	f.head = DATA - 16; /* perf keeps records 8-byte aligned */
 	meta->data_tail = f.head;
 	memset(&ps, 0, sizeof(ps));
-	ps.ring.fd = -1;
+	ps.n_rings = 1;
+	ps.rings[0].fd = -1;
 	ps.pid = 100;
-	ps.ring.base = f.map;
-	ps.ring.data_size = DATA;
+	ps.rings[0].base = f.map;
+	ps.rings[0].data_size = DATA;
 	ps.emit = &em;
 
 	put_switch(&f, 100, 101, 10, 0);
@@ -261,11 +262,70 @@ static void test_perf_drain(void **state)
 	/* a second drain with nothing new writes nothing */
 	ecp_perf_switch_drain(&ps);
 	assert_int_equal(seen.switches, 4);
-	ps.ring.base = NULL;
+	ps.rings[0].base = NULL;
 	assert_true(ecp_perf_switch_follows(&ps, 300));
 	assert_false(ecp_perf_switch_follows(&ps, 200));
 	ecp_perf_switch_free(&ps);
 	free(f.map);
+}
+
+/* Two CPUs' rings (`record --cpus`): their records are handed merged in
+ * time order -- a thread that moved between CPUs keeps its switches in
+ * order, and a process made on one CPU is followed when it runs first on
+ * the other (ring by ring, its switch would come before its fork and be
+ * dropped as no descendant's). */
+static void test_perf_drain_merged(void **state)
+{
+	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task,
+				       NULL, NULL,      NULL,    NULL};
+	struct ecp_perf_switch ps;
+	struct fake f[2];
+	(void)state;
+
+	memset(&seen, 0, sizeof(seen));
+	memset(&ps, 0, sizeof(ps));
+	ps.n_rings = 2;
+	ps.pid = 100;
+	ps.emit = &em;
+	for (int i = 0; i < 2; i++) {
+		f[i].map = calloc(1, PAGE + DATA);
+		assert_non_null(f[i].map);
+		((struct perf_event_mmap_page *)(void *)f[i].map)->data_offset = PAGE;
+		f[i].head = 0;
+		ps.rings[i] =
+		    (struct ecp_perf_ring){.fd = -1, .base = f[i].map, .data_size = DATA};
+	}
+	/* CPU 0: thread 101 runs, is preempted, later the child process */
+	put_switch(&f[0], 100, 101, 10, 0);
+	put_switch(&f[0], 100, 101, 20,
+		   PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	put_switch(&f[0], 300, 300, 46, 0);
+	/* CPU 1: thread 101 goes on there, forks process 300, goes off */
+	put_switch(&f[1], 100, 101, 25, 0);
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+		struct sid id;
+	} child = {
+	    {PERF_RECORD_FORK, 0, sizeof(child)}, 300, 100, 300, 101, 45, {100, 101, 45}};
+	put(&f[1], &child, sizeof(child));
+	put_switch(&f[1], 100, 101, 50, PERF_RECORD_MISC_SWITCH_OUT);
+	for (int i = 0; i < 2; i++)
+		((struct perf_event_mmap_page *)(void *)f[i].map)->data_head = f[i].head;
+
+	ecp_perf_switch_drain(&ps); /* on_switch asserts the times never go back */
+	assert_int_equal(seen.switches, 5);
+	assert_int_equal(seen.child_forks, 1);
+	assert_int_equal(seen.last_ts, 50);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(
+		    ((struct perf_event_mmap_page *)(void *)f[i].map)->data_tail,
+		    f[i].head);
+		ps.rings[i].base = NULL;
+		free(f[i].map);
+	}
+	ecp_perf_switch_free(&ps);
 }
 
 static void test_perf_open(void **state)
@@ -294,9 +354,13 @@ static void test_agent_path_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_meta_write), cmocka_unit_test(test_meta_unwritable),
-	    cmocka_unit_test(test_perf_drain), cmocka_unit_test(test_clock_anchor),
-	    cmocka_unit_test(test_perf_open),  cmocka_unit_test(test_agent_path_missing),
+	    cmocka_unit_test(test_meta_write),
+	    cmocka_unit_test(test_meta_unwritable),
+	    cmocka_unit_test(test_perf_drain),
+	    cmocka_unit_test(test_perf_drain_merged),
+	    cmocka_unit_test(test_clock_anchor),
+	    cmocka_unit_test(test_perf_open),
+	    cmocka_unit_test(test_agent_path_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
