@@ -14,6 +14,8 @@ const struct ecp_command ecp_commands[] = {
     {"scan", "how the top functions change with P; crossovers", ECP_USAGE_SCAN, cmd_scan},
     {"whatif", "predicted run time if some functions were faster", ECP_USAGE_WHATIF,
      cmd_whatif},
+    {"compare", "two recordings side by side: before/after, or measured on N CPUs",
+     ECP_USAGE_COMPARE, cmd_compare},
     {"viz", "write a self-contained HTML report", ECP_USAGE_VIZ, cmd_viz},
     {"export", "export the simulated run (Perfetto, folded stacks, CSV)",
      ECP_USAGE_EXPORT, cmd_export},

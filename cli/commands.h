@@ -37,6 +37,7 @@ int cmd_info(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_viz(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_help(int argc, char **argv);

@@ -19,12 +19,12 @@ check 2 "unknown option" "$ECP" --bogus
 check 2 "typo" "$ECP" reprot
 "$ECP" reprot 2>&1 | grep -q "Did you mean 'report'" || { echo "FAIL: typo does not name report"; fail=1; }
 "$ECP" --version | grep -Eq '^ecp [0-9]+\.[0-9]+\.[0-9]+$' || { echo "FAIL: version line"; fail=1; }
-for c in record info report scan whatif viz export help; do
+for c in record info report scan whatif compare viz export help; do
 	check 0 "$c --help" "$ECP" "$c" --help
 	"$ECP" "$c" --help | grep -q "usage: ecp" || { echo "FAIL: $c --help has no usage line"; fail=1; }
 done
 # --help text is printed as is (fputs): a percent sign must appear once.
-for c in record info report scan whatif viz export help; do
+for c in record info report scan whatif compare viz export help; do
 	if "$ECP" "$c" --help | grep -q '%%'; then echo "FAIL: $c --help prints '%%'"; fail=1; fi
 done
 "$ECP" whatif --help | grep -q 'parse=20% ' || { echo "FAIL: whatif --help does not show parse=20%"; fail=1; }

@@ -12,8 +12,8 @@
 static void test_every_documented_command_is_found(void **state)
 {
 	(void)state;
-	const char *names[] = {"record", "info", "report", "scan",
-			       "whatif", "viz",  "export", "help"};
+	const char *names[] = {"record",  "info", "report", "scan", "whatif",
+			       "compare", "viz",  "export", "help"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct ecp_command *c = ecp_command_find(names[i]);
 		assert_non_null(c);
@@ -33,7 +33,7 @@ static void test_typos_suggest_the_nearest_command(void **state)
 	} cases[] = {
 	    {"reprot", "report"}, {"recrod", "record"},  {"scna", "scan"},
 	    {"whatfi", "whatif"}, {"inf", "info"},       {"exprot", "export"},
-	    {"vz", "viz"},        {"reports", "report"},
+	    {"vz", "viz"},        {"reports", "report"}, {"compre", "compare"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct ecp_command *c = ecp_command_suggest(cases[i].typo);
@@ -47,7 +47,8 @@ static void test_unrelated_words_get_no_suggestion(void **state)
 	(void)state;
 	assert_null(ecp_command_suggest("frobnicate"));
 	assert_null(ecp_command_suggest("x"));
-	assert_null(ecp_command_suggest("compile"));
+	/* "compile" was here; two letters from "compare", it is a typo now */
+	assert_null(ecp_command_suggest("deploy"));
 }
 
 static void test_help_command_exit_codes(void **state)

@@ -1,0 +1,216 @@
+/* ecp compare: two recordings of one program side by side -- before and
+ * after a change (both on one CPU), or one CPU against N CPUs measured,
+ * with the work inflation that explains where the measured run lost time
+ * (ecp/compare.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/compare-output.h"
+#include "cli/session.h"
+#include "common/parse.h"
+#include "ecp/compare.h"
+
+struct compare_options {
+	struct ecp_cli_common common; /* trace_dir: BASE */
+	const char *other_dir;
+	unsigned *processors;
+	size_t n_processors;
+	bool processors_given;
+	size_t top;
+	bool top_given;
+};
+
+static int parse_top(const char *arg, struct compare_options *o)
+{
+	uint64_t v;
+	if (ecp_parse_u64(arg, &v) < 0 || v > 1000000)
+		return ecp_usage_error("compare", "--top takes a row count, not '%s'",
+				       arg);
+	o->top = (size_t)v;
+	o->top_given = true;
+	return 0;
+}
+
+static int parse_operands(int argc, char **argv, struct compare_options *o)
+{
+	if (argc - optind < 2)
+		return ecp_usage_error("compare",
+				       "give two trace directories: BASE and OTHER");
+	if (argc - optind > 2)
+		return ecp_usage_error("compare",
+				       "unexpected argument '%s' (two trace directories "
+				       "at most)",
+				       argv[optind + 2]);
+	o->common.trace_dir = argv[optind];
+	o->other_dir = argv[optind + 1];
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct compare_options *o)
+{
+	static const struct option longopts[] = {
+	    {"processors", required_argument, NULL, 'P'},
+	    {"top", required_argument, NULL, 't'},
+	    ECP_CLI_COMMON_LONGOPTS,
+	    {NULL, 0, NULL, 0},
+	};
+	ecp_cli_common_init(&o->common);
+	o->top = 20;
+	const char *list = "1-16"; /* scan's and whatif's */
+	int opt, rc;
+	optind = 1;
+	while ((opt = ecp_cli_getopt("compare", argc, argv, "P:h", longopts)) != -1) {
+		switch (opt) {
+		case -2:
+			return ECP_EXIT_USAGE;
+		case 'P':
+			list = optarg;
+			o->processors_given = true;
+			break;
+		case 't':
+			if ((rc = parse_top(optarg, o)))
+				return rc;
+			break;
+		default:
+			if ((rc = ecp_cli_common_option("compare", &o->common, opt,
+							optarg, ECP_FORMATS_ALL)))
+				return rc;
+		}
+	}
+	if ((rc = parse_operands(argc, argv, o)))
+		return rc;
+	struct ecp_error err = {0};
+	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors,
+				&o->n_processors, &err) < 0)
+		return ecp_usage_error("compare", "%s", err.msg);
+	return 0;
+}
+
+static const char *program_of(const struct ecp_model *m)
+{
+	return m->info.program && *m->info.program ? m->info.program : "(unknown)";
+}
+
+/* What the reader must know before the figures: which side is which, and
+ * what may make the comparison mean less. */
+static void say_what_is_compared(const struct compare_options *o,
+				 const struct ecp_compare_result *r)
+{
+	if (!r->same_program)
+		fprintf(stderr,
+			"ecp compare: warning: the recordings are of different "
+			"commands: BASE %s ran '%s', OTHER %s ran '%s'; compared by "
+			"function name anyway\n",
+			o->common.trace_dir, program_of(r->swapped ? r->other : r->base),
+			o->other_dir, program_of(r->swapped ? r->base : r->other));
+	if (r->swapped)
+		fprintf(stderr,
+			"ecp compare: note: BASE %s was recorded on %llu CPUs and OTHER "
+			"%s on one: compared the other way round, %s as the single-CPU "
+			"baseline\n",
+			o->common.trace_dir, (unsigned long long)r->inflation.cpus,
+			o->other_dir, o->other_dir);
+	if (r->mode == ECP_COMPARE_MEASURED && o->processors_given)
+		fprintf(stderr,
+			"ecp compare: note: -P is not used here: the run on %llu CPUs "
+			"was measured, and the model is asked for that P\n",
+			(unsigned long long)r->inflation.cpus);
+}
+
+/* The first P whose weights the engine could not all verify exact: the
+ * TET there may be off (the budget is ECP_EXACT_BUDGET's). */
+static void note_inexact(const struct ecp_compare_result *r)
+{
+	for (size_t i = 0; i < r->n_points; i++) {
+		const struct ecp_compare_point *p = &r->points[i];
+		if (!p->inexact_base && !p->inexact_other)
+			continue;
+		fprintf(stderr,
+			"ecp compare: note: at P=%u, %u segment weights of BASE and "
+			"%u of OTHER could not be verified exact within the "
+			"re-simulation budget (the program sleeps or blocks); the TET of "
+			"their functions may be off: raise ECP_EXACT_BUDGET (now %llu) "
+			"or run 'ecp report -P %u' on each for the functions affected\n",
+			p->processors, p->inexact_base, p->inexact_other,
+			(unsigned long long)ecp_cli_exact_budget(), p->processors);
+		return;
+	}
+}
+
+static int write_answer(const struct compare_options *o, const struct ecp_cli_session *b,
+			const struct ecp_cli_session *x,
+			const struct ecp_compare_result *r)
+{
+	struct ecp_compare_view v = {
+	    .r = r,
+	    .base = r->swapped ? x : b,
+	    .other = r->swapped ? b : x,
+	    .base_dir = r->swapped ? o->other_dir : o->common.trace_dir,
+	    .other_dir = r->swapped ? o->common.trace_dir : o->other_dir,
+	    .rows = SIZE_MAX, /* all */
+	};
+	/* Tables show --top rows (20 by default); JSON and CSV every one
+	 * unless --top was given, as `ecp report` does. */
+	if ((o->common.format == ECP_FORMAT_TABLE || o->top_given) && o->top)
+		v.rows = o->top;
+	if (o->common.format == ECP_FORMAT_JSON)
+		return ecp_compare_write_json(&v);
+	if (o->common.format == ECP_FORMAT_CSV)
+		return ecp_compare_write_csv(&v);
+	return ecp_compare_write_table(&v);
+}
+
+static int run(const struct compare_options *o, struct ecp_cli_session *b,
+	       struct ecp_cli_session *x)
+{
+	struct ecp_compare_input in = {
+	    .base = b->model,
+	    .other = x->model,
+	    .base_dag = &b->dag,
+	    .other_dag = &x->dag,
+	    .processors = o->processors,
+	    .n_processors = o->n_processors,
+	};
+	struct ecp_compare_result r;
+	struct ecp_error err = {0};
+	if (ecp_compare(&in, &r, &err) < 0)
+		return ecp_fail("compare", "BASE=%s OTHER=%s: %s", o->common.trace_dir,
+				o->other_dir, err.msg);
+	say_what_is_compared(o, &r);
+	note_inexact(&r);
+	int rc = write_answer(o, b, x, &r);
+	ecp_compare_finish(&r);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_options o;
+	memset(&o, 0, sizeof(o));
+	int rc = parse_options(argc, argv, &o);
+	if (rc) {
+		free(o.processors);
+		return rc;
+	}
+	o.common.max_processors = ecp_cli_max_of(o.processors, o.n_processors);
+	struct ecp_cli_common other_common = o.common;
+	other_common.trace_dir = o.other_dir;
+	struct ecp_cli_session b, x;
+	/* labelled, so that each recording's warnings say whose they are */
+	if ((rc = ecp_cli_session_open("compare BASE", &o.common, &b))) {
+		free(o.processors);
+		return rc;
+	}
+	if ((rc = ecp_cli_session_open("compare OTHER", &other_common, &x))) {
+		ecp_cli_session_close(&b);
+		free(o.processors);
+		return rc;
+	}
+	rc = run(&o, &b, &x);
+	ecp_cli_session_close(&x);
+	ecp_cli_session_close(&b);
+	free(o.processors);
+	return rc;
+}

@@ -1,0 +1,386 @@
+/* `ecp compare` for scripts: JSON and CSV (cli/compare-output.h).  Every
+ * time is integer ns; the gap between measured and predicted is given in
+ * CPU time, N (T_N - T^_N), whose three parts add up to it exactly. */
+#include "cli/compare-output.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "cli/consistency.h"
+#include "viz/csv.h"
+#include "viz/json.h"
+
+static size_t shown(const struct ecp_compare_view *v, size_t n)
+{
+	return v->rows < n ? v->rows : n;
+}
+
+static void json_side(struct ecp_json_writer *w, const char *key, const char *dir,
+		      const struct ecp_cli_session *s)
+{
+	const struct ecp_model *m = s->model;
+	ecp_json_key(w, key);
+	ecp_json_begin_object(w);
+	ecp_json_kv_string(w, "trace", dir);
+	ecp_json_kv_string(w, "program", m->info.program ? m->info.program : "");
+	ecp_json_kv_uint(w, "recorded_cpus",
+			 m->info.recorded_cpus ? m->info.recorded_cpus : 1);
+	ecp_json_kv_uint(w, "recorded_wall_ns", m->info.recorded_wall_ns);
+	ecp_json_kv_uint(w, "work_ns", s->dag.work);
+	ecp_json_kv_uint(w, "span_ns", s->dag.span);
+	ecp_cli_consistency_json(w, &s->consistency);
+	ecp_json_end_object(w);
+}
+
+static void json_head(struct ecp_json_writer *w, const struct ecp_compare_view *v)
+{
+	ecp_json_kv_string(w, "mode", ecp_compare_mode_name(v->r->mode));
+	ecp_json_kv_bool(w, "swapped", v->r->swapped);
+	ecp_json_kv_bool(w, "same_program", v->r->same_program);
+	json_side(w, "base", v->base_dir, v->base);
+	json_side(w, "other", v->other_dir, v->other);
+}
+
+/* An array of n values, one per P, taken by `get`. */
+static void json_per_p(struct ecp_json_writer *w, const char *key, size_t n,
+		       int64_t (*get)(const struct ecp_compare_point *),
+		       const struct ecp_compare_point *points)
+{
+	ecp_json_key(w, key);
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		ecp_json_int(w, get(&points[i]));
+	ecp_json_end_array(w);
+}
+
+static int64_t point_p(const struct ecp_compare_point *p)
+{
+	return p->processors;
+}
+static int64_t point_base(const struct ecp_compare_point *p)
+{
+	return (int64_t)p->makespan_base_ns;
+}
+static int64_t point_other(const struct ecp_compare_point *p)
+{
+	return (int64_t)p->makespan_other_ns;
+}
+static int64_t point_diff(const struct ecp_compare_point *p)
+{
+	return p->diff_ns;
+}
+
+static void json_tet(struct ecp_json_writer *w, const char *key, size_t n,
+		     const double *a, const double *b)
+{
+	ecp_json_key(w, key);
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		ecp_json_int(w, b ? llround(a[i]) - llround(b[i]) : llround(a[i]));
+	ecp_json_end_array(w);
+}
+
+static void json_function(struct ecp_json_writer *w, const struct ecp_compare_result *r,
+			  const struct ecp_compare_function *f)
+{
+	bool measured = r->mode == ECP_COMPARE_MEASURED;
+	ecp_json_begin_object(w);
+	ecp_json_kv_string(w, "name", f->name);
+	ecp_json_kv_bool(w, "in_base", f->in_base);
+	ecp_json_kv_bool(w, "in_other", f->in_other);
+	ecp_json_kv_uint(w, measured ? "work_1_ns" : "work_base_ns", f->work_base_ns);
+	ecp_json_kv_uint(w, measured ? "work_n_ns" : "work_other_ns", f->work_other_ns);
+	ecp_json_kv_int(w, measured ? "extra_ns" : "diff_ns", f->diff_ns);
+	ecp_json_kv_double(w, measured ? "inflation" : "ratio", f->ratio);
+	if (!measured) {
+		json_tet(w, "tet_base_ns", r->n_points, f->tet_base_ns, NULL);
+		json_tet(w, "tet_other_ns", r->n_points, f->tet_other_ns, NULL);
+		json_tet(w, "tet_diff_ns", r->n_points, f->tet_other_ns, f->tet_base_ns);
+	}
+	ecp_json_end_object(w);
+}
+
+static void json_functions(struct ecp_json_writer *w, const struct ecp_compare_view *v)
+{
+	ecp_json_key(w, "functions");
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < shown(v, v->r->n_functions); i++)
+		json_function(w, v->r, &v->r->functions[i]);
+	ecp_json_end_array(w);
+}
+
+static void json_before_after(struct ecp_json_writer *w, const struct ecp_compare_view *v)
+{
+	const struct ecp_compare_result *r = v->r;
+	json_per_p(w, "processors", r->n_points, point_p, r->points);
+	json_per_p(w, "makespan_base_ns", r->n_points, point_base, r->points);
+	json_per_p(w, "makespan_other_ns", r->n_points, point_other, r->points);
+	json_per_p(w, "makespan_diff_ns", r->n_points, point_diff, r->points);
+	json_functions(w, v);
+}
+
+static void json_totals(struct ecp_json_writer *w, const struct ecp_inflation *x)
+{
+	ecp_json_key(w, "totals");
+	ecp_json_begin_object(w);
+	ecp_json_kv_int(w, "t1_ns", x->t1_ns);
+	ecp_json_kv_int(w, "tn_ns", x->tn_ns);
+	ecp_json_kv_int(w, "tn_predicted_ns", x->tn_predicted_ns);
+	ecp_json_kv_int(w, "wn_ns", x->wn_ns);
+	ecp_json_kv_int(w, "rn_ns", x->rn_ns);
+	ecp_json_kv_bool(w, "rn_known", x->rn_known);
+	ecp_json_kv_int(w, "fn_ns", x->fn_ns);
+	ecp_json_kv_int(w, "in_ns", x->in_ns);
+	ecp_json_kv_int(w, "in_predicted_ns", x->in_predicted_ns);
+	ecp_json_end_object(w);
+	/* N (T_N - T^_N) = F_N + (I_N - I^_N) + R_N, in CPU time */
+	ecp_json_key(w, "gap");
+	ecp_json_begin_object(w);
+	ecp_json_kv_int(w, "gap_cpu_ns", x->gap_cpu_ns);
+	ecp_json_kv_int(w, "inflation_cpu_ns", x->fn_ns);
+	ecp_json_kv_int(w, "unforeseen_idle_cpu_ns", x->unforeseen_idle_ns);
+	ecp_json_kv_int(w, "recorder_cpu_ns", x->rn_ns);
+	ecp_json_end_object(w);
+}
+
+static void json_speedups(struct ecp_json_writer *w, const struct ecp_inflation *x)
+{
+	ecp_json_key(w, "speedups");
+	ecp_json_begin_object(w);
+	/* no separate sequential run: T_s is T_1, and maximal is N */
+	ecp_json_kv_string(w, "sequential_baseline", "t1");
+	ecp_json_kv_double(w, "linear", x->speedup_linear);
+	ecp_json_kv_double(w, "maximal", x->speedup_maximal);
+	ecp_json_kv_double(w, "idle_specific", x->speedup_idle);
+	ecp_json_kv_double(w, "inflation_specific", x->speedup_inflation);
+	ecp_json_kv_double(w, "actual", x->speedup_actual);
+	ecp_json_kv_double(w, "predicted", x->speedup_predicted);
+	ecp_json_end_object(w);
+}
+
+static void json_thread_side(struct ecp_json_writer *w, const char *name_key,
+			     const char *tid_key, const struct ecp_model *m,
+			     const struct ecp_thread *t, uint32_t index)
+{
+	char label[96] = "";
+	if (t)
+		ecp_compare_thread_label(m, t, index, label, sizeof(label));
+	ecp_json_kv_string(w, name_key, t ? label : NULL);
+	ecp_json_key(w, tid_key);
+	if (t)
+		ecp_json_uint(w, t->tid);
+	else
+		ecp_json_null(w);
+}
+
+static void json_threads(struct ecp_json_writer *w, const struct ecp_compare_view *v)
+{
+	const struct ecp_compare_result *r = v->r;
+	ecp_json_key(w, "threads");
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < shown(v, r->n_threads); i++) {
+		const struct ecp_compare_thread *x = &r->threads[i];
+		ecp_json_begin_object(w);
+		ecp_json_kv_uint(w, "index", x->index);
+		json_thread_side(w, "name", "tid_base", r->base, x->base, x->index);
+		json_thread_side(w, "name_other", "tid_other", r->other, x->other,
+				 x->index);
+		ecp_json_kv_uint(w, "work_1_ns", x->work_base_ns);
+		ecp_json_kv_uint(w, "work_n_ns", x->work_other_ns);
+		ecp_json_kv_int(w, "extra_ns", x->diff_ns);
+		ecp_json_kv_double(w, "inflation", x->ratio);
+		ecp_json_end_object(w);
+	}
+	ecp_json_end_array(w);
+}
+
+static void json_measured(struct ecp_json_writer *w, const struct ecp_compare_view *v)
+{
+	ecp_json_kv_uint(w, "processors", v->r->inflation.cpus);
+	json_totals(w, &v->r->inflation);
+	json_speedups(w, &v->r->inflation);
+	json_functions(w, v);
+	json_threads(w, v);
+}
+
+int ecp_compare_write_json(const struct ecp_compare_view *v)
+{
+	struct ecp_json_writer w;
+	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
+	ecp_json_begin_object(&w);
+	json_head(&w, v);
+	if (v->r->mode == ECP_COMPARE_MEASURED)
+		json_measured(&w, v);
+	else
+		json_before_after(&w, v);
+	ecp_json_end_object(&w);
+	struct ecp_error err = {0};
+	if (ecp_json_finish(&w, &err) < 0)
+		return ecp_fail("compare", "%s", err.msg);
+	return 0;
+}
+
+/* ---- CSV: one long table, a row per figure, `kind` saying which ---- */
+
+static void csv_header(struct ecp_csv_writer *w, const char *const *hdr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ecp_csv_string(w, hdr[i]);
+	ecp_csv_end_row(w);
+}
+
+/* kind,name,processors,base,other,difference,ratio */
+static void csv_row(struct ecp_csv_writer *w, const char *kind, const char *name,
+		    unsigned p, int64_t base, int64_t other, double ratio)
+{
+	ecp_csv_string(w, kind);
+	ecp_csv_string(w, name);
+	if (p)
+		ecp_csv_uint(w, p);
+	else
+		ecp_csv_string(w, NULL);
+	ecp_csv_int(w, base);
+	ecp_csv_int(w, other);
+	ecp_csv_int(w, other - base);
+	ecp_csv_double(w, ratio);
+	ecp_csv_end_row(w);
+}
+
+static double ratio_of(int64_t other, int64_t base)
+{
+	return base > 0 ? (double)other / (double)base : NAN;
+}
+
+static void csv_before_after(struct ecp_csv_writer *w, const struct ecp_compare_view *v)
+{
+	static const char *const hdr[] = {"kind",  "name",       "processors", "base",
+					  "other", "difference", "ratio"};
+	const struct ecp_compare_result *r = v->r;
+	csv_header(w, hdr, sizeof(hdr) / sizeof(hdr[0]));
+	for (size_t i = 0; i < r->n_points; i++) {
+		const struct ecp_compare_point *p = &r->points[i];
+		csv_row(w, "makespan_ns", "", p->processors, (int64_t)p->makespan_base_ns,
+			(int64_t)p->makespan_other_ns,
+			ratio_of((int64_t)p->makespan_other_ns,
+				 (int64_t)p->makespan_base_ns));
+	}
+	for (size_t k = 0; k < shown(v, r->n_functions); k++) {
+		const struct ecp_compare_function *f = &r->functions[k];
+		csv_row(w, "work_ns", f->name, 0, (int64_t)f->work_base_ns,
+			(int64_t)f->work_other_ns, f->ratio);
+		for (size_t i = 0; i < r->n_points; i++) {
+			int64_t a = llround(f->tet_base_ns[i]),
+				b = llround(f->tet_other_ns[i]);
+			csv_row(w, "tet_ns", f->name, r->points[i].processors, a, b,
+				ratio_of(b, a));
+		}
+	}
+}
+
+/* kind,name,work_1_ns,work_n_ns,extra_ns,inflation,value: a total or a
+ * speedup has only the last */
+static void csv_value_start(struct ecp_csv_writer *w, const char *kind, const char *name)
+{
+	ecp_csv_string(w, kind);
+	ecp_csv_string(w, name);
+	for (int i = 0; i < 4; i++)
+		ecp_csv_string(w, NULL);
+}
+
+static void csv_total(struct ecp_csv_writer *w, const char *name, int64_t ns)
+{
+	csv_value_start(w, "total", name);
+	ecp_csv_int(w, ns);
+	ecp_csv_end_row(w);
+}
+
+static void csv_speedup(struct ecp_csv_writer *w, const char *name, double v)
+{
+	csv_value_start(w, "speedup", name);
+	ecp_csv_double(w, v);
+	ecp_csv_end_row(w);
+}
+
+static void csv_work(struct ecp_csv_writer *w, const char *kind, const char *name,
+		     uint64_t at1, uint64_t atn, int64_t extra, double ratio)
+{
+	ecp_csv_string(w, kind);
+	ecp_csv_string(w, name);
+	ecp_csv_uint(w, at1);
+	ecp_csv_uint(w, atn);
+	ecp_csv_int(w, extra);
+	ecp_csv_double(w, ratio);
+	ecp_csv_string(w, NULL);
+	ecp_csv_end_row(w);
+}
+
+static void csv_totals(struct ecp_csv_writer *w, const struct ecp_inflation *x)
+{
+	const struct {
+		const char *name;
+		int64_t v;
+	} totals[] = {
+	    {"processors", (int64_t)x->cpus},
+	    {"t1_ns", x->t1_ns},
+	    {"tn_ns", x->tn_ns},
+	    {"tn_predicted_ns", x->tn_predicted_ns},
+	    {"wn_ns", x->wn_ns},
+	    {"rn_ns", x->rn_ns},
+	    {"fn_ns", x->fn_ns},
+	    {"in_ns", x->in_ns},
+	    {"in_predicted_ns", x->in_predicted_ns},
+	};
+	for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
+		csv_total(w, totals[i].name, totals[i].v);
+	const struct {
+		const char *name;
+		double v;
+	} speedups[] = {
+	    {"linear", x->speedup_linear},
+	    {"maximal", x->speedup_maximal},
+	    {"idle_specific", x->speedup_idle},
+	    {"inflation_specific", x->speedup_inflation},
+	    {"actual", x->speedup_actual},
+	    {"predicted", x->speedup_predicted},
+	};
+	for (size_t i = 0; i < sizeof(speedups) / sizeof(speedups[0]); i++)
+		csv_speedup(w, speedups[i].name, speedups[i].v);
+}
+
+static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view *v)
+{
+	static const char *const hdr[] = {
+	    "kind", "name", "work_1_ns", "work_n_ns", "extra_ns", "inflation", "value"};
+	const struct ecp_compare_result *r = v->r;
+	csv_header(w, hdr, sizeof(hdr) / sizeof(hdr[0]));
+	csv_totals(w, &r->inflation);
+	for (size_t k = 0; k < shown(v, r->n_functions); k++) {
+		const struct ecp_compare_function *f = &r->functions[k];
+		csv_work(w, "function", f->name, f->work_base_ns, f->work_other_ns,
+			 f->diff_ns, f->ratio);
+	}
+	for (size_t k = 0; k < shown(v, r->n_threads); k++) {
+		const struct ecp_compare_thread *x = &r->threads[k];
+		char label[96];
+		const struct ecp_model *m = x->base ? r->base : r->other;
+		ecp_compare_thread_label(m, x->base ? x->base : x->other, x->index, label,
+					 sizeof(label));
+		csv_work(w, "thread", label, x->work_base_ns, x->work_other_ns,
+			 x->diff_ns, x->ratio);
+	}
+}
+
+int ecp_compare_write_csv(const struct ecp_compare_view *v)
+{
+	struct ecp_csv_writer w;
+	ecp_csv_init(&w, stdout);
+	if (v->r->mode == ECP_COMPARE_MEASURED)
+		csv_measured(&w, v);
+	else
+		csv_before_after(&w, v);
+	struct ecp_error err = {0};
+	if (ecp_csv_finish(&w, &err) < 0)
+		return ecp_fail("compare", "%s", err.msg);
+	return 0;
+}

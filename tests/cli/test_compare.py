@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""e2e: `ecp compare` on copies of a committed sample (no LTTng needed).
+
+- the sample against a copy of itself (before/after): every difference 0,
+  every ratio 1.000 (table, JSON and CSV);
+- against a copy whose ecp-record.meta says cpus=2 (measured at N = 2):
+  N T_N = T_1 + F_N + I_N + R_N in the JSON, inflation 1.0 and 0 extra for
+  every function and thread; given the other way round, the sides are
+  exchanged and said so, with the same totals;
+- both copies on 2 CPUs, a missing directory, a directory that is no trace:
+  exit 1 naming it; P=0 and a single trace: usage errors (exit 2).
+
+The copies are made in a temporary directory, without the model cache, so
+the committed files are never written (reading a trace writes its cache).
+The cpus=2 copy loses its stream manifest: the sample predates the meta's
+manifest=1 key, so it is read as a trace recorded before manifests (the
+manifest would refuse the meta line added).
+
+usage: test_compare.py   (env: ECP, ECP_SOURCE_ROOT)"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ECP = os.environ["ECP"]
+SRC = os.environ["ECP_SOURCE_ROOT"]
+SAMPLE = "billing"
+failed = False
+
+
+def check(ok, what, detail=""):
+    global failed
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failed = True
+        if detail:
+            print("  | " + str(detail).replace("\n", "\n  | "))
+
+
+def run(*args):
+    return subprocess.run([ECP] + list(args), capture_output=True, text=True)
+
+
+def answer(*args):
+    p = run(*args)
+    if p.returncode != 0:
+        print(f"ecp {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
+        sys.exit(1)
+    return p
+
+
+def copy_sample(work, name, cpus=None):
+    d = os.path.join(work, name)
+    shutil.copytree(os.path.join(SRC, "traces", "samples", SAMPLE), d)
+    cache = os.path.join(d, "ecp-model.cache")
+    if os.path.exists(cache):
+        os.remove(cache)
+    if cpus:
+        with open(os.path.join(d, "ecp-record.meta"), "a") as f:
+            f.write(f"cpus={cpus}\n")
+        os.remove(os.path.join(d, "ecp-record.streams"))
+    return d
+
+
+def check_before_after(base, other):
+    j = json.loads(answer("compare", base, other, "-P", "1-4", "--format", "json").stdout)
+    check(j["mode"] == "before_after" and not j["swapped"] and j["same_program"],
+          "a copy of itself: before/after, same program", j["mode"])
+    check(j["processors"] == [1, 2, 3, 4], "the P asked", j["processors"])
+    check(j["makespan_base_ns"] == j["makespan_other_ns"]
+          and all(d == 0 for d in j["makespan_diff_ns"]), "T_P equal at every P")
+    fns = j["functions"]
+    check(len(fns) > 3, f"{len(fns)} functions compared")
+    check(all(f["diff_ns"] == 0 and f["ratio"] == 1 for f in fns),
+          "every difference 0, every ratio 1", fns[:3])
+    check(all(f["tet_base_ns"] == f["tet_other_ns"] and set(f["tet_diff_ns"]) == {0}
+              for f in fns), "TET equal at every P")
+    check(j["base"]["consistency"]["status"] in ("ok", "warning"),
+          "each side carries its consistency check")
+
+    t = answer("compare", base, other, "-P", "1-4").stdout
+    rows = [l.split() for l in t.splitlines()]
+    ratios = [r[-1] for r in rows if len(r) >= 5 and r[-2] == "ns" and r[-3] == "0"]
+    check(len(ratios) >= 4 + len(fns[:20]) and set(ratios) == {"1.000"},
+          "the table shows 0 ns and ratio 1.000 on every row", t)
+
+    c = list(csv.DictReader(io.StringIO(
+        answer("compare", base, other, "-P", "1,2", "--format", "csv").stdout)))
+    check(c and all(r["difference"] == "0" for r in c)
+          and {r["kind"] for r in c} == {"makespan_ns", "work_ns", "tet_ns"},
+          "CSV parses, every difference 0", c[:2])
+
+
+def check_measured(base, two):
+    p = answer("compare", base, two, "--format", "json")
+    j = json.loads(p.stdout)
+    check(j["mode"] == "measured" and j["processors"] == 2 and not j["swapped"],
+          "cpus=2: measured at N = 2", j["mode"])
+    t = j["totals"]
+    n = j["processors"]
+    check(n * t["tn_ns"] == t["t1_ns"] + t["fn_ns"] + t["in_ns"] + t["rn_ns"],
+          "N T_N = T_1 + F_N + I_N + R_N exactly", t)
+    check(t["fn_ns"] == 0 and t["wn_ns"] == t["t1_ns"],
+          "the same segments: no work inflation", t)
+    check(t["rn_known"] and t["rn_ns"] > 0, "the recorder's time is known", t)
+    g = j["gap"]
+    check(g["gap_cpu_ns"] == g["inflation_cpu_ns"] + g["unforeseen_idle_cpu_ns"]
+          + g["recorder_cpu_ns"] == n * (t["tn_ns"] - t["tn_predicted_ns"]),
+          "the gap splits three ways exactly", g)
+    check(all(f["inflation"] == 1 and f["extra_ns"] == 0 for f in j["functions"])
+          and j["functions"], "inflation 1.0 for every function")
+    check(all(x["inflation"] == 1 and x["extra_ns"] == 0 for x in j["threads"])
+          and len(j["threads"]) == 9, "and for every thread", j["threads"][:2])
+    s = j["speedups"]
+    check(s["maximal"] == 2 and s["linear"] == 2 and s["sequential_baseline"] == "t1",
+          "maximal speedup is N with T_s = T_1", s)
+
+    r = answer("compare", two, base, "--format", "json")
+    k = json.loads(r.stdout)
+    check(k["swapped"] and k["totals"] == t and k["base"]["trace"] == base,
+          "given the other way round: exchanged, the same totals", k["totals"])
+    check("compared the other way round" in r.stderr, "and said so", r.stderr)
+
+    top = json.loads(answer("compare", base, two, "--format", "json", "--top", "2").stdout)
+    check(len(top["functions"]) == 2 and len(top["threads"]) == 2,
+          "--top 2: two functions and two threads")
+
+    tab = answer("compare", base, two).stdout
+    check("T_1 + F + I + R" in tab and "Reading:" in tab and "x1.000" in tab,
+          "the table has the identity, the speedups and the reading", tab)
+    c = list(csv.DictReader(io.StringIO(
+        answer("compare", base, two, "--format", "csv").stdout)))
+    tot = {r["name"]: int(r["value"]) for r in c if r["kind"] == "total"}
+    check(tot.get("t1_ns") == t["t1_ns"] and tot.get("in_ns") == t["in_ns"],
+          "CSV parses, with the same totals", tot)
+    check(all(r["inflation"] == "1" for r in c if r["kind"] in ("function", "thread")),
+          "CSV: inflation 1 on every row")
+
+
+def check_errors(work, base, two):
+    two_b = copy_sample(work, "two-b", cpus=2)
+    r = run("compare", two, two_b)
+    check(r.returncode == 1 and "both recordings ran on more than one CPU" in r.stderr
+          and two in r.stderr, "both on 2 CPUs: exit 1, naming them", r.stderr)
+    missing = os.path.join(work, "absent.data")
+    r = run("compare", base, missing)
+    check(r.returncode == 1 and "absent.data" in r.stderr
+          and "no such trace directory" in r.stderr, "a missing directory: exit 1", r.stderr)
+    empty = os.path.join(work, "empty")
+    os.mkdir(empty)
+    r = run("compare", empty, base)
+    check(r.returncode == 1 and "trace=" + empty in r.stderr
+          and "not a trace" in r.stderr, "a directory that is no trace: exit 1", r.stderr)
+    r = run("compare", base, base, "-P", "0")
+    check(r.returncode == 2 and "'0'" in r.stderr, "P=0: usage error naming it", r.stderr)
+    r = run("compare", base)
+    check(r.returncode == 2 and "BASE and OTHER" in r.stderr, "one trace: usage error",
+          r.stderr)
+    r = run("compare", "--help")
+    check(r.returncode == 0 and "usage: ecp compare" in r.stdout, "--help")
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="ecp-compare-")
+    try:
+        base = copy_sample(work, "base")
+        same = copy_sample(work, "same")
+        two = copy_sample(work, "two", cpus=2)
+        check_before_after(base, same)
+        check_measured(base, two)
+        check_errors(work, base, two)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
