@@ -112,11 +112,6 @@ static void say_what_is_compared(const struct compare_options *o,
 			"baseline\n",
 			o->common.trace_dir, (unsigned long long)r->inflation.cpus,
 			o->other_dir, o->other_dir);
-	if (r->mode == ECP_COMPARE_MEASURED && o->processors_given)
-		fprintf(stderr,
-			"ecp compare: note: -P is not used here: the run on %llu CPUs "
-			"was measured, and the model is asked for that P\n",
-			(unsigned long long)r->inflation.cpus);
 }
 
 /* The first P whose weights the engine could not all verify exact: the
@@ -172,6 +167,8 @@ static int run(const struct compare_options *o, struct ecp_cli_session *b,
 	    .other_dag = &x->dag,
 	    .processors = o->processors,
 	    .n_processors = o->n_processors,
+	    .lock_policy = o->common.lock_order,
+	    .inflation_aware = true,
 	};
 	struct ecp_compare_result r;
 	struct ecp_error err = {0};

@@ -195,11 +195,38 @@ static void json_threads(struct ecp_json_writer *w, const struct ecp_compare_vie
 	ecp_json_end_array(w);
 }
 
+/* The second model (ecp/inflated.h): T_P ideal and inflation-aware. */
+static void json_inflated(struct ecp_json_writer *w, const struct ecp_compare_result *r)
+{
+	const struct ecp_inflated *m = &r->inflated;
+	ecp_json_key(w, "inflation_aware");
+	ecp_json_begin_object(w);
+	ecp_json_kv_uint(w, "tn_ns", r->tn_inflated_ns);
+	ecp_json_kv_uint(w, "work_ns", m->work_ns);
+	ecp_json_kv_double(w, "residual_ratio", m->residual_ratio);
+	ecp_json_kv_uint(w, "unplaced_ns", m->unplaced_ns);
+	ecp_json_key(w, "points");
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < m->n_points; i++) {
+		const struct ecp_inflated_point *p = &m->points[i];
+		ecp_json_begin_object(w);
+		ecp_json_kv_uint(w, "processors", p->processors);
+		ecp_json_kv_double(w, "share", p->share);
+		ecp_json_kv_bool(w, "extrapolated", p->extrapolated);
+		ecp_json_kv_uint(w, "ideal_ns", p->ideal_ns);
+		ecp_json_kv_uint(w, "inflation_aware_ns", p->inflated_ns);
+		ecp_json_end_object(w);
+	}
+	ecp_json_end_array(w);
+	ecp_json_end_object(w);
+}
+
 static void json_measured(struct ecp_json_writer *w, const struct ecp_compare_view *v)
 {
 	ecp_json_kv_uint(w, "processors", v->r->inflation.cpus);
 	json_totals(w, &v->r->inflation);
 	json_speedups(w, &v->r->inflation);
+	json_inflated(w, v->r);
 	json_functions(w, v);
 	json_threads(w, v);
 }
@@ -355,6 +382,22 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 	const struct ecp_compare_result *r = v->r;
 	csv_header(w, hdr, sizeof(hdr) / sizeof(hdr[0]));
 	csv_totals(w, &r->inflation);
+	csv_total(w, "tn_inflation_aware_ns", (int64_t)r->tn_inflated_ns);
+	/* the second model per P: ideal and inflation-aware T_P, their
+	 * difference, the share of N's inflation, 1 where extrapolated */
+	for (size_t k = 0; k < r->inflated.n_points; k++) {
+		const struct ecp_inflated_point *p = &r->inflated.points[k];
+		char name[24];
+		snprintf(name, sizeof(name), "P=%u", p->processors);
+		ecp_csv_string(w, "inflation_aware");
+		ecp_csv_string(w, name);
+		ecp_csv_uint(w, p->ideal_ns);
+		ecp_csv_uint(w, p->inflated_ns);
+		ecp_csv_int(w, (int64_t)p->inflated_ns - (int64_t)p->ideal_ns);
+		ecp_csv_double(w, p->share);
+		ecp_csv_int(w, p->extrapolated);
+		ecp_csv_end_row(w);
+	}
 	for (size_t k = 0; k < shown(v, r->n_functions); k++) {
 		const struct ecp_compare_function *f = &r->functions[k];
 		csv_work(w, "function", f->name, f->work_base_ns, f->work_other_ns,

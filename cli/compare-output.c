@@ -435,8 +435,60 @@ static void measured_reading(const struct ecp_compare_result *r)
 		para_add(&p,
 			 "the recorder's cost is unknown (OTHER's ecp-record.meta has "
 			 "no program CPU time): it is counted in the idle.");
+	if (r->tn_inflated_ns && x->tn_ns > 0)
+		para_add(
+		    &p,
+		    " With each function's inflation, the model predicts T_%llu = %s, "
+		    "%+.1f%% from the measured.",
+		    (unsigned long long)x->cpus,
+		    ecp_format_ns(a, sizeof(a), (double)r->tn_inflated_ns),
+		    100.0 * ((double)r->tn_inflated_ns - (double)x->tn_ns) /
+			(double)x->tn_ns);
 	printf("\n");
 	para_print(&p);
+}
+
+/* The second model: T_P ideal and inflation-aware at each P, the share
+ * of N's inflation assumed there, P beyond N marked as extrapolated. */
+static int inflated_table(const struct ecp_compare_result *r)
+{
+	static const char *const hdr[] = {"P", "ideal T_P", "inflation-aware", "share"};
+	const struct ecp_inflated *m = &r->inflated;
+	struct ecp_table *t = new_table(4, hdr);
+	if (!t)
+		return ecp_fail("compare", "out of memory");
+	bool beyond = false;
+	for (size_t i = 0; i < m->n_points; i++) {
+		const struct ecp_inflated_point *p = &m->points[i];
+		ecp_table_add_row(t);
+		ecp_table_cell_printf(t, 0, "%u%s", p->processors,
+				      p->extrapolated ? "*" : "");
+		ecp_table_cell_ns(t, 1, (double)p->ideal_ns);
+		ecp_table_cell_ns(t, 2, (double)p->inflated_ns);
+		ecp_table_cell_printf(t, 3, "%.2f", p->share);
+		beyond |= p->extrapolated;
+	}
+	unsigned long long n = (unsigned long long)m->cpus;
+	printf("\nInflation-aware prediction, a second model beside the ideal one: each\n"
+	       "function's work at N over its work at 1 (x%.3f for the time no function\n"
+	       "holds) lengthens the one-CPU model's segments, a share of it growing\n"
+	       "linearly from none at P = 1 to all at P = %llu:\n",
+	       m->residual_ratio, n);
+	int rc = table_done(t);
+	if (rc)
+		return rc;
+	if (beyond)
+		printf(
+		    "* beyond N = %llu: N's inflation held, an extrapolation (more CPUs "
+		    "running at once\n  may inflate more, or less).\n",
+		    n);
+	if (m->unplaced_ns) {
+		char a[40];
+		printf("%s of the work at N is in no function the one-CPU model has, and "
+		       "is left out.\n",
+		       ecp_format_ns(a, sizeof(a), (double)m->unplaced_ns));
+	}
+	return 0;
 }
 
 static int measured_table(const struct ecp_compare_view *v)
@@ -452,6 +504,8 @@ static int measured_table(const struct ecp_compare_view *v)
 	int rc = totals_table(x);
 	if (!rc)
 		rc = speedups_table(x);
+	if (!rc)
+		rc = inflated_table(v->r);
 	if (!rc) {
 		printf("\nWork per function, at 1 CPU (BASE) and at N (OTHER), largest "
 		       "extra first:\n");

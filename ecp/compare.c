@@ -455,6 +455,35 @@ static int cmp_thread(const void *pa, const void *pb)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
+/* The inflation-aware T_P at the P asked and at N (added when missing). */
+static int predict_inflated(const struct ecp_compare_input *in,
+			    struct ecp_compare_result *r, unsigned n,
+			    struct ecp_error *err)
+{
+	unsigned *ps = malloc((in->n_processors + 1) * sizeof(*ps));
+	if (!ps)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (compare)");
+	size_t k = 0;
+	bool have_n = false;
+	for (size_t i = 0; i < in->n_processors; i++) {
+		if (!have_n && in->processors[i] > n) {
+			ps[k++] = n;
+			have_n = true;
+		}
+		have_n |= in->processors[i] == n;
+		ps[k++] = in->processors[i];
+	}
+	if (!have_n)
+		ps[k++] = n;
+	int rc = ecp_inflated_predict(r->base, in->base_dag, r->other, in->lock_policy,
+				      ps, k, &r->inflated, err);
+	free(ps);
+	for (size_t i = 0; rc == ECP_OK && i < r->inflated.n_points; i++)
+		if (r->inflated.points[i].processors == n)
+			r->tn_inflated_ns = r->inflated.points[i].inflated_ns;
+	return rc;
+}
+
 static int account_measured(const struct ecp_compare_input *in,
 			    struct ecp_compare_result *r, struct ecp_error *err)
 {
@@ -484,6 +513,8 @@ static int account_measured(const struct ecp_compare_input *in,
 	};
 	if (ecp_inflation_account(&acc, &r->inflation, err) < 0)
 		return ecp_error_prefix(err, "trace=%s", where);
+	if (in->inflation_aware && (rc = predict_inflated(in, r, (unsigned)n, err)) < 0)
+		return rc;
 	if (match_threads(r) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (compare)");
 	qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_thread);
@@ -572,5 +603,6 @@ void ecp_compare_finish(struct ecp_compare_result *r)
 	free(r->functions);
 	free(r->threads);
 	free(r->tet);
+	ecp_inflated_finish(&r->inflated);
 	memset(r, 0, sizeof(*r));
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/inflated.h"
 #include "simulator/dag.h"
 #include "simulator/model.h"
 
@@ -89,9 +90,17 @@ int ecp_inflation_account(const struct ecp_inflation_input *in, struct ecp_infla
 struct ecp_compare_input {
 	const struct ecp_model *base, *other;
 	const struct ecp_dag *base_dag, *other_dag; /* their ASAP DAGs */
-	/* before/after: the P for T_P and TET (sorted, each >= 1) */
+	/* before/after: the P for T_P and TET; measured: for the
+	 * inflation-aware prediction, N added (sorted, each >= 1) */
 	const unsigned *processors;
 	size_t n_processors;
+	/* how the ideal DAGs re-decided lock hand-offs: the inflation-aware
+	 * model does the same */
+	enum ecp_lock_policy lock_policy;
+	/* measured: also the inflation-aware prediction, which rebuilds
+	 * BASE's DAG from lengthened segments (ecp_dag_build: a model whose
+	 * segments belong to threads, as every recorded one) */
+	bool inflation_aware;
 };
 
 /* A function, by name; *_base / *_other after any exchange of the sides. */
@@ -136,6 +145,10 @@ struct ecp_compare_result {
 	struct ecp_compare_thread *threads;
 	size_t n_threads;
 	struct ecp_inflation inflation; /* measured mode */
+	/* measured mode: the inflation-aware prediction (ecp/inflated.h) at
+	 * every P asked and N, and its T_N */
+	struct ecp_inflated inflated;
+	uint64_t tn_inflated_ns;
 	/* private: the TET arrays the rows point into */
 	double *tet;
 };

@@ -118,6 +118,16 @@ def check_measured(base, two):
     s = j["speedups"]
     check(s["maximal"] == 2 and s["linear"] == 2 and s["sequential_baseline"] == "t1",
           "maximal speedup is N with T_s = T_1", s)
+    # the second model: nothing inflated, so the ideal one at every P
+    a = j["inflation_aware"]
+    check(a["tn_ns"] == t["tn_predicted_ns"] and a["residual_ratio"] == 1
+          and a["work_ns"] == t["t1_ns"] and a["unplaced_ns"] == 0,
+          "the inflation-aware model without inflation is the ideal one", a)
+    check([q["processors"] for q in a["points"]] == list(range(1, 17))
+          and all(q["inflation_aware_ns"] == q["ideal_ns"] for q in a["points"])
+          and [q["extrapolated"] for q in a["points"]] == [False, False] + [True] * 14,
+          "at every P of the default list, beyond N = 2 extrapolated", a["points"][:3])
+
 
     r = answer("compare", two, base, "--format", "json")
     k = json.loads(r.stdout)

@@ -239,8 +239,16 @@ static const struct ecp_compare_function *row(const struct ecp_compare_result *r
 static int compare(const struct fx *base, const struct fx *other, const unsigned *ps,
 		   size_t n, struct ecp_compare_result *r, struct ecp_error *err)
 {
-	struct ecp_compare_input in = {
-	    &base->model, &other->model, &base->dag, &other->dag, ps, n};
+	/* the fixtures' segments are no thread's: no DAG rebuilt from them
+	 * (tests/engine/test-engine-inflated.c has the second model) */
+	struct ecp_compare_input in = {.base = &base->model,
+				       .other = &other->model,
+				       .base_dag = &base->dag,
+				       .other_dag = &other->dag,
+				       .processors = ps,
+				       .n_processors = n,
+				       .lock_policy = ECP_LOCK_ORDER_ARRIVAL,
+				       .inflation_aware = false};
 	return ecp_compare(&in, r, err);
 }
 

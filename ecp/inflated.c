@@ -1,0 +1,240 @@
+#include "ecp/inflated.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecp/sweep.h"
+
+/* A function's name and its work (exclusive time), summed over the
+ * functions of one model that share the name. */
+struct named_work {
+	const char *name;
+	uint64_t work_ns;
+};
+
+static int cmp_named(const void *pa, const void *pb)
+{
+	const struct named_work *a = pa, *b = pb;
+	return strcmp(a->name, b->name);
+}
+
+static const char *name_of(const struct ecp_model *m, ecp_id f)
+{
+	return m->functions[f].name ? m->functions[f].name : "";
+}
+
+/* Per name, sorted: the model's work by function. */
+static struct named_work *work_by_name(const struct ecp_model *m, size_t *n)
+{
+	uint64_t *by_id = calloc(m->n_functions ? m->n_functions : 1, sizeof(*by_id));
+	struct named_work *w = calloc(m->n_functions ? m->n_functions : 1, sizeof(*w));
+	if (!by_id || !w) {
+		free(by_id);
+		free(w);
+		return NULL;
+	}
+	for (uint64_t a = 0; a < m->n_activities; a++)
+		by_id[m->activities[a].function] += m->activities[a].self_ns;
+	for (ecp_id f = 0; f < m->n_functions; f++)
+		w[f] = (struct named_work){name_of(m, f), by_id[f]};
+	free(by_id);
+	qsort(w, m->n_functions, sizeof(*w), cmp_named);
+	size_t k = 0;
+	for (size_t i = 0; i < m->n_functions; i++) {
+		if (k && !strcmp(w[k - 1].name, w[i].name))
+			w[k - 1].work_ns += w[i].work_ns;
+		else
+			w[k++] = w[i];
+	}
+	*n = k;
+	return w;
+}
+
+static uint64_t work_of(const struct named_work *w, size_t n, const char *name)
+{
+	struct named_work key = {name, 0};
+	const struct named_work *hit = bsearch(&key, w, n, sizeof(*w), cmp_named);
+	return hit ? hit->work_ns : 0;
+}
+
+/* ratios[f] for every function of base, r0 for the rest (struct
+ * ecp_inflated's fields say what). */
+static int measure_ratios(const struct ecp_model *base, const struct ecp_model *other,
+			  double *ratios, struct ecp_inflated *out)
+{
+	size_t nb, no;
+	struct named_work *wb = work_by_name(base, &nb), *wo = work_by_name(other, &no);
+	if (!wb || !wo) {
+		free(wb);
+		free(wo);
+		return -1;
+	}
+	uint64_t matched_base = 0, matched_other = 0;
+	for (size_t i = 0; i < nb; i++) {
+		uint64_t at_n = work_of(wo, no, wb[i].name);
+		if (wb[i].work_ns && at_n) {
+			matched_base += wb[i].work_ns;
+			matched_other += at_n;
+		}
+	}
+	for (ecp_id f = 0; f < base->n_functions; f++) {
+		uint64_t at_1 = work_of(wb, nb, name_of(base, f));
+		uint64_t at_n = work_of(wo, no, name_of(base, f));
+		ratios[f] = at_1 && at_n ? (double)at_n / (double)at_1 : 1.0;
+	}
+	uint64_t w1 = ecp_model_work(base), wn = ecp_model_work(other);
+	uint64_t rest_1 = w1 > matched_base ? w1 - matched_base : 0;
+	uint64_t rest_n = wn > matched_other ? wn - matched_other : 0;
+	out->residual_ratio = rest_1 ? (double)rest_n / (double)rest_1 : 1.0;
+	/* the work at N outside the matched functions, with no one-CPU time
+	 * to lengthen */
+	out->unplaced_ns = rest_1 ? 0 : rest_n;
+	free(wb);
+	free(wo);
+	return 0;
+}
+
+int ecp_inflated_lengths(const struct ecp_model *base, const double *ratios, double r0,
+			 double share, uint64_t **lengths, struct ecp_error *err)
+{
+	uint64_t *len = malloc((base->n_segments ? base->n_segments : 1) * sizeof(*len));
+	if (!len)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (inflated lengths)");
+	for (uint32_t s = 0; s < base->n_segments; s++) {
+		const struct ecp_segment *seg = &base->segments[s];
+		double extra = 0.0, held = 0.0;
+		for (uint64_t a = seg->first_activity;
+		     a < seg->first_activity + seg->n_activity; a++) {
+			const struct ecp_activity *act = &base->activities[a];
+			extra += (ratios[act->function] - 1.0) * (double)act->self_ns;
+			held += (double)act->self_ns;
+		}
+		if ((double)seg->length > held)
+			extra += (r0 - 1.0) * ((double)seg->length - held);
+		double v = (double)seg->length + share * extra;
+		len[s] = v <= 0.0 ? 0 : v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
+	}
+	*lengths = len;
+	return ECP_OK;
+}
+
+/* T_P for the n processors of ps on one DAG, into ms. */
+static int makespans(const struct ecp_model *m, const struct ecp_dag *dag,
+		     const unsigned *ps, size_t n, uint64_t *ms, struct ecp_error *err)
+{
+	struct ecp_sweep *sweep = NULL;
+	int rc = ecp_sweep_create(m, dag, &sweep, err);
+	for (size_t i0 = 0; i0 < n && rc == ECP_OK; i0 += ECP_SWEEP_BATCH) {
+		size_t k = n - i0 < ECP_SWEEP_BATCH ? n - i0 : ECP_SWEEP_BATCH;
+		struct ecp_analysis batch[ECP_SWEEP_BATCH];
+		rc = ecp_sweep_analyze_many(sweep, ps + i0, k, false, batch, err);
+		for (size_t j = 0; rc == ECP_OK && j < k; j++) {
+			ms[i0 + j] = batch[j].makespan_ns;
+			ecp_analysis_finish(&batch[j]);
+		}
+	}
+	ecp_sweep_destroy(sweep);
+	return rc;
+}
+
+static double share_at(unsigned p, uint64_t cpus)
+{
+	if (p <= 1)
+		return 0.0;
+	if (p >= cpus)
+		return 1.0;
+	return (double)(p - 1) / (double)(cpus - 1);
+}
+
+/* The inflated T_P of the points from `from` on that share one share. */
+static int predict_share(const struct ecp_model *base, enum ecp_lock_policy policy,
+			 const double *ratios, struct ecp_inflated *out, size_t from,
+			 size_t to, uint64_t *ms, unsigned *ps, struct ecp_error *err)
+{
+	uint64_t *lengths = NULL;
+	struct ecp_dag dag;
+	double share = out->points[from].share;
+	int rc =
+	    ecp_inflated_lengths(base, ratios, out->residual_ratio, share, &lengths, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = ecp_dag_build(base, lengths, policy, &dag, err)) < 0) {
+		free(lengths);
+		return rc;
+	}
+	if (share == 1.0)
+		out->work_ns = dag.work;
+	for (size_t i = from; i < to; i++)
+		ps[i - from] = out->points[i].processors;
+	rc = makespans(base, &dag, ps, to - from, ms, err);
+	for (size_t i = from; rc == ECP_OK && i < to; i++)
+		out->points[i].inflated_ns = ms[i - from];
+	ecp_dag_finish(&dag);
+	free(lengths);
+	return rc;
+}
+
+int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *base_dag,
+			 const struct ecp_model *other, enum ecp_lock_policy policy,
+			 const unsigned *processors, size_t n, struct ecp_inflated *out,
+			 struct ecp_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->cpus = other->info.recorded_cpus > 1 ? other->info.recorded_cpus : 1;
+	out->points = calloc(n ? n : 1, sizeof(*out->points));
+	double *ratios =
+	    calloc(base->n_functions ? base->n_functions : 1, sizeof(*ratios));
+	uint64_t *ms = calloc(n ? n : 1, sizeof(*ms));
+	unsigned *ps = calloc(n ? n : 1, sizeof(*ps));
+	int rc = ECP_OK;
+	if (!out->points || !ratios || !ms || !ps ||
+	    measure_ratios(base, other, ratios, out) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (inflated model)");
+		goto out;
+	}
+	out->n_points = n;
+	for (size_t i = 0; i < n; i++)
+		out->points[i] = (struct ecp_inflated_point){
+		    .processors = processors[i],
+		    .share = share_at(processors[i], out->cpus),
+		    .extrapolated = processors[i] > out->cpus};
+	if ((rc = makespans(base, base_dag, processors, n, ms, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		out->points[i].ideal_ns = ms[i];
+	/* processors are sorted, so the points that share a share are
+	 * consecutive: one DAG each */
+	for (size_t i = 0; i < n && rc == ECP_OK;) {
+		size_t j = i + 1;
+		while (j < n && out->points[j].share == out->points[i].share)
+			j++;
+		rc = predict_share(base, policy, ratios, out, i, j, ms, ps, err);
+		i = j;
+	}
+	if (!out->work_ns && rc == ECP_OK) {
+		/* no P reached N: the work the lengthened model has at N */
+		uint64_t *lengths = NULL;
+		rc = ecp_inflated_lengths(base, ratios, out->residual_ratio, 1.0,
+					  &lengths, err);
+		for (uint32_t s = 0; rc == ECP_OK && s < base->n_segments; s++)
+			out->work_ns += lengths[s];
+		free(lengths);
+	}
+out:
+	free(ratios);
+	free(ms);
+	free(ps);
+	if (rc < 0)
+		ecp_inflated_finish(out);
+	return rc;
+}
+
+void ecp_inflated_finish(struct ecp_inflated *r)
+{
+	if (!r)
+		return;
+	free(r->points);
+	memset(r, 0, sizeof(*r));
+}

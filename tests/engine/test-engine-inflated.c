@@ -1,0 +1,122 @@
+/* The inflation-aware prediction (ecp/inflated.h) on realistic random
+ * models (tests/support/gen-model.h), through the simulator's
+ * ecp_dag_build() and the engine, as `ecp compare` runs it:
+ *  - against a recording whose every function did the same work at N, it
+ *    is the ideal model at every P (nothing lengthened);
+ *  - against a recording whose every segment and function took twice as
+ *    long at N, each segment at share f is length (1 + f), and T_P is the
+ *    engine's on the DAG rebuilt from exactly those lengths: at P >= N
+ *    twice the lengths, in between the linear share (P - 1) / (N - 1). */
+#include "tests/engine/check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecp/analysis.h"
+#include "ecp/inflated.h"
+#include "simulator/dag.h"
+#include "tests/support/gen-model.h"
+
+static void doubled(struct ecp_model *m)
+{
+	for (uint32_t s = 0; s < m->n_segments; s++)
+		m->segments[s].length *= 2;
+	for (uint64_t a = 0; a < m->n_activities; a++) {
+		m->activities[a].self_ns *= 2;
+		m->activities[a].incl_ns *= 2;
+	}
+}
+
+/* T_P on the DAG of base rebuilt with each segment at length (1 + share). */
+static uint64_t expected(const struct ecp_model *base, double share, unsigned p)
+{
+	struct ecp_error err = {0};
+	uint64_t *len = malloc((base->n_segments + 1) * sizeof(*len));
+	assert_non_null(len);
+	for (uint32_t s = 0; s < base->n_segments; s++)
+		len[s] =
+		    (uint64_t)llround((double)base->segments[s].length * (1.0 + share));
+	struct ecp_dag dag;
+	if (ecp_dag_build(base, len, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0)
+		fail_msg("dag: %s", err.msg);
+	struct ecp_analysis a;
+	if (ecp_analyze(base, &dag, p, &a, &err) < 0)
+		fail_msg("analyze: %s", err.msg);
+	uint64_t t = a.makespan_ns;
+	ecp_analysis_finish(&a);
+	ecp_dag_finish(&dag);
+	free(len);
+	return t;
+}
+
+static void test_inflated(void **state)
+{
+	(void)state;
+	static const unsigned ps[] = {1, 2, 3, 4, 6, 9};
+	unsigned long models = 0, points = 0, lengthened = 0;
+	for (uint64_t i = 0; i < 200; i++) {
+		struct gen_model_opts opts;
+		gen_model_opts_default(&opts);
+		opts.delays = i % 3 == 2;
+		opts.max_threads = 2 + (uint32_t)(i % 4);
+		struct ecp_model *base = NULL, *same = NULL, *twice = NULL;
+		struct ecp_error err = {0};
+		if (gen_model_create(7000 + i, &opts, &base, &err) < 0 ||
+		    gen_model_create(7000 + i, &opts, &same, &err) < 0 ||
+		    gen_model_create(7000 + i, &opts, &twice, &err) < 0)
+			fail_msg("gen_model %llu: %s", (unsigned long long)i, err.msg);
+		doubled(twice);
+		uint64_t n = 2 + i % 4;
+		same->info.recorded_cpus = twice->info.recorded_cpus = n;
+		struct ecp_dag dag;
+		if (ecp_dag_build(base, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0)
+			fail_msg("dag %llu: %s", (unsigned long long)i, err.msg);
+		struct ecp_inflated r;
+		size_t np = sizeof(ps) / sizeof(ps[0]);
+		if (ecp_inflated_predict(base, &dag, same, ECP_LOCK_ORDER_ARRIVAL, ps, np,
+					 &r, &err) < 0)
+			fail_msg("same %llu: %s", (unsigned long long)i, err.msg);
+		assert_int_equal(r.n_points, np);
+		assert_true(r.residual_ratio == 1.0);
+		for (size_t k = 0; k < np; k++) {
+			assert_int_equal(r.points[k].inflated_ns, r.points[k].ideal_ns);
+			assert_true(r.points[k].extrapolated == (ps[k] > n));
+			points++;
+		}
+		assert_int_equal(r.work_ns, ecp_model_work(base));
+		ecp_inflated_finish(&r);
+		if (ecp_inflated_predict(base, &dag, twice, ECP_LOCK_ORDER_ARRIVAL, ps,
+					 np, &r, &err) < 0)
+			fail_msg("twice %llu: %s", (unsigned long long)i, err.msg);
+		for (size_t k = 0; k < np; k++) {
+			double share = ps[k] <= 1 ? 0.0
+				       : ps[k] >= n
+					   ? 1.0
+					   : (double)(ps[k] - 1) / (double)(n - 1);
+			assert_true(r.points[k].share == share);
+			assert_int_equal(r.points[k].inflated_ns,
+					 expected(base, share, ps[k]));
+			lengthened += r.points[k].inflated_ns > r.points[k].ideal_ns;
+			points++;
+		}
+		assert_int_equal(r.work_ns, 2 * ecp_model_work(base));
+		ecp_inflated_finish(&r);
+		ecp_dag_finish(&dag);
+		gen_model_destroy(base);
+		gen_model_destroy(same);
+		gen_model_destroy(twice);
+		models++;
+	}
+	print_message("inflated: %lu models, %lu points (%lu lengthened)\n", models,
+		      points, lengthened);
+	assert_int_equal(models, 200);
+	assert_int_equal(points, 200 * 2 * 6);
+	assert_true(lengthened > 200 * 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_inflated)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
