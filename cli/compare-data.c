@@ -205,6 +205,7 @@ static void json_inflated(struct ecp_json_writer *w, const struct ecp_compare_re
 	ecp_json_kv_uint(w, "work_ns", m->work_ns);
 	ecp_json_kv_double(w, "residual_ratio", m->residual_ratio);
 	ecp_json_kv_uint(w, "unplaced_ns", m->unplaced_ns);
+	ecp_json_kv_uint(w, "handoff_mean_ns", m->handoff_mean_ns);
 	ecp_json_key(w, "points");
 	ecp_json_begin_array(w);
 	for (size_t i = 0; i < m->n_points; i++) {
@@ -215,9 +216,22 @@ static void json_inflated(struct ecp_json_writer *w, const struct ecp_compare_re
 		ecp_json_kv_bool(w, "extrapolated", p->extrapolated);
 		ecp_json_kv_uint(w, "ideal_ns", p->ideal_ns);
 		ecp_json_kv_uint(w, "inflation_aware_ns", p->inflated_ns);
+		ecp_json_kv_uint(w, "handoffs_on_path", p->handoffs);
+		ecp_json_kv_uint(w, "handoff_ns", p->handoff_ns);
 		ecp_json_end_object(w);
 	}
 	ecp_json_end_array(w);
+	ecp_json_end_object(w);
+}
+
+static void json_handoffs(struct ecp_json_writer *w, const char *key,
+			  const struct ecp_handoffs *h)
+{
+	ecp_json_key(w, key);
+	ecp_json_begin_object(w);
+	ecp_json_kv_uint(w, "count", h->count);
+	ecp_json_kv_uint(w, "total_ns", h->total_ns);
+	ecp_json_kv_uint(w, "median_ns", h->median_ns);
 	ecp_json_end_object(w);
 }
 
@@ -227,6 +241,8 @@ static void json_measured(struct ecp_json_writer *w, const struct ecp_compare_vi
 	json_totals(w, &v->r->inflation);
 	json_speedups(w, &v->r->inflation);
 	json_inflated(w, v->r);
+	json_handoffs(w, "handoffs_1", &v->r->handoffs_base);
+	json_handoffs(w, "handoffs_n", &v->r->handoffs_other);
 	json_functions(w, v);
 	json_threads(w, v);
 }
@@ -383,6 +399,20 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 	csv_header(w, hdr, sizeof(hdr) / sizeof(hdr[0]));
 	csv_totals(w, &r->inflation);
 	csv_total(w, "tn_inflation_aware_ns", (int64_t)r->tn_inflated_ns);
+	csv_total(w, "handoff_mean_ns", (int64_t)r->inflated.handoff_mean_ns);
+	const struct {
+		const char *name;
+		uint64_t v;
+	} handoffs[] = {
+	    {"handoffs_1_count", r->handoffs_base.count},
+	    {"handoffs_1_total_ns", r->handoffs_base.total_ns},
+	    {"handoffs_1_median_ns", r->handoffs_base.median_ns},
+	    {"handoffs_n_count", r->handoffs_other.count},
+	    {"handoffs_n_total_ns", r->handoffs_other.total_ns},
+	    {"handoffs_n_median_ns", r->handoffs_other.median_ns},
+	};
+	for (size_t k = 0; k < sizeof(handoffs) / sizeof(handoffs[0]); k++)
+		csv_total(w, handoffs[k].name, (int64_t)handoffs[k].v);
 	/* the second model per P: ideal and inflation-aware T_P, their
 	 * difference, the share of N's inflation, 1 where extrapolated */
 	for (size_t k = 0; k < r->inflated.n_points; k++) {

@@ -435,6 +435,20 @@ static void measured_reading(const struct ecp_compare_result *r)
 		para_add(&p,
 			 "the recorder's cost is unknown (OTHER's ecp-record.meta has "
 			 "no program CPU time): it is counted in the idle.");
+	const struct ecp_handoffs *h = &r->handoffs_other;
+	if (h->count) {
+		char d[40], e[40], f[40];
+		para_add(
+		    &p,
+		    " Hand-offs: %llu waits another thread released resumed a median "
+		    "%s after the release at N (%s in all), against %s on one CPU: "
+		    "the time a woken thread waits for a CPU to take it up, which "
+		    "the models take as 0.",
+		    (unsigned long long)h->count,
+		    ecp_format_ns(d, sizeof(d), (double)h->median_ns),
+		    ecp_format_ns(e, sizeof(e), (double)h->total_ns),
+		    ecp_format_ns(f, sizeof(f), (double)r->handoffs_base.median_ns));
+	}
 	if (r->tn_inflated_ns && x->tn_ns > 0)
 		para_add(
 		    &p,

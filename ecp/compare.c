@@ -515,6 +515,9 @@ static int account_measured(const struct ecp_compare_input *in,
 		return ecp_error_prefix(err, "trace=%s", where);
 	if (in->inflation_aware && (rc = predict_inflated(in, r, (unsigned)n, err)) < 0)
 		return rc;
+	if (ecp_handoffs_measure(r->base, &r->handoffs_base) < 0 ||
+	    ecp_handoffs_measure(r->other, &r->handoffs_other) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (compare)");
 	if (match_threads(r) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (compare)");
 	qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_thread);

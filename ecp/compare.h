@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/handoff.h"
 #include "ecp/inflated.h"
 #include "simulator/dag.h"
 #include "simulator/model.h"
@@ -149,6 +150,8 @@ struct ecp_compare_result {
 	 * every P asked and N, and its T_N */
 	struct ecp_inflated inflated;
 	uint64_t tn_inflated_ns;
+	/* measured mode: the hand-offs each recording saw (ecp/handoff.h) */
+	struct ecp_handoffs handoffs_base, handoffs_other;
 	/* private: the TET arrays the rows point into */
 	double *tet;
 };

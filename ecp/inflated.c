@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecp/handoff.h"
 #include "ecp/sweep.h"
 
 /* A function's name and its work (exclusive time), summed over the
@@ -139,6 +140,40 @@ static int makespans(const struct ecp_model *m, const struct ecp_dag *dag,
 	return rc;
 }
 
+/* The hand-offs on the ASAP critical path of dag: back from the segment
+ * that ends last, through the input that ended when each segment started;
+ * a cross-thread input counts when the segment's thread had ended its
+ * previous segment before that input did (it was waiting). */
+static uint64_t handoffs_on_path(const struct ecp_dag *dag)
+{
+	uint32_t n = dag->n_segments;
+	if (!n)
+		return 0;
+	ecp_id s = 0;
+	for (ecp_id i = 1; i < n; i++)
+		if (dag->end[i] > dag->end[s])
+			s = i;
+	uint64_t count = 0;
+	/* each step goes to a segment that ended no later: at most n steps */
+	for (uint32_t steps = 0; steps <= n && dag->start[s] > 0; steps++) {
+		ecp_id next = ECP_NO_ID, p = dag->pred[s];
+		for (uint32_t k = dag->in_offset[s]; k < dag->in_offset[s + 1]; k++)
+			if (dag->end[dag->in_from[k]] == dag->start[s]) {
+				next = dag->in_from[k];
+				break;
+			}
+		if (next != ECP_NO_ID && p != ECP_NO_ID && dag->end[p] < dag->end[next])
+			count++;
+		if (next == ECP_NO_ID && p != ECP_NO_ID &&
+		    dag->end[p] + dag->delay[s] == dag->start[s])
+			next = p;
+		if (next == ECP_NO_ID)
+			break;
+		s = next;
+	}
+	return count;
+}
+
 static double share_at(unsigned p, uint64_t cpus)
 {
 	if (p <= 1)
@@ -169,8 +204,14 @@ static int predict_share(const struct ecp_model *base, enum ecp_lock_policy poli
 	for (size_t i = from; i < to; i++)
 		ps[i - from] = out->points[i].processors;
 	rc = makespans(base, &dag, ps, to - from, ms, err);
-	for (size_t i = from; rc == ECP_OK && i < to; i++)
-		out->points[i].inflated_ns = ms[i - from];
+	uint64_t on_path = share > 0.0 ? handoffs_on_path(&dag) : 0;
+	for (size_t i = from; rc == ECP_OK && i < to; i++) {
+		struct ecp_inflated_point *p = &out->points[i];
+		p->handoffs = on_path;
+		p->handoff_ns = (uint64_t)llround(share * (double)on_path *
+						  (double)out->handoff_mean_ns);
+		p->inflated_ns = ms[i - from] + p->handoff_ns;
+	}
 	ecp_dag_finish(&dag);
 	free(lengths);
 	return rc;
@@ -189,12 +230,15 @@ int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *bas
 	uint64_t *ms = calloc(n ? n : 1, sizeof(*ms));
 	unsigned *ps = calloc(n ? n : 1, sizeof(*ps));
 	int rc = ECP_OK;
+	struct ecp_handoffs h;
 	if (!out->points || !ratios || !ms || !ps ||
-	    measure_ratios(base, other, ratios, out) < 0) {
+	    measure_ratios(base, other, ratios, out) < 0 ||
+	    ecp_handoffs_measure(other, &h) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (inflated model)");
 		goto out;
 	}
 	out->n_points = n;
+	out->handoff_mean_ns = h.count ? h.total_ns / h.count : 0;
 	for (size_t i = 0; i < n; i++)
 		out->points[i] = (struct ecp_inflated_point){
 		    .processors = processors[i],

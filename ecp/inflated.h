@@ -12,6 +12,12 @@
  * P = N (how many CPUs run at once), 1 beyond N (held at what N measured:
  * an extrapolation, which the output names) -- and the DAG is simulated
  * again at P, its hand-offs re-decided for the slower segments. */
+/*
+ * Hand-offs: a woken thread waits for a CPU to take it up (ecp/handoff.h),
+ * which both models take as 0.  The recording at N measured that wait;
+ * each hand-off on the lengthened DAG's critical path (ASAP: as many CPUs
+ * as threads) adds the mean wait at N, times the share, to T_P.  Where the
+ * CPUs are all busy the path differs and that is an estimate. */
 #ifndef ECP_ECP_INFLATED_H
 #define ECP_ECP_INFLATED_H
 
@@ -27,16 +33,19 @@ struct ecp_inflated_point {
 	double share;         /* f(P): of the inflation measured at N */
 	bool extrapolated;    /* P > N: held at N's inflation */
 	uint64_t ideal_ns;    /* T_P of the one-CPU model */
-	uint64_t inflated_ns; /* T_P with the segments lengthened */
+	uint64_t inflated_ns; /* T_P with the segments lengthened, and the hand-offs */
+	uint64_t handoffs;    /* on the lengthened DAG's critical path */
+	uint64_t handoff_ns;  /* what they add to T_P */
 };
 
 struct ecp_inflated {
 	struct ecp_inflated_point *points;
 	size_t n_points;
-	uint64_t cpus;         /* N */
-	uint64_t work_ns;      /* the lengthened model's work at f = 1 */
-	double residual_ratio; /* r0 */
-	uint64_t unplaced_ns;  /* work at N the one-CPU model has nowhere to put */
+	uint64_t cpus;            /* N */
+	uint64_t work_ns;         /* the lengthened model's work at f = 1 */
+	double residual_ratio;    /* r0 */
+	uint64_t unplaced_ns;     /* work at N the one-CPU model has nowhere to put */
+	uint64_t handoff_mean_ns; /* the mean hand-off wait measured at N */
 };
 
 /* The inflation-aware T_P of `base` (one CPU) for each of processors[0..n)

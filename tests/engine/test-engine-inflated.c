@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ecp/analysis.h"
+#include "ecp/handoff.h"
 #include "ecp/inflated.h"
 #include "simulator/dag.h"
 #include "tests/support/gen-model.h"
@@ -80,7 +81,12 @@ static void test_inflated(void **state)
 		assert_int_equal(r.n_points, np);
 		assert_true(r.residual_ratio == 1.0);
 		for (size_t k = 0; k < np; k++) {
-			assert_int_equal(r.points[k].inflated_ns, r.points[k].ideal_ns);
+			assert_int_equal(r.points[k].handoff_ns,
+					 (uint64_t)llround(r.points[k].share *
+							   (double)r.points[k].handoffs *
+							   (double)r.handoff_mean_ns));
+			assert_int_equal(r.points[k].inflated_ns,
+					 r.points[k].ideal_ns + r.points[k].handoff_ns);
 			assert_true(r.points[k].extrapolated == (ps[k] > n));
 			points++;
 		}
@@ -96,7 +102,8 @@ static void test_inflated(void **state)
 					   : (double)(ps[k] - 1) / (double)(n - 1);
 			assert_true(r.points[k].share == share);
 			assert_int_equal(r.points[k].inflated_ns,
-					 expected(base, share, ps[k]));
+					 expected(base, share, ps[k]) +
+					     r.points[k].handoff_ns);
 			lengthened += r.points[k].inflated_ns > r.points[k].ideal_ns;
 			points++;
 		}
@@ -115,8 +122,43 @@ static void test_inflated(void **state)
 	assert_true(lengthened > 200 * 4);
 }
 
+/* Two threads: B waits from 2 to A's release at 10 and resumes at 15 (a
+ * hand-off of 5); B's segment released at 30 by A after B had ended at 25
+ * is waiting too (3); an edge whose release came before the waiter ended
+ * is none, nor is a thread's first segment (its creation). */
+static void test_handoffs(void **state)
+{
+	(void)state;
+	struct ecp_thread th[2] = {
+	    {.first_segment = 0, .n_segments = 2, .parent = ECP_NO_ID},
+	    {.first_segment = 2, .n_segments = 4, .parent = 0}};
+	struct ecp_segment seg[6] = {
+	    {.thread = 0, .rec_start = 0, .rec_end = 10},
+	    {.thread = 0, .rec_start = 12, .rec_end = 30},
+	    {.thread = 1, .rec_start = 1, .rec_end = 2, .first_in = 0, .n_in = 1},
+	    {.thread = 1, .rec_start = 15, .rec_end = 25, .first_in = 1, .n_in = 1},
+	    {.thread = 1, .rec_start = 33, .rec_end = 40, .first_in = 2, .n_in = 1},
+	    {.thread = 1, .rec_start = 41, .rec_end = 50, .first_in = 3, .n_in = 1}};
+	struct ecp_edge edges[4] = {{.from = 0, .to = 2},
+				    {.from = 0, .to = 3},
+				    {.from = 1, .to = 4},
+				    {.from = 0, .to = 5}};
+	struct ecp_model m = {.threads = th,
+			      .n_threads = 2,
+			      .segments = seg,
+			      .n_segments = 6,
+			      .edges = edges,
+			      .n_edges = 4};
+	struct ecp_handoffs h;
+	assert_int_equal(ecp_handoffs_measure(&m, &h), 0);
+	assert_int_equal(h.count, 2);
+	assert_int_equal(h.total_ns, 5 + 3);
+	assert_int_equal(h.median_ns, 5);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_inflated)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_inflated),
+					   cmocka_unit_test(test_handoffs)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
