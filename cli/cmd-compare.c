@@ -20,6 +20,7 @@ struct compare_options {
 	bool processors_given;
 	size_t top;
 	bool top_given;
+	const char *html; /* --html FILE, or NULL */
 };
 
 static int parse_top(const char *arg, struct compare_options *o)
@@ -53,6 +54,7 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
 	static const struct option longopts[] = {
 	    {"processors", required_argument, NULL, 'P'},
 	    {"top", required_argument, NULL, 't'},
+	    {"html", required_argument, NULL, 'H'},
 	    ECP_CLI_COMMON_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -72,6 +74,9 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
 		case 't':
 			if ((rc = parse_top(optarg, o)))
 				return rc;
+			break;
+		case 'H':
+			o->html = optarg;
 			break;
 		default:
 			if ((rc = ecp_cli_common_option("compare", &o->common, opt,
@@ -150,6 +155,15 @@ static int write_answer(const struct compare_options *o, const struct ecp_cli_se
 	 * unless --top was given, as `ecp report` does. */
 	if ((o->common.format == ECP_FORMAT_TABLE || o->top_given) && o->top)
 		v.rows = o->top;
+	if (o->html) {
+		/* the page shows --top bars (20 by default) whatever the format */
+		struct ecp_compare_view page = v;
+		page.rows = o->top ? o->top : SIZE_MAX;
+		int rc = ecp_compare_write_html(&page, o->html);
+		if (rc)
+			return rc;
+		fprintf(stderr, "ecp compare: wrote %s\n", o->html);
+	}
 	if (o->common.format == ECP_FORMAT_JSON)
 		return ecp_compare_write_json(&v);
 	if (o->common.format == ECP_FORMAT_CSV)

@@ -23,6 +23,9 @@ struct ecp_compare_view {
 int ecp_compare_write_table(const struct ecp_compare_view *v);
 int ecp_compare_write_json(const struct ecp_compare_view *v);
 int ecp_compare_write_csv(const struct ecp_compare_view *v);
+/* The HTML page (--html FILE): speedup curves, factored speedups at N,
+ * per-function ratio bars (the first `rows` functions). */
+int ecp_compare_write_html(const struct ecp_compare_view *v, const char *path);
 
 /* "#2 Sorter (4711)": a thread by its place in the order of creation,
  * its name (else its start routine's) and its tid. */

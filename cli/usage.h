@@ -114,7 +114,7 @@
 	"1-16)\n" ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_COMPARE                                                                \
-	"usage: ecp compare BASE OTHER [-P LIST] [--top K] [--format "                   \
+	"usage: ecp compare BASE OTHER [-P LIST] [--top K] [--html FILE] [--format "     \
 	"table|csv|json]\n\n"                                                            \
 	"Two recordings of the same program side by side.  Both recorded on one "        \
 	"CPU\n"                                                                          \
@@ -123,9 +123,13 @@
 	"BASE on one CPU and OTHER on N (ecp record --cpus): work inflation at N --\n"   \
 	"T_1, the measured and predicted T_N, work W_N, recorder R_N, inflation F_N\n"   \
 	"and idle I_N (N T_N = T_1 + F_N + I_N + R_N), the factored speedups, and per\n" \
-	"function and per thread the work at 1 against the work at N.  A BASE\n"         \
+	"function and per thread the work at 1 against the work at N, the hand-offs\n"   \
+	"each run saw, and an inflation-aware prediction at every P.  A BASE\n"          \
 	"recorded on N CPUs is compared the other way round (said on stderr).\n\n"       \
-	"  -P, --processors LIST     processor counts, before/after (default 1-16)\n"    \
+	"  -P, --processors LIST     processor counts (default 1-16): before/after,\n"   \
+	"                            and measured for the inflation-aware model\n"       \
+	"  --html FILE               also write an HTML page: speedup curves, the\n"     \
+	"                            factored speedups at N, per-function bars\n"        \
 	"  --top K                   rows to show (default 20; 0 = "                     \
 	"all)\n" ECP_COMMON_ANALYSIS_OPTIONS
 

@@ -17,8 +17,10 @@ manifest=1 key, so it is read as a trace recorded before manifests (the
 manifest would refuse the meta line added).
 
 usage: test_compare.py   (env: ECP, ECP_SOURCE_ROOT)"""
+import collections
 import csv
 import io
+import html.parser
 import json
 import os
 import shutil
@@ -143,6 +145,27 @@ def check_measured(base, two):
     check(k["swapped"] and k["totals"] == t and k["base"]["trace"] == base,
           "given the other way round: exchanged, the same totals", k["totals"])
     check("compared the other way round" in r.stderr, "and said so", r.stderr)
+
+    # --html: the page beside the usual answer, parsed as HTML; a path that
+    # cannot be written is an error naming it
+    page = os.path.join(os.path.dirname(two), "compare.html")
+    h = answer("compare", base, two, "--html", page)
+    check("T_1" in h.stdout and "wrote " + page in h.stderr, "--html: the table too", h.stderr)
+    with open(page) as f:
+        text = f.read()
+    tags = collections.Counter()
+
+    class Tags(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags[tag] += 1
+
+    Tags().feed(text)
+    check(tags["svg"] == 2 and tags["polyline"] == 3 and tags["circle"] >= 2
+          and all(f["name"] in text for f in j["functions"][:5]),
+          "--html: two charts, three curves, the marks at N, the functions", tags)
+    bad = run("compare", base, two, "--html", "/nonexistent/dir/x.html")
+    check(bad.returncode == 1 and "/nonexistent/dir/x.html" in bad.stderr,
+          "--html to an unwritable path", bad.stderr)
 
     top = json.loads(answer("compare", base, two, "--format", "json", "--top", "2").stdout)
     check(len(top["functions"]) == 2 and len(top["threads"]) == 2,
