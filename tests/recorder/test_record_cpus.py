@@ -40,6 +40,44 @@ def usage_errors(prog, work):
     return n
 
 
+def compared(prog, work, two, meta):
+    """The same program recorded on one CPU against the run on two:
+    `ecp compare` reads the pair as measured at N = 2, its factored
+    accounting adds up exactly on recorded data, and its figures are the
+    recordings' own (the wall time, the model's work)."""
+    one = os.path.join(work, 'one')
+    p = record(['-o', one, '--cpu', '0'], [prog], cwd=work)
+    check(p.returncode == 0, 'one CPU: exit %d: %s' % (p.returncode, p.stderr))
+    q = subprocess.run([ecp(), 'compare', one, two, '--format', 'json',
+                        '--allow-inconsistent'], capture_output=True, text=True)
+    check(q.returncode == 0, 'compare: exit %d: %s' % (q.returncode, q.stderr))
+    j = json.loads(q.stdout)
+    t = j['totals']
+    check(j['mode'] == 'measured' and j['processors'] == 2, 'mode %s' % j['mode'])
+    check(2 * t['tn_ns'] == t['t1_ns'] + t['fn_ns'] + t['in_ns'] + t['rn_ns'],
+          'N T_N = T_1 + F_N + I_N + R_N on recorded data: %s' % t)
+    check(t['tn_ns'] == int(meta['wall_ns']), 'T_N is the wall time: %s' % t)
+    info = json.loads(subprocess.run([ecp(), 'info', '--format', 'json', two],
+                                     capture_output=True, text=True).stdout)
+    check(t['wn_ns'] == info['work_ns'], 'W_N is the model\'s work: %s' % t)
+    check(t['rn_ns'] == int(meta['program_cpu_ns']) - t['wn_ns'], 'R_N: %s' % t)
+    g = j['gap']
+    check(g['gap_cpu_ns'] == 2 * (t['tn_ns'] - t['tn_predicted_ns']) ==
+          g['inflation_cpu_ns'] + g['unforeseen_idle_cpu_ns'] + g['recorder_cpu_ns'],
+          'the gap splits three ways exactly: %s' % g)
+    spin = [f for f in j['functions'] if f['name'] == 'spin']
+    check(spin and spin[0]['work_1_ns'] > 0 and spin[0]['work_n_ns'] > 0,
+          'spin on both sides: %s' % j['functions'][:3])
+    points = j['inflation_aware']['points']
+    check([x['processors'] for x in points][:2] == [1, 2] and
+          points[0]['inflation_aware_ns'] == points[0]['ideal_ns'],
+          'the inflation-aware model at P = 1 is the ideal one: %s' % points[:2])
+    print('compare: T_2 measured %d ns, predicted %d, inflation-aware %d; spin x%.3f'
+          % (t['tn_ns'], t['tn_predicted_ns'], j['inflation_aware']['tn_ns'],
+             spin[0]['inflation']))
+    return 1
+
+
 def max_unallowed():
     """A CPU number this process may not run on (below CPU_SETSIZE), or -1."""
     allowed = os.sched_getaffinity(0)
@@ -94,11 +132,12 @@ def main():
         answered += 1
     with open(csv) as f:
         check(len(f.read().splitlines()) > 2, 'export: no segments')
+    n_compared = compared(prog, work, trace, meta)
     n_bad = usage_errors(prog, work)
     check(n_bad >= 3, 'ran %d usage cases' % n_bad)
     shutil.rmtree(work, ignore_errors=True)
-    print('ok: 2 threads against their clocks; %d commands answered; %d usage errors'
-          % (answered, n_bad))
+    print('ok: 2 threads against their clocks; %d commands answered; compared with '
+          'one CPU %d time; %d usage errors' % (answered, n_compared, n_bad))
 
 
 main()
