@@ -14,7 +14,9 @@
 
 struct compare_options {
 	struct ecp_cli_common common; /* trace_dir: BASE */
-	const char *other_dir;
+	const char *other_dir;        /* the OTHER shown (the median run's) */
+	char *const *other_dirs;      /* every OTHER given */
+	size_t n_others;
 	unsigned *processors;
 	size_t n_processors;
 	bool processors_given;
@@ -39,13 +41,10 @@ static int parse_operands(int argc, char **argv, struct compare_options *o)
 	if (argc - optind < 2)
 		return ecp_usage_error("compare",
 				       "give two trace directories: BASE and OTHER");
-	if (argc - optind > 2)
-		return ecp_usage_error("compare",
-				       "unexpected argument '%s' (two trace directories "
-				       "at most)",
-				       argv[optind + 2]);
 	o->common.trace_dir = argv[optind];
-	o->other_dir = argv[optind + 1];
+	o->other_dirs = argv + optind + 1;
+	o->n_others = (size_t)(argc - optind - 1);
+	o->other_dir = o->other_dirs[0];
 	return 0;
 }
 
@@ -141,7 +140,8 @@ static void note_inexact(const struct ecp_compare_result *r)
 
 static int write_answer(const struct compare_options *o, const struct ecp_cli_session *b,
 			const struct ecp_cli_session *x,
-			const struct ecp_compare_result *r)
+			const struct ecp_compare_result *r,
+			const struct ecp_compare_spread *spread)
 {
 	struct ecp_compare_view v = {
 	    .r = r,
@@ -150,6 +150,7 @@ static int write_answer(const struct compare_options *o, const struct ecp_cli_se
 	    .base_dir = r->swapped ? o->other_dir : o->common.trace_dir,
 	    .other_dir = r->swapped ? o->common.trace_dir : o->other_dir,
 	    .rows = SIZE_MAX, /* all */
+	    .spread = spread,
 	};
 	/* Tables show --top rows (20 by default); JSON and CSV every one
 	 * unless --top was given, as `ecp report` does. */
@@ -171,8 +172,9 @@ static int write_answer(const struct compare_options *o, const struct ecp_cli_se
 	return ecp_compare_write_table(&v);
 }
 
-static int run(const struct compare_options *o, struct ecp_cli_session *b,
-	       struct ecp_cli_session *x)
+static int compare_one(const struct compare_options *o, struct ecp_cli_session *b,
+		       struct ecp_cli_session *x, const char *other_dir,
+		       struct ecp_compare_result *r)
 {
 	struct ecp_compare_input in = {
 	    .base = b->model,
@@ -184,15 +186,40 @@ static int run(const struct compare_options *o, struct ecp_cli_session *b,
 	    .lock_policy = o->common.lock_order,
 	    .inflation_aware = true,
 	};
-	struct ecp_compare_result r;
 	struct ecp_error err = {0};
-	if (ecp_compare(&in, &r, &err) < 0)
+	if (ecp_compare(&in, r, &err) < 0)
 		return ecp_fail("compare", "BASE=%s OTHER=%s: %s", o->common.trace_dir,
-				o->other_dir, err.msg);
-	say_what_is_compared(o, &r);
-	note_inexact(&r);
-	int rc = write_answer(o, b, x, &r);
-	ecp_compare_finish(&r);
+				other_dir, err.msg);
+	return 0;
+}
+
+/* Every OTHER against BASE; with several, the median run's answer with the
+ * spread of all (ecp/compare-spread.h). */
+static int run(struct compare_options *o, struct ecp_cli_session *b,
+	       struct ecp_cli_session *x)
+{
+	struct ecp_compare_result *r = calloc(o->n_others, sizeof(*r));
+	struct ecp_compare_spread spread = {0};
+	struct ecp_error err = {0};
+	size_t done = 0;
+	int rc = r ? 0 : ecp_fail("compare", "out of memory");
+	for (; !rc && done < o->n_others; done++)
+		rc = compare_one(o, b, &x[done], o->other_dirs[done], &r[done]);
+	if (!rc && o->n_others > 1 &&
+	    ecp_compare_spread_of(r, o->n_others, &spread, &err) < 0)
+		rc = ecp_fail("compare", "%s", err.msg);
+	size_t shown = spread.runs ? spread.median : 0;
+	if (!rc) {
+		o->other_dir = o->other_dirs[shown];
+		say_what_is_compared(o, &r[shown]);
+		note_inexact(&r[shown]);
+		rc = write_answer(o, b, &x[shown], &r[shown],
+				  spread.runs ? &spread : NULL);
+	}
+	for (size_t i = 0; r && i < done; i++)
+		ecp_compare_finish(&r[i]);
+	free(r);
+	ecp_compare_spread_finish(&spread);
 	return rc;
 }
 
@@ -206,22 +233,34 @@ int cmd_compare(int argc, char **argv)
 		return rc;
 	}
 	o.common.max_processors = ecp_cli_max_of(o.processors, o.n_processors);
-	struct ecp_cli_common other_common = o.common;
-	other_common.trace_dir = o.other_dir;
-	struct ecp_cli_session b, x;
+	struct ecp_cli_session b, *x = calloc(o.n_others, sizeof(*x));
+	size_t opened = 0;
 	/* labelled, so that each recording's warnings say whose they are */
-	if ((rc = ecp_cli_session_open("compare BASE", &o.common, &b))) {
-		free(o.processors);
-		return rc;
+	if (!x)
+		rc = ecp_fail("compare", "out of memory");
+	else if ((rc = ecp_cli_session_open("compare BASE", &o.common, &b))) {
+		free(x);
+		x = NULL;
 	}
-	if ((rc = ecp_cli_session_open("compare OTHER", &other_common, &x))) {
+	for (; x && !rc && opened < o.n_others; opened++) {
+		struct ecp_cli_common other_common = o.common;
+		other_common.trace_dir = o.other_dirs[opened];
+		char label[48];
+		if (o.n_others > 1)
+			snprintf(label, sizeof(label), "compare OTHER #%zu", opened + 1);
+		else
+			snprintf(label, sizeof(label), "compare OTHER");
+		if ((rc = ecp_cli_session_open(label, &other_common, &x[opened])))
+			break;
+	}
+	if (x && !rc)
+		rc = run(&o, &b, x);
+	for (size_t i = 0; x && i < opened; i++)
+		ecp_cli_session_close(&x[i]);
+	if (x) {
 		ecp_cli_session_close(&b);
-		free(o.processors);
-		return rc;
+		free(x);
 	}
-	rc = run(&o, &b, &x);
-	ecp_cli_session_close(&x);
-	ecp_cli_session_close(&b);
 	free(o.processors);
 	return rc;
 }

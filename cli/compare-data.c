@@ -81,8 +81,9 @@ static void json_tet(struct ecp_json_writer *w, const char *key, size_t n,
 	ecp_json_end_array(w);
 }
 
+/* lo and hi: the inflation's range over several runs (NaN: one run). */
 static void json_function(struct ecp_json_writer *w, const struct ecp_compare_result *r,
-			  const struct ecp_compare_function *f)
+			  const struct ecp_compare_function *f, double lo, double hi)
 {
 	bool measured = r->mode == ECP_COMPARE_MEASURED;
 	ecp_json_begin_object(w);
@@ -93,6 +94,10 @@ static void json_function(struct ecp_json_writer *w, const struct ecp_compare_re
 	ecp_json_kv_uint(w, measured ? "work_n_ns" : "work_other_ns", f->work_other_ns);
 	ecp_json_kv_int(w, measured ? "extra_ns" : "diff_ns", f->diff_ns);
 	ecp_json_kv_double(w, measured ? "inflation" : "ratio", f->ratio);
+	if (measured) {
+		ecp_json_kv_double(w, "inflation_min", isnan(lo) ? f->ratio : lo);
+		ecp_json_kv_double(w, "inflation_max", isnan(hi) ? f->ratio : hi);
+	}
 	if (!measured) {
 		json_tet(w, "tet_base_ns", r->n_points, f->tet_base_ns, NULL);
 		json_tet(w, "tet_other_ns", r->n_points, f->tet_other_ns, NULL);
@@ -106,7 +111,9 @@ static void json_functions(struct ecp_json_writer *w, const struct ecp_compare_v
 	ecp_json_key(w, "functions");
 	ecp_json_begin_array(w);
 	for (size_t i = 0; i < shown(v, v->r->n_functions); i++)
-		json_function(w, v->r, &v->r->functions[i]);
+		json_function(w, v->r, &v->r->functions[i],
+			      v->spread ? v->spread->fn_min[i] : NAN,
+			      v->spread ? v->spread->fn_max[i] : NAN);
 	ecp_json_end_array(w);
 }
 
@@ -190,6 +197,10 @@ static void json_threads(struct ecp_json_writer *w, const struct ecp_compare_vie
 		ecp_json_kv_uint(w, "work_n_ns", x->work_other_ns);
 		ecp_json_kv_int(w, "extra_ns", x->diff_ns);
 		ecp_json_kv_double(w, "inflation", x->ratio);
+		ecp_json_kv_double(w, "inflation_min",
+				   v->spread ? v->spread->th_min[i] : x->ratio);
+		ecp_json_kv_double(w, "inflation_max",
+				   v->spread ? v->spread->th_max[i] : x->ratio);
 		ecp_json_end_object(w);
 	}
 	ecp_json_end_array(w);
@@ -238,6 +249,12 @@ static void json_handoffs(struct ecp_json_writer *w, const char *key,
 static void json_measured(struct ecp_json_writer *w, const struct ecp_compare_view *v)
 {
 	ecp_json_kv_uint(w, "processors", v->r->inflation.cpus);
+	/* several recordings on N: the median run's answer, and the spread */
+	ecp_json_kv_uint(w, "runs", v->spread ? v->spread->runs : 1);
+	ecp_json_kv_int(w, "tn_min_ns",
+			v->spread ? v->spread->tn_min_ns : v->r->inflation.tn_ns);
+	ecp_json_kv_int(w, "tn_max_ns",
+			v->spread ? v->spread->tn_max_ns : v->r->inflation.tn_ns);
 	json_totals(w, &v->r->inflation);
 	json_speedups(w, &v->r->inflation);
 	json_inflated(w, v->r);
@@ -358,6 +375,19 @@ static void csv_work(struct ecp_csv_writer *w, const char *kind, const char *nam
 	ecp_csv_end_row(w);
 }
 
+/* Several runs: the lowest inflation (inflation) and the highest (value). */
+static void csv_spread(struct ecp_csv_writer *w, const char *kind, const char *name,
+		       double lo, double hi)
+{
+	ecp_csv_string(w, kind);
+	ecp_csv_string(w, name);
+	for (int i = 0; i < 3; i++)
+		ecp_csv_string(w, NULL);
+	ecp_csv_double(w, lo);
+	ecp_csv_double(w, hi);
+	ecp_csv_end_row(w);
+}
+
 static void csv_totals(struct ecp_csv_writer *w, const struct ecp_inflation *x)
 {
 	const struct {
@@ -400,6 +430,9 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 	csv_totals(w, &r->inflation);
 	csv_total(w, "tn_inflation_aware_ns", (int64_t)r->tn_inflated_ns);
 	csv_total(w, "handoff_mean_ns", (int64_t)r->inflated.handoff_mean_ns);
+	csv_total(w, "runs", v->spread ? (int64_t)v->spread->runs : 1);
+	csv_total(w, "tn_min_ns", v->spread ? v->spread->tn_min_ns : r->inflation.tn_ns);
+	csv_total(w, "tn_max_ns", v->spread ? v->spread->tn_max_ns : r->inflation.tn_ns);
 	const struct {
 		const char *name;
 		uint64_t v;
@@ -432,6 +465,9 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 		const struct ecp_compare_function *f = &r->functions[k];
 		csv_work(w, "function", f->name, f->work_base_ns, f->work_other_ns,
 			 f->diff_ns, f->ratio);
+		if (v->spread)
+			csv_spread(w, "function_spread", f->name, v->spread->fn_min[k],
+				   v->spread->fn_max[k]);
 	}
 	for (size_t k = 0; k < shown(v, r->n_threads); k++) {
 		const struct ecp_compare_thread *x = &r->threads[k];
@@ -441,6 +477,9 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 					 sizeof(label));
 		csv_work(w, "thread", label, x->work_base_ns, x->work_other_ns,
 			 x->diff_ns, x->ratio);
+		if (v->spread)
+			csv_spread(w, "thread_spread", label, v->spread->th_min[k],
+				   v->spread->th_max[k]);
 	}
 }
 

@@ -185,11 +185,20 @@ static void cell_ratio_or_side(struct ecp_table *t, size_t col,
 
 /* Before/after: work base, work other, difference, ratio; measured: work
  * at 1, at N, inflation, extra. */
+/* "x1.10-1.31": the lowest and highest inflation over the runs. */
+static void cell_spread(struct ecp_table *t, size_t col, double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi))
+		ecp_table_cell(t, col, "-");
+	else
+		ecp_table_cell_printf(t, col, "x%.3f-%.3f", lo, hi);
+}
+
 static int functions_table(const struct ecp_compare_view *v, const char *const *hdr)
 {
 	const struct ecp_compare_result *r = v->r;
 	bool measured = r->mode == ECP_COMPARE_MEASURED;
-	struct ecp_table *t = new_table(5, hdr);
+	struct ecp_table *t = new_table(v->spread ? 6 : 5, hdr);
 	if (!t)
 		return ecp_fail("compare", "out of memory");
 	size_t rows = shown(v, r->n_functions);
@@ -201,6 +210,8 @@ static int functions_table(const struct ecp_compare_view *v, const char *const *
 		ecp_table_cell_ns(t, 2, (double)f->work_other_ns);
 		cell_signed_ns(t, measured ? 4 : 3, (double)f->diff_ns);
 		cell_ratio_or_side(t, measured ? 3 : 4, f, measured);
+		if (v->spread)
+			cell_spread(t, 5, v->spread->fn_min[i], v->spread->fn_max[i]);
 	}
 	int rc = table_done(t);
 	if (!rc && rows < r->n_functions)
@@ -366,7 +377,7 @@ static int speedups_table(const struct ecp_inflation *x)
 static int threads_table(const struct ecp_compare_view *v, const char *const *hdr)
 {
 	const struct ecp_compare_result *r = v->r;
-	struct ecp_table *t = new_table(5, hdr);
+	struct ecp_table *t = new_table(v->spread ? 6 : 5, hdr);
 	if (!t)
 		return ecp_fail("compare", "out of memory");
 	size_t rows = shown(v, r->n_threads);
@@ -385,6 +396,8 @@ static int threads_table(const struct ecp_compare_view *v, const char *const *hd
 		else
 			ecp_table_cell_printf(t, 3, "x%.3f", x->ratio);
 		cell_signed_ns(t, 4, (double)x->diff_ns);
+		if (v->spread)
+			cell_spread(t, 5, v->spread->th_min[i], v->spread->th_max[i]);
 	}
 	int rc = table_done(t);
 	if (!rc && rows < r->n_threads)
@@ -507,14 +520,25 @@ static int inflated_table(const struct ecp_compare_result *r)
 
 static int measured_table(const struct ecp_compare_view *v)
 {
-	static const char *const fhdr[] = {"function", "work at 1", "work at N",
-					   "inflation", "extra"};
-	static const char *const thdr[] = {"thread", "work at 1", "work at N",
-					   "inflation", "extra"};
+	static const char *const fhdr[] = {"function",  "work at 1", "work at N",
+					   "inflation", "extra",     "over the runs"};
+	static const char *const thdr[] = {"thread",    "work at 1", "work at N",
+					   "inflation", "extra",     "over the runs"};
 	const struct ecp_inflation *x = &v->r->inflation;
 	print_sides(v);
-	printf("measured at N = %llu: work inflation (Acar, Chargueraud and Rainey)\n\n",
+	printf("measured at N = %llu: work inflation (Acar, Chargueraud and Rainey)\n",
 	       (unsigned long long)x->cpus);
+	if (v->spread) {
+		char a[40], b[40];
+		printf("%zu recordings on N CPUs: the one whose T_%llu is the median is "
+		       "shown, "
+		       "T_%llu from %s to %s over them, and each inflation's range\n",
+		       v->spread->runs, (unsigned long long)x->cpus,
+		       (unsigned long long)x->cpus,
+		       ecp_format_ns(a, sizeof(a), (double)v->spread->tn_min_ns),
+		       ecp_format_ns(b, sizeof(b), (double)v->spread->tn_max_ns));
+	}
+	printf("\n");
 	int rc = totals_table(x);
 	if (!rc)
 		rc = speedups_table(x);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cli/session.h"
+#include "ecp/compare-spread.h"
 #include "ecp/compare.h"
 
 struct ecp_compare_view {
@@ -17,6 +18,9 @@ struct ecp_compare_view {
 	const struct ecp_cli_session *base, *other;
 	const char *base_dir, *other_dir;
 	size_t rows; /* functions and threads shown */
+	/* several OTHER recordings: their spread (the answer is the median
+	 * run's), else NULL */
+	const struct ecp_compare_spread *spread;
 };
 
 /* Each returns 0 or an exit code (message printed). */

@@ -114,7 +114,8 @@
 	"1-16)\n" ECP_COMMON_ANALYSIS_OPTIONS
 
 #define ECP_USAGE_COMPARE                                                                \
-	"usage: ecp compare BASE OTHER [-P LIST] [--top K] [--html FILE] [--format "     \
+	"usage: ecp compare BASE OTHER [OTHER...] [-P LIST] [--top K] [--html FILE]\n"   \
+	"                   [--format "                                                  \
 	"table|csv|json]\n\n"                                                            \
 	"Two recordings of the same program side by side.  Both recorded on one "        \
 	"CPU\n"                                                                          \
@@ -125,7 +126,8 @@
 	"and idle I_N (N T_N = T_1 + F_N + I_N + R_N), the factored speedups, and per\n" \
 	"function and per thread the work at 1 against the work at N, the hand-offs\n"   \
 	"each run saw, and an inflation-aware prediction at every P.  A BASE\n"          \
-	"recorded on N CPUs is compared the other way round (said on stderr).\n\n"       \
+	"recorded on N CPUs is compared the other way round (said on stderr).\n"         \
+	"Several OTHERs on N CPUs: the median run, and each inflation's range.\n\n"      \
 	"  -P, --processors LIST     processor counts (default 1-16): before/after,\n"   \
 	"                            and measured for the inflation-aware model\n"       \
 	"  --html FILE               also write an HTML page: speedup curves, the\n"     \

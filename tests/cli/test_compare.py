@@ -206,6 +206,30 @@ def check_errors(work, base, two):
     check(r.returncode == 0 and "usage: ecp compare" in r.stdout, "--help")
 
 
+def check_runs(base, two, again, same):
+    """Several recordings on N CPUs: the median run's answer with each
+    inflation's range; here two identical runs, so every range is one
+    value.  A one-CPU recording among them is refused, naming it."""
+    j = json.loads(answer("compare", base, two, again, "--format", "json").stdout)
+    check(j["runs"] == 2 and j["tn_min_ns"] == j["tn_max_ns"] == j["totals"]["tn_ns"],
+          "two runs, the same T_N", {k: j[k] for k in ("runs", "tn_min_ns", "tn_max_ns")})
+    check(all(f["inflation_min"] == f["inflation_max"] == f["inflation"] == 1
+              for f in j["functions"]) and j["functions"]
+          and all(x["inflation_min"] == x["inflation_max"] == 1 for x in j["threads"]),
+          "every range a single value", j["functions"][:1])
+    c = list(csv.reader(io.StringIO(answer("compare", base, two, again,
+                                           "--format", "csv").stdout)))
+    spreads = [r for r in c if r[0] == "function_spread"]
+    check(len(spreads) == len(j["functions"]) and all(r[5] == r[6] for r in spreads)
+          and ["total", "runs", "", "", "", "", "2"] in c,
+          "CSV: a range row per function, the run count", spreads[:1])
+    t = answer("compare", base, two, again).stdout
+    check("2 recordings on N CPUs" in t and "over the runs" in t, "the table says so")
+    bad = run("compare", base, two, same)
+    check(bad.returncode == 1 and "OTHER #2" in bad.stderr and "on one CPU" in bad.stderr,
+          "a one-CPU OTHER among several is refused, named", bad.stderr)
+
+
 def main():
     work = tempfile.mkdtemp(prefix="ecp-compare-")
     try:
@@ -214,6 +238,7 @@ def main():
         two = copy_sample(work, "two", cpus=2)
         check_before_after(base, same)
         check_measured(base, two)
+        check_runs(base, two, copy_sample(work, "two-again", cpus=2), same)
         check_errors(work, base, two)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ecp/analysis.h"
+#include "ecp/compare-spread.h"
 #include "ecp/compare.h"
 #include "tests/engine/fixture.h"
 #include "tests/engine/random-dag.h"
@@ -551,6 +552,53 @@ static void test_random_models(void **state)
 	assert_int_equal(ran, 300);
 }
 
+/* Three runs on N = 2 with T_N 30, 10, 20: the median (20) is shown; each
+ * function's range covers every run that has it (g only in two); a run on
+ * another N, or a before/after one, is refused naming it. */
+static void test_spread(void **state)
+{
+	(void)state;
+	struct ecp_compare_function f[3][2] = {
+	    {{.name = "f", .ratio = 1.5}, {.name = "g", .ratio = 2.0}},
+	    {{.name = "f", .ratio = 1.1}, {.name = "h", .ratio = 9.0}},
+	    {{.name = "g", .ratio = 3.0}, {.name = "f", .ratio = 1.3}}};
+	struct ecp_compare_thread t[3][1] = {{{.index = 0, .ratio = 1.0}},
+					     {{.index = 0, .ratio = 1.2}},
+					     {{.index = 0, .ratio = 0.9}}};
+	struct ecp_compare_result r[3];
+	const int64_t tn[3] = {30, 10, 20};
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 3; i++) {
+		r[i].mode = ECP_COMPARE_MEASURED;
+		r[i].inflation.cpus = 2;
+		r[i].inflation.tn_ns = tn[i];
+		r[i].functions = f[i];
+		r[i].n_functions = 2;
+		r[i].threads = t[i];
+		r[i].n_threads = 1;
+	}
+	struct ecp_compare_spread sp;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_compare_spread_of(r, 3, &sp, &err), 0);
+	assert_int_equal(sp.runs, 3);
+	assert_int_equal(sp.median, 2);
+	assert_int_equal(sp.tn_min_ns, 10);
+	assert_int_equal(sp.tn_max_ns, 30);
+	/* the median run's rows: g, then f */
+	assert_true(sp.fn_min[0] == 2.0 && sp.fn_max[0] == 3.0);
+	assert_true(sp.fn_min[1] == 1.1 && sp.fn_max[1] == 1.5);
+	assert_true(sp.th_min[0] == 0.9 && sp.th_max[0] == 1.2);
+	ecp_compare_spread_finish(&sp);
+	r[1].inflation.cpus = 4;
+	assert_int_equal(ecp_compare_spread_of(r, 3, &sp, &err), ECP_ERR);
+	assert_non_null(strstr(err.msg, "OTHER #2"));
+	assert_non_null(strstr(err.msg, "another count of CPUs"));
+	r[1].inflation.cpus = 2;
+	r[0].mode = ECP_COMPARE_BEFORE_AFTER;
+	assert_int_equal(ecp_compare_spread_of(r, 3, &sp, &err), ECP_ERR);
+	assert_non_null(strstr(err.msg, "OTHER #1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +609,7 @@ int main(void)
 	    cmocka_unit_test(test_measured),
 	    cmocka_unit_test(test_threads_by_creation),
 	    cmocka_unit_test(test_random_models),
+	    cmocka_unit_test(test_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
