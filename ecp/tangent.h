@@ -8,7 +8,7 @@
  * follows it literally: every time is a + b*eps, compared lexicographically
  * (the exact one-sided derivative for an infinitesimal eps, ties included),
  * and the weight is -b of the makespan.  It is the oracle's definition
- * (ecp/oracle.c) run with heaps, from the unperturbed run's last snapshot
+ * (tests/engine/oracle.c) run with heaps, from the unperturbed run's last snapshot
  * (ecp/prun.h) before the segment starts, and only until the perturbation
  * has become a pure shift in time, or until a snapshot from which the
  * reverse pass's adjoints give the rest (ecp/adjoint.h): a window of the

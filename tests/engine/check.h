@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "ecp/engine.h"
-#include "ecp/oracle.h"
+#include "tests/engine/oracle.h"
 
 /* Weights at P from the engine, asserted equal to the oracle's (and T_P). */
 static inline double *check_weights(const struct ecp_dag *dag, unsigned p)

@@ -5,7 +5,7 @@
  * kept; checked again with the weights kept), `ecp whatif` the replay of the
  * DAG rebuilt with the
  * faster lengths.  For every model and every P = 1..8 and unlimited, each of
- * those must equal the oracle (ecp/oracle.h, the definition re-simulated with
+ * those must equal the oracle (tests/engine/oracle.h, the definition re-simulated with
  * a symbolic eps): every segment weight, every function's calls, TET and
  * TETID, T_P; and weights_exact must be true.  Within 1e-9 relative: weights
  * are rationals, the comparison only absorbs floating-point rounding.

@@ -24,7 +24,7 @@
 
 #include "ecp/analysis.h"
 #include "ecp/engine.h"
-#include "ecp/oracle.h"
+#include "tests/engine/oracle.h"
 #include "ecp/tie.h"
 #include "simulator/replay.h"
 #include "tests/engine/random-dag.h"

@@ -6,7 +6,7 @@
 
 #include "ecp/analysis.h"
 #include "ecp/engine.h"
-#include "ecp/oracle.h"
+#include "tests/engine/oracle.h"
 #include "ecp/radix.h"
 #include "ecp/scratch.h"
 #include "ecp/sweep.h"

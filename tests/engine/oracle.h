@@ -6,8 +6,8 @@
  * pair a + b*eps compared lexicographically, so the result is the exact
  * one-sided derivative for an infinitesimal eps (ties included) and the
  * weight is -b of the makespan.  O(S^2 * events): for small models only. */
-#ifndef ECP_ECP_ORACLE_H
-#define ECP_ECP_ORACLE_H
+#ifndef ECP_TESTS_ENGINE_ORACLE_H
+#define ECP_TESTS_ENGINE_ORACLE_H
 
 #include "common/error.h"
 #include "simulator/dag.h"

@@ -1,4 +1,4 @@
-#include "ecp/oracle.h"
+#include "tests/engine/oracle.h"
 
 #include <math.h>
 #include <stdbool.h>
