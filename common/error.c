@@ -43,14 +43,6 @@ int ecp_error_prefix(struct ecp_error *err, const char *fmt, ...)
 	return err->status;
 }
 
-void ecp_error_clear(struct ecp_error *err)
-{
-	if (!err)
-		return;
-	err->status = ECP_OK;
-	err->msg[0] = '\0';
-}
-
 bool ecp_error_is_set(const struct ecp_error *err)
 {
 	return err && err->status != ECP_OK;

@@ -34,7 +34,6 @@ int ecp_error_set(struct ecp_error *err, int status, const char *fmt, ...)
 int ecp_error_prefix(struct ecp_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-void ecp_error_clear(struct ecp_error *err);
 bool ecp_error_is_set(const struct ecp_error *err);
 
 #endif

@@ -717,15 +717,3 @@ void ecp_engine_idle_linear(const struct ecp_engine *engine, double *per_p, doub
 {
 	ecp_plan_idle_linear(&engine->asap, per_p, fixed);
 }
-
-int ecp_weights(const struct ecp_dag *dag, unsigned processors, double *weights,
-		struct ecp_error *err)
-{
-	struct ecp_engine *engine;
-	int rc = ecp_engine_create(dag, &engine, err);
-	if (rc < 0)
-		return rc;
-	rc = ecp_engine_run(engine, processors, weights, NULL, NULL, err);
-	ecp_engine_destroy(engine);
-	return rc;
-}

@@ -2,7 +2,7 @@
  * under ecp_analyze(), exposed for sweeps over P (`ecp scan`) and tests.
  *
  * Exactness: the weights are the paper's definition (the brute-force oracle,
- * ecp/oracle.h, agrees on ties too) at every P, with or without delays, for
+ * tests/engine/oracle.h, agrees on ties too) at every P, with or without delays, for
  * every segment not flagged by ecp_engine_inexact().  Flags can only appear
  * with delays at finite P when the exact re-simulations needed exceed the
  * budget (ecp_engine_set_exact_budget); see ecp/engine.c. */
@@ -94,9 +94,5 @@ uint32_t ecp_engine_synced_weights(const struct ecp_engine *engine);
  * (n_segments each): sweeps over large P need no pass over the timeline. */
 void ecp_engine_idle_linear(const struct ecp_engine *engine, double *per_p,
 			    double *fixed);
-
-/* One-shot convenience: weights of every segment at P. */
-int ecp_weights(const struct ecp_dag *dag, unsigned processors, double *weights,
-		struct ecp_error *err);
 
 #endif

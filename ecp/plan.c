@@ -906,18 +906,6 @@ void ecp_plan_weights_range(const struct ecp_plan *plan, unsigned processors,
 	}
 }
 
-int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
-		     unsigned processors, double *weights, struct ecp_error *err)
-{
-	if (dag->n_segments != plan->n_segments)
-		return ecp_error_set(err, ECP_ERR_USAGE,
-				     "plan built for %u segments, DAG has %u",
-				     plan->n_segments, dag->n_segments);
-	ecp_plan_prefix(plan, processors);
-	ecp_plan_weights_range(plan, processors, weights, 0, plan->n_segments);
-	return 0;
-}
-
 static long double warp_factor(uint32_t n, unsigned processors)
 {
 	if (n == 0 || !processors || n <= processors)

@@ -96,13 +96,11 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 		   struct ecp_error *err);
 void ecp_plan_finish(struct ecp_plan *plan);
 
-/* P = 0 for unlimited.  weights: n_segments.  Zero-length segments get 0: a
+/* The weights at P (0 for unlimited) in two steps, so that callers can
+ * split the second over threads: the key values and the prefix over the
+ * entries (plan scratch), then the weights of segments [from, to) (reads
+ * the plan only; n_segments in all).  Zero-length segments get 0: a
  * segment that takes no time cannot be shortened. */
-int ecp_plan_weights(struct ecp_plan *plan, const struct ecp_dag *dag,
-		     unsigned processors, double *weights, struct ecp_error *err);
-/* ecp_plan_weights() in two steps, for callers that split the second over
- * threads: the key values and the prefix over the entries (plan scratch),
- * then the weights of segments [from, to) (reads the plan only). */
 void ecp_plan_prefix(struct ecp_plan *plan, unsigned processors);
 void ecp_plan_weights_range(const struct ecp_plan *plan, unsigned processors,
 			    double *weights, uint32_t from, uint32_t to);
