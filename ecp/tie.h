@@ -1,6 +1,7 @@
 /* When two simulated times are one instant, and how a time becomes integer
  * nanoseconds: one rule for the P-run (prun.c), its exact re-simulations
- * (tangent.c), the tests' oracle (tests/engine/oracle.c) and everything that prints a time.
+ * (tangent.c), the tests' oracle (tests/engine/oracle.c) and everything that prints a
+ * time.
  *
  * The model's lengths and delays are integer ns; processor sharing makes the
  * simulated times rationals whose denominators are products of running
