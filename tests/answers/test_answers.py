@@ -178,6 +178,20 @@ with tempfile.TemporaryDirectory() as tmp:
         ("whatif-P1-3.txt", ["whatif", trace, "--faster", "0x2000=10%", "-P", "1-3"]),
         ("whatif-P1-3.json", ["whatif", trace, "--faster", "0x2000=10%", "-P", "1-3",
                               "--format", "json"]),
+        # every command and format (issue 38: the layout moves must change
+        # none of them)
+        ("info.txt", ["info", trace]),
+        ("info.json", ["info", trace, "--format", "json"]),
+        ("scan-P1-4.csv", ["scan", trace, "-P", "1-4", "--format", "csv"]),
+        ("whatif-P1-3.csv", ["whatif", trace, "--faster", "0x2000=10%", "-P", "1-3",
+                             "--format", "csv"]),
+        ("export-P2.csv", ["export", trace, "-P", "2", "--format", "csv", "-o", "-"]),
+        ("export-P2.folded", ["export", trace, "-P", "2", "--format", "folded", "-o", "-"]),
+        ("export-P2.perfetto.json", ["export", trace, "-P", "2", "--format", "perfetto",
+                                     "-o", "-"]),
+        ("compare-self-P1-3.txt", ["compare", trace, trace, "-P", "1-3"]),
+        ("compare-self-P1-3.json", ["compare", trace, trace, "-P", "1-3", "--format", "json"]),
+        ("compare-self-P1-3.csv", ["compare", trace, trace, "-P", "1-3", "--format", "csv"]),
     ]:
         got = ecp(*args).stdout.replace(trace, "SAMPLE")
         path = os.path.join(golden_dir, gname)
