@@ -47,19 +47,22 @@ static double sort_key(const struct ecp_function_result *f, enum report_sort sor
 	}
 }
 
-static enum report_sort g_sort;
-static const struct ecp_model *g_model;
+struct row_order {
+	enum report_sort sort;
+	const struct ecp_model *model;
+};
 
-static int compare_rows(const void *pa, const void *pb)
+static int compare_rows(const void *pa, const void *pb, void *ctx)
 {
+	const struct row_order *o = ctx;
 	const struct ecp_function_result *a = pa, *b = pb;
-	double ka = sort_key(a, g_sort), kb = sort_key(b, g_sort);
+	double ka = sort_key(a, o->sort), kb = sort_key(b, o->sort);
 	if (ka != kb)
 		return ka > kb ? -1 : 1;
 	if (a->tet_ns != b->tet_ns)
 		return a->tet_ns > b->tet_ns ? -1 : 1;
-	int c = strcmp(g_model->functions[a->function].name,
-		       g_model->functions[b->function].name);
+	int c = strcmp(o->model->functions[a->function].name,
+		       o->model->functions[b->function].name);
 	if (c)
 		return c;
 	return (a->function > b->function) - (a->function < b->function);
@@ -339,9 +342,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!a.weights_exact)
 		ecp_cli_warn_inexact("report", s.model, &a);
-	g_sort = o.sort;
-	g_model = s.model;
-	qsort(a.functions, a.n_functions, sizeof(a.functions[0]), compare_rows);
+	struct row_order order = {o.sort, s.model};
+	qsort_r(a.functions, a.n_functions, sizeof(a.functions[0]), compare_rows, &order);
 	/* Tables default to 20 rows; JSON and CSV hold every function unless
 	 * --top was given, so scripts see the whole profile. */
 	size_t rows = a.n_functions;

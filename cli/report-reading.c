@@ -47,11 +47,11 @@ void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m)
 }
 
 /* Functions with folded calls, by decreasing count (then name). */
-static const struct ecp_model *g_model;
-static int compare_folded(const void *pa, const void *pb)
+static int compare_folded(const void *pa, const void *pb, void *ctx)
 {
-	const struct ecp_function *a = &g_model->functions[*(const ecp_id *)pa];
-	const struct ecp_function *b = &g_model->functions[*(const ecp_id *)pb];
+	const struct ecp_model *m = ctx;
+	const struct ecp_function *a = &m->functions[*(const ecp_id *)pa];
+	const struct ecp_function *b = &m->functions[*(const ecp_id *)pb];
 	if (a->folded_calls != b->folded_calls)
 		return a->folded_calls > b->folded_calls ? -1 : 1;
 	return strcmp(a->name, b->name);
@@ -76,8 +76,7 @@ void ecp_report_print_folded(FILE *out, const struct ecp_model *m)
 	fprintf(out, "\n%llu call%s of %u function%s", (unsigned long long)folded,
 		folded == 1 ? "" : "s", n, n == 1 ? "" : "s");
 	if (ids) {
-		g_model = m;
-		qsort(ids, n, sizeof(*ids), compare_folded);
+		qsort_r(ids, n, sizeof(*ids), compare_folded, (void *)m);
 		/* Name the few that matter; the rest by count. */
 		uint32_t shown = n < 4 ? n : 3;
 		fputs(" (", out);

@@ -28,17 +28,19 @@ static double peak_tet(const struct ecp_cli_sweep *sw, ecp_id f)
 	return best;
 }
 
-/* qsort has no context argument; the sweep being sorted is set just before. */
-static const struct ecp_cli_sweep *g_sweep;
-static const struct ecp_model *g_model;
+struct peak_order {
+	const struct ecp_cli_sweep *sweep;
+	const struct ecp_model *model;
+};
 
-static int compare_peak(const void *pa, const void *pb)
+static int compare_peak(const void *pa, const void *pb, void *ctx)
 {
+	const struct peak_order *o = ctx;
 	ecp_id a = *(const ecp_id *)pa, b = *(const ecp_id *)pb;
-	double ka = peak_tet(g_sweep, a), kb = peak_tet(g_sweep, b);
+	double ka = peak_tet(o->sweep, a), kb = peak_tet(o->sweep, b);
 	if (ka != kb)
 		return ka > kb ? -1 : 1;
-	int c = strcmp(g_model->functions[a].name, g_model->functions[b].name);
+	int c = strcmp(o->model->functions[a].name, o->model->functions[b].name);
 	return c ? c : (a > b) - (a < b);
 }
 
@@ -134,9 +136,8 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 	for (ecp_id f = 0; f < m->n_functions; f++)
 		if (is_top[f] || peak_tet(sw, f) > 0)
 			sw->shown[n_candidates++] = f;
-	g_sweep = sw;
-	g_model = m;
-	qsort(sw->shown, n_candidates, sizeof(*sw->shown), compare_peak);
+	struct peak_order order = {sw, m};
+	qsort_r(sw->shown, n_candidates, sizeof(*sw->shown), compare_peak, &order);
 	size_t kept = 0;
 	for (size_t k = 0; k < n_candidates; k++) {
 		ecp_id f = sw->shown[k];
