@@ -59,6 +59,7 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	fprintf(f, "event_cost_source=%s\n",
 		m->event_cost_source ? m->event_cost_source : "calibration");
 	fprintf(f, "sample_cost_ns=%llu\n", (unsigned long long)m->sample_cost_ns);
+	fprintf(f, "switch_cost_ps=%llu\n", (unsigned long long)m->switch_cost_ps);
 	fprintf(f, "call_cost_ns=%llu\n", (unsigned long long)m->call_cost_ns);
 	if (m->signal > 0)
 		fprintf(f, "exit_status=signal:%d\n", m->signal);

@@ -17,11 +17,9 @@ struct sample_id {
 	uint64_t time;
 };
 
-int ecp_perf_switch_open(int cpu)
+void ecp_perf_switch_attr(struct perf_event_attr *a)
 {
 	struct perf_event_attr attr;
-	long fd;
-
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
@@ -39,7 +37,14 @@ int ecp_perf_switch_open(int cpu)
 	attr.clockid = CLOCK_MONOTONIC;
 	attr.watermark = 1;
 	attr.wakeup_watermark = DATA_PAGES * 4096 / 4;
-	fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	*a = attr;
+}
+
+int ecp_perf_switch_open(int cpu)
+{
+	struct perf_event_attr attr;
+	ecp_perf_switch_attr(&attr);
+	long fd = syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/perf_event.h>
 
 #include "common/error.h"
 #include "common/hmap.h"
@@ -20,6 +21,9 @@
  * threads on `cpu`, enabled by the exec.  Returns the fd (close-on-exec) or
  * -errno when perf is refused. */
 int ecp_perf_switch_open(int cpu);
+/* The attributes ecp_perf_switch_open uses (the switch calibration opens
+ * the same event, enabled at once, on threads of its own). */
+void ecp_perf_switch_attr(struct perf_event_attr *attr);
 
 /* The most CPUs one recording follows (`--cpus`): a ring and two
  * descriptors each, passed from the child in one message. */

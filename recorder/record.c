@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "recorder/agent-path.h"
+#include "recorder/calibrate-switch.h"
 #include "recorder/calibrate.h"
 #include "recorder/clock-anchor.h"
 #include "recorder/disk-watch.h"
@@ -532,7 +533,7 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
  * sum->calibration_problem: the reader then subtracts nothing for it, and
  * the answers' consistency check shows what that leaves in. */
 static int calibrate(const char *session, const struct ecp_sched_emitter *em, int cpu,
-		     unsigned sample_hz, struct ecp_record_summary *sum,
+		     unsigned sample_hz, bool perf, struct ecp_record_summary *sum,
 		     struct ecp_error *err)
 {
 	cpu_set_t old, one;
@@ -553,6 +554,12 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, in
 					       &sum->sample_bursts) < 0)
 		sum->calibration_problem =
 		    "the cost of a perf sample could not be measured";
+	/* without perf the fallback clock is the threads' own, which holds
+	 * the switches' cost already */
+	if (perf &&
+	    ecp_calibrate_switches(cpu, &sum->switch_cost_ps, &sum->switch_bursts) < 0)
+		sum->calibration_problem =
+		    "the CPU time of a context switch could not be measured";
 	sum->event_cost_ns = (sum->event_cost_ps + 500u) / 1000u;
 	sum->event_cost_source = "calibration";
 	if (pinned)
@@ -882,10 +889,13 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	rc = load_sched_emitter(&em, err);
 	if (rc)
 		goto out;
+	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
+	no_perf = getenv("ECP_RECORD_NO_PERF") &&
+		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
 	rc = calibrate(
 	    s_calib, &em, sum->cpu,
-	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0, sum,
-	    err);
+	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0,
+	    !no_perf, sum, err);
 	if (!rc)
 		rc = check_interrupted(err);
 	if (rc)
@@ -908,9 +918,6 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 
 	if ((rc = check_interrupted(err)))
 		goto out;
-	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
-	no_perf = getenv("ECP_RECORD_NO_PERF") &&
-		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
 	rc = ecp_launch_fork(
 	    o->argv, env_perf.vars, env_cpu.vars, run_cpus, sum->n_cpus, !no_perf,
 	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0, &l,
@@ -995,6 +1002,8 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 	meta.clock = sum->clock;
 	read_hook_cost(calib_file, sum);
 	meta.event_cost_ns = sum->event_cost_ns;
+	/* the switches' cost only where their records measure the threads */
+	meta.switch_cost_ps = perf ? sum->switch_cost_ps : 0;
 	meta.event_cost_source = sum->event_cost_source;
 	meta.calls_too_deep = sum->calls_too_deep;
 	meta.event_cost_ps = sum->event_cost_ps;

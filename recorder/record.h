@@ -55,11 +55,13 @@ struct ecp_record_summary {
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* CPU time of the program, all threads (rusage) */
 	uint64_t switches;
-	uint64_t event_cost_ns;               /* rounded, for the summary */
-	uint64_t event_cost_ps;               /* what the reader subtracts per event */
-	const char *event_cost_source;        /* "run" (the hooks timed themselves) or
-						 "calibration" */
-	uint64_t sample_cost_ns;              /* ... and per sample */
+	uint64_t event_cost_ns;        /* rounded, for the summary */
+	uint64_t event_cost_ps;        /* what the reader subtracts per event */
+	const char *event_cost_source; /* "run" (the hooks timed themselves) or
+					  "calibration" */
+	uint64_t sample_cost_ns;       /* ... and per sample */
+	uint64_t switch_cost_ps;       /* ... and per switch-in, outside its record */
+	unsigned switch_bursts;
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */
 	uint64_t calls_too_deep; /* calls deeper than the agent's shadow stack */

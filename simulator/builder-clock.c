@@ -13,6 +13,11 @@ static int cmp_rec(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+static uint64_t switch_in_cost(const struct ecp_builder *b)
+{
+	return (b->opts.switch_cost_ps + 500u) / 1000u;
+}
+
 /* Turns the switch records of one tid into sorted on-CPU intervals with
  * prefix sums.  A first record that is a switch-out means the thread was on
  * CPU before the records start; a last switch-in means it still was at the
@@ -38,7 +43,14 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 				continue;
 			}
 			on = true;
-			start = r[i].ts;
+			/* the switch's own cost, which the kernel charged the
+			 * thread before the record, but never before the thread
+			 * left the CPU last */
+			uint64_t before = switch_in_cost(b);
+			uint64_t floor = l->n ? l->out[l->n - 1] : 0;
+			start = r[i].ts > floor + before ? r[i].ts - before : floor;
+			if (start > r[i].ts)
+				start = r[i].ts;
 		} else {
 			if (!on && l->n) {
 				b->warn[WARN_SWITCH_INCONSISTENT]++;

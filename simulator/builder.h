@@ -39,6 +39,10 @@ struct ecp_builder_options {
 	 * kernel took on it (bld_overhead_ns). */
 	uint64_t event_cost_ps;
 	uint64_t sample_cost_ns;
+	/* The CPU time a switch-in costs the incoming thread before its
+	 * switch-in record (recorder/calibrate-switch.h): each on-CPU interval
+	 * that a switch-in opens starts that much earlier. */
+	uint64_t switch_cost_ps;
 	bool keep_calls;        /* fill model->calls (32 bytes per call) */
 	bool lenient;           /* repair inconsistencies as counted warnings instead
 				   of failing (a lossy trace under --allow-loss) */

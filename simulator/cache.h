@@ -32,7 +32,7 @@
  * from LTTng's discards; 14: the CPUs the program was shown and whether it
  * asked; 15: sampled functions the compiler inlined, [unknown] frames; 16:
  * what each delay waited in */
-#define ECP_CACHE_FORMAT 17
+#define ECP_CACHE_FORMAT 18
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -29,6 +29,7 @@ struct meta {
 	uint64_t event_cost_ns;
 	uint64_t event_cost_ps; /* 0: not written (older traces): event_cost_ns */
 	uint64_t sample_cost_ns;
+	uint64_t switch_cost_ps; /* 0: not written (older traces) */
 	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
 	uint64_t calls_too_deep; /* not recorded: deeper than the agent's stack */
@@ -57,6 +58,8 @@ static uint64_t *meta_number(struct meta *m, const char *key)
 		return &m->event_cost_ps;
 	if (!strcmp(key, "sample_cost_ns"))
 		return &m->sample_cost_ns;
+	if (!strcmp(key, "switch_cost_ps"))
+		return &m->switch_cost_ps;
 	if (!strcmp(key, "program_cpu_ns"))
 		return &m->program_cpu_ns;
 	if (!strcmp(key, "wall_ns"))
@@ -450,6 +453,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	    .clock = meta->clock,
 	    .event_cost_ps = meta->event_cost_ps,
 	    .sample_cost_ns = meta->sample_cost_ns,
+	    .switch_cost_ps = meta->switch_cost_ps,
 	    .keep_calls = opts->keep_calls,
 	    .by_callsite = opts->by_callsite,
 	    .ignore_function_events = opts->functions_from == ECP_FUNCTIONS_FROM_SAMPLES,
