@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""e2e: the CPU time of a context switch (recorder/calibrate-switch.h).
+Two threads hand a turn to each other 20,000 times each on one CPU.  The
+recording calibrates what a switch-in costs the incoming thread before its
+switch-in record, and the reader adds it before every switch-in:
+  - the calibration is plausible (more than 20 ns, less than 20 us);
+  - the model holds the program's CPU time (the consistency check is ok);
+  - the same trace read with the cost set to 0 has the calibrated cost
+    times the switch-ins less work (within 10%: intervals whose start the
+    thread's previous switch-out bounds, clock readings the recorder's
+    cost once clamped), and holds less of the program's CPU time.
+
+usage: test_switch_cost.py HANDOFF_BINARY"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecptrace import *  # noqa: E402,F403
+
+
+def info(trace):
+    p = subprocess.run([ecp(), 'info', '--format', 'json', '--allow-inconsistent', trace],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, 'ecp info %s: %s' % (trace, p.stderr))
+    return json.loads(p.stdout)
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    ecp()
+    work = workdir()
+    trace = os.path.join(work, 'trace')
+    # no samples: their cost on this program is another question (issue 31)
+    p = record(['-o', trace, '--no-functions'], [prog], cwd=work)
+    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+    meta = read_meta(trace)
+    if meta['clock'] != 'perf-switch':
+        skip('perf refused: the fallback clock holds the switches already')
+    cost_ps = int(meta['switch_cost_ps'])
+    check(20_000 < cost_ps < 20_000_000, 'switch cost %d ps' % cost_ps)
+    with_cost = info(trace)
+    check(with_cost['consistency']['status'] == 'ok',
+          'with the switch cost: %s' % with_cost['consistency'])
+    tids = {t['tid'] for t in with_cost['thread_list']}
+    ins = sum(1 for e in read_trace(os.path.join(trace, 'sched'))
+              if e['event'] == 'ecp_sched:switch' and not e['out'] and e['tid'] in tids)
+    check(ins > 20_000, 'switch-ins of the program: %d' % ins)
+
+    copy = os.path.join(work, 'no-cost')
+    shutil.copytree(trace, copy)
+    for f in ('ecp-model.cache', 'ecp-record.streams'):
+        if os.path.exists(os.path.join(copy, f)):
+            os.remove(os.path.join(copy, f))
+    with open(os.path.join(copy, 'ecp-record.meta')) as f:
+        lines = f.read().splitlines()
+    with open(os.path.join(copy, 'ecp-record.meta'), 'w') as f:
+        # the same trace but for the cost; as an unlisted trace (no
+        # manifest), whose streams nothing checks against the edited meta
+        f.write('\n'.join('switch_cost_ps=0' if l.startswith('switch_cost_ps=') else l
+                          for l in lines if not l.startswith('manifest=')) + '\n')
+    without = info(copy)
+    added = with_cost['work_ns'] - without['work_ns']
+    expect = ins * ((cost_ps + 500) // 1000)
+    print('switch cost %d ps, %d switch-ins: work %d ns with, %d without (+%d, %d expected);'
+          ' gap %.2f%% with, %.2f%% without'
+          % (cost_ps, ins, with_cost['work_ns'], without['work_ns'], added, expect,
+             with_cost['consistency']['gap_pct'], without['consistency']['gap_pct']))
+    # more than a few intervals' start is bounded by the switch-out before;
+    # a little more where the recorder's cost per event, taken out of a
+    # wait that ended just after a switch-in, once clamped the clock
+    check(0.9 * expect <= added <= 1.1 * expect,
+          'the cost added once per switch-in: +%d of %d' % (added, expect))
+    check(abs(with_cost['consistency']['gap_pct']) < abs(without['consistency']['gap_pct']),
+          'closer to the program\'s CPU time with it')
+    shutil.rmtree(work, ignore_errors=True)
+    print('ok')
+
+
+main()
