@@ -164,7 +164,9 @@ bool ecp_perf_rings_drain_merged_some(
 		left |= ecp_perf_ring_drain_some(&rings[i], collect, &m, share);
 	}
 	if (!m.failed) {
-		qsort(m.keys.data, m.keys.len, sizeof(struct merge_key), cmp_key);
+		/* nothing drained: no array to sort (qsort wants one) */
+		if (m.keys.len)
+			qsort(m.keys.data, m.keys.len, sizeof(struct merge_key), cmp_key);
 		for (size_t i = 0; i < m.keys.len; i++) {
 			const struct merge_key *k =
 			    &ECP_VEC_AT(&m.keys, struct merge_key, i);
