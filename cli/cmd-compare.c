@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp compare: two recordings of one program side by side -- before and
  * after a change (both on one CPU), or one CPU against N CPUs measured,
  * with the work inflation that explains where the measured run lost time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp export: the simulated run on P processors for other tools — Chrome
  * trace-event JSON (Perfetto), ECP-weighted folded stacks, segment CSV. */
 #include <math.h>

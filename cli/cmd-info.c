@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp info: summarise a recorded trace -- program, threads, events, losses,
  * clock source, work T1, span T_inf (the critical path on unlimited
  * processors, from the ASAP DAG), parallelism and the top functions by work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp record: parse the options, then hand over to the recorder
  * (recorder/record.h). */
 #include "cli/commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp report: which functions matter on P processors. */
 #include <math.h>
 #include <stdlib.h>

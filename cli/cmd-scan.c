@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp scan: predicted T_P per P, the TET of the top functions per P, and the
  * crossovers — the processor counts at which the function that matters most
  * changes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp viz: one self-contained HTML report of the simulated run on P
  * processors and of the sweep over a range of processor counts. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp whatif: the paper's "pseudo-optimized" simulation (its Sec. 7): the
  * named functions' time (inclusive by default, exclusive with --self)
  * shrinks by PCT percent in every segment,

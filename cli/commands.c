@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "common/strdist.h"

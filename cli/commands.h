@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The `ecp` subcommands: one cmd-<name>.c per command, each parsing its own
  * options into its own options struct and returning an exit code
  * (0 success, 1 the analysis failed, 2 usage error; `record` returns the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp compare` for scripts: JSON and CSV (cli/compare-output.h).  Every
  * time is integer ns; the gap between measured and predicted is given in
  * CPU time, N (T_N - T^_N), whose three parts add up to it exactly. */

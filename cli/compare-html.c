@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp compare --html FILE`: the compare result as viz/html-compare.h's
  * plain data -- the two model curves against P, the factored speedups at N,
  * and the functions' work ratios as bars. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp compare` for people: the table form (cli/compare-output.h). */
 #include "cli/compare-output.h"
 

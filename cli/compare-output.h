@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What `ecp compare` writes (cli/cmd-compare.c computes it with
  * ecp/compare.h): a table for people, JSON and CSV for scripts, in either
  * mode (before/after, or measured at N). */

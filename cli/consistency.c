@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shows the consistency check (cli/consistency.h). */
 #include "cli/consistency.h"
 

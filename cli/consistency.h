@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The consistency check (simulator/consistency.h) as every command shows
  * it: a warning on stderr for people, a `consistency` object in JSON, and
  * for a fatal verdict a failure naming the trace and the figures.  One

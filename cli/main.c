@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp: record a multithreaded program once on one CPU, then ask how it would
  * run on P processors and which functions matter there. */
 #include "cli/commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output files of `ecp viz` and `ecp export`.
  *
  * Written to a fresh temporary file beside the target (O_EXCL|O_NOFOLLOW, so

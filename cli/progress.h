@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A progress line on stderr for long analyses: only when stderr is a
  * terminal (never in pipes or logs), only once the work has taken half a
  * second (no flicker on small traces), rewritten in place and erased when

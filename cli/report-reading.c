@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "cli/report-reading.h"
 
 #include <stdlib.h>

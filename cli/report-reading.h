@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The prose of `ecp report`'s table output: what the columns mean, which
  * functions' calls the recorder folded, and the closing reading (what to
  * optimise at this P, its weight, and where the answer changes with P). */

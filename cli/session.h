@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every analysis command shares: the trace directory, output format,
  * loss policy and lock order, and the loaded model with its ASAP DAG. */
 #ifndef ECP_CLI_SESSION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulated run on P processors as `viz` and `export` draw it: the
  * analysis (weights, per-function results), the replay's per-segment times
  * and parallelism steps, and display names for threads and functions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sweep over processor counts shared by `ecp scan` and `ecp viz`: one
  * analysis per P, the functions worth showing, and the crossovers (the P at
  * which the function with the largest TET changes). */

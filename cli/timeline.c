@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "cli/timeline.h"
 
 #include <stdlib.h>

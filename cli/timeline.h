@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Maps a thread's CPU-time line onto the simulated run on P processors.
  *
  * The model places every function call on its thread's CPU time (ecp_call),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --help text of every command; kept in step with man/ecp-*.1.  Printed
  * with fputs, not printf: a percent sign is written once. */
 #ifndef ECP_CLI_USAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/checksum.h"
 
 #include <string.h>

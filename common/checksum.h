@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fast checksum of a byte stream, word by word, the same whatever pieces
  * the stream comes in: what the model cache and the recorded streams are
  * checked with (simulator/cache.c, common/manifest.c).  It finds damage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error values that carry context up the call chain.
  *
  * Library code never exits: it fills an ecp_error and returns a negative

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/hmap.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small open-addressing hash map from uint64_t keys to uint64_t values.
  *
  * The model builder keys almost everything by a 64-bit number (thread ids,

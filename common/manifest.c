@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/manifest.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The recorded streams' manifest (issue 33): `ecp record` writes, once the
  * trace is complete, ecp-record.meta and every file under main/, sched/ and objects/ with
  * its size and checksum; an analysis that decodes the trace first checks the files

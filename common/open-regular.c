@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/open-regular.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening a file the analysis reads from a trace or names in it (an object's
  * copy, a library): read-only, and only a regular file.  A FIFO planted in
  * objects/ once hung the analysis on open(); O_NONBLOCK opens it at once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/parse.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing of command-line values shared by several commands. */
 #ifndef ECP_COMMON_PARSE_H
 #define ECP_COMMON_PARSE_H

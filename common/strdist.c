@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/strdist.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Edit distance between short strings, for "did you mean" hints: the nearest
  * command to a typo, the nearest function names to an unknown one. */
 #ifndef ECP_COMMON_STRDIST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/units.h"
 
 #include <math.h>

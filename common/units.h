@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Human-readable times for tables: "12.3 ms", "850 us", "4.02 s". */
 #ifndef ECP_COMMON_UNITS_H
 #define ECP_COMMON_UNITS_H

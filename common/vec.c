@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "common/vec.h"
 
 #include <stdlib.h>

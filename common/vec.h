@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable array of fixed-size elements (amortised doubling).
  *
  * Used for the model's big arrays, so growth is checked for overflow and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Segment weights with delays by one reverse pass over the P-run.
  *
  * Between ties the P-run is linear in the segment lengths: instant k's real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp_analyze(): weights at P and at unlimited P, attributed to functions
  * (the paper's Sec. 2.2), with the work/span profiles and idleness.
  *

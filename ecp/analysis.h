@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The answer to "which functions matter on P processors": the contract between
  * the ECP engine (ecp/) and everything that shows results (viz/, cli/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/compare-spread.h"
 
 #include <math.h>

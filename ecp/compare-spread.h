@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run-to-run spread of several recordings on N CPUs (`ecp compare BASE
  * OTHER OTHER...`): each compared with the same one-CPU BASE, the answer
  * shown is the run whose measured T_N is the median, and beside each of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp_compare(): two recordings of one program side by side (ecp/compare.h).
  *
  * Functions are matched by name, since the two recordings number them in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two recordings of one program, side by side (`ecp compare BASE OTHER`).
  *
  * The mode follows from where each was recorded (ecp_model_info.recorded_cpus):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/domtree.h"
 
 #include <stdlib.h>

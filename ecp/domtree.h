@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A rooted tree grown leaf by leaf, with O(log n) lowest common ancestors.
  *
  * The engine builds the dominator tree of the tight-edge DAG in topological

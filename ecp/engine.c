@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine: one closed-form plan (ecp/plan.h) on the ASAP schedule,
  * reused for every P when the model has no delays.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Segment weights, T_P and idleness for any P on a fixed DAG: the engine
  * under ecp_analyze(), exposed for sweeps over P (`ecp scan`) and tests.
  *

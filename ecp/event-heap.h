@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The event queues of the engine's simulations (prun.c: real and work-clock
  * times; tangent.c: times with a symbolic eps): a binary min-heap of
  * {key, segment} records in a caller-allocated array (one record per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/handoff.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hand-offs between threads, as a recording saw them: a thread waiting
  * (its previous segment ended before the release that let it go) resumes
  * some time after that release -- at once on one CPU when the releasing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/hugemem.h"
 
 #include <stdint.h>

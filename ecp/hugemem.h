@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation of the engine's large arrays (one or a few words per node or
  * segment: tens of MB on a 10 M-event model).
  *

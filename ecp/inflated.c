@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/inflated.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inflation-aware prediction (issue 36): a second model beside the
  * ideal one.  The ideal model says a segment costs on P CPUs what it cost
  * on one; a recording on N CPUs (`ecp record --cpus`) measured what each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/parallel.h"
 
 #include <pthread.h>

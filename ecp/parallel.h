@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* When the engine splits its work over two threads (engine.c, plan.c; two
  * P-runs at once in analysis.c's sweep): on models of at least this many
  * segments, below which a second thread costs more than it saves.

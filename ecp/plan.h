@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The closed form of segment weights on a warped schedule (DESIGN.md).
  *
  * Input: every segment's start node (2s) and end node (2s+1) placed on a

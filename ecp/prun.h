@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The P-processor run of a fixed DAG, simulated event by event.
  *
  * Ideal processor sharing (the paper's model): while n segments are runnable

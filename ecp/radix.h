@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stable LSD radix sort of (key, value) pairs by key.
  *
  * The engine sorts millions of nodes by time and entries by position once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/scratch.h"
 
 #include <stdint.h>

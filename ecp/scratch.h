@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Large arrays a thread's P-runs take again and again: the tape, the
  * simulation's input counts, the snapshot pool and the re-simulations' counts
  * have the same sizes at every P (they depend on the model, not on P).  Freed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp_analyze() for many P on one model: the P-independent work (the warp
  * plan, the span weights) is done once.  `ecp scan -P 1-64` and the benchmark
  * use this; ecp_analyze() is a one-shot sweep. */

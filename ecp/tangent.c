@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/tangent.h"
 
 #include <math.h>

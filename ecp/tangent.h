@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact segment weights where the closed form (ecp/plan.h) is not enough:
  * the P-run re-simulated with one segment shortened by a symbolic eps.
  *

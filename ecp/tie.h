@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* When two simulated times are one instant, and how a time becomes integer
  * nanoseconds: one rule for the P-run (prun.c), its exact re-simulations
  * (tangent.c), the tests' oracle (tests/engine/oracle.c) and everything that prints a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DAG the P-runs with delays simulate: each run of a thread's
  * consecutive segments that nothing else observes, merged into one unit.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ecp/whatif.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What-if: segment lengths if some functions were faster.
  *
  * `ecp whatif --faster parse=20%` asks for the run with every segment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The byte format the fuzz-builder target decodes into model-builder pushes,
  * shared by the harness (harness-builder.c) and the seed generator
  * (gen-corpus.c) so that seeds mean what the harness reads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer entry point of the fuzz-builder target (harness-builder.c). */
 #include <stddef.h>
 #include <stdint.h>

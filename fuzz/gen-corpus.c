@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes the seed corpus: gen-corpus DIR writes DIR/builder/NN-name and
  * DIR/ctf/NN-name.  The committed fuzz/corpus was made with
  *     gen-corpus fuzz/corpus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-builder: decodes the input (builder-format.h) into a sequence of
  * ecp_event and builds it four times -- both clocks, strict and lenient --
  * checking every model the builder accepts (harness-check.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The checks every model handed over by the library must survive. */
 #include "fuzz/harness.h"
 

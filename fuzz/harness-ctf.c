@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz-ctf: corrupts a small valid recording and loads it.
  *
  * On first use, three base recordings are written with the test CTF writer

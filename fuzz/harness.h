@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two fuzz harnesses, callable from libFuzzer (fuzz-*.c, clang) and from
  * the gcc-built replay test (tests/fuzz/replay.c) alike.
  *

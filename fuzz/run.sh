@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Builds the two libFuzzer targets with clang and fuzzes each for half of
 # SECONDS (default 60) on a copy of the seed corpus (fuzz/README.md).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Other blocking calls: waiting for a child process, for a file lock.
  * Recorded as delays.  A child process is not a thread of the program, and
  * a process-associated lock (fcntl F_SETLKW) never blocks between threads

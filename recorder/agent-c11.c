@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C11 threads (<threads.h>): thrd_*, mtx_*, cnd_*, call_once.
  *
  * glibc implements them on its pthread internals by direct calls, which no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The program's mass closes, kept off LTTng-UST's own descriptors.
  *
  * A program that closes every descriptor it did not open (daemons, shells,

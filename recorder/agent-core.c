@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The agent's process-wide part: settings, clocks, per-thread state, the main
  * thread's start and the process exit. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --as-cpus N: the recorded program sees N CPUs while it runs on one.
  *
  * `ecp record` pins the program to one CPU, and a program that asks how

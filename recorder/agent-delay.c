@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sleeps and multiplexers, recorded as delays: the thread sleeps without
  * waiting for another thread of the program.  They are always recorded
  * (descriptor I/O: agent-io.c).  The _FORTIFY_SOURCE variants (__poll_chk,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocking calls recorded as delays (agent-delay.c, agent-io.c,
  * agent-block.c): the kinds of EVENTS.md and the shape of a wrapper. */
 #ifndef ECP_RECORDER_AGENT_DELAY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --include/--exclude: which functions of the main executable are recorded.
  *
  * The constructor reads the executable's own symbol table (.symtab, else

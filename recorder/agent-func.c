@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function entry/exit from -finstrument-functions, with lazy emission.
  *
  * Each entry is pushed on a per-thread shadow stack with its TSC time; no

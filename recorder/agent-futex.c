@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futexes reached through syscall(SYS_futex, ...).
  *
  * libstdc++ implements C++20 std::atomic<T>::wait/notify, std::latch,

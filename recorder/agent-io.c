@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Descriptor I/O: delays, and the channels between the program's threads.
  *
  * Delays.  read, write and their variants (recv, send, recvfrom, sendto,

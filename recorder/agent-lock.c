@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutexes (normal, recursive, error-checking), spinlocks and rwlocks.
  *
  * Each wrapper runs the real call with the thread's guard raised, so

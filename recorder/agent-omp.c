@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP programs built with GCC (libgomp), through the GOMP_* ABI that
  * compiled code calls (through the PLT, so a preloaded definition wins).
  *

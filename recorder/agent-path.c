@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/agent-path.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where `ecp record` finds the libraries it needs (the agent and the
  * ecp_sched provider) without any environment variable. */
 #ifndef ECP_RECORDER_AGENT_PATH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Resolution of the real functions behind the interposed ones. */
 #include <dlfcn.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Signals between the program's own threads (issue 32): pbzip2's and many
  * servers' signal thread waits in sigwait() for the whole run, until main
  * wakes it with pthread_kill() at the end.  Recorded as a channel per signal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread lifetime: create, start, exit (return, pthread_exit, cancellation),
  * join, detach and names. */
 #include <errno.h>

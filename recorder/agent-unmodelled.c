@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calls the recorder sees but ecp does not model, or models only in part
  * (recorder/README.md lists them with what each means for the analysis):
  * never a silent gap.  Each name is written once per process as an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Condition variables, semaphores, barriers and pthread_once. */
 #include <errno.h>
 #include <semaphore.h>

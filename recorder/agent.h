@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the preload agent libecp-record.so (not installed, not used by
  * the driver).
  *

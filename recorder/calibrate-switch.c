@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/calibrate-switch.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU time the kernel charges a thread for being switched in that its
  * context-switch records do not cover (issue 36): the scheduler starts the
  * incoming thread's clock when it picks it, perf writes the switch-in

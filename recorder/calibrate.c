@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/calibrate.h"
 
 #include <errno.h>

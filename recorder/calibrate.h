@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The recorder's own costs, which the reader takes out of the thread that
  * paid them: one event written through LTTng-UST, and one perf sample (the
  * timer interrupt and the copy of registers and stack, charged by the

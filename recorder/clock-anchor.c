@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/clock-anchor.h"
 
 #include <time.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clock anchors: (CLOCK_MONOTONIC, TSC) pairs that the driver writes into
  * the sched trace while the program runs (ecp_sched:clock), so that the
  * reader converts the agent's raw TSC function times to CLOCK_MONOTONIC by

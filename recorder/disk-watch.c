@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/disk-watch.h"
 
 #include <dirent.h>

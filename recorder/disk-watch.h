@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output's free space, watched while the program runs.
  *
  * LTTng's channels block (nothing is discarded), so a consumer that cannot

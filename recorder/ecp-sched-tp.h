@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LTTng-UST tracepoint provider `ecp_sched`: the context switches of the
  * recorded program's CPU, written by the `ecp record` driver from perf
  * records after the fact (so `ts` carries the time of the switch; the event's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The `ecp` provider's probes, compiled into the agent, and the agent's
  * constructor: defined after the probes in this file so that it runs after
  * their registration (constructors of one file run in definition order) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LTTng-UST tracepoint provider `ecp`: the events the agent (libecp-record.so)
  * writes inside the recorded program.  The schema is recorder/EVENTS.md; keep
  * both in step (field names, order and meaning).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Starting the recorded program: pinned to one CPU (or the set of
  * `--cpus`), perf opened in it before exec on each, the agent preloaded. */
 #ifndef ECP_RECORDER_LAUNCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/meta.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp-record.meta: the key=value description of a recording
  * (recorder/EVENTS.md). */
 #ifndef ECP_RECORDER_META_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A copy of the recorded executable kept in the trace directory
  * (DIR/objects/<name>), as perf keeps binaries in its build-id cache: the
  * trace then names its functions on another machine, from a clean clone,

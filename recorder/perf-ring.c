@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/perf-ring.h"
 
 #include <errno.h>

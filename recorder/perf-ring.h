@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A perf_event_open ring buffer, mapped by the driver and drained record by
  * record.  perf-switch.c (context switches) and perf-sample.c (samples) each
  * own one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/perf-sample.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sampling without recompiling (issue 18): a cpu-clock sampling event on the
  * recording CPU, inherited by every thread of the program, whose samples
  * carry the user call chain (frame pointers), the user registers and a copy

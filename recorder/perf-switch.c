@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/perf-switch.h"
 
 #include <errno.h>

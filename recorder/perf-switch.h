@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPUs' context switches, from perf_event_open: every time one of the
  * program's threads goes on or off a recorded CPU (one, or each of
  * `ecp record --cpus`), with CLOCK_MONOTONIC times (LTTng's clock), at no

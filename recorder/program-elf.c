@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/program-elf.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the driver learns from the program's executable before running it. */
 #ifndef ECP_RECORDER_PROGRAM_ELF_H
 #define ECP_RECORDER_PROGRAM_ELF_H

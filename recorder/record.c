@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The `ecp record` driver: the order of operations, and cleanup on every
  * path.  Order matters:
  * 1. the session daemon, then the three sessions (main, sched, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp record`: run a program on one CPU under a private LTTng session with
  * the agent preloaded and write the trace directory (recorder/EVENTS.md).
  * cli/cmd-record.c parses the options into this struct and calls

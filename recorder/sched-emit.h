@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The functions libecp-sched.so exports for the driver (looked up with
  * dlsym after dlopen; see session.c).  Each writes one `ecp_sched` event. */
 #ifndef ECP_RECORDER_SCHED_EMIT_H

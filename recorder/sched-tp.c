@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libecp-sched.so: the `ecp_sched` probes and the plain functions the driver
  * calls through dlsym to write them (sched-emit.h), so that the driver itself
  * never includes the tracepoint machinery. */

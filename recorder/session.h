@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The LTTng side of `ecp record`: a session daemon to talk to and the
  * sessions that write the traces (liblttng-ctl). */
 #ifndef ECP_RECORDER_SESSION_H

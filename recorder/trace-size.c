@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "recorder/trace-size.h"
 
 #include <ftw.h>

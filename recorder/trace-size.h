@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The size on disk of a recorded trace directory, for the `ecp record`
  * summary.  Its events and threads come from the model that `ecp record`
  * builds after the run (to check it, and for the cache the first analysis

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The time stamp counter, read by the agent (function times) and by the
  * driver (clock anchors).  This machine's TSC is constant, does not stop,
  * and is the kernel's clocksource (so it is synchronized across CPUs); the

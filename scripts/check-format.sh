@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks that every C and C++ file follows .clang-format (clang-format 14,
 # Debian 12's), and names those that do not.  LTTng's tracepoint headers are
 # left out: their macro language is not C that clang-format can lay out.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `meson install` into a staging directory must place bin/ecp, the agent and
 # every man page, and the installed ecp must find its agent with no
 # environment variable.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what ecp needs to build, test and record, from Debian's packages.
 # Run as root (or with sudo available).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's first command: install the dependencies, build, install ecp
 # and its man pages under PREFIX (default /usr/local, whose bin/ is on
 # Debian's default PATH), then record the bundled parallel quicksort (the

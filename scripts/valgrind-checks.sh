@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Memcheck over the recorder end to end and over every analysis command
 # (issue 10).  The recorded program runs under memcheck too, with the agent
 # preloaded into it: memcheck's own exit code (8) passes through

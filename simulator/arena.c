@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/arena.h"
 
 #include <stdarg.h>

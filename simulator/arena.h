@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A string arena: many small strings (function names, object paths,
  * warnings) freed all at once with the model that owns them. */
 #ifndef ECP_SIMULATOR_ARENA_H

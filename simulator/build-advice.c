@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/build-advice.h"
 
 #include <stdio.h>

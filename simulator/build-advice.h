@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Advice on how the recorded program was built, from what its recording
  * shows.  A C++ program compiled whole with -finstrument-functions hooks
  * every std:: helper the compiler inlined (issue 34: 1.7 billion calls,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: channels -- pipes, socketpairs and eventfds between the
  * program's threads (recorder/agent-io.c).  Writes queue their units, FIFO,
  * with the segment that ended at the write; a read takes units in that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: the threads' CPU clocks.  The context-switch records of each
  * thread, sealed into on-CPU intervals with prefix sums, give its CPU time
  * at any wall time and the time it spent blocked (see builder.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: what the consistency check (consistency.h) holds the model to --
  * each thread's own clock and the recorder's cost in it, the CPU time the
  * threads used outside their first and last event, and the CPU time of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: delays -- sleeps and blocking I/O that no thread of the program
  * ends: the time blocked is the segment's delay. */
 #include "simulator/builder-internal.h"

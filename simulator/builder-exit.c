@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: the threads the process's exit finds -- without a thread_exit,
  * blocked in a wait or still running (issue 32) -- closed and named. */
 #include "simulator/builder-internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: finish -- closes what is still open, takes steal out, renumbers
  * segments per thread and hands over the model with its warnings. */
 #include "simulator/builder-internal.h"

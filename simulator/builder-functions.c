@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: function time.  Per thread a shadow stack of frames; the time
  * between two consecutive events of the thread is charged as self time to
  * the frame on top (or to the thread's start routine when the stack is

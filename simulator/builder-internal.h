@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model builder's internal state, shared by its files (one per
  * primitive family, see builder.c).  Not part of any interface: the
  * functions are prefixed bld_ and used by the builder only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: locks (mutexes, spinlocks, rwlocks).  An acquisition depends on
  * the last release of the lock by another thread. */
 #include "simulator/builder-internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP dynamic and guided loops (ecp:omp_chunk, recorder/agent-omp.c).
  *
  * The other OpenMP constructs arrive as the events of the primitives they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: the program's child processes (issue 32).  The recorder follows
  * every process the program and its descendants make (perf fork records):
  * their threads' switch records and their fork and exit times.  A child is

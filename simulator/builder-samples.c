@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: sampled function time (issue 18).  Samples arrive with the sched
  * trace, before the program's events, already unwound and reduced to the
  * start addresses of the functions on the stack (simulator/sampler.c); they

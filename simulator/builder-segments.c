@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: segments and edges.  Every thread always has one *accumulating*
  * segment.  A point synchronization (post, signal, unlock, create) closes
  * it and starts the next at the same instant.  A blocking operation is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: threads -- start (and exec), create, join. */
 #include "simulator/builder-internal.h"
 

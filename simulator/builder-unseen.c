@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: threads only the scheduler saw (issue 32).  A runtime that
  * creates its threads with clone() itself and synchronises them with raw
  * futex system calls (Go, static binaries, raw clone) leaves no agent event

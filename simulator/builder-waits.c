@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builder: waits on another thread's signal -- condition variables,
  * semaphores, barriers, once-initialization. */
 #include "simulator/builder-internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model builder (see builder.h and model.h for the semantics): the
  * push API, its dispatch by event type, errors and registries.  One file
  * per primitive family: builder-threads.c, builder-locks.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model builder: a push API that turns decoded events (event.h) into the
  * execution model (model.h), streaming, with bounded state per thread.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/cache.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model cache: a compact binary dump of a model beside its trace
  * (DIR/ecp-model.cache), so that a second analysis does not decode CTF.
  *

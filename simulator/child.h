@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running a step in a forked child process, so that a crash there (inside
  * babeltrace2, on a damaged trace) ends the child and not ecp.
  *

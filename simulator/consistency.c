@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The consistency check (consistency.h): the model's work against the
  * program's CPU time and each thread's work against its own clock. */
 #include "simulator/consistency.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The consistency check of a model against what the recording measured
  * apart from it (issue 31).
  *

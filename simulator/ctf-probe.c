@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/ctf-probe.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which file of a CTF trace is damaged.
  *
  * babeltrace2 reads all the stream files of a trace together (through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/dag-succ.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fixed DAG's edges the other way round, for the event simulations that
  * release successors when a segment ends (the replay, the engine's P-run, its
  * exact re-simulation and the oracle): one builder instead of one each. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ASAP schedule on unlimited processors, as a fixed dependency DAG.
  *
  * The run is an event simulation in time order.  A segment becomes *ready*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ASAP schedule as a dependency DAG: the contract between the simulator
  * (which builds it) and the ECP engine (which differentiates it).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/dwarf-unit.h"
 
 bool ecp_dwarf_unit_at(Dwarf *dbg, uint64_t vaddr, Dwarf_Die *cu)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compilation unit that holds an address, with or without
  * .debug_aranges: dwarf_addrdie reads that table, which clang does not write
  * unless asked (-gdwarf-aranges); without it the units' own address ranges

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/event.h"
 
 static const char *const type_names[ECP_EV_COUNT] = {

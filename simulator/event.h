@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One decoded trace event, as the model builder consumes it.
  *
  * The CTF reader (reader-ctf.c) turns every `ecp:*` and `ecp_sched:*` event of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/function-match.h"
 
 #include <fnmatch.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding the functions a user names (`ecp whatif --faster NAME=PCT`):
  * a C++ function's demangled name is a whole signature, 150 characters for
  * a template or a lambda, which nobody types.  In order, NAME is

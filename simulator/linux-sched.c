@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Linux-like scheduler model (see linux-sched.h for what it models and
  * why).  A discrete-event simulation in integer ns: each CPU runs at most one
  * thread at full speed; the next event is the earliest of the CPUs' segment

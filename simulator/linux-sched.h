@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A second scheduler model, labelled "linux" and never the default: replays
  * the fixed ASAP DAG on P CPUs the way the Linux scheduler users run on
  * would, rather than under the paper's ideal processor sharing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the files that build a model (builder, cache loader);
  * consumers only need model.h. */
 #ifndef ECP_SIMULATOR_MODEL_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/model-internal.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The execution model: what the program did, recorded on one CPU.
  *
  * Built by the model builder (builder.c, builder-*.c) from the decoded trace,

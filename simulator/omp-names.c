@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/omp-names.h"
 #include "common/open-regular.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names a user recognises for the functions GCC outlines from OpenMP
  * constructs: `main._omp_fn.0` is shown as "main@prog.c:61", the enclosing
  * function and the construct's source line read from the object's DWARF

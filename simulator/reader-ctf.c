@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/reader-ctf.h"
 
 #include <babeltrace2/babeltrace.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streaming reader of one CTF trace of an ecp recording (recorder/EVENTS.md)
  * over the babeltrace2 C API: source.ctf.fs -> filter.utils.muxer -> an
  * in-process simple sink that decodes every event into a struct ecp_event

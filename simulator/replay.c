@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ideal processor sharing on P processors (the paper's model), on the fixed
  * ASAP DAG.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replaying the fixed ASAP DAG (dag.h) on P processors.
  *
  * Two scheduler models, selected by enum ecp_sched_model:

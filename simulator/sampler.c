@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/sampler.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* From a perf sample to the functions on its stack (issue 18): places the
  * program's objects from the recorded mappings (ecp_sched:mmap), unwinds
  * the sample with libdw from its registers and stack copy (simulator/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/sim-heap.h"
 
 #include <stdlib.h>

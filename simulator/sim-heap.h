@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A binary min-heap of small fixed records, used by the simulators' event
  * queues and by the lock wait queues of the ASAP DAG builder.
  *

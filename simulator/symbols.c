@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/symbols.h"
 #include "common/hmap.h"
 #include "common/open-regular.h"

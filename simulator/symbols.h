@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Addresses to function names, with libelf, from the objects the trace's
  * statedump lists (lttng_ust_statedump:bin_info, lttng_ust_dl:dlopen).
  *

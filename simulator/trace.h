@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loading a recorded trace directory into the execution model: the public
  * entry point for every analysis command.
  *

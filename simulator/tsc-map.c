@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/tsc-map.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TSC to CLOCK_MONOTONIC, through the clock anchors of a recording.
  *
  * The agent writes function times as raw TSC values; the driver writes

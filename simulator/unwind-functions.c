@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function identities for the unwound pcs: the covering function symbol,
  * which libdwfl reads from the object or from its separate debug file, else
  * the start of the covering FDE. */

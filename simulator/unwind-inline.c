@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Functions the compiler inlined at an address, from the DWARF of the
  * object that holds it (its own .debug_info or the separate debug file
  * libdwfl finds), as `perf report --inline` shows them: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The unwinder's state, shared by its files: unwind.c (the libdwfl
  * session, unwinding) and unwind-functions.c (function identities).  Not
  * part of any interface. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "simulator/unwind.h"
 #include "common/open-regular.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Offline call-stack unwinding of perf samples, with elfutils' libdwfl, as
  * perf's own libdw unwinder does: a sample's user registers and the copy
  * of its user stack (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER) are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Skeleton of Ericsson's billing gateway (BGw), Sec. 4.3 / Fig. 17 of Broberg,
  * Lundberg & Grahn (JPDC 2001): two Readers, two Sorters, four Writers; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the example programs: see example.h. */
 #include "example.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared helpers of the example programs in traces/: command-line scale,
  * the ECP_EXAMPLE_FASTER knob, and a unit of CPU work the compiler cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fig. 1 of Broberg, Lundberg & Grahn (JPDC 2001): three threads, functions
  * a()..d() of equal duration (one time unit each), events X, Y, Z.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fig. 4 of Broberg, Lundberg & Grahn (JPDC 2001): three threads and nine
  * functions, the paper's worked example of the critical path (Fig. 3) and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The n largest h(x) of N numbers, Sec. 4.2 / Fig. 13 and 14 of Broberg,
  * Lundberg & Grahn (JPDC 2001).  h(x) = g(f(x)) with f cheap and g expensive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A `parallel for schedule(dynamic)` over iterations of unequal cost: item
  * i costs 1 + (i % 8) units of Item() work, 64 items per unit of scale, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parallel quicksort of Sec. 4.1 / Fig. 9 (quicksort.c) written with
  * OpenMP: ParallelQuickSort() partitions its range and, while a range holds

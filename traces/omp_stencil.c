@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A 1-D stencil with barriers: STEPS sweeps over a grid of ROWS rows, each
  * row's new value computed by Row() from its neighbours' old ones; a static

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A three-stage producer/consumer pipeline with condition variables (not a
  * figure of the paper; the most common structure of real threaded programs):

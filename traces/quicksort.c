@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Parallel quicksort of Sec. 4.1 / Fig. 9 of Broberg, Lundberg & Grahn (JPDC
  * 2001): 2,000,000 integers; ParallelQuickSort() partitions its range and, as

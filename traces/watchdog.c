@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fig. 20 of Broberg, Lundberg & Grahn (JPDC 2001): thread 1 computes for 12
  * time units; thread 2 is a watchdog that runs 5 times for 1 unit, every second

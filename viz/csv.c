@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/csv.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV output with RFC 4180 quoting.
  *
  * A field is quoted when it holds a comma, a double quote, CR or LF, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/folded.h"
 
 #include <inttypes.h>

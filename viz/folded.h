@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ECP-weighted folded stacks, for flamegraph.pl and speedscope.
  *
  * One line per distinct call stack, outermost frame first, frames joined by

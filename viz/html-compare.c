@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/html-compare.h"
 
 #include <math.h>

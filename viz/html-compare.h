@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTML page of `ecp compare --html` (issue 36): a speedup plot against
  * P with two model curves (before/after: BASE and OTHER; measured at N: the
  * ideal model and the inflation-aware one) and, measured at N, the factored

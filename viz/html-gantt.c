@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Gantt chart and the parallelism profile of the HTML report, and the
  * summarising that keeps them bounded on long traces. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two processor-sweep plots of the HTML report: TET of the top
  * functions against P (the paper's plot) and the speedup plot with the
  * linear, work/span and factored-speedup curves. */

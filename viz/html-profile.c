@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parallelism profile derived from the Gantt segments. */
 #include <stdlib.h>
 

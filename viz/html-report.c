@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTML report: document skeleton, summary, function table, the script
  * (zoom/pan, tooltips, table sorting) and the style sheet.  The charts are
  * in html-gantt.c and html-plots.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp viz`: one self-contained HTML report (inline SVG, CSS and vanilla
  * JavaScript; nothing is loaded from the network; it opens from disk).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/html-util.h"
 
 #include <math.h>

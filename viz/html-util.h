@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private helpers of the HTML report: escaping, axes, colours, and the
  * report-wide state shared by its section writers. */
 #ifndef ECP_VIZ_HTML_UTIL_H

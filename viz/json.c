@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/json.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small streaming JSON writer, used by every JSON output of ecp.
  *
  * Writes straight to a FILE, so memory does not grow with the document

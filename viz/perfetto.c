@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/perfetto.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp export --format perfetto`: the simulated P-processor run as Chrome
  * trace-event JSON, which ui.perfetto.dev and chrome://tracing open.
  *

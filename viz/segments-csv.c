@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/segments-csv.h"
 
 #include "viz/csv.h"

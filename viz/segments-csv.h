@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ecp export --format csv`: the segments of the simulated P-processor run
  * with their ECP weights, one CSV record per segment:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/table.h"
 
 #include <inttypes.h>

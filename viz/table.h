@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text tables for the terminal: `ecp report`, `scan`, `info` in table form.
  *
  * Cells are text; helpers format times with common/units.h ("12.3 ms") and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "viz/utf8.h"
 
 size_t ecp_utf8_seq_len(const unsigned char *s, size_t len, uint32_t *cp)

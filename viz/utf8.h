@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UTF-8 helpers shared by the writers: symbol names are bytes from an ELF
  * symbol table, so every writer that must produce valid text (JSON, HTML)
  * checks them instead of trusting them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmark: weights and attribution for P = 1..64 on a 10 M-event model.
  *
  *   bench-engine [SEGMENTS] [THREADS] [--delays] [--one]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Model-building throughput and memory (issue 4's benchmark):
  *   - events/s decoding CTF into the model (babeltrace2 reader + builder),
  *   - events/s loading the same model from its cache,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a synthetic ecp recording of N events (default 10 M) for the model
  * benchmark: a main thread that creates 8 workers and joins them; workers
  * call nested functions in a loop and take a shared mutex every 64

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Model-building benchmark (issue 4): generates a synthetic recording of
 # EVENTS events (default 10 M), times `babeltrace2 -o dummy` on it, then
 # bench-model (CTF -> model, cache -> model, memory per event).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A call-dense program: N calls (default 10 M) of work(), which does about
  * 100 ns of dependent integer arithmetic.  Built three ways by meson.build:
  * plain (the unrecorded baseline), -finstrument-functions (for ecp record)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The fixed cost of a recording (issue 35): `ecp record -q -- /bin/true`
 # against `perf record -q -- /bin/true` (the peer: a recording with no
 # program time to speak of), run in turn by farm-bench so that the ratio is

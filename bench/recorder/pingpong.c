@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutex ping-pong: two threads hand a turn back and forth N times (default
  * 100 000) through one mutex and a condition variable, so nearly all their
  * time is synchronization: the worst case for the recorder's sync events. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cost of `ecp record`: per call, per event and overhead ratios, all on one
 # CPU.  usage: bench/recorder/run.sh BUILD_DIR [CALLS]
 #   BENCH_CPU=N   CPU to run on (default: the first of this shell's mask)

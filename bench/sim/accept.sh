@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Acceptance study of the simulator (issue 5): for each example program,
 # record it once on one core, predict T_1 and T_2 with both scheduler models
 # (sim-predict), and measure the real wall time pinned to one core

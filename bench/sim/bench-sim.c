@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmark of the simulator (issue 5): builds a big synthetic model, then
  * times the ASAP DAG build and the ideal replays for P = 1..64.
  *

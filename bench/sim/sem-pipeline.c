@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scheduler-model probe (issue 5): a three-stage pipeline handing items
  * over with semaphores, its middle stage the bottleneck.

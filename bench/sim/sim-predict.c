@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Predictions of both scheduler models for a recorded trace, for the
  * acceptance study (accept.sh):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Issue 34's shape, as a newcomer writes it in C++17: a std::thread pool
 // fed by a bounded queue, a std::async side task, and a serial merge under
 // a lock.  Each thread times each stage on its own CPU clock and prints the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Issue 34's acceptance, measured: a C++17 pool (bench/validate/cxx-pool.cc)
 built the README's way (-O2 -g -finstrument-functions
 -finstrument-functions-exclude-file-list=/usr/include) and plain (-O2 -g, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Work inflation on purpose (issue 36): two threads that each do the same
  * work, in one of four ways that cost more when they run at once on two
  * CPUs than one after the other on one -- or, for the control, do not.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Measured at P (issue 36): each program is recorded once on one CPU and
 once unpinned on two (`ecp record --cpus 0-1`), `ecp compare` reads the
 pair, and the program is then run unrecorded pinned to one CPU and to two

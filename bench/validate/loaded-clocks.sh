@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Issue 31's acceptance under load: N recordings of tests/model/nine-threads
 # (9 threads, instrumented) while a busy loop runs on each CPU; for each, every
 # thread's work (`ecp info`) against its own CPU clock as the program printed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Issue 31: a sampled recording's work T1 against the program's unrecorded
 # CPU time, measured side by side (runs interleaved, medians), for real
 # programs from Debian packages.  A measurement, not a test.

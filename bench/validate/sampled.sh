@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sampling without recompiling against instrumentation (issue 18), as a
 # measurement: RUNS times per example, tests/examples/sampled.py --cross
 # records the instrumented build with both sources (same-run comparison), the

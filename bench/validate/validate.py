@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Prediction-vs-measurement study of the example programs (issue 9).
 
 For each program of traces/:

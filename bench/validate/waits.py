@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Real programs' waits (issue 32): each program is recorded once on one CPU
 (quiet, and again with both CPUs kept busy by two spinning shells), `ecp scan
 -P 1-2` predicts T1 and T2, and the program is then run pinned to one CPU and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a deterministic recording for the answer-command tests: a serial
  * phase followed by a parallel one, the structure whose top function changes
  * with P (issue 7).

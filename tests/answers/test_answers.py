@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of `ecp report`, `scan`, `whatif`, `viz` and `export` on a
 deterministic synthetic recording (make-sample.c documents the program and the
 values expected by hand in the paper's model)."""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # e2e: weights the exact re-simulation budget does not cover are flagged,
 # never silently shown as exact.  The watchdog sample sleeps, so its weights
 # at P = 1 need re-simulation: with the default budget they are exact; with a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The CLI's documented exit codes: 0 help/version, 2 usage errors, typo hints.
 set -u
 ECP=${ECP:?ECP must point at the ecp binary}

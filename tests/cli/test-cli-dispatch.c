@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The subcommand table: lookup, typo suggestions, help and usage errors. */
 #include <setjmp.h>
 #include <stdarg.h>

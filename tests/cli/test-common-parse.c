@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing of processor lists, durations and --faster specifications. */
 #include <setjmp.h>
 #include <stdarg.h>

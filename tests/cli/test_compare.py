@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: `ecp compare` on copies of a committed sample (no LTTng needed).
 
 - the sample against a copy of itself (before/after): every difference 0,

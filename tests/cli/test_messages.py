@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: the messages a new user meets when something is wrong name the
 problem and the file (issue 16).  Each check asserts the text:
 

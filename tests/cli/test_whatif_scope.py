@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: `ecp whatif --faster heavy_work=20%` on a program whose loop is in a
 callee of heavy_work (whatif-callee.c).  Inclusive scope (the default) must
 shorten heavy_work with its callees: at P=1 every weight is 1, so the gain is

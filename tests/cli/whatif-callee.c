@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program whose hot function does none of the work itself: heavy_work()
  * only calls burn(), where the loop is.  `ecp whatif --faster heavy_work=20%`
  * must predict a gain (inclusive scope), and nearly none with --self. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared assertions for the engine tests: fast weights == oracle weights. */
 #ifndef ECP_TESTS_ENGINE_CHECK_H
 #define ECP_TESTS_ENGINE_CHECK_H

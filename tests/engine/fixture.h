@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hand-built DAGs and models for the engine tests.
  *
  * Until the simulator's ecp_dag_build() is available the tests construct

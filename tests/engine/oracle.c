@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/engine/oracle.h"
 
 #include <math.h>

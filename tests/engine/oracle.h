@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The brute-force definition of segment weights, kept as the test oracle.
  *
  * weight_P(s) = (T_P - T_P with s shortened by eps) / eps, computed literally:

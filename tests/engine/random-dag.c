@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/engine/random-dag.h"
 
 #include <stdio.h>

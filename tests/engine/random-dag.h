@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random models for the engine's property tests: fork/join fan-in,
  * broadcast fan-out, barriers, thread chains, zero-length segments and
  * lengths drawn from a tiny set so that ties are everywhere (or, for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ecp_compare() (`ecp compare`): the mode each pair of recordings gets, the
  * work inflation accounting exact in integers on random inputs, and both
  * modes on hand-built models (figures worked out below) and on random

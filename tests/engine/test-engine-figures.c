@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The paper's worked examples (Broberg et al. 2001, Sec. 2), reconstructed
  * with durations consistent with its text, checked with both the engine and
  * the brute-force oracle. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine on realistic random models: programs generated and "recorded"
  * by tests/support/gen-model.h (mutexes, rwlocks, semaphores, condition
  * variables, barriers, create/join, sleeps), turned into the fixed DAG by the

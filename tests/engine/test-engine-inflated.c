@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inflation-aware prediction (ecp/inflated.h) on realistic random
  * models (tests/support/gen-model.h), through the simulator's
  * ecp_dag_build() and the engine, as `ecp compare` runs it:

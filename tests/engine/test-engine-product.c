@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What users see, held against the brute-force oracle on random models.
  *
  * `ecp report` prints ecp_analyze(), `ecp scan` ecp_sweep_analyze_many() on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine (ecp_engine_run) against the brute-force oracle on random
  * models.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine exact at every time scale (issue 31).
  *
  * A run that sleeps and lasts minutes has its events at times near 1e12 ns;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Engine unit tests: the one-sided behaviour at ties, work/span profiles,
  * idleness, what-if lengths, errors. */
 #include "tests/engine/check.h"

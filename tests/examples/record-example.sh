@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # e2e: `ecp record` an example program of traces/ at a small scale and check
 # the trace directory: exit status 0 (the program's own, which --check makes
 # depend on a correct result), the metadata file with the keys EVENTS.md

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 18): functions sampled without recompiling, checked on one run.
 
 1. Same run, exact reference.  The instrumented example is recorded once with

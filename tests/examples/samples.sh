@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # e2e: the committed sample traces (traces/samples/NAME) read back, and the
 # three worked figures come out as the paper draws them: work/span of Fig. 1
 # is 7/4, of Fig. 4 20/11, of Fig. 20 (watchdog, with its sleeps) 17/12; when

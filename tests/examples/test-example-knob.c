@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the example programs' shared helpers (traces/example.c):
  * the ECP_EXAMPLE_FASTER knob that the validation study depends on, the
  * option parser and the scaled sizes. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The damage campaign (issue 33): committed sample traces, each copy damaged
 one way -- a file truncated at a random offset or a packet boundary, a byte
 flipped, a file deleted, swapped with the same file of another trace,

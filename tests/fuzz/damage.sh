@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The damage campaign (tests/fuzz/damage.py) over the committed instrumented
 # and synchronisation-heavy samples and, where `ecp record` runs here, a
 # sampled recording made now: N cases, their counts asserted.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays fuzz inputs through the fuzz harnesses compiled with the project's
  * compiler (fuzz/harness.h), without libFuzzer: the seed corpus and every
  * crash the fuzzer found (tests/fuzz/crashes/TARGET), so each fixed crash

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bounded decoding (issue 33): truncated CTF metadata makes babeltrace2 spin
 # forever.  A copy of a committed sample, listed by no manifest (as traces
 # recorded before manifests are) and its metadata truncated, must be

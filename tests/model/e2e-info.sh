@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end test of the trace model on a recorded program (issue 4's
 # acceptance, made to hold on a busy machine by issue 14): `ecp info` on a
 # recorded 9-thread program reports 9 threads; each thread's work and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A 9-thread program for the end-to-end test of `ecp info`: main and 8
  * workers that compute in instrumented functions, add to a shared total
  * under a mutex, hand tokens through a semaphore and meet at a barrier.

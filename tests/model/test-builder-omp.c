@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the model builder's OpenMP dynamic loops (builder-omp.c):
  * chunks recorded on one thread are dealt out again to the team. */
 #include <setjmp.h>

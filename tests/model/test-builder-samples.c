@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of sampled function time in the model builder (issue 18):
  * samples pushed before the program's events split each segment among the
  * functions they saw, each sample taking over half-way between its

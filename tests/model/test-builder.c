@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the model builder on synthetic event sequences: each
  * synchronization primitive, each repair, each error. */
 #include <errno.h>

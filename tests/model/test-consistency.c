@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the consistency check (issue 31): what the builder hands it
  * (each thread's own clock and recorder cost, the CPU time of tids outside
  * the model), that the cache keeps it, and the verdicts on synthetic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of how `ecp whatif --faster NAME` finds functions
  * (simulator/function-match.h): exact, glob, without the parameter list,
  * a part of one name; ambiguity is an answer of its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the trace path: CTF written by tests/support/ctf-writer.c,
  * read back by the babeltrace2 reader into a model; the model cache; every
  * trace-level error; symbol resolution with libelf. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the TSC -> CLOCK_MONOTONIC map (simulator/tsc-map.c):
  * exact at anchors, linear between them, continuous and non-decreasing
  * across them (whatever the anchors' rates), anchors that would bend it

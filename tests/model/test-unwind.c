@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the offline unwinder (simulator/unwind.c) on the test's own
  * stack: samples taken in code without frame pointers (unwind-capture.c)
  * are walked with the CFI of the executable and of the libraries, registered from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "unwind-capture.h"
 
 #include <stdlib.h>

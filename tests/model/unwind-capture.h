@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Samples of the test's own stack, as perf records them: the registers at
  * one instruction and a copy of the stack from rsp upward.  Compiled with
  * -fomit-frame-pointer, so that only the call frame information can walk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A shared library whose first PT_LOAD segment is not at address 0
  * (linked with -Ttext-segment, see meson.build): its load bias is not the
  * address of its first mapping, which the unwinder must tell apart. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A C11-threads producer/consumer (<threads.h> only) for the end-to-end test
  * of the C11 wrappers: main produces 16 items, a consumer thread takes them
  * through a queue guarded by an mtx_t and a cnd_t.  The first half of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that closes every descriptor it did not open, as daemons and
  * some shells do, then starts a thread: recorded, it must run as it does
  * unrecorded (issue 33: it aborted inside LTTng-UST, exit 134).  The mode

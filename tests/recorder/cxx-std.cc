@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // A C++ program whose work is std:: code the compiler inlines from headers
 // (vector growth, std::sort with a lambda, a map): instrumented whole, every
 // such helper is hooked and the hooks outweigh the code (issue 34).  Built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // C++ synchronization for the end-to-end tests of the recorder: one mode
 // per primitive, each a small program whose run time on P processors
 // depends on the primitive's dependencies.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A recursion 3,000 calls deep, deeper than the agent's shadow stack of
  * 1,024 frames: the calls past it are not recorded, and the analysis must
  * say how many (issue 33: they vanished without a word). */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the recorder's end-to-end tests: run `ecp record`, read a
 trace back with the babeltrace2 CLI, and fail or skip with a message."""
 import os

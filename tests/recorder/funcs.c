@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function events: nested calls of known counts, short and long, a
  * synchronization inside a short call, and a longjmp that leaves frames
  * without exits.  Built with -finstrument-functions.  Prints each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two threads hand a turn to each other through a mutex and a condition
  * variable, 20,000 times each: on one CPU every hand-off is a context
  * switch, and each switch-in costs the thread CPU time its switch-in record

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What being recorded must not change, one check per argument (built with
  * -finstrument-functions):
  *   errno     errno set inside instrumented calls, by failed and by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two stages the compiler inlines into the worker that calls them (static,
  * called once, not declared inline: GCC and clang inline them at -O2), as an
  * optimised program's stages are (issue 34: sampling saw only the worker).

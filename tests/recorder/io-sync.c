@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads that hand data to each other through the kernel, for the
  * end-to-end tests of the recorder's channels and blocking calls.  Built
  * with _FORTIFY_SOURCE=2, as many distributions build programs, so that its

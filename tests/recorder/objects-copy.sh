@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A trace keeps a copy of the recorded executable (DIR/objects/), so its
 # functions are named after the program is gone (a clean clone, another
 # machine, a rebuild).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A dynamic loop for the recorder-omp test (issue 17): a serial setup, a
  * `parallel for schedule(dynamic)` of four threads over iterations of
  * unequal cost, a serial tail.  Each iteration measures its own

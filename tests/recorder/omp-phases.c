@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The OpenMP acceptance program (issue 17): a serial setup; a parallel
  * region of four threads with unequal work, an explicit barrier between two
  * phases and a critical section; a serial tail.  Each piece measures its

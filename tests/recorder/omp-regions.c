@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Three parallel regions of four threads with unequal work, each after a
  * serial part, for the recorder-omp test: libgomp reuses its pool's
  * threads from region to region, and each region's work must still wait

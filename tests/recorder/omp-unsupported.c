@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP constructs ecp does not model (tasks, a dynamic schedule), and
  * every construct it does (locks, nest locks, named critical, atomic,
  * ordered, single, sections, nowait loops), for the recorder-omp test:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An OpenMP program with its default team, for the --as-cpus test: every
  * way it can count CPUs, then the team, then a thread that pins itself
  * elsewhere (it must stay on the recording CPU and see its mask back).

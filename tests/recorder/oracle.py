@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The oracle of the recorded-program tests: the run time T_P of a program's
 dependency graph on P processors, solved on durations the program measured
 itself in the recorded run (never across runs: this machine's speed varies

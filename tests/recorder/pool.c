@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A pool of workers, each burning a share of a fixed amount of CPU: sized by
  * the CPU count the program asks for (`pool`), or fixed (`pool fixed N`),
  * which never asks.  Issue 34: a pool sized by the count is the pool ecp

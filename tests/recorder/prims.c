@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every primitive the recorder interposes, used by 8 threads in a fixed,
  * countable way.  Prints to stdout the number of calls of each kind it made
  * (the e2e test compares them with the trace) and exits with status 7. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Situations the agent must survive, one per argument (built with
  * -finstrument-functions):
  *   sleep     print "ready", then sleep 20 s (the test sends Ctrl-C)

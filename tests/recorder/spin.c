@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two CPU-bound threads time-slicing on one CPU.  Each spins until its own
  * CPU clock reaches SPIN_MS, then prints its kernel tid and the CPU time it
  * got (CLOCK_THREAD_CPUTIME_ID), which the test compares with the trace. */

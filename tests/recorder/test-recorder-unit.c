@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the driver's parts that need no session daemon: the
  * metadata file, the perf ring-buffer parser (on a hand-made buffer,
  * including records wrapping around its end), the agent lookup, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: a C11-threads producer/consumer (c11-pc.c) records as two threads,
 with every <threads.h> call it makes in the trace, and ecp predicts its run
 time on P = 1..4 processors within 5% of the oracle solved on the durations

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 33): a program that closes every descriptor it did not open
 (a loop of close, close_range, closefrom) records as it runs: exit 0, its
 output, both threads in the model.

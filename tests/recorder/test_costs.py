@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 31): the recorder's own cost comes out of the times, right, on
 a busy CPU and for a call-dense program.  Every comparison is with ground
 truth from the same test run: each thread's own CPU clock as the program

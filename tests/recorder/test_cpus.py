@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: --as-cpus.  An OpenMP program (omp.c) recorded with its default team
 creates as many threads as the caller has CPUs (the default) or as
 --as-cpus N says, while every thread runs on the recording CPU: every way

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: two CPU-bound threads time-slicing on one CPU.  Each thread's work
 as `ecp info` reports it must match its own CLOCK_THREAD_CPUTIME_ID of the
 same run within 1% (plus the calibrated cost of its events): from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: C++ synchronization (cxx-sync.cc, one mode per primitive) recorded
 end to end: std::thread with std::mutex and std::condition_variable,
 std::async, and the C++20 std::counting_semaphore, std::latch, std::barrier

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 34): C++ instrumented whole is named, the README's way is not.
 
 The same std::-heavy program (vector, sort with a lambda, map) built with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 18): unmodified Debian binaries recorded without recompiling.
 
 `pigz -p 4` and `zstd -T4` (stripped, built without -finstrument-functions)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 33): calls deeper than the recorder's shadow stack are
 counted, and every analysis warns how many were not recorded.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 33): a full output filesystem never blocks the recorded program.
 
 LTTng's channels block rather than discard, so a consumer that cannot write

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 33): `ecp record --force` only ever replaces an empty
 directory or a complete ecp trace, never a project that happens to hold an
 entry named `main`, never the current directory; two recordings into one

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: function events of an instrumented program (funcs.c) under each
 filter: every call recorded (--min-duration 0), the default folding of
 short calls, --depth, --exclude, --include and --no-functions.  Checks call

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: being recorded does not change the program, and `ecp record` leaves
 nothing behind (hygiene.c):
 - errno set by the program's own calls survives the hooks and wrappers;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 34): functions the compiler inlined are found by sampling.
 
 An -O2 program whose two stages are inlined into its workers (no symbol of

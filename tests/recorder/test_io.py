@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: threads handing data to each other through the kernel (io-sync.c,
 built with _FORTIFY_SOURCE=2).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 17): an OpenMP program (omp-phases.c: serial setup; a region
 of four threads with unequal work, an explicit barrier between two phases
 and a critical section; a serial tail) is predicted within 10% of an

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 34): a pool sized by the CPU count the program was told.
 
 The program asks sysconf(_SC_NPROCESSORS_ONLN) and makes that many workers;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: record prims (8 threads, every interposed primitive) and check that
 the trace holds each call the program reports, in a consistent order, with
 no loss; the program's exit status and stdout pass through ecp record.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 36): `ecp record --cpus LIST` runs the program unpinned on
 those CPUs, with context switches and samples from each.  Two CPU-bound
 threads recorded on CPUs 0-1:

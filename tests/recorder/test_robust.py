@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: ecp record and its agent under hostile conditions (robust.c):
 Ctrl-C, a crash, fork+exec, threads still running at exit, cancellation,
 signals; plus --force and the refusal to overwrite a trace.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 33): files stay safe when root records (root only).
 
   1. swap as a second user: root records into a directory whose parent user

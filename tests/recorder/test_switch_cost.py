@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: the CPU time of a context switch (recorder/calibrate-switch.h).
 Two threads hand a turn to each other 20,000 times each on one CPU.  The
 recording calibrates what a switch-in costs the incoming thread before its

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e (issue 33): a Ctrl-C (here SIGTERM) while `ecp record` finishes the recording (after
 the program ended, a second or two of LTTng teardown) no longer kills it:
 the trace is finished, whole (its manifest written), ecp exits with the

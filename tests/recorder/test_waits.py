@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """e2e: waits as real programs make them (waits.c, issue 32).
 
 Each mode records the program once and checks that ecp's predicted run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A call-dense program (issue 31): two threads each call a 3-5 ns leaf
  * function a few million times.  Recorded with --min-duration 0, every call
  * is two events that cost the program some 20x the leaf itself, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Programs that wait the way real programs do (issue 32), for the
  * end-to-end tests of how such waits are modelled.  Every piece of work is
  * measured with the thread's own CLOCK_THREAD_CPUTIME_ID and printed as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/sim/mb.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hand-built execution models for the simulator's tests: threads are added
  * one after another and each gets its segments in program order, so segment
  * indices are known as they are created (the model's threads own contiguous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/sim/oracle.h"
 
 #include <math.h>

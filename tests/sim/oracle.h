@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An independent, deliberately simple simulator used as a test oracle for
  * ecp_dag_build() and the ideal replay: quadratic loops over all segments at
  * every instant, no heaps, no CSR, no time-warp.  It reads the model directly

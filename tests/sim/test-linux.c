@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Linux-like scheduler model (linux-sched.c): hand-computed round robin
  * with switch costs, agreement with ideal sharing on fork-join, wake-affine
  * placement of light wakees only, and the CPU partition Linux reaches on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Property test: on 1200 random models (gen-model), ecp_dag_build and the
  * ideal replay agree with the independent oracle (oracle.c):
  *  - ASAP start and end of every segment, exactly, in both lock policies;

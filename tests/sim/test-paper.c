@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The paper's worked examples as synthetic models (1 time unit = 1000 ns).
  *
  * Fig. 1: three threads, every function one unit.  On three processors the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each primitive's semantics in the ASAP DAG (dag.c): lock hand-offs by
  * arrival and as recorded, FIFO and ties, rwlocks, recursive mutexes,
  * semaphores, condition variables with the mutex re-acquire, barriers,

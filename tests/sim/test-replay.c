@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ideal replay (replay.c): time-warp totals, rounding, idle time, the
  * laws, sweeps over P, unlimited processors, steps, and the model switch. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/support/ctf-writer.h"
 
 #include <errno.h>

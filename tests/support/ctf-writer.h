@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal CTF 1.8 writer for tests and benchmarks: writes traces laid out
  * like those of `ecp record` (recorder/EVENTS.md) -- an `ecp` provider trace
  * with the vtid/vpid contexts, an `ecp_sched` trace, and the meta file --

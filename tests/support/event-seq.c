@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tests/support/event-seq.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthetic event sequences for tests: build a list of ecp_event the way
  * the CTF reader would decode them, then run the model builder on it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random models by "recording" a random program on one simulated CPU (see
  * gen-model.h).  The program is generated first (per thread, a list of
  * operations), then interleaved at random: every synchronisation closes the

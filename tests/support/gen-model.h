@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random execution models for property tests (simulator and ECP engine).
  *
  * A random multithreaded *program* is generated and then "recorded": executed

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks the Perfetto export of the synthetic sample with a real JSON parser.
 
 usage: check-perfetto.py VIZ_SAMPLE

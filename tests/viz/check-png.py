@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that a PNG screenshot has non-trivial content, with the standard
 library only (zlib): it decodes the image and requires
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Renders the synthetic HTML report in headless Chromium: a screenshot checked
 # for non-trivial content, and the DOM after the script ran checked for the
 # five parts, the zoom (through a #t= link) and the absence of injected markup.

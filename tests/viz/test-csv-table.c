@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV quoting, the segments CSV, and text tables with name shortening. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ECP-weighted folded stacks against a golden file. */
 #include <setjmp.h>
 #include <stdarg.h>

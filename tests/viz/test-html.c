@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTML report from C: escaping of hostile names, the five sections, the
  * size bound on a million segments, the thread cap, the factored speedups
  * and input validation.  (tests/viz/html-chromium.sh renders it.) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The streaming JSON writer: escaping, numbers, structure, misuse. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Perfetto writer's input checks and event order (the document's
  * structure is checked by check-perfetto.py with a real JSON parser). */
 #include <setjmp.h>

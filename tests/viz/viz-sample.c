@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes the viz outputs for a synthetic program, for the browser and
  * structure tests:
  *
