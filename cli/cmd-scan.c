@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/consistency.h"
 #include "cli/session.h"
-#include "cli/sweep.h"
+#include "cli/processor-sweep.h"
 #include "common/parse.h"
 #include "common/units.h"
 #include "ecp/analysis.h"

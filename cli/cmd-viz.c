@@ -10,7 +10,7 @@
 #include "cli/output.h"
 #include "cli/session.h"
 #include "cli/simrun.h"
-#include "cli/sweep.h"
+#include "cli/processor-sweep.h"
 #include "common/parse.h"
 #include "viz/html-report.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/sweep.h"
+#include "cli/processor-sweep.h"
 #include "common/units.h"
 
 void ecp_report_print_legend(FILE *out)

@@ -4,7 +4,7 @@
  *
  * With delays and a finite P below the ASAP run's reach (ecp_engine_saturation),
  * each P simulates its P-run (ecp/prun.h), on units where a thread's segments
- * nothing else observes are merged (ecp/units.h): T_P and the idle charges come
+ * nothing else observes are merged (ecp/merged-units.h): T_P and the idle charges come
  * from it, and the weights from a reverse pass over it (ecp/adjoint.h), exact for
  * every segment whose shortening keeps the order of the ties after its end;
  * the others are re-simulated with a symbolic eps (ecp/tangent.h), longest
@@ -35,7 +35,7 @@
 #include "ecp/plan.h"
 #include "ecp/prun.h"
 #include "ecp/tangent.h"
-#include "ecp/units.h"
+#include "ecp/merged-units.h"
 
 struct ecp_engine {
 	const struct ecp_dag *dag;
@@ -48,7 +48,7 @@ struct ecp_engine {
 	uint32_t n_chains;           /* segments without a thread predecessor: threads */
 	uint32_t n_weighted;         /* segments of length > 0 */
 	/* With delays: the DAG the P-runs, reverse passes and re-simulations
-	 * work on (sim), its units merged (ecp/units.h) or the segments
+	 * work on (sim), its units merged (ecp/merged-units.h) or the segments
 	 * themselves (units.first NULL, sim == dag), and its successors */
 	struct ecp_units units;
 	const struct ecp_dag *sim;

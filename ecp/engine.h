@@ -60,7 +60,7 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 			   struct ecp_run_summary *summary,
 			   struct ecp_engine_flags *flags, struct ecp_error *err);
 
-/* The units the P-runs with delays simulate (ecp/units.h): runs of a
+/* The units the P-runs with delays simulate (ecp/merged-units.h): runs of a
  * thread's segments that nothing else observes count once (0 without
  * delays: nothing is simulated). */
 uint32_t ecp_engine_simulated_units(const struct ecp_engine *engine);

@@ -105,7 +105,7 @@ struct sim {
 	/* With units and seg_idle: the clocks of the instants since the oldest
 	 * running unit of several segments started (hist[k] is instant
 	 * hist_base + k), where its segments' hand-overs are found when it
-	 * ends (ecp/units.h) */
+	 * ends (ecp/merged-units.h) */
 	const struct ecp_prun_units *units;
 	struct hist *hist;
 	size_t hist_n, hist_cap;

@@ -95,7 +95,7 @@ struct ecp_prun {
  * (with the tape only). */
 enum { ECP_PRUN_TAPE = 1, ECP_PRUN_PLAN_INPUT = 2, ECP_PRUN_SNAPSHOTS = 4 };
 
-/* When `dag` is a DAG of units (ecp/units.h): unit u stands for segments
+/* When `dag` is a DAG of units (ecp/merged-units.h): unit u stands for segments
  * first[u] .. end[u] - 1 of the given lengths, run back to back. */
 struct ecp_prun_units {
 	const uint32_t *first, *end;

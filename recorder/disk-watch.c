@@ -8,7 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "recorder/session.h"
+#include "recorder/lttng-session.h"
 
 /* Room above LTTng's buffers: what the program can write between two looks
  * and the trace's own files written at the end (metadata, copies of

@@ -48,7 +48,7 @@
 #include "recorder/perf-switch.h"
 #include "recorder/objects.h"
 #include "recorder/program-elf.h"
-#include "recorder/session.h"
+#include "recorder/lttng-session.h"
 #include "recorder/trace-size.h"
 
 #include "ecp-config.h"

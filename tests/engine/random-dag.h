@@ -21,7 +21,7 @@ struct random_dag_opts {
 	uint32_t functions; /* activities pick among this many functions */
 	bool bursts;        /* a thread often runs several segments in a row,
 			     * numbered consecutively as models number them:
-			     * the engine merges some (ecp/units.h) */
+			     * the engine merges some (ecp/merged-units.h) */
 };
 
 /* xorshift64; the state is the seed, never 0. */

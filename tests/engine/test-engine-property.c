@@ -24,7 +24,7 @@ struct stats {
  * timeline warped, or with delays simulated): at every elementary interval,
  * each of the n < P running segments is charged (P - n) / n of it. */
 static unsigned long idle_runs_with_delays; /* check_idle() calls on models that sleep */
-/* simulated runs whose DAG merged some of a thread's segments (ecp/units.h) */
+/* simulated runs whose DAG merged some of a thread's segments (ecp/merged-units.h) */
 static unsigned long merged_runs;
 
 static void check_idle(const struct ecp_dag *dag, unsigned p, const double *seg_idle,

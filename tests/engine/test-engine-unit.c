@@ -11,7 +11,7 @@
 #include "ecp/radix.h"
 #include "ecp/scratch.h"
 #include "ecp/sweep.h"
-#include "ecp/units.h"
+#include "ecp/merged-units.h"
 #include "ecp/whatif.h"
 #include "tests/engine/fixture.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/sweep.h"
+#include "cli/processor-sweep.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "recorder/session.h"
+#include "recorder/lttng-session.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -21,8 +21,8 @@
  * sequentially instead of in one stream per thread (thread-major segment
  * ids), which a 32-thread run's prefetchers could not follow.  Each unit is
  * still a range of consecutive segment ids, first[u] .. end[u] - 1. */
-#ifndef ECP_ECP_UNITS_H
-#define ECP_ECP_UNITS_H
+#ifndef ECP_ECP_MERGED_UNITS_H
+#define ECP_ECP_MERGED_UNITS_H
 
 #include <stdbool.h>
 #include <stdint.h>

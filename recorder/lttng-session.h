@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The LTTng side of `ecp record`: a session daemon to talk to and the
  * sessions that write the traces (liblttng-ctl). */
-#ifndef ECP_RECORDER_SESSION_H
-#define ECP_RECORDER_SESSION_H
+#ifndef ECP_RECORDER_LTTNG_SESSION_H
+#define ECP_RECORDER_LTTNG_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>

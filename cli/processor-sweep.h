@@ -2,8 +2,8 @@
 /* The sweep over processor counts shared by `ecp scan` and `ecp viz`: one
  * analysis per P, the functions worth showing, and the crossovers (the P at
  * which the function with the largest TET changes). */
-#ifndef ECP_CLI_SWEEP_H
-#define ECP_CLI_SWEEP_H
+#ifndef ECP_CLI_PROCESSOR_SWEEP_H
+#define ECP_CLI_PROCESSOR_SWEEP_H
 
 #include <stddef.h>
 

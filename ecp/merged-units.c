@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "ecp/units.h"
+#include "ecp/merged-units.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,7 @@ static bool bit(const uint64_t *bits, uint32_t i)
 	return bits[i / 64] >> (i % 64) & 1;
 }
 
-/* Whether segment s (> 0) continues the unit of s - 1 (ecp/units.h). */
+/* Whether segment s (> 0) continues the unit of s - 1 (ecp/merged-units.h). */
 static bool continues(const struct ecp_dag *dag, const uint64_t *waited_for, uint32_t s)
 {
 	return dag->pred[s] == s - 1 && dag->delay[s] == 0 &&
