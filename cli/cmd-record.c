@@ -17,7 +17,6 @@
 
 #include "common/parse.h"
 #include "common/units.h"
-#include "recorder/perf-sample.h"
 #include "recorder/record.h"
 #include "simulator/build-advice.h"
 
@@ -142,8 +141,8 @@ static int check_program(const char *prog, char *why, size_t len)
 }
 
 /* --cpus LIST: each CPU one this process may run on (sched_setaffinity
- * would quietly run the program on fewer), at most ECP_PERF_MAX_CPUS. */
-static int parse_cpus(const char *arg, int cpus[ECP_PERF_MAX_CPUS],
+ * would quietly run the program on fewer), at most ECP_RECORD_MAX_CPUS. */
+static int parse_cpus(const char *arg, int cpus[ECP_RECORD_MAX_CPUS],
 		      struct ecp_record_options *o, int *code)
 {
 	struct ecp_error err = {0};
@@ -154,10 +153,10 @@ static int parse_cpus(const char *arg, int cpus[ECP_PERF_MAX_CPUS],
 		*code = ecp_usage_error("record", "bad --cpus: %s", err.msg);
 		return -1;
 	}
-	if (n > ECP_PERF_MAX_CPUS) {
+	if (n > ECP_RECORD_MAX_CPUS) {
 		free(v);
 		*code = ecp_usage_error("record", "bad --cpus '%s': %zu CPUs, at most %d",
-					arg, n, ECP_PERF_MAX_CPUS);
+					arg, n, ECP_RECORD_MAX_CPUS);
 		return -1;
 	}
 	CPU_ZERO(&allowed);
@@ -207,7 +206,7 @@ int cmd_record(int argc, char **argv)
 	struct ecp_record_summary sum;
 	struct ecp_error err = {0};
 	size_t n_inc = 0, n_exc = 0;
-	int cpus[ECP_PERF_MAX_CPUS];
+	int cpus[ECP_RECORD_MAX_CPUS];
 	uint64_t v;
 	int c, code = ECP_EXIT_USAGE;
 
@@ -289,10 +288,11 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case OPT_SAMPLE_FREQ:
-			if (ecp_parse_u64(optarg, &v) || v < 1 || v > ECP_SAMPLE_MAX_HZ) {
+			if (ecp_parse_u64(optarg, &v) || v < 1 ||
+			    v > ECP_RECORD_MAX_SAMPLE_HZ) {
 				code = ecp_usage_error(
 				    "record", "bad --sample-freq '%s' (want 1 to %u Hz)",
-				    optarg, ECP_SAMPLE_MAX_HZ);
+				    optarg, ECP_RECORD_MAX_SAMPLE_HZ);
 				goto out;
 			}
 			o.sample_hz = (unsigned)v;

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli/session.h"
 
-#include "ecp/engine.h"
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,11 +122,9 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
 	return 0;
 }
 
-static uint64_t g_exact_budget;
-
 uint64_t ecp_cli_exact_budget(void)
 {
-	return g_exact_budget ? g_exact_budget : ECP_ENGINE_DEFAULT_EXACT_BUDGET;
+	return ecp_analysis_exact_budget();
 }
 
 /* ECP_EXACT_BUDGET: events the exact re-simulations may process per P. */
@@ -144,7 +140,6 @@ static int read_exact_budget(const char *cmd)
 		    "ECP_EXACT_BUDGET must be a positive number of events, "
 		    "not '%s'",
 		    env);
-	g_exact_budget = v;
 	ecp_analysis_set_exact_budget(v);
 	return 0;
 }

@@ -193,6 +193,11 @@ void ecp_analysis_set_exact_budget(uint64_t events)
 	g_exact_budget = events;
 }
 
+uint64_t ecp_analysis_exact_budget(void)
+{
+	return g_exact_budget ? g_exact_budget : ECP_ENGINE_DEFAULT_EXACT_BUDGET;
+}
+
 /* Marks the functions of every segment whose weight is unverified. */
 static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
 			 struct ecp_function_result *fr)

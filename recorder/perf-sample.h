@@ -29,7 +29,7 @@
  * timer interrupt, measured by bench/recorder: (e)), so 3 kHz keeps the
  * overhead under 3%; perf's 4 kHz would cost 3-4% there. */
 #define ECP_SAMPLE_DEFAULT_HZ 3000u
-#define ECP_SAMPLE_MAX_HZ     50000u
+#define ECP_SAMPLE_MAX_HZ     ECP_RECORD_MAX_SAMPLE_HZ
 /* Bytes of user stack copied with each sample (perf's --call-graph dwarf
  * default): enough for the frames near the leaf that attribution needs. */
 #define ECP_SAMPLE_STACK_BYTES 8192u

@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/hmap.h"
 #include "recorder/perf-ring.h"
+#include "recorder/record.h"
 #include "recorder/sched-emit.h"
 
 /* In the child, after pinning and before exec: a dummy software event with
@@ -28,7 +29,7 @@ void ecp_perf_switch_attr(struct perf_event_attr *attr);
 
 /* The most CPUs one recording follows (`--cpus`): a ring and two
  * descriptors each, passed from the child in one message. */
-#define ECP_PERF_MAX_CPUS 64
+#define ECP_PERF_MAX_CPUS ECP_RECORD_MAX_CPUS
 
 struct ecp_perf_switch {
 	struct ecp_perf_ring rings[ECP_PERF_MAX_CPUS]; /* one per recorded CPU */

@@ -26,6 +26,12 @@ enum ecp_functions_mode {
 	ECP_FUNCTIONS_BOTH,       /* entry/exit, and samples below and between them */
 };
 
+/* The options' limits, which cli/cmd-record.c checks: the most CPUs
+ * --cpus may name (a perf ring each for switches and samples) and the
+ * highest --sample-freq. */
+#define ECP_RECORD_MAX_CPUS      64
+#define ECP_RECORD_MAX_SAMPLE_HZ 50000u
+
 struct ecp_record_options {
 	const char *output; /* trace directory; NULL = ./ecp.data */
 	bool force;         /* replace an existing trace */
