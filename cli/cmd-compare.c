@@ -30,8 +30,8 @@ static int parse_top(const char *arg, struct compare_options *o)
 {
 	uint64_t v;
 	if (ecp_parse_u64(arg, &v) < 0 || v > 1000000)
-		return ecp_usage_error("compare", "--top takes a row count, not '%s'",
-				       arg);
+		return ecp_cli_usage_error("compare", "--top takes a row count, not '%s'",
+					   arg);
 	o->top = (size_t)v;
 	o->top_given = true;
 	return 0;
@@ -40,8 +40,8 @@ static int parse_top(const char *arg, struct compare_options *o)
 static int parse_operands(int argc, char **argv, struct compare_options *o)
 {
 	if (argc - optind < 2)
-		return ecp_usage_error("compare",
-				       "give two trace directories: BASE and OTHER");
+		return ecp_cli_usage_error("compare",
+					   "give two trace directories: BASE and OTHER");
 	o->common.trace_dir = argv[optind];
 	o->other_dirs = argv + optind + 1;
 	o->n_others = (size_t)(argc - optind - 1);
@@ -89,7 +89,7 @@ static int parse_options(int argc, char **argv, struct compare_options *o)
 	struct ecp_error err = {0};
 	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors,
 				&o->n_processors, &err) < 0)
-		return ecp_usage_error("compare", "%s", err.msg);
+		return ecp_cli_usage_error("compare", "%s", err.msg);
 	return 0;
 }
 
@@ -161,16 +161,16 @@ static int write_answer(const struct compare_options *o, const struct ecp_cli_se
 		/* the page shows --top bars (20 by default) whatever the format */
 		struct ecp_compare_view page = v;
 		page.rows = o->top ? o->top : SIZE_MAX;
-		int rc = ecp_compare_write_html(&page, o->html);
+		int rc = ecp_cli_compare_write_html(&page, o->html);
 		if (rc)
 			return rc;
 		fprintf(stderr, "ecp compare: wrote %s\n", o->html);
 	}
 	if (o->common.format == ECP_FORMAT_JSON)
-		return ecp_compare_write_json(&v);
+		return ecp_cli_compare_write_json(&v);
 	if (o->common.format == ECP_FORMAT_CSV)
-		return ecp_compare_write_csv(&v);
-	return ecp_compare_write_table(&v);
+		return ecp_cli_compare_write_csv(&v);
+	return ecp_cli_compare_write_table(&v);
 }
 
 static int compare_one(const struct compare_options *o, struct ecp_cli_session *b,
@@ -189,8 +189,8 @@ static int compare_one(const struct compare_options *o, struct ecp_cli_session *
 	};
 	struct ecp_error err = {0};
 	if (ecp_compare(&in, r, &err) < 0)
-		return ecp_fail("compare", "BASE=%s OTHER=%s: %s", o->common.trace_dir,
-				other_dir, err.msg);
+		return ecp_cli_fail("compare", "BASE=%s OTHER=%s: %s",
+				    o->common.trace_dir, other_dir, err.msg);
 	return 0;
 }
 
@@ -203,12 +203,12 @@ static int run(struct compare_options *o, struct ecp_cli_session *b,
 	struct ecp_compare_spread spread = {0};
 	struct ecp_error err = {0};
 	size_t done = 0;
-	int rc = r ? 0 : ecp_fail("compare", "out of memory");
+	int rc = r ? 0 : ecp_cli_fail("compare", "out of memory");
 	for (; !rc && done < o->n_others; done++)
 		rc = compare_one(o, b, &x[done], o->other_dirs[done], &r[done]);
 	if (!rc && o->n_others > 1 &&
 	    ecp_compare_spread_of(r, o->n_others, &spread, &err) < 0)
-		rc = ecp_fail("compare", "%s", err.msg);
+		rc = ecp_cli_fail("compare", "%s", err.msg);
 	size_t shown = spread.runs ? spread.median : 0;
 	if (!rc) {
 		o->other_dir = o->other_dirs[shown];
@@ -238,7 +238,7 @@ int cmd_compare(int argc, char **argv)
 	size_t opened = 0;
 	/* labelled, so that each recording's warnings say whose they are */
 	if (!x)
-		rc = ecp_fail("compare", "out of memory");
+		rc = ecp_cli_fail("compare", "out of memory");
 	else if ((rc = ecp_cli_session_open("compare BASE", &o.common, &b))) {
 		free(x);
 		x = NULL;

@@ -59,7 +59,7 @@ static int parse_options(int argc, char **argv, struct export_options *o)
 			else if (!strcmp(optarg, "csv"))
 				o->format = EXPORT_CSV;
 			else
-				return ecp_usage_error(
+				return ecp_cli_usage_error(
 				    "export",
 				    "--format takes perfetto, folded or csv, not '%s'",
 				    optarg);
@@ -73,11 +73,11 @@ static int parse_options(int argc, char **argv, struct export_options *o)
 	if ((rc = ecp_cli_trace_operand("export", &o->common, argc, argv)))
 		return rc;
 	if (o->format == EXPORT_NONE)
-		return ecp_usage_error("export",
-				       "choose --format perfetto, folded or csv");
+		return ecp_cli_usage_error("export",
+					   "choose --format perfetto, folded or csv");
 	if (!o->output)
-		return ecp_usage_error("export",
-				       "say where to write: -o FILE ('-' for stdout)");
+		return ecp_cli_usage_error(
+		    "export", "say where to write: -o FILE ('-' for stdout)");
 	return 0;
 }
 
@@ -106,18 +106,18 @@ static int write_perfetto(FILE *out, const struct export_options *o,
 			sl->function = c->function;
 			sl->depth = c->depth;
 			sl->sampled = (c->flags & ECP_CALL_SAMPLED) != 0;
-			sl->start_ns = llround(ecp_timeline_sim_time(
+			sl->start_ns = llround(ecp_cli_timeline_sim_time(
 			    &run->timeline, c->thread, c->enter, false));
-			sl->end_ns = llround(ecp_timeline_sim_time(
+			sl->end_ns = llround(ecp_cli_timeline_sim_time(
 			    &run->timeline, c->thread, c->exit, true));
 			if (sl->end_ns < sl->start_ns)
 				sl->end_ns = sl->start_ns;
 			double incl = (double)(c->exit - c->enter);
-			double wt = ecp_timeline_weighted(&run->timeline, c->thread,
-							  c->enter, c->exit);
+			double wt = ecp_cli_timeline_weighted(&run->timeline, c->thread,
+							      c->enter, c->exit);
 			sl->weight = incl > 0 ? wt / incl : 0;
-			sl->on_ecp = ecp_timeline_on_ecp(&run->timeline, c->thread,
-							 c->enter, c->exit);
+			sl->on_ecp = ecp_cli_timeline_on_ecp(&run->timeline, c->thread,
+							     c->enter, c->exit);
 		}
 	} else {
 		for (uint32_t i = 0; i < m->n_segments; i++) {
@@ -234,13 +234,13 @@ static int write_folded(FILE *out, const struct ecp_cli_session *s,
 		frames[root_index * (MAX_FOLDED_DEPTH + 1)] = root;
 		stacks[root_index].depth = 1;
 		stacks[root_index].weighted_ns =
-		    ecp_timeline_weighted(&run->timeline, t, 0, thread_cpu);
+		    ecp_cli_timeline_weighted(&run->timeline, t, 0, thread_cpu);
 		for (; i < m->n_calls && order[i]->thread == t; i++) {
 			const struct ecp_call *c = order[i];
 			while (depth && open_exit[depth - 1] <= c->enter)
 				depth--;
-			double incl =
-			    ecp_timeline_weighted(&run->timeline, t, c->enter, c->exit);
+			double incl = ecp_cli_timeline_weighted(&run->timeline, t,
+								c->enter, c->exit);
 			/* The call's inclusive weight leaves its parent's exclusive part.
 			 */
 			size_t parent = depth ? open_stack[depth - 1] : root_index;
@@ -324,8 +324,8 @@ int cmd_export(int argc, char **argv)
 	if ((rc = ecp_cli_session_open("export", &o.common, &s)))
 		return rc;
 	struct ecp_simrun run;
-	if ((rc = ecp_simrun_init("export", &s, o.processors, &run))) {
-		ecp_simrun_finish(&run, s.model);
+	if ((rc = ecp_cli_simrun_init("export", &s, o.processors, &run))) {
+		ecp_cli_simrun_finish(&run, s.model);
 		ecp_cli_session_close(&s);
 		return rc;
 	}
@@ -337,7 +337,7 @@ int cmd_export(int argc, char **argv)
 		    "threads' start routines only\n");
 	struct ecp_output out;
 	struct ecp_error err = {0};
-	if (ecp_output_open("export", o.output, &out) < 0) {
+	if (ecp_cli_output_open("export", o.output, &out) < 0) {
 		rc = ECP_EXIT_FAILED;
 		goto done;
 	}
@@ -348,13 +348,13 @@ int cmd_export(int argc, char **argv)
 	else
 		rc = write_segments(out.file, &s, &run, &err);
 	if (rc < 0) {
-		ecp_output_abort(&out);
-		rc = ecp_fail("export", "%s", err.msg);
+		ecp_cli_output_abort(&out);
+		rc = ecp_cli_fail("export", "%s", err.msg);
 		goto done;
 	}
-	rc = ecp_output_commit("export", &out) < 0 ? ECP_EXIT_FAILED : ECP_EXIT_OK;
+	rc = ecp_cli_output_commit("export", &out) < 0 ? ECP_EXIT_FAILED : ECP_EXIT_OK;
 done:
-	ecp_simrun_finish(&run, s.model);
+	ecp_cli_simrun_finish(&run, s.model);
 	ecp_cli_session_close(&s);
 	return rc;
 }

@@ -50,7 +50,8 @@ static int parse(int argc, char **argv, struct info_options *o)
 		const char *fmt = NULL;
 		if (!strcmp(a, "--format")) {
 			if (++i >= argc)
-				return ecp_usage_error("info", "--format needs a value");
+				return ecp_cli_usage_error("info",
+							   "--format needs a value");
 			fmt = argv[i];
 		} else if (!strncmp(a, "--format=", 9)) {
 			fmt = a + 9;
@@ -60,9 +61,10 @@ static int parse(int argc, char **argv, struct info_options *o)
 			o->allow_inconsistent = true;
 			continue;
 		} else if (a[0] == '-' && a[1]) {
-			return ecp_usage_error("info", "unknown option '%s'", a);
+			return ecp_cli_usage_error("info", "unknown option '%s'", a);
 		} else if (o->dir) {
-			return ecp_usage_error("info", "only one TRACE_DIR may be given");
+			return ecp_cli_usage_error("info",
+						   "only one TRACE_DIR may be given");
 		} else {
 			o->dir = a;
 			continue;
@@ -72,7 +74,7 @@ static int parse(int argc, char **argv, struct info_options *o)
 		else if (!strcmp(fmt, "json"))
 			o->format = INFO_JSON;
 		else
-			return ecp_usage_error(
+			return ecp_cli_usage_error(
 			    "info", "unknown format '%s' (table or json)", fmt);
 	}
 	if (!o->dir)
@@ -260,7 +262,7 @@ int cmd_info(int argc, char **argv)
 	size_t n_top = 0;
 	struct ecp_consistency cons = {0};
 	if (ecp_trace_load(o.dir, &lo, &m, &err) < 0)
-		return ecp_fail("info", "%s", err.msg);
+		return ecp_cli_fail("info", "%s", err.msg);
 	for (size_t i = 0; i < m->n_warnings; i++)
 		fprintf(stderr, "ecp info: warning: %s\n", m->warnings[i]);
 	if ((rc = ecp_cli_consistency(
@@ -268,23 +270,23 @@ int cmd_info(int argc, char **argv)
 		 o.allow_inconsistent ? ECP_CHECK_OVERRIDE : ECP_CHECK_REFUSE, &cons)))
 		goto out;
 	if (ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0) {
-		rc = ecp_fail("info", "trace=%s: %s", o.dir, err.msg);
+		rc = ecp_cli_fail("info", "trace=%s: %s", o.dir, err.msg);
 		goto out;
 	}
 	top = function_work(m, &n_top);
 	if (!top) {
-		rc = ecp_fail("info", "out of memory");
+		rc = ecp_cli_fail("info", "out of memory");
 		goto out;
 	}
 	if (o.format == INFO_JSON) {
 		if (print_json(m, &dag, top, n_top, &cons, &err) < 0) {
-			rc = ecp_fail("info", "%s", err.msg);
+			rc = ecp_cli_fail("info", "%s", err.msg);
 			goto out;
 		}
 	} else {
 		print_table(m, &dag, top, n_top, &cons);
 		if (fflush(stdout) != 0) {
-			rc = ecp_fail("info", "cannot write the output");
+			rc = ecp_cli_fail("info", "cannot write the output");
 			goto out;
 		}
 	}

@@ -150,12 +150,13 @@ static int parse_cpus(const char *arg, int cpus[ECP_RECORD_MAX_CPUS],
 	size_t n = 0;
 	cpu_set_t allowed;
 	if (ecp_parse_cpu_list(arg, &v, &n, &err) < 0) {
-		*code = ecp_usage_error("record", "bad --cpus: %s", err.msg);
+		*code = ecp_cli_usage_error("record", "bad --cpus: %s", err.msg);
 		return -1;
 	}
 	if (n > ECP_RECORD_MAX_CPUS) {
 		free(v);
-		*code = ecp_usage_error("record", "bad --cpus '%s': %zu CPUs, at most %d",
+		*code =
+		    ecp_cli_usage_error("record", "bad --cpus '%s': %zu CPUs, at most %d",
 					arg, n, ECP_RECORD_MAX_CPUS);
 		return -1;
 	}
@@ -164,7 +165,7 @@ static int parse_cpus(const char *arg, int cpus[ECP_RECORD_MAX_CPUS],
 		CPU_ZERO(&allowed);
 	for (size_t i = 0; i < n; i++) {
 		if (!CPU_ISSET(v[i], &allowed)) {
-			*code = ecp_usage_error(
+			*code = ecp_cli_usage_error(
 			    "record",
 			    "bad --cpus '%s': CPU %u is not one this process may run "
 			    "on (see taskset -p $$ or nproc)",
@@ -226,8 +227,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_CPU:
 			if (ecp_parse_u64(optarg, &v) || v >= CPU_SETSIZE) {
-				code =
-				    ecp_usage_error("record", "bad --cpu '%s'", optarg);
+				code = ecp_cli_usage_error("record", "bad --cpu '%s'",
+							   optarg);
 				goto out;
 			}
 			o.cpu = (int)v;
@@ -238,7 +239,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_AS_CPUS:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > CPU_SETSIZE) {
-				code = ecp_usage_error(
+				code = ecp_cli_usage_error(
 				    "record", "bad --as-cpus '%s' (want 1 to %d)", optarg,
 				    CPU_SETSIZE);
 				goto out;
@@ -247,7 +248,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_DEPTH:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX) {
-				code = ecp_usage_error(
+				code = ecp_cli_usage_error(
 				    "record", "bad --depth '%s' (want N >= 1)", optarg);
 				goto out;
 			}
@@ -257,14 +258,14 @@ int cmd_record(int argc, char **argv)
 		case OPT_EXCLUDE:
 			if (list_add(c == OPT_INCLUDE ? &o.include : &o.exclude,
 				     c == OPT_INCLUDE ? &n_inc : &n_exc, optarg) < 0) {
-				code = ecp_fail("record", "out of memory");
+				code = ecp_cli_fail("record", "out of memory");
 				goto out;
 			}
 			break;
 		case OPT_MIN_DURATION:
 			if (ecp_parse_duration_ns(optarg, &v)) {
-				code = ecp_usage_error("record",
-						       "bad --min-duration '%s'", optarg);
+				code = ecp_cli_usage_error(
+				    "record", "bad --min-duration '%s'", optarg);
 				goto out;
 			}
 			o.min_duration_ns = v;
@@ -280,17 +281,17 @@ int cmd_record(int argc, char **argv)
 			else if (!strcmp(optarg, "both"))
 				o.functions_mode = ECP_FUNCTIONS_BOTH;
 			else {
-				code = ecp_usage_error("record",
-						       "bad --functions '%s' (want "
-						       "instrument, sample or both)",
-						       optarg);
+				code = ecp_cli_usage_error("record",
+							   "bad --functions '%s' (want "
+							   "instrument, sample or both)",
+							   optarg);
 				goto out;
 			}
 			break;
 		case OPT_SAMPLE_FREQ:
 			if (ecp_parse_u64(optarg, &v) || v < 1 ||
 			    v > ECP_RECORD_MAX_SAMPLE_HZ) {
-				code = ecp_usage_error(
+				code = ecp_cli_usage_error(
 				    "record", "bad --sample-freq '%s' (want 1 to %u Hz)",
 				    optarg, ECP_RECORD_MAX_SAMPLE_HZ);
 				goto out;
@@ -298,21 +299,22 @@ int cmd_record(int argc, char **argv)
 			o.sample_hz = (unsigned)v;
 			break;
 		default:
-			code = ecp_usage_error("record", "unknown option '%s'",
-					       argv[optind - 1]);
+			code = ecp_cli_usage_error("record", "unknown option '%s'",
+						   argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (o.n_cpus && o.cpu >= 0) {
-		code = ecp_usage_error("record", "--cpu and --cpus exclude each other "
-						 "(--cpus N is --cpu N)");
+		code =
+		    ecp_cli_usage_error("record", "--cpu and --cpus exclude each other "
+						  "(--cpus N is --cpu N)");
 		goto out;
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (optind >= argc) {
-		code = ecp_usage_error("record",
-				       "no program to record (ecp record -- PROGRAM)");
+		code = ecp_cli_usage_error(
+		    "record", "no program to record (ecp record -- PROGRAM)");
 		goto out;
 	}
 	o.argv = argv + optind;
@@ -325,9 +327,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (ecp_record_run(&o, &code, &sum, &err) != ECP_OK) {
 		if (err.status == ECP_ERR_USAGE)
-			code = ecp_usage_error("record", "%s", err.msg);
+			code = ecp_cli_usage_error("record", "%s", err.msg);
 		else
-			code = ecp_fail("record", "%s", err.msg);
+			code = ecp_cli_fail("record", "%s", err.msg);
 		goto out;
 	}
 	/* the model, built once: the summary's counts, the check below, and

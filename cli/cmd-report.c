@@ -100,7 +100,7 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 			break;
 		case 't':
 			if (ecp_parse_u64(optarg, &v) < 0 || v > 1000000)
-				return ecp_usage_error(
+				return ecp_cli_usage_error(
 				    "report", "--top takes a row count, not '%s'",
 				    optarg);
 			o->top = (size_t)v;
@@ -115,7 +115,7 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 					found = true;
 				}
 			if (!found)
-				return ecp_usage_error(
+				return ecp_cli_usage_error(
 				    "report",
 				    "--sort takes tet, tetid, calls, work, span "
 				    "or idle, not '%s'",
@@ -129,7 +129,7 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 				o->common.by_callsite = true;
 				break;
 			}
-			return ecp_usage_error(
+			return ecp_cli_usage_error(
 			    "report", "--by takes 'function' or 'callsite', not '%s'",
 			    optarg);
 		case 'O':
@@ -143,7 +143,7 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 			else if (!strcmp(optarg, "all"))
 				o->common.functions_from = ECP_FUNCTIONS_FROM_ALL;
 			else
-				return ecp_usage_error(
+				return ecp_cli_usage_error(
 				    "report",
 				    "--functions-from takes all, instrument or "
 				    "samples, not '%s'",
@@ -206,7 +206,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 			uint64_t n = m->functions[f->function].samples;
 			ecp_json_kv_uint(&w, "samples", n);
 			/* 95% relative error of its sampled self time; 0: exact */
-			ecp_json_kv_double(&w, "sample_error", ecp_sample_error(n));
+			ecp_json_kv_double(&w, "sample_error", ecp_cli_sample_error(n));
 		}
 		ecp_json_kv_double(&w, "share",
 				   a->makespan_ns ? f->tet_ns / (double)a->makespan_ns
@@ -271,7 +271,7 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	bool sampled = m->info.samples != 0;
 	struct ecp_table *t = ecp_table_create(sampled ? 9 : 8);
 	if (!t)
-		return ecp_fail("report", "out of memory");
+		return ecp_cli_fail("report", "out of memory");
 	ecp_table_set_column(t, 0, "function", ECP_TABLE_LEFT, ECP_TABLE_SHORTEN);
 	ecp_table_set_column(t, 1, "calls", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 2, "TET", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
@@ -305,7 +305,7 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 		ecp_table_cell_ns(t, 7, f->idle_ns);
 		if (sampled && n)
 			ecp_table_cell_printf(t, 8, "%llu ±%.0f%%", (unsigned long long)n,
-					      100.0 * ecp_sample_error(n));
+					      100.0 * ecp_cli_sample_error(n));
 		else if (sampled)
 			ecp_table_cell(t, 8, "-");
 	}
@@ -313,16 +313,16 @@ static int write_table(const struct report_options *o, const struct ecp_cli_sess
 	int rc = ecp_table_write(stdout, t, 0, &err);
 	ecp_table_destroy(t);
 	if (rc < 0)
-		return ecp_fail("report", "%s", err.msg);
+		return ecp_cli_fail("report", "%s", err.msg);
 	if (rows < a->n_functions)
 		printf("(%zu more functions; --top 0 shows all)\n",
 		       a->n_functions - rows);
-	ecp_report_print_folded(stdout, m);
+	ecp_cli_report_print_folded(stdout, m);
 	printf("\n");
-	ecp_report_print_legend(stdout);
+	ecp_cli_report_print_legend(stdout);
 	if (sampled)
-		ecp_report_print_sample_legend(stdout, m);
-	return ecp_report_print_reading(stdout, "report", s, a, o->processors);
+		ecp_cli_report_print_sample_legend(stdout, m);
+	return ecp_cli_report_print_reading(stdout, "report", s, a, o->processors);
 }
 
 int cmd_report(int argc, char **argv)
@@ -339,7 +339,7 @@ int cmd_report(int argc, char **argv)
 	struct ecp_error err = {0};
 	if (ecp_analyze(s.model, &s.dag, o.processors, &a, &err) < 0) {
 		ecp_cli_session_close(&s);
-		return ecp_fail("report", "%s", err.msg);
+		return ecp_cli_fail("report", "%s", err.msg);
 	}
 	if (!a.weights_exact)
 		ecp_cli_warn_inexact("report", s.model, &a);

@@ -54,7 +54,7 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 			break;
 		case 't':
 			if (ecp_parse_u64(optarg, &v) < 0 || v < 1 || v > 1000)
-				return ecp_usage_error(
+				return ecp_cli_usage_error(
 				    "scan",
 				    "--top takes a count from 1 to 1000, not '%s'",
 				    optarg);
@@ -71,7 +71,7 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 	struct ecp_error err = {0};
 	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors,
 				&o->n_processors, &err) < 0)
-		return ecp_usage_error("scan", "%s", err.msg);
+		return ecp_cli_usage_error("scan", "%s", err.msg);
 	return 0;
 }
 
@@ -219,7 +219,7 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	size_t cols = r->n_shown < max_cols ? r->n_shown : max_cols;
 	struct ecp_table *t = ecp_table_create(3 + extra + cols);
 	if (!t)
-		return ecp_fail("scan", "out of memory");
+		return ecp_cli_fail("scan", "out of memory");
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 1, "T_P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 2, "speedup", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
@@ -258,7 +258,7 @@ static int write_table(const struct scan_options *o, const struct ecp_cli_sessio
 	int rc = ecp_table_write(stdout, t, 0, &err);
 	ecp_table_destroy(t);
 	if (rc < 0)
-		return ecp_fail("scan", "%s", err.msg);
+		return ecp_cli_fail("scan", "%s", err.msg);
 	printf("\n");
 	for (size_t k = 0; k < cols; k++)
 		printf("[%zu] %s\n", k + 1, fname(m, r->shown[k]));
@@ -308,14 +308,14 @@ int cmd_scan(int argc, char **argv)
 	if (!rc && o.sched == ECP_SCHED_LINUX) {
 		o.linux_makespan = calloc(o.n_processors, sizeof(*o.linux_makespan));
 		if (!o.linux_makespan)
-			rc = ecp_fail("scan", "out of memory");
+			rc = ecp_cli_fail("scan", "out of memory");
 		for (size_t i = 0; !rc && i < o.n_processors; i++) {
 			struct ecp_replay rp = {0};
 			struct ecp_error err = {0};
 			if (ecp_replay_model_run(&s.dag, ECP_SCHED_LINUX, o.processors[i],
 						 0, &rp, &err) < 0)
-				rc = ecp_fail("scan", "Linux model at P=%u: %s",
-					      o.processors[i], err.msg);
+				rc = ecp_cli_fail("scan", "Linux model at P=%u: %s",
+						  o.processors[i], err.msg);
 			else
 				o.linux_makespan[i] = rp.makespan;
 			ecp_replay_finish(&rp);

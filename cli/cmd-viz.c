@@ -32,7 +32,7 @@ static int parse_measured(const char *arg, struct viz_options *o)
 {
 	char *copy = strdup(arg), *save = NULL;
 	if (!copy)
-		return ecp_fail("viz", "out of memory");
+		return ecp_cli_fail("viz", "out of memory");
 	int rc = 0;
 	for (char *item = strtok_r(copy, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
@@ -48,7 +48,7 @@ static int parse_measured(const char *arg, struct viz_options *o)
 		if (!eq || ecp_parse_u64(item, &p) < 0 || p < 1 ||
 		    p > ECP_CLI_MAX_PROCESSORS || errno || end == eq + 1 || *end ||
 		    !(sec > 0) || o->n_measured == MAX_MEASURED) {
-			rc = ecp_usage_error(
+			rc = ecp_cli_usage_error(
 			    "viz",
 			    "--measured takes P=SECONDS,... (e.g. 1=2.0,2=1.1), "
 			    "not '%s'",
@@ -109,12 +109,12 @@ static int parse_options(int argc, char **argv, struct viz_options *o)
 	if ((rc = ecp_cli_trace_operand("viz", &o->common, argc, argv)))
 		return rc;
 	if (!o->output)
-		return ecp_usage_error("viz",
-				       "say where to write the report: -o FILE.html");
+		return ecp_cli_usage_error("viz",
+					   "say where to write the report: -o FILE.html");
 	struct ecp_error err = {0};
 	if (ecp_parse_proc_list(range, ECP_CLI_MAX_PROCESSORS, &o->range, &o->n_range,
 				&err) < 0)
-		return ecp_usage_error("viz", "--range: %s", err.msg);
+		return ecp_cli_usage_error("viz", "--range: %s", err.msg);
 	return 0;
 }
 
@@ -325,26 +325,26 @@ int cmd_viz(int argc, char **argv)
 	memset(&sw, 0, sizeof(sw));
 	struct ecp_output out = {0};
 	struct ecp_error err = {0};
-	if ((rc = ecp_simrun_init("viz", &s, o.processors, &run)) ||
+	if ((rc = ecp_cli_simrun_init("viz", &s, o.processors, &run)) ||
 	    (rc = ecp_cli_sweep_run("viz", &s, o.range, o.n_range, PLOT_FUNCTIONS, &sw)))
 		goto done;
-	if (ecp_output_open("viz", o.output, &out) < 0) {
+	if (ecp_cli_output_open("viz", o.output, &out) < 0) {
 		rc = ECP_EXIT_FAILED;
 		goto done;
 	}
 	if (build_and_write(out.file, &o, &s, &run, &sw, &err) < 0) {
-		ecp_output_abort(&out);
-		rc = ecp_fail("viz", "%s", err.msg);
+		ecp_cli_output_abort(&out);
+		rc = ecp_cli_fail("viz", "%s", err.msg);
 		goto done;
 	}
-	rc = ecp_output_commit("viz", &out) < 0 ? ECP_EXIT_FAILED : ECP_EXIT_OK;
+	rc = ecp_cli_output_commit("viz", &out) < 0 ? ECP_EXIT_FAILED : ECP_EXIT_OK;
 	if (rc == ECP_EXIT_OK && strcmp(o.output, "-"))
 		fprintf(stderr,
 			"ecp viz: wrote %s (P=%u, range of %zu processor counts)\n",
 			o.output, o.processors, o.n_range);
 done:
 	ecp_cli_sweep_finish(&sw);
-	ecp_simrun_finish(&run, s.model);
+	ecp_cli_simrun_finish(&run, s.model);
 	ecp_cli_session_close(&s);
 	free(o.range);
 	return rc;

@@ -75,15 +75,15 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 			break;
 		case 'F':
 			if (o->n_changes == MAX_CHANGES)
-				return ecp_usage_error(
+				return ecp_cli_usage_error(
 				    "whatif", "at most %d --faster options", MAX_CHANGES);
 			if (ecp_parse_name_pct(optarg, &o->names[o->n_changes],
 					       &o->pcts[o->n_changes], &err) < 0)
-				return ecp_usage_error("whatif", "%s", err.msg);
+				return ecp_cli_usage_error("whatif", "%s", err.msg);
 			for (size_t i = 0; i < o->n_changes; i++)
 				if (!strcmp(o->names[i], o->names[o->n_changes])) {
 					free(o->names[o->n_changes]);
-					return ecp_usage_error(
+					return ecp_cli_usage_error(
 					    "whatif", "--faster names '%s' twice",
 					    o->names[i]);
 				}
@@ -98,11 +98,12 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 	if ((rc = ecp_cli_trace_operand("whatif", &o->common, argc, argv)))
 		return rc;
 	if (o->n_changes == 0)
-		return ecp_usage_error("whatif", "say what is faster: --faster NAME=PCT");
+		return ecp_cli_usage_error("whatif",
+					   "say what is faster: --faster NAME=PCT");
 	struct ecp_error err = {0};
 	if (ecp_parse_proc_list(list, ECP_CLI_MAX_PROCESSORS, &o->processors,
 				&o->n_processors, &err) < 0)
-		return ecp_usage_error("whatif", "%s", err.msg);
+		return ecp_cli_usage_error("whatif", "%s", err.msg);
 	return 0;
 }
 
@@ -129,7 +130,7 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 		struct ecp_function_match fm;
 		if (ecp_match_functions(m, o->names[i], &fm) < 0) {
 			free(changes);
-			return ecp_fail("whatif", "out of memory");
+			return ecp_cli_fail("whatif", "out of memory");
 		}
 		if (fm.kind == ECP_MATCH_NONE) {
 			const char *near[5];
@@ -168,7 +169,7 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 				if (!p) {
 					ecp_function_match_free(&fm);
 					free(changes);
-					return ecp_fail("whatif", "out of memory");
+					return ecp_cli_fail("whatif", "out of memory");
 				}
 				changes = p;
 			}
@@ -196,27 +197,27 @@ static int sweep(const char *what, const struct ecp_dag *dag,
 {
 	struct ecp_error err = {0};
 	struct ecp_progress progress;
-	ecp_progress_init(&progress, "whatif");
+	ecp_cli_progress_init(&progress, "whatif");
 	int rc = 0;
 	if (o->sched == ECP_SCHED_IDEAL) {
 		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) <
 		    0)
-			rc = ecp_fail("whatif", "simulating the %s run: %s", what,
-				      err.msg);
+			rc = ecp_cli_fail("whatif", "simulating the %s run: %s", what,
+					  err.msg);
 		return rc;
 	}
 	for (size_t i = 0; i < o->n_processors && !rc; i++) {
-		ecp_progress_update(&progress,
-				    "simulating the %s run at P=%u (%zu of %zu)", what,
-				    o->processors[i], i + 1, o->n_processors);
+		ecp_cli_progress_update(&progress,
+					"simulating the %s run at P=%u (%zu of %zu)",
+					what, o->processors[i], i + 1, o->n_processors);
 		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i],
 					 &err) < 0) {
-			ecp_progress_done(&progress);
-			rc = ecp_fail("whatif", "simulating the %s run at P=%u: %s", what,
-				      o->processors[i], err.msg);
+			ecp_cli_progress_done(&progress);
+			rc = ecp_cli_fail("whatif", "simulating the %s run at P=%u: %s",
+					  what, o->processors[i], err.msg);
 		}
 	}
-	ecp_progress_done(&progress);
+	ecp_cli_progress_done(&progress);
 	return rc;
 }
 
@@ -310,7 +311,7 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 	printf("\n");
 	struct ecp_table *t = ecp_table_create(5);
 	if (!t)
-		return ecp_fail("whatif", "out of memory");
+		return ecp_cli_fail("whatif", "out of memory");
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 1, "baseline T_P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	ecp_table_set_column(t, 2, "what-if T_P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
@@ -331,7 +332,7 @@ static int write_table(const struct whatif_options *o, const struct ecp_replay *
 	int rc = ecp_table_write(stdout, t, 0, &err);
 	ecp_table_destroy(t);
 	if (rc < 0)
-		return ecp_fail("whatif", "%s", err.msg);
+		return ecp_cli_fail("whatif", "%s", err.msg);
 	return ECP_EXIT_OK;
 }
 
@@ -359,18 +360,18 @@ int cmd_whatif(int argc, char **argv)
 	bool faster_ready = false;
 	struct ecp_error err = {0};
 	if (!base || !what) {
-		rc = ecp_fail("whatif", "out of memory");
+		rc = ecp_cli_fail("whatif", "out of memory");
 		goto out;
 	}
 	if ((rc = resolve_changes(&o, s.model, &changes, &n_changes)))
 		goto out;
 	if (ecp_whatif_lengths(s.model, changes, n_changes, &lengths, &err) < 0) {
-		rc = ecp_fail("whatif", "%s", err.msg);
+		rc = ecp_cli_fail("whatif", "%s", err.msg);
 		goto out;
 	}
 	if (ecp_dag_build(s.model, lengths, o.common.lock_order, &faster_dag, &err) < 0) {
-		rc =
-		    ecp_fail("whatif", "cannot simulate the faster program: %s", err.msg);
+		rc = ecp_cli_fail("whatif", "cannot simulate the faster program: %s",
+				  err.msg);
 		goto out;
 	}
 	faster_ready = true;

@@ -24,7 +24,7 @@ const struct ecp_command ecp_commands[] = {
 };
 const size_t ecp_n_commands = sizeof(ecp_commands) / sizeof(ecp_commands[0]);
 
-const struct ecp_command *ecp_command_find(const char *name)
+const struct ecp_command *ecp_cli_command_find(const char *name)
 {
 	for (size_t i = 0; i < ecp_n_commands; i++)
 		if (!strcmp(ecp_commands[i].name, name))
@@ -32,7 +32,7 @@ const struct ecp_command *ecp_command_find(const char *name)
 	return NULL;
 }
 
-const struct ecp_command *ecp_command_suggest(const char *name)
+const struct ecp_command *ecp_cli_command_suggest(const char *name)
 {
 	const struct ecp_command *best = NULL;
 	size_t best_d = SIZE_MAX;
@@ -51,7 +51,7 @@ const struct ecp_command *ecp_command_suggest(const char *name)
 	return NULL;
 }
 
-int ecp_usage_error(const char *cmd, const char *fmt, ...)
+int ecp_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -62,7 +62,7 @@ int ecp_usage_error(const char *cmd, const char *fmt, ...)
 	return ECP_EXIT_USAGE;
 }
 
-int ecp_fail(const char *cmd, const char *fmt, ...)
+int ecp_cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -73,7 +73,7 @@ int ecp_fail(const char *cmd, const char *fmt, ...)
 	return ECP_EXIT_FAILED;
 }
 
-int ecp_wants_help(const struct ecp_command *cmd, int argc, char **argv)
+int ecp_cli_wants_help(const struct ecp_command *cmd, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))

@@ -20,18 +20,19 @@ struct ecp_command {
 extern const struct ecp_command ecp_commands[];
 extern const size_t ecp_n_commands;
 
-const struct ecp_command *ecp_command_find(const char *name);
+const struct ecp_command *ecp_cli_command_find(const char *name);
 /* The command whose name is nearest to `name` (edit distance), or NULL when
  * nothing is close enough to be a plausible typo. */
-const struct ecp_command *ecp_command_suggest(const char *name);
+const struct ecp_command *ecp_cli_command_suggest(const char *name);
 
 /* Prints "ecp NAME: MESSAGE" and a hint to stderr; returns ECP_EXIT_USAGE. */
-int ecp_usage_error(const char *cmd, const char *fmt, ...)
+int ecp_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Prints the analysis error chain to stderr; returns ECP_EXIT_FAILED. */
-int ecp_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ecp_cli_fail(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* True if argv contains -h/--help before a "--"; prints the usage if so. */
-int ecp_wants_help(const struct ecp_command *cmd, int argc, char **argv);
+int ecp_cli_wants_help(const struct ecp_command *cmd, int argc, char **argv);
 
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);

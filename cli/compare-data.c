@@ -173,7 +173,7 @@ static void json_thread_side(struct ecp_json_writer *w, const char *name_key,
 {
 	char label[96] = "";
 	if (t)
-		ecp_compare_thread_label(m, t, index, label, sizeof(label));
+		ecp_cli_compare_thread_label(m, t, index, label, sizeof(label));
 	ecp_json_kv_string(w, name_key, t ? label : NULL);
 	ecp_json_key(w, tid_key);
 	if (t)
@@ -265,7 +265,7 @@ static void json_measured(struct ecp_json_writer *w, const struct ecp_compare_vi
 	json_threads(w, v);
 }
 
-int ecp_compare_write_json(const struct ecp_compare_view *v)
+int ecp_cli_compare_write_json(const struct ecp_compare_view *v)
 {
 	struct ecp_json_writer w;
 	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
@@ -278,7 +278,7 @@ int ecp_compare_write_json(const struct ecp_compare_view *v)
 	ecp_json_end_object(&w);
 	struct ecp_error err = {0};
 	if (ecp_json_finish(&w, &err) < 0)
-		return ecp_fail("compare", "%s", err.msg);
+		return ecp_cli_fail("compare", "%s", err.msg);
 	return 0;
 }
 
@@ -474,8 +474,8 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 		const struct ecp_compare_thread *x = &r->threads[k];
 		char label[96];
 		const struct ecp_model *m = x->base ? r->base : r->other;
-		ecp_compare_thread_label(m, x->base ? x->base : x->other, x->index, label,
-					 sizeof(label));
+		ecp_cli_compare_thread_label(m, x->base ? x->base : x->other, x->index,
+					     label, sizeof(label));
 		csv_work(w, "thread", label, x->work_base_ns, x->work_other_ns,
 			 x->diff_ns, x->ratio);
 		if (v->spread)
@@ -484,7 +484,7 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 	}
 }
 
-int ecp_compare_write_csv(const struct ecp_compare_view *v)
+int ecp_cli_compare_write_csv(const struct ecp_compare_view *v)
 {
 	struct ecp_csv_writer w;
 	ecp_csv_init(&w, stdout);
@@ -494,6 +494,6 @@ int ecp_compare_write_csv(const struct ecp_compare_view *v)
 		csv_before_after(&w, v);
 	struct ecp_error err = {0};
 	if (ecp_csv_finish(&w, &err) < 0)
-		return ecp_fail("compare", "%s", err.msg);
+		return ecp_cli_fail("compare", "%s", err.msg);
 	return 0;
 }

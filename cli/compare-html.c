@@ -68,7 +68,7 @@ static void reading(const struct ecp_compare_result *r, char *buf, size_t len)
 		 ecp_format_ns(c, sizeof(c), (double)r->tn_inflated_ns));
 }
 
-int ecp_compare_write_html(const struct ecp_compare_view *v, const char *path)
+int ecp_cli_compare_write_html(const struct ecp_compare_view *v, const char *path)
 {
 	const struct ecp_compare_result *r = v->r;
 	bool measured = r->mode == ECP_COMPARE_MEASURED;
@@ -104,13 +104,13 @@ int ecp_compare_write_html(const struct ecp_compare_view *v, const char *path)
 	struct ecp_error err = {0};
 	int rc = ECP_EXIT_OK;
 	if (!points || !bars)
-		rc = ecp_fail("compare", "out of memory");
-	else if (ecp_output_open("compare", path, &out) < 0)
+		rc = ecp_cli_fail("compare", "out of memory");
+	else if (ecp_cli_output_open("compare", path, &out) < 0)
 		rc = ECP_EXIT_FAILED;
 	else if (ecp_html_compare_write(out.file, &page, &err) < 0) {
-		ecp_output_abort(&out);
-		rc = ecp_fail("compare", "%s: %s", path, err.msg);
-	} else if (ecp_output_commit("compare", &out) < 0)
+		ecp_cli_output_abort(&out);
+		rc = ecp_cli_fail("compare", "%s: %s", path, err.msg);
+	} else if (ecp_cli_output_commit("compare", &out) < 0)
 		rc = ECP_EXIT_FAILED;
 	free(points);
 	free(bars);

@@ -35,8 +35,8 @@ static const char *program_of(const struct ecp_model *m)
 						   : "(unknown program)";
 }
 
-void ecp_compare_thread_label(const struct ecp_model *m, const struct ecp_thread *t,
-			      uint32_t index, char *buf, size_t len)
+void ecp_cli_compare_thread_label(const struct ecp_model *m, const struct ecp_thread *t,
+				  uint32_t index, char *buf, size_t len)
 {
 	const char *name = t->name;
 	if (!name[0] && t->start_function != ECP_NO_ID &&
@@ -75,7 +75,7 @@ static int table_done(struct ecp_table *t)
 	int rc = ecp_table_write(stdout, t, 0, &err);
 	ecp_table_destroy(t);
 	if (rc < 0)
-		return ecp_fail("compare", "%s", err.msg);
+		return ecp_cli_fail("compare", "%s", err.msg);
 	return 0;
 }
 
@@ -153,7 +153,7 @@ static int points_table(const struct ecp_compare_result *r)
 					  "ratio"};
 	struct ecp_table *t = new_table(5, hdr);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (size_t i = 0; i < r->n_points; i++) {
 		const struct ecp_compare_point *p = &r->points[i];
@@ -201,7 +201,7 @@ static int functions_table(const struct ecp_compare_view *v, const char *const *
 	bool measured = r->mode == ECP_COMPARE_MEASURED;
 	struct ecp_table *t = new_table(v->spread ? 6 : 5, hdr);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	size_t rows = shown(v, r->n_functions);
 	for (size_t i = 0; i < rows; i++) {
 		const struct ecp_compare_function *f = &r->functions[i];
@@ -230,7 +230,7 @@ static int tet_table(const struct ecp_compare_view *v)
 		return 0;
 	struct ecp_table *t = ecp_table_create(1 + cols);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (size_t k = 0; k < cols; k++) {
 		char hdr[16];
@@ -313,7 +313,7 @@ static int totals_table(const struct ecp_inflation *x)
 	static const char *const hdr[] = {"", "", "time", "ns"};
 	struct ecp_table *t = new_table(4, hdr);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	ecp_table_set_column(t, 1, "", ECP_TABLE_LEFT, ECP_TABLE_KEEP);
 	unsigned long long n = (unsigned long long)x->cpus;
 	char s[7][48];
@@ -360,7 +360,7 @@ static int speedups_table(const struct ecp_inflation *x)
 	static const char *const hdr[] = {"speedup", "value", "as"};
 	struct ecp_table *t = new_table(3, hdr);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	ecp_table_set_column(t, 2, "as", ECP_TABLE_LEFT, ECP_TABLE_KEEP);
 	speedup_row(t, "linear", x->speedup_linear, "N");
 	speedup_row(t, "maximal", x->speedup_maximal, "N T_s / T_1: N, as T_s = T_1");
@@ -380,14 +380,14 @@ static int threads_table(const struct ecp_compare_view *v, const char *const *hd
 	const struct ecp_compare_result *r = v->r;
 	struct ecp_table *t = new_table(v->spread ? 6 : 5, hdr);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	size_t rows = shown(v, r->n_threads);
 	for (size_t i = 0; i < rows; i++) {
 		const struct ecp_compare_thread *x = &r->threads[i];
 		char label[96];
 		const struct ecp_model *m = x->base ? r->base : r->other;
-		ecp_compare_thread_label(m, x->base ? x->base : x->other, x->index, label,
-					 sizeof(label));
+		ecp_cli_compare_thread_label(m, x->base ? x->base : x->other, x->index,
+					     label, sizeof(label));
 		ecp_table_add_row(t);
 		ecp_table_cell(t, 0, label);
 		ecp_table_cell_ns(t, 1, (double)x->work_base_ns);
@@ -484,7 +484,7 @@ static int inflated_table(const struct ecp_compare_result *r)
 	const struct ecp_inflated *m = &r->inflated;
 	struct ecp_table *t = new_table(4, hdr);
 	if (!t)
-		return ecp_fail("compare", "out of memory");
+		return ecp_cli_fail("compare", "out of memory");
 	bool beyond = false;
 	for (size_t i = 0; i < m->n_points; i++) {
 		const struct ecp_inflated_point *p = &m->points[i];
@@ -559,11 +559,11 @@ static int measured_table(const struct ecp_compare_view *v)
 	return rc;
 }
 
-int ecp_compare_write_table(const struct ecp_compare_view *v)
+int ecp_cli_compare_write_table(const struct ecp_compare_view *v)
 {
 	int rc = v->r->mode == ECP_COMPARE_MEASURED ? measured_table(v)
 						    : before_after_table(v);
 	if (!rc && fflush(stdout) != 0)
-		return ecp_fail("compare", "cannot write the output");
+		return ecp_cli_fail("compare", "cannot write the output");
 	return rc;
 }

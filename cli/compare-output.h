@@ -25,16 +25,16 @@ struct ecp_compare_view {
 };
 
 /* Each returns 0 or an exit code (message printed). */
-int ecp_compare_write_table(const struct ecp_compare_view *v);
-int ecp_compare_write_json(const struct ecp_compare_view *v);
-int ecp_compare_write_csv(const struct ecp_compare_view *v);
+int ecp_cli_compare_write_table(const struct ecp_compare_view *v);
+int ecp_cli_compare_write_json(const struct ecp_compare_view *v);
+int ecp_cli_compare_write_csv(const struct ecp_compare_view *v);
 /* The HTML page (--html FILE): speedup curves, factored speedups at N,
  * per-function ratio bars (the first `rows` functions). */
-int ecp_compare_write_html(const struct ecp_compare_view *v, const char *path);
+int ecp_cli_compare_write_html(const struct ecp_compare_view *v, const char *path);
 
 /* "#2 Sorter (4711)": a thread by its place in the order of creation,
  * its name (else its start routine's) and its tid. */
-void ecp_compare_thread_label(const struct ecp_model *m, const struct ecp_thread *t,
-			      uint32_t index, char *buf, size_t len);
+void ecp_cli_compare_thread_label(const struct ecp_model *m, const struct ecp_thread *t,
+				  uint32_t index, char *buf, size_t len);
 
 #endif

@@ -18,7 +18,7 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 {
 	struct ecp_error err = {0};
 	if (ecp_consistency_check(m, c, &err) < 0)
-		return ecp_fail(cmd, "%s", err.msg);
+		return ecp_cli_fail(cmd, "%s", err.msg);
 	/* work held as independent because its waits were not seen: the
 	 * predictions are bounds, said with the share of the work (issue 32) */
 	uint64_t work = ecp_model_work(m);
@@ -37,7 +37,7 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	case ECP_CONSISTENCY_FATAL:
 		ecp_consistency_describe(c, what, sizeof(what));
 		if (mode == ECP_CHECK_REFUSE)
-			return ecp_fail(
+			return ecp_cli_fail(
 			    cmd,
 			    "trace=%s: the model does not hold the program's time, "
 			    "so no answer from it would mean anything: %s. Record "

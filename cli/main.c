@@ -45,16 +45,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ecp: unknown option '%s'\nTry 'ecp --help'.\n", name);
 		return ECP_EXIT_USAGE;
 	}
-	const struct ecp_command *cmd = ecp_command_find(name);
+	const struct ecp_command *cmd = ecp_cli_command_find(name);
 	if (!cmd) {
-		const struct ecp_command *near = ecp_command_suggest(name);
+		const struct ecp_command *near = ecp_cli_command_suggest(name);
 		fprintf(stderr, "ecp: '%s' is not an ecp command.", name);
 		if (near)
 			fprintf(stderr, " Did you mean '%s'?", near->name);
 		fprintf(stderr, "\nTry 'ecp --help' for the list of commands.\n");
 		return ECP_EXIT_USAGE;
 	}
-	if (ecp_wants_help(cmd, argc - 1, argv + 1))
+	if (ecp_cli_wants_help(cmd, argc - 1, argv + 1))
 		return ECP_EXIT_OK;
 	return cmd->run(argc - 1, argv + 1);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out)
+int ecp_cli_output_open(const char *cmd, const char *path, struct ecp_output *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!strcmp(path, "-")) {
@@ -19,7 +19,7 @@ int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out)
 	out->tmp_path = malloc(len);
 	if (!out->path || !out->tmp_path) {
 		fprintf(stderr, "ecp %s: error: out of memory\n", cmd);
-		ecp_output_abort(out);
+		ecp_cli_output_abort(out);
 		return -1;
 	}
 	int fd = -1;
@@ -36,7 +36,7 @@ int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out)
 			out->tmp_path, strerror(errno));
 		free(out->tmp_path);
 		out->tmp_path = NULL;
-		ecp_output_abort(out);
+		ecp_cli_output_abort(out);
 		return -1;
 	}
 	out->file = fdopen(fd, "w");
@@ -44,13 +44,13 @@ int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out)
 		close(fd);
 		fprintf(stderr, "ecp %s: error: cannot write %s: %s\n", cmd, path,
 			strerror(errno));
-		ecp_output_abort(out);
+		ecp_cli_output_abort(out);
 		return -1;
 	}
 	return 0;
 }
 
-int ecp_output_commit(const char *cmd, struct ecp_output *out)
+int ecp_cli_output_commit(const char *cmd, struct ecp_output *out)
 {
 	if (out->file == stdout) {
 		if (fflush(stdout) != 0) {
@@ -67,13 +67,13 @@ int ecp_output_commit(const char *cmd, struct ecp_output *out)
 	if (failed) {
 		fprintf(stderr, "ecp %s: error: writing %s failed: %s\n", cmd, out->path,
 			strerror(errno));
-		ecp_output_abort(out);
+		ecp_cli_output_abort(out);
 		return -1;
 	}
 	if (rename(out->tmp_path, out->path) != 0) {
 		fprintf(stderr, "ecp %s: error: cannot rename %s to %s: %s\n", cmd,
 			out->tmp_path, out->path, strerror(errno));
-		ecp_output_abort(out);
+		ecp_cli_output_abort(out);
 		return -1;
 	}
 	free(out->tmp_path);
@@ -82,7 +82,7 @@ int ecp_output_commit(const char *cmd, struct ecp_output *out)
 	return 0;
 }
 
-void ecp_output_abort(struct ecp_output *out)
+void ecp_cli_output_abort(struct ecp_output *out)
 {
 	if (out->file && out->file != stdout)
 		fclose(out->file);

@@ -17,11 +17,11 @@ struct ecp_output {
 };
 
 /* Returns 0, or -1 with a message printed for `cmd`. */
-int ecp_output_open(const char *cmd, const char *path, struct ecp_output *out);
+int ecp_cli_output_open(const char *cmd, const char *path, struct ecp_output *out);
 /* Flushes, closes and renames into place; on failure removes the temporary
  * file.  Returns 0 or -1 (message printed). */
-int ecp_output_commit(const char *cmd, struct ecp_output *out);
+int ecp_cli_output_commit(const char *cmd, struct ecp_output *out);
 /* Discards the temporary file. */
-void ecp_output_abort(struct ecp_output *out);
+void ecp_cli_output_abort(struct ecp_output *out);
 
 #endif

@@ -72,14 +72,14 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 	struct ecp_sweep *engine = NULL;
 	struct ecp_error err = {0};
 	struct ecp_progress progress;
-	ecp_progress_init(&progress, cmd);
+	ecp_cli_progress_init(&progress, cmd);
 	if (!sw->points || !sw->crossover_at || !sw->shown || !is_top) {
-		rc = ecp_fail(cmd, "out of memory");
+		rc = ecp_cli_fail(cmd, "out of memory");
 		goto out;
 	}
 	/* The P-independent part of the analysis is done once for all P. */
 	if (ecp_sweep_create(m, &s->dag, &engine, &err) < 0) {
-		rc = ecp_fail(cmd, "%s", err.msg);
+		rc = ecp_cli_fail(cmd, "%s", err.msg);
 		goto out;
 	}
 	/* Batches of P share one attribution pass; the per-segment weights are
@@ -88,15 +88,15 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 		size_t k = n - i0 < ECP_SWEEP_BATCH ? n - i0 : ECP_SWEEP_BATCH;
 		struct ecp_analysis batch[ECP_SWEEP_BATCH];
 		if (k == 1)
-			ecp_progress_update(&progress, "analysing P=%u (%zu of %zu)",
-					    processors[i0], i0 + 1, n);
+			ecp_cli_progress_update(&progress, "analysing P=%u (%zu of %zu)",
+						processors[i0], i0 + 1, n);
 		else
-			ecp_progress_update(
+			ecp_cli_progress_update(
 			    &progress, "analysing P=%u..%u (%zu-%zu of %zu)",
 			    processors[i0], processors[i0 + k - 1], i0 + 1, i0 + k, n);
 		if (ecp_sweep_analyze_many(engine, processors + i0, k, false, batch,
 					   &err) < 0) {
-			rc = ecp_fail(cmd, "%s", err.msg);
+			rc = ecp_cli_fail(cmd, "%s", err.msg);
 			goto out;
 		}
 		for (size_t j = 0; j < k; j++) {
@@ -110,7 +110,7 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 			struct ecp_cli_sweep_point *p = &sw->points[i];
 			p->by_function = calloc(nf, sizeof(*p->by_function));
 			if (!p->by_function) {
-				rc = ecp_fail(cmd, "out of memory");
+				rc = ecp_cli_fail(cmd, "out of memory");
 				goto out;
 			}
 			for (size_t x = 0; x < p->analysis.n_functions; x++)
@@ -127,7 +127,7 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 			}
 		}
 	}
-	ecp_progress_done(&progress);
+	ecp_cli_progress_done(&progress);
 	for (size_t i = 0; warn && i < sw->n_points; i++)
 		if (!sw->points[i].analysis.weights_exact) {
 			ecp_cli_warn_inexact(cmd, m, &sw->points[i].analysis);
@@ -147,7 +147,7 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 	}
 	sw->n_shown = kept;
 out:
-	ecp_progress_done(&progress);
+	ecp_cli_progress_done(&progress);
 	ecp_sweep_destroy(engine);
 	free(is_top);
 	return rc;

@@ -15,7 +15,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void ecp_progress_init(struct ecp_progress *p, const char *cmd)
+void ecp_cli_progress_init(struct ecp_progress *p, const char *cmd)
 {
 	p->cmd = cmd;
 	p->on = isatty(STDERR_FILENO) == 1;
@@ -23,7 +23,7 @@ void ecp_progress_init(struct ecp_progress *p, const char *cmd)
 	p->start = now_s();
 }
 
-void ecp_progress_update(struct ecp_progress *p, const char *fmt, ...)
+void ecp_cli_progress_update(struct ecp_progress *p, const char *fmt, ...)
 {
 	if (!p->on || now_s() - p->start < PROGRESS_AFTER_S)
 		return;
@@ -36,7 +36,7 @@ void ecp_progress_update(struct ecp_progress *p, const char *fmt, ...)
 	p->shown = true;
 }
 
-void ecp_progress_done(struct ecp_progress *p)
+void ecp_cli_progress_done(struct ecp_progress *p)
 {
 	if (p->shown)
 		fputs("\r\033[K", stderr);

@@ -15,9 +15,9 @@ struct ecp_progress {
 	double start;
 };
 
-void ecp_progress_init(struct ecp_progress *p, const char *cmd);
-void ecp_progress_update(struct ecp_progress *p, const char *fmt, ...)
+void ecp_cli_progress_init(struct ecp_progress *p, const char *cmd);
+void ecp_cli_progress_update(struct ecp_progress *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void ecp_progress_done(struct ecp_progress *p);
+void ecp_cli_progress_done(struct ecp_progress *p);
 
 #endif

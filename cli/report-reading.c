@@ -9,7 +9,7 @@
 #include "cli/processor-sweep.h"
 #include "common/units.h"
 
-void ecp_report_print_legend(FILE *out)
+void ecp_cli_report_print_legend(FILE *out)
 {
 	fputs(
 	    "Columns:\n"
@@ -30,12 +30,12 @@ void ecp_report_print_legend(FILE *out)
 	    out);
 }
 
-double ecp_sample_error(uint64_t n)
+double ecp_cli_sample_error(uint64_t n)
 {
 	return n ? 1.96 / sqrt((double)n) : 0.0;
 }
 
-void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m)
+void ecp_cli_report_print_sample_legend(FILE *out, const struct ecp_model *m)
 {
 	fprintf(
 	    out,
@@ -58,7 +58,7 @@ static int compare_folded(const void *pa, const void *pb, void *ctx)
 	return strcmp(a->name, b->name);
 }
 
-void ecp_report_print_folded(FILE *out, const struct ecp_model *m)
+void ecp_cli_report_print_folded(FILE *out, const struct ecp_model *m)
 {
 	uint64_t folded = 0;
 	uint32_t n = 0;
@@ -120,8 +120,9 @@ static void print_ranges(FILE *out, const struct ecp_model *m,
 	}
 }
 
-int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_session *s,
-			     const struct ecp_analysis *a, unsigned processors)
+int ecp_cli_report_print_reading(FILE *out, const char *cmd,
+				 const struct ecp_cli_session *s,
+				 const struct ecp_analysis *a, unsigned processors)
 {
 	const struct ecp_model *m = s->model;
 	fprintf(out, "\nReading at P = %u:\n", processors);
@@ -159,7 +160,7 @@ int ecp_report_print_reading(FILE *out, const char *cmd, const struct ecp_cli_se
 	unsigned last = processors > 16 ? processors : 16;
 	unsigned *list = malloc(last * sizeof(*list));
 	if (!list)
-		return ecp_fail(cmd, "out of memory");
+		return ecp_cli_fail(cmd, "out of memory");
 	for (unsigned p = 0; p < last; p++)
 		list[p] = p + 1;
 	struct ecp_cli_sweep sw;

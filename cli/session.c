@@ -35,7 +35,7 @@ int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
 				return 0;
 			}
 		}
-		return ecp_usage_error(cmd, "unknown --format '%s'", arg);
+		return ecp_cli_usage_error(cmd, "unknown --format '%s'", arg);
 	}
 	case ECP_OPT_ALLOW_LOSS:
 		c->allow_loss = true;
@@ -49,12 +49,12 @@ int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
 		else if (!strcmp(arg, "recorded"))
 			c->lock_order = ECP_LOCK_ORDER_RECORDED;
 		else
-			return ecp_usage_error(
+			return ecp_cli_usage_error(
 			    cmd, "--lock-order must be 'arrival' or 'recorded', not '%s'",
 			    arg);
 		return 0;
 	default:
-		return ecp_usage_error(cmd, "unexpected option");
+		return ecp_cli_usage_error(cmd, "unexpected option");
 	}
 }
 
@@ -67,15 +67,15 @@ int ecp_cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts
 	if (opt == '?') {
 		const char *bad = (saved < argc) ? argv[optind - 1] : "?";
 		if (optopt)
-			ecp_usage_error(cmd, "option '-%c' is unknown or needs a value",
-					optopt);
+			ecp_cli_usage_error(
+			    cmd, "option '-%c' is unknown or needs a value", optopt);
 		else
-			ecp_usage_error(cmd, "option '%s' is unknown or needs a value",
-					bad);
+			ecp_cli_usage_error(
+			    cmd, "option '%s' is unknown or needs a value", bad);
 		return -2;
 	}
 	if (opt == ':') {
-		ecp_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		ecp_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		return -2;
 	}
 	return opt;
@@ -87,9 +87,9 @@ int ecp_cli_trace_operand(const char *cmd, struct ecp_cli_common *c, int argc,
 	if (optind < argc)
 		c->trace_dir = argv[optind++];
 	if (optind < argc)
-		return ecp_usage_error(cmd,
-				       "unexpected argument '%s' (one TRACE_DIR at most)",
-				       argv[optind]);
+		return ecp_cli_usage_error(
+		    cmd, "unexpected argument '%s' (one TRACE_DIR at most)",
+		    argv[optind]);
 	return 0;
 }
 
@@ -100,8 +100,8 @@ int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *
 	else if (!strcmp(arg, "linux"))
 		*out = ECP_SCHED_LINUX;
 	else
-		return ecp_usage_error(cmd, "--sched takes 'ideal' or 'linux', not '%s'",
-				       arg);
+		return ecp_cli_usage_error(
+		    cmd, "--sched takes 'ideal' or 'linux', not '%s'", arg);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
 {
 	uint64_t v;
 	if (ecp_parse_u64(arg, &v) < 0 || v < 1 || v > ECP_CLI_MAX_PROCESSORS)
-		return ecp_usage_error(
+		return ecp_cli_usage_error(
 		    cmd, "-P takes a processor count from 1 to %u, not '%s'",
 		    ECP_CLI_MAX_PROCESSORS, arg);
 	*out = (unsigned)v;
@@ -135,7 +135,7 @@ static int read_exact_budget(const char *cmd)
 		return 0;
 	uint64_t v;
 	if (ecp_parse_u64(env, &v) < 0 || v == 0)
-		return ecp_usage_error(
+		return ecp_cli_usage_error(
 		    cmd,
 		    "ECP_EXACT_BUDGET must be a positive number of events, "
 		    "not '%s'",
@@ -224,9 +224,9 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	    .progress = isatty(STDERR_FILENO),
 	};
 	struct ecp_progress progress;
-	ecp_progress_init(&progress, cmd);
+	ecp_cli_progress_init(&progress, cmd);
 	if (ecp_trace_load(c->trace_dir, &opts, &s->model, &err) < 0)
-		return ecp_fail(cmd, "%s", err.msg);
+		return ecp_cli_fail(cmd, "%s", err.msg);
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
 	warn_cpu_sized_pool(cmd, s->model, c->max_processors);
@@ -240,17 +240,17 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		s->model = NULL;
 		return crc;
 	}
-	ecp_progress_update(&progress,
-			    "building the schedule on unlimited processors "
-			    "(%u segments)",
-			    s->model->n_segments);
+	ecp_cli_progress_update(&progress,
+				"building the schedule on unlimited processors "
+				"(%u segments)",
+				s->model->n_segments);
 	int rc = ecp_dag_build(s->model, NULL, c->lock_order, &s->dag, &err);
-	ecp_progress_done(&progress);
+	ecp_cli_progress_done(&progress);
 	if (rc < 0) {
 		ecp_consistency_free(&s->consistency);
 		ecp_model_destroy(s->model);
 		s->model = NULL;
-		return ecp_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);
+		return ecp_cli_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);
 	}
 	s->dag_ready = true;
 	/* what no number of processors shortens, when it is much of T_inf */

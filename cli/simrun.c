@@ -46,29 +46,29 @@ static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 	return 0;
 }
 
-int ecp_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned processors,
-		    struct ecp_simrun *run)
+int ecp_cli_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned processors,
+			struct ecp_simrun *run)
 {
 	memset(run, 0, sizeof(*run));
 	run->processors = processors;
 	struct ecp_error err = {0};
 	if (ecp_analyze(s->model, &s->dag, processors, &run->analysis, &err) < 0)
-		return ecp_fail(cmd, "P=%u: %s", processors, err.msg);
+		return ecp_cli_fail(cmd, "P=%u: %s", processors, err.msg);
 	if (!run->analysis.weights_exact)
 		ecp_cli_warn_inexact(cmd, s->model, &run->analysis);
 	if (ecp_replay_run(&s->dag, processors, ECP_REPLAY_STEPS | ECP_REPLAY_TIMELINE,
 			   &run->replay, &err) < 0)
-		return ecp_fail(cmd, "simulating P=%u: %s", processors, err.msg);
+		return ecp_cli_fail(cmd, "simulating P=%u: %s", processors, err.msg);
 	if (fill_names(s->model, run) < 0 ||
-	    ecp_timeline_init(&run->timeline, s->model, run->replay.seg_start,
-			      run->replay.seg_end, run->analysis.weights) < 0)
-		return ecp_fail(cmd, "out of memory");
+	    ecp_cli_timeline_init(&run->timeline, s->model, run->replay.seg_start,
+				  run->replay.seg_end, run->analysis.weights) < 0)
+		return ecp_cli_fail(cmd, "out of memory");
 	return 0;
 }
 
-void ecp_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m)
+void ecp_cli_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m)
 {
-	ecp_timeline_finish(&run->timeline);
+	ecp_cli_timeline_finish(&run->timeline);
 	ecp_replay_finish(&run->replay);
 	ecp_analysis_finish(&run->analysis);
 	if (run->thread_names)

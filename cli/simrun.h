@@ -21,8 +21,8 @@ struct ecp_simrun {
 };
 
 /* Returns 0 or an exit code (message printed). */
-int ecp_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned processors,
-		    struct ecp_simrun *run);
-void ecp_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m);
+int ecp_cli_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned processors,
+			struct ecp_simrun *run);
+void ecp_cli_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m);
 
 #endif

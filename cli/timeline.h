@@ -27,24 +27,24 @@ struct ecp_timeline {
 	double *weighted_before; /* per segment: W at its cpu_start (within its thread) */
 };
 
-int ecp_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
-		      const uint64_t *seg_start, const uint64_t *seg_end,
-		      const double *weights);
-void ecp_timeline_finish(struct ecp_timeline *tl);
+int ecp_cli_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
+			  const uint64_t *seg_start, const uint64_t *seg_end,
+			  const double *weights);
+void ecp_cli_timeline_finish(struct ecp_timeline *tl);
 
 /* Simulated time of CPU instant `cpu` of `thread`.  At a boundary shared by
  * several segments (zero-length ones), an exit maps to the earliest segment
  * that reaches `cpu` and an entry to the latest that starts there. */
-double ecp_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread, uint64_t cpu,
-			     bool is_exit);
+double ecp_cli_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread,
+				 uint64_t cpu, bool is_exit);
 
 /* ECP-weighted CPU time of [a, b) on `thread`. */
-double ecp_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
-			     uint64_t b);
+double ecp_cli_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+				 uint64_t b);
 
 /* True when some segment overlapping [a, b) (or containing a when a == b)
  * has a nonzero weight. */
-bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
-			 uint64_t b);
+bool ecp_cli_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			     uint64_t b);
 
 #endif

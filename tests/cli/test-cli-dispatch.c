@@ -16,14 +16,14 @@ static void test_every_documented_command_is_found(void **state)
 	const char *names[] = {"record",  "info", "report", "scan", "whatif",
 			       "compare", "viz",  "export", "help"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const struct ecp_command *c = ecp_command_find(names[i]);
+		const struct ecp_command *c = ecp_cli_command_find(names[i]);
 		assert_non_null(c);
 		assert_string_equal(c->name, names[i]);
 		assert_non_null(c->run);
 		assert_non_null(strstr(c->usage, "usage: ecp"));
 	}
-	assert_null(ecp_command_find("reprot"));
-	assert_null(ecp_command_find(""));
+	assert_null(ecp_cli_command_find("reprot"));
+	assert_null(ecp_cli_command_find(""));
 }
 
 static void test_typos_suggest_the_nearest_command(void **state)
@@ -37,7 +37,7 @@ static void test_typos_suggest_the_nearest_command(void **state)
 	    {"vz", "viz"},        {"reports", "report"}, {"compre", "compare"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct ecp_command *c = ecp_command_suggest(cases[i].typo);
+		const struct ecp_command *c = ecp_cli_command_suggest(cases[i].typo);
 		assert_non_null(c);
 		assert_string_equal(c->name, cases[i].want);
 	}
@@ -46,10 +46,10 @@ static void test_typos_suggest_the_nearest_command(void **state)
 static void test_unrelated_words_get_no_suggestion(void **state)
 {
 	(void)state;
-	assert_null(ecp_command_suggest("frobnicate"));
-	assert_null(ecp_command_suggest("x"));
+	assert_null(ecp_cli_command_suggest("frobnicate"));
+	assert_null(ecp_cli_command_suggest("x"));
 	/* "compile" was here; two letters from "compare", it is a typo now */
-	assert_null(ecp_command_suggest("deploy"));
+	assert_null(ecp_cli_command_suggest("deploy"));
 }
 
 static void test_help_command_exit_codes(void **state)
@@ -66,11 +66,11 @@ static void test_help_command_exit_codes(void **state)
 static void test_wants_help_stops_at_double_dash(void **state)
 {
 	(void)state;
-	const struct ecp_command *rec = ecp_command_find("record");
+	const struct ecp_command *rec = ecp_cli_command_find("record");
 	char *after[] = {"record", "--", "prog", "--help", NULL};
-	assert_int_equal(ecp_wants_help(rec, 4, after), 0);
+	assert_int_equal(ecp_cli_wants_help(rec, 4, after), 0);
 	char *before[] = {"record", "--help", "--", "prog", NULL};
-	assert_int_equal(ecp_wants_help(rec, 4, before), 1);
+	assert_int_equal(ecp_cli_wants_help(rec, 4, before), 1);
 }
 
 int main(void)
