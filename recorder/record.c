@@ -760,74 +760,88 @@ static void remove_tree(const char *path)
 	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
-		   struct ecp_record_summary *sum, struct ecp_error *err)
-{
-	char out[PATH_MAX - 64], out_io[PATH_MAX - 64], path[PATH_MAX], agent[PATH_MAX],
-	    calib_dir[PATH_MAX - 64];
-	char calib_file[PATH_MAX];
+/* One recording, as its phases hand it on (ecp_record_run below). */
+struct recording {
+	const struct ecp_record_options *o;
+	struct ecp_record_summary *sum;
+	int *exit_code;
+	char out[PATH_MAX - 64], out_io[PATH_MAX - 64], agent[PATH_MAX],
+	    calib_dir[PATH_MAX - 64], calib_file[PATH_MAX];
 	char s_main[64], s_sched[64], s_calib[64];
-	static const char *const main_events[] = {"ecp:*", "lttng_ust_statedump:*",
-						  "lttng_ust_dl:*", NULL};
-	static const char *const sched_events[] = {"ecp_sched:*", NULL};
-	struct ecp_lttng_daemon daemon = {0};
-	struct ecp_sched_emitter em = {0};
-	struct child_env env_perf = {0}, env_cpu = {0};
-	struct ecp_launch l = {.pid = -1, .sock = -1};
-	struct ecp_perf_switch ps = {0};
-	struct ecp_perf_sample samples = {0};
-	struct ecp_disk_watch disk = {.dir_fd = -1};
-	bool sampling = false, hooks, want_samples;
-	static char sampling_problem[sizeof(((struct ecp_error *)0)->msg) + 64];
-	struct ecp_record_meta meta = {0};
+	const int *run_cpus;
+	unsigned sample_hz; /* the sampler's rate (0: no samples wanted) */
+	bool hooks, want_samples, no_perf;
+	struct ecp_lttng_daemon daemon;
+	struct ecp_sched_emitter em;
+	struct child_env env_perf, env_cpu;
+	struct ecp_launch l;
+	struct ecp_perf_switch ps;
+	struct ecp_perf_sample samples;
+	bool perf, sampling;
+	struct ecp_disk_watch disk;
 	struct sigaction old_sig[N_FORWARDED];
-	bool have_daemon = false, have_main = false, have_sched = false,
-	     have_calib = false;
-	bool perf = false, no_perf, have_output = false;
-	int out_lock = -1; /* held while this recording writes the trace */
-	uint64_t start_ns = 0, end_ns = 0, discarded = 0, lost_packets = 0;
-	int status = 0, rc;
+	bool have_daemon, have_main, have_sched, have_calib, have_output;
+	int out_lock; /* held while this recording writes the trace */
+	uint64_t start_ns, end_ns;
+	int status;
+};
 
-	memset(sum, 0, sizeof(*sum));
-	*exit_code = 1;
-	calib_dir[0] = 0;
+/* What to record, from the options and the program; the output directory
+ * made and locked.  Nothing to undo on failure. */
+static int decide(struct recording *r, struct ecp_error *err)
+{
+	const struct ecp_record_options *o = r->o;
+	struct ecp_record_summary *sum = r->sum;
 	sum->cpu = o->n_cpus ? o->cpus[0] : o->cpu >= 0 ? o->cpu : first_allowed_cpu();
 	sum->n_cpus = o->n_cpus ? o->n_cpus : 1;
-	const int *run_cpus = o->n_cpus ? o->cpus : &sum->cpu;
-	cpu_list_text(run_cpus, sum->n_cpus, sum->cpu_list, sizeof(sum->cpu_list));
+	r->run_cpus = o->n_cpus ? o->cpus : &sum->cpu;
+	cpu_list_text(r->run_cpus, sum->n_cpus, sum->cpu_list, sizeof(sum->cpu_list));
 	sum->as_cpus = o->as_cpus ? o->as_cpus : allowed_cpus();
 	sum->functions_mode = o->functions_mode;
 	if (sum->functions_mode == ECP_FUNCTIONS_AUTO)
 		sum->functions_mode = ecp_program_is_instrumented(o->argv[0])
 					  ? ECP_FUNCTIONS_INSTRUMENT
 					  : ECP_FUNCTIONS_SAMPLE;
-	hooks = o->functions && sum->functions_mode != ECP_FUNCTIONS_SAMPLE;
-	want_samples = o->functions && (sum->functions_mode == ECP_FUNCTIONS_SAMPLE ||
-					sum->functions_mode == ECP_FUNCTIONS_BOTH);
-	rc = ecp_agent_path_find(ECP_AGENT_NAME, agent, sizeof(agent), err);
+	r->hooks = o->functions && sum->functions_mode != ECP_FUNCTIONS_SAMPLE;
+	r->want_samples = o->functions && (sum->functions_mode == ECP_FUNCTIONS_SAMPLE ||
+					   sum->functions_mode == ECP_FUNCTIONS_BOTH);
+	r->sample_hz =
+	    r->want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
+	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
+	r->no_perf = getenv("ECP_RECORD_NO_PERF") &&
+		     strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
+	int rc = ecp_agent_path_find(ECP_AGENT_NAME, r->agent, sizeof(r->agent), err);
 	if (rc)
 		return rc;
-	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, out,
-			    sizeof(out), &out_lock, err);
+	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, r->out,
+			    sizeof(r->out), &r->out_lock, err);
 	if (rc)
 		return rc;
-	output_by_fd(out_lock, out, out_io, sizeof(out_io));
-	have_output = true;
-	pending_signal = 0;
-	catch_signals(old_sig);
+	output_by_fd(r->out_lock, r->out, r->out_io, sizeof(r->out_io));
+	r->have_output = true;
+	return ECP_OK;
+}
 
-	rc = ecp_lttng_daemon_start(&daemon, err);
+/* A session daemon and the three sessions: the program's events, the
+ * scheduling trace, the calibration's; the watch on the output's space. */
+static int open_sessions(struct recording *r, struct ecp_error *err)
+{
+	static const char *const main_events[] = {"ecp:*", "lttng_ust_statedump:*",
+						  "lttng_ust_dl:*", NULL};
+	static const char *const sched_events[] = {"ecp_sched:*", NULL};
+	char path[PATH_MAX];
+	int rc = ecp_lttng_daemon_start(&r->daemon, err);
 	if (rc)
-		goto out;
-	have_daemon = true;
+		return rc;
+	r->have_daemon = true;
 	if ((rc = check_interrupted(err)))
-		goto out;
-	snprintf(s_main, sizeof(s_main), "ecp-main-%ld", (long)getpid());
-	snprintf(s_sched, sizeof(s_sched), "ecp-sched-%ld", (long)getpid());
-	snprintf(s_calib, sizeof(s_calib), "ecp-calib-%ld", (long)getpid());
-	snprintf(path, sizeof(path), "%s/main", out);
+		return rc;
+	snprintf(r->s_main, sizeof(r->s_main), "ecp-main-%ld", (long)getpid());
+	snprintf(r->s_sched, sizeof(r->s_sched), "ecp-sched-%ld", (long)getpid());
+	snprintf(r->s_calib, sizeof(r->s_calib), "ecp-calib-%ld", (long)getpid());
+	snprintf(path, sizeof(path), "%s/main", r->out);
 	rc = ecp_lttng_session_create(
-	    &(struct ecp_lttng_session_config){.name = s_main,
+	    &(struct ecp_lttng_session_config){.name = r->s_main,
 					       .output = path,
 					       .events = main_events,
 					       .subbuf_size = SUBBUF_SIZE,
@@ -835,281 +849,325 @@ int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
 					       .vtid_vpid = true},
 	    err);
 	if (rc)
-		goto out;
-	have_main = true;
-	snprintf(path, sizeof(path), "%s/sched", out);
+		return rc;
+	r->have_main = true;
+	snprintf(path, sizeof(path), "%s/sched", r->out);
 	/* small: the program maps these buffers too, though it never writes
 	 * them (about 1 ms of its system time per 2 MiB); above the default
 	 * rate the samples (up to 8 KiB each) need more, or the driver blocks
 	 * on LTTng and perf drops samples (at 10 kHz) */
 	uint32_t sched_subbuf =
-	    want_samples && o->sample_hz > ECP_SAMPLE_DEFAULT_HZ ? 1u << 20 : 256u << 10;
+	    r->sample_hz > ECP_SAMPLE_DEFAULT_HZ ? 1u << 20 : 256u << 10;
 	rc = ecp_lttng_session_create(
-	    &(struct ecp_lttng_session_config){.name = s_sched,
+	    &(struct ecp_lttng_session_config){.name = r->s_sched,
 					       .output = path,
 					       .events = sched_events,
 					       .subbuf_size = sched_subbuf,
 					       .num_subbuf = SCHED_NUM_SUBBUF},
 	    err);
 	if (rc)
-		goto out;
-	have_sched = true;
+		return rc;
+	r->have_sched = true;
 	/* LTTng's buffers, on every CPU (per-UID buffers exist for each), must
 	 * always fit on the output's filesystem */
-	rc = ecp_disk_watch_init(&disk, out_lock, out,
+	rc = ecp_disk_watch_init(&r->disk, r->out_lock, r->out,
 				 ((uint64_t)SUBBUF_SIZE * NUM_SUBBUF +
 				  (uint64_t)sched_subbuf * SCHED_NUM_SUBBUF) *
 				     (uint64_t)get_nprocs_conf(),
-				 s_main, s_sched, err);
+				 r->s_main, r->s_sched, err);
 	if (rc)
-		goto out;
+		return rc;
 	/* in the state directory: removed with it, even after a SIGKILL */
-	snprintf(calib_dir, sizeof(calib_dir), "%s/calib", daemon.home);
-	if (mkdir(calib_dir, 0700) < 0) {
-		calib_dir[0] = 0;
-		rc = ecp_error_set(err, ECP_ERR_IO,
-				   "cannot create a calibration directory: %s",
-				   strerror(errno));
-		goto out;
+	snprintf(r->calib_dir, sizeof(r->calib_dir), "%s/calib", r->daemon.home);
+	if (mkdir(r->calib_dir, 0700) < 0) {
+		r->calib_dir[0] = 0;
+		return ecp_error_set(err, ECP_ERR_IO,
+				     "cannot create a calibration directory: %s",
+				     strerror(errno));
 	}
 	rc = ecp_lttng_session_create(
-	    &(struct ecp_lttng_session_config){.name = s_calib,
-					       .output = calib_dir,
+	    &(struct ecp_lttng_session_config){.name = r->s_calib,
+					       .output = r->calib_dir,
 					       .events = sched_events,
 					       .subbuf_size = SUBBUF_SIZE,
 					       .num_subbuf = NUM_SUBBUF,
 					       .vtid_vpid = true},
 	    err);
 	if (rc)
-		goto out;
-	have_calib = true;
+		return rc;
+	r->have_calib = true;
+	return ECP_OK;
+}
 
+/* The recorder's own costs, measured before the program runs. */
+static int calibrate_costs(struct recording *r, struct ecp_error *err)
+{
 	/* Our own LTTng-UST (in libecp-sched.so) must block, not discard. */
 	setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
 	setenv("LTTNG_UST_REGISTER_TIMEOUT", "30000", 1);
-	rc = load_sched_emitter(&em, err);
+	int rc = load_sched_emitter(&r->em, err);
 	if (rc)
-		goto out;
-	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
-	no_perf = getenv("ECP_RECORD_NO_PERF") &&
-		  strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
-	rc = calibrate(
-	    s_calib, &em, sum->cpu,
-	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0,
-	    !no_perf, sum, err);
+		return rc;
+	rc = calibrate(r->s_calib, &r->em, r->sum->cpu, r->sample_hz, !r->no_perf, r->sum,
+		       err);
+	return rc ? rc : check_interrupted(err);
+}
+
+/* The program's process made, its perf events mapped, stopped before its
+ * exec. */
+static int launch(struct recording *r, struct ecp_error *err)
+{
+	static char sampling_problem[sizeof(((struct ecp_error *)0)->msg) + 64];
+	const struct ecp_record_options *o = r->o;
+	struct ecp_record_summary *sum = r->sum;
+	snprintf(r->calib_file, sizeof(r->calib_file), "%s/agent", r->calib_dir);
+	if (env_build(&r->env_perf, o, r->agent, "perf-switch", r->calib_file,
+		      sum->as_cpus, r->hooks) < 0 ||
+	    env_build(&r->env_cpu, o, r->agent, "thread-cputime", r->calib_file,
+		      sum->as_cpus, r->hooks) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory building the environment");
+	int rc = ecp_lttng_session_start(r->s_sched, err);
+	if (!rc)
+		rc = ecp_lttng_session_start(r->s_main, err);
 	if (!rc)
 		rc = check_interrupted(err);
-	if (rc)
-		goto out;
-
-	snprintf(calib_file, sizeof(calib_file), "%s/agent", calib_dir);
-	if (env_build(&env_perf, o, agent, "perf-switch", calib_file, sum->as_cpus,
-		      hooks) < 0 ||
-	    env_build(&env_cpu, o, agent, "thread-cputime", calib_file, sum->as_cpus,
-		      hooks) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory building the environment");
-		goto out;
-	}
-	rc = ecp_lttng_session_start(s_sched, err);
 	if (!rc)
-		rc = ecp_lttng_session_start(s_main, err);
+		rc = ecp_launch_fork(o->argv, r->env_perf.vars, r->env_cpu.vars,
+				     r->run_cpus, sum->n_cpus, !r->no_perf, r->sample_hz,
+				     &r->l, err);
 	if (rc)
-		goto out;
-
-	if ((rc = check_interrupted(err)))
-		goto out;
-	rc = ecp_launch_fork(
-	    o->argv, env_perf.vars, env_cpu.vars, run_cpus, sum->n_cpus, !no_perf,
-	    want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0, &l,
-	    err);
-	if (rc)
-		goto out;
-	child_pid = l.pid;
-	if (pending_signal) {
-		/* arrived while the child was made: it must not run */
-		rc = check_interrupted(err);
-		goto out;
-	}
-	if (l.n_perf) {
-		perf = ecp_perf_switch_init(&ps, l.perf_fd, l.n_perf, l.pid, &em, err) ==
-		       ECP_OK;
-		l.n_perf = 0; /* owned (and closed on failure) by the rings */
-		if (!perf) {
+		return rc;
+	child_pid = r->l.pid;
+	if (pending_signal) /* arrived while the child was made: it must not run */
+		return check_interrupted(err);
+	struct ecp_launch *l = &r->l;
+	if (l->n_perf) {
+		r->perf = ecp_perf_switch_init(&r->ps, l->perf_fd, l->n_perf, l->pid,
+					       &r->em, err) == ECP_OK;
+		l->n_perf = 0; /* owned (and closed on failure) by the rings */
+		if (!r->perf) {
 			/* The child already chose its clock; perf it is, so a map
 			 * failure is fatal to the recording, not to the program. */
-			kill(l.pid, SIGKILL);
-			waitpid(l.pid, NULL, 0);
-			rc = ECP_ERR_IO;
-			goto out;
+			kill(l->pid, SIGKILL);
+			waitpid(l->pid, NULL, 0);
+			return ECP_ERR_IO;
 		}
 	}
-	if (want_samples && l.n_sample) {
+	if (r->want_samples && l->n_sample) {
 		/* the event exists in the program already; unread, it only
 		 * costs its interrupts: the program runs, unsampled */
 		struct ecp_error map_err = {0};
-		sampling = ecp_perf_sample_init(&samples, l.sample_fd, l.n_sample, l.pid,
-						&em, &map_err) == ECP_OK;
-		l.n_sample = 0; /* owned (and closed on failure) by the rings */
-		samples.family = perf ? &ps : NULL;
-		if (!sampling) {
+		r->sampling = ecp_perf_sample_init(&r->samples, l->sample_fd, l->n_sample,
+						   l->pid, &r->em, &map_err) == ECP_OK;
+		l->n_sample = 0; /* owned (and closed on failure) by the rings */
+		r->samples.family = r->perf ? &r->ps : NULL;
+		if (!r->sampling) {
 			snprintf(sampling_problem, sizeof(sampling_problem), "%s",
 				 map_err.msg);
 			sum->sampling_problem = sampling_problem;
 		}
-	} else if (want_samples) {
+	} else if (r->want_samples) {
 		snprintf(sampling_problem, sizeof(sampling_problem),
 			 "perf refused the sampling event (%s)",
-			 !perf ? "no context switches either"
-			       : strerror(-l.sample_fd[0]));
+			 !r->perf ? "no context switches either"
+				  : strerror(-l->sample_fd[0]));
 		sum->sampling_problem = sampling_problem;
 	}
+	return ECP_OK;
+}
+
+/* The program, from its exec to its end; a recording stopped for want of
+ * space is an error that gives the program's status. */
+static int run_program(struct recording *r, struct ecp_error *err)
+{
 	/* the first anchor precedes every function time, the last follows them */
-	ecp_clock_anchor_emit(&em);
-	start_ns = mono_ns();
-	rc = ecp_launch_exec(&l, err);
+	ecp_clock_anchor_emit(&r->em);
+	r->start_ns = mono_ns();
+	int rc = ecp_launch_exec(&r->l, err);
 	if (rc)
-		goto out;
-	supervise(&l, &ps, perf, &samples, sampling, &em, &disk, &status, &end_ns,
-		  &sum->cpu_ns);
+		return rc;
+	supervise(&r->l, &r->ps, r->perf, &r->samples, r->sampling, &r->em, &r->disk,
+		  &r->status, &r->end_ns, &r->sum->cpu_ns);
 	child_pid = 0;
-	if (disk.stopped_ns) {
-		rc = stopped_for_space(&disk, out, start_ns, end_ns, status, exit_code,
-				       err);
-		goto out;
-	}
-	if (perf)
-		ecp_perf_switch_finish(&ps);
-	if (sampling)
-		ecp_perf_sample_finish(&samples);
-	ecp_perf_switch_free(&ps);
-	ecp_clock_anchor_emit(&em);
+	if (r->disk.stopped_ns)
+		return stopped_for_space(&r->disk, r->out, r->start_ns, r->end_ns,
+					 r->status, r->exit_code, err);
+	return ECP_OK;
+}
 
-	rc = ecp_lttng_session_stop(s_main, err);
-	if (!rc)
-		rc = ecp_lttng_session_stop(s_sched, err);
-	if (rc)
-		goto out;
-	ecp_lttng_session_losses(s_main, &discarded, &lost_packets, err);
-
-	sum->clock = perf ? "perf-switch" : "thread-cputime";
-	sum->wall_ns = end_ns - start_ns;
-	sum->switches = ps.switches;
-	meta.argv = o->argv;
-	meta.cpu = sum->cpu;
-	meta.n_cpus = sum->n_cpus;
-	meta.cpu_list = sum->cpu_list;
-	meta.as_cpus = sum->as_cpus;
-	meta.clock = sum->clock;
-	read_hook_cost(calib_file, sum);
-	meta.event_cost_ns = sum->event_cost_ns;
+/* ecp-record.meta: what the recording knows beside the traces. */
+static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
+{
+	const struct ecp_record_options *o = r->o;
+	struct ecp_record_summary *sum = r->sum;
+	meta->argv = o->argv;
+	meta->cpu = sum->cpu;
+	meta->n_cpus = sum->n_cpus;
+	meta->cpu_list = sum->cpu_list;
+	meta->as_cpus = sum->as_cpus;
+	meta->clock = sum->clock;
+	read_hook_cost(r->calib_file, sum);
+	meta->event_cost_ns = sum->event_cost_ns;
 	/* the switches' cost only where their records measure the threads */
-	meta.switch_cost_ps = perf ? sum->switch_cost_ps : 0;
-	meta.event_cost_source = sum->event_cost_source;
-	meta.calls_too_deep = sum->calls_too_deep;
-	meta.event_cost_ps = sum->event_cost_ps;
-	meta.call_cost_ns = read_call_cost(calib_file);
-	{
-		char unm_path[PATH_MAX + 16];
-		snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", calib_file);
-		read_unmodelled(unm_path, sum);
-		meta.cpu_count_read = sum->cpu_count_read;
-	}
-	meta.wall_ns = sum->wall_ns;
-	meta.cpu_ns = sum->cpu_ns;
-	meta.functions = o->functions;
-	meta.functions_mode = !o->functions                                 ? "none"
-			      : sum->functions_mode == ECP_FUNCTIONS_SAMPLE ? "sample"
-			      : sum->functions_mode == ECP_FUNCTIONS_BOTH   ? "both"
-									  : "instrument";
-	meta.sample_hz =
-	    sampling ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
-	meta.samples = sum->samples = samples.samples;
-	meta.samples_lost = sum->samples_lost = samples.lost;
-	meta.sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
-	meta.depth = o->depth;
-	meta.include = o->include;
-	meta.exclude = o->exclude;
-	meta.min_duration_ns = o->min_duration_ns;
-	meta.sched_lost = ps.lost;
-	meta.discarded = discarded;
-	meta.lost_packets = lost_packets;
-	if (WIFSIGNALED(status)) {
-		meta.signal = WTERMSIG(status);
-		*exit_code = 128 + meta.signal;
+	meta->switch_cost_ps = r->perf ? sum->switch_cost_ps : 0;
+	meta->event_cost_source = sum->event_cost_source;
+	meta->calls_too_deep = sum->calls_too_deep;
+	meta->event_cost_ps = sum->event_cost_ps;
+	meta->call_cost_ns = read_call_cost(r->calib_file);
+	char unm_path[PATH_MAX + 16];
+	snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", r->calib_file);
+	read_unmodelled(unm_path, sum);
+	meta->cpu_count_read = sum->cpu_count_read;
+	meta->wall_ns = sum->wall_ns;
+	meta->cpu_ns = sum->cpu_ns;
+	meta->functions = o->functions;
+	meta->functions_mode = !o->functions                                 ? "none"
+			       : sum->functions_mode == ECP_FUNCTIONS_SAMPLE ? "sample"
+			       : sum->functions_mode == ECP_FUNCTIONS_BOTH   ? "both"
+									   : "instrument";
+	meta->sample_hz = r->sampling ? r->sample_hz : 0;
+	meta->samples = sum->samples = r->samples.samples;
+	meta->samples_lost = sum->samples_lost = r->samples.lost;
+	meta->sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
+	meta->depth = o->depth;
+	meta->include = o->include;
+	meta->exclude = o->exclude;
+	meta->min_duration_ns = o->min_duration_ns;
+	meta->sched_lost = r->ps.lost;
+	if (WIFSIGNALED(r->status)) {
+		meta->signal = WTERMSIG(r->status);
+		*r->exit_code = 128 + meta->signal;
 	} else {
-		meta.exit_code = WEXITSTATUS(status);
-		*exit_code = meta.exit_code;
+		meta->exit_code = WEXITSTATUS(r->status);
+		*r->exit_code = meta->exit_code;
 	}
-	rc = output_moved(out_lock, out, err);
-	if (rc) {
-		have_output = false; /* what is at that path now is not ours to remove */
-		goto out;
-	}
-	rc = ecp_record_meta_write(out_io, &meta, err);
-	if (rc == 0) {
-		struct ecp_error copy_err = {0};
-		if (ecp_record_copy_program(out_io, o->argv[0], &copy_err) < 0)
-			fprintf(
-			    stderr,
-			    "ecp record: warning: the trace keeps no copy of the "
-			    "program, so function names resolve only where it is: %s\n",
-			    copy_err.msg);
-		copy_sampled_objects(out_io, &samples);
-		if (sampling && ecp_record_copy_vdso(out_io, &copy_err) < 0)
-			fprintf(stderr, "ecp record: warning: %s\n", copy_err.msg);
-	}
+}
 
-out:
+/* The traces whole: perf drained, the sessions stopped, the meta file and
+ * the copies of the objects written. */
+static int finish_trace(struct recording *r, struct ecp_error *err)
+{
+	struct ecp_record_meta meta = {0};
+	if (r->perf)
+		ecp_perf_switch_finish(&r->ps);
+	if (r->sampling)
+		ecp_perf_sample_finish(&r->samples);
+	ecp_perf_switch_free(&r->ps);
+	ecp_clock_anchor_emit(&r->em);
+	int rc = ecp_lttng_session_stop(r->s_main, err);
+	if (!rc)
+		rc = ecp_lttng_session_stop(r->s_sched, err);
+	if (rc)
+		return rc;
+	ecp_lttng_session_losses(r->s_main, &meta.discarded, &meta.lost_packets, err);
+	r->sum->clock = r->perf ? "perf-switch" : "thread-cputime";
+	r->sum->wall_ns = r->end_ns - r->start_ns;
+	r->sum->switches = r->ps.switches;
+	fill_meta(r, &meta);
+	rc = output_moved(r->out_lock, r->out, err);
+	if (rc) {
+		r->have_output =
+		    false; /* what is at that path now is not ours to remove */
+		return rc;
+	}
+	rc = ecp_record_meta_write(r->out_io, &meta, err);
+	if (rc)
+		return rc;
+	struct ecp_error copy_err = {0};
+	if (ecp_record_copy_program(r->out_io, r->o->argv[0], &copy_err) < 0)
+		fprintf(stderr,
+			"ecp record: warning: the trace keeps no copy of the "
+			"program, so function names resolve only where it is: %s\n",
+			copy_err.msg);
+	copy_sampled_objects(r->out_io, &r->samples);
+	if (r->sampling && ecp_record_copy_vdso(r->out_io, &copy_err) < 0)
+		fprintf(stderr, "ecp record: warning: %s\n", copy_err.msg);
+	return ECP_OK;
+}
+
+/* Everything undone that rc says must be, in order; returns the final rc. */
+static int teardown(struct recording *r, int rc, struct ecp_error *err)
+{
 	/* The handlers stay through the teardown: a Ctrl-C there (it takes a
 	 * second or two) once killed ecp record, the program's status lost and
 	 * the state directory left; now it waits for the trace to be whole. */
 	child_pid = 0;
-	if (ecp_perf_switch_open_rings(&ps))
-		ecp_perf_switch_finish(&ps);
-	if (ecp_perf_sample_open_rings(&samples))
-		ecp_perf_sample_finish(&samples);
-	ecp_perf_sample_free(&samples);
-	ecp_perf_switch_free(&ps);
-	ecp_launch_close_fds(&l);
-	if (rc && l.pid > 0 && l.sock >= 0) {
-		kill(l.pid, SIGKILL);
-		waitpid(l.pid, NULL, 0);
-		close(l.sock);
+	if (ecp_perf_switch_open_rings(&r->ps))
+		ecp_perf_switch_finish(&r->ps);
+	if (ecp_perf_sample_open_rings(&r->samples))
+		ecp_perf_sample_finish(&r->samples);
+	ecp_perf_sample_free(&r->samples);
+	ecp_perf_switch_free(&r->ps);
+	ecp_launch_close_fds(&r->l);
+	if (rc && r->l.pid > 0 && r->l.sock >= 0) {
+		kill(r->l.pid, SIGKILL);
+		waitpid(r->l.pid, NULL, 0);
+		close(r->l.sock);
 	}
 	/* Sessions on a daemon we keep running must go; a daemon we started
 	 * takes them with it. */
-	if (!daemon.pid) {
+	if (!r->daemon.pid) {
 		struct ecp_error ignored = {0};
-		if (have_main)
-			ecp_lttng_session_destroy(s_main, &ignored);
-		if (have_sched)
-			ecp_lttng_session_destroy(s_sched, &ignored);
-		if (have_calib)
-			ecp_lttng_session_destroy(s_calib, &ignored);
+		if (r->have_main)
+			ecp_lttng_session_destroy(r->s_main, &ignored);
+		if (r->have_sched)
+			ecp_lttng_session_destroy(r->s_sched, &ignored);
+		if (r->have_calib)
+			ecp_lttng_session_destroy(r->s_calib, &ignored);
 	}
-	if (have_daemon)
-		ecp_lttng_daemon_stop(&daemon);
+	if (r->have_daemon)
+		ecp_lttng_daemon_stop(&r->daemon);
 	/* last, when LTTng has written everything: what the analyses check */
-	if (!rc && have_output)
-		rc = ecp_manifest_write(out_io, err);
+	if (!rc && r->have_output)
+		rc = ecp_manifest_write(r->out_io, err);
 	/* no half-made trace left behind, but only where the path still
 	 * names the directory this recording made */
-	if (rc && have_output &&
-	    output_moved(out_lock, out, &(struct ecp_error){0}) == ECP_OK)
-		remove_tree(out);
-	if (out_lock >= 0)
-		close(out_lock);
-	restore_signals(old_sig);
+	if (rc && r->have_output &&
+	    output_moved(r->out_lock, r->out, &(struct ecp_error){0}) == ECP_OK)
+		remove_tree(r->out);
+	if (r->out_lock >= 0)
+		close(r->out_lock);
+	restore_signals(r->old_sig);
 	if (pending_signal && !rc)
 		fprintf(stderr,
 			"ecp record: signal %d (%s) came while the recording was being "
 			"finished: "
 			"the trace was finished first\n",
 			(int)pending_signal, strsignal(pending_signal));
-	env_free(&env_perf);
-	env_free(&env_cpu);
-	if (!rc && !o->quiet)
-		sum->bytes = ecp_trace_bytes(out);
+	env_free(&r->env_perf);
+	env_free(&r->env_cpu);
+	if (!rc && !r->o->quiet)
+		r->sum->bytes = ecp_trace_bytes(r->out);
+	return rc;
+}
+
+/* The phases in order: decide, open the sessions, calibrate, launch, run
+ * the program, finish the trace; the teardown whatever happened. */
+int ecp_record_run(const struct ecp_record_options *o, int *exit_code,
+		   struct ecp_record_summary *sum, struct ecp_error *err)
+{
+	struct recording *r = calloc(1, sizeof(*r));
+	if (!r)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	memset(sum, 0, sizeof(*sum));
+	*exit_code = 1;
+	*r = (struct recording){
+	    .o = o, .sum = sum, .exit_code = exit_code, .out_lock = -1};
+	r->l.pid = -1;
+	r->l.sock = -1;
+	r->disk.dir_fd = -1;
+	int rc = decide(r, err);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	pending_signal = 0;
+	catch_signals(r->old_sig);
+	if (!(rc = open_sessions(r, err)) && !(rc = calibrate_costs(r, err)) &&
+	    !(rc = launch(r, err)) && !(rc = run_program(r, err)))
+		rc = finish_trace(r, err);
+	rc = teardown(r, rc, err);
+	free(r);
 	return rc;
 }
