@@ -125,8 +125,9 @@ static int cmp_time(const void *pa, const void *pb)
 	return (a->time > b->time) - (a->time < b->time);
 }
 
-/* One burst: both players on the ring's CPU; false when it says nothing. */
-static bool burst(struct ecp_perf_ring *ring, struct records *rs, uint64_t *ps)
+/* One burst: both players on the rings' CPUs; false when it says nothing. */
+static bool burst(struct ecp_perf_ring *rings, size_t n_rings, struct records *rs,
+		  uint64_t *ps)
 {
 	struct hand h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {{0}}};
 	struct player p[2] = {{&h, 0}, {&h, 1}};
@@ -138,7 +139,8 @@ static bool burst(struct ecp_perf_ring *ring, struct records *rs, uint64_t *ps)
 	for (int i = 0; i < made; i++)
 		pthread_join(t[i], NULL);
 	rs->n = 0;
-	ecp_perf_ring_drain(ring, keep_switch, rs);
+	for (size_t i = 0; i < n_rings; i++)
+		ecp_perf_ring_drain(&rings[i], keep_switch, rs);
 	if (made < 2 || rs->n == MAX_RECORDS)
 		return false;
 	qsort(rs->r, rs->n, sizeof(rs->r[0]), cmp_time);
@@ -149,30 +151,48 @@ static bool burst(struct ecp_perf_ring *ring, struct records *rs, uint64_t *ps)
 	return true;
 }
 
-int ecp_calibrate_switches(int cpu, uint64_t *cost_ps, unsigned *bursts)
+/* A ring of the switch event on each CPU; the count mapped, 0 on failure. */
+static size_t open_rings(const int *cpus, size_t n_cpus, struct ecp_perf_ring *rings)
 {
 	struct perf_event_attr attr;
-	struct ecp_perf_ring ring;
-	struct ecp_error err = {0};
-	*cost_ps = 0;
-	*bursts = 0;
 	ecp_perf_switch_attr(&attr);
 	attr.disabled = 0; /* on now, for the threads made below */
 	attr.enable_on_exec = 0;
-	int fd =
-	    (int)syscall(SYS_perf_event_open, &attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	for (size_t i = 0; i < n_cpus; i++) {
+		struct ecp_error err = {0};
+		int fd = (int)syscall(SYS_perf_event_open, &attr, 0, cpus[i], -1,
+				      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 || ecp_perf_ring_map(&rings[i], fd, RING_PAGES, 16,
+						"calibration", &err) < 0) {
+			while (i-- > 0)
+				ecp_perf_ring_close(&rings[i]);
+			return 0;
+		}
+	}
+	return n_cpus;
+}
+
+int ecp_calibrate_switches(const int *cpus, size_t n_cpus, uint64_t *cost_ps,
+			   unsigned *bursts)
+{
+	struct ecp_perf_ring rings[ECP_PERF_MAX_CPUS];
+	*cost_ps = 0;
+	*bursts = 0;
+	if (n_cpus < 1 || n_cpus > ECP_PERF_MAX_CPUS)
+		return -1;
 	struct records *rs = malloc(sizeof(*rs));
-	if (fd < 0 || !rs ||
-	    ecp_perf_ring_map(&ring, fd, RING_PAGES, 16, "calibration", &err) < 0) {
+	size_t n_rings = rs ? open_rings(cpus, n_cpus, rings) : 0;
+	if (!n_rings) {
 		free(rs);
 		return -1;
 	}
 	uint64_t per_switch[BURSTS];
 	unsigned n = 0;
 	for (unsigned i = 0; i < BURSTS; i++)
-		if (burst(&ring, rs, &per_switch[n]))
+		if (burst(rings, n_rings, rs, &per_switch[n]))
 			n++;
-	ecp_perf_ring_close(&ring);
+	for (size_t i = 0; i < n_rings; i++)
+		ecp_perf_ring_close(&rings[i]);
 	free(rs);
 	*bursts = n;
 	if (n < BURSTS / 2 + 1)

@@ -533,9 +533,9 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
  * time.  A figure that cannot be trusted is left at 0 and named in
  * sum->calibration_problem: the reader then subtracts nothing for it, and
  * the answers' consistency check shows what that leaves in. */
-static int calibrate(const char *session, const struct ecp_sched_emitter *em, int cpu,
-		     unsigned sample_hz, bool perf, struct ecp_record_summary *sum,
-		     struct ecp_error *err)
+static int calibrate(const char *session, const struct ecp_sched_emitter *em,
+		     const int *cpus, size_t n_cpus, unsigned sample_hz, bool perf,
+		     struct ecp_record_summary *sum, struct ecp_error *err)
 {
 	cpu_set_t old, one;
 	bool pinned = false;
@@ -544,7 +544,7 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, in
 		return rc;
 	if (sched_getaffinity(0, sizeof(old), &old) == 0) {
 		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
+		CPU_SET(cpus[0], &one);
 		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 	}
 	if (ecp_calibrate_events(em, &sum->event_cost_ps, &sum->event_bursts) < 0)
@@ -555,14 +555,21 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em, in
 					       &sum->sample_bursts) < 0)
 		sum->calibration_problem =
 		    "the cost of a perf sample could not be measured";
-	/* without perf the fallback clock is the threads' own, which holds
-	 * the switches' cost already */
-	if (perf &&
-	    ecp_calibrate_switches(cpu, &sum->switch_cost_ps, &sum->switch_bursts) < 0)
-		sum->calibration_problem =
-		    "the CPU time of a context switch could not be measured";
 	sum->event_cost_ns = (sum->event_cost_ps + 500u) / 1000u;
 	sum->event_cost_source = "calibration";
+	/* the switches on the CPUs the program will run on: without perf the
+	 * fallback clock is the threads' own, which holds their cost already */
+	if (perf) {
+		cpu_set_t run;
+		CPU_ZERO(&run);
+		for (size_t i = 0; i < n_cpus; i++)
+			CPU_SET(cpus[i], &run);
+		if (sched_setaffinity(0, sizeof(run), &run) < 0 ||
+		    ecp_calibrate_switches(cpus, n_cpus, &sum->switch_cost_ps,
+					   &sum->switch_bursts) < 0)
+			sum->calibration_problem =
+			    "the CPU time of a context switch could not be measured";
+	}
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
 	return ecp_lttng_session_stop(session, err);
@@ -908,8 +915,8 @@ static int calibrate_costs(struct recording *r, struct ecp_error *err)
 	int rc = load_sched_emitter(&r->em, err);
 	if (rc)
 		return rc;
-	rc = calibrate(r->s_calib, &r->em, r->sum->cpu, r->sample_hz, !r->no_perf, r->sum,
-		       err);
+	rc = calibrate(r->s_calib, &r->em, r->run_cpus, r->sum->n_cpus, r->sample_hz,
+		       !r->no_perf, r->sum, err);
 	return rc ? rc : check_interrupted(err);
 }
 
