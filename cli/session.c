@@ -11,6 +11,7 @@
 #include "cli/consistency.h"
 #include "cli/progress.h"
 #include "common/units.h"
+#include "ecp/options.h"
 #include "common/parse.h"
 #include "common/strdist.h"
 #include "simulator/trace.h"
@@ -124,23 +125,34 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
 
 uint64_t ecp_cli_exact_budget(void)
 {
-	return ecp_analysis_exact_budget();
+	return ecp_engine_options_get()->exact_budget;
 }
 
-/* ECP_EXACT_BUDGET: events the exact re-simulations may process per P. */
-static int read_exact_budget(const char *cmd)
+/* The engine's knobs from the environment (the engine reads none):
+ * ECP_EXACT_BUDGET, events the exact re-simulations may process per P,
+ * checked strictly (a user's); the tests' tuning knobs as given. */
+static int read_engine_options(const char *cmd)
 {
+	struct ecp_engine_options opts = {0};
 	const char *env = getenv("ECP_EXACT_BUDGET");
-	if (!env || !*env)
-		return 0;
-	uint64_t v;
-	if (ecp_parse_u64(env, &v) < 0 || v == 0)
-		return ecp_cli_usage_error(
-		    cmd,
-		    "ECP_EXACT_BUDGET must be a positive number of events, "
-		    "not '%s'",
-		    env);
-	ecp_analysis_set_exact_budget(v);
+	if (env && *env) {
+		uint64_t v;
+		if (ecp_parse_u64(env, &v) < 0 || v == 0)
+			return ecp_cli_usage_error(
+			    cmd,
+			    "ECP_EXACT_BUDGET must be a positive number of events, "
+			    "not '%s'",
+			    env);
+		opts.exact_budget = v;
+	}
+	uint64_t n;
+	if (ecp_env_knob_u64("ECP_PARALLEL_MIN_SEGMENTS", 1, UINT32_MAX, &n))
+		opts.parallel_min_segments = (uint32_t)n;
+	if (ecp_env_knob_u64("ECP_SNAPSHOT_ITEMS", 1, SIZE_MAX, &n))
+		opts.snapshot_items = (size_t)n;
+	if (ecp_env_knob_u64("ECP_UNIT_INSTANTS", 2, SIZE_MAX / 64, &n))
+		opts.unit_instants = (size_t)n;
+	ecp_engine_options_set(&opts);
 	return 0;
 }
 
@@ -210,7 +222,7 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 {
 	struct ecp_error err = {0};
 	memset(s, 0, sizeof(*s));
-	int brc = read_exact_budget(cmd);
+	int brc = read_engine_options(cmd);
 	if (brc)
 		return brc;
 	s->common = c;

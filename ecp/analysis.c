@@ -185,19 +185,6 @@ static void attribute_fixed(const struct ecp_model *model, const uint64_t *act_f
 	}
 }
 
-/* Set once by the command line before any analysis (ECP_EXACT_BUDGET). */
-static uint64_t g_exact_budget;
-
-void ecp_analysis_set_exact_budget(uint64_t events)
-{
-	g_exact_budget = events;
-}
-
-uint64_t ecp_analysis_exact_budget(void)
-{
-	return g_exact_budget ? g_exact_budget : ECP_ENGINE_DEFAULT_EXACT_BUDGET;
-}
-
 /* Marks the functions of every segment whose weight is unverified. */
 static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
 			 struct ecp_function_result *fr)
@@ -287,8 +274,7 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	sw->model = model;
 	sw->dag = dag;
 	rc = ecp_engine_create(dag, &sw->engine, err);
-	if (rc >= 0 && g_exact_budget)
-		ecp_engine_set_exact_budget(sw->engine, g_exact_budget);
+
 	if (rc >= 0)
 		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL,
 				    err);

@@ -57,12 +57,6 @@ struct ecp_analysis {
 	size_t n_functions;
 };
 
-/* Events the exact re-simulations may process per P (ecp/engine.h); 0
- * keeps the engine's default.  Applies to the analyses that follow. */
-void ecp_analysis_set_exact_budget(uint64_t events);
-/* The budget the analyses use: the one set, else the engine's default. */
-uint64_t ecp_analysis_exact_budget(void);
-
 int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag,
 		unsigned processors, struct ecp_analysis *out, struct ecp_error *err);
 void ecp_analysis_finish(struct ecp_analysis *analysis);

@@ -32,6 +32,7 @@
 
 #include "ecp/adjoint.h"
 #include "ecp/hugemem.h"
+#include "ecp/options.h"
 #include "ecp/plan.h"
 #include "ecp/prun.h"
 #include "ecp/tangent.h"
@@ -219,7 +220,7 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 		goto out;
 	}
 	e->dag = dag;
-	e->exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET;
+	e->exact_budget = ecp_engine_options_get()->exact_budget;
 	e->own.inexact = ecp_huge_calloc(s1, 1);
 	if (!e->own.inexact) {
 		rc =

@@ -2,13 +2,12 @@
 #include "ecp/prun.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/parse.h"
 #include "ecp/event-heap.h"
 #include "ecp/hugemem.h"
+#include "ecp/options.h"
 #include "ecp/tie.h"
 #include "simulator/dag-succ.h"
 
@@ -607,26 +606,6 @@ static void plan_input_finish(struct sim *m)
 	}
 }
 
-/* Snapshots may take 16 MB: a few hundred instants apart on a 10 M-event
- * run, which bounds what a re-simulation replays before its segment
- * starts.  ECP_SNAPSHOT_ITEMS overrides it (queued records) so that tests
- * thin snapshots on small models; results never depend on it. */
-static size_t snapshot_budget = ((size_t)16 << 20) / sizeof(struct ecp_prun_queued);
-/* The units' instants start with room for 4096 and drop those no running
- * unit needs whenever they fill half of it; ECP_UNIT_INSTANTS overrides the
- * start (at least 2) so that tests drop them on small models too. */
-static size_t hist_start = 4096;
-static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
-
-static void knobs_read(void)
-{
-	uint64_t n;
-	if (ecp_env_knob_u64("ECP_SNAPSHOT_ITEMS", 1, SIZE_MAX, &n))
-		snapshot_budget = (size_t)n;
-	if (ecp_env_knob_u64("ECP_UNIT_INSTANTS", 2, SIZE_MAX / 64, &n))
-		hist_start = (size_t)n;
-}
-
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
 		      const struct ecp_prun_units *units, struct ecp_scratch *scratch,
@@ -638,7 +617,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	run->scratch = scratch;
 	run->n_seg = s1;
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
-	pthread_once(&knobs_once, knobs_read);
+	const size_t snapshot_budget = ecp_engine_options_get()->snapshot_items;
+	const size_t hist_start = ecp_engine_options_get()->unit_instants;
 	if (seg_idle && units) {
 		m.units = units;
 		m.hist_cap = hist_start;

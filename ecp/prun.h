@@ -55,6 +55,16 @@ struct ecp_prun_queued {
 	uint32_t seg;
 };
 
+/* Snapshots may take 16 MB: a few hundred instants apart on a 10 M-event
+ * run, which bounds what a re-simulation replays before its segment
+ * starts.  The units' instants start with room for 4096 and drop those no
+ * running unit needs whenever they fill half of it.  Both are the
+ * defaults of ecp/options.h (the tests thin them on small models); no
+ * result depends on them. */
+#define ECP_PRUN_SNAPSHOT_ITEMS_DEFAULT                                                  \
+	(((size_t)16 << 20) / sizeof(struct ecp_prun_queued))
+#define ECP_PRUN_UNIT_INSTANTS_DEFAULT ((size_t)4096)
+
 struct ecp_prun_snapshot {
 	uint32_t sub; /* the tape instant of the instant's last event */
 	uint32_t n_active, n_delayed;

@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "ecp/analysis.h"
+#include "ecp/options.h"
 #include "ecp/parallel.h"
 #include "ecp/sweep.h"
 #include "ecp/whatif.h"
@@ -329,8 +331,24 @@ static void test_programs(void **state)
 	assert_int_equal(c.whatifs, N_P * n);
 }
 
+/* engine-product-threaded (meson.build) gives the engine's tuning knobs
+ * in the environment; the engine reads none, the test hands them over. */
+static void engine_options_from_env(void)
+{
+	struct ecp_engine_options opts = {0};
+	uint64_t n;
+	if (ecp_env_knob_u64("ECP_PARALLEL_MIN_SEGMENTS", 1, UINT32_MAX, &n))
+		opts.parallel_min_segments = (uint32_t)n;
+	if (ecp_env_knob_u64("ECP_SNAPSHOT_ITEMS", 1, SIZE_MAX, &n))
+		opts.snapshot_items = (size_t)n;
+	if (ecp_env_knob_u64("ECP_UNIT_INSTANTS", 2, SIZE_MAX / 64, &n))
+		opts.unit_instants = (size_t)n;
+	ecp_engine_options_set(&opts);
+}
+
 int main(void)
 {
+	engine_options_from_env();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_small_ties),
 	    cmocka_unit_test(test_large),
