@@ -7,26 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/record-meta.h"
 #include "ecp-config.h"
-
-/* Values are single lines: a newline inside an argument would start a
- * bogus key, so it is written as a space. */
-static void put_clean(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-static void put_list(FILE *f, const char *key, char *const *list, const char *sep)
-{
-	fprintf(f, "%s=", key);
-	for (size_t i = 0; list && list[i]; i++) {
-		if (i)
-			fputs(sep, f);
-		put_clean(f, list[i]);
-	}
-	fputc('\n', f);
-}
 
 int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 			  struct ecp_error *err)
@@ -46,45 +28,48 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", path,
 				     strerror(e));
 	}
-	fprintf(f, "format=%d\n", ECP_TRACE_FORMAT);
-	fprintf(f, "version=%s\n", ECP_VERSION);
-	put_list(f, "command", m->argv, " ");
-	fprintf(f, "cpu=%d\n", m->cpu);
-	if (m->n_cpus > 1)
-		fprintf(f, "cpus=%zu\ncpu_list=%s\n", m->n_cpus,
-			m->cpu_list ? m->cpu_list : "");
-	fprintf(f, "as_cpus=%u\n", m->as_cpus);
-	fprintf(f, "clock=%s\n", m->clock);
-	fprintf(f, "event_cost_ns=%llu\n", (unsigned long long)m->event_cost_ns);
-	fprintf(f, "event_cost_ps=%llu\n", (unsigned long long)m->event_cost_ps);
-	fprintf(f, "event_cost_source=%s\n",
-		m->event_cost_source ? m->event_cost_source : "calibration");
-	fprintf(f, "sample_cost_ns=%llu\n", (unsigned long long)m->sample_cost_ns);
-	fprintf(f, "switch_cost_ps=%llu\n", (unsigned long long)m->switch_cost_ps);
-	fprintf(f, "call_cost_ns=%llu\n", (unsigned long long)m->call_cost_ns);
+	ecp_meta_put_uint(f, ECP_META_FORMAT, ECP_TRACE_FORMAT);
+	ecp_meta_put_text(f, ECP_META_VERSION, ECP_VERSION);
+	ecp_meta_put_list(f, ECP_META_COMMAND, m->argv, " ");
+	ecp_meta_put_uint(f, ECP_META_CPU, (uint64_t)m->cpu);
+	if (m->n_cpus > 1) {
+		ecp_meta_put_uint(f, ECP_META_CPUS, m->n_cpus);
+		ecp_meta_put_text(f, ECP_META_CPU_LIST, m->cpu_list ? m->cpu_list : "");
+	}
+	ecp_meta_put_uint(f, ECP_META_AS_CPUS, m->as_cpus);
+	ecp_meta_put_text(f, ECP_META_CLOCK, m->clock);
+	ecp_meta_put_uint(f, ECP_META_EVENT_COST_NS, m->event_cost_ns);
+	ecp_meta_put_uint(f, ECP_META_EVENT_COST_PS, m->event_cost_ps);
+	ecp_meta_put_text(f, ECP_META_EVENT_COST_SOURCE,
+			  m->event_cost_source ? m->event_cost_source : "calibration");
+	ecp_meta_put_uint(f, ECP_META_SAMPLE_COST_NS, m->sample_cost_ns);
+	ecp_meta_put_uint(f, ECP_META_SWITCH_COST_PS, m->switch_cost_ps);
+	ecp_meta_put_uint(f, ECP_META_CALL_COST_NS, m->call_cost_ns);
+	char status[32];
 	if (m->signal > 0)
-		fprintf(f, "exit_status=signal:%d\n", m->signal);
+		snprintf(status, sizeof(status), "signal:%d", m->signal);
 	else
-		fprintf(f, "exit_status=%d\n", m->exit_code);
-	fprintf(f, "wall_ns=%llu\n", (unsigned long long)m->wall_ns);
-	fprintf(f, "program_cpu_ns=%llu\n", (unsigned long long)m->cpu_ns);
-	fprintf(f, "functions=%d\n", m->functions ? 1 : 0);
-	fprintf(f, "functions_mode=%s\n",
-		m->functions_mode ? m->functions_mode : "instrument");
-	fprintf(f, "sample_hz=%u\n", m->sample_hz);
-	fprintf(f, "samples=%llu\n", (unsigned long long)m->samples);
-	fprintf(f, "samples_lost=%llu\n", (unsigned long long)m->samples_lost);
-	fprintf(f, "depth=%u\n", m->depth);
-	put_list(f, "include", m->include, ",");
-	put_list(f, "exclude", m->exclude, ",");
-	fprintf(f, "min_duration_ns=%llu\n", (unsigned long long)m->min_duration_ns);
-	fprintf(f, "sched_lost=%llu\n", (unsigned long long)m->sched_lost);
-	fprintf(f, "discarded_events=%llu\n", (unsigned long long)m->discarded);
-	fprintf(f, "lost_packets=%llu\n", (unsigned long long)m->lost_packets);
-	fprintf(f, "calls_too_deep=%llu\n", (unsigned long long)m->calls_too_deep);
-	fprintf(f, "cpu_count_read=%d\n", m->cpu_count_read ? 1 : 0);
+		snprintf(status, sizeof(status), "%d", m->exit_code);
+	ecp_meta_put_text(f, ECP_META_EXIT_STATUS, status);
+	ecp_meta_put_uint(f, ECP_META_WALL_NS, m->wall_ns);
+	ecp_meta_put_uint(f, ECP_META_PROGRAM_CPU_NS, m->cpu_ns);
+	ecp_meta_put_uint(f, ECP_META_FUNCTIONS, m->functions ? 1 : 0);
+	ecp_meta_put_text(f, ECP_META_FUNCTIONS_MODE,
+			  m->functions_mode ? m->functions_mode : "instrument");
+	ecp_meta_put_uint(f, ECP_META_SAMPLE_HZ, m->sample_hz);
+	ecp_meta_put_uint(f, ECP_META_SAMPLES, m->samples);
+	ecp_meta_put_uint(f, ECP_META_SAMPLES_LOST, m->samples_lost);
+	ecp_meta_put_uint(f, ECP_META_DEPTH, m->depth);
+	ecp_meta_put_list(f, ECP_META_INCLUDE, m->include, ",");
+	ecp_meta_put_list(f, ECP_META_EXCLUDE, m->exclude, ",");
+	ecp_meta_put_uint(f, ECP_META_MIN_DURATION_NS, m->min_duration_ns);
+	ecp_meta_put_uint(f, ECP_META_SCHED_LOST, m->sched_lost);
+	ecp_meta_put_uint(f, ECP_META_DISCARDED_EVENTS, m->discarded);
+	ecp_meta_put_uint(f, ECP_META_LOST_PACKETS, m->lost_packets);
+	ecp_meta_put_uint(f, ECP_META_CALLS_TOO_DEEP, m->calls_too_deep);
+	ecp_meta_put_uint(f, ECP_META_CPU_COUNT_READ, m->cpu_count_read ? 1 : 0);
 	/* the streams are listed in ECP_MANIFEST_FILE, written last */
-	fprintf(f, "manifest=1\n");
+	ecp_meta_put_uint(f, ECP_META_MANIFEST, 1);
 	if (fclose(f) != 0)
 		return ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", path,
 				     strerror(errno));

@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/record-meta.h"
 
 #define ECP_TRACE_FORMAT 1
-#define ECP_META_FILE    "ecp-record.meta"
 
 struct ecp_record_meta {
 	char *const *argv;

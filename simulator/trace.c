@@ -13,6 +13,7 @@
 #include "common/manifest.h"
 #include "common/open-regular.h"
 #include "common/parse.h"
+#include "common/record-meta.h"
 #include "simulator/builder.h"
 #include "simulator/cache.h"
 #include "simulator/child.h"
@@ -51,29 +52,47 @@ static void chomp(char *s)
 }
 
 /* The numeric keys the reader uses, and where each goes. */
-static uint64_t *meta_number(struct meta *m, const char *key)
+static uint64_t *meta_number(struct meta *m, int key)
 {
-	if (!strcmp(key, "event_cost_ns"))
+	switch (key) {
+	case ECP_META_EVENT_COST_NS:
 		return &m->event_cost_ns;
-	if (!strcmp(key, "event_cost_ps"))
+	case ECP_META_EVENT_COST_PS:
 		return &m->event_cost_ps;
-	if (!strcmp(key, "sample_cost_ns"))
+	case ECP_META_SAMPLE_COST_NS:
 		return &m->sample_cost_ns;
-	if (!strcmp(key, "switch_cost_ps"))
+	case ECP_META_SWITCH_COST_PS:
 		return &m->switch_cost_ps;
-	if (!strcmp(key, "program_cpu_ns"))
+	case ECP_META_PROGRAM_CPU_NS:
 		return &m->program_cpu_ns;
-	if (!strcmp(key, "wall_ns"))
+	case ECP_META_WALL_NS:
 		return &m->wall_ns;
-	if (!strcmp(key, "calls_too_deep"))
+	case ECP_META_CALLS_TOO_DEEP:
 		return &m->calls_too_deep;
-	if (!strcmp(key, "as_cpus"))
+	case ECP_META_AS_CPUS:
 		return &m->as_cpus;
-	if (!strcmp(key, "cpus"))
+	case ECP_META_CPUS:
 		return &m->cpus;
-	if (!strcmp(key, "cpu_count_read"))
+	case ECP_META_CPU_COUNT_READ:
 		return &m->cpu_count_read;
-	return NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* What a well-formed value of a kind looks like, for the error. */
+static const char *kind_wanted(enum ecp_meta_kind kind)
+{
+	switch (kind) {
+	case ECP_META_UINT:
+		return "a whole number";
+	case ECP_META_BOOL:
+		return "0 or 1";
+	case ECP_META_EXIT:
+		return "an exit status (N or signal:N)";
+	default:
+		return "text";
+	}
 }
 
 /* Keys seen so far, to refuse a second one: an edited or concatenated
@@ -103,7 +122,7 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 	char path[PATH_MAX];
 	memset(m, 0, sizeof(*m));
 	m->functions = true;
-	snprintf(path, sizeof(path), "%s/ecp-record.meta", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
 	/* a regular file only: a FIFO there would block the open */
 	int fd = ecp_open_regular(path, false);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -140,43 +159,38 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 		}
 		*eq = '\0';
 		const char *key = line, *val = eq + 1;
-		uint64_t v, *num = meta_number(m, key);
+		/* every key this ecp knows is checked, used or not (the
+		 * catalogue, common/record-meta.h); a newer recorder's are
+		 * skipped */
+		int id = ecp_meta_key_find(key);
+		uint64_t *num = id >= 0 ? meta_number(m, id) : NULL;
 		if (!meta_seen_add(&seen, key)) {
 			rc = ecp_error_set(
 			    err, ECP_ERR,
 			    "trace=%s: ecp-record.meta line %u: key '%s' given "
 			    "twice",
 			    dir, lineno, key);
+		} else if (id >= 0 && !ecp_meta_value_ok(id, val)) {
+			rc = ecp_error_set(
+			    err, ECP_ERR,
+			    "trace=%s: ecp-record.meta line %u: %s='%.40s' "
+			    "is not %s",
+			    dir, lineno, key, val, kind_wanted(ecp_meta_key_kind(id)));
 		} else if (num) {
-			if (ecp_parse_u64(val, num) < 0)
-				rc = ecp_error_set(
-				    err, ECP_ERR,
-				    "trace=%s: ecp-record.meta line %u: %s='%.40s' "
-				    "is not a whole number",
-				    dir, lineno, key, val);
-		} else if (!strcmp(key, "format")) {
-			if (ecp_parse_u64(val, &v) < 0) {
-				rc = ecp_error_set(err, ECP_ERR,
-						   "trace=%s: ecp-record.meta line %u: "
-						   "bad format '%s'",
-						   dir, lineno, val);
-				break;
-			}
-			m->format = (int)v;
+			ecp_parse_u64(val, num);
+		} else if (id == ECP_META_FORMAT) {
+			uint64_t v = 0;
+			ecp_parse_u64(val, &v);
+			m->format = v > 1000 ? 1000 : (int)v;
 			have_format = true;
-		} else if (!strcmp(key, "clock")) {
+		} else if (id == ECP_META_CLOCK) {
 			snprintf(m->clock_name, sizeof(m->clock_name), "%s", val);
 			have_clock = true;
-		} else if (!strcmp(key, "functions")) {
-			if (strcmp(val, "0") && strcmp(val, "1"))
-				rc = ecp_error_set(err, ECP_ERR,
-						   "trace=%s: ecp-record.meta line %u: "
-						   "functions='%.40s' is not 0 or 1",
-						   dir, lineno, val);
+		} else if (id == ECP_META_FUNCTIONS) {
 			m->functions = strcmp(val, "0") != 0;
-		} else if (!strcmp(key, "manifest")) {
+		} else if (id == ECP_META_MANIFEST) {
 			m->manifest = !strcmp(val, "1");
-		} else if (!strcmp(key, "command")) {
+		} else if (id == ECP_META_COMMAND) {
 			free(m->command);
 			m->command = strdup(val);
 		}

@@ -291,6 +291,11 @@ static void test_error_meta_strict(void **state)
 	    {"badnum", "program_cpu_ns=12x\n",
 	     "program_cpu_ns='12x' is not a whole number"},
 	    {"noeq", "garbage\n", "is not key=value: 'garbage'"},
+	    /* every key of the catalogue (common/record-meta.h) is checked,
+	     * whether or not this reader uses its value */
+	    {"unused", "depth=ten\n", "depth='ten' is not a whole number"},
+	    {"flag", "cpu_count_read=2\n", "cpu_count_read='2' is not 0 or 1"},
+	    {"negative", "samples_lost=-1\n", "samples_lost='-1' is not a whole number"},
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -303,6 +308,26 @@ static void test_error_meta_strict(void **state)
 		expect_error(dir, bad[i].error);
 		ecp_test_seq_finish(&s);
 	}
+}
+
+/* A key this ecp does not know (a newer recorder's) is skipped: the trace
+ * loads as it would without it. */
+static void test_meta_unknown_key_skipped(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	struct ecp_test_seq s;
+	program(&s);
+	path_in(dir, "unknown-key");
+	assert_int_equal(ecp_test_write_recording(dir, &s, 0), 0);
+	append_meta(dir, "a_key_from_the_future=anything at all\n");
+	struct ecp_error err = {0};
+	struct ecp_model *m = load(dir, false, false, &err);
+	if (!m)
+		fail_msg("%s", err.msg);
+	assert_int_equal(m->n_threads, 2);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
 }
 
 /* The streams are checked against ecp-record.streams before decoding
@@ -607,6 +632,7 @@ int main(void)
 	    cmocka_unit_test(test_cache_never_follows_symlink),
 	    cmocka_unit_test(test_error_missing_trace_and_meta),
 	    cmocka_unit_test(test_error_meta_strict),
+	    cmocka_unit_test(test_meta_unknown_key_skipped),
 	    cmocka_unit_test(test_cache_flipped_byte_rebuilt),
 	    cmocka_unit_test(test_error_streams_damaged),
 	    cmocka_unit_test(test_error_missing_and_foreign_metadata),

@@ -82,6 +82,46 @@ static void test_meta_unwritable(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/dir"));
 }
 
+/* Every key of the meta file's catalogue (common/record-meta.h) has its
+ * row in recorder/EVENTS.md, and the writer writes each (cpus and cpu_list
+ * only for --cpus, written here). */
+static void test_meta_keys_documented(void **state)
+{
+	(void)state;
+	FILE *f = fopen(ECP_EVENTS_MD, "r");
+	assert_non_null(f);
+	static char doc[1 << 17];
+	size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[n] = 0;
+	char dir[] = "/tmp/ecp-meta-keys-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *argv[] = {"prog", NULL};
+	struct ecp_record_meta m = {
+	    .argv = argv, .clock = "perf-switch", .n_cpus = 2, .cpu_list = "0-1"};
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_record_meta_write(dir, &m, &err), ECP_OK);
+	char path[300], written[8192];
+	snprintf(path, sizeof(path), "%s/%s", dir, ECP_META_FILE);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(written, 1, sizeof(written) - 1, f);
+	fclose(f);
+	written[n] = 0;
+	unlink(path);
+	rmdir(dir);
+	for (int k = 0; k < ECP_META_N_KEYS; k++) {
+		char row[80], line[80];
+		snprintf(row, sizeof(row), "| `%s` |", ecp_meta_key_name(k));
+		snprintf(line, sizeof(line), "\n%s=", ecp_meta_key_name(k));
+		if (!strstr(doc, row))
+			fail_msg("key %s has no row in recorder/EVENTS.md",
+				 ecp_meta_key_name(k));
+		if (k != ECP_META_FORMAT && !strstr(written, line))
+			fail_msg("key %s is not written", ecp_meta_key_name(k));
+	}
+}
+
 /* ---- perf ring buffer ---- */
 
 struct seen {
@@ -357,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_meta_write),
 	    cmocka_unit_test(test_meta_unwritable),
+	    cmocka_unit_test(test_meta_keys_documented),
 	    cmocka_unit_test(test_perf_drain),
 	    cmocka_unit_test(test_perf_drain_merged),
 	    cmocka_unit_test(test_clock_anchor),
