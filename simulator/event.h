@@ -12,51 +12,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "simulator/event-catalog.h"
+
+/* One per row of the catalogue (event-catalog.h), in its order. */
 enum ecp_event_type {
-	ECP_EV_FUNC_ENTRY,        /* a=addr b=call_site (ts = payload ts) */
-	ECP_EV_FUNC_EXIT,         /* a=addr */
-	ECP_EV_FUNC_FOLDED,       /* a=addr b=calls c=total_ns */
-	ECP_EV_FUNC_UNWOUND,      /* a=addr */
-	ECP_EV_THREAD_CREATE,     /* a=create_id b=start_routine c=ok */
-	ECP_EV_THREAD_START,      /* a=create_id b=start_routine c=handle */
-	ECP_EV_THREAD_EXIT,       /* a=handle */
-	ECP_EV_THREAD_JOIN_BEGIN, /* a=handle */
-	ECP_EV_THREAD_JOIN_END,   /* a=handle b=ok */
-	ECP_EV_THREAD_DETACH,     /* a=handle */
-	ECP_EV_THREAD_NAME,       /* name in ecp_event.name */
-	ECP_EV_PROCESS_EXIT,      /* a=status */
-	ECP_EV_LOCK_INIT,         /* a=obj b=kind c=type */
-	ECP_EV_LOCK_REQUEST,      /* a=obj b=kind c=mode */
-	ECP_EV_LOCK_ACQUIRED,     /* a=obj b=kind c=mode, flags&ECP_EVF_TRY */
-	ECP_EV_LOCK_FAILED,  /* a=obj b=kind c=err (errno: ETIMEDOUT for a timedlock) */
-	ECP_EV_LOCK_RELEASE, /* a=obj b=kind */
-	ECP_EV_COND_WAIT_BEGIN,    /* a=cond b=mutex c=timeout_ns */
-	ECP_EV_COND_WAIT_END,      /* a=cond b=mutex c=err */
-	ECP_EV_COND_SIGNAL,        /* a=cond */
-	ECP_EV_COND_BROADCAST,     /* a=cond */
-	ECP_EV_SEM_INIT,           /* a=obj b=value */
-	ECP_EV_SEM_WAIT_BEGIN,     /* a=obj b=timeout_ns (UINT64_MAX = trywait) */
-	ECP_EV_SEM_WAIT_END,       /* a=obj b=err */
-	ECP_EV_SEM_POST,           /* a=obj */
-	ECP_EV_BARRIER_INIT,       /* a=obj b=count */
-	ECP_EV_BARRIER_WAIT_BEGIN, /* a=obj */
-	ECP_EV_BARRIER_WAIT_END,   /* a=obj b=serial */
-	ECP_EV_ONCE_BEGIN,         /* a=obj */
-	ECP_EV_ONCE_END,           /* a=obj b=ran */
-	ECP_EV_DELAY_BEGIN,        /* a=kind b=fd c=timeout_ns (0 = unbounded) */
-	ECP_EV_DELAY_END,          /* a=kind b=ret */
-	ECP_EV_SCHED_SWITCH, /* tid = switching thread, a=out b=preempt (ts = payload ts)
-			      */
-	ECP_EV_SCHED_LOST,   /* a=count */
-	ECP_EV_FUTEX_WAIT_BEGIN, /* a=addr b=timeout_ns (0 = unbounded) */
-	ECP_EV_FUTEX_WAIT_END,   /* a=addr b=err (0, EAGAIN, ETIMEDOUT, EINTR) */
-	ECP_EV_FUTEX_WAKE,       /* a=addr b=count */
-	ECP_EV_UNMODELLED,       /* name in ecp_event.name */
-	ECP_EV_CHAN_OPEN,        /* a=chan b=peer c=initial units */
-	ECP_EV_CHAN_WRITE,       /* a=chan b=units (int64: < 0 corrects a short write) */
-	ECP_EV_CHAN_READ,        /* a=chan b=units */
-	ECP_EV_OMP_CHUNK,        /* a=loop b=done (builder-omp.c) */
-	ECP_EV_COUNT
+#define ECP_EVENT_ENUM(id, provider, name, a, b, c) ECP_EV_##id,
+	ECP_EVENT_CATALOG(ECP_EVENT_ENUM)
+#undef ECP_EVENT_ENUM
+	    ECP_EV_COUNT
 };
 
 enum ecp_lock_kind { ECP_LOCK_MUTEX = 0, ECP_LOCK_SPIN = 1, ECP_LOCK_RWLOCK = 2 };

@@ -70,52 +70,18 @@ struct ecp_reader {
 	uint64_t *regs, *chain, *stack;
 };
 
-/* Payload member names of each ecp event, in event.h's a, b, c order. */
+/* Payload member names of each event, in event.h's a, b, c order: the
+ * catalogue (event-catalog.h).  The provider `ecp`'s are looked up here;
+ * `ecp_sched`'s are read by name below (their payload has its own ts). */
 static const struct {
-	const char *name;
+	const char *provider, *name;
 	enum ecp_event_type type;
 	const char *f[3];
 } ecp_events[] = {
-    {"func_entry", ECP_EV_FUNC_ENTRY, {"addr", "call_site", NULL}},
-    {"func_exit", ECP_EV_FUNC_EXIT, {"addr", NULL, NULL}},
-    {"func_folded", ECP_EV_FUNC_FOLDED, {"addr", "calls", "total_ns"}},
-    {"func_unwound", ECP_EV_FUNC_UNWOUND, {"addr", NULL, NULL}},
-    {"thread_create", ECP_EV_THREAD_CREATE, {"create_id", "start_routine", "ok"}},
-    {"thread_start", ECP_EV_THREAD_START, {"create_id", "start_routine", "handle"}},
-    {"thread_exit", ECP_EV_THREAD_EXIT, {"handle", NULL, NULL}},
-    {"thread_join_begin", ECP_EV_THREAD_JOIN_BEGIN, {"handle", NULL, NULL}},
-    {"thread_join_end", ECP_EV_THREAD_JOIN_END, {"handle", "ok", NULL}},
-    {"thread_detach", ECP_EV_THREAD_DETACH, {"handle", NULL, NULL}},
-    {"thread_name", ECP_EV_THREAD_NAME, {NULL, NULL, NULL}},
-    {"process_exit", ECP_EV_PROCESS_EXIT, {"status", NULL, NULL}},
-    {"lock_init", ECP_EV_LOCK_INIT, {"obj", "kind", "type"}},
-    {"lock_request", ECP_EV_LOCK_REQUEST, {"obj", "kind", "mode"}},
-    {"lock_acquired", ECP_EV_LOCK_ACQUIRED, {"obj", "kind", "mode"}},
-    {"lock_failed", ECP_EV_LOCK_FAILED, {"obj", "kind", "err"}},
-    {"lock_release", ECP_EV_LOCK_RELEASE, {"obj", "kind", NULL}},
-    {"cond_wait_begin", ECP_EV_COND_WAIT_BEGIN, {"cond", "mutex", "timeout_ns"}},
-    {"cond_wait_end", ECP_EV_COND_WAIT_END, {"cond", "mutex", "err"}},
-    {"cond_signal", ECP_EV_COND_SIGNAL, {"cond", NULL, NULL}},
-    {"cond_broadcast", ECP_EV_COND_BROADCAST, {"cond", NULL, NULL}},
-    {"sem_init", ECP_EV_SEM_INIT, {"obj", "value", NULL}},
-    {"sem_wait_begin", ECP_EV_SEM_WAIT_BEGIN, {"obj", "timeout_ns", NULL}},
-    {"sem_wait_end", ECP_EV_SEM_WAIT_END, {"obj", "err", NULL}},
-    {"sem_post", ECP_EV_SEM_POST, {"obj", NULL, NULL}},
-    {"barrier_init", ECP_EV_BARRIER_INIT, {"obj", "count", NULL}},
-    {"barrier_wait_begin", ECP_EV_BARRIER_WAIT_BEGIN, {"obj", NULL, NULL}},
-    {"barrier_wait_end", ECP_EV_BARRIER_WAIT_END, {"obj", "serial", NULL}},
-    {"once_begin", ECP_EV_ONCE_BEGIN, {"obj", NULL, NULL}},
-    {"once_end", ECP_EV_ONCE_END, {"obj", "ran", NULL}},
-    {"delay_begin", ECP_EV_DELAY_BEGIN, {"kind", "fd", "timeout_ns"}},
-    {"delay_end", ECP_EV_DELAY_END, {"kind", "ret", NULL}},
-    {"omp_chunk", ECP_EV_OMP_CHUNK, {"loop", "done", NULL}},
-    {"futex_wait_begin", ECP_EV_FUTEX_WAIT_BEGIN, {"addr", "timeout_ns", NULL}},
-    {"futex_wait_end", ECP_EV_FUTEX_WAIT_END, {"addr", "err", NULL}},
-    {"futex_wake", ECP_EV_FUTEX_WAKE, {"addr", "count", NULL}},
-    {"unmodelled", ECP_EV_UNMODELLED, {NULL, NULL, NULL}},
-    {"chan_open", ECP_EV_CHAN_OPEN, {"chan", "peer", "initial"}},
-    {"chan_write", ECP_EV_CHAN_WRITE, {"chan", "units", NULL}},
-    {"chan_read", ECP_EV_CHAN_READ, {"chan", "units", NULL}},
+#define ECP_EVENT_ROW(id, provider, name, a, b, c)                                       \
+	{#provider, name, ECP_EV_##id, {a, b, c}},
+    ECP_EVENT_CATALOG(ECP_EVENT_ROW)
+#undef ECP_EVENT_ROW
 };
 
 static uint32_t member_index(const bt_field_class *fc, const char *name)
@@ -217,7 +183,8 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	} else if (!strncmp(name, "ecp:", 4)) {
 		ci->kind = K_FOREIGN;
 		for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
-			if (strcmp(name + 4, ecp_events[i].name))
+			if (strcmp(ecp_events[i].provider, "ecp") ||
+			    strcmp(name + 4, ecp_events[i].name))
 				continue;
 			ci->kind = K_ECP;
 			ci->type = ecp_events[i].type;

@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
 #include "recorder/tsc.h"
+#include "simulator/event.h"
 
 /* ---- metadata ---- */
 
@@ -88,7 +90,7 @@ static void test_meta_unwritable(void **state)
 static void test_meta_keys_documented(void **state)
 {
 	(void)state;
-	FILE *f = fopen(ECP_EVENTS_MD, "r");
+	FILE *f = fopen(ECP_RECORDER_SRC "/EVENTS.md", "r");
 	assert_non_null(f);
 	static char doc[1 << 17];
 	size_t n = fread(doc, 1, sizeof(doc) - 1, f);
@@ -120,6 +122,53 @@ static void test_meta_keys_documented(void **state)
 		if (k != ECP_META_FORMAT && !strstr(written, line))
 			fail_msg("key %s is not written", ecp_meta_key_name(k));
 	}
+}
+
+/* A whole source file (up to 128 KiB), three at a time. */
+static char *read_whole(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[3][1 << 17];
+	static int next;
+	char *b = buf[next++ % 3];
+	size_t n = fread(b, 1, sizeof(buf[0]) - 1, f);
+	fclose(f);
+	b[n] = 0;
+	return b;
+}
+
+/* Every event of the reader's catalogue (simulator/event-catalog.h) is
+ * defined by its provider's tracepoint header and documented in
+ * recorder/EVENTS.md: the three cannot drift apart. */
+static void test_events_catalogued(void **state)
+{
+	(void)state;
+	const char *ecp_tp = read_whole(ECP_RECORDER_SRC "/ecp-tp.h");
+	const char *sched_tp = read_whole(ECP_RECORDER_SRC "/ecp-sched-tp.h");
+	const char *doc = read_whole(ECP_RECORDER_SRC "/EVENTS.md");
+	static const struct {
+		const char *provider, *name;
+	} rows[] = {
+#define ECP_EVENT_ROW(id, provider, name, a, b, c) {#provider, name},
+	    ECP_EVENT_CATALOG(ECP_EVENT_ROW)
+#undef ECP_EVENT_ROW
+	};
+	size_t n = sizeof(rows) / sizeof(rows[0]);
+	for (size_t i = 0; i < n; i++) {
+		char def[96], row[64];
+		snprintf(def, sizeof(def), "LTTNG_UST_TRACEPOINT_EVENT(%s, %s,",
+			 rows[i].provider, rows[i].name);
+		snprintf(row, sizeof(row), "| `%s` |", rows[i].name);
+		bool sched = !strcmp(rows[i].provider, "ecp_sched");
+		if (!strstr(sched ? sched_tp : ecp_tp, def))
+			fail_msg("%s:%s is not defined in its tracepoint header",
+				 rows[i].provider, rows[i].name);
+		if (!strstr(doc, row))
+			fail_msg("%s:%s has no row in recorder/EVENTS.md",
+				 rows[i].provider, rows[i].name);
+	}
+	assert_int_equal(n, ECP_EV_COUNT);
 }
 
 /* ---- perf ring buffer ---- */
@@ -398,6 +447,7 @@ int main(void)
 	    cmocka_unit_test(test_meta_write),
 	    cmocka_unit_test(test_meta_unwritable),
 	    cmocka_unit_test(test_meta_keys_documented),
+	    cmocka_unit_test(test_events_catalogued),
 	    cmocka_unit_test(test_perf_drain),
 	    cmocka_unit_test(test_perf_drain_merged),
 	    cmocka_unit_test(test_clock_anchor),
