@@ -137,10 +137,11 @@ static int name_call_site(struct ecp_model *m, struct ecp_symbols *syms, uint64_
 	return *name ? 0 : -1;
 }
 
-int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
-		       struct ecp_model **out, struct ecp_error *err)
+/* The threads settled: every one's segments closed, the threads the agent
+ * did not see and the child processes' added, OpenMP's chunks dealt, the
+ * CPU clocks scaled.  An error when no thread of the program was seen. */
+static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 {
-	*out = NULL;
 	if (!b->sealed) {
 		int rc = bld_seal(b, err);
 		if (rc < 0)
@@ -170,17 +171,17 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 				     "trace=%s: no thread of the program was "
 				     "recorded (no ecp:thread_start event)",
 				     b->trace_path ? b->trace_path : "(events)");
-	struct ecp_model *m = ecp_model_create();
-	if (!m)
-		return bld_nomem(err);
-	size_t nseg = b->segments.len;
-	uint32_t *new_id = malloc((nseg ? nseg : 1) * sizeof(*new_id));
-	uint32_t *perm = malloc((nseg ? nseg : 1) * sizeof(*perm));
+	return ECP_OK;
+}
+
+/* The model's threads, and new_id[s]: segment s's place once each
+ * thread's segments are contiguous.  Returns the segments' count, or -1
+ * when out of memory. */
+static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t *new_id)
+{
 	m->threads = calloc(b->threads.len, sizeof(*m->threads));
-	if (!new_id || !perm || !m->threads) {
-		free(perm);
-		goto oom;
-	}
+	if (!m->threads)
+		return -1;
 	m->n_threads = (uint32_t)b->threads.len;
 	uint32_t next = 0;
 	for (size_t i = 0; i < b->threads.len; i++) {
@@ -214,9 +215,18 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
 		ecp_vec_finish(&th->segs);
 	}
-	/* Renumber in place (the segments are most of the model: a copy would
-	 * double the peak): follow the permutation's cycles, each swap putting
-	 * one segment at its final place. */
+	return next;
+}
+
+/* The segments renumbered in place (they are most of the model: a copy
+ * would double the peak): follow the permutation's cycles, each swap
+ * putting one segment at its final place. */
+static int renumber_segments(struct ecp_builder *b, const uint32_t *new_id)
+{
+	size_t nseg = b->segments.len;
+	uint32_t *perm = malloc((nseg ? nseg : 1) * sizeof(*perm));
+	if (!perm)
+		return -1;
 	struct ecp_segment *segs = b->segments.data;
 	if (nseg)
 		memcpy(perm, new_id, nseg * sizeof(*perm));
@@ -231,15 +241,17 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		}
 	}
 	free(perm);
-	if (bld_note_consistency(b, m) < 0)
-		goto oom;
-	m->segments = ecp_vec_steal(&b->segments, NULL);
-	m->n_segments = next;
+	return 0;
+}
 
+/* The cross-thread edges, renumbered, sorted by target, one per kind and
+ * pair, and each segment's range of them. */
+static int take_edges(struct ecp_builder *b, struct ecp_model *m, const uint32_t *new_id)
+{
 	size_t nedge = b->edges.len;
 	m->edges = malloc((nedge ? nedge : 1) * sizeof(*m->edges));
 	if (!m->edges)
-		goto oom;
+		return -1;
 	size_t ne = 0;
 	for (size_t i = 0; i < nedge; i++) {
 		const struct tmp_edge *e = &ECP_VEC_AT(&b->edges, struct tmp_edge, i);
@@ -260,8 +272,6 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			m->edges[w++] = m->edges[i];
 	m->n_edges = (uint32_t)w;
 	ecp_vec_finish(&b->edges);
-	free(new_id);
-	new_id = NULL;
 	uint32_t e = 0;
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		m->segments[s].first_in = e;
@@ -269,19 +279,30 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			e++;
 		m->segments[s].n_in = e - m->segments[s].first_in;
 	}
+	return 0;
+}
 
+static int take_locks(struct ecp_builder *b, struct ecp_model *m)
+{
 	m->locks = malloc((b->locks.len ? b->locks.len : 1) * sizeof(*m->locks));
 	if (!m->locks)
-		goto oom;
+		return -1;
 	m->n_locks = (uint32_t)b->locks.len;
 	for (size_t i = 0; i < b->locks.len; i++) {
 		m->locks[i].addr = ECP_VEC_AT(&b->locks, struct block, i).addr;
 		m->locks[i].kind = ECP_VEC_AT(&b->locks, struct block, i).kind;
 	}
+	return 0;
+}
 
+/* The functions, named: the pseudo-functions by what they stand for,
+ * the rest through the symbols (an address without them). */
+static int take_functions(struct ecp_builder *b, struct ecp_model *m,
+			  struct ecp_symbols *syms)
+{
 	m->functions = calloc(b->fns.len ? b->fns.len : 1, sizeof(*m->functions));
 	if (!m->functions)
-		goto oom;
+		return -1;
 	m->n_functions = (uint32_t)b->fns.len;
 	for (size_t i = 0; i < b->fns.len; i++) {
 		const struct fn *f = &ECP_VEC_AT(&b->fns, struct fn, i);
@@ -299,7 +320,7 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		} else if (syms) {
 			if (ecp_symbols_resolve(syms, f->addr, ecp_model_strings(m),
 						&mf->name, &mf->object) < 0)
-				goto oom;
+				return -1;
 		} else {
 			mf->name = ecp_strings_printf(ecp_model_strings(m), "0x%llx",
 						      (unsigned long long)f->addr);
@@ -307,11 +328,17 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 		}
 		if (mf->name && f->site &&
 		    name_call_site(m, syms, f->site, &mf->name) < 0)
-			goto oom;
+			return -1;
 		mf->call_site = f->site;
 		if (!mf->name || !mf->object)
-			goto oom;
+			return -1;
 	}
+	return 0;
+}
+
+/* The activities and calls, and what the model says of the recording. */
+static int take_info(struct ecp_builder *b, struct ecp_model *m)
+{
 	size_t n;
 	m->activities = ecp_vec_steal(&b->activities, &n);
 	m->n_activities = n;
@@ -330,12 +357,16 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	m->info.trace_path =
 	    ecp_strings_dup(ecp_model_strings(m), b->trace_path ? b->trace_path : "");
 	m->info.program = ecp_strings_dup(ecp_model_strings(m), "");
-	if (!m->info.clock || !m->info.trace_path || !m->info.program)
-		goto oom;
+	return m->info.clock && m->info.trace_path && m->info.program ? 0 : -1;
+}
+
+/* Every repair and oddity the builder counted, said in words. */
+static int add_warnings(struct ecp_builder *b, struct ecp_model *m)
+{
 	if (b->warn[WARN_INCONSISTENT] &&
 	    ecp_model_add_warning(m, "first inconsistency: %s", b->first_inconsistency) <
 		0)
-		goto oom;
+		return -1;
 	for (size_t i = 0; i < b->unmodelled.len; i++)
 		if (ecp_model_add_warning(
 			m,
@@ -343,15 +374,51 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 			"only in part, see ecp-record(1)): dependencies through it "
 			"are not seen",
 			(char *)b->unmodelled.data + i * 48) < 0)
-			goto oom;
+			return -1;
 	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 ||
 	    bld_unseen_warning(b, m) < 0 || bld_child_warning(b, m, b->child_cpu_ns) < 0)
-		goto oom;
+		return -1;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&
 		    ecp_model_add_warning(m, "%llu %s", (unsigned long long)b->warn[k],
 					  bld_warn_text[k]) < 0)
-			goto oom;
+			return -1;
+	return 0;
+}
+
+/* The model assembled from the builder, in place where it can be. */
+static int assemble(struct ecp_builder *b, struct ecp_symbols *syms, struct ecp_model *m)
+{
+	size_t nseg = b->segments.len;
+	uint32_t *new_id = malloc((nseg ? nseg : 1) * sizeof(*new_id));
+	int64_t n_segments = new_id ? take_threads(b, m, new_id) : -1;
+	if (n_segments < 0 || renumber_segments(b, new_id) < 0 ||
+	    bld_note_consistency(b, m) < 0) {
+		free(new_id);
+		return -1;
+	}
+	m->segments = ecp_vec_steal(&b->segments, NULL);
+	m->n_segments = (uint32_t)n_segments;
+	int rc = take_edges(b, m, new_id);
+	free(new_id);
+	if (rc < 0 || take_locks(b, m) < 0 || take_functions(b, m, syms) < 0 ||
+	    take_info(b, m) < 0 || add_warnings(b, m) < 0)
+		return -1;
+	return 0;
+}
+
+int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
+		       struct ecp_model **out, struct ecp_error *err)
+{
+	*out = NULL;
+	int rc = settle_threads(b, err);
+	if (rc < 0)
+		return rc;
+	struct ecp_model *m = ecp_model_create();
+	if (!m || assemble(b, syms, m) < 0) {
+		ecp_model_destroy(m);
+		return bld_nomem(err);
+	}
 	/* Found by fuzzing (fuzz/README.md, tests/fuzz/crashes/builder): events
 	 * that the lenient builder repairs one at a time -- e.g. a second
 	 * thread_start of a tid that is still running -- can still add up to a
@@ -365,8 +432,4 @@ int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
 	}
 	*out = m;
 	return ECP_OK;
-oom:
-	free(new_id);
-	ecp_model_destroy(m);
-	return bld_nomem(err);
 }
