@@ -181,7 +181,10 @@ static int parse_cpus(const char *arg, int cpus[ECP_RECORD_MAX_CPUS],
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+/* The options, into o (cpus holds --cpus' list); 0, or an exit code (the
+ * message printed).  o.argv is the program's command line on success. */
+static int parse_record_options(int argc, char **argv, struct ecp_record_options *o,
+				int cpus[ECP_RECORD_MAX_CPUS])
 {
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -199,93 +202,84 @@ int cmd_record(int argc, char **argv)
 	    {"sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ},
 	    {NULL, 0, NULL, 0},
 	};
-	struct ecp_record_options o = {
-	    .cpu = -1,
-	    .functions = true,
-	    .min_duration_ns = ECP_RECORD_DEFAULT_MIN_DURATION_NS,
-	};
-	struct ecp_record_summary sum;
-	struct ecp_error err = {0};
 	size_t n_inc = 0, n_exc = 0;
-	int cpus[ECP_RECORD_MAX_CPUS];
 	uint64_t v;
 	int c, code = ECP_EXIT_USAGE;
-
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the program's name. */
 	while ((c = getopt_long(argc, argv, "+o:fq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			o.output = optarg;
+			o->output = optarg;
 			break;
 		case 'f':
-			o.force = true;
+			o->force = true;
 			break;
 		case 'q':
-			o.quiet = true;
+			o->quiet = true;
 			break;
 		case OPT_CPU:
 			if (ecp_parse_u64(optarg, &v) || v >= CPU_SETSIZE) {
 				code = ecp_cli_usage_error("record", "bad --cpu '%s'",
 							   optarg);
-				goto out;
+				return code;
 			}
-			o.cpu = (int)v;
+			o->cpu = (int)v;
 			break;
 		case OPT_CPUS:
-			if (parse_cpus(optarg, cpus, &o, &code) < 0)
-				goto out;
+			if (parse_cpus(optarg, cpus, o, &code) < 0)
+				return code;
 			break;
 		case OPT_AS_CPUS:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > CPU_SETSIZE) {
 				code = ecp_cli_usage_error(
 				    "record", "bad --as-cpus '%s' (want 1 to %d)", optarg,
 				    CPU_SETSIZE);
-				goto out;
+				return code;
 			}
-			o.as_cpus = (uint32_t)v;
+			o->as_cpus = (uint32_t)v;
 			break;
 		case OPT_DEPTH:
 			if (ecp_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX) {
 				code = ecp_cli_usage_error(
 				    "record", "bad --depth '%s' (want N >= 1)", optarg);
-				goto out;
+				return code;
 			}
-			o.depth = (uint32_t)v;
+			o->depth = (uint32_t)v;
 			break;
 		case OPT_INCLUDE:
 		case OPT_EXCLUDE:
-			if (list_add(c == OPT_INCLUDE ? &o.include : &o.exclude,
+			if (list_add(c == OPT_INCLUDE ? &o->include : &o->exclude,
 				     c == OPT_INCLUDE ? &n_inc : &n_exc, optarg) < 0) {
 				code = ecp_cli_fail("record", "out of memory");
-				goto out;
+				return code;
 			}
 			break;
 		case OPT_MIN_DURATION:
 			if (ecp_parse_duration_ns(optarg, &v)) {
 				code = ecp_cli_usage_error(
 				    "record", "bad --min-duration '%s'", optarg);
-				goto out;
+				return code;
 			}
-			o.min_duration_ns = v;
+			o->min_duration_ns = v;
 			break;
 		case OPT_NO_FUNCTIONS:
-			o.functions = false;
+			o->functions = false;
 			break;
 		case OPT_FUNCTIONS:
 			if (!strcmp(optarg, "instrument"))
-				o.functions_mode = ECP_FUNCTIONS_INSTRUMENT;
+				o->functions_mode = ECP_FUNCTIONS_INSTRUMENT;
 			else if (!strcmp(optarg, "sample"))
-				o.functions_mode = ECP_FUNCTIONS_SAMPLE;
+				o->functions_mode = ECP_FUNCTIONS_SAMPLE;
 			else if (!strcmp(optarg, "both"))
-				o.functions_mode = ECP_FUNCTIONS_BOTH;
+				o->functions_mode = ECP_FUNCTIONS_BOTH;
 			else {
 				code = ecp_cli_usage_error("record",
 							   "bad --functions '%s' (want "
 							   "instrument, sample or both)",
 							   optarg);
-				goto out;
+				return code;
 			}
 			break;
 		case OPT_SAMPLE_FREQ:
@@ -294,30 +288,99 @@ int cmd_record(int argc, char **argv)
 				code = ecp_cli_usage_error(
 				    "record", "bad --sample-freq '%s' (want 1 to %u Hz)",
 				    optarg, ECP_RECORD_MAX_SAMPLE_HZ);
-				goto out;
+				return code;
 			}
-			o.sample_hz = (unsigned)v;
+			o->sample_hz = (unsigned)v;
 			break;
 		default:
 			code = ecp_cli_usage_error("record", "unknown option '%s'",
 						   argv[optind - 1]);
-			goto out;
+			return code;
 		}
 	}
-	if (o.n_cpus && o.cpu >= 0) {
+	if (o->n_cpus && o->cpu >= 0) {
 		code =
 		    ecp_cli_usage_error("record", "--cpu and --cpus exclude each other "
 						  "(--cpus N is --cpu N)");
-		goto out;
+		return code;
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (optind >= argc) {
 		code = ecp_cli_usage_error(
 		    "record", "no program to record (ecp record -- PROGRAM)");
-		goto out;
+		return code;
 	}
-	o.argv = argv + optind;
+	o->argv = argv + optind;
+	return 0;
+}
+
+/* After the recording: its model, built once (the summary's counts, the
+ * checks, and the cache the first analysis reads), the summary unless
+ * -q, and every warning (with -q too: never a silent gap). */
+static void report_recording(const struct ecp_record_options *o,
+			     struct ecp_record_summary *sum)
+{
+	const char *dir = o->output ? o->output : "ecp.data";
+	struct ecp_model *model = ecp_cli_record_model(dir);
+	if (model) {
+		sum->threads = model->n_threads;
+		sum->events = model->info.events;
+		sum->discarded = model->info.discarded_events + model->info.switches_lost;
+	}
+	if (!o->quiet)
+		print_summary(sum, dir);
+	/* warnings, with -q too: never a silent gap */
+	/* ecp record sets passive waiting unless the caller chose a policy
+	 * (recorder/README.md); an active one is kept, and costs this. */
+	const char *policy = getenv("OMP_WAIT_POLICY");
+	if (policy && strcasecmp(policy, "active") == 0)
+		fprintf(stderr,
+			"ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
+			"spin while they wait, and on the recording CPU that spinning is "
+			"recorded as work (unset it to record with passive waiting)\n");
+	if (sum->sampling_problem)
+		fprintf(
+		    stderr,
+		    "ecp record: warning: %s: functions are not sampled, each thread's "
+		    "time is charged to its start routine\n",
+		    sum->sampling_problem);
+	if (sum->samples_lost)
+		fprintf(stderr,
+			"ecp record: warning: perf dropped %llu samples (the driver "
+			"could not "
+			"keep up): the split among functions is less precise\n",
+			(unsigned long long)sum->samples_lost);
+	for (int i = 0; i < sum->n_unmodelled; i++)
+		fprintf(stderr,
+			"ecp record: warning: the program called %s, which ecp does not "
+			"model (or only in part): dependencies through it are not seen "
+			"(ecp-record(1), UNMODELLED CALLS)\n",
+			sum->unmodelled[i]);
+	/* a C++ program instrumented whole (issue 34), with -q too */
+	char advice[1024];
+	if (model && ecp_library_calls_advice(model, advice, sizeof(advice)))
+		fprintf(stderr, "ecp record: warning: %s\n", advice);
+	/* the model against the program's CPU time (issue 31), with -q too */
+	if (model) {
+		ecp_cli_record_consistency(dir, model);
+		ecp_model_destroy(model);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct ecp_record_options o = {
+	    .cpu = -1,
+	    .functions = true,
+	    .min_duration_ns = ECP_RECORD_DEFAULT_MIN_DURATION_NS,
+	};
+	struct ecp_record_summary sum;
+	struct ecp_error err = {0};
+	int cpus[ECP_RECORD_MAX_CPUS];
+	int code = parse_record_options(argc, argv, &o, cpus);
+	if (code)
+		goto out;
 	char why[PATH_MAX + 128];
 	if (check_program(o.argv[0], why, sizeof(why)) < 0) {
 		fprintf(stderr, "ecp record: error: cannot run '%s': %s\n", o.argv[0],
@@ -332,53 +395,7 @@ int cmd_record(int argc, char **argv)
 			code = ecp_cli_fail("record", "%s", err.msg);
 		goto out;
 	}
-	/* the model, built once: the summary's counts, the check below, and
-	 * the cache the first analysis reads */
-	const char *dir = o.output ? o.output : "ecp.data";
-	struct ecp_model *model = ecp_cli_record_model(dir);
-	if (model) {
-		sum.threads = model->n_threads;
-		sum.events = model->info.events;
-		sum.discarded = model->info.discarded_events + model->info.switches_lost;
-	}
-	if (!o.quiet)
-		print_summary(&sum, dir);
-	/* warnings, with -q too: never a silent gap */
-	/* ecp record sets passive waiting unless the caller chose a policy
-	 * (recorder/README.md); an active one is kept, and costs this. */
-	const char *policy = getenv("OMP_WAIT_POLICY");
-	if (policy && strcasecmp(policy, "active") == 0)
-		fprintf(stderr,
-			"ecp record: warning: OMP_WAIT_POLICY=active: OpenMP threads "
-			"spin while they wait, and on the recording CPU that spinning is "
-			"recorded as work (unset it to record with passive waiting)\n");
-	if (sum.sampling_problem)
-		fprintf(
-		    stderr,
-		    "ecp record: warning: %s: functions are not sampled, each thread's "
-		    "time is charged to its start routine\n",
-		    sum.sampling_problem);
-	if (sum.samples_lost)
-		fprintf(stderr,
-			"ecp record: warning: perf dropped %llu samples (the driver "
-			"could not "
-			"keep up): the split among functions is less precise\n",
-			(unsigned long long)sum.samples_lost);
-	for (int i = 0; i < sum.n_unmodelled; i++)
-		fprintf(stderr,
-			"ecp record: warning: the program called %s, which ecp does not "
-			"model (or only in part): dependencies through it are not seen "
-			"(ecp-record(1), UNMODELLED CALLS)\n",
-			sum.unmodelled[i]);
-	/* a C++ program instrumented whole (issue 34), with -q too */
-	char advice[1024];
-	if (model && ecp_library_calls_advice(model, advice, sizeof(advice)))
-		fprintf(stderr, "ecp record: warning: %s\n", advice);
-	/* the model against the program's CPU time (issue 31), with -q too */
-	if (model) {
-		ecp_cli_record_consistency(dir, model);
-		ecp_model_destroy(model);
-	}
+	report_recording(&o, &sum);
 out:
 	free(o.include);
 	free(o.exclude);
