@@ -454,11 +454,124 @@ static int blame_loss(const char *dir, const struct ecp_ctf_stats *main_st,
 	return ECP_ERR;
 }
 
+/* One of the recording's two CTF traces (`sched` or `main`, under dir)
+ * decoded into the builder; on failure the damage (what babeltrace2 met)
+ * or the loss is named before the symptom. */
+static int read_stream(const char *dir, const char *name,
+		       const struct ecp_load_options *opts,
+		       const struct ecp_ctf_callbacks *cb, struct load_ctx *c,
+		       struct ecp_ctf_stats *st, const struct ecp_ctf_stats *main_st,
+		       const struct ecp_ctf_stats *sched, struct ecp_error *err)
+{
+	char path[PATH_MAX], *ctf = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int rc = ecp_ctf_find_metadata(path, &ctf, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = ecp_ctf_read(ctf, path, cb, c, st, err)) < 0) {
+		if (st->bt_failed && !opts->skip_damage_probe)
+			rc = explain_damage(path, ctf, st, err);
+		else
+			rc = blame_loss(dir, main_st, sched, rc, err);
+	}
+	free(ctf);
+	return rc;
+}
+
+/* What the model says of the recording, from the meta file and the
+ * streams' counts. */
+static int note_recording(struct ecp_model *m, const struct meta *meta,
+			  const struct ecp_ctf_stats *main_st,
+			  const struct ecp_ctf_stats *sched, struct load_ctx *c)
+{
+	m->info.events = main_st->events + sched->events;
+	m->info.discarded_events += main_st->discarded + sched->discarded +
+				    main_st->discarded_packets + sched->discarded_packets;
+	m->info.recorded_wall_ns = meta->wall_ns;
+	m->info.program_cpu_ns = meta->program_cpu_ns;
+	m->info.functions_recorded = meta->functions;
+	m->info.as_cpus = meta->as_cpus;
+	m->info.recorded_cpus = meta->cpus ? meta->cpus : 1;
+	m->info.cpu_count_read = meta->cpu_count_read != 0;
+	if (note_samples(m, c) < 0 || ecp_advise_library_calls(m) < 0)
+		return -1;
+	m->info.program =
+	    ecp_strings_dup(ecp_model_strings(m), meta->command ? meta->command : "");
+	return m->info.program ? 0 : -1;
+}
+
+/* The warnings every answer carries about how the trace was read: the
+ * fallback clock's limits, calls too deep, stream oddities, discarded
+ * packets, other processes' events.  -1 when out of memory. */
+static int warn_about_reading(struct ecp_model *m, const struct meta *meta,
+			      const struct ecp_ctf_stats *main_st,
+			      const struct ecp_ctf_stats *sched)
+{
+	/* issue 33: the fallback clock's limits, in every answer */
+	if (meta->clock == ECP_CLOCK_THREAD_CPUTIME &&
+	    ecp_model_add_warning(
+		m, "recorded with the fallback clock (perf's context-switch "
+		   "records were refused): segments are exact, but a function's "
+		   "time inside a segment is its wall time scaled to the "
+		   "segment's CPU time, so time slices of other threads and "
+		   "waits inside it blur it; record where perf_event_open is "
+		   "allowed for exact function times") < 0)
+		return -1;
+	if (meta->calls_too_deep &&
+	    ecp_model_add_warning(m,
+				  "%llu calls deeper than the recorder's shadow stack "
+				  "(1024 frames) were not recorded: their time is "
+				  "their deepest recorded caller's",
+				  (unsigned long long)meta->calls_too_deep) < 0)
+		return -1;
+	if (meta->stream_warning[0] &&
+	    ecp_model_add_warning(m, "%s", meta->stream_warning) < 0)
+		return -1;
+	uint64_t packets = main_st->discarded_packets + sched->discarded_packets;
+	if (packets &&
+	    ecp_model_add_warning(m,
+				  "%llu packets of events were discarded (count "
+				  "of events unknown; counted as one each)",
+				  (unsigned long long)packets) < 0)
+		return -1;
+	if (main_st->other_process &&
+	    ecp_model_add_warning(m,
+				  "%llu events of other processes (children the "
+				  "program forked) were ignored: only the first "
+				  "process is modelled",
+				  (unsigned long long)main_st->other_process) < 0)
+		return -1;
+	return 0;
+}
+
+/* Then, after a stream that stopped early is named: objects whose symbols
+ * could not be read, and where the first loss was. */
+static int warn_about_names(struct ecp_model *m, const char *dir,
+			    const struct ecp_ctf_stats *main_st, const struct load_ctx *c)
+{
+	const char *file, *objpath, *why;
+	for (size_t k = 0; ecp_symbols_unreadable(c->syms, k, &file, &objpath, &why); k++)
+		if (ecp_model_add_warning(
+			m,
+			"symbols could not be read from %s%s%s: %s; its "
+			"functions are shown as addresses (%s+0x...)",
+			file, strcmp(file, objpath) ? ", the copy of " : "",
+			strcmp(file, objpath) ? objpath : "", why,
+			strrchr(objpath, '/') ? strrchr(objpath, '/') + 1 : objpath) < 0)
+			return -1;
+	if ((main_st->discarded || main_st->discarded_packets) &&
+	    ecp_model_add_warning(m, "first loss before event #%llu of %s/main",
+				  (unsigned long long)main_st->first_discard_index,
+				  dir) < 0)
+		return -1;
+	return 0;
+}
+
 static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		    const struct meta *meta, struct ecp_model **out,
 		    struct ecp_error *err)
 {
-	char path[PATH_MAX], label[PATH_MAX + 16];
+	char path[PATH_MAX];
 	struct load_ctx c = {.dir = dir,
 			     .progress = opts->progress,
 			     .ignore_samples =
@@ -486,7 +599,6 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 				       .progress = opts->progress ? on_progress : NULL};
 	struct ecp_ctf_stats sched = {0}, main_st = {0};
 	struct ecp_tsc_map clock;
-	char *ctf = NULL;
 	int rc;
 	ecp_tsc_map_init(&clock);
 	cb.clock = &clock;
@@ -498,20 +610,14 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	/* the scheduling trace first: the builder takes the switch records
+	 * and samples before the program's events */
 	snprintf(path, sizeof(path), "%s/sched", dir);
 	if (is_dir(path)) {
-		if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
+		rc = read_stream(dir, "sched", opts, &cb, &c, &sched, &main_st, &sched,
+				 err);
+		if (rc < 0)
 			goto out;
-		snprintf(label, sizeof(label), "%s/sched", dir);
-		if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &sched, err)) < 0) {
-			if (sched.bt_failed && !opts->skip_damage_probe)
-				rc = explain_damage(label, ctf, &sched, err);
-			else
-				rc = blame_loss(dir, &main_st, &sched, rc, err);
-			goto out;
-		}
-		free(ctf);
-		ctf = NULL;
 		c.base_events = sched.events;
 	} else if (meta->clock == ECP_CLOCK_PERF_SWITCH) {
 		rc = ecp_error_set(
@@ -527,16 +633,9 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 				   "trace=%s: missing the program's trace %s", dir, path);
 		goto out;
 	}
-	if ((rc = ecp_ctf_find_metadata(path, &ctf, err)) < 0)
+	if ((rc = read_stream(dir, "main", opts, &cb, &c, &main_st, &main_st, &sched,
+			      err)) < 0)
 		goto out;
-	snprintf(label, sizeof(label), "%s/main", dir);
-	if ((rc = ecp_ctf_read(ctf, label, &cb, &c, &main_st, err)) < 0) {
-		if (main_st.bt_failed && !opts->skip_damage_probe)
-			rc = explain_damage(label, ctf, &main_st, err);
-		else
-			rc = blame_loss(dir, &main_st, &sched, rc, err);
-		goto out;
-	}
 	if (opts->progress && main_st.events + sched.events >= (1u << 20))
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < c.n_comms; i++)
@@ -545,108 +644,26 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = blame_loss(dir, &main_st, &sched, rc, err);
 		goto out;
 	}
-	struct ecp_model *m = *out;
-	struct ecp_strings *s = ecp_model_strings(m);
-	m->info.events = main_st.events + sched.events;
-	m->info.discarded_events += main_st.discarded + sched.discarded +
-				    main_st.discarded_packets + sched.discarded_packets;
-	m->info.recorded_wall_ns = meta->wall_ns;
-	m->info.program_cpu_ns = meta->program_cpu_ns;
-	m->info.functions_recorded = meta->functions;
-	m->info.as_cpus = meta->as_cpus;
-	m->info.recorded_cpus = meta->cpus ? meta->cpus : 1;
-	m->info.cpu_count_read = meta->cpu_count_read != 0;
-	rc = note_samples(m, &c);
-	if (rc == 0 && ecp_advise_library_calls(m) < 0)
-		rc = ECP_ERR_NOMEM;
-	if (rc < 0) {
+	if (note_recording(*out, meta, &main_st, &sched, &c) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	m->info.program = ecp_strings_dup(s, meta->command ? meta->command : "");
-	if (!m->info.program) {
+	if (warn_about_reading(*out, meta, &main_st, &sched) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	/* issue 33: the fallback clock's limits, in every answer */
-	if (meta->clock == ECP_CLOCK_THREAD_CPUTIME &&
-	    ecp_model_add_warning(
-		m, "recorded with the fallback clock (perf's context-switch "
-		   "records were refused): segments are exact, but a function's "
-		   "time inside a segment is its wall time scaled to the "
-		   "segment's CPU time, so time slices of other threads and "
-		   "waits inside it blur it; record where perf_event_open is "
-		   "allowed for exact function times") < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (meta->calls_too_deep &&
-	    ecp_model_add_warning(
-		m,
-		"%llu calls deeper than the recorder's shadow stack (1024 "
-		"frames) were not recorded: their time is their deepest "
-		"recorded caller's",
-		(unsigned long long)meta->calls_too_deep) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (meta->stream_warning[0] &&
-	    ecp_model_add_warning(m, "%s", meta->stream_warning) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (main_st.discarded_packets + sched.discarded_packets &&
-	    ecp_model_add_warning(
-		m,
-		"%llu packets of events were discarded (count of events "
-		"unknown; counted as one each)",
-		(unsigned long long)(main_st.discarded_packets +
-				     sched.discarded_packets)) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (main_st.other_process &&
-	    ecp_model_add_warning(
-		m,
-		"%llu events of other processes (children the program "
-		"forked) were ignored: only the first process is modelled",
-		(unsigned long long)main_st.other_process) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = warn_stopped_early(m, dir, "sched", &sched, !opts->skip_damage_probe,
+	if ((rc = warn_stopped_early(*out, dir, "sched", &sched, !opts->skip_damage_probe,
 				     err)) < 0 ||
-	    (rc = warn_stopped_early(m, dir, "main", &main_st, !opts->skip_damage_probe,
-				     err)) < 0)
+	    (rc = warn_stopped_early(*out, dir, "main", &main_st,
+				     !opts->skip_damage_probe, err)) < 0)
 		goto out;
-	const char *file, *objpath, *why;
-	for (size_t k = 0; ecp_symbols_unreadable(c.syms, k, &file, &objpath, &why); k++)
-		if (ecp_model_add_warning(
-			m,
-			"symbols could not be read from %s%s%s: %s; its "
-			"functions are shown as addresses (%s+0x...)",
-			file, strcmp(file, objpath) ? ", the copy of " : "",
-			strcmp(file, objpath) ? objpath : "", why,
-			strrchr(objpath, '/') ? strrchr(objpath, '/') + 1 : objpath) <
-		    0) {
-			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-	if (main_st.discarded || main_st.discarded_packets)
-		snprintf(path, sizeof(path), "first loss before event #%llu of %s/main",
-			 (unsigned long long)main_st.first_discard_index, dir);
-	else
-		path[0] = '\0';
-	if (path[0] && ecp_model_add_warning(m, "%s", path) < 0) {
+	if (warn_about_names(*out, dir, &main_st, &c) < 0)
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
 out:
 	if (rc < 0 && *out) {
 		ecp_model_destroy(*out);
 		*out = NULL;
 	}
-	free(ctf);
 	free(c.comms);
 	ecp_tsc_map_finish(&clock);
 	ecp_symbols_destroy(c.syms);
