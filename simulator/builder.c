@@ -238,113 +238,44 @@ static bool is_function_event(uint16_t type)
 	return type <= ECP_EV_FUNC_UNWOUND;
 }
 
-int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
-		     struct ecp_error *err)
+/* A function entry, exit or folded count on the thread's function clock. */
+static int push_function_event(struct ecp_builder *b, struct bthread *th,
+			       const struct ecp_event *ev, uint64_t ts,
+			       struct ecp_error *err)
 {
-	/* a copy, so that a repaired (clamped) time is used everywhere below */
-	struct ecp_event copy = *in;
-	struct ecp_event *ev = &copy;
-	if (ev->type >= ECP_EV_COUNT) {
-		int rc = bld_inconsistent(b, err, ev, "unknown event type %u", ev->type);
-		return rc > 0 ? ECP_OK : rc;
-	}
-	if (ev->type == ECP_EV_SCHED_SWITCH)
-		return bld_push_switch(b, ev, err);
-	if (ev->type == ECP_EV_SCHED_LOST) {
-		b->lost += ev->a;
-		return ECP_OK;
-	}
-	if (!b->sealed) {
-		int rc = bld_seal(b, err);
-		if (rc < 0)
-			return rc;
-		b->t0 = ev->ts;
-	}
-	b->events++;
-	bool func = is_function_event(ev->type);
-	if (!func) {
-		if (ev->ts < b->last_ts) {
-			int rc = bld_inconsistent(
-			    b, err, ev,
-			    "timestamps going backwards: %llu ns after %llu ns",
-			    (unsigned long long)ev->ts, (unsigned long long)b->last_ts);
-			if (rc < 0)
-				return rc;
-			ev->ts = b->last_ts; /* repaired: clamped */
-		}
-		b->last_ts = ev->ts;
-	}
-	if (ev->type == ECP_EV_THREAD_START)
-		return bld_ev_thread_start(b, ev, err);
-
-	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
-	if (!ti) {
-		int rc = bld_inconsistent(
-		    b, err, ev,
-		    "event of a thread before its start (no thread_start for "
-		    "tid %u)",
-		    ev->tid);
-		return rc > 0 ? ECP_OK : rc; /* skipped */
-	}
-	struct bthread *th = thread_at(b, (ecp_id)*ti);
-	if (th->exited) {
-		b->warn[WARN_EVENTS_AFTER_EXIT]++;
-		return ECP_OK;
-	}
-	uint64_t ts = ev->ts;
-	if (ts < th->last_ts) {
-		if (!func) {
-			int rc = bld_inconsistent(
-			    b, err, ev, "timestamps going backwards in the thread");
-			if (rc < 0)
-				return rc;
-			ev->ts = th->last_ts; /* repaired: clamped */
-		}
-		/* A synchronization event's timestamp is taken inside its
-		 * tracepoint, up to about one event cost after the instant it
-		 * describes, so the next function `ts` may precede it by that
-		 * much: measurement noise, clamped silently.  More is counted. */
-		if (th->last_ts - ts > b->ts_tolerance)
-			b->warn[WARN_FUNC_TS_BACKWARDS]++;
-		ts = th->last_ts;
-	}
-	th->last_ts = ts;
-	bld_count_samples(th, ts);
-	if (th->samp_src &&
-	    bld_apply_samples(b, th, ts, func && !b->opts.ignore_function_events) < 0)
-		return bld_nomem(err);
 	int rc = ECP_OK;
-	if (func && b->opts.ignore_function_events) {
-		th->n_events++;
-		return ECP_OK;
+	uint64_t t = bld_func_clock(b, th, ts);
+	/* the entries a hook flushes come before its own event */
+	th->entry_run = ev->type == ECP_EV_FUNC_ENTRY ? th->entry_run + 1 : 0;
+	switch (ev->type) {
+	case ECP_EV_FUNC_ENTRY:
+		rc = bld_func_entry(b, th, t, ev->a, ev->b);
+		break;
+	case ECP_EV_FUNC_EXIT:
+	case ECP_EV_FUNC_UNWOUND:
+		rc = bld_func_exit(b, th, t, ev->a);
+		break;
+	case ECP_EV_FUNC_FOLDED: {
+		ecp_id f = bld_function_of(b, ev->a);
+		if (f == ECP_NO_ID)
+			rc = -1;
+		else
+			ECP_VEC_AT(&b->fns, struct fn, f).folded += ev->b;
+		break;
 	}
-	if (func) {
-		uint64_t t = bld_func_clock(b, th, ts);
-		/* the entries a hook flushes come before its own event */
-		th->entry_run = ev->type == ECP_EV_FUNC_ENTRY ? th->entry_run + 1 : 0;
-		switch (ev->type) {
-		case ECP_EV_FUNC_ENTRY:
-			rc = bld_func_entry(b, th, t, ev->a, ev->b);
-			break;
-		case ECP_EV_FUNC_EXIT:
-		case ECP_EV_FUNC_UNWOUND:
-			rc = bld_func_exit(b, th, t, ev->a);
-			break;
-		case ECP_EV_FUNC_FOLDED: {
-			ecp_id f = bld_function_of(b, ev->a);
-			if (f == ECP_NO_ID)
-				rc = -1;
-			else
-				ECP_VEC_AT(&b->fns, struct fn, f).folded += ev->b;
-			break;
-		}
-		default:
-			break;
-		}
-		th->n_events++;
-		return rc < 0 ? bld_nomem(err) : ECP_OK;
+	default:
+		break;
 	}
+	th->n_events++;
+	return rc < 0 ? bld_nomem(err) : ECP_OK;
+}
 
+/* A synchronization event (or thread life, delay, channel...) on the
+ * thread's CPU clock, handed to its family's file (builder-*.c). */
+static int push_sync_event(struct ecp_builder *b, struct bthread *th,
+			   const struct ecp_event *ev, uint64_t ts, struct ecp_error *err)
+{
+	int rc = ECP_OK;
 	if ((ev->type == ECP_EV_THREAD_EXIT || ev->type == ECP_EV_PROCESS_EXIT) &&
 	    th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
 		th->clock_last = ev->cpu_ns;
@@ -442,6 +373,89 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	}
 	th->n_events++;
 	return rc;
+}
+
+int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
+		     struct ecp_error *err)
+{
+	/* a copy, so that a repaired (clamped) time is used everywhere below */
+	struct ecp_event copy = *in;
+	struct ecp_event *ev = &copy;
+	if (ev->type >= ECP_EV_COUNT) {
+		int rc = bld_inconsistent(b, err, ev, "unknown event type %u", ev->type);
+		return rc > 0 ? ECP_OK : rc;
+	}
+	if (ev->type == ECP_EV_SCHED_SWITCH)
+		return bld_push_switch(b, ev, err);
+	if (ev->type == ECP_EV_SCHED_LOST) {
+		b->lost += ev->a;
+		return ECP_OK;
+	}
+	if (!b->sealed) {
+		int rc = bld_seal(b, err);
+		if (rc < 0)
+			return rc;
+		b->t0 = ev->ts;
+	}
+	b->events++;
+	bool func = is_function_event(ev->type);
+	if (!func) {
+		if (ev->ts < b->last_ts) {
+			int rc = bld_inconsistent(
+			    b, err, ev,
+			    "timestamps going backwards: %llu ns after %llu ns",
+			    (unsigned long long)ev->ts, (unsigned long long)b->last_ts);
+			if (rc < 0)
+				return rc;
+			ev->ts = b->last_ts; /* repaired: clamped */
+		}
+		b->last_ts = ev->ts;
+	}
+	if (ev->type == ECP_EV_THREAD_START)
+		return bld_ev_thread_start(b, ev, err);
+
+	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
+	if (!ti) {
+		int rc = bld_inconsistent(
+		    b, err, ev,
+		    "event of a thread before its start (no thread_start for "
+		    "tid %u)",
+		    ev->tid);
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
+	struct bthread *th = thread_at(b, (ecp_id)*ti);
+	if (th->exited) {
+		b->warn[WARN_EVENTS_AFTER_EXIT]++;
+		return ECP_OK;
+	}
+	uint64_t ts = ev->ts;
+	if (ts < th->last_ts) {
+		if (!func) {
+			int rc = bld_inconsistent(
+			    b, err, ev, "timestamps going backwards in the thread");
+			if (rc < 0)
+				return rc;
+			ev->ts = th->last_ts; /* repaired: clamped */
+		}
+		/* A synchronization event's timestamp is taken inside its
+		 * tracepoint, up to about one event cost after the instant it
+		 * describes, so the next function `ts` may precede it by that
+		 * much: measurement noise, clamped silently.  More is counted. */
+		if (th->last_ts - ts > b->ts_tolerance)
+			b->warn[WARN_FUNC_TS_BACKWARDS]++;
+		ts = th->last_ts;
+	}
+	th->last_ts = ts;
+	bld_count_samples(th, ts);
+	if (th->samp_src &&
+	    bld_apply_samples(b, th, ts, func && !b->opts.ignore_function_events) < 0)
+		return bld_nomem(err);
+	if (func && b->opts.ignore_function_events) {
+		th->n_events++;
+		return ECP_OK;
+	}
+	return func ? push_function_event(b, th, ev, ts, err)
+		    : push_sync_event(b, th, ev, ts, err);
 }
 
 void ecp_builder_sample_counts(const struct ecp_builder *b, uint64_t *pushed,
