@@ -22,15 +22,22 @@ int ecp_agent_path_find(const char *name, char *buf, size_t len, struct ecp_erro
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			if ((size_t)snprintf(buf, len, "%s/../recorder/%s", exe, name) <
-			    len) {
+			/* the build tree: the sched provider in recorder/, the agent in
+			 * recorder/agent/ */
+			static const char *const built[] = {"../recorder",
+							    "../recorder/agent"};
+			for (size_t i = 0; i < sizeof(built) / sizeof(built[0]); i++) {
+				if ((size_t)snprintf(buf, len, "%s/%s/%s", exe, built[i],
+						     name) >= len)
+					continue;
 				if (access(buf, R_OK) == 0) {
 					char real[PATH_MAX];
 					if (realpath(buf, real) && strlen(real) < len)
 						strcpy(buf, real);
 					return ECP_OK;
 				}
-				snprintf(tried, sizeof(tried), "%s, ", buf);
+				size_t at = strlen(tried);
+				snprintf(tried + at, sizeof(tried) - at, "%s, ", buf);
 			}
 			if ((size_t)snprintf(buf, len, "%s/%s/%s", exe,
 					     ECP_AGENT_RELATIVE_DIR, name) < len &&

@@ -3,7 +3,7 @@
 
 #include <time.h>
 
-#include "recorder/tsc.h"
+#include "recorder/agent/tsc.h"
 
 #define TRIES 5
 

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "clang-format is not installed" >&2; exit 1; }
 mapfile -t files < <(git ls-files '*.c' '*.h' '*.cc' |
-	grep -v -E '^recorder/(ecp-tp|ecp-sched-tp)\.h$')
+	grep -v -E '^recorder/(agent/ecp-tp|ecp-sched-tp)\.h$')
 bad=()
 for f in "${files[@]}"; do
 	if ! clang-format --dry-run -Werror "$f" >/dev/null 2>&1; then

@@ -22,7 +22,7 @@
 #include "recorder/clock-anchor.h"
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
-#include "recorder/tsc.h"
+#include "recorder/agent/tsc.h"
 #include "simulator/event.h"
 
 /* ---- metadata ---- */
@@ -144,7 +144,7 @@ static char *read_whole(const char *path)
 static void test_events_catalogued(void **state)
 {
 	(void)state;
-	const char *ecp_tp = read_whole(ECP_RECORDER_SRC "/ecp-tp.h");
+	const char *ecp_tp = read_whole(ECP_RECORDER_SRC "/agent/ecp-tp.h");
 	const char *sched_tp = read_whole(ECP_RECORDER_SRC "/ecp-sched-tp.h");
 	const char *doc = read_whole(ECP_RECORDER_SRC "/EVENTS.md");
 	static const struct {

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder/agent.h"
+#include "recorder/agent/agent.h"
 
 static uint64_t *marked; /* sorted run-time addresses differing from default */
 static size_t n_marked;

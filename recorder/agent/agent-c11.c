@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <threads.h>
 
-#include "recorder/agent-delay.h"
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent-delay.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 #define OBJ(p)     ((uint64_t)(uintptr_t)(p))
 #define KIND_MUTEX 0

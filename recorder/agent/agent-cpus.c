@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "recorder/agent.h"
+#include "recorder/agent/agent.h"
 
 /* -1: not read yet; 0: not set (pass through); else N. */
 static atomic_int as_cpus = -1;

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "recorder/tsc.h"
+#include "recorder/agent/tsc.h"
 
 #define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
 #define ECP_AGENT_FN  __attribute__((no_instrument_function))

@@ -40,9 +40,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "recorder/agent-delay.h"
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent-delay.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 #define MAX_FD 4096
 #define MQ_BIT (1ull << 63) /* a message queue's channel: its inode */

@@ -19,8 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 #ifndef FUTEX_CMD_MASK
 #define FUTEX_CMD_MASK ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)

@@ -7,8 +7,8 @@
  * it another thread could acquire and write its lock_acquired first. */
 #include <errno.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 enum { KIND_MUTEX = 0, KIND_SPIN = 1, KIND_RWLOCK = 2 };
 enum { MODE_EXCL = 0, MODE_SHARED = 1 };

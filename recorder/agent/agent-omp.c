@@ -42,8 +42,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 /* Objects: bits 2..: the team instance (0: process-wide locks); bits 0-1:
  * which object of it. */

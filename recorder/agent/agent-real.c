@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "recorder/agent.h"
+#include "recorder/agent/agent.h"
 
 /* dlsym(RTLD_NEXT) finds the next definition after the agent (libc's).
  * A version is given for symbols glibc keeps in two versions, where plain

@@ -18,9 +18,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "recorder/agent-delay.h"
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent-delay.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 ECP_AGENT_API pid_t wait(int *status)
 {

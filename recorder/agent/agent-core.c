@@ -13,8 +13,8 @@
 #include <lttng/ust-thread.h>
 #include <lttng/urcu/urcu-ust.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 struct ecp_settings ecp_settings = {.functions = true};
 volatile int ecp_agent_ready;

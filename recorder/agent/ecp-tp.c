@@ -5,9 +5,9 @@
  * the main thread's thread_start is not lost. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/ecp-tp.h"
 
-#include "recorder/agent.h"
+#include "recorder/agent/agent.h"
 
 void ecp_agent_init(void);
 

@@ -8,8 +8,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 struct start_args {
 	void *(*fn)(void *);

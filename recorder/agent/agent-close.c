@@ -8,7 +8,7 @@
  * so they are taken here through LTTng-UST's own descriptor tracker, which
  * skips what it holds.  Where that library is older than its tracker, the
  * calls pass through unchanged. */
-#include "recorder/agent.h"
+#include "recorder/agent/agent.h"
 
 #include <dlfcn.h>
 #include <errno.h>

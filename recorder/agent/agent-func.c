@@ -18,8 +18,8 @@
  * order keeps them non-decreasing within a thread: pending entries are
  * written outermost first and each is earlier than anything written later
  * on the thread. */
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>

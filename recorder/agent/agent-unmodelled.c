@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 #define MAX_NAMES 64
 

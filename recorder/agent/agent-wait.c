@@ -4,8 +4,8 @@
 #include <semaphore.h>
 #include <stdint.h>
 
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 #define OBJ(p) ((uint64_t)(uintptr_t)(p))
 /* glibc's pthread_cond_* exist in two versions; this is the current one. */

@@ -21,9 +21,9 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "recorder/agent-delay.h"
-#include "recorder/agent.h"
-#include "recorder/ecp-tp.h"
+#include "recorder/agent/agent-delay.h"
+#include "recorder/agent/agent.h"
+#include "recorder/agent/ecp-tp.h"
 
 /* channel numbers far above the agent's counted pipes (agent-io.c) */
 #define SIGNAL_CHAN(sig) (UINT64_C(0x5349470000000000) | (uint64_t)(unsigned)(sig))
