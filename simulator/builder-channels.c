@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Builder: channels -- pipes, socketpairs and eventfds between the
- * program's threads (recorder/agent-io.c).  Writes queue their units, FIFO,
+ * program's threads (recorder/agent/agent-io.c).  Writes queue their units, FIFO,
  * with the segment that ended at the write; a read takes units in that
  * order (an eventfd's initial counter first) and depends on the write of
  * the last unit it took, when another thread wrote it: as a semaphore's

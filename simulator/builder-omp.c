@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* OpenMP dynamic and guided loops (ecp:omp_chunk, recorder/agent-omp.c).
+/* OpenMP dynamic and guided loops (ecp:omp_chunk, recorder/agent/agent-omp.c).
  *
  * The other OpenMP constructs arrive as the events of the primitives they
  * mean (once, semaphore, barrier, mutex).  A dynamic loop is different:

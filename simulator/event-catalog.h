@@ -2,7 +2,7 @@
 /* The trace's events, one row each: the enum of event.h, the names of
  * event.c and the reader's table of payload fields (reader-ctf.c) come
  * from here.  X(ID, provider, name, a, b, c): the CTF event `provider:name`
- * (recorder/ecp-tp.h and ecp-sched-tp.h define it; recorder/EVENTS.md
+ * (recorder/agent/ecp-tp.h and ecp-sched-tp.h define it; recorder/EVENTS.md
  * documents it) decodes into ECP_EV_<ID> with fields a, b, c of struct
  * ecp_event taken from the payload members named (NULL: none); the
  * comment on each row says what they hold.  `ecp_sched` events are read by
