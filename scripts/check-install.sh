@@ -16,7 +16,7 @@ need() { if [ -e "$1" ]; then echo "ok: $1"; else echo "MISSING: $1"; fail=1; fi
 need "$root/bin/ecp"
 agent=$(find "$root" -name 'libecp-record.so' | head -n 1)
 if [ -n "$agent" ]; then echo "ok: agent at ${agent#$stage}"; else echo "MISSING: libecp-record.so"; fail=1; fi
-for page in ecp ecp-record ecp-info ecp-report ecp-scan ecp-whatif ecp-viz ecp-export; do
+for page in ecp ecp-record ecp-info ecp-report ecp-scan ecp-whatif ecp-compare ecp-viz ecp-export; do
 	need "$root/share/man/man1/$page.1"
 done
 
