@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "common/units.h"
-#include "simulator/dag.h"
-#include "simulator/trace.h"
+#include "simulator/model/dag.h"
+#include "simulator/trace/trace.h"
 #include "viz/json.h"
 
 #define TOP_FUNCTIONS 10

@@ -18,7 +18,7 @@
 #include "common/parse.h"
 #include "common/units.h"
 #include "recorder/record.h"
-#include "simulator/build-advice.h"
+#include "simulator/trace/build-advice.h"
 
 enum {
 	OPT_CPU = 256,

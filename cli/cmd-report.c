@@ -11,7 +11,7 @@
 #include "common/parse.h"
 #include "common/units.h"
 #include "ecp/analysis.h"
-#include "simulator/trace.h"
+#include "simulator/trace/trace.h"
 #include "viz/csv.h"
 #include "viz/json.h"
 #include "viz/table.h"

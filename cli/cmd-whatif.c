@@ -17,8 +17,8 @@
 #include "common/parse.h"
 #include "common/units.h"
 #include "ecp/whatif.h"
-#include "simulator/function-match.h"
-#include "simulator/replay.h"
+#include "simulator/model/function-match.h"
+#include "simulator/replay/replay.h"
 #include "viz/csv.h"
 #include "viz/json.h"
 #include "viz/table.h"
@@ -107,7 +107,7 @@ static int parse_options(int argc, char **argv, struct whatif_options *o)
 	return 0;
 }
 
-/* What a name found (simulator/function-match.h), said where the answer
+/* What a name found (simulator/model/function-match.h), said where the answer
  * is printed: "parse" is "ns::Lexer::parse(char const*) const". */
 static void describe_match(const struct ecp_model *m, const struct ecp_function_match *fm,
 			   char *buf, size_t size)

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/units.h"
-#include "simulator/trace.h"
+#include "simulator/trace/trace.h"
 
 /* Room for the sentence with three threads named in full. */
 #define SENTENCE 1536

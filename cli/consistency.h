@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The consistency check (simulator/consistency.h) as every command shows
+/* The consistency check (simulator/model/consistency.h) as every command shows
  * it: a warning on stderr for people, a `consistency` object in JSON, and
  * for a fatal verdict a failure naming the trace and the figures.  One
  * place, so that record, info and every analysis say the same thing. */
@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "simulator/consistency.h"
-#include "simulator/model.h"
+#include "simulator/model/consistency.h"
+#include "simulator/model/model.h"
 #include "viz/json.h"
 
 /* What a fatal verdict does: fail the command (ECP_EXIT_FAILED after the

@@ -14,7 +14,7 @@
 #include "ecp/options.h"
 #include "common/parse.h"
 #include "common/strdist.h"
-#include "simulator/trace.h"
+#include "simulator/trace/trace.h"
 
 void ecp_cli_common_init(struct ecp_cli_common *c)
 {

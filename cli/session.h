@@ -8,10 +8,10 @@
 #include <stdbool.h>
 
 #include "ecp/analysis.h"
-#include "simulator/consistency.h"
-#include "simulator/dag.h"
-#include "simulator/model.h"
-#include "simulator/replay.h"
+#include "simulator/model/consistency.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
+#include "simulator/replay/replay.h"
 
 enum ecp_cli_format { ECP_FORMAT_TABLE = 0, ECP_FORMAT_CSV, ECP_FORMAT_JSON };
 
@@ -84,7 +84,7 @@ void ecp_cli_session_close(struct ecp_cli_session *s);
 
 /* --sched ideal|linux: the scheduler model for predicted run times.  The
  * paper's ideal processor sharing is the default and the only model of the
- * weights; the Linux-like one (simulator/linux-sched.h) is labelled wherever
+ * weights; the Linux-like one (simulator/replay/linux-sched.h) is labelled wherever
  * it is used.  Returns 0 or an exit code. */
 int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *out);
 

@@ -8,7 +8,7 @@
 #include "cli/session.h"
 #include "cli/timeline.h"
 #include "ecp/analysis.h"
-#include "simulator/replay.h"
+#include "simulator/replay/replay.h"
 
 struct ecp_simrun {
 	unsigned processors;

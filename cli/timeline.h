@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 struct ecp_timeline {
 	const struct ecp_model *model;

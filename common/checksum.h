@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A fast checksum of a byte stream, word by word, the same whatever pieces
  * the stream comes in: what the model cache and the recorded streams are
- * checked with (simulator/cache.c, common/manifest.c).  It finds damage
+ * checked with (simulator/model/cache.c, common/manifest.c).  It finds damage
  * (flipped bytes, truncation, another file); it is no defence against
  * someone who forges a trace on purpose. */
 #ifndef ECP_COMMON_CHECKSUM_H

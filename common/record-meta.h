@@ -2,7 +2,7 @@
 /* ecp-record.meta, the key=value description of a recording: one catalogue
  * of every key, its value's kind, for the recorder that writes the file
  * (recorder/meta.c) and the reader that checks and reads it
- * (simulator/trace.c).  What each key means is in recorder/EVENTS.md. */
+ * (simulator/trace/trace.c).  What each key means is in recorder/EVENTS.md. */
 #ifndef ECP_COMMON_RECORD_META_H
 #define ECP_COMMON_RECORD_META_H
 

@@ -34,7 +34,7 @@
 
 #include "common/error.h"
 #include "ecp/prun.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 
 /* The instants the first pass processes (each tie's pass costs the instants
  * up to it). */

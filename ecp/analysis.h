@@ -2,7 +2,7 @@
 /* The answer to "which functions matter on P processors": the contract between
  * the ECP engine (ecp/) and everything that shows results (viz/, cli/).
  *
- * ecp_analyze() takes the model and its fixed ASAP DAG (simulator/dag.h) and,
+ * ecp_analyze() takes the model and its fixed ASAP DAG (simulator/model/dag.h) and,
  * for one processor count P (0 = unlimited), computes every segment's weight
  * (DESIGN.md: (T_P - T_P with the segment shortened by eps) / eps), the
  * predicted run time and idle time, and the per-function attribution of the
@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/dag.h"
-#include "simulator/model.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
 
 #define ECP_UNLIMITED 0u
 

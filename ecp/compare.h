@@ -24,8 +24,8 @@
 #include "common/error.h"
 #include "ecp/handoff.h"
 #include "ecp/inflated.h"
-#include "simulator/dag.h"
-#include "simulator/model.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
 
 /* The most CPUs a measured recording may have run on: the largest P the
  * engine is asked for anywhere (the CLI's -P bound). */

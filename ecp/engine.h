@@ -15,7 +15,7 @@
 
 #include "common/error.h"
 #include "ecp/scratch.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 
 struct ecp_engine;
 

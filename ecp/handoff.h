@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 struct ecp_handoffs {
 	uint64_t count;    /* waits released by another thread's segment */

@@ -26,8 +26,8 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/dag.h"
-#include "simulator/model.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
 
 struct ecp_inflated_point {
 	unsigned processors;

@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 
 struct ecp_units {
 	/* The merged DAG: n_segments units with their summed lengths, the

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 
 struct ecp_plan_input {
 	const struct ecp_dag *dag;

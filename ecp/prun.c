@@ -9,7 +9,7 @@
 #include "ecp/hugemem.h"
 #include "ecp/options.h"
 #include "ecp/tie.h"
-#include "simulator/dag-succ.h"
+#include "simulator/model/dag-succ.h"
 
 #define NONE UINT32_MAX
 

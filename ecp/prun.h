@@ -21,8 +21,8 @@
 
 #include "common/error.h"
 #include "ecp/scratch.h"
-#include "simulator/dag-succ.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag-succ.h"
+#include "simulator/model/dag.h"
 
 /* The run as the reverse pass (ecp/adjoint.h) reads it: one tape instant
  * per event, in the order the run processed them.  Instant k >= 1 is made by
@@ -113,7 +113,7 @@ struct ecp_prun_units {
 };
 
 /* processors: P, or 0 for unlimited; succ: the DAG's successors
- * (simulator/dag-succ.h); what: ECP_PRUN_* bits; seg_idle (may be NULL):
+ * (simulator/model/dag-succ.h); what: ECP_PRUN_* bits; seg_idle (may be NULL):
  * per segment, the idle time charged to it (each of the n < P segments
  * running in an interval is charged (P - n) / n of it).  units (may be
  * NULL: the DAG's segments are the segments): seg_idle is then per segment

@@ -7,8 +7,8 @@
 
 #include "common/error.h"
 #include "ecp/analysis.h"
-#include "simulator/dag.h"
-#include "simulator/model.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
 
 struct ecp_sweep;
 

@@ -8,7 +8,7 @@
 
 #include "ecp/event-heap.h"
 #include "ecp/tie.h"
-#include "simulator/dag-succ.h"
+#include "simulator/model/dag-succ.h"
 
 /* a + b * eps */
 struct sym {

@@ -26,8 +26,8 @@
 #include "common/error.h"
 #include "ecp/adjoint.h"
 #include "ecp/prun.h"
-#include "simulator/dag-succ.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag-succ.h"
+#include "simulator/model/dag.h"
 
 struct ecp_tangent;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 enum ecp_whatif_scope {
 	ECP_WHATIF_INCLUSIVE = 0, /* the function with its callees (activity incl_ns) */

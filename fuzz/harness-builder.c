@@ -9,8 +9,8 @@
 
 #include "common/error.h"
 #include "fuzz/builder-format.h"
-#include "simulator/builder.h"
-#include "simulator/event.h"
+#include "simulator/trace/builder.h"
+#include "simulator/model/event.h"
 
 /* Thread names: ordinary, empty, long, not UTF-8, with control and format
  * characters -- they end up in the model's strings and in messages. */

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "ecp/analysis.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 
 void ecp_fuzz_note(const char *what, const struct ecp_error *err)
 {

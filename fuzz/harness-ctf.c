@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "simulator/trace.h"
+#include "simulator/trace/trace.h"
 #include "tests/support/ctf-writer.h"
 #include "tests/support/event-seq.h"
 

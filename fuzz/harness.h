@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 /* fuzz-builder: bytes (builder-format.h) -> builder pushes -> model ->
  * validate, ASAP DAG (both lock policies), ECP analysis at P = 1, 2, inf. */

@@ -66,7 +66,7 @@ rm -f "$out/gen/ecp-config.h.new"
 
 # The libraries the harnesses reach, the test helpers that write CTF, and
 # the harnesses; all instrumented for coverage and sanitized.
-libsrc=$(cd "$src" && ls common/*.c simulator/*.c ecp/*.c \
+libsrc=$(cd "$src" && ls common/*.c simulator/*/*.c ecp/*.c \
 	tests/support/event-seq.c tests/support/ctf-writer.c \
 	fuzz/harness-builder.c fuzz/harness-check.c fuzz/harness-ctf.c)
 {

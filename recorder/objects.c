@@ -70,7 +70,7 @@ static int copy_file(const char *out_dir, const char *real, bool keep_existing,
 		return ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", dir,
 				     strerror(errno));
 	snprintf(dst, sizeof(dst), "%s/%s", dir, base);
-	/* objects are found by their base name (simulator/trace.c): the first
+	/* objects are found by their base name (simulator/trace/trace.c): the first
 	 * one copied keeps it (the program, before any library) */
 	if (keep_existing && access(dst, F_OK) == 0)
 		return 0;

@@ -2,7 +2,7 @@
 /* A copy of the recorded executable kept in the trace directory
  * (DIR/objects/<name>), as perf keeps binaries in its build-id cache: the
  * trace then names its functions on another machine, from a clean clone,
- * or after the program was rebuilt (simulator/trace.c prefers the copy). */
+ * or after the program was rebuilt (simulator/trace/trace.c prefers the copy). */
 #ifndef ECP_RECORDER_OBJECTS_H
 #define ECP_RECORDER_OBJECTS_H
 

@@ -3,7 +3,7 @@
  * recording CPU, inherited by every thread of the program, whose samples
  * carry the user call chain (frame pointers), the user registers and a copy
  * of the top of the user stack (unwound offline with libdw, see
- * simulator/unwind.h), plus the program's file mappings.  The driver writes
+ * simulator/symbols/unwind.h), plus the program's file mappings.  The driver writes
  * them as ecp_sched:sample and ecp_sched:mmap events (recorder/EVENTS.md)
  * and remembers which objects the samples touched, to copy them into the
  * trace. */

@@ -7,7 +7,7 @@
  * events, 32 threads, two function activities per segment): phases of work
  * with lock-like hand-offs between threads and a barrier every 64 segments
  * per thread (the last arrival releases every waiter).  The ASAP DAG is built
- * by a forward pass as simulator/dag.h defines it.  Then times
+ * by a forward pass as simulator/model/dag.h defines it.  Then times
  * ecp_sweep_create() (the P-independent plan + span weights) and
  * ecp_sweep_analyze() for every P in 1..64, and reports peak RSS against the
  * size of the model and DAG arrays. */
@@ -197,7 +197,7 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 		}
 	}
 	free(parked);
-	/* The model keeps each thread's segments contiguous (simulator/model.h):
+	/* The model keeps each thread's segments contiguous (simulator/model/model.h):
 	 * renumber thread-major; the generation order stays the topological
 	 * order. */
 	{

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "simulator/cache.h"
-#include "simulator/trace.h"
+#include "simulator/model/cache.h"
+#include "simulator/trace/trace.h"
 
 static double now(void)
 {

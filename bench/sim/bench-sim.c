@@ -21,9 +21,9 @@
 #include <time.h>
 
 #include "common/error.h"
-#include "simulator/dag.h"
-#include "simulator/event.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/event.h"
+#include "simulator/replay/replay.h"
 
 #define WORKERS   63u
 #define PER_PHASE 8u

@@ -9,7 +9,7 @@
  * slots); one writer and one reader per ring, so no mutex is needed.  On two
  * CPUs Linux tends to wake stage 3 onto stage 2's CPU while stage 1 runs on
  * the other, which ideal processor sharing cannot express: the case the
- * Linux-like model (simulator/linux-sched.h) exists for.  Used by
+ * Linux-like model (simulator/replay/linux-sched.h) exists for.  Used by
  * bench/sim/accept.sh; built like the examples of traces/ (instrumented).
  *
  * Usage: sem-pipeline [--scale S] [--check] [--quiet]; S scales the items.

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "simulator/dag.h"
-#include "simulator/linux-sched.h"
-#include "simulator/replay.h"
-#include "simulator/trace.h"
+#include "simulator/model/dag.h"
+#include "simulator/replay/linux-sched.h"
+#include "simulator/replay/replay.h"
+#include "simulator/trace/trace.h"
 
 int main(int argc, char **argv)
 {

@@ -71,7 +71,7 @@ ECP_AGENT_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 /* system() and pclose() wait for their child inside libc (its own
  * waitpid, which no wrapper sees): the whole call is the wait.  The child
  * is followed by the recorder (perf's fork records), and the reader makes
- * the wait depend on it (simulator/builder-processes.c). */
+ * the wait depend on it (simulator/trace/builder-processes.c). */
 ECP_AGENT_API int system(const char *command)
 {
 	__typeof__(&system) real = ECP_REAL(system);

@@ -28,7 +28,7 @@
  *    ordered block and posted at its end, so the blocks keep their order;
  *  - dynamic and guided loops, and sections: each chunk or section handed
  *    out (omp_chunk), for the model builder to deal out again
- *    (simulator/builder-omp.c).
+ *    (simulator/trace/builder-omp.c).
  *
  * master/masked compile to a test of omp_get_thread_num() and single to a
  * GOMP_single_start whose result picks the thread, with the barrier after

@@ -8,7 +8,7 @@
  * call, so that the trace orders it before the wait it ends; a sigwait,
  * sigwaitinfo or sigtimedwait that returns the signal reads one unit right
  * after its delay_end.  The reader makes that wait a dependency on the
- * sender, as a read of a pipe (simulator/builder-channels.c); a signal from
+ * sender, as a read of a pipe (simulator/trace/builder-channels.c); a signal from
  * another process writes nothing and the wait stays a delay, which it is.
  * Standard signals do not queue: two sent before one wait leave a unit the
  * next wait takes, a dependency on a sender that had already run -- never

@@ -256,7 +256,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # The committed samples (traces/samples) are real recordings with the
     # program's CPU time: their models hold it within the bound, except
     # quicksort's (4.4 %: the main thread's first stay on the CPU, which no
-    # switch record of that recording bounds -- see simulator/consistency.h).
+    # switch record of that recording bounds -- see simulator/model/consistency.h).
     samples = os.path.join(os.environ.get("ECP_SOURCE_ROOT", "."), "traces", "samples")
     for name in ("fig1", "fig4", "watchdog", "quicksort", "nlargest", "billing", "pipeline"):
         src = os.path.join(samples, name)

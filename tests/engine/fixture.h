@@ -4,14 +4,14 @@
  * Until the simulator's ecp_dag_build() is available the tests construct
  * struct ecp_dag directly: segments per thread (with their delay), cross
  * edges end -> start, and a forward pass computing the ASAP start/end, the
- * topological order, work and span exactly as simulator/dag.h defines them. */
+ * topological order, work and span exactly as simulator/model/dag.h defines them. */
 #ifndef ECP_TESTS_ENGINE_FIXTURE_H
 #define ECP_TESTS_ENGINE_FIXTURE_H
 
 #include <stdint.h>
 
-#include "simulator/dag.h"
-#include "simulator/model.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
 
 #define FX_MAX_ACT 8
 

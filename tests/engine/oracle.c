@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ecp/tie.h"
-#include "simulator/dag-succ.h"
+#include "simulator/model/dag-succ.h"
 
 /* a + b * eps */
 struct sym {

@@ -11,7 +11,7 @@
 #define ECP_TESTS_ENGINE_ORACLE_H
 
 #include "common/error.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 
 /* processors: P, or 0 for unlimited.  weights: n_segments; zero-length
  * segments get 0 (a segment that takes no time cannot be shortened).

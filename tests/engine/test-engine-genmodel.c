@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "ecp/analysis.h"
-#include "simulator/dag.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/replay/replay.h"
 #include "tests/support/gen-model.h"
 
 static void test_genmodel(void **state)

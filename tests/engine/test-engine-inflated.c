@@ -17,7 +17,7 @@
 #include "ecp/analysis.h"
 #include "ecp/handoff.h"
 #include "ecp/inflated.h"
-#include "simulator/dag.h"
+#include "simulator/model/dag.h"
 #include "tests/support/gen-model.h"
 
 static void doubled(struct ecp_model *m)

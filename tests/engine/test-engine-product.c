@@ -33,8 +33,8 @@
 #include "ecp/parallel.h"
 #include "ecp/sweep.h"
 #include "ecp/whatif.h"
-#include "simulator/dag.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/replay/replay.h"
 #include "tests/engine/random-dag.h"
 #include "tests/support/gen-model.h"
 

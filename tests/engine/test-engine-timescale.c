@@ -27,7 +27,7 @@
 #include "ecp/engine.h"
 #include "tests/engine/oracle.h"
 #include "ecp/tie.h"
-#include "simulator/replay.h"
+#include "simulator/replay/replay.h"
 #include "tests/engine/random-dag.h"
 
 #define P_MAX    6

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 #include "tests/support/event-seq.h"
 
 #define MAIN 1

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "simulator/cache.h"
-#include "simulator/consistency.h"
-#include "simulator/model.h"
+#include "simulator/model/cache.h"
+#include "simulator/model/consistency.h"
+#include "simulator/model/model.h"
 #include "tests/support/event-seq.h"
 
 #define MAIN 1

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of how `ecp whatif --faster NAME` finds functions
- * (simulator/function-match.h): exact, glob, without the parameter list,
+ * (simulator/model/function-match.h): exact, glob, without the parameter list,
  * a part of one name; ambiguity is an answer of its own. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "simulator/function-match.h"
+#include "simulator/model/function-match.h"
 
 static const char *const names[] = {
     "main",

@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "simulator/arena.h"
-#include "simulator/cache.h"
-#include "simulator/symbols.h"
-#include "simulator/trace.h"
+#include "simulator/model/arena.h"
+#include "simulator/model/cache.h"
+#include "simulator/symbols/symbols.h"
+#include "simulator/trace/trace.h"
 #include "common/manifest.h"
 #include "tests/support/ctf-writer.h"
 #include "tests/support/event-seq.h"

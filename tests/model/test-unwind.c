@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the offline unwinder (simulator/unwind.c) on the test's own
+/* Unit tests of the offline unwinder (simulator/symbols/unwind.c) on the test's own
  * stack: samples taken in code without frame pointers (unwind-capture.c)
  * are walked with the CFI of the executable and of the libraries, registered from
  * /proc/self/maps as the trace's statedump would list them; with a
@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "simulator/arena.h"
-#include "simulator/sampler.h"
-#include "simulator/symbols.h"
-#include "simulator/unwind.h"
+#include "simulator/model/arena.h"
+#include "simulator/symbols/sampler.h"
+#include "simulator/symbols/symbols.h"
+#include "simulator/symbols/unwind.h"
 #include "unwind-capture.h"
 
 #define MAX_FRAMES  128

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "simulator/unwind.h"
+#include "simulator/symbols/unwind.h"
 
 /* A frame the tests expect to see: never inlined, cloned or merged by a
  * sibling call, its address its code's start (clang has no noipa: noinline

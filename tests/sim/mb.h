@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 struct mb {
 	struct ecp_model *m;

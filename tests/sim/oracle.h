@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 struct oracle_run {
 	uint64_t *start, *end; /* ASAP, per segment */

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "simulator/dag.h"
-#include "simulator/linux-sched.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/replay/linux-sched.h"
+#include "simulator/replay/replay.h"
 #include "tests/sim/mb.h"
 
 #define MS 1000000ull

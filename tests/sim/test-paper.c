@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "simulator/dag.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/replay/replay.h"
 #include "tests/sim/mb.h"
 
 #define U 1000u

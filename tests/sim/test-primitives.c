@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "simulator/dag.h"
-#include "simulator/event.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/model/event.h"
+#include "simulator/replay/replay.h"
 #include "tests/sim/mb.h"
 
 static struct ecp_dag build_ok(const struct ecp_model *m, enum ecp_lock_policy policy)

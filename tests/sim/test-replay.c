@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "simulator/dag.h"
-#include "simulator/replay.h"
+#include "simulator/model/dag.h"
+#include "simulator/replay/replay.h"
 #include "tests/sim/mb.h"
 
 /* main creates `k` workers of `len` each and joins them all. */

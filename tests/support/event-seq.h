@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/builder.h"
-#include "simulator/event.h"
-#include "simulator/model.h"
+#include "simulator/trace/builder.h"
+#include "simulator/model/event.h"
+#include "simulator/model/model.h"
 
 struct ecp_test_seq {
 	struct ecp_event *ev;

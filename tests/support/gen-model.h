@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/model.h"
+#include "simulator/model/model.h"
 
 struct gen_model_opts {
 	uint32_t max_threads; /* children, >= 1 (default 4) */

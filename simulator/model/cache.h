@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The model cache: a compact binary dump of a model beside its trace
+ * (DIR/ecp-model.cache), so that a second analysis does not decode CTF.
+ *
+ * Layout: a header (magic, cache format version, byte-order mark, the ecp
+ * version that wrote it, the trace's fingerprint, the array lengths), then
+ * the model's arrays as they are in memory, then one string table.  The
+ * fingerprint covers the size, mtime and name of every file under DIR/main
+ * and DIR/sched and of DIR/ecp-record.meta, so re-recording into the same
+ * directory invalidates it.  Written to a temporary file and renamed into
+ * place (never through a symlink); read with O_NOFOLLOW, checked for exact
+ * size, then ecp_model_validate()d. */
+#ifndef ECP_SIMULATOR_CACHE_H
+#define ECP_SIMULATOR_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "simulator/model/model.h"
+
+#define ECP_CACHE_FILE "ecp-model.cache"
+/* the model by call site (ecp_load_options.by_callsite) */
+#define ECP_CACHE_FILE_CALLSITE "ecp-model-callsite.cache"
+/* Bump whenever the builder's semantics change (what a segment, delay or
+ * edge means), so that caches written by an older build are not trusted;
+ * a change of the structs' layout is caught by the header itself. */
+/* 5: steal-scaled CPU times, channels, futexes, OpenMP re-deal; 6: samples;
+ * 7: sampled calls; 8: the recorder's costs and the program's CPU time; 9:
+ * the consistency check's figures; 10: their guessed part; 11: waits of
+ * issue 32 (threads cut by the exit, signals, runs of timeouts); 12: the
+ * work whose dependencies are unknown; 13: context switches perf lost, apart
+ * from LTTng's discards; 14: the CPUs the program was shown and whether it
+ * asked; 15: sampled functions the compiler inlined, [unknown] frames; 16:
+ * what each delay waited in */
+#define ECP_CACHE_FORMAT 18
+
+int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
+
+/* Returns 1 and *out when the cache at path is present, intact, of this ecp
+ * version and format, matches fp, and holds calls if need_calls; 0 when it
+ * is absent or stale (not an error: the trace is read instead); negative
+ * only when memory ran out. */
+int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_model **out,
+		   struct ecp_error *err);
+
+/* Returns 0 without writing anything when the directory is read-only.
+ * calls_kept: the model was built with its calls (a later load that needs
+ * them may use this cache even when there were none). */
+int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
+		    bool calls_kept, struct ecp_error *err);
+
+#endif

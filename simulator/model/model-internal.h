@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the files that build a model (builder, cache loader);
+ * consumers only need model.h. */
+#ifndef ECP_SIMULATOR_MODEL_INTERNAL_H
+#define ECP_SIMULATOR_MODEL_INTERNAL_H
+
+#include "simulator/model/model.h"
+#include "simulator/model/arena.h"
+
+/* An empty model owning a fresh string arena; NULL when memory ran out. */
+struct ecp_model *ecp_model_create(void);
+
+static inline struct ecp_strings *ecp_model_strings(struct ecp_model *m)
+{
+	return (struct ecp_strings *)m->strings;
+}
+
+/* Appends a human-readable warning; returns 0 or -1 when memory ran out. */
+int ecp_model_add_warning(struct ecp_model *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* Builder: the threads' CPU clocks.  The context-switch records of each
+ * thread, sealed into on-CPU intervals with prefix sums, give its CPU time
+ * at any wall time and the time it spent blocked (see builder.h). */
+#include "simulator/trace/builder-internal.h"
+
+#include <stdlib.h>
+
+/* ------------------------------------------------------------- sched lists */
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct sched_rec *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static uint64_t switch_in_cost(const struct ecp_builder *b)
+{
+	return (b->opts.switch_cost_ps + 500u) / 1000u;
+}
+
+/* Turns the switch records of one tid into sorted on-CPU intervals with
+ * prefix sums.  A first record that is a switch-out means the thread was on
+ * CPU before the records start; a last switch-in means it still was at the
+ * end. */
+static int seal_list(struct ecp_builder *b, struct sched_list *l)
+{
+	size_t n = l->recs.len;
+	struct sched_rec *r = l->recs.data;
+	qsort(r, n, sizeof(*r), cmp_rec);
+	size_t cap = n + 1;
+	l->in = malloc(cap * sizeof(uint64_t));
+	l->out = malloc(cap * sizeof(uint64_t));
+	l->cum = malloc(cap * sizeof(uint64_t));
+	l->preempt = malloc(cap);
+	if (!l->in || !l->out || !l->cum || !l->preempt)
+		return -1;
+	bool on = false;
+	uint64_t start = 0, cum = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i].out) {
+			if (on) {
+				b->warn[WARN_SWITCH_INCONSISTENT]++;
+				continue;
+			}
+			on = true;
+			/* the switch's own cost, which the kernel charged the
+			 * thread before the record, but never before the thread
+			 * left the CPU last */
+			uint64_t before = switch_in_cost(b);
+			uint64_t floor = l->n ? l->out[l->n - 1] : 0;
+			start = r[i].ts > floor + before ? r[i].ts - before : floor;
+			if (start > r[i].ts)
+				start = r[i].ts;
+		} else {
+			if (!on && l->n) {
+				b->warn[WARN_SWITCH_INCONSISTENT]++;
+				continue;
+			}
+			if (!on)
+				start = 0;
+			l->in[l->n] = start;
+			l->out[l->n] = r[i].ts;
+			l->preempt[l->n] = r[i].preempt;
+			l->cum[l->n] = cum;
+			cum += r[i].ts - start;
+			l->n++;
+			on = false;
+		}
+	}
+	if (on) {
+		l->in[l->n] = start;
+		l->out[l->n] = UINT64_MAX;
+		l->preempt[l->n] = 0;
+		l->cum[l->n] = cum;
+		l->n++;
+	}
+	ecp_vec_finish(&l->recs);
+	return 0;
+}
+
+/* Index of the last interval starting at or before ts, or SIZE_MAX. */
+static size_t interval_at(struct sched_list *l, uint64_t ts)
+{
+	size_t h = l->hint;
+	if (h < l->n && l->in[h] <= ts && (h + 1 == l->n || l->in[h + 1] > ts))
+		return h;
+	if (h + 1 < l->n && l->in[h + 1] <= ts && (h + 2 == l->n || l->in[h + 2] > ts))
+		return l->hint = h + 1;
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->in[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return SIZE_MAX;
+	return l->hint = lo - 1;
+}
+
+uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts)
+{
+	size_t i = interval_at(l, ts);
+	if (i == SIZE_MAX)
+		return 0;
+	uint64_t end = ts < l->out[i] ? ts : l->out[i];
+	return l->cum[i] + (end - l->in[i]);
+}
+
+/* Time in [from, to) the thread spent off CPU after a switch-out that left
+ * it not runnable (it slept); preempted gaps are time-slicing, not delay. */
+static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0;
+	size_t i = interval_at(l, from);
+	if (i == SIZE_MAX)
+		i = 0;
+	for (; i < l->n && l->out[i] < to; i++) {
+		if (l->preempt[i])
+			continue;
+		uint64_t gs = l->out[i];
+		uint64_t ge = i + 1 < l->n ? l->in[i + 1] : UINT64_MAX;
+		if (gs < from)
+			gs = from;
+		if (ge > to)
+			ge = to;
+		if (ge > gs)
+			sum += ge - gs;
+	}
+	return sum;
+}
+
+uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
+{
+	return b->opts.event_cost_ps * (th->n_events - th->entry_run) / 1000u +
+	       b->opts.sample_cost_ns * th->n_samples;
+}
+
+/* The thread's CPU clock at a synchronization event, agent cost removed,
+ * kept monotonic. */
+uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
+		       const struct ecp_event *ev)
+{
+	uint64_t raw;
+	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME)
+		raw = ev->cpu_ns ? ev->cpu_ns : th->cpu_ns_last;
+	else
+		raw = th->sched ? bld_sched_cpu_at(th->sched, ev->ts) : ev->ts;
+	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME && ev->cpu_ns)
+		th->cpu_ns_last = ev->cpu_ns;
+	uint64_t v = sat_sub(raw, bld_overhead_ns(b, th));
+	if (v < th->v_last)
+		v = th->v_last;
+	th->v_last = v;
+	return v;
+}
+
+/* The function clock at a function event's ts: exact CPU time with switch
+ * records; with thread-cputime, wall time since the segment began, scaled
+ * to CPU time when the segment closes. */
+uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts)
+{
+	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME)
+		return th->seg_v0 + sat_sub(ts, th->seg_wall0);
+	uint64_t raw = th->sched ? bld_sched_cpu_at(th->sched, ts) : ts;
+	uint64_t v = sat_sub(raw, bld_overhead_ns(b, th));
+	if (v < th->v_last)
+		v = th->v_last;
+	th->v_last = v;
+	return v;
+}
+
+/* Off-CPU, not-runnable time of the thread in [from_ts, to_ts]. */
+uint64_t bld_blocked_time(struct ecp_builder *b, struct bthread *th, uint64_t from_ts,
+			  uint64_t to_ts, uint64_t from_cpu, uint64_t to_cpu)
+{
+	if (to_ts <= from_ts)
+		return 0;
+	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME)
+		return sat_sub(to_ts - from_ts, sat_sub(to_cpu, from_cpu));
+	if (th->sched)
+		return sched_blocked(th->sched, from_ts, to_ts);
+	/* No switch records: the wall time of the call minus nothing. */
+	return to_ts - from_ts;
+}
+
+/* The switch records are pushed first (builder.h); the first program event
+ * seals them. */
+int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
+		    struct ecp_error *err)
+{
+	if (b->sealed) {
+		int rc = bld_inconsistent(
+		    b, err, ev,
+		    "context-switch record after the program's events (the "
+		    "sched trace must be pushed first)");
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
+	b->any_switch = true;
+	uint64_t *v = ecp_hmap_get(&b->sched_by_tid, ev->tid);
+	struct sched_list *l;
+	if (v) {
+		l = ECP_VEC_AT(&b->sched_lists, struct sched_list *, *v);
+	} else {
+		l = calloc(1, sizeof(*l));
+		struct sched_list **slot = l ? ecp_vec_push(&b->sched_lists) : NULL;
+		if (!slot) {
+			free(l);
+			return bld_nomem(err);
+		}
+		*slot = l;
+		ecp_vec_init(&l->recs, sizeof(struct sched_rec));
+		if (ecp_hmap_put(&b->sched_by_tid, ev->tid, b->sched_lists.len - 1) < 0)
+			return bld_nomem(err);
+	}
+	struct sched_rec *r = ecp_vec_push(&l->recs);
+	if (!r)
+		return bld_nomem(err);
+	r->ts = ev->ts;
+	r->out = ev->a != 0;
+	r->preempt = ev->b != 0;
+	return ECP_OK;
+}
+
+int bld_seal(struct ecp_builder *b, struct ecp_error *err)
+{
+	for (size_t i = 0; i < b->sched_lists.len; i++)
+		if (seal_list(b, ECP_VEC_AT(&b->sched_lists, struct sched_list *, i)) < 0)
+			return bld_nomem(err);
+	if (bld_processes_seal(b) < 0)
+		return bld_nomem(err);
+	b->sealed = true;
+	return ECP_OK;
+}

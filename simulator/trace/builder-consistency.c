@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* Builder: what the consistency check (consistency.h) holds the model to --
+ * each thread's own clock and the recorder's cost in it, the CPU time the
+ * threads used outside their first and last event, and the CPU time of the
+ * tids only the scheduler saw. */
+#include "simulator/trace/builder-internal.h"
+
+#include <stdlib.h>
+
+/* Every switch record of the trace, in time order, to bound the intervals
+ * a tid's own records leave open. */
+struct switch_times {
+	uint64_t begin, end; /* the trace's first and last timestamp */
+	uint64_t *ins, *outs;
+	size_t n_ins, n_outs;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The first of the sorted times after t, or `none`. */
+static uint64_t first_after(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n ? v[lo] : none;
+}
+
+/* The last of the sorted times before t, or `none`. */
+static uint64_t last_before(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? v[lo - 1] : none;
+}
+
+static int collect_switch_times(struct ecp_builder *b, struct switch_times *st)
+{
+	size_t n = 0;
+	st->begin = b->t0;
+	st->end = b->last_ts;
+	for (size_t i = 0; i < b->sched_lists.len; i++)
+		n += ECP_VEC_AT(&b->sched_lists, struct sched_list *, i)->n;
+	st->ins = malloc((n ? n : 1) * sizeof(uint64_t));
+	st->outs = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!st->ins || !st->outs)
+		return -1;
+	for (size_t i = 0; i < b->sched_lists.len; i++) {
+		const struct sched_list *l =
+		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
+		for (size_t k = 0; k < l->n; k++) {
+			if (l->in[k]) /* 0: on CPU since before the records */
+				st->ins[st->n_ins++] = l->in[k];
+			if (l->out[k] != UINT64_MAX) /* still on CPU at the end */
+				st->outs[st->n_outs++] = l->out[k];
+		}
+	}
+	qsort(st->ins, st->n_ins, sizeof(uint64_t), cmp_u64);
+	qsort(st->outs, st->n_outs, sizeof(uint64_t), cmp_u64);
+	if (st->n_ins && st->ins[0] < st->begin)
+		st->begin = st->ins[0];
+	if (st->n_outs && st->outs[0] < st->begin)
+		st->begin = st->outs[0];
+	if (st->n_ins && st->ins[st->n_ins - 1] > st->end)
+		st->end = st->ins[st->n_ins - 1];
+	if (st->n_outs && st->outs[st->n_outs - 1] > st->end)
+		st->end = st->outs[st->n_outs - 1];
+	return 0;
+}
+
+/* The CPU time of one tid's sealed switch list within [from, to).  Its
+ * records may leave an interval open at either end: a first record that
+ * is a switch-out (sealed as starting at 0) and a last that is a switch-in
+ * (out UINT64_MAX) -- a thread that died on the CPU has no switch-out.
+ * All threads ran on one CPU, so the open end is closed by the other tids'
+ * records: the interval began no earlier than the switch-out before it and
+ * ended no later than the next switch-in, and within the trace either way. */
+static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_times *st,
+			       uint64_t from, uint64_t to, uint64_t *guessed)
+{
+	uint64_t sum = 0;
+	if (from < st->begin)
+		from = st->begin;
+	if (to > st->end)
+		to = st->end;
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t in = l->in[i], out = l->out[i];
+		bool open = !in || out == UINT64_MAX;
+		if (!in)
+			in = last_before(st->outs, st->n_outs, out, st->begin);
+		if (out == UINT64_MAX)
+			out = first_after(st->ins, st->n_ins, in, st->end);
+		if (in < from)
+			in = from;
+		if (out > to)
+			out = to;
+		if (out > in) {
+			sum += out - in;
+			/* closed by another tid's record: an untraced process
+			 * (or the exit) may have had the CPU meanwhile */
+			if (open && guessed)
+				*guessed += out - in;
+		}
+	}
+	return sum;
+}
+
+/* The CPU time thread i used outside its first and last event, where no
+ * segment can hold it: libc's set-up and tear-down of the thread, the
+ * agent's and LTTng-UST's per-thread work, and for the main thread the
+ * exec, the dynamic loader and the constructors.  Before the first event
+ * its own clock says it exactly when the event carries it (the clock
+ * starts with the thread); else the switch records, which for the main
+ * thread begin only after its first stay on the CPU. */
+static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread *th,
+			      const struct ecp_thread *mt, const struct switch_times *st,
+			      uint64_t *guessed)
+{
+	if (!th->sched || !mt->n_segments)
+		return th->clock_first;
+	const struct ecp_segment *first =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment, mt->first_segment);
+	uint64_t first_ts = b->t0 + first->rec_start;
+	uint64_t before = th->clock_first
+			      ? th->clock_first
+			      : sched_list_cpu(th->sched, st, 0, first_ts, guessed);
+	return before + sched_list_cpu(th->sched, st, th->last_ts, UINT64_MAX, guessed);
+}
+
+/* What the consistency check needs from the builder (simulator/model/consistency.h):
+ * each thread's own clock between its first and last event and the
+ * recorder's cost taken out of it, the CPU time the threads used outside
+ * their first and last event, and the CPU time of the tids that only the
+ * scheduler saw -- switch records of the program's process that never
+ * became a model thread.  Returns 0, or -1 when out of memory. */
+int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
+{
+	for (size_t i = 0; i < b->threads.len; i++) {
+		const struct bthread *th = thread_at(b, (ecp_id)i);
+		struct ecp_thread *mt = &m->threads[i];
+		if (th->clock_first && th->clock_last)
+			mt->own_clock_ns = sat_sub(th->clock_last, th->clock_first);
+		mt->overhead_ns = bld_overhead_ns(b, th);
+		m->info.overhead_ns += mt->overhead_ns;
+	}
+	struct switch_times st = {0};
+	if (collect_switch_times(b, &st) < 0) {
+		free(st.ins);
+		free(st.outs);
+		return -1;
+	}
+	for (size_t i = 0; i < b->threads.len; i++)
+		m->info.untracked_cpu_ns +=
+		    untracked_cpu(b, thread_at(b, (ecp_id)i), &m->threads[i], &st,
+				  &m->info.guessed_cpu_ns);
+	for (size_t i = 0; i < b->sched_by_tid.cap; i++) {
+		if (!b->sched_by_tid.used[i] ||
+		    ecp_hmap_get(&b->thread_by_tid, b->sched_by_tid.keys[i]))
+			continue;
+		const struct sched_list *l = ECP_VEC_AT(
+		    &b->sched_lists, struct sched_list *, b->sched_by_tid.vals[i]);
+		m->info.outside_cpu_ns +=
+		    sched_list_cpu(l, &st, 0, UINT64_MAX, &m->info.guessed_cpu_ns);
+		m->info.outside_threads++;
+	}
+	free(st.ins);
+	free(st.outs);
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Builder: delays -- sleeps and blocking I/O that no thread of the program
+ * ends: the time blocked is the segment's delay. */
+#include "simulator/trace/builder-internal.h"
+
+/* delay_begin kinds (recorder/EVENTS.md) that wait for any of several
+ * descriptors: poll, select, epoll_wait, ppoll, pselect, epoll_pwait */
+#define DELAY_WAIT_CHILD 25 /* wait, waitpid, waitid, system, pclose */
+
+static bool is_poll(uint64_t kind)
+{
+	return kind == 4 || kind == 5 || kind == 6 || kind == 14 || kind == 15 ||
+	       kind == 16;
+}
+
+int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err)
+{
+	if (ev->type == ECP_EV_DELAY_BEGIN) {
+		th->in_delay = true;
+		th->delay_kind = ev->a;
+		th->delay_timeout = ev->c;
+		th->delay_ts = ev->ts;
+		th->delay_cpu = v;
+		return ECP_OK;
+	}
+	if (!th->in_delay) {
+		int rc = bld_inconsistent(
+		    b, err, ev, "wait end without begin (delay_end without delay_begin)");
+		return rc > 0 ? ECP_OK : rc; /* skipped */
+	}
+	th->in_delay = false;
+	uint64_t d = bld_blocked_time(b, th, th->delay_ts, ev->ts, th->delay_cpu, v);
+	/* Switch records do not say when the thread was woken: on one CPU it
+	 * may wait, runnable, for the CPU after its sleep ended.  That wait is
+	 * not the program's delay; the requested duration bounds it. */
+	if (th->delay_timeout && d > th->delay_timeout)
+		d = th->delay_timeout;
+	/* a wait for child processes that exited meanwhile (or before) is a
+	 * join of them, not a delay (builder-processes.c) */
+	int kids = th->delay_kind == DELAY_WAIT_CHILD && b->procs.len
+		       ? bld_child_wait(b, th, ev->ts, false)
+		       : 0;
+	/* a call that did not block is plain CPU time: no boundary */
+	if (!d && !kids)
+		return ECP_OK;
+	if (bld_close_segment(b, th, ev->ts, v, ECP_NO_ID) == ECP_NO_ID)
+		return bld_nomem(err);
+	if (kids) {
+		if (bld_child_wait(b, th, ev->ts, true) < 0)
+			return bld_nomem(err);
+		bld_open_segment(th, ev->ts, ECP_NO_ID, 0, 0);
+		th->poll_pending = false;
+		return ECP_OK;
+	}
+	bld_open_segment(th, ev->ts, ECP_NO_ID, 0, d);
+	bld_delay_kind(th, d,
+		       th->delay_kind < ECP_DELAY_CALL_LAST - ECP_DELAY_CALL_FIRST
+			   ? (uint8_t)(ECP_DELAY_CALL_FIRST + th->delay_kind)
+			   : ECP_DELAY_UNKNOWN);
+	th->delay_open = d;
+	th->delay_open_event = th->n_events;
+	/* a call that blocked ends what the last poll could be woken by (one
+	 * that did not block, as a look at an empty non-blocking pipe, has
+	 * returned above) */
+	th->poll_pending = false;
+	if (is_poll(th->delay_kind)) {
+		th->poll_pending = true;
+		th->poll_delay = d;
+		th->poll_end_ts = ev->ts;
+		th->poll_seg = ECP_NO_ID;
+	}
+	return ECP_OK;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* Builder: the threads the process's exit finds -- without a thread_exit,
+ * blocked in a wait or still running (issue 32) -- closed and named. */
+#include "simulator/trace/builder-internal.h"
+
+#include <stdio.h>
+
+/* A thread other than main that the process's exit found without a
+ * thread_exit.  Blocked in a recorded wait (a pool worker waiting for work
+ * that never comes, a sigwait thread nobody woke), it ends where that wait
+ * began: the wait is no part of the run, which ends when the process exits.
+ * Otherwise it was computing, or blocked where the agent does not look,
+ * until exit_group killed it: the switch records say how long it ran after
+ * its last event (a thread that never synchronises again, a runtime's own
+ * threads), so it ends at its last switch-out and keeps that work, and the
+ * samples taken meanwhile place it among functions.  Counted either way,
+ * for the warning that names the threads cut.  Returns 0, -1 when out of
+ * memory. */
+static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
+{
+	bool blocked = th->wait != W_NONE || th->in_delay;
+	if (blocked) {
+		b->cut_blocked++;
+		return 0;
+	}
+	uint64_t end = th->last_ts;
+	struct sched_list *l = th->sched;
+	if (l && l->n && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
+		uint64_t out = l->out[l->n - 1];
+		/* still on the CPU when the records end: its last switch-in is
+		 * all that is known */
+		end = out != UINT64_MAX ? out : l->in[l->n - 1];
+	}
+	if (end <= th->last_ts) {
+		b->warn[WARN_THREAD_NO_EXIT]++;
+		return 0;
+	}
+	/* a thread only the scheduler saw is named as such (builder-unseen.c) */
+	if (!th->unseen) {
+		uint64_t before = bld_sched_cpu_at(l, th->last_ts);
+		th->ran_on_ns = sat_sub(bld_sched_cpu_at(l, end), before);
+		b->cut_running++;
+		b->cut_running_ns += th->ran_on_ns;
+		if (b->cut_running <= CUT_NAMED)
+			b->cut_tids[b->cut_running - 1] = th->tid;
+	}
+	th->last_ts = end;
+	if (th->samp_src && bld_apply_samples(b, th, end, false) < 0)
+		return -1;
+	bld_count_samples(th, end);
+	return 0;
+}
+
+int bld_finish_threads(struct ecp_builder *b, struct ecp_error *err)
+{
+	for (size_t i = 0; i < b->threads.len; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		if (th->exited)
+			continue;
+		/* The main thread ends with the process (no thread_exit); others
+		 * still running were killed by exit(), as libgomp's pool threads
+		 * always are (not worth a warning). */
+		/* main too when the process left without the agent's
+		 * process_exit: exit_group called directly (Go), a fatal
+		 * signal */
+		bool worker = (th->parent != ECP_NO_ID || i > 0 || !b->process_exited) &&
+			      !th->omp_pool;
+		if ((worker && bld_thread_ran_on(b, th) < 0) ||
+		    bld_split_forks(b, th, th->last_ts) < 0)
+			return bld_nomem(err);
+		struct ecp_event ev = {.ts = th->last_ts,
+				       .tid = (uint32_t)th->tid,
+				       .cpu_ns = th->cpu_ns_last};
+		uint64_t v = bld_cpu_clock(b, th, &ev);
+		uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
+				    ? th->seg_v0 + sat_sub(th->last_ts, th->seg_wall0)
+				    : v;
+		if (fend < th->f_last)
+			fend = th->f_last;
+		if (bld_unwind_all(b, th, fend) < 0 ||
+		    bld_close_segment(b, th, th->last_ts, v, ECP_NO_ID) == ECP_NO_ID)
+			return bld_nomem(err);
+		th->exited = true;
+	}
+	return ECP_OK;
+}
+
+void bld_count_unmatched_creates(struct ecp_builder *b)
+{
+	for (size_t i = 0; i < b->create_parent.cap; i++)
+		if (b->create_parent.used[i] && b->create_parent.vals[i] != UINT64_MAX)
+			b->warn[WARN_UNMATCHED_CREATE]++;
+}
+
+/* Threads the process's exit cut, by name: a prediction that leaves out a
+ * thread's wait at exit, or keeps work that was cut short, says so. */
+int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m)
+{
+	if (b->cut_running) {
+		char tids[CUT_NAMED * 24] = "";
+		size_t len = 0;
+		for (uint64_t i = 0; i < b->cut_running && i < CUT_NAMED; i++)
+			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu",
+						i ? ", " : "",
+						(unsigned long long)b->cut_tids[i]);
+		if (ecp_model_add_warning(
+			m,
+			"%llu threads were still running when the process exited (tid "
+			"%s%s): they end at their last switch-out, with the %.3f ms of "
+			"CPU they used after their last event; on more CPUs they might "
+			"have done more before the exit",
+			(unsigned long long)b->cut_running, tids,
+			b->cut_running > CUT_NAMED ? ", ..." : "",
+			(double)b->cut_running_ns / 1e6) < 0)
+			return -1;
+	}
+	if (b->cut_blocked &&
+	    ecp_model_add_warning(m,
+				  "%llu threads were blocked in a wait when the process "
+				  "exited: the wait is no part of the run",
+				  (unsigned long long)b->cut_blocked) < 0)
+		return -1;
+	return 0;
+}

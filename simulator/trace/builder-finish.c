@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/* Builder: finish -- closes what is still open, takes steal out, renumbers
+ * segments per thread and hands over the model with its warnings. */
+#include "simulator/trace/builder-internal.h"
+#include "simulator/symbols/omp-names.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const bld_warn_text[WARN_COUNT] = {
+    [WARN_EXIT_WITHOUT_ENTRY] = "function exits without an entry were ignored",
+    [WARN_ENTRY_WITHOUT_EXIT] =
+	"function entries without an exit were closed (at the enclosing exit "
+	"or at thread end)",
+    [WARN_FUNC_TS_BACKWARDS] =
+	"function timestamps went backwards within a thread "
+	"and were clamped (many: calls too short to time, such as "
+	"inlined C++ std:: helpers -- record with --min-duration, or "
+	"build with -finstrument-functions-exclude-file-list=/usr/"
+	"include)",
+    [WARN_THREAD_NO_EXIT] = "threads had no thread_exit and end at their last event",
+    [WARN_EVENTS_AFTER_EXIT] = "events of threads after their thread_exit were ignored",
+    [WARN_NESTED_WAIT] = "waits began while the thread was already waiting (the first "
+			 "was ended there)",
+    [WARN_SEM_NO_TOKEN] = "semaphore waits took a token the trace never produced (no "
+			  "sem_init or post seen): no dependency recorded",
+    [WARN_JOIN_UNKNOWN] = "joins of a thread not seen to exit: no dependency recorded",
+    [WARN_LOCK_CONFLICT] = "locks were acquired while the trace says another thread "
+			   "held them",
+    [WARN_UNMATCHED_CREATE] = "thread_create events had no matching thread_start",
+    [WARN_NO_SWITCHES] = "threads had no context-switch record: their times are "
+			 "wall-clock",
+    [WARN_COND_UNWOKEN] = "condition waits returned without a recorded signal "
+			  "(spurious wake-up): no dependency recorded",
+    [WARN_FUTEX_UNWOKEN] = "futex waits returned without a recorded wake (woken by "
+			   "a thread or process not recorded, or spuriously): no "
+			   "dependency recorded",
+    [WARN_CHAN_DROPPED] = "writes into a pipe, socketpair or eventfd, or signals sent, "
+			  "that no thread of the program read or waited for were "
+			  "forgotten (more than 65536 pending): reads of them have no "
+			  "dependency",
+    [WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
+				 "two outs in a row) and were skipped",
+    [WARN_INCONSISTENT] = "inconsistent events were skipped or repaired (the trace lost "
+			  "events; --allow-loss)",
+};
+
+/* ------------------------------------------------------------------ finish */
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct ecp_edge *x = a, *y = b;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* Switch records time a thread's stay on the CPU in wall time, which
+ * includes what the hypervisor stole from the virtual CPU meanwhile (2-10%
+ * of it with both host cores busy, and in bursts: one 30 ms stay of a
+ * thread that used 9 ms was seen); the thread's own CPU clock excludes it.
+ * Where a thread's first and last events carry its clock, its CPU times
+ * (segment lengths and starts, function times, calls) are scaled by clock
+ * over switch time between them: steal is spread in proportion to time
+ * (where in the thread a burst fell is not known), and each thread's work
+ * matches its own clock.  perf's task-clock would not help: it counts the
+ * same wall time (perf_clock).  A ratio above 1.05 is not steal (a clock
+ * read lost): no scaling.  Returns 0, or -1 when out of memory. */
+static int scale_to_thread_clocks(struct ecp_builder *b)
+{
+	size_t n = b->threads.len;
+	double *k = malloc((n ? n : 1) * sizeof(*k));
+	bool any = false;
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		uint64_t clock = sat_sub(th->clock_last, th->clock_first);
+		uint64_t sched = sat_sub(th->sched_last, th->sched_first);
+		k[i] = 1.0;
+		if (!th->clock_first || !th->clock_last || !clock || !sched)
+			continue;
+		double r = (double)clock / (double)sched;
+		if (r > 1.05)
+			continue;
+		k[i] = r;
+		any = true;
+		for (size_t j = 0; j < th->segs.len; j++) {
+			struct ecp_segment *seg =
+			    &ECP_VEC_AT(&b->segments, struct ecp_segment,
+					ECP_VEC_AT(&th->segs, uint32_t, j));
+			seg->length = (uint64_t)((double)seg->length * r);
+			seg->cpu_start = (uint64_t)((double)seg->cpu_start * r);
+			for (uint32_t a = 0; a < seg->n_activity; a++) {
+				struct ecp_activity *act =
+				    &ECP_VEC_AT(&b->activities, struct ecp_activity,
+						seg->first_activity + a);
+				act->self_ns = (uint64_t)((double)act->self_ns * r);
+				act->incl_ns = (uint64_t)((double)act->incl_ns * r);
+			}
+		}
+	}
+	for (size_t i = 0; any && i < b->calls.len; i++) {
+		struct ecp_call *c = &ECP_VEC_AT(&b->calls, struct ecp_call, i);
+		c->enter = (uint64_t)((double)c->enter * k[c->thread]);
+		c->exit = (uint64_t)((double)c->exit * k[c->thread]);
+	}
+	free(k);
+	return 0;
+}
+
+/* "f <- caller (file.c:LINE)" for the function `*name` called from `site`
+ * (a return address: the call is the instruction before it), or
+ * "f <- caller+0xOFF" without line information. */
+static int name_call_site(struct ecp_model *m, struct ecp_symbols *syms, uint64_t site,
+			  const char **name)
+{
+	const char *caller = NULL, *object = NULL, *file = NULL;
+	uint64_t vaddr = 0, start = 0;
+	char where[256] = "";
+	if (syms && ecp_symbols_resolve(syms, site - 1, ecp_model_strings(m), &caller,
+					&object) < 0)
+		return -1;
+	if (syms && ecp_symbols_locate(syms, site - 1, &file, &vaddr, &start) == 0 &&
+	    ecp_source_line(file, vaddr, where, sizeof(where)) == 0)
+		*name = ecp_strings_printf(ecp_model_strings(m), "%s <- %s (%s)", *name,
+					   caller, where);
+	else if (caller && start)
+		*name = ecp_strings_printf(ecp_model_strings(m), "%s <- %s+0x%llx", *name,
+					   caller, (unsigned long long)(site - start));
+	else
+		*name = ecp_strings_printf(ecp_model_strings(m), "%s <- %s", *name,
+					   caller ? caller : "?");
+	return *name ? 0 : -1;
+}
+
+/* The threads settled: every one's segments closed, the threads the agent
+ * did not see and the child processes' added, OpenMP's chunks dealt, the
+ * CPU clocks scaled.  An error when no thread of the program was seen. */
+static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
+{
+	if (!b->sealed) {
+		int rc = bld_seal(b, err);
+		if (rc < 0)
+			return rc;
+	}
+	/* the agent's threads first: the segments their forks end are what
+	 * a child's threads depend on */
+	int rc = bld_finish_threads(b, err);
+	if (rc < 0)
+		return rc;
+	rc = bld_add_unseen_threads(b, err);
+	if (rc < 0)
+		return rc;
+	if (bld_child_delays(b) < 0)
+		return bld_nomem(err);
+	rc = bld_finish_threads(b, err);
+	if (rc < 0)
+		return rc;
+	rc = bld_join_children(b) < 0 ? bld_nomem(err) : ECP_OK;
+	bld_count_unmatched_creates(b);
+	if (rc < 0)
+		return rc;
+	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)
+		return bld_nomem(err);
+	if (b->threads.len == 0)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: no thread of the program was "
+				     "recorded (no ecp:thread_start event)",
+				     b->trace_path ? b->trace_path : "(events)");
+	return ECP_OK;
+}
+
+/* The model's threads, and new_id[s]: segment s's place once each
+ * thread's segments are contiguous.  Returns the segments' count, or -1
+ * when out of memory. */
+static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t *new_id)
+{
+	m->threads = calloc(b->threads.len, sizeof(*m->threads));
+	if (!m->threads)
+		return -1;
+	m->n_threads = (uint32_t)b->threads.len;
+	uint32_t next = 0;
+	for (size_t i = 0; i < b->threads.len; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		struct ecp_thread *mt = &m->threads[i];
+		mt->tid = th->tid;
+		memcpy(mt->name, th->name, sizeof(mt->name));
+		mt->name[sizeof(mt->name) - 1] = '\0';
+		mt->first_segment = next;
+		mt->n_segments = (uint32_t)th->segs.len;
+		mt->start_function = th->start_fn;
+		mt->parent = th->parent;
+		/* the work whose waits were not seen (model.h), as the model
+		 * holds it (steal-scaled, the recorder's cost out) */
+		for (size_t k = 0; k < th->segs.len; k++) {
+			uint32_t id = ECP_VEC_AT(&th->segs, uint32_t, k);
+			uint64_t len =
+			    ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
+			/* a one-thread child waits for nothing inside itself */
+			bool alone =
+			    th->proc &&
+			    ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1).n_threads ==
+				1;
+			if (th->unseen && !alone)
+				m->info.unknown_deps_ns += len;
+			else if (k + 1 == th->segs.len && th->ran_on_ns)
+				m->info.unknown_deps_ns +=
+				    len < th->ran_on_ns ? len : th->ran_on_ns;
+		}
+		for (size_t k = 0; k < th->segs.len; k++)
+			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
+		ecp_vec_finish(&th->segs);
+	}
+	return next;
+}
+
+/* The segments renumbered in place (they are most of the model: a copy
+ * would double the peak): follow the permutation's cycles, each swap
+ * putting one segment at its final place. */
+static int renumber_segments(struct ecp_builder *b, const uint32_t *new_id)
+{
+	size_t nseg = b->segments.len;
+	uint32_t *perm = malloc((nseg ? nseg : 1) * sizeof(*perm));
+	if (!perm)
+		return -1;
+	struct ecp_segment *segs = b->segments.data;
+	if (nseg)
+		memcpy(perm, new_id, nseg * sizeof(*perm));
+	for (uint32_t i = 0; i < nseg; i++) {
+		while (perm[i] != i) {
+			uint32_t j = perm[i];
+			struct ecp_segment t = segs[j];
+			segs[j] = segs[i];
+			segs[i] = t;
+			perm[i] = perm[j];
+			perm[j] = j;
+		}
+	}
+	free(perm);
+	return 0;
+}
+
+/* The cross-thread edges, renumbered, sorted by target, one per kind and
+ * pair, and each segment's range of them. */
+static int take_edges(struct ecp_builder *b, struct ecp_model *m, const uint32_t *new_id)
+{
+	size_t nedge = b->edges.len;
+	m->edges = malloc((nedge ? nedge : 1) * sizeof(*m->edges));
+	if (!m->edges)
+		return -1;
+	size_t ne = 0;
+	for (size_t i = 0; i < nedge; i++) {
+		const struct tmp_edge *e = &ECP_VEC_AT(&b->edges, struct tmp_edge, i);
+		ecp_id from = new_id[e->from], to = new_id[e->to];
+		if (m->segments[from].thread == m->segments[to].thread)
+			continue; /* program order already says it */
+		m->edges[ne].from = from;
+		m->edges[ne].to = to;
+		m->edges[ne].kind = e->kind;
+		ne++;
+	}
+	qsort(m->edges, ne, sizeof(*m->edges), cmp_edge);
+	/* The same dependency recorded twice (a broadcast and a lock hand-off
+	 * from one segment) is one edge per kind. */
+	size_t w = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (!w || cmp_edge(&m->edges[w - 1], &m->edges[i]))
+			m->edges[w++] = m->edges[i];
+	m->n_edges = (uint32_t)w;
+	ecp_vec_finish(&b->edges);
+	uint32_t e = 0;
+	for (uint32_t s = 0; s < m->n_segments; s++) {
+		m->segments[s].first_in = e;
+		while (e < m->n_edges && m->edges[e].to == s)
+			e++;
+		m->segments[s].n_in = e - m->segments[s].first_in;
+	}
+	return 0;
+}
+
+static int take_locks(struct ecp_builder *b, struct ecp_model *m)
+{
+	m->locks = malloc((b->locks.len ? b->locks.len : 1) * sizeof(*m->locks));
+	if (!m->locks)
+		return -1;
+	m->n_locks = (uint32_t)b->locks.len;
+	for (size_t i = 0; i < b->locks.len; i++) {
+		m->locks[i].addr = ECP_VEC_AT(&b->locks, struct block, i).addr;
+		m->locks[i].kind = ECP_VEC_AT(&b->locks, struct block, i).kind;
+	}
+	return 0;
+}
+
+/* The functions, named: the pseudo-functions by what they stand for,
+ * the rest through the symbols (an address without them). */
+static int take_functions(struct ecp_builder *b, struct ecp_model *m,
+			  struct ecp_symbols *syms)
+{
+	m->functions = calloc(b->fns.len ? b->fns.len : 1, sizeof(*m->functions));
+	if (!m->functions)
+		return -1;
+	m->n_functions = (uint32_t)b->fns.len;
+	for (size_t i = 0; i < b->fns.len; i++) {
+		const struct fn *f = &ECP_VEC_AT(&b->fns, struct fn, i);
+		struct ecp_function *mf = &m->functions[i];
+		mf->addr = f->addr;
+		mf->folded_calls = f->folded;
+		mf->samples = f->samples;
+		if ((ecp_id)i == b->unseen_pseudo_fn) {
+			mf->name = ecp_strings_dup(ecp_model_strings(m),
+						   "(thread the agent did not see)");
+			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
+		} else if ((ecp_id)i == b->main_pseudo_fn) {
+			mf->name = ecp_strings_dup(ecp_model_strings(m), "main");
+			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
+		} else if (syms) {
+			if (ecp_symbols_resolve(syms, f->addr, ecp_model_strings(m),
+						&mf->name, &mf->object) < 0)
+				return -1;
+		} else {
+			mf->name = ecp_strings_printf(ecp_model_strings(m), "0x%llx",
+						      (unsigned long long)f->addr);
+			mf->object = ecp_strings_dup(ecp_model_strings(m), "");
+		}
+		if (mf->name && f->site &&
+		    name_call_site(m, syms, f->site, &mf->name) < 0)
+			return -1;
+		mf->call_site = f->site;
+		if (!mf->name || !mf->object)
+			return -1;
+	}
+	return 0;
+}
+
+/* The activities and calls, and what the model says of the recording. */
+static int take_info(struct ecp_builder *b, struct ecp_model *m)
+{
+	size_t n;
+	m->activities = ecp_vec_steal(&b->activities, &n);
+	m->n_activities = n;
+	if (b->opts.keep_calls) {
+		m->calls = ecp_vec_steal(&b->calls, &n);
+		m->n_calls = n;
+	}
+	m->info.events = b->events;
+	m->info.switches_lost = b->lost;
+	m->info.event_cost_ns = (b->opts.event_cost_ps + 500u) / 1000u;
+	m->info.event_cost_ps = b->opts.event_cost_ps;
+	m->info.sample_cost_ns = b->opts.sample_cost_ns;
+	m->info.clock = ecp_strings_dup(
+	    ecp_model_strings(m),
+	    b->opts.clock == ECP_CLOCK_THREAD_CPUTIME ? "thread-cputime" : "perf-switch");
+	m->info.trace_path =
+	    ecp_strings_dup(ecp_model_strings(m), b->trace_path ? b->trace_path : "");
+	m->info.program = ecp_strings_dup(ecp_model_strings(m), "");
+	return m->info.clock && m->info.trace_path && m->info.program ? 0 : -1;
+}
+
+/* Every repair and oddity the builder counted, said in words. */
+static int add_warnings(struct ecp_builder *b, struct ecp_model *m)
+{
+	if (b->warn[WARN_INCONSISTENT] &&
+	    ecp_model_add_warning(m, "first inconsistency: %s", b->first_inconsistency) <
+		0)
+		return -1;
+	for (size_t i = 0; i < b->unmodelled.len; i++)
+		if (ecp_model_add_warning(
+			m,
+			"the program called %s, which ecp does not model (or models "
+			"only in part, see ecp-record(1)): dependencies through it "
+			"are not seen",
+			(char *)b->unmodelled.data + i * 48) < 0)
+			return -1;
+	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 ||
+	    bld_unseen_warning(b, m) < 0 || bld_child_warning(b, m, b->child_cpu_ns) < 0)
+		return -1;
+	for (int k = 0; k < WARN_COUNT; k++)
+		if (b->warn[k] &&
+		    ecp_model_add_warning(m, "%llu %s", (unsigned long long)b->warn[k],
+					  bld_warn_text[k]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The model assembled from the builder, in place where it can be. */
+static int assemble(struct ecp_builder *b, struct ecp_symbols *syms, struct ecp_model *m)
+{
+	size_t nseg = b->segments.len;
+	uint32_t *new_id = malloc((nseg ? nseg : 1) * sizeof(*new_id));
+	int64_t n_segments = new_id ? take_threads(b, m, new_id) : -1;
+	if (n_segments < 0 || renumber_segments(b, new_id) < 0 ||
+	    bld_note_consistency(b, m) < 0) {
+		free(new_id);
+		return -1;
+	}
+	m->segments = ecp_vec_steal(&b->segments, NULL);
+	m->n_segments = (uint32_t)n_segments;
+	int rc = take_edges(b, m, new_id);
+	free(new_id);
+	if (rc < 0 || take_locks(b, m) < 0 || take_functions(b, m, syms) < 0 ||
+	    take_info(b, m) < 0 || add_warnings(b, m) < 0)
+		return -1;
+	return 0;
+}
+
+int ecp_builder_finish(struct ecp_builder *b, struct ecp_symbols *syms,
+		       struct ecp_model **out, struct ecp_error *err)
+{
+	*out = NULL;
+	int rc = settle_threads(b, err);
+	if (rc < 0)
+		return rc;
+	struct ecp_model *m = ecp_model_create();
+	if (!m || assemble(b, syms, m) < 0) {
+		ecp_model_destroy(m);
+		return bld_nomem(err);
+	}
+	/* Found by fuzzing (fuzz/README.md, tests/fuzz/crashes/builder): events
+	 * that the lenient builder repairs one at a time -- e.g. a second
+	 * thread_start of a tid that is still running -- can still add up to a
+	 * dependency cycle.  Every consumer trusts the model's structure, so
+	 * only a valid model is handed over; otherwise the trace is refused. */
+	if (ecp_model_validate(m, err) < 0) {
+		ecp_model_destroy(m);
+		ecp_error_prefix(err, "trace=%s: inconsistent events",
+				 b->trace_path ? b->trace_path : "(events)");
+		return err->status < 0 ? err->status : ECP_ERR;
+	}
+	*out = m;
+	return ECP_OK;
+}

@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: MIT */
+/* The model builder's internal state, shared by its files (one per
+ * primitive family, see builder.c).  Not part of any interface: the
+ * functions are prefixed bld_ and used by the builder only. */
+#ifndef ECP_SIMULATOR_BUILDER_INTERNAL_H
+#define ECP_SIMULATOR_BUILDER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/vec.h"
+#include "simulator/trace/builder.h"
+#include "common/hmap.h"
+#include "simulator/model/model-internal.h"
+
+enum wait_kind { W_NONE, W_LOCK, W_COND, W_SEM, W_BARRIER, W_JOIN, W_ONCE, W_FUTEX };
+
+enum warn_kind {
+	WARN_EXIT_WITHOUT_ENTRY,
+	WARN_ENTRY_WITHOUT_EXIT,
+	WARN_FUNC_TS_BACKWARDS,
+	WARN_THREAD_NO_EXIT,
+	WARN_EVENTS_AFTER_EXIT,
+	WARN_NESTED_WAIT,
+	WARN_SEM_NO_TOKEN,
+	WARN_JOIN_UNKNOWN,
+	WARN_LOCK_CONFLICT,
+	WARN_UNMATCHED_CREATE,
+	WARN_NO_SWITCHES,
+	WARN_COND_UNWOKEN,
+	WARN_SWITCH_INCONSISTENT,
+	WARN_FUTEX_UNWOKEN,
+	WARN_CHAN_DROPPED,
+	WARN_INCONSISTENT,
+	WARN_COUNT
+};
+
+/* On-CPU intervals of one kernel thread, from the sched trace. */
+struct sched_rec {
+	uint64_t ts;
+	uint8_t out, preempt;
+};
+
+struct sched_list {
+	struct ecp_vec recs; /* struct sched_rec, until sealed */
+	uint64_t *in, *out, *cum;
+	uint8_t *preempt; /* the switch-out ending interval i left it runnable */
+	size_t n;
+	size_t hint;
+};
+
+struct frame {
+	ecp_id func;
+	uint32_t outermost; /* first frame of this function on the stack */
+	uint64_t enter;     /* function clock at entry (for calls) */
+	uint64_t incl_from; /* inclusive time charged up to here */
+};
+
+struct act_slot {
+	ecp_id func;
+	uint32_t calls;
+	uint64_t self, incl;
+};
+
+struct timeout_seg {
+	ecp_id seg;
+	uint64_t delay;
+};
+
+struct pend_edge {
+	ecp_id from;
+	uint32_t kind;
+};
+
+struct bthread {
+	uint64_t tid, handle;
+	ecp_id index, parent, start_fn;
+	char name[16];
+	bool named; /* by the program (thread_name); comm does not override */
+	bool exited;
+	bool omp_pool;      /* joined an OpenMP team: libgomp keeps it until exit */
+	bool unseen;        /* only the scheduler saw it (builder-unseen.c) */
+	uint32_t proc;      /* 1 + its child process (builder-processes.c), 0 none */
+	uint64_t ran_on_ns; /* CPU after its last event until the exit cut it */
+	size_t next_fork;   /* its next fork to split at (bld_split_forks) */
+	bool forks_looked;
+	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
+	struct sched_list *sched;
+	uint64_t n_events;
+	uint64_t n_samples;           /* perf samples taken on it so far (their cost) */
+	struct ecp_vec *cost_ts;      /* its samples' times (ecp_builder_count_sample) */
+	size_t cost_first, cost_next; /* the first in its life; the first not counted */
+	/* func_entry events just before the current one: the agent writes a
+	 * call's entry lazily, in the hook of a later exit or event, so these
+	 * were paid for after their own `ts` and after the next exit's */
+	uint64_t entry_run;
+	uint64_t last_ts; /* last event time (wall) */
+	uint64_t v_last;  /* last CPU clock value (monotonic) */
+	uint64_t v_start; /* CPU clock at thread start */
+	uint64_t f_last;  /* function clock charged up to here */
+	uint64_t cpu_ns_last;
+	/* The thread's own CPU clock (cpu_ns of thread_start and of
+	 * thread_exit/process_exit) and the switch records' CPU time at the same
+	 * events: their ratio takes steal out (see scale_to_thread_clocks). */
+	uint64_t clock_first, sched_first, clock_last, sched_last;
+	/* the accumulating segment */
+	uint64_t seg_v0, seg_wall0, seg_rec_start;
+	ecp_id seg_lock;
+	uint8_t seg_mode;
+	uint64_t seg_delay;
+	uint64_t seg_delay_most; /* the largest delay in it, and its kind */
+	uint8_t seg_delay_kind;
+	struct ecp_vec pend; /* struct pend_edge */
+	ecp_id first_seg, last_seg;
+	struct ecp_vec segs; /* temporary ids, uint32_t */
+	/* waiting */
+	int wait;
+	uint64_t wait_obj, wait_ts, wait_cpu;
+	uint64_t wait_timeout; /* relative timeout of a timed wait, or 0 */
+	uint32_t once_depth;   /* once_begin without once_end yet */
+	/* the delay the last delay_end opened the segment with, and the
+	 * thread's event count then: a read that follows at once and turns
+	 * out to wait for a write of another thread was not a delay */
+	uint64_t delay_open, delay_open_event;
+	/* The last poll, select or epoll wait that blocked, until the thread
+	 * next blocks (builder-channels.c): its delay, when it returned, and
+	 * the segment it opened once that is closed (ECP_NO_ID before) */
+	bool poll_pending;
+	uint64_t poll_delay, poll_end_ts;
+	ecp_id poll_seg;
+	bool in_delay;
+	uint64_t delay_kind; /* delay_begin's kind (EVENTS.md) */
+	/* A run of timed waits on one object that timed out (a progress
+	 * loop, builder-segments.c bld_timed_out): the object, the timeout
+	 * delay of the accumulating segment, and the closed segments that
+	 * carry one (struct timeout_seg) */
+	uint64_t timeout_obj, seg_timeout;
+	struct ecp_vec timeout_segs;
+	uint64_t delay_timeout; /* requested duration of the delay call, or 0 */
+	uint64_t delay_ts, delay_cpu;
+	bool cond_woken;
+	ecp_id cond_from;
+	bool barrier_woken;
+	ecp_id barrier_from;
+	bool futex_woken;
+	ecp_id futex_from;
+	/* functions */
+	struct ecp_vec frames; /* struct frame */
+	struct ecp_hmap depth; /* function -> frames of it on the stack */
+	struct ecp_vec acts;   /* struct act_slot of the accumulating segment */
+	struct ecp_hmap act_idx;
+	/* samples (builder-samples.c): the thread's own, and the state the
+	 * last one left (functions, innermost first; empty: the shadow stack) */
+	struct samp_list *samp_src;
+	struct ecp_vec samp;       /* ecp_id */
+	struct ecp_vec samp_since; /* uint64_t: function clock from which each of
+				    * samp has been on the sampled stack (its call) */
+};
+
+struct block {
+	uint64_t addr;
+	uint32_t kind;
+	ecp_id holder; /* thread index holding it exclusively */
+	uint32_t depth;
+	uint32_t readers;
+	ecp_id last_release_seg;
+	ecp_id last_release_thread;
+};
+
+struct bcond {
+	struct ecp_vec waiters; /* thread indices, FIFO */
+};
+
+struct bsem {
+	uint64_t initial;     /* initial tokens not yet consumed */
+	struct ecp_vec posts; /* segment ids of posts, FIFO from `head` */
+	size_t head;
+};
+
+struct bbarrier {
+	uint64_t count;          /* 0 when barrier_init was not seen */
+	struct ecp_vec arrivals; /* thread indices of the current round */
+	struct ecp_vec arrival_segs;
+};
+
+struct bfutex {
+	struct ecp_vec waiters; /* thread indices, FIFO */
+	ecp_id last_wake_seg, last_wake_thread;
+};
+
+/* A channel (pipe, socketpair end, eventfd): units written and not yet
+ * read, FIFO. */
+struct chunk {
+	ecp_id seg, thread;
+	uint64_t units;
+};
+
+struct bchan {
+	uint64_t peer;    /* socketpair: what is written here is read there */
+	uint64_t initial; /* eventfd's initial counter: units nobody wrote */
+	struct ecp_vec q; /* struct chunk */
+	size_t head;
+};
+
+struct bonce {
+	ecp_id done_seg, done_thread;
+};
+
+struct tmp_edge {
+	ecp_id from, to;
+	uint32_t kind;
+};
+
+/* A thread's samples waiting to be applied, in time order. */
+struct samp_list {
+	struct ecp_vec recs; /* struct samp_rec (builder-samples.c) */
+	size_t next;         /* the first not applied yet */
+	uint64_t prev_cpu;   /* CPU time of the last one applied (0: none yet) */
+};
+
+struct fn {
+	uint64_t addr;
+	uint64_t site; /* call site, with by_callsite only (else 0) */
+	uint64_t folded;
+	uint64_t samples; /* as leaf of the sampled part of the stack */
+};
+
+#define CUT_NAMED 4
+
+/* A process the program or a descendant made (builder-processes.c). */
+struct bproc {
+	uint32_t pid, ppid;
+	uint64_t creator;          /* the thread that made it */
+	uint64_t fork_ts, exit_ts; /* exit_ts: its last thread's exit, 0 unseen */
+	ecp_id fork_seg;           /* the creator's segment ending at the fork */
+	uint32_t n_threads;        /* of the model */
+	bool joined;               /* a wait of the program depends on it ... */
+	ecp_id join_seg;           /* ... the segment that wait opened */
+	bool has_children;         /* it made processes of its own */
+};
+
+struct fork_point {
+	uint64_t creator, ts;
+	uint32_t proc;
+};
+
+struct tid_comm {
+	uint64_t tid;
+	char name[16];
+};
+
+struct ecp_builder {
+	struct ecp_builder_options opts;
+	char *trace_path;
+	bool sealed; /* program events started: switch records are final */
+	bool any_switch;
+	uint64_t t0, last_ts;
+	uint64_t ts_tolerance; /* function ts may precede the last event by this */
+	uint64_t events, lost;
+	struct ecp_vec sched_lists; /* struct sched_list * */
+	struct ecp_hmap sched_by_tid;
+	struct ecp_vec samp_lists; /* struct samp_list * */
+	/* every sample's time per tid (their cost), ecp_builder_count_sample */
+	struct ecp_vec cost_lists; /* struct ecp_vec * of uint64_t, in time order */
+	struct ecp_hmap cost_by_tid;
+	struct ecp_hmap samp_by_tid;
+	struct ecp_vec samp_frames; /* every sample's frames (builder-samples.c) */
+	struct ecp_vec samp_next;   /* scratch: the state a sample makes (ecp_id) */
+	uint64_t samples_pushed, samples_applied;
+	struct ecp_vec threads; /* struct bthread * */
+	struct ecp_hmap thread_by_tid;
+	struct ecp_hmap thread_by_handle;
+	struct ecp_hmap create_parent; /* create_id -> parent segment (+1<<32 flag) */
+	struct ecp_hmap create_child;  /* create_id -> child thread index */
+	struct ecp_vec segments;       /* struct ecp_segment, temporary ids */
+	struct ecp_vec edges;          /* struct tmp_edge */
+	struct ecp_vec activities;     /* struct ecp_activity */
+	struct ecp_vec calls;          /* struct ecp_call */
+	struct ecp_vec fns;            /* struct fn */
+	struct ecp_hmap fn_by_addr;
+	struct ecp_hmap fn_by_site; /* mixed (addr, site) key -> fn, probed */
+	ecp_id main_pseudo_fn;
+	struct ecp_vec locks; /* struct block */
+	struct ecp_hmap lock_by_addr;
+	struct ecp_vec conds; /* struct bcond */
+	struct ecp_hmap cond_by_addr;
+	struct ecp_vec sems; /* struct bsem */
+	struct ecp_hmap sem_by_addr;
+	struct ecp_vec barriers; /* struct bbarrier */
+	struct ecp_hmap barrier_by_addr;
+	struct ecp_vec onces; /* struct bonce */
+	struct ecp_hmap once_by_addr;
+	struct ecp_vec futexes; /* struct bfutex */
+	struct ecp_hmap futex_by_addr;
+	struct ecp_vec chans; /* struct bchan */
+	struct ecp_hmap chan_by_id;
+	struct ecp_vec unmodelled; /* char[48]: names of calls ecp does not model */
+	uint64_t warn[WARN_COUNT];
+	char first_inconsistency[600]; /* the first one, quoted in the warning */
+	struct bld_omp *omp;           /* OpenMP dynamic loops (builder-omp.c), or NULL */
+	/* threads the process's exit cut (builder-finish.c): blocked in a
+	 * recorded wait, or still running (their CPU after their last event,
+	 * and the first tids, for the warning that names them) */
+	bool process_exited; /* the agent's process_exit was seen */
+	/* threads only the scheduler saw (builder-unseen.c): the comm of
+	 * every tid that is no agent thread, and those made model threads */
+	struct ecp_vec comms; /* struct tid_comm, one per tid */
+	struct ecp_hmap comm_by_tid;
+	ecp_id unseen_pseudo_fn;
+	uint64_t unseen, unseen_ns, unseen_tids[CUT_NAMED];
+	/* child processes (builder-processes.c) */
+	struct ecp_vec procs; /* struct bproc */
+	struct ecp_hmap proc_by_pid, pid_of_tid;
+	struct fork_point *forks; /* by creator, then time */
+	size_t n_forks;
+	uint64_t child_procs, child_threads, child_cpu_ns;
+	uint64_t cut_blocked, cut_running, cut_running_ns;
+	uint64_t cut_tids[CUT_NAMED];
+	/* timed waits that timed out: all, and those a later wake-up on the
+	 * same object showed to be a progress loop (their delays taken back) */
+	uint64_t timeouts, timeouts_ns, timeouts_taken_back, timeouts_taken_back_ns;
+};
+
+static inline uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline struct bthread *thread_at(struct ecp_builder *b, ecp_id i)
+{
+	return ECP_VEC_AT(&b->threads, struct bthread *, i);
+}
+
+/* builder.c: errors (trace path, event index, thread, what is wrong) and
+ * registries of objects by address */
+int bld_fail_err(struct ecp_builder *b, struct ecp_error *err, const struct ecp_event *ev,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* An inconsistency in the trace: an error, or with opts.lenient (a lossy
+ * trace analysed anyway) a counted warning -- returns 1 and the caller
+ * skips or repairs the event as its comment says. */
+int bld_inconsistent(struct ecp_builder *b, struct ecp_error *err,
+		     const struct ecp_event *ev, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int bld_nomem(struct ecp_error *err);
+void *bld_object_of(struct ecp_vec *vec, struct ecp_hmap *map, uint64_t addr,
+		    bool *created);
+
+/* builder-clock.c: switch records and the threads' CPU clocks */
+int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
+		    struct ecp_error *err);
+int bld_seal(struct ecp_builder *b, struct ecp_error *err);
+uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts);
+uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
+		       const struct ecp_event *ev);
+uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
+/* What the recorder has cost the thread so far (its events, the samples
+ * taken on it), taken out of every clock reading of the thread. */
+uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
+/* The samples taken on the thread up to `ts` (inclusive with `upto`) or
+ * strictly before it, counted from its start; n_samples follows `ts`. */
+uint64_t bld_samples_before(struct bthread *th, uint64_t ts, bool inclusive);
+void bld_count_samples(struct bthread *th, uint64_t ts);
+uint64_t bld_blocked_time(struct ecp_builder *b, struct bthread *th, uint64_t from_ts,
+			  uint64_t to_ts, uint64_t from_cpu, uint64_t to_cpu);
+
+/* builder-functions.c: function time */
+ecp_id bld_function_of(struct ecp_builder *b, uint64_t addr);
+/* The function at addr called from `site` (by_callsite; else, or site 0,
+ * the same as bld_function_of). */
+ecp_id bld_function_at(struct ecp_builder *b, uint64_t addr, uint64_t site);
+ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr);
+struct act_slot *bld_act(struct bthread *th, ecp_id func);
+int bld_advance(struct bthread *th, uint64_t t);
+/* builder-samples.c */
+void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts);
+int bld_apply_samples(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+		      bool func_event);
+int bld_charge_sampled(struct bthread *th, uint64_t d);
+void bld_samples_free(struct ecp_builder *b);
+int bld_pop_frame(struct ecp_builder *b, struct bthread *th, uint64_t t, uint32_t flags);
+int bld_func_entry(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr,
+		   uint64_t site);
+int bld_func_exit(struct ecp_builder *b, struct bthread *th, uint64_t t, uint64_t addr);
+int bld_unwind_all(struct ecp_builder *b, struct bthread *th, uint64_t t);
+/* A call of func at depth over [enter, exit) of the function clock, into the
+ * model's calls when they are kept. */
+int bld_push_call(struct ecp_builder *b, const struct bthread *th, ecp_id func,
+		  uint32_t depth, uint64_t enter, uint64_t exit, uint32_t flags);
+/* Ends the sampled state at function clock t (its calls end there): an
+ * instrumented frame changed, or the thread ended. */
+int bld_samples_close(struct ecp_builder *b, struct bthread *th, uint64_t t);
+
+/* builder-segments.c: segment boundaries, edges, the begin/end of waits */
+int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind);
+int bld_pend_edge(struct bthread *th, ecp_id from, uint32_t kind);
+ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			 uint64_t v, ecp_id lock_release);
+void bld_open_segment(struct bthread *th, uint64_t ts, ecp_id lock, uint8_t mode,
+		      uint64_t delay);
+/* Says what the delay just given to bld_open_segment waited in (enum
+ * ecp_delay_kind): the segment keeps the kind of its largest delay. */
+void bld_delay_kind(struct bthread *th, uint64_t delay, uint8_t kind);
+int bld_begin_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		   int kind, uint64_t obj, uint64_t v);
+/* A timed wait on `obj` timed out after `delay` (the segment opening now
+ * carries it); a wait on the same object then woken by another thread: the
+ * run of timeouts before it was a progress loop, its delays taken back. */
+void bld_timed_out(struct ecp_builder *b, struct bthread *th, uint64_t obj,
+		   uint64_t delay);
+void bld_woken_on(struct ecp_builder *b, struct bthread *th, uint64_t obj);
+uint64_t bld_timeout_delay(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			   uint64_t v);
+int bld_end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 int kind, struct ecp_error *err);
+
+/* builder-threads.c */
+void bld_thread_free(struct bthread *th);
+int bld_ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
+			struct ecp_error *err);
+int bld_ev_thread_create(struct ecp_builder *b, struct bthread *th,
+			 const struct ecp_event *ev, uint64_t v, struct ecp_error *err);
+int bld_ev_join(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+
+/* builder-locks.c */
+struct block *bld_lock_of(struct ecp_builder *b, uint64_t addr, uint32_t kind);
+ecp_id bld_lock_id(struct ecp_builder *b, const struct block *l);
+bool bld_take_lock(struct ecp_builder *b, struct bthread *th, struct block *l,
+		   uint8_t mode);
+int bld_acquired(struct ecp_builder *b, struct bthread *th, struct block *l,
+		 uint8_t mode);
+int bld_release(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		struct block *l, uint64_t v, struct ecp_error *err, ecp_id *seg_out);
+int bld_ev_lock(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+
+/* builder-waits.c */
+int bld_ev_cond(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+int bld_ev_sem(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+	       uint64_t v, struct ecp_error *err);
+int bld_ev_barrier(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		   uint64_t v, struct ecp_error *err);
+int bld_ev_once(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+int bld_ev_futex(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err);
+
+/* builder-channels.c */
+int bld_ev_chan(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+
+/* builder-delays.c */
+int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		 uint64_t v, struct ecp_error *err);
+
+/* builder-omp.c: OpenMP dynamic loops, dealt out again at finish */
+struct bld_omp;
+int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th,
+		     const struct ecp_event *ev, uint64_t v, struct ecp_error *err);
+int bld_omp_finish(struct ecp_builder *b);
+/* An object of the agent's OpenMP constructs (recorder/EVENTS.md). */
+static inline bool bld_omp_object(uint64_t obj)
+{
+	return (obj >> 48) == 0xecb0;
+}
+void bld_omp_free(struct bld_omp *o);
+
+/* builder-finish.c: the text of each counted warning */
+extern const char *const bld_warn_text[WARN_COUNT];
+
+/* builder-exit.c: the threads the exit finds (run twice: the agent's
+ * threads, then those only the scheduler saw) */
+int bld_finish_threads(struct ecp_builder *b, struct ecp_error *err);
+void bld_count_unmatched_creates(struct ecp_builder *b);
+int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m);
+/* builder-segments.c: the progress loops' timeouts, taken back and kept */
+int bld_timeout_warnings(const struct ecp_builder *b, struct ecp_model *m);
+/* builder-consistency.c: the figures the consistency check needs */
+int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m);
+
+/* builder-processes.c: child processes */
+int bld_processes_seal(struct ecp_builder *b);
+/* Ends th's segment at each fork it made up to `upto`. */
+int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
+/* The program's unjoined children that exited by end_ts: counted, and with
+ * `mark` joined by th's next segment.  Returns their number, -1 no memory. */
+int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
+void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
+int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);
+int bld_join_children(struct ecp_builder *b);
+/* A one-thread leaf child's blocked time is its delay (before closing). */
+int bld_child_delays(struct ecp_builder *b);
+int bld_child_warning(const struct ecp_builder *b, struct ecp_model *m, uint64_t cpu_ns);
+
+/* builder-unseen.c: threads only the scheduler saw */
+int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);
+/* The scheduler's name of a tid that is no agent thread (its last), or NULL:
+ * a child process has one when it exec'd (perf writes none at a fork). */
+const char *bld_comm_of(const struct ecp_builder *b, uint64_t tid);
+int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err);
+ecp_id bld_unseen_function(struct ecp_builder *b);
+int bld_unseen_warning(const struct ecp_builder *b, struct ecp_model *m);
+
+#endif

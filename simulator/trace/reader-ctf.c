@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: MIT */
+#include "simulator/trace/reader-ctf.h"
+
+#include <babeltrace2/babeltrace.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/vec.h"
+#include "common/hmap.h"
+
+/* What an event class is, decided once per class from its name. */
+enum class_kind {
+	K_ECP,
+	K_SCHED_SWITCH,
+	K_SCHED_LOST,
+	K_SCHED_COMM,
+	K_SCHED_TASK,
+	K_SCHED_CLOCK,
+	K_SCHED_SAMPLE,
+	K_SCHED_MMAP,
+	K_SCHED_SAMPLE_LOST,
+	K_SCHED_OTHER,
+	K_BIN_INFO,
+	K_DLOPEN,
+	K_IGNORED_LTTNG,
+	K_FOREIGN
+};
+
+#define NO_FIELD UINT32_MAX
+
+/* Per event class: the payload members read, by index (looking members up
+ * by name for every event would dominate the decoding time). */
+struct class_info {
+	enum class_kind kind;
+	enum ecp_event_type type;
+	uint32_t f[3]; /* members giving a, b, c */
+	uint32_t ts;   /* payload `ts` (function and switch events) */
+	uint32_t tsc;  /* payload `tsc` (function events, clock anchors) */
+	bool c_ticks;  /* `c` is a TSC duration (func_folded's total_tsc) */
+	uint32_t mono; /* clock anchors */
+	uint32_t cpu_ns;
+	uint32_t tid;  /* payload tid (sched events) */
+	uint32_t name; /* string member */
+	uint32_t try_; /* lock_acquired `try` */
+	uint32_t vtid; /* common context members */
+	uint32_t vpid;
+	uint32_t baddr, memsz, path;
+	uint32_t regs, chain, stack;      /* samples */
+	uint32_t start, len, pgoff, prot; /* mappings */
+	uint64_t freq;                    /* default clock frequency (Hz) */
+	char event_name[128];
+};
+
+struct ecp_reader {
+	const char *label;
+	const struct ecp_ctf_callbacks *cb;
+	void *user;
+	struct ecp_ctf_stats *stats;
+	struct ecp_error *err;
+	uint64_t vpid; /* the recorded process, from its first event */
+	bool have_vpid;
+	struct ecp_hmap classes; /* class pointer -> index in infos */
+	struct ecp_vec infos;    /* struct class_info */
+	int failed;
+	/* a sample's arrays, decoded here (allocated at the first sample) */
+	uint64_t *regs, *chain, *stack;
+};
+
+/* Payload member names of each event, in event.h's a, b, c order: the
+ * catalogue (event-catalog.h).  The provider `ecp`'s are looked up here;
+ * `ecp_sched`'s are read by name below (their payload has its own ts). */
+static const struct {
+	const char *provider, *name;
+	enum ecp_event_type type;
+	const char *f[3];
+} ecp_events[] = {
+#define ECP_EVENT_ROW(id, provider, name, a, b, c)                                       \
+	{#provider, name, ECP_EV_##id, {a, b, c}},
+    ECP_EVENT_CATALOG(ECP_EVENT_ROW)
+#undef ECP_EVENT_ROW
+};
+
+static uint32_t member_index(const bt_field_class *fc, const char *name)
+{
+	if (!fc || !name || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NO_FIELD;
+	uint64_t n = bt_field_class_structure_get_member_count(fc);
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field_class_structure_member *m =
+		    bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		if (!strcmp(bt_field_class_structure_member_get_name(m), name))
+			return (uint32_t)i;
+	}
+	return NO_FIELD;
+}
+
+/* Integer of any signedness (signed values sign-extend, so that errno and
+ * fd values compare as int64_t); enumerations are integers too. */
+static uint64_t field_u64(const bt_field *f)
+{
+	bt_field_class_type t = bt_field_get_class_type(f);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return (uint64_t)bt_field_integer_signed_get_value(f);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return bt_field_integer_unsigned_get_value(f);
+	return 0;
+}
+
+static uint64_t member_u64(const bt_field *payload, uint32_t idx)
+{
+	if (idx == NO_FIELD || !payload)
+		return 0;
+	return field_u64(
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx));
+}
+
+static const char *member_str(const bt_field *payload, uint32_t idx)
+{
+	if (idx == NO_FIELD || !payload)
+		return NULL;
+	const bt_field *f =
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return NULL;
+	return bt_field_string_get_value(f);
+}
+
+/* Decodes an array of integers into out[0..max); returns its length, or
+ * -1 when the member is not an array of integers or is longer than max. */
+static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out,
+			    uint32_t max)
+{
+	if (idx == NO_FIELD || !payload)
+		return 0;
+	const bt_field *f =
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	if (!bt_field_class_type_is(bt_field_get_class_type(f),
+				    BT_FIELD_CLASS_TYPE_ARRAY))
+		return -1;
+	uint64_t n = bt_field_array_get_length(f);
+	if (n > max)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field *e =
+		    bt_field_array_borrow_element_field_by_index_const(f, i);
+		bt_field_class_type t = bt_field_get_class_type(e);
+		if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_INTEGER))
+			return -1;
+		out[i] = field_u64(e);
+	}
+	return (int64_t)n;
+}
+
+static int classify(struct ecp_reader *r, const bt_event *event, struct class_info *ci)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	const char *name = bt_event_class_get_name(ec);
+	memset(ci, 0, sizeof(*ci));
+	snprintf(ci->event_name, sizeof(ci->event_name), "%s", name ? name : "(unnamed)");
+	ci->f[0] = ci->f[1] = ci->f[2] = NO_FIELD;
+	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = ci->vpid =
+	    ci->tsc = ci->mono = NO_FIELD;
+	ci->baddr = ci->memsz = ci->path = NO_FIELD;
+	ci->regs = ci->chain = ci->stack = NO_FIELD;
+	ci->start = ci->len = ci->pgoff = ci->prot = NO_FIELD;
+	ci->freq = 1000000000;
+	const bt_field_class *payload =
+	    bt_event_class_borrow_payload_field_class_const(ec);
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	const bt_field_class *ctx =
+	    bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
+	if (cc)
+		ci->freq = bt_clock_class_get_frequency(cc);
+	ci->vtid = member_index(ctx, "vtid");
+	ci->vpid = member_index(ctx, "vpid");
+	if (!name) {
+		ci->kind = K_FOREIGN;
+	} else if (!strncmp(name, "ecp:", 4)) {
+		ci->kind = K_FOREIGN;
+		for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
+			if (strcmp(ecp_events[i].provider, "ecp") ||
+			    strcmp(name + 4, ecp_events[i].name))
+				continue;
+			ci->kind = K_ECP;
+			ci->type = ecp_events[i].type;
+			for (int k = 0; k < 3; k++)
+				ci->f[k] = member_index(payload, ecp_events[i].f[k]);
+			/* recorders since issue 14 write TSC totals */
+			if (ci->type == ECP_EV_FUNC_FOLDED && ci->f[2] == NO_FIELD) {
+				ci->f[2] = member_index(payload, "total_tsc");
+				ci->c_ticks = ci->f[2] != NO_FIELD;
+			}
+			break;
+		}
+		ci->ts = member_index(payload, "ts");
+		ci->tsc = member_index(payload, "tsc");
+		ci->cpu_ns = member_index(payload, "cpu_ns");
+		ci->name = member_index(payload, "name");
+		ci->try_ = member_index(payload, "try");
+		if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
+			return ecp_error_set(
+			    r->err, ECP_ERR,
+			    "trace=%s: event '%s' has no vtid context (the "
+			    "recorder must add it)",
+			    r->label, name);
+	} else if (!strcmp(name, "ecp_sched:switch")) {
+		ci->kind = K_SCHED_SWITCH;
+		ci->type = ECP_EV_SCHED_SWITCH;
+		ci->ts = member_index(payload, "ts");
+		ci->tid = member_index(payload, "tid");
+		ci->f[0] = member_index(payload, "out");
+		ci->f[1] = member_index(payload, "preempt");
+	} else if (!strcmp(name, "ecp_sched:lost")) {
+		ci->kind = K_SCHED_LOST;
+		ci->type = ECP_EV_SCHED_LOST;
+		ci->f[0] = member_index(payload, "count");
+	} else if (!strcmp(name, "ecp_sched:comm")) {
+		ci->kind = K_SCHED_COMM;
+		ci->tid = member_index(payload, "tid");
+		ci->name = member_index(payload, "name");
+	} else if (!strcmp(name, "ecp_sched:task")) {
+		ci->kind = K_SCHED_TASK;
+		ci->tid = member_index(payload, "tid");
+		ci->ts = member_index(payload, "ts");
+		ci->f[0] = member_index(payload, "pid");
+		ci->f[1] = member_index(payload, "ppid");
+		ci->f[2] = member_index(payload, "ptid");
+		ci->name = member_index(payload, "exit");
+	} else if (!strcmp(name, "ecp_sched:clock")) {
+		ci->kind = K_SCHED_CLOCK;
+		ci->mono = member_index(payload, "mono");
+		ci->tsc = member_index(payload, "tsc");
+	} else if (!strcmp(name, "ecp_sched:sample")) {
+		ci->kind = K_SCHED_SAMPLE;
+		ci->ts = member_index(payload, "ts");
+		ci->tid = member_index(payload, "tid");
+		ci->regs = member_index(payload, "regs");
+		ci->chain = member_index(payload, "chain");
+		ci->stack = member_index(payload, "stack");
+	} else if (!strcmp(name, "ecp_sched:mmap")) {
+		ci->kind = K_SCHED_MMAP;
+		ci->start = member_index(payload, "start");
+		ci->len = member_index(payload, "len");
+		ci->pgoff = member_index(payload, "pgoff");
+		ci->prot = member_index(payload, "prot");
+		ci->path = member_index(payload, "path");
+	} else if (!strcmp(name, "ecp_sched:sample_lost")) {
+		ci->kind = K_SCHED_SAMPLE_LOST;
+		ci->f[0] = member_index(payload, "count");
+	} else if (!strncmp(name, "ecp_sched:", 10)) {
+		ci->kind = K_SCHED_OTHER;
+	} else if (!strcmp(name, "lttng_ust_statedump:bin_info") ||
+		   !strcmp(name, "lttng_ust_dl:dlopen")) {
+		ci->kind = !strcmp(name, "lttng_ust_dl:dlopen") ? K_DLOPEN : K_BIN_INFO;
+		ci->baddr = member_index(payload, "baddr");
+		ci->memsz = member_index(payload, "memsz");
+		ci->path = member_index(payload, "path");
+	} else if (!strncmp(name, "lttng_ust_statedump:", 20) ||
+		   !strncmp(name, "lttng_ust_dl:", 13) ||
+		   !strncmp(name, "lttng_ust_lib:", 14)) {
+		ci->kind = K_IGNORED_LTTNG;
+	} else {
+		ci->kind = K_FOREIGN;
+	}
+	return ECP_OK;
+}
+
+static const struct class_info *class_of(struct ecp_reader *r, const bt_event *event)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	uint64_t *v = ecp_hmap_get(&r->classes, (uint64_t)(uintptr_t)ec);
+	if (v)
+		return &ECP_VEC_AT(&r->infos, struct class_info, *v);
+	struct class_info ci;
+	if (classify(r, event, &ci) < 0)
+		return NULL;
+	struct class_info *slot = ecp_vec_push(&r->infos);
+	if (!slot ||
+	    ecp_hmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->infos.len - 1) < 0) {
+		ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s",
+			      r->label);
+		return NULL;
+	}
+	*slot = ci;
+	return slot;
+}
+
+static uint64_t snapshot_ns(const bt_message *msg, uint64_t freq)
+{
+	const bt_clock_snapshot *cs =
+	    bt_message_event_borrow_default_clock_snapshot_const(msg);
+	uint64_t v = bt_clock_snapshot_get_value(cs);
+	/* The raw value, not ns from origin: LTTng's origin is the Unix epoch,
+	 * while payload times (func ts, switch ts) are CLOCK_MONOTONIC. */
+	if (freq == 1000000000 || !freq)
+		return v;
+	return (uint64_t)((long double)v * 1e9L / (long double)freq);
+}
+
+/* Whether raw TSC times can be converted: the sched trace, read first,
+ * must have given two clock anchors at least. */
+static bool have_clock(struct ecp_reader *r, uint64_t index)
+{
+	if (r->cb->clock && ecp_tsc_map_ready(r->cb->clock))
+		return true;
+	ecp_error_set(r->err, ECP_ERR,
+		      "trace=%s event=#%llu: function times are raw TSC values but the "
+		      "recording has no clock anchors to convert them (the sched trace "
+		      "is missing or incomplete)",
+		      r->label, (unsigned long long)index);
+	return false;
+}
+
+static int on_event(struct ecp_reader *r, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct class_info *ci = class_of(r, event);
+	if (!ci)
+		return ECP_ERR;
+	uint64_t index = r->stats->events++;
+	if (r->cb->progress && !(index & ((1u << 20) - 1)) && index)
+		r->cb->progress(r->user, index);
+	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	struct ecp_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.index = index;
+	switch (ci->kind) {
+	case K_ECP: {
+		const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
+		if (ci->vpid != NO_FIELD) {
+			/* A child the program forked inherits the agent; its events
+			 * share the per-user buffers but are another process. */
+			uint64_t vpid = member_u64(ctx, ci->vpid);
+			if (!r->have_vpid) {
+				r->vpid = vpid;
+				r->have_vpid = true;
+			} else if (vpid != r->vpid) {
+				r->stats->other_process++;
+				return ECP_OK;
+			}
+		}
+		ev.tid = (uint32_t)member_u64(ctx, ci->vtid);
+		ev.type = (uint16_t)ci->type;
+		ev.a = member_u64(payload, ci->f[0]);
+		ev.b = member_u64(payload, ci->f[1]);
+		ev.c = member_u64(payload, ci->f[2]);
+		ev.cpu_ns = member_u64(payload, ci->cpu_ns);
+		if (ci->try_ != NO_FIELD && member_u64(payload, ci->try_))
+			ev.flags |= ECP_EVF_TRY;
+		if ((ci->c_ticks || ci->tsc != NO_FIELD) && !have_clock(r, index))
+			return ECP_ERR;
+		if (ci->c_ticks)
+			ev.c = ecp_tsc_map_duration(r->cb->clock, ev.c);
+		/* function events: the real entry/exit time is the payload's
+		 * (raw TSC since issue 14, CLOCK_MONOTONIC ns before) */
+		if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->tsc != NO_FIELD)
+			ev.ts =
+			    ecp_tsc_map_time(r->cb->clock, member_u64(payload, ci->tsc));
+		else if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
+			ev.ts = member_u64(payload, ci->ts);
+		else
+			ev.ts = snapshot_ns(msg, ci->freq);
+		if (ci->name != NO_FIELD)
+			ev.name = member_str(payload, ci->name);
+		return r->cb->event(r->user, &ev, r->err);
+	}
+	case K_SCHED_SWITCH:
+		ev.type = ECP_EV_SCHED_SWITCH;
+		ev.tid = (uint32_t)member_u64(payload, ci->tid);
+		ev.ts = member_u64(payload, ci->ts);
+		ev.a = member_u64(payload, ci->f[0]);
+		ev.b = member_u64(payload, ci->f[1]);
+		return r->cb->event(r->user, &ev, r->err);
+	case K_SCHED_LOST:
+		ev.type = ECP_EV_SCHED_LOST;
+		ev.a = member_u64(payload, ci->f[0]);
+		return r->cb->event(r->user, &ev, r->err);
+	case K_SCHED_COMM: {
+		const char *name = member_str(payload, ci->name);
+		if (r->cb->comm && name)
+			return r->cb->comm(r->user, member_u64(payload, ci->tid), name);
+		return ECP_OK;
+	}
+	case K_SCHED_TASK: {
+		/* traces before issue 32 have neither ts nor pid: no use */
+		if (!r->cb->task || ci->ts == NO_FIELD || ci->f[0] == NO_FIELD ||
+		    ci->tid == NO_FIELD || ci->f[1] == NO_FIELD || ci->f[2] == NO_FIELD ||
+		    ci->name == NO_FIELD)
+			return ECP_OK;
+		struct ecp_task t = {.ts = member_u64(payload, ci->ts),
+				     .tid = (uint32_t)member_u64(payload, ci->tid),
+				     .pid = (uint32_t)member_u64(payload, ci->f[0]),
+				     .ppid = (uint32_t)member_u64(payload, ci->f[1]),
+				     .ptid = (uint32_t)member_u64(payload, ci->f[2]),
+				     .exit = member_u64(payload, ci->name) != 0};
+		return r->cb->task(r->user, &t);
+	}
+	case K_BIN_INFO:
+	case K_DLOPEN: {
+		const char *path = member_str(payload, ci->path);
+		if (r->cb->object && path &&
+		    r->cb->object(r->user, member_u64(payload, ci->baddr),
+				  member_u64(payload, ci->memsz), path) < 0)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
+		return ECP_OK;
+	}
+	case K_SCHED_CLOCK:
+		if (r->cb->clock && ci->mono != NO_FIELD && ci->tsc != NO_FIELD &&
+		    ecp_tsc_map_add(r->cb->clock, member_u64(payload, ci->mono),
+				    member_u64(payload, ci->tsc)) < 0)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
+		return ECP_OK;
+	case K_SCHED_SAMPLE: {
+		if (!r->cb->sample)
+			return ECP_OK;
+		if (!r->regs) {
+			r->regs = malloc(ECP_SAMPLE_MAX_REGS * sizeof(uint64_t));
+			r->chain = malloc(ECP_SAMPLE_MAX_CHAIN * sizeof(uint64_t));
+			r->stack = malloc(ECP_SAMPLE_MAX_STACK * sizeof(uint64_t));
+			if (!r->regs || !r->chain || !r->stack)
+				return ecp_error_set(r->err, ECP_ERR_NOMEM,
+						     "out of memory reading %s",
+						     r->label);
+		}
+		struct ecp_sample smp = {.ts = member_u64(payload, ci->ts),
+					 .index = index,
+					 .tid = (uint32_t)member_u64(payload, ci->tid),
+					 .regs = r->regs,
+					 .chain = r->chain,
+					 .stack = r->stack};
+		int64_t nr =
+		    member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
+		int64_t nc =
+		    member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
+		int64_t ns =
+		    member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
+		if (nr < 0 || nc < 0 || ns < 0)
+			return ecp_error_set(
+			    r->err, ECP_ERR,
+			    "trace=%s event=#%llu: malformed sample (%s is not "
+			    "an array of at most %u integers)",
+			    r->label, (unsigned long long)index,
+			    nr < 0   ? "regs"
+			    : nc < 0 ? "chain"
+				     : "stack",
+			    nr < 0   ? ECP_SAMPLE_MAX_REGS
+			    : nc < 0 ? ECP_SAMPLE_MAX_CHAIN
+				     : ECP_SAMPLE_MAX_STACK);
+		smp.n_regs = (uint32_t)nr;
+		smp.n_chain = (uint32_t)nc;
+		smp.n_stack = (uint32_t)ns;
+		return r->cb->sample(r->user, &smp, r->err);
+	}
+	case K_SCHED_MMAP: {
+		const char *path = member_str(payload, ci->path);
+		if (r->cb->mapping && path &&
+		    r->cb->mapping(r->user, member_u64(payload, ci->start),
+				   member_u64(payload, ci->len),
+				   member_u64(payload, ci->pgoff),
+				   (uint32_t)member_u64(payload, ci->prot), path) < 0)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
+		return ECP_OK;
+	}
+	case K_SCHED_SAMPLE_LOST:
+		if (r->cb->sample_lost)
+			r->cb->sample_lost(r->user, member_u64(payload, ci->f[0]));
+		return ECP_OK;
+	case K_SCHED_OTHER:
+	case K_IGNORED_LTTNG:
+		return ECP_OK;
+	case K_FOREIGN:
+	default:
+		return ecp_error_set(
+		    r->err, ECP_ERR,
+		    "trace=%s event=#%llu: event '%s' is not part of an ecp "
+		    "trace (another provider's trace, or a newer recorder)",
+		    r->label, (unsigned long long)index, ci->event_name);
+	}
+}
+
+static bt_graph_simple_sink_component_initialize_func_status
+sink_init(bt_message_iterator *it, void *user)
+{
+	(void)it;
+	(void)user;
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
+}
+
+static bt_graph_simple_sink_component_consume_func_status
+sink_consume(bt_message_iterator *it, void *user)
+{
+	struct ecp_reader *r = user;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &count);
+	switch (st) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	uint64_t i = 0;
+	for (; i < count && !r->failed; i++) {
+		const bt_message *msg = msgs[i];
+		switch (bt_message_get_type(msg)) {
+		case BT_MESSAGE_TYPE_EVENT:
+			if (on_event(r, msg) < 0)
+				r->failed = 1;
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
+			uint64_t n = 0;
+			if (bt_message_discarded_events_get_count(msg, &n) !=
+			    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+				n = 1; /* at least one, count unknown */
+			if (!r->stats->discarded && !r->stats->discarded_packets)
+				r->stats->first_discard_index = r->stats->events;
+			r->stats->discarded += n;
+			break;
+		}
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+			if (!r->stats->discarded && !r->stats->discarded_packets)
+				r->stats->first_discard_index = r->stats->events;
+			r->stats->discarded_packets++;
+			break;
+		default:
+			break;
+		}
+		bt_message_put_ref(msg);
+	}
+	for (; i < count; i++)
+		bt_message_put_ref(msgs[i]);
+	return r->failed ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
+			 : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* babeltrace2's innermost error cause (the root, index 0), for messages:
+ * the outer causes only say that each component above it failed, and every
+ * cause ends in a list of addresses ("...: msg-it-addr=0x..., ...") that
+ * means nothing to a user, so that list is cut off. */
+static void take_bt_error(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	const bt_error *e = bt_current_thread_take_error();
+	if (!e)
+		return;
+	if (bt_error_get_cause_count(e) > 0) {
+		const char *m =
+		    bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0));
+		const char *addr = m ? strstr(m, "addr=") : NULL;
+		size_t n = m ? strlen(m) : 0;
+		if (addr) {
+			/* back to the ": " that starts the key=value list */
+			const char *colon = addr;
+			while (colon > m && !(colon[0] == ':' && colon[1] == ' '))
+				colon--;
+			if (colon > m)
+				n = (size_t)(colon - m);
+		}
+		snprintf(buf, len, "%.*s", (int)n, m ? m : "");
+	}
+	bt_error_release(e);
+}
+
+int ecp_ctf_read(const char *ctf_dir, const char *label,
+		 const struct ecp_ctf_callbacks *cb, void *user,
+		 struct ecp_ctf_stats *stats, struct ecp_error *err)
+{
+	struct ecp_reader r = {
+	    .label = label, .cb = cb, .user = user, .stats = stats, .err = err};
+	ecp_hmap_init(&r.classes);
+	ecp_vec_init(&r.infos, sizeof(struct class_info));
+	memset(stats, 0, sizeof(*stats));
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	bt_graph *graph = NULL;
+	bt_value *params = NULL;
+	int rc = ECP_OK;
+	char bterr[sizeof(stats->bt_cause)];
+
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
+		BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
+			   &utils) != BT_PLUGIN_FIND_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR,
+				   "babeltrace2 plugins 'ctf' and 'utils' not found (is "
+				   "babeltrace2 installed?)");
+		goto out;
+	}
+	const bt_component_class_source *fs =
+	    bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	const bt_component_class_filter *muxer =
+	    bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	graph = bt_graph_create(0);
+	params = bt_value_map_create();
+	bt_value *inputs = NULL;
+	if (!fs || !muxer || !graph || !params ||
+	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
+		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+	    bt_value_array_append_string_element(inputs, ctf_dir) !=
+		BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s",
+				   label);
+		goto out;
+	}
+	const bt_component_source *src = NULL;
+	const bt_component_filter *mux = NULL;
+	const bt_component_sink *sink = NULL;
+	if (bt_graph_add_source_component(graph, fs, "src", params, BT_LOGGING_LEVEL_NONE,
+					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		take_bt_error(bterr, sizeof(bterr));
+		stats->bt_failed = 1;
+		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+		rc = ecp_error_set(err, ECP_ERR,
+				   "trace=%s: babeltrace2 cannot open the trace: %s",
+				   label, bterr[0] ? bterr : "it refused it");
+		goto out;
+	}
+	if (bt_graph_add_filter_component(graph, muxer, "mux", NULL,
+					  BT_LOGGING_LEVEL_NONE,
+					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_add_simple_sink_component(graph, "ecp", sink_init, sink_consume,
+					       NULL, &r, &sink) !=
+		BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s",
+				   label);
+		goto out;
+	}
+	uint64_t nports = bt_component_source_get_output_port_count(src);
+	for (uint64_t i = 0; i < nports; i++) {
+		const bt_port_output *o =
+		    bt_component_source_borrow_output_port_by_index_const(src, i);
+		const bt_port_input *in =
+		    bt_component_filter_borrow_input_port_by_index_const(mux, i);
+		if (!in || bt_graph_connect_ports(graph, o, in, NULL) !=
+			       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			rc = ecp_error_set(err, ECP_ERR,
+					   "cannot connect the streams of %s", label);
+			goto out;
+		}
+	}
+	if (bt_graph_connect_ports(
+		graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+		bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+		NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		rc = ecp_error_set(err, ECP_ERR, "cannot connect the muxer of %s", label);
+		goto out;
+	}
+	bt_graph_run_status st;
+	do {
+		st = bt_graph_run(graph);
+	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (r.failed) {
+		rc = ecp_error_is_set(err) ? err->status : ECP_ERR;
+		/* our own message is the useful one; drop babeltrace2's */
+		const bt_error *e = bt_current_thread_take_error();
+		if (e)
+			bt_error_release(e);
+		goto out;
+	}
+	if (st == BT_GRAPH_RUN_STATUS_OK) {
+		/* The CTF source ends a stream quietly at some damaged data,
+		 * leaving its error behind: the events after it are lost. */
+		take_bt_error(bterr, sizeof(bterr));
+		if (bterr[0]) {
+			stats->bt_failed = 3;
+			snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+		}
+	} else {
+		take_bt_error(bterr, sizeof(bterr));
+		stats->bt_failed = 2;
+		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+		rc = ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s event=#%llu: babeltrace2 cannot decode the trace: %s",
+		    label, (unsigned long long)stats->events,
+		    bterr[0] ? bterr : "it failed");
+		goto out;
+	}
+out:
+	bt_value_put_ref(params);
+	bt_graph_put_ref(graph);
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+	ecp_hmap_finish(&r.classes);
+	ecp_vec_finish(&r.infos);
+	free(r.regs);
+	free(r.chain);
+	free(r.stack);
+	return rc;
+}
+
+static int find_rec(const char *dir, int depth, char **out)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (snprintf(path, sizeof(path), "%s/metadata", dir) < (int)sizeof(path) &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		*out = strdup(dir);
+		return *out ? 1 : -1;
+	}
+	if (depth >= 8)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	/* sorted so that the choice does not depend on directory order */
+	struct dirent **names = NULL;
+	int n = 0, cap = 0, found = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			struct dirent **p = realloc(names, (size_t)cap * sizeof(*p));
+			if (!p) {
+				found = -1;
+				break;
+			}
+			names = p;
+		}
+		names[n] = malloc(sizeof(struct dirent));
+		if (!names[n]) {
+			found = -1;
+			break;
+		}
+		memcpy(names[n++], e, sizeof(struct dirent));
+	}
+	closedir(d);
+	for (int i = 0; i < n && !found; i++)
+		for (int j = i + 1; j < n; j++)
+			if (strcmp(names[j]->d_name, names[i]->d_name) < 0) {
+				struct dirent *t = names[i];
+				names[i] = names[j];
+				names[j] = t;
+			}
+	for (int i = 0; i < n && !found; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			found = find_rec(path, depth + 1, out);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return found;
+}
+
+int ecp_ctf_find_metadata(const char *root, char **out, struct ecp_error *err)
+{
+	*out = NULL;
+	int found = find_rec(root, 0, out);
+	if (found < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	if (!found)
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: missing CTF metadata (no directory below it "
+		    "contains a 'metadata' file)",
+		    root);
+	return ECP_OK;
+}
