@@ -106,18 +106,18 @@ static int write_perfetto(FILE *out, const struct export_options *o,
 			sl->function = c->function;
 			sl->depth = c->depth;
 			sl->sampled = (c->flags & ECP_CALL_SAMPLED) != 0;
-			sl->start_ns = llround(ecp_cli_timeline_sim_time(
+			sl->start_ns = llround(ecp_timeline_sim_time(
 			    &run->timeline, c->thread, c->enter, false));
-			sl->end_ns = llround(ecp_cli_timeline_sim_time(
+			sl->end_ns = llround(ecp_timeline_sim_time(
 			    &run->timeline, c->thread, c->exit, true));
 			if (sl->end_ns < sl->start_ns)
 				sl->end_ns = sl->start_ns;
 			double incl = (double)(c->exit - c->enter);
-			double wt = ecp_cli_timeline_weighted(&run->timeline, c->thread,
-							      c->enter, c->exit);
+			double wt = ecp_timeline_weighted(&run->timeline, c->thread,
+							  c->enter, c->exit);
 			sl->weight = incl > 0 ? wt / incl : 0;
-			sl->on_ecp = ecp_cli_timeline_on_ecp(&run->timeline, c->thread,
-							     c->enter, c->exit);
+			sl->on_ecp = ecp_timeline_on_ecp(&run->timeline, c->thread,
+							 c->enter, c->exit);
 		}
 	} else {
 		for (uint32_t i = 0; i < m->n_segments; i++) {
@@ -234,13 +234,13 @@ static int write_folded(FILE *out, const struct ecp_cli_session *s,
 		frames[root_index * (MAX_FOLDED_DEPTH + 1)] = root;
 		stacks[root_index].depth = 1;
 		stacks[root_index].weighted_ns =
-		    ecp_cli_timeline_weighted(&run->timeline, t, 0, thread_cpu);
+		    ecp_timeline_weighted(&run->timeline, t, 0, thread_cpu);
 		for (; i < m->n_calls && order[i]->thread == t; i++) {
 			const struct ecp_call *c = order[i];
 			while (depth && open_exit[depth - 1] <= c->enter)
 				depth--;
-			double incl = ecp_cli_timeline_weighted(&run->timeline, t,
-								c->enter, c->exit);
+			double incl =
+			    ecp_timeline_weighted(&run->timeline, t, c->enter, c->exit);
 			/* The call's inclusive weight leaves its parent's exclusive part.
 			 */
 			size_t parent = depth ? open_stack[depth - 1] : root_index;

@@ -60,15 +60,15 @@ int ecp_cli_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned pro
 			   &run->replay, &err) < 0)
 		return ecp_cli_fail(cmd, "simulating P=%u: %s", processors, err.msg);
 	if (fill_names(s->model, run) < 0 ||
-	    ecp_cli_timeline_init(&run->timeline, s->model, run->replay.seg_start,
-				  run->replay.seg_end, run->analysis.weights) < 0)
+	    ecp_timeline_init(&run->timeline, s->model, run->replay.seg_start,
+			      run->replay.seg_end, run->analysis.weights) < 0)
 		return ecp_cli_fail(cmd, "out of memory");
 	return 0;
 }
 
 void ecp_cli_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m)
 {
-	ecp_cli_timeline_finish(&run->timeline);
+	ecp_timeline_finish(&run->timeline);
 	ecp_replay_finish(&run->replay);
 	ecp_analysis_finish(&run->analysis);
 	if (run->thread_names)

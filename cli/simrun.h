@@ -6,7 +6,7 @@
 #define ECP_CLI_SIMRUN_H
 
 #include "cli/session.h"
-#include "cli/timeline.h"
+#include "ecp/timeline.h"
 #include "ecp/analysis.h"
 #include "simulator/replay/replay.h"
 

@@ -11,8 +11,8 @@
  * The weighted CPU integral W(c) = sum over segments of weight x (the part of
  * the segment's CPU time before c) gives any CPU interval's ECP-weighted time
  * as W(b) - W(a): the TETID of a call, the weight of a folded stack. */
-#ifndef ECP_CLI_TIMELINE_H
-#define ECP_CLI_TIMELINE_H
+#ifndef ECP_ECP_TIMELINE_H
+#define ECP_ECP_TIMELINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,24 +27,24 @@ struct ecp_timeline {
 	double *weighted_before; /* per segment: W at its cpu_start (within its thread) */
 };
 
-int ecp_cli_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
-			  const uint64_t *seg_start, const uint64_t *seg_end,
-			  const double *weights);
-void ecp_cli_timeline_finish(struct ecp_timeline *tl);
+int ecp_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
+		      const uint64_t *seg_start, const uint64_t *seg_end,
+		      const double *weights);
+void ecp_timeline_finish(struct ecp_timeline *tl);
 
 /* Simulated time of CPU instant `cpu` of `thread`.  At a boundary shared by
  * several segments (zero-length ones), an exit maps to the earliest segment
  * that reaches `cpu` and an entry to the latest that starts there. */
-double ecp_cli_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread,
-				 uint64_t cpu, bool is_exit);
+double ecp_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread, uint64_t cpu,
+			     bool is_exit);
 
 /* ECP-weighted CPU time of [a, b) on `thread`. */
-double ecp_cli_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
-				 uint64_t b);
+double ecp_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			     uint64_t b);
 
 /* True when some segment overlapping [a, b) (or containing a when a == b)
  * has a nonzero weight. */
-bool ecp_cli_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
-			     uint64_t b);
+bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			 uint64_t b);
 
 #endif

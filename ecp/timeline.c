@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/timeline.h"
+#include "ecp/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int ecp_cli_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
-			  const uint64_t *seg_start, const uint64_t *seg_end,
-			  const double *weights)
+int ecp_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
+		      const uint64_t *seg_start, const uint64_t *seg_end,
+		      const double *weights)
 {
 	memset(tl, 0, sizeof(*tl));
 	tl->model = m;
@@ -28,7 +28,7 @@ int ecp_cli_timeline_init(struct ecp_timeline *tl, const struct ecp_model *m,
 	return 0;
 }
 
-void ecp_cli_timeline_finish(struct ecp_timeline *tl)
+void ecp_timeline_finish(struct ecp_timeline *tl)
 {
 	if (!tl)
 		return;
@@ -66,8 +66,8 @@ static uint32_t locate(const struct ecp_model *m, const struct ecp_thread *th,
 	return lo ? lo - 1 : 0;
 }
 
-double ecp_cli_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread,
-				 uint64_t cpu, bool is_exit)
+double ecp_timeline_sim_time(const struct ecp_timeline *tl, ecp_id thread, uint64_t cpu,
+			     bool is_exit)
 {
 	const struct ecp_model *m = tl->model;
 	const struct ecp_thread *th = &m->threads[thread];
@@ -98,8 +98,8 @@ static double weighted_at(const struct ecp_timeline *tl, const struct ecp_thread
 	return tl->weighted_before[s] + tl->weights[s] * (double)into;
 }
 
-double ecp_cli_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
-				 uint64_t b)
+double ecp_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			     uint64_t b)
 {
 	const struct ecp_thread *th = &tl->model->threads[thread];
 	if (b <= a)
@@ -107,8 +107,8 @@ double ecp_cli_timeline_weighted(const struct ecp_timeline *tl, ecp_id thread, u
 	return weighted_at(tl, th, b) - weighted_at(tl, th, a);
 }
 
-bool ecp_cli_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
-			     uint64_t b)
+bool ecp_timeline_on_ecp(const struct ecp_timeline *tl, ecp_id thread, uint64_t a,
+			 uint64_t b)
 {
 	const struct ecp_model *m = tl->model;
 	const struct ecp_thread *th = &m->threads[thread];
