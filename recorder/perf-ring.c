@@ -186,6 +186,46 @@ bool ecp_perf_rings_drain_merged_some(
 	return left;
 }
 
+int ecp_perf_rings_map(struct ecp_perf_ring *rings, const int *fds, size_t n,
+		       size_t pages, size_t min_pages, const char *what, size_t *held,
+		       struct ecp_error *err)
+{
+	int rc = ECP_OK;
+	for (size_t i = 0; i < n; i++) {
+		rings[i] = (struct ecp_perf_ring){.fd = -1};
+		if (rc == ECP_OK)
+			rc = ecp_perf_ring_map(&rings[i], fds[i], pages, min_pages, what,
+					       err);
+		else
+			close(fds[i]);
+	}
+	*held = n;
+	if (rc != ECP_OK)
+		for (size_t i = 0; i < n; i++)
+			ecp_perf_ring_close(&rings[i]);
+	return rc;
+}
+
+bool ecp_perf_rings_open(const struct ecp_perf_ring *rings, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rings[i].base || rings[i].fd >= 0)
+			return true;
+	return false;
+}
+
+void ecp_perf_rings_finish(struct ecp_perf_ring *rings, size_t n,
+			   void (*drain)(void *ctx), void *ctx)
+{
+	bool mapped = false;
+	for (size_t i = 0; i < n; i++)
+		mapped |= rings[i].base != NULL;
+	if (mapped)
+		drain(ctx);
+	for (size_t i = 0; i < n; i++)
+		ecp_perf_ring_close(&rings[i]);
+}
+
 void ecp_perf_ring_close(struct ecp_perf_ring *r)
 {
 	if (r->base)

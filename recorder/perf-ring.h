@@ -54,6 +54,17 @@ bool ecp_perf_rings_drain_merged_some(
     void (*handle)(void *ctx, const struct perf_event_header *h), void *ctx,
     size_t max_bytes);
 void ecp_perf_ring_close(struct ecp_perf_ring *r);
+/* One ring per CPU (`record --cpus`): maps the n fds as ecp_perf_ring_map
+ * does, taking ownership of all of them (on a failure every one is closed,
+ * the rest unmapped); *held is how many rings the caller must look at. */
+int ecp_perf_rings_map(struct ecp_perf_ring *rings, const int *fds, size_t n,
+		       size_t pages, size_t min_pages, const char *what, size_t *held,
+		       struct ecp_error *err);
+/* Whether a ring is mapped (or a descriptor still open). */
+bool ecp_perf_rings_open(const struct ecp_perf_ring *rings, size_t n);
+/* At the end: drain(ctx) once when a ring is mapped, then every ring closed. */
+void ecp_perf_rings_finish(struct ecp_perf_ring *rings, size_t n,
+			   void (*drain)(void *ctx), void *ctx);
 /* At the end of a recording: drains what is left (when mapped), then closes. */
 void ecp_perf_ring_finish(struct ecp_perf_ring *r,
 			  void (*handle)(void *ctx, const struct perf_event_header *h),

@@ -95,29 +95,15 @@ int ecp_perf_sample_init(struct ecp_perf_sample *s, const int *fds, size_t n, pi
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->emit = emit;
-	for (size_t i = 0; i < ECP_PERF_MAX_CPUS; i++)
-		s->rings[i].fd = -1;
-	int rc = ECP_OK;
-	for (size_t i = 0; i < n && i < ECP_PERF_MAX_CPUS; i++) {
-		if (rc == ECP_OK)
-			rc = ecp_perf_ring_map(&s->rings[i], fds[i], DATA_PAGES, 16,
-					       "samples", err);
-		else
-			close(fds[i]);
-		s->n_rings = i + 1;
-	}
-	if (rc != ECP_OK)
-		for (size_t i = 0; i < s->n_rings; i++)
-			ecp_perf_ring_close(&s->rings[i]);
-	return rc;
+	if (n > ECP_PERF_MAX_CPUS)
+		n = ECP_PERF_MAX_CPUS;
+	return ecp_perf_rings_map(s->rings, fds, n, DATA_PAGES, 16, "samples",
+				  &s->n_rings, err);
 }
 
 bool ecp_perf_sample_open_rings(const struct ecp_perf_sample *s)
 {
-	for (size_t i = 0; i < s->n_rings; i++)
-		if (s->rings[i].base || s->rings[i].fd >= 0)
-			return true;
-	return false;
+	return ecp_perf_rings_open(s->rings, s->n_rings);
 }
 
 /* Marks the executable mapping that `addr` falls in, if any: the leaf pc
@@ -305,15 +291,15 @@ bool ecp_perf_sample_drain_some(struct ecp_perf_sample *s, size_t max_bytes)
 						handle_record, s, max_bytes);
 }
 
+/* ecp_perf_rings_finish's drain */
+static void drain_all(void *ctx)
+{
+	ecp_perf_sample_drain(ctx);
+}
+
 void ecp_perf_sample_finish(struct ecp_perf_sample *s)
 {
-	bool mapped = false;
-	for (size_t i = 0; i < s->n_rings; i++)
-		mapped |= s->rings[i].base != NULL;
-	if (mapped)
-		ecp_perf_sample_drain(s);
-	for (size_t i = 0; i < s->n_rings; i++)
-		ecp_perf_ring_close(&s->rings[i]);
+	ecp_perf_rings_finish(s->rings, s->n_rings, drain_all, s);
 }
 
 void ecp_perf_sample_free(struct ecp_perf_sample *s)

@@ -55,29 +55,15 @@ int ecp_perf_switch_init(struct ecp_perf_switch *ps, const int *fds, size_t n, p
 	memset(ps, 0, sizeof(*ps));
 	ps->pid = pid;
 	ps->emit = emit;
-	for (size_t i = 0; i < ECP_PERF_MAX_CPUS; i++)
-		ps->rings[i].fd = -1;
-	int rc = ECP_OK;
-	for (size_t i = 0; i < n && i < ECP_PERF_MAX_CPUS; i++) {
-		if (rc == ECP_OK)
-			rc = ecp_perf_ring_map(&ps->rings[i], fds[i], DATA_PAGES,
-					       DATA_PAGES / 8, "context switches", err);
-		else
-			close(fds[i]);
-		ps->n_rings = i + 1;
-	}
-	if (rc != ECP_OK)
-		for (size_t i = 0; i < ps->n_rings; i++)
-			ecp_perf_ring_close(&ps->rings[i]);
-	return rc;
+	if (n > ECP_PERF_MAX_CPUS)
+		n = ECP_PERF_MAX_CPUS;
+	return ecp_perf_rings_map(ps->rings, fds, n, DATA_PAGES, DATA_PAGES / 8,
+				  "context switches", &ps->n_rings, err);
 }
 
 bool ecp_perf_switch_open_rings(const struct ecp_perf_switch *ps)
 {
-	for (size_t i = 0; i < ps->n_rings; i++)
-		if (ps->rings[i].base || ps->rings[i].fd >= 0)
-			return true;
-	return false;
+	return ecp_perf_rings_open(ps->rings, ps->n_rings);
 }
 
 /* Where a record goes in the merge of the CPUs' rings: its sample_id's
@@ -180,15 +166,15 @@ void ecp_perf_switch_drain(struct ecp_perf_switch *ps)
 				    ps);
 }
 
+/* ecp_perf_rings_finish's drain */
+static void drain_all(void *ctx)
+{
+	ecp_perf_switch_drain(ctx);
+}
+
 void ecp_perf_switch_finish(struct ecp_perf_switch *ps)
 {
-	bool mapped = false;
-	for (size_t i = 0; i < ps->n_rings; i++)
-		mapped |= ps->rings[i].base != NULL;
-	if (mapped)
-		ecp_perf_switch_drain(ps);
-	for (size_t i = 0; i < ps->n_rings; i++)
-		ecp_perf_ring_close(&ps->rings[i]);
+	ecp_perf_rings_finish(ps->rings, ps->n_rings, drain_all, ps);
 }
 
 void ecp_perf_switch_free(struct ecp_perf_switch *ps)
