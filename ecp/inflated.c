@@ -141,38 +141,27 @@ static int makespans(const struct ecp_model *m, const struct ecp_dag *dag,
 	return rc;
 }
 
-/* The hand-offs on the ASAP critical path of dag: back from the segment
- * that ends last, through the input that ended when each segment started;
- * a cross-thread input counts when the segment's thread had ended its
+struct handoff_count {
+	const struct ecp_dag *dag;
+	uint64_t count;
+};
+
+/* A cross-thread input counts when the segment's thread had ended its
  * previous segment before that input did (it was waiting). */
+static void count_handoff(void *ctx, ecp_id s, ecp_id from, bool by_delay)
+{
+	struct handoff_count *c = ctx;
+	ecp_id p = c->dag->pred[s];
+	if (!by_delay && p != ECP_NO_ID && c->dag->end[p] < c->dag->end[from])
+		c->count++;
+}
+
+/* The hand-offs on the ASAP critical path of dag (ecp_dag_walk_critical_path). */
 static uint64_t handoffs_on_path(const struct ecp_dag *dag)
 {
-	uint32_t n = dag->n_segments;
-	if (!n)
-		return 0;
-	ecp_id s = 0;
-	for (ecp_id i = 1; i < n; i++)
-		if (dag->end[i] > dag->end[s])
-			s = i;
-	uint64_t count = 0;
-	/* each step goes to a segment that ended no later: at most n steps */
-	for (uint32_t steps = 0; steps <= n && dag->start[s] > 0; steps++) {
-		ecp_id next = ECP_NO_ID, p = dag->pred[s];
-		for (uint32_t k = dag->in_offset[s]; k < dag->in_offset[s + 1]; k++)
-			if (dag->end[dag->in_from[k]] == dag->start[s]) {
-				next = dag->in_from[k];
-				break;
-			}
-		if (next != ECP_NO_ID && p != ECP_NO_ID && dag->end[p] < dag->end[next])
-			count++;
-		if (next == ECP_NO_ID && p != ECP_NO_ID &&
-		    dag->end[p] + dag->delay[s] == dag->start[s])
-			next = p;
-		if (next == ECP_NO_ID)
-			break;
-		s = next;
-	}
-	return count;
+	struct handoff_count c = {dag, 0};
+	ecp_dag_walk_critical_path(dag, count_handoff, &c);
+	return c.count;
 }
 
 static double share_at(unsigned p, uint64_t cpus)

@@ -735,19 +735,18 @@ uint64_t ecp_dag_span_delay(const struct ecp_dag *dag)
 	return ecp_dag_span_delay_by_kind(dag, NULL, NULL);
 }
 
-uint64_t ecp_dag_span_delay_by_kind(const struct ecp_dag *dag, const struct ecp_model *m,
-				    uint64_t by_kind[ECP_DELAY_KINDS])
+void ecp_dag_walk_critical_path(const struct ecp_dag *dag,
+				void (*step)(void *ctx, ecp_id s, ecp_id from,
+					     bool by_delay),
+				void *ctx)
 {
 	uint32_t n = dag->n_segments;
-	if (by_kind)
-		memset(by_kind, 0, ECP_DELAY_KINDS * sizeof(*by_kind));
 	if (!n)
-		return 0;
+		return;
 	ecp_id s = 0;
 	for (ecp_id i = 1; i < n; i++)
 		if (dag->end[i] > dag->end[s])
 			s = i;
-	uint64_t sum = 0;
 	/* each step goes to a segment that ended no later: at most n steps */
 	for (uint32_t steps = 0; steps <= n && dag->start[s] > 0; steps++) {
 		ecp_id next = ECP_NO_ID;
@@ -756,18 +755,45 @@ uint64_t ecp_dag_span_delay_by_kind(const struct ecp_dag *dag, const struct ecp_
 				next = dag->in_from[k];
 				break;
 			}
+		bool by_delay = false;
 		ecp_id p = dag->pred[s];
 		if (next == ECP_NO_ID && p != ECP_NO_ID &&
 		    dag->end[p] + dag->delay[s] == dag->start[s]) {
-			sum += dag->delay[s];
-			if (by_kind && m && s < m->n_segments &&
-			    m->segments[s].delay_kind < ECP_DELAY_KINDS)
-				by_kind[m->segments[s].delay_kind] += dag->delay[s];
 			next = p;
+			by_delay = true;
 		}
 		if (next == ECP_NO_ID)
 			break; /* a start no input explains: nothing more to follow */
+		step(ctx, s, next, by_delay);
 		s = next;
 	}
-	return sum;
+}
+
+struct span_delay {
+	const struct ecp_dag *dag;
+	const struct ecp_model *m;
+	uint64_t *by_kind;
+	uint64_t sum;
+};
+
+static void add_delay(void *ctx, ecp_id s, ecp_id from, bool by_delay)
+{
+	struct span_delay *d = ctx;
+	(void)from;
+	if (!by_delay)
+		return;
+	d->sum += d->dag->delay[s];
+	if (d->by_kind && d->m && s < d->m->n_segments &&
+	    d->m->segments[s].delay_kind < ECP_DELAY_KINDS)
+		d->by_kind[d->m->segments[s].delay_kind] += d->dag->delay[s];
+}
+
+uint64_t ecp_dag_span_delay_by_kind(const struct ecp_dag *dag, const struct ecp_model *m,
+				    uint64_t by_kind[ECP_DELAY_KINDS])
+{
+	if (by_kind)
+		memset(by_kind, 0, ECP_DELAY_KINDS * sizeof(*by_kind));
+	struct span_delay d = {dag, m, by_kind, 0};
+	ecp_dag_walk_critical_path(dag, add_delay, &d);
+	return d.sum;
 }

@@ -61,6 +61,14 @@ void ecp_dag_finish(struct ecp_dag *dag);
  * answer says how much of the run is waiting on something outside the
  * program's threads (sleeps, I/O, timeouts kept, other processes). */
 uint64_t ecp_dag_span_delay(const struct ecp_dag *dag);
+/* That path, step by step: for each segment s on it (back from the one
+ * that ends last), what held its start -- the input `from` that ended then,
+ * or its thread predecessor after its delay (by_delay) -- until a start no
+ * input explains. */
+void ecp_dag_walk_critical_path(const struct ecp_dag *dag,
+				void (*step)(void *ctx, ecp_id s, ecp_id from,
+					     bool by_delay),
+				void *ctx);
 /* The same, split by what each delay waited in (the model's segments'
  * delay_kind) into by_kind, zeroed first. */
 uint64_t ecp_dag_span_delay_by_kind(const struct ecp_dag *dag, const struct ecp_model *m,
