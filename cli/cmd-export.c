@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/session.h"
-#include "cli/simrun.h"
+#include "cli/ask.h"
 #include "viz/folded.h"
 #include "viz/perfetto.h"
 #include "viz/segments-csv.h"
@@ -324,8 +324,8 @@ int cmd_export(int argc, char **argv)
 	if ((rc = ecp_cli_session_open("export", &o.common, &s)))
 		return rc;
 	struct ecp_simrun run;
-	if ((rc = ecp_cli_simrun_init("export", &s, o.processors, &run))) {
-		ecp_cli_simrun_finish(&run, s.model);
+	if ((rc = ecp_cli_ask_simrun("export", &s, o.processors, &run))) {
+		ecp_answer_simrun_finish(&run, s.model);
 		ecp_cli_session_close(&s);
 		return rc;
 	}
@@ -354,7 +354,7 @@ int cmd_export(int argc, char **argv)
 	}
 	rc = ecp_cli_output_commit("export", &out) < 0 ? ECP_EXIT_FAILED : ECP_EXIT_OK;
 done:
-	ecp_cli_simrun_finish(&run, s.model);
+	ecp_answer_simrun_finish(&run, s.model);
 	ecp_cli_session_close(&s);
 	return rc;
 }

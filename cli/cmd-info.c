@@ -4,6 +4,7 @@
  * processors, from the ASAP DAG), parallelism and the top functions by work
  * (exclusive CPU time, i.e. an ordinary profile). */
 #include "cli/commands.h"
+#include "answers/consistency-json.h"
 #include "cli/consistency.h"
 
 #include <stdlib.h>
@@ -240,7 +241,7 @@ static int print_json(const struct ecp_model *m, const struct ecp_dag *dag,
 	for (size_t i = 0; i < m->n_warnings; i++)
 		ecp_json_string(&w, m->warnings[i]);
 	ecp_json_end_array(&w);
-	ecp_cli_consistency_json(&w, cons);
+	ecp_answer_consistency_json(&w, cons);
 	ecp_json_end_object(&w);
 	return ecp_json_finish(&w, err);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "answers/consistency-json.h"
 #include "cli/consistency.h"
 #include "cli/report-reading.h"
 #include "cli/session.h"
@@ -214,7 +215,7 @@ static void write_json(const struct report_options *o, const struct ecp_model *m
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
-	ecp_cli_consistency_json(&w, cons);
+	ecp_answer_consistency_json(&w, cons);
 	ecp_json_end_object(&w);
 	struct ecp_error err = {0};
 	if (ecp_json_finish(&w, &err) < 0)

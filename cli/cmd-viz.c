@@ -9,8 +9,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/session.h"
-#include "cli/simrun.h"
-#include "cli/processor-sweep.h"
+#include "cli/ask.h"
 #include "common/parse.h"
 #include "viz/html-report.h"
 
@@ -169,7 +168,7 @@ static uint8_t out_edge_mark(uint32_t kind)
 
 static int build_and_write(FILE *out, const struct viz_options *o,
 			   const struct ecp_cli_session *s, const struct ecp_simrun *run,
-			   const struct ecp_cli_sweep *sw, struct ecp_error *err)
+			   const struct ecp_answer_sweep *sw, struct ecp_error *err)
 {
 	const struct ecp_model *m = s->model;
 	size_t nseg = m->n_segments;
@@ -219,7 +218,7 @@ static int build_and_write(FILE *out, const struct viz_options *o,
 		bool top_somewhere = false;
 		for (size_t i = 0; i < sw->n_points; i++) {
 			const struct ecp_function_result *t =
-			    ecp_cli_sweep_top(&sw->points[i]);
+			    ecp_answer_sweep_top(&sw->points[i]);
 			if (t && t->function == sw->shown[k])
 				top_somewhere = true;
 		}
@@ -243,8 +242,8 @@ static int build_and_write(FILE *out, const struct viz_options *o,
 	for (size_t c = 0; c < sw->n_crossovers; c++) {
 		size_t i = sw->crossover_at[c];
 		cross[c].processors = sw->points[i].processors;
-		cross[c].before = ecp_cli_sweep_top(&sw->points[i - 1])->function;
-		cross[c].after = ecp_cli_sweep_top(&sw->points[i])->function;
+		cross[c].before = ecp_answer_sweep_top(&sw->points[i - 1])->function;
+		cross[c].after = ecp_answer_sweep_top(&sw->points[i])->function;
 	}
 	for (size_t k = 0; k < run->analysis.n_functions; k++) {
 		const struct ecp_function_result *f = &run->analysis.functions[k];
@@ -321,12 +320,13 @@ int cmd_viz(int argc, char **argv)
 		return rc;
 	}
 	struct ecp_simrun run;
-	struct ecp_cli_sweep sw;
+	struct ecp_answer_sweep sw;
 	memset(&sw, 0, sizeof(sw));
 	struct ecp_output out = {0};
 	struct ecp_error err = {0};
-	if ((rc = ecp_cli_simrun_init("viz", &s, o.processors, &run)) ||
-	    (rc = ecp_cli_sweep_run("viz", &s, o.range, o.n_range, PLOT_FUNCTIONS, &sw)))
+	if ((rc = ecp_cli_ask_simrun("viz", &s, o.processors, &run)) ||
+	    (rc = ecp_cli_ask_sweep("viz", &s, o.range, o.n_range, PLOT_FUNCTIONS, true,
+				    &sw)))
 		goto done;
 	if (ecp_cli_output_open("viz", o.output, &out) < 0) {
 		rc = ECP_EXIT_FAILED;
@@ -343,8 +343,8 @@ int cmd_viz(int argc, char **argv)
 			"ecp viz: wrote %s (P=%u, range of %zu processor counts)\n",
 			o.output, o.processors, o.n_range);
 done:
-	ecp_cli_sweep_finish(&sw);
-	ecp_cli_simrun_finish(&run, s.model);
+	ecp_answer_sweep_finish(&sw);
+	ecp_answer_simrun_finish(&run, s.model);
 	ecp_cli_session_close(&s);
 	free(o.range);
 	return rc;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "answers/consistency-json.h"
 #include "cli/consistency.h"
 #include "viz/csv.h"
 #include "viz/json.h"
@@ -30,7 +31,7 @@ static void json_side(struct ecp_json_writer *w, const char *key, const char *di
 	ecp_json_kv_uint(w, "recorded_wall_ns", m->info.recorded_wall_ns);
 	ecp_json_kv_uint(w, "work_ns", s->dag.work);
 	ecp_json_kv_uint(w, "span_ns", s->dag.span);
-	ecp_cli_consistency_json(w, &s->consistency);
+	ecp_answer_consistency_json(w, &s->consistency);
 	ecp_json_end_object(w);
 }
 

@@ -10,7 +10,6 @@
 
 #include "simulator/model/consistency.h"
 #include "simulator/model/model.h"
-#include "viz/json.h"
 
 /* What a fatal verdict does: fail the command (ECP_EXIT_FAILED after the
  * reason); be printed as an error (ecp record, whose exit status is the
@@ -37,8 +36,5 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 struct ecp_model *ecp_cli_record_model(const char *trace_dir);
 /* Says what the check found in it, as "ecp record: ...". */
 void ecp_cli_record_consistency(const char *trace_dir, const struct ecp_model *m);
-
-/* "consistency": {...} as a member of the object being written. */
-void ecp_cli_consistency_json(struct ecp_json_writer *w, const struct ecp_consistency *c);
 
 #endif

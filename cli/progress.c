@@ -42,3 +42,18 @@ void ecp_cli_progress_done(struct ecp_progress *p)
 		fputs("\r\033[K", stderr);
 	p->shown = false;
 }
+
+static void hook_update(void *ctx, const char *what)
+{
+	ecp_cli_progress_update(ctx, "%s", what);
+}
+
+static void hook_done(void *ctx)
+{
+	ecp_cli_progress_done(ctx);
+}
+
+struct ecp_answer_progress ecp_cli_progress_hooks(struct ecp_progress *p)
+{
+	return (struct ecp_answer_progress){hook_update, hook_done, p};
+}

@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "answers/progress.h"
+
 struct ecp_progress {
 	const char *cmd;
 	bool on;    /* stderr is a terminal */
@@ -19,5 +21,7 @@ void ecp_cli_progress_init(struct ecp_progress *p, const char *cmd);
 void ecp_cli_progress_update(struct ecp_progress *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void ecp_cli_progress_done(struct ecp_progress *p);
+/* The line as the answers' progress hooks (answers/progress.h). */
+struct ecp_answer_progress ecp_cli_progress_hooks(struct ecp_progress *p);
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/processor-sweep.h"
+#include "cli/ask.h"
 #include "common/units.h"
 
 void ecp_cli_report_print_legend(FILE *out)
@@ -95,15 +95,16 @@ void ecp_cli_report_print_folded(FILE *out, const struct ecp_model *m)
 
 /* "matters most at P = 1-3" ranges of the sweep's top function. */
 static void print_ranges(FILE *out, const struct ecp_model *m,
-			 const struct ecp_cli_sweep *sw)
+			 const struct ecp_answer_sweep *sw)
 {
 	size_t i = 0;
 	while (i < sw->n_points) {
-		const struct ecp_function_result *t = ecp_cli_sweep_top(&sw->points[i]);
+		const struct ecp_function_result *t =
+		    ecp_answer_sweep_top(&sw->points[i]);
 		size_t j = i;
 		while (j + 1 < sw->n_points) {
 			const struct ecp_function_result *u =
-			    ecp_cli_sweep_top(&sw->points[j + 1]);
+			    ecp_answer_sweep_top(&sw->points[j + 1]);
 			if ((t == NULL) != (u == NULL) ||
 			    (t && u && t->function != u->function))
 				break;
@@ -163,8 +164,8 @@ int ecp_cli_report_print_reading(FILE *out, const char *cmd,
 		return ecp_cli_fail(cmd, "out of memory");
 	for (unsigned p = 0; p < last; p++)
 		list[p] = p + 1;
-	struct ecp_cli_sweep sw;
-	int rc = ecp_cli_sweep_run_quiet(cmd, s, list, last, 0, &sw);
+	struct ecp_answer_sweep sw;
+	int rc = ecp_cli_ask_sweep(cmd, s, list, last, 0, false, &sw);
 	free(list);
 	if (rc)
 		return rc;
@@ -177,6 +178,6 @@ int ecp_cli_report_print_reading(FILE *out, const char *cmd,
 			last);
 		print_ranges(out, m, &sw);
 	}
-	ecp_cli_sweep_finish(&sw);
+	ecp_answer_sweep_finish(&sw);
 	return ECP_EXIT_OK;
 }

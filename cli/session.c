@@ -32,7 +32,7 @@ int ecp_cli_common_option(const char *cmd, struct ecp_cli_common *c, int opt,
 		static const char *const names[] = {"table", "csv", "json"};
 		for (unsigned i = 0; i < 3; i++) {
 			if (!strcmp(arg, names[i]) && (allowed_formats & (1u << i))) {
-				c->format = (enum ecp_cli_format)i;
+				c->format = (enum ecp_format)i;
 				return 0;
 			}
 		}

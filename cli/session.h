@@ -7,17 +7,16 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "answers/format.h"
 #include "ecp/analysis.h"
 #include "simulator/model/consistency.h"
 #include "simulator/model/dag.h"
 #include "simulator/model/model.h"
 #include "simulator/replay/replay.h"
 
-enum ecp_cli_format { ECP_FORMAT_TABLE = 0, ECP_FORMAT_CSV, ECP_FORMAT_JSON };
-
 struct ecp_cli_common {
 	const char *trace_dir;
-	enum ecp_cli_format format;
+	enum ecp_format format;
 	bool allow_loss;
 	bool allow_inconsistent; /* answer though the consistency check refuses */
 	enum ecp_lock_policy lock_order;

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/processor-sweep.h"
+#include "answers/sweep.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/commands.h"
-#include "cli/progress.h"
 #include "ecp/sweep.h"
 
-const struct ecp_function_result *ecp_cli_sweep_top(const struct ecp_cli_sweep_point *p)
+const struct ecp_function_result *
+ecp_answer_sweep_top(const struct ecp_answer_sweep_point *p)
 {
 	const struct ecp_analysis *a = &p->analysis;
 	/* The analysis is sorted by TET descending with deterministic ties; a
@@ -18,7 +17,7 @@ const struct ecp_function_result *ecp_cli_sweep_top(const struct ecp_cli_sweep_p
 	return &a->functions[0];
 }
 
-static double peak_tet(const struct ecp_cli_sweep *sw, ecp_id f)
+static double peak_tet(const struct ecp_answer_sweep *sw, ecp_id f)
 {
 	double best = 0;
 	for (size_t i = 0; i < sw->n_points; i++) {
@@ -30,7 +29,7 @@ static double peak_tet(const struct ecp_cli_sweep *sw, ecp_id f)
 }
 
 struct peak_order {
-	const struct ecp_cli_sweep *sweep;
+	const struct ecp_answer_sweep *sweep;
 	const struct ecp_model *model;
 };
 
@@ -45,7 +44,7 @@ static int compare_peak(const void *pa, const void *pb, void *ctx)
 	return c ? c : (a > b) - (a < b);
 }
 
-void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw)
+void ecp_answer_sweep_finish(struct ecp_answer_sweep *sw)
 {
 	for (size_t i = 0; i < sw->n_points; i++) {
 		ecp_analysis_finish(&sw->points[i].analysis);
@@ -57,11 +56,11 @@ void ecp_cli_sweep_finish(struct ecp_cli_sweep *sw)
 	memset(sw, 0, sizeof(*sw));
 }
 
-static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
-		     const unsigned *processors, size_t n, size_t top, bool warn,
-		     struct ecp_cli_sweep *sw)
+int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
+			 const unsigned *processors, size_t n, size_t top,
+			 const struct ecp_answer_progress *progress,
+			 struct ecp_answer_sweep *sw, struct ecp_error *err)
 {
-	const struct ecp_model *m = s->model;
 	size_t nf = m->n_functions ? m->n_functions : 1;
 	memset(sw, 0, sizeof(*sw));
 	sw->points = calloc(n ? n : 1, sizeof(*sw->points));
@@ -70,69 +69,57 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 	bool *is_top = calloc(nf, sizeof(*is_top));
 	int rc = 0;
 	struct ecp_sweep *engine = NULL;
-	struct ecp_error err = {0};
-	struct ecp_progress progress;
-	ecp_cli_progress_init(&progress, cmd);
 	if (!sw->points || !sw->crossover_at || !sw->shown || !is_top) {
-		rc = ecp_cli_fail(cmd, "out of memory");
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
 	/* The P-independent part of the analysis is done once for all P. */
-	if (ecp_sweep_create(m, &s->dag, &engine, &err) < 0) {
-		rc = ecp_cli_fail(cmd, "%s", err.msg);
+	if ((rc = ecp_sweep_create(m, dag, &engine, err)) < 0)
 		goto out;
-	}
 	/* Batches of P share one attribution pass; the per-segment weights are
 	 * not kept (nothing here shows them). */
 	for (size_t i0 = 0; i0 < n; i0 += ECP_SWEEP_BATCH) {
 		size_t k = n - i0 < ECP_SWEEP_BATCH ? n - i0 : ECP_SWEEP_BATCH;
 		struct ecp_analysis batch[ECP_SWEEP_BATCH];
 		if (k == 1)
-			ecp_cli_progress_update(&progress, "analysing P=%u (%zu of %zu)",
-						processors[i0], i0 + 1, n);
+			ecp_answer_progress_update(progress,
+						   "analysing P=%u (%zu of %zu)",
+						   processors[i0], i0 + 1, n);
 		else
-			ecp_cli_progress_update(
-			    &progress, "analysing P=%u..%u (%zu-%zu of %zu)",
+			ecp_answer_progress_update(
+			    progress, "analysing P=%u..%u (%zu-%zu of %zu)",
 			    processors[i0], processors[i0 + k - 1], i0 + 1, i0 + k, n);
-		if (ecp_sweep_analyze_many(engine, processors + i0, k, false, batch,
-					   &err) < 0) {
-			rc = ecp_cli_fail(cmd, "%s", err.msg);
+		if ((rc = ecp_sweep_analyze_many(engine, processors + i0, k, false, batch,
+						 err)) < 0)
 			goto out;
-		}
 		for (size_t j = 0; j < k; j++) {
 			size_t i = i0 + j;
-			struct ecp_cli_sweep_point *p = &sw->points[i];
+			struct ecp_answer_sweep_point *p = &sw->points[i];
 			p->processors = processors[i];
 			p->analysis = batch[j];
 			sw->n_points = i + 1;
 		}
 		for (size_t i = i0; i < i0 + k; i++) {
-			struct ecp_cli_sweep_point *p = &sw->points[i];
+			struct ecp_answer_sweep_point *p = &sw->points[i];
 			p->by_function = calloc(nf, sizeof(*p->by_function));
 			if (!p->by_function) {
-				rc = ecp_cli_fail(cmd, "out of memory");
+				rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 				goto out;
 			}
 			for (size_t x = 0; x < p->analysis.n_functions; x++)
 				p->by_function[p->analysis.functions[x].function] =
 				    &p->analysis.functions[x];
-			const struct ecp_function_result *t = ecp_cli_sweep_top(p);
+			const struct ecp_function_result *t = ecp_answer_sweep_top(p);
 			if (t)
 				is_top[t->function] = true;
 			if (i > 0) {
 				const struct ecp_function_result *prev =
-				    ecp_cli_sweep_top(&sw->points[i - 1]);
+				    ecp_answer_sweep_top(&sw->points[i - 1]);
 				if (prev && t && prev->function != t->function)
 					sw->crossover_at[sw->n_crossovers++] = i;
 			}
 		}
 	}
-	ecp_cli_progress_done(&progress);
-	for (size_t i = 0; warn && i < sw->n_points; i++)
-		if (!sw->points[i].analysis.weights_exact) {
-			ecp_cli_warn_inexact(cmd, m, &sw->points[i].analysis);
-			break;
-		}
 	size_t n_candidates = 0;
 	for (ecp_id f = 0; f < m->n_functions; f++)
 		if (is_top[f] || peak_tet(sw, f) > 0)
@@ -147,22 +134,35 @@ static int sweep_run(const char *cmd, const struct ecp_cli_session *s,
 	}
 	sw->n_shown = kept;
 out:
-	ecp_cli_progress_done(&progress);
+	ecp_answer_progress_done(progress);
 	ecp_sweep_destroy(engine);
 	free(is_top);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
-int ecp_cli_sweep_run(const char *cmd, const struct ecp_cli_session *s,
-		      const unsigned *processors, size_t n, size_t top,
-		      struct ecp_cli_sweep *sw)
+const struct ecp_answer_sweep_point *
+ecp_answer_sweep_first_inexact(const struct ecp_answer_sweep *sw)
 {
-	return sweep_run(cmd, s, processors, n, top, true, sw);
+	for (size_t i = 0; i < sw->n_points; i++)
+		if (!sw->points[i].analysis.weights_exact)
+			return &sw->points[i];
+	return NULL;
 }
 
-int ecp_cli_sweep_run_quiet(const char *cmd, const struct ecp_cli_session *s,
-			    const unsigned *processors, size_t n, size_t top,
-			    struct ecp_cli_sweep *sw)
+int ecp_answer_sched_makespans(const struct ecp_dag *dag, enum ecp_sched_model sched,
+			       const unsigned *processors, size_t n, uint64_t *makespan,
+			       struct ecp_error *err)
 {
-	return sweep_run(cmd, s, processors, n, top, false, sw);
+	for (size_t i = 0; i < n; i++) {
+		struct ecp_replay rp = {0};
+		int rc = ecp_replay_model_run(dag, sched, processors[i], 0, &rp, err);
+		makespan[i] = rp.makespan;
+		ecp_replay_finish(&rp);
+		if (rc < 0) {
+			ecp_error_prefix(err, "%s model at P=%u",
+					 ecp_sched_model_name(sched), processors[i]);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/simrun.h"
+#include "answers/simrun.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cli/commands.h"
-#include "cli/session.h"
 
 static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 {
@@ -46,27 +43,26 @@ static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 	return 0;
 }
 
-int ecp_cli_simrun_init(const char *cmd, struct ecp_cli_session *s, unsigned processors,
-			struct ecp_simrun *run)
+int ecp_answer_simrun_init(const struct ecp_model *m, const struct ecp_dag *dag,
+			   unsigned processors, struct ecp_simrun *run,
+			   struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	run->processors = processors;
-	struct ecp_error err = {0};
-	if (ecp_analyze(s->model, &s->dag, processors, &run->analysis, &err) < 0)
-		return ecp_cli_fail(cmd, "P=%u: %s", processors, err.msg);
-	if (!run->analysis.weights_exact)
-		ecp_cli_warn_inexact(cmd, s->model, &run->analysis);
-	if (ecp_replay_run(&s->dag, processors, ECP_REPLAY_STEPS | ECP_REPLAY_TIMELINE,
-			   &run->replay, &err) < 0)
-		return ecp_cli_fail(cmd, "simulating P=%u: %s", processors, err.msg);
-	if (fill_names(s->model, run) < 0 ||
-	    ecp_timeline_init(&run->timeline, s->model, run->replay.seg_start,
+	if (ecp_analyze(m, dag, processors, &run->analysis, err) < 0)
+		return ecp_error_prefix(err, "P=%u", processors), -1;
+	run->analysed = true;
+	if (ecp_replay_run(dag, processors, ECP_REPLAY_STEPS | ECP_REPLAY_TIMELINE,
+			   &run->replay, err) < 0)
+		return ecp_error_prefix(err, "simulating P=%u", processors), -1;
+	if (fill_names(m, run) < 0 ||
+	    ecp_timeline_init(&run->timeline, m, run->replay.seg_start,
 			      run->replay.seg_end, run->analysis.weights) < 0)
-		return ecp_cli_fail(cmd, "out of memory");
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory"), -1;
 	return 0;
 }
 
-void ecp_cli_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m)
+void ecp_answer_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m)
 {
 	ecp_timeline_finish(&run->timeline);
 	ecp_replay_finish(&run->replay);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#include "answers/consistency-json.h"
+
+void ecp_answer_consistency_json(struct ecp_json_writer *w,
+				 const struct ecp_consistency *c)
+{
+	ecp_json_key(w, "consistency");
+	ecp_json_begin_object(w);
+	ecp_json_kv_bool(w, "checked", c->checked);
+	ecp_json_kv_string(w, "status", ecp_consistency_status_name(c->status));
+	ecp_json_kv_uint(w, "work_ns", c->work_ns);
+	ecp_json_kv_uint(w, "program_cpu_ns", c->program_cpu_ns);
+	ecp_json_kv_uint(w, "overhead_ns", c->overhead_ns);
+	ecp_json_kv_uint(w, "outside_cpu_ns", c->outside_cpu_ns);
+	ecp_json_kv_uint(w, "outside_threads", c->outside_threads);
+	ecp_json_kv_uint(w, "untracked_cpu_ns", c->untracked_cpu_ns);
+	/* work held as independent because its waits were not seen: T_P is
+	 * a lower bound (the speedup an upper one) by up to this much */
+	ecp_json_kv_uint(w, "unknown_dependencies_ns", c->unknown_deps_ns);
+	ecp_json_kv_uint(w, "guessed_cpu_ns", c->guessed_ns);
+	ecp_json_kv_uint(w, "expected_ns", c->expected_ns);
+	ecp_json_kv_int(w, "gap_ns", c->gap_ns);
+	ecp_json_kv_double(w, "gap_pct", c->gap_pct);
+	ecp_json_kv_double(w, "bound_pct", ECP_CONSISTENCY_BOUND_PCT);
+	ecp_json_key(w, "threads");
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < c->n_threads; i++) {
+		const struct ecp_consistency_thread *t = &c->threads[i];
+		ecp_json_begin_object(w);
+		ecp_json_kv_uint(w, "tid", t->tid);
+		ecp_json_kv_string(w, "name", t->name);
+		ecp_json_kv_uint(w, "work_ns", t->work_ns);
+		ecp_json_kv_uint(w, "own_clock_ns", t->own_clock_ns);
+		ecp_json_kv_uint(w, "overhead_ns", t->overhead_ns);
+		ecp_json_kv_int(w, "gap_ns", t->gap_ns);
+		ecp_json_end_object(w);
+	}
+	ecp_json_end_array(w);
+	ecp_json_end_object(w);
+}

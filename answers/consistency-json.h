@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* The consistency check (simulator/model/consistency.h) as every JSON answer
+ * carries it, so that info, report, scan and whatif say the same thing. */
+#ifndef ECP_ANSWERS_CONSISTENCY_JSON_H
+#define ECP_ANSWERS_CONSISTENCY_JSON_H
+
+#include "simulator/model/consistency.h"
+#include "viz/json.h"
+
+/* "consistency": {...} as a member of the object being written. */
+void ecp_answer_consistency_json(struct ecp_json_writer *w,
+				 const struct ecp_consistency *c);
+
+#endif
