@@ -4,25 +4,17 @@
  * shrinks by PCT percent in every segment,
  * the program is simulated again (lock hand-offs re-decided), and the run
  * times are compared with the baseline for every P. */
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/whatif.h"
 #include "cli/commands.h"
-#include "answers/consistency-json.h"
-#include "cli/consistency.h"
 #include "cli/progress.h"
 #include "cli/session.h"
 #include "common/parse.h"
-#include "common/units.h"
-#include "ecp/whatif.h"
 #include "simulator/model/function-match.h"
-#include "simulator/replay/replay.h"
-#include "viz/csv.h"
-#include "viz/json.h"
-#include "viz/table.h"
 
 #define MAX_CHANGES 64
 
@@ -193,150 +185,6 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 	return 0;
 }
 
-static int sweep(const char *what, const struct ecp_dag *dag,
-		 const struct whatif_options *o, struct ecp_replay *out)
-{
-	struct ecp_error err = {0};
-	struct ecp_progress progress;
-	ecp_cli_progress_init(&progress, "whatif");
-	int rc = 0;
-	if (o->sched == ECP_SCHED_IDEAL) {
-		if (ecp_replay_sweep(dag, o->processors, o->n_processors, 0, out, &err) <
-		    0)
-			rc = ecp_cli_fail("whatif", "simulating the %s run: %s", what,
-					  err.msg);
-		return rc;
-	}
-	for (size_t i = 0; i < o->n_processors && !rc; i++) {
-		ecp_cli_progress_update(&progress,
-					"simulating the %s run at P=%u (%zu of %zu)",
-					what, o->processors[i], i + 1, o->n_processors);
-		if (ecp_replay_model_run(dag, o->sched, o->processors[i], 0, &out[i],
-					 &err) < 0) {
-			ecp_cli_progress_done(&progress);
-			rc = ecp_cli_fail("whatif", "simulating the %s run at P=%u: %s",
-					  what, o->processors[i], err.msg);
-		}
-	}
-	ecp_cli_progress_done(&progress);
-	return rc;
-}
-
-static void write_json(const struct whatif_options *o, const struct ecp_replay *base,
-		       const struct ecp_replay *what, const struct ecp_consistency *cons)
-{
-	struct ecp_json_writer w;
-	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
-	ecp_json_begin_object(&w);
-	ecp_json_kv_string(&w, "trace", o->common.trace_dir);
-	ecp_json_kv_string(&w, "sched_model", ecp_sched_model_name(o->sched));
-	ecp_json_key(&w, "processors");
-	ecp_json_begin_array(&w);
-	for (size_t i = 0; i < o->n_processors; i++)
-		ecp_json_uint(&w, o->processors[i]);
-	ecp_json_end_array(&w);
-	ecp_json_key(&w, "baseline_ns");
-	ecp_json_begin_array(&w);
-	for (size_t i = 0; i < o->n_processors; i++)
-		ecp_json_uint(&w, base[i].makespan);
-	ecp_json_end_array(&w);
-	ecp_json_key(&w, "whatif_ns");
-	ecp_json_begin_array(&w);
-	for (size_t i = 0; i < o->n_processors; i++)
-		ecp_json_uint(&w, what[i].makespan);
-	ecp_json_end_array(&w);
-	ecp_json_key(&w, "gain_ns");
-	ecp_json_begin_array(&w);
-	for (size_t i = 0; i < o->n_processors; i++)
-		ecp_json_int(&w, (int64_t)base[i].makespan - (int64_t)what[i].makespan);
-	ecp_json_end_array(&w);
-	ecp_json_key(&w, "changes");
-	ecp_json_begin_array(&w);
-	for (size_t i = 0; i < o->n_changes; i++) {
-		ecp_json_begin_object(&w);
-		ecp_json_kv_string(&w, "name", o->names[i]);
-		ecp_json_kv_string(&w, "found", o->found[i]);
-		ecp_json_kv_double(&w, "faster_pct", o->pcts[i]);
-		ecp_json_kv_string(&w, "scope", ecp_whatif_scope_name(o->scope));
-		ecp_json_end_object(&w);
-	}
-	ecp_json_end_array(&w);
-	ecp_answer_consistency_json(&w, cons);
-	ecp_json_end_object(&w);
-	struct ecp_error err = {0};
-	if (ecp_json_finish(&w, &err) < 0)
-		fprintf(stderr, "ecp whatif: %s\n", err.msg);
-}
-
-static void write_csv(const struct whatif_options *o, const struct ecp_replay *base,
-		      const struct ecp_replay *what)
-{
-	struct ecp_csv_writer w;
-	ecp_csv_init(&w, stdout);
-	ecp_csv_string(&w, "processors");
-	ecp_csv_string(&w, "baseline_ns");
-	ecp_csv_string(&w, "whatif_ns");
-	ecp_csv_string(&w, "gain_ns");
-	ecp_csv_end_row(&w);
-	for (size_t i = 0; i < o->n_processors; i++) {
-		ecp_csv_uint(&w, o->processors[i]);
-		ecp_csv_uint(&w, base[i].makespan);
-		ecp_csv_uint(&w, what[i].makespan);
-		ecp_csv_int(&w, (int64_t)base[i].makespan - (int64_t)what[i].makespan);
-		ecp_csv_end_row(&w);
-	}
-	struct ecp_error err = {0};
-	if (ecp_csv_finish(&w, &err) < 0)
-		fprintf(stderr, "ecp whatif: %s\n", err.msg);
-}
-
-static int write_table(const struct whatif_options *o, const struct ecp_replay *base,
-		       const struct ecp_replay *what)
-{
-	printf("trace %s: what if", o->common.trace_dir);
-	for (size_t i = 0; i < o->n_changes; i++)
-		printf("%s %s%s%s%s were %g%% faster", i ? "," : "", o->names[i],
-		       strcmp(o->names[i], o->found[i]) ? " (" : "",
-		       strcmp(o->names[i], o->found[i]) ? o->found[i] : "",
-		       strcmp(o->names[i], o->found[i]) ? ")" : "", o->pcts[i]);
-	printf("\n%s\n",
-	       o->scope == ECP_WHATIF_EXCLUSIVE
-		   ? "scope: exclusive (--self): only the time the functions execute "
-		     "themselves is shortened, not their callees'"
-		   : "scope: inclusive: the functions with their callees are shortened "
-		     "(--self: their own time only)");
-	if (o->sched != ECP_SCHED_IDEAL)
-		printf("run times from the %s scheduler model, not the paper's ideal "
-		       "sharing\n",
-		       ecp_sched_model_name(o->sched));
-	printf("\n");
-	struct ecp_table *t = ecp_table_create(5);
-	if (!t)
-		return ecp_cli_fail("whatif", "out of memory");
-	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
-	ecp_table_set_column(t, 1, "baseline T_P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
-	ecp_table_set_column(t, 2, "what-if T_P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
-	ecp_table_set_column(t, 3, "gain", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
-	ecp_table_set_column(t, 4, "gain %", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
-	for (size_t i = 0; i < o->n_processors; i++) {
-		double gain = (double)base[i].makespan - (double)what[i].makespan;
-		ecp_table_add_row(t);
-		ecp_table_cell_uint(t, 0, o->processors[i]);
-		ecp_table_cell_ns(t, 1, (double)base[i].makespan);
-		ecp_table_cell_ns(t, 2, (double)what[i].makespan);
-		ecp_table_cell_ns(t, 3, gain);
-		ecp_table_cell_printf(
-		    t, 4, "%.2f",
-		    base[i].makespan ? 100.0 * gain / (double)base[i].makespan : 0.0);
-	}
-	struct ecp_error err = {0};
-	int rc = ecp_table_write(stdout, t, 0, &err);
-	ecp_table_destroy(t);
-	if (rc < 0)
-		return ecp_cli_fail("whatif", "%s", err.msg);
-	return ECP_EXIT_OK;
-}
-
 int cmd_whatif(int argc, char **argv)
 {
 	struct whatif_options o = {0};
@@ -354,48 +202,37 @@ int cmd_whatif(int argc, char **argv)
 	}
 	struct ecp_whatif_change *changes = NULL;
 	size_t n_changes = 0;
-	struct ecp_replay *base = calloc(o.n_processors, sizeof(*base));
-	struct ecp_replay *what = calloc(o.n_processors, sizeof(*what));
-	uint64_t *lengths = NULL;
-	struct ecp_dag faster_dag;
-	bool faster_ready = false;
+	struct ecp_whatif_runs runs = {0};
 	struct ecp_error err = {0};
-	if (!base || !what) {
-		rc = ecp_cli_fail("whatif", "out of memory");
-		goto out;
-	}
 	if ((rc = resolve_changes(&o, s.model, &changes, &n_changes)))
 		goto out;
-	if (ecp_whatif_lengths(s.model, changes, n_changes, &lengths, &err) < 0) {
+	struct ecp_progress line;
+	ecp_cli_progress_init(&line, "whatif");
+	struct ecp_answer_progress hooks = ecp_cli_progress_hooks(&line);
+	if (ecp_whatif_runs_make(s.model, &s.dag, changes, n_changes, o.common.lock_order,
+				 o.sched, o.processors, o.n_processors, &hooks, &runs,
+				 &err) < 0) {
 		rc = ecp_cli_fail("whatif", "%s", err.msg);
 		goto out;
 	}
-	if (ecp_dag_build(s.model, lengths, o.common.lock_order, &faster_dag, &err) < 0) {
-		rc = ecp_cli_fail("whatif", "cannot simulate the faster program: %s",
-				  err.msg);
-		goto out;
-	}
-	faster_ready = true;
-	if ((rc = sweep("baseline", &s.dag, &o, base)) ||
-	    (rc = sweep("what-if", &faster_dag, &o, what)))
-		goto out;
-	if (o.common.format == ECP_FORMAT_JSON)
-		write_json(&o, base, what, &s.consistency);
-	else if (o.common.format == ECP_FORMAT_CSV)
-		write_csv(&o, base, what);
-	else
-		rc = write_table(&o, base, what);
+	struct ecp_whatif_asked asked[MAX_CHANGES];
+	for (size_t i = 0; i < o.n_changes; i++)
+		asked[i] = (struct ecp_whatif_asked){o.names[i], o.found[i], o.pcts[i]};
+	struct ecp_whatif_answer answer = {
+	    .trace_dir = o.common.trace_dir,
+	    .sched = o.sched,
+	    .scope = o.scope,
+	    .processors = o.processors,
+	    .runs = &runs,
+	    .asked = asked,
+	    .n_asked = o.n_changes,
+	    .consistency = &s.consistency,
+	};
+	if (ecp_whatif_write(stdout, o.common.format, &answer, &err) < 0)
+		rc = ecp_cli_fail("whatif", "%s", err.msg);
 out:
-	for (size_t i = 0; base && what && i < o.n_processors; i++) {
-		ecp_replay_finish(&base[i]);
-		ecp_replay_finish(&what[i]);
-	}
-	free(base);
-	free(what);
-	free(lengths);
+	ecp_whatif_runs_finish(&runs);
 	free(changes);
-	if (faster_ready)
-		ecp_dag_finish(&faster_dag);
 	ecp_cli_session_close(&s);
 	options_finish(&o);
 	return rc;
