@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/report-reading.h"
+#include "answers/report-reading.h"
 
-#include <stdlib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cli/commands.h"
-#include "cli/ask.h"
+#include "answers/report.h"
 #include "common/units.h"
 
-void ecp_cli_report_print_legend(FILE *out)
+void ecp_report_print_legend(FILE *out)
 {
 	fputs(
 	    "Columns:\n"
@@ -30,12 +29,12 @@ void ecp_cli_report_print_legend(FILE *out)
 	    out);
 }
 
-double ecp_cli_sample_error(uint64_t n)
+double ecp_report_sample_error(uint64_t n)
 {
 	return n ? 1.96 / sqrt((double)n) : 0.0;
 }
 
-void ecp_cli_report_print_sample_legend(FILE *out, const struct ecp_model *m)
+void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m)
 {
 	fprintf(
 	    out,
@@ -58,7 +57,7 @@ static int compare_folded(const void *pa, const void *pb, void *ctx)
 	return strcmp(a->name, b->name);
 }
 
-void ecp_cli_report_print_folded(FILE *out, const struct ecp_model *m)
+void ecp_report_print_folded(FILE *out, const struct ecp_model *m)
 {
 	uint64_t folded = 0;
 	uint32_t n = 0;
@@ -121,22 +120,16 @@ static void print_ranges(FILE *out, const struct ecp_model *m,
 	}
 }
 
-int ecp_cli_report_print_reading(FILE *out, const char *cmd,
-				 const struct ecp_cli_session *s,
-				 const struct ecp_analysis *a, unsigned processors)
+void ecp_report_print_reading(FILE *out, const struct ecp_model *m,
+			      const struct ecp_analysis *a, unsigned processors,
+			      const struct ecp_answer_sweep *sweep)
 {
-	const struct ecp_model *m = s->model;
 	fprintf(out, "\nReading at P = %u:\n", processors);
-	/* The largest TET whatever the table's --sort. */
-	const struct ecp_function_result *top = NULL;
-	for (size_t i = 0; i < a->n_functions; i++)
-		if (a->functions[i].tet_ns > 0 &&
-		    (!top || a->functions[i].tet_ns > top->tet_ns))
-			top = &a->functions[i];
-	if (!top) {
+	const struct ecp_function_result *top = ecp_report_top(a);
+	if (!top || !sweep) {
 		fputs("  No function has time on the extended critical path at this P.\n",
 		      out);
-		return ECP_EXIT_OK;
+		return;
 	}
 	const char *name = m->functions[top->function].name;
 	char tet[32];
@@ -158,26 +151,15 @@ int ecp_cli_report_print_reading(FILE *out, const char *cmd,
 		    top->tet_ns / top->work_ns, top->tet_ns / top->work_ns, processors);
 
 	/* Where the answer changes: the same crossovers `ecp scan` reports. */
-	unsigned last = processors > 16 ? processors : 16;
-	unsigned *list = malloc(last * sizeof(*list));
-	if (!list)
-		return ecp_cli_fail(cmd, "out of memory");
-	for (unsigned p = 0; p < last; p++)
-		list[p] = p + 1;
-	struct ecp_answer_sweep sw;
-	int rc = ecp_cli_ask_sweep(cmd, s, list, last, 0, false, &sw);
-	free(list);
-	if (rc)
-		return rc;
-	if (sw.n_crossovers == 0) {
+	unsigned last =
+	    sweep->n_points ? sweep->points[sweep->n_points - 1].processors : 0;
+	if (sweep->n_crossovers == 0) {
 		fprintf(out, "  The answer is the same for every P from 1 to %u.\n",
 			last);
 	} else {
 		fprintf(out,
 			"  The answer changes with P ('ecp scan -P 1-%u' shows how):\n",
 			last);
-		print_ranges(out, m, &sw);
+		print_ranges(out, m, sweep);
 	}
-	ecp_answer_sweep_finish(&sw);
-	return ECP_EXIT_OK;
 }
