@@ -193,6 +193,9 @@ with tempfile.TemporaryDirectory() as tmp:
         ("compare-self-P1-3.txt", ["compare", trace, trace, "-P", "1-3"]),
         ("compare-self-P1-3.json", ["compare", trace, trace, "-P", "1-3", "--format", "json"]),
         ("compare-self-P1-3.csv", ["compare", trace, trace, "-P", "1-3", "--format", "csv"]),
+        ("viz-P2-range1-4.html", ["viz", trace, "-P", "2", "--range", "1-4",
+                                  "--measured", "1=0.000002,2=0.0000015", "-o", "-"]),
+        ("compare-self-P1-3.html", ["compare", trace, trace, "-P", "1-3", "--html", "-"]),
     ]:
         got = ecp(*args).stdout.replace(trace, "SAMPLE")
         path = os.path.join(golden_dir, gname)
