@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/compare-output.h"
+#include "answers/compare.h"
+#include "cli/output.h"
 #include "cli/session.h"
 #include "common/parse.h"
 #include "ecp/compare.h"
@@ -144,12 +145,14 @@ static int write_answer(const struct compare_options *o, const struct ecp_cli_se
 			const struct ecp_compare_result *r,
 			const struct ecp_compare_spread *spread)
 {
+	struct ecp_compare_side bs = {o->common.trace_dir, b->model, b->dag.work,
+				      b->dag.span, &b->consistency};
+	struct ecp_compare_side xs = {o->other_dir, x->model, x->dag.work, x->dag.span,
+				      &x->consistency};
 	struct ecp_compare_view v = {
 	    .r = r,
-	    .base = r->swapped ? x : b,
-	    .other = r->swapped ? b : x,
-	    .base_dir = r->swapped ? o->other_dir : o->common.trace_dir,
-	    .other_dir = r->swapped ? o->common.trace_dir : o->other_dir,
+	    .base = r->swapped ? xs : bs,
+	    .other = r->swapped ? bs : xs,
 	    .rows = SIZE_MAX, /* all */
 	    .spread = spread,
 	};
@@ -157,20 +160,25 @@ static int write_answer(const struct compare_options *o, const struct ecp_cli_se
 	 * unless --top was given, as `ecp report` does. */
 	if ((o->common.format == ECP_FORMAT_TABLE || o->top_given) && o->top)
 		v.rows = o->top;
+	struct ecp_error err = {0};
 	if (o->html) {
 		/* the page shows --top bars (20 by default) whatever the format */
 		struct ecp_compare_view page = v;
 		page.rows = o->top ? o->top : SIZE_MAX;
-		int rc = ecp_cli_compare_write_html(&page, o->html);
-		if (rc)
-			return rc;
+		struct ecp_output out;
+		if (ecp_cli_output_open("compare", o->html, &out) < 0)
+			return ECP_EXIT_FAILED;
+		if (ecp_compare_write_html(out.file, &page, &err) < 0) {
+			ecp_cli_output_abort(&out);
+			return ecp_cli_fail("compare", "%s: %s", o->html, err.msg);
+		}
+		if (ecp_cli_output_commit("compare", &out) < 0)
+			return ECP_EXIT_FAILED;
 		fprintf(stderr, "ecp compare: wrote %s\n", o->html);
 	}
-	if (o->common.format == ECP_FORMAT_JSON)
-		return ecp_cli_compare_write_json(&v);
-	if (o->common.format == ECP_FORMAT_CSV)
-		return ecp_cli_compare_write_csv(&v);
-	return ecp_cli_compare_write_table(&v);
+	if (ecp_compare_write(stdout, o->common.format, &v, &err) < 0)
+		return ecp_cli_fail("compare", "%s", err.msg);
+	return 0;
 }
 
 static int compare_one(const struct compare_options *o, struct ecp_cli_session *b,

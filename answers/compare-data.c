@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* `ecp compare` for scripts: JSON and CSV (cli/compare-output.h).  Every
+/* `ecp compare` for scripts: JSON and CSV (answers/compare.h).  Every
  * time is integer ns; the gap between measured and predicted is given in
  * CPU time, N (T_N - T^_N), whose three parts add up to it exactly. */
-#include "cli/compare-output.h"
+#include "answers/compare.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "cli/commands.h"
 #include "answers/consistency-json.h"
-#include "cli/consistency.h"
 #include "viz/csv.h"
 #include "viz/json.h"
 
@@ -18,20 +16,20 @@ static size_t shown(const struct ecp_compare_view *v, size_t n)
 	return v->rows < n ? v->rows : n;
 }
 
-static void json_side(struct ecp_json_writer *w, const char *key, const char *dir,
-		      const struct ecp_cli_session *s)
+static void json_side(struct ecp_json_writer *w, const char *key,
+		      const struct ecp_compare_side *s)
 {
 	const struct ecp_model *m = s->model;
 	ecp_json_key(w, key);
 	ecp_json_begin_object(w);
-	ecp_json_kv_string(w, "trace", dir);
+	ecp_json_kv_string(w, "trace", s->dir);
 	ecp_json_kv_string(w, "program", m->info.program ? m->info.program : "");
 	ecp_json_kv_uint(w, "recorded_cpus",
 			 m->info.recorded_cpus ? m->info.recorded_cpus : 1);
 	ecp_json_kv_uint(w, "recorded_wall_ns", m->info.recorded_wall_ns);
-	ecp_json_kv_uint(w, "work_ns", s->dag.work);
-	ecp_json_kv_uint(w, "span_ns", s->dag.span);
-	ecp_answer_consistency_json(w, &s->consistency);
+	ecp_json_kv_uint(w, "work_ns", s->work_ns);
+	ecp_json_kv_uint(w, "span_ns", s->span_ns);
+	ecp_answer_consistency_json(w, s->consistency);
 	ecp_json_end_object(w);
 }
 
@@ -40,8 +38,8 @@ static void json_head(struct ecp_json_writer *w, const struct ecp_compare_view *
 	ecp_json_kv_string(w, "mode", ecp_compare_mode_name(v->r->mode));
 	ecp_json_kv_bool(w, "swapped", v->r->swapped);
 	ecp_json_kv_bool(w, "same_program", v->r->same_program);
-	json_side(w, "base", v->base_dir, v->base);
-	json_side(w, "other", v->other_dir, v->other);
+	json_side(w, "base", &v->base);
+	json_side(w, "other", &v->other);
 }
 
 /* An array of n values, one per P, taken by `get`. */
@@ -174,7 +172,7 @@ static void json_thread_side(struct ecp_json_writer *w, const char *name_key,
 {
 	char label[96] = "";
 	if (t)
-		ecp_cli_compare_thread_label(m, t, index, label, sizeof(label));
+		ecp_compare_thread_label(m, t, index, label, sizeof(label));
 	ecp_json_kv_string(w, name_key, t ? label : NULL);
 	ecp_json_key(w, tid_key);
 	if (t)
@@ -266,10 +264,11 @@ static void json_measured(struct ecp_json_writer *w, const struct ecp_compare_vi
 	json_threads(w, v);
 }
 
-int ecp_cli_compare_write_json(const struct ecp_compare_view *v)
+int ecp_compare_write_json(FILE *out, const struct ecp_compare_view *v,
+			   struct ecp_error *err)
 {
 	struct ecp_json_writer w;
-	ecp_json_init(&w, stdout, ECP_JSON_PRETTY);
+	ecp_json_init(&w, out, ECP_JSON_PRETTY);
 	ecp_json_begin_object(&w);
 	json_head(&w, v);
 	if (v->r->mode == ECP_COMPARE_MEASURED)
@@ -277,10 +276,7 @@ int ecp_cli_compare_write_json(const struct ecp_compare_view *v)
 	else
 		json_before_after(&w, v);
 	ecp_json_end_object(&w);
-	struct ecp_error err = {0};
-	if (ecp_json_finish(&w, &err) < 0)
-		return ecp_cli_fail("compare", "%s", err.msg);
-	return 0;
+	return ecp_json_finish(&w, err) < 0 ? -1 : 0;
 }
 
 /* ---- CSV: one long table, a row per figure, `kind` saying which ---- */
@@ -475,8 +471,8 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 		const struct ecp_compare_thread *x = &r->threads[k];
 		char label[96];
 		const struct ecp_model *m = x->base ? r->base : r->other;
-		ecp_cli_compare_thread_label(m, x->base ? x->base : x->other, x->index,
-					     label, sizeof(label));
+		ecp_compare_thread_label(m, x->base ? x->base : x->other, x->index, label,
+					 sizeof(label));
 		csv_work(w, "thread", label, x->work_base_ns, x->work_other_ns,
 			 x->diff_ns, x->ratio);
 		if (v->spread)
@@ -485,16 +481,24 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 	}
 }
 
-int ecp_cli_compare_write_csv(const struct ecp_compare_view *v)
+int ecp_compare_write_csv(FILE *out, const struct ecp_compare_view *v,
+			  struct ecp_error *err)
 {
 	struct ecp_csv_writer w;
-	ecp_csv_init(&w, stdout);
+	ecp_csv_init(&w, out);
 	if (v->r->mode == ECP_COMPARE_MEASURED)
 		csv_measured(&w, v);
 	else
 		csv_before_after(&w, v);
-	struct ecp_error err = {0};
-	if (ecp_csv_finish(&w, &err) < 0)
-		return ecp_cli_fail("compare", "%s", err.msg);
-	return 0;
+	return ecp_csv_finish(&w, err) < 0 ? -1 : 0;
+}
+
+int ecp_compare_write(FILE *out, enum ecp_format format, const struct ecp_compare_view *v,
+		      struct ecp_error *err)
+{
+	if (format == ECP_FORMAT_JSON)
+		return ecp_compare_write_json(out, v, err);
+	if (format == ECP_FORMAT_CSV)
+		return ecp_compare_write_csv(out, v, err);
+	return ecp_compare_write_table(out, v, err);
 }

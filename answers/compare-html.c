@@ -6,9 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/commands.h"
-#include "cli/compare-output.h"
-#include "cli/output.h"
+#include "answers/compare.h"
 #include "common/units.h"
 #include "viz/html-compare.h"
 
@@ -68,7 +66,8 @@ static void reading(const struct ecp_compare_result *r, char *buf, size_t len)
 		 ecp_format_ns(c, sizeof(c), (double)r->tn_inflated_ns));
 }
 
-int ecp_cli_compare_write_html(const struct ecp_compare_view *v, const char *path)
+int ecp_compare_write_html(FILE *out, const struct ecp_compare_view *v,
+			   struct ecp_error *err)
 {
 	const struct ecp_compare_result *r = v->r;
 	bool measured = r->mode == ECP_COMPARE_MEASURED;
@@ -82,8 +81,8 @@ int ecp_cli_compare_write_html(const struct ecp_compare_view *v, const char *pat
 				    : 0;
 	struct ecp_html_compare page = {
 	    .title = r->base->info.program,
-	    .base = v->base_dir,
-	    .other = v->other_dir,
+	    .base = v->base.dir,
+	    .other = v->other.dir,
 	    .a_label = measured ? "ideal model" : "BASE (predicted)",
 	    .b_label = measured ? "inflation-aware model" : "OTHER (predicted)",
 	    .bar_label = measured ? "Work at N over work at 1, per function"
@@ -100,19 +99,12 @@ int ecp_cli_compare_write_html(const struct ecp_compare_view *v, const char *pat
 	    .n_bars = n_bars,
 	    .reading = text,
 	};
-	struct ecp_output out = {0};
-	struct ecp_error err = {0};
-	int rc = ECP_EXIT_OK;
+	int rc = 0;
 	if (!points || !bars)
-		rc = ecp_cli_fail("compare", "out of memory");
-	else if (ecp_cli_output_open("compare", path, &out) < 0)
-		rc = ECP_EXIT_FAILED;
-	else if (ecp_html_compare_write(out.file, &page, &err) < 0) {
-		ecp_cli_output_abort(&out);
-		rc = ecp_cli_fail("compare", "%s: %s", path, err.msg);
-	} else if (ecp_cli_output_commit("compare", &out) < 0)
-		rc = ECP_EXIT_FAILED;
+		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	else
+		rc = ecp_html_compare_write(out, &page, err);
 	free(points);
 	free(bars);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `ecp compare` for people: the table form (cli/compare-output.h). */
-#include "cli/compare-output.h"
+/* `ecp compare` for people: the table form (answers/compare.h). */
+#include "answers/compare.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/commands.h"
 #include "common/units.h"
 #include "viz/table.h"
 
@@ -18,6 +17,12 @@
 #define TET_COLUMNS 3
 /* Functions the plain-language reading names. */
 #define READING_FUNCTIONS 3
+
+/* Where the table goes and what a failure says. */
+struct sink {
+	FILE *out;
+	struct ecp_error *err;
+};
 
 static size_t shown(const struct ecp_compare_view *v, size_t n)
 {
@@ -35,8 +40,8 @@ static const char *program_of(const struct ecp_model *m)
 						   : "(unknown program)";
 }
 
-void ecp_cli_compare_thread_label(const struct ecp_model *m, const struct ecp_thread *t,
-				  uint32_t index, char *buf, size_t len)
+void ecp_compare_thread_label(const struct ecp_model *m, const struct ecp_thread *t,
+			      uint32_t index, char *buf, size_t len)
 {
 	const char *name = t->name;
 	if (!name[0] && t->start_function != ECP_NO_ID &&
@@ -69,14 +74,11 @@ static void cell_ratio(struct ecp_table *t, size_t col, double ratio)
 		ecp_table_cell_printf(t, col, "%.3f", ratio);
 }
 
-static int table_done(struct ecp_table *t)
+static int table_done(struct sink *sk, struct ecp_table *t)
 {
-	struct ecp_error err = {0};
-	int rc = ecp_table_write(stdout, t, 0, &err);
+	int rc = ecp_table_write(sk->out, t, 0, sk->err);
 	ecp_table_destroy(t);
-	if (rc < 0)
-		return ecp_cli_fail("compare", "%s", err.msg);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static struct ecp_table *new_table(size_t columns, const char *const *headers)
@@ -108,7 +110,7 @@ __attribute__((format(printf, 2, 3))) static void para_add(struct para *p,
 		p->at += (size_t)n;
 }
 
-static void para_print(const struct para *p)
+static void para_print(struct sink *sk, const struct para *p)
 {
 	const char *s = p->buf;
 	while (*s) {
@@ -120,40 +122,43 @@ static void para_print(const struct para *p)
 			if (!cut) /* one word longer than the line */
 				cut = strcspn(s, " ");
 		}
-		printf("%.*s\n", (int)cut, s);
+		fprintf(sk->out, "%.*s\n", (int)cut, s);
 		s += cut;
 		while (*s == ' ')
 			s++;
 	}
 }
 
-static void print_side(const char *label, const char *dir, const struct ecp_model *m)
+static void print_side(struct sink *sk, const char *label, const char *dir,
+		       const struct ecp_model *m)
 {
 	uint64_t n = cpus_of(m);
 	if (n > 1)
-		printf("%-6s %s: %s (recorded on %llu CPUs: its wall time is a measured "
-		       "T_%llu)\n",
-		       label, dir, program_of(m), (unsigned long long)n,
-		       (unsigned long long)n);
+		fprintf(sk->out,
+			"%-6s %s: %s (recorded on %llu CPUs: its wall time is a measured "
+			"T_%llu)\n",
+			label, dir, program_of(m), (unsigned long long)n,
+			(unsigned long long)n);
 	else
-		printf("%-6s %s: %s (recorded on 1 CPU)\n", label, dir, program_of(m));
+		fprintf(sk->out, "%-6s %s: %s (recorded on 1 CPU)\n", label, dir,
+			program_of(m));
 }
 
-static void print_sides(const struct ecp_compare_view *v)
+static void print_sides(struct sink *sk, const struct ecp_compare_view *v)
 {
-	print_side("base", v->base_dir, v->r->base);
-	print_side("other", v->other_dir, v->r->other);
+	print_side(sk, "base", v->base.dir, v->r->base);
+	print_side(sk, "other", v->other.dir, v->r->other);
 }
 
 /* ---- before/after: table ---- */
 
-static int points_table(const struct ecp_compare_result *r)
+static int points_table(struct sink *sk, const struct ecp_compare_result *r)
 {
 	static const char *const hdr[] = {"P", "T_P base", "T_P other", "difference",
 					  "ratio"};
 	struct ecp_table *t = new_table(5, hdr);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (size_t i = 0; i < r->n_points; i++) {
 		const struct ecp_compare_point *p = &r->points[i];
@@ -167,7 +172,7 @@ static int points_table(const struct ecp_compare_result *r)
 						     (double)p->makespan_base_ns
 					       : NAN);
 	}
-	return table_done(t);
+	return table_done(sk, t);
 }
 
 /* The ratio column, or where a function ran in one recording only. */
@@ -195,13 +200,14 @@ static void cell_spread(struct ecp_table *t, size_t col, double lo, double hi)
 		ecp_table_cell_printf(t, col, "x%.3f-%.3f", lo, hi);
 }
 
-static int functions_table(const struct ecp_compare_view *v, const char *const *hdr)
+static int functions_table(struct sink *sk, const struct ecp_compare_view *v,
+			   const char *const *hdr)
 {
 	const struct ecp_compare_result *r = v->r;
 	bool measured = r->mode == ECP_COMPARE_MEASURED;
 	struct ecp_table *t = new_table(v->spread ? 6 : 5, hdr);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	size_t rows = shown(v, r->n_functions);
 	for (size_t i = 0; i < rows; i++) {
 		const struct ecp_compare_function *f = &r->functions[i];
@@ -214,14 +220,14 @@ static int functions_table(const struct ecp_compare_view *v, const char *const *
 		if (v->spread)
 			cell_spread(t, 5, v->spread->fn_min[i], v->spread->fn_max[i]);
 	}
-	int rc = table_done(t);
+	int rc = table_done(sk, t);
 	if (!rc && rows < r->n_functions)
-		printf("(%zu more functions; --top 0 shows all)\n",
-		       r->n_functions - rows);
+		fprintf(sk->out, "(%zu more functions; --top 0 shows all)\n",
+			r->n_functions - rows);
 	return rc;
 }
 
-static int tet_table(const struct ecp_compare_view *v)
+static int tet_table(struct sink *sk, const struct ecp_compare_view *v)
 {
 	const struct ecp_compare_result *r = v->r;
 	size_t cols = shown(v, r->n_functions);
@@ -230,7 +236,7 @@ static int tet_table(const struct ecp_compare_view *v)
 		return 0;
 	struct ecp_table *t = ecp_table_create(1 + cols);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	ecp_table_set_column(t, 0, "P", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (size_t k = 0; k < cols; k++) {
 		char hdr[16];
@@ -249,14 +255,15 @@ static int tet_table(const struct ecp_compare_view *v)
 			    ecp_format_ns(b, sizeof(b), f->tet_other_ns[i]));
 		}
 	}
-	printf("\nTET (time on the extended critical path) at each P, BASE -> OTHER:\n");
-	int rc = table_done(t);
+	fprintf(sk->out,
+		"\nTET (time on the extended critical path) at each P, BASE -> OTHER:\n");
+	int rc = table_done(sk, t);
 	for (size_t k = 0; !rc && k < cols; k++)
-		printf("[%zu] %s\n", k + 1, r->functions[k].name);
+		fprintf(sk->out, "[%zu] %s\n", k + 1, r->functions[k].name);
 	return rc;
 }
 
-static void before_after_reading(const struct ecp_compare_result *r)
+static void before_after_reading(struct sink *sk, const struct ecp_compare_result *r)
 {
 	const struct ecp_compare_point *lo = &r->points[0];
 	const struct ecp_compare_point *hi = &r->points[r->n_points - 1];
@@ -274,26 +281,28 @@ static void before_after_reading(const struct ecp_compare_result *r)
 	else
 		para_add(&p, "; no function's work changed");
 	para_add(&p, ".");
-	printf("\n");
-	para_print(&p);
+	fprintf(sk->out, "\n");
+	para_print(sk, &p);
 }
 
-static int before_after_table(const struct ecp_compare_view *v)
+static int before_after_table(struct sink *sk, const struct ecp_compare_view *v)
 {
 	static const char *const hdr[] = {"function", "work base", "work other",
 					  "difference", "ratio"};
-	print_sides(v);
-	printf(
+	print_sides(sk, v);
+	fprintf(
+	    sk->out,
 	    "before/after: both recorded on one CPU; differences are OTHER - BASE\n\n");
-	int rc = points_table(v->r);
+	int rc = points_table(sk, v->r);
 	if (!rc) {
-		printf("\nWork (own CPU time) per function, largest change first:\n");
-		rc = functions_table(v, hdr);
+		fprintf(sk->out,
+			"\nWork (own CPU time) per function, largest change first:\n");
+		rc = functions_table(sk, v, hdr);
 	}
 	if (!rc)
-		rc = tet_table(v);
+		rc = tet_table(sk, v);
 	if (!rc)
-		before_after_reading(v->r);
+		before_after_reading(sk, v->r);
 	return rc;
 }
 
@@ -308,12 +317,12 @@ static void total_row(struct ecp_table *t, const char *sym, const char *what, in
 	ecp_table_cell_printf(t, 3, "%" PRId64, ns);
 }
 
-static int totals_table(const struct ecp_inflation *x)
+static int totals_table(struct sink *sk, const struct ecp_inflation *x)
 {
 	static const char *const hdr[] = {"", "", "time", "ns"};
 	struct ecp_table *t = new_table(4, hdr);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	ecp_table_set_column(t, 1, "", ECP_TABLE_LEFT, ECP_TABLE_KEEP);
 	unsigned long long n = (unsigned long long)x->cpus;
 	char s[7][48];
@@ -335,12 +344,12 @@ static int totals_table(const struct ecp_inflation *x)
 	total_row(t, s[4], "work inflation: W - T_1", x->fn_ns);
 	total_row(t, s[5], "idle: N T - W - R", x->in_ns);
 	total_row(t, s[6], "idle predicted: N T^ - T_1", x->in_predicted_ns);
-	int rc = table_done(t);
+	int rc = table_done(sk, t);
 	if (!rc)
 		/* in this order no partial sum leaves int64: T_1 + F = W,
 		 * + R = the CPU time, + I = N T */
-		printf("%llu x T_%llu = T_1 + F + I + R = %" PRId64 " ns\n", n, n,
-		       x->t1_ns + x->fn_ns + x->rn_ns + x->in_ns);
+		fprintf(sk->out, "%llu x T_%llu = T_1 + F + I + R = %" PRId64 " ns\n", n,
+			n, x->t1_ns + x->fn_ns + x->rn_ns + x->in_ns);
 	return rc;
 }
 
@@ -355,12 +364,12 @@ static void speedup_row(struct ecp_table *t, const char *name, double v, const c
 	ecp_table_cell(t, 2, how);
 }
 
-static int speedups_table(const struct ecp_inflation *x)
+static int speedups_table(struct sink *sk, const struct ecp_inflation *x)
 {
 	static const char *const hdr[] = {"speedup", "value", "as"};
 	struct ecp_table *t = new_table(3, hdr);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	ecp_table_set_column(t, 2, "as", ECP_TABLE_LEFT, ECP_TABLE_KEEP);
 	speedup_row(t, "linear", x->speedup_linear, "N");
 	speedup_row(t, "maximal", x->speedup_maximal, "N T_s / T_1: N, as T_s = T_1");
@@ -368,26 +377,28 @@ static int speedups_table(const struct ecp_inflation *x)
 	speedup_row(t, "inflation-specific", x->speedup_inflation, "N T_s / (N T - I)");
 	speedup_row(t, "actual", x->speedup_actual, "T_s / T measured");
 	speedup_row(t, "predicted", x->speedup_predicted, "T_s / T^ (the ideal model)");
-	printf(
+	fprintf(
+	    sk->out,
 	    "\nFactored speedups at N = %llu (Acar, Chargueraud and Rainey). T_s = T_1:\n"
 	    "no separate sequential run was measured, so maximal is N itself.\n",
 	    (unsigned long long)x->cpus);
-	return table_done(t);
+	return table_done(sk, t);
 }
 
-static int threads_table(const struct ecp_compare_view *v, const char *const *hdr)
+static int threads_table(struct sink *sk, const struct ecp_compare_view *v,
+			 const char *const *hdr)
 {
 	const struct ecp_compare_result *r = v->r;
 	struct ecp_table *t = new_table(v->spread ? 6 : 5, hdr);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	size_t rows = shown(v, r->n_threads);
 	for (size_t i = 0; i < rows; i++) {
 		const struct ecp_compare_thread *x = &r->threads[i];
 		char label[96];
 		const struct ecp_model *m = x->base ? r->base : r->other;
-		ecp_cli_compare_thread_label(m, x->base ? x->base : x->other, x->index,
-					     label, sizeof(label));
+		ecp_compare_thread_label(m, x->base ? x->base : x->other, x->index, label,
+					 sizeof(label));
 		ecp_table_add_row(t);
 		ecp_table_cell(t, 0, label);
 		ecp_table_cell_ns(t, 1, (double)x->work_base_ns);
@@ -400,9 +411,10 @@ static int threads_table(const struct ecp_compare_view *v, const char *const *hd
 		if (v->spread)
 			cell_spread(t, 5, v->spread->th_min[i], v->spread->th_max[i]);
 	}
-	int rc = table_done(t);
+	int rc = table_done(sk, t);
 	if (!rc && rows < r->n_threads)
-		printf("(%zu more threads; --top 0 shows all)\n", r->n_threads - rows);
+		fprintf(sk->out, "(%zu more threads; --top 0 shows all)\n",
+			r->n_threads - rows);
 	return rc;
 }
 
@@ -425,7 +437,7 @@ static void top_inflating(struct para *p, const struct ecp_compare_result *r)
 
 /* N (T - T^) = F + (I - I^) + R: the gap, divided by N to be wall time,
  * laid to work inflation, idle the model did not foresee, the recorder. */
-static void measured_reading(const struct ecp_compare_result *r)
+static void measured_reading(struct sink *sk, const struct ecp_compare_result *r)
 {
 	const struct ecp_inflation *x = &r->inflation;
 	double n = (double)x->cpus;
@@ -472,19 +484,19 @@ static void measured_reading(const struct ecp_compare_result *r)
 		    ecp_format_ns(a, sizeof(a), (double)r->tn_inflated_ns),
 		    100.0 * ((double)r->tn_inflated_ns - (double)x->tn_ns) /
 			(double)x->tn_ns);
-	printf("\n");
-	para_print(&p);
+	fprintf(sk->out, "\n");
+	para_print(sk, &p);
 }
 
 /* The second model: T_P ideal and inflation-aware at each P, the share
  * of N's inflation assumed there, P beyond N marked as extrapolated. */
-static int inflated_table(const struct ecp_compare_result *r)
+static int inflated_table(struct sink *sk, const struct ecp_compare_result *r)
 {
 	static const char *const hdr[] = {"P", "ideal T_P", "inflation-aware", "share"};
 	const struct ecp_inflated *m = &r->inflated;
 	struct ecp_table *t = new_table(4, hdr);
 	if (!t)
-		return ecp_cli_fail("compare", "out of memory");
+		return ecp_error_set(sk->err, ECP_ERR_NOMEM, "out of memory"), -1;
 	bool beyond = false;
 	for (size_t i = 0; i < m->n_points; i++) {
 		const struct ecp_inflated_point *p = &m->points[i];
@@ -497,73 +509,86 @@ static int inflated_table(const struct ecp_compare_result *r)
 		beyond |= p->extrapolated;
 	}
 	unsigned long long n = (unsigned long long)m->cpus;
-	printf("\nInflation-aware prediction, a second model beside the ideal one: each\n"
-	       "function's work at N over its work at 1 (x%.3f for the time no function\n"
-	       "holds) lengthens the one-CPU model's segments, a share of it growing\n"
-	       "linearly from none at P = 1 to all at P = %llu:\n",
-	       m->residual_ratio, n);
-	int rc = table_done(t);
+	fprintf(
+	    sk->out,
+	    "\nInflation-aware prediction, a second model beside the ideal one: each\n"
+	    "function's work at N over its work at 1 (x%.3f for the time no function\n"
+	    "holds) lengthens the one-CPU model's segments, a share of it growing\n"
+	    "linearly from none at P = 1 to all at P = %llu:\n",
+	    m->residual_ratio, n);
+	int rc = table_done(sk, t);
 	if (rc)
 		return rc;
 	if (beyond)
-		printf(
+		fprintf(
+		    sk->out,
 		    "* beyond N = %llu: N's inflation held, an extrapolation (more CPUs "
 		    "running at once\n  may inflate more, or less).\n",
 		    n);
 	if (m->unplaced_ns) {
 		char a[40];
-		printf("%s of the work at N is in no function the one-CPU model has, and "
-		       "is left out.\n",
-		       ecp_format_ns(a, sizeof(a), (double)m->unplaced_ns));
+		fprintf(
+		    sk->out,
+		    "%s of the work at N is in no function the one-CPU model has, and "
+		    "is left out.\n",
+		    ecp_format_ns(a, sizeof(a), (double)m->unplaced_ns));
 	}
 	return 0;
 }
 
-static int measured_table(const struct ecp_compare_view *v)
+static int measured_table(struct sink *sk, const struct ecp_compare_view *v)
 {
 	static const char *const fhdr[] = {"function",  "work at 1", "work at N",
 					   "inflation", "extra",     "over the runs"};
 	static const char *const thdr[] = {"thread",    "work at 1", "work at N",
 					   "inflation", "extra",     "over the runs"};
 	const struct ecp_inflation *x = &v->r->inflation;
-	print_sides(v);
-	printf("measured at N = %llu: work inflation (Acar, Chargueraud and Rainey)\n",
-	       (unsigned long long)x->cpus);
+	print_sides(sk, v);
+	fprintf(sk->out,
+		"measured at N = %llu: work inflation (Acar, Chargueraud and Rainey)\n",
+		(unsigned long long)x->cpus);
 	if (v->spread) {
 		char a[40], b[40];
-		printf("%zu recordings on N CPUs: the one whose T_%llu is the median is "
-		       "shown, "
-		       "T_%llu from %s to %s over them, and each inflation's range\n",
-		       v->spread->runs, (unsigned long long)x->cpus,
-		       (unsigned long long)x->cpus,
-		       ecp_format_ns(a, sizeof(a), (double)v->spread->tn_min_ns),
-		       ecp_format_ns(b, sizeof(b), (double)v->spread->tn_max_ns));
+		fprintf(sk->out,
+			"%zu recordings on N CPUs: the one whose T_%llu is the median is "
+			"shown, "
+			"T_%llu from %s to %s over them, and each inflation's range\n",
+			v->spread->runs, (unsigned long long)x->cpus,
+			(unsigned long long)x->cpus,
+			ecp_format_ns(a, sizeof(a), (double)v->spread->tn_min_ns),
+			ecp_format_ns(b, sizeof(b), (double)v->spread->tn_max_ns));
 	}
-	printf("\n");
-	int rc = totals_table(x);
+	fprintf(sk->out, "\n");
+	int rc = totals_table(sk, x);
 	if (!rc)
-		rc = speedups_table(x);
+		rc = speedups_table(sk, x);
 	if (!rc)
-		rc = inflated_table(v->r);
+		rc = inflated_table(sk, v->r);
 	if (!rc) {
-		printf("\nWork per function, at 1 CPU (BASE) and at N (OTHER), largest "
-		       "extra first:\n");
-		rc = functions_table(v, fhdr);
+		fprintf(sk->out,
+			"\nWork per function, at 1 CPU (BASE) and at N (OTHER), largest "
+			"extra first:\n");
+		rc = functions_table(sk, v, fhdr);
 	}
 	if (!rc) {
-		printf("\nWork per thread, matched by the order they were created:\n");
-		rc = threads_table(v, thdr);
+		fprintf(sk->out,
+			"\nWork per thread, matched by the order they were created:\n");
+		rc = threads_table(sk, v, thdr);
 	}
 	if (!rc)
-		measured_reading(v->r);
+		measured_reading(sk, v->r);
 	return rc;
 }
 
-int ecp_cli_compare_write_table(const struct ecp_compare_view *v)
+int ecp_compare_write_table(FILE *out, const struct ecp_compare_view *v,
+			    struct ecp_error *err)
 {
-	int rc = v->r->mode == ECP_COMPARE_MEASURED ? measured_table(v)
-						    : before_after_table(v);
-	if (!rc && fflush(stdout) != 0)
-		return ecp_cli_fail("compare", "cannot write the output");
-	return rc;
+	struct sink sink = {out, err}, *sk = &sink;
+	int rc = v->r->mode == ECP_COMPARE_MEASURED ? measured_table(sk, v)
+						    : before_after_table(sk, v);
+	if (rc)
+		return -1;
+	if (fflush(out) != 0)
+		return ecp_error_set(err, ECP_ERR_IO, "cannot write the output"), -1;
+	return 0;
 }
