@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "fuzz/builder-format.h"
-#include "simulator/model/event.h"
+#include "simulator/trace/event.h"
 
 struct seed {
 	uint8_t b[1024];

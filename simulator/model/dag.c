@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "common/vec.h"
-#include "simulator/model/event.h"
+#include "simulator/model/model.h"
 #include "simulator/model/sim-heap.h"
 
 enum seg_state {

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simulator/symbols/symbols.h"
-
 size_t ecp_function_base_len(const char *name)
 {
 	const char *site = strstr(name, " <- ");

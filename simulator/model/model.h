@@ -49,6 +49,14 @@
 typedef uint32_t ecp_id;
 #define ECP_NO_ID UINT32_MAX
 
+/* The suffix of an inlined function's name (simulator/symbols/symbols.h
+ * names them): "NAME [inlined]". */
+#define ECP_INLINED_MARK " [inlined]"
+
+/* A lock's kind and how a segment acquired it (the agent's lock events). */
+enum ecp_lock_kind { ECP_LOCK_MUTEX = 0, ECP_LOCK_SPIN = 1, ECP_LOCK_RWLOCK = 2 };
+enum ecp_lock_mode { ECP_LOCK_EXCLUSIVE = 0, ECP_LOCK_SHARED = 1 };
+
 enum ecp_edge_kind {
 	ECP_EDGE_CREATE = 0,
 	ECP_EDGE_JOIN,

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "simulator/model/event.h"
+#include "simulator/symbols/sample.h"
 #include "simulator/symbols/symbols.h"
 
 struct ecp_sampler;

@@ -21,6 +21,7 @@
 
 #include "common/error.h"
 #include "simulator/model/arena.h"
+#include "simulator/model/model.h" /* ECP_INLINED_MARK */
 
 struct ecp_symbols;
 
@@ -34,7 +35,6 @@ struct ecp_symbols;
  * key (struct ecp_inlined), named "NAME [inlined]". */
 #define ECP_INLINED_FUNCTION(key)     (UINT64_C(0xff00000000000000) | (key))
 #define ECP_IS_INLINED_FUNCTION(addr) ((uint64_t)(addr) >> 56 == 0xff)
-#define ECP_INLINED_MARK              " [inlined]"
 
 /* Names the inlined function at addr (ECP_INLINED_FUNCTION); the first
  * name given for an address stays.  Returns 0 or ECP_ERR_NOMEM. */

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/model/event.h"
+#include "simulator/trace/event.h"
 #include "simulator/trace/tsc-map.h"
 
 struct ecp_ctf_callbacks {

@@ -23,7 +23,7 @@
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
 #include "recorder/agent/tsc.h"
-#include "simulator/model/event.h"
+#include "simulator/trace/event.h"
 
 /* ---- metadata ---- */
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "simulator/model/dag.h"
-#include "simulator/model/event.h"
+#include "simulator/trace/event.h"
 #include "simulator/replay/replay.h"
 #include "tests/sim/mb.h"
 

@@ -6,12 +6,14 @@
  * synthetic sequences of them, with no trace involved.  Field use per type is
  * listed beside each type: `a`, `b`, `c` are the payload fields in the order
  * EVENTS.md gives them. */
-#ifndef ECP_SIMULATOR_EVENT_H
-#define ECP_SIMULATOR_EVENT_H
+#ifndef ECP_SIMULATOR_TRACE_EVENT_H
+#define ECP_SIMULATOR_TRACE_EVENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "simulator/model/model.h" /* the lock kinds and modes events carry */
+#include "simulator/symbols/sample.h"
 #include "simulator/trace/event-catalog.h"
 
 /* One per row of the catalogue (event-catalog.h), in its order. */
@@ -21,9 +23,6 @@ enum ecp_event_type {
 #undef ECP_EVENT_ENUM
 	    ECP_EV_COUNT
 };
-
-enum ecp_lock_kind { ECP_LOCK_MUTEX = 0, ECP_LOCK_SPIN = 1, ECP_LOCK_RWLOCK = 2 };
-enum ecp_lock_mode { ECP_LOCK_EXCLUSIVE = 0, ECP_LOCK_SHARED = 1 };
 
 #define ECP_EVF_TRY 0x1u
 
@@ -48,24 +47,6 @@ struct ecp_task {
 	uint32_t tid, pid, ppid, ptid;
 	bool exit;
 };
-
-/* One perf sample (ecp_sched:sample, issue 18), as the reader decoded it;
- * the arrays are borrowed, valid during the callback.  regs are the user
- * registers in x86_64 DWARF order (n_regs 0 when the kernel gave none),
- * chain the frame-pointer call chain (user pc first), stack the words of
- * the user stack from regs[7] (the stack pointer) up. */
-struct ecp_sample {
-	uint64_t ts;
-	uint64_t index; /* position in the trace, for error messages */
-	uint32_t tid;
-	uint32_t n_regs, n_chain, n_stack;
-	const uint64_t *regs, *chain, *stack;
-};
-
-/* Bounds the reader enforces (a larger array is a damaged trace). */
-#define ECP_SAMPLE_MAX_REGS  32u
-#define ECP_SAMPLE_MAX_CHAIN 512u
-#define ECP_SAMPLE_MAX_STACK 8192u /* words: 64 KiB */
 
 const char *ecp_event_type_name(enum ecp_event_type type);
 
