@@ -316,6 +316,130 @@ static bool have_clock(struct ecp_reader *r, uint64_t index)
 	return false;
 }
 
+/* The agent's events (provider ecp): the process's own, with their times
+ * on the trace clock. */
+static int on_ecp_event(struct ecp_reader *r, const bt_message *msg,
+			const struct class_info *ci, const bt_field *payload,
+			struct ecp_event *ev)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
+	if (ci->vpid != NO_FIELD) {
+		/* A child the program forked inherits the agent; its events
+		 * share the per-user buffers but are another process. */
+		uint64_t vpid = member_u64(ctx, ci->vpid);
+		if (!r->have_vpid) {
+			r->vpid = vpid;
+			r->have_vpid = true;
+		} else if (vpid != r->vpid) {
+			r->stats->other_process++;
+			return ECP_OK;
+		}
+	}
+	ev->tid = (uint32_t)member_u64(ctx, ci->vtid);
+	ev->type = (uint16_t)ci->type;
+	ev->a = member_u64(payload, ci->f[0]);
+	ev->b = member_u64(payload, ci->f[1]);
+	ev->c = member_u64(payload, ci->f[2]);
+	ev->cpu_ns = member_u64(payload, ci->cpu_ns);
+	if (ci->try_ != NO_FIELD && member_u64(payload, ci->try_))
+		ev->flags |= ECP_EVF_TRY;
+	if ((ci->c_ticks || ci->tsc != NO_FIELD) && !have_clock(r, ev->index))
+		return ECP_ERR;
+	if (ci->c_ticks)
+		ev->c = ecp_tsc_map_duration(r->cb->clock, ev->c);
+	/* function events: the real entry/exit time is the payload's
+	 * (raw TSC since issue 14, CLOCK_MONOTONIC ns before) */
+	if (ev->type <= ECP_EV_FUNC_UNWOUND && ci->tsc != NO_FIELD)
+		ev->ts = ecp_tsc_map_time(r->cb->clock, member_u64(payload, ci->tsc));
+	else if (ev->type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
+		ev->ts = member_u64(payload, ci->ts);
+	else
+		ev->ts = snapshot_ns(msg, ci->freq);
+	if (ci->name != NO_FIELD)
+		ev->name = member_str(payload, ci->name);
+	return r->cb->event(r->user, ev, r->err);
+}
+
+static int on_task(struct ecp_reader *r, const struct class_info *ci,
+		   const bt_field *payload)
+{
+	/* traces before issue 32 have neither ts nor pid: no use */
+	if (!r->cb->task || ci->ts == NO_FIELD || ci->f[0] == NO_FIELD ||
+	    ci->tid == NO_FIELD || ci->f[1] == NO_FIELD || ci->f[2] == NO_FIELD ||
+	    ci->name == NO_FIELD)
+		return ECP_OK;
+	struct ecp_task t = {.ts = member_u64(payload, ci->ts),
+			     .tid = (uint32_t)member_u64(payload, ci->tid),
+			     .pid = (uint32_t)member_u64(payload, ci->f[0]),
+			     .ppid = (uint32_t)member_u64(payload, ci->f[1]),
+			     .ptid = (uint32_t)member_u64(payload, ci->f[2]),
+			     .exit = member_u64(payload, ci->name) != 0};
+	return r->cb->task(r->user, &t);
+}
+
+static int on_sample(struct ecp_reader *r, const struct class_info *ci,
+		     const bt_field *payload, uint64_t index)
+{
+	if (!r->cb->sample)
+		return ECP_OK;
+	if (!r->regs) {
+		r->regs = malloc(ECP_SAMPLE_MAX_REGS * sizeof(uint64_t));
+		r->chain = malloc(ECP_SAMPLE_MAX_CHAIN * sizeof(uint64_t));
+		r->stack = malloc(ECP_SAMPLE_MAX_STACK * sizeof(uint64_t));
+		if (!r->regs || !r->chain || !r->stack)
+			return ecp_error_set(r->err, ECP_ERR_NOMEM,
+					     "out of memory reading %s", r->label);
+	}
+	struct ecp_sample smp = {.ts = member_u64(payload, ci->ts),
+				 .index = index,
+				 .tid = (uint32_t)member_u64(payload, ci->tid),
+				 .regs = r->regs,
+				 .chain = r->chain,
+				 .stack = r->stack};
+	int64_t nr = member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
+	int64_t nc = member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
+	int64_t ns = member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
+	if (nr < 0 || nc < 0 || ns < 0)
+		return ecp_error_set(r->err, ECP_ERR,
+				     "trace=%s event=#%llu: malformed sample (%s is not "
+				     "an array of at most %u integers)",
+				     r->label, (unsigned long long)index,
+				     nr < 0   ? "regs"
+				     : nc < 0 ? "chain"
+					      : "stack",
+				     nr < 0   ? ECP_SAMPLE_MAX_REGS
+				     : nc < 0 ? ECP_SAMPLE_MAX_CHAIN
+					      : ECP_SAMPLE_MAX_STACK);
+	smp.n_regs = (uint32_t)nr;
+	smp.n_chain = (uint32_t)nc;
+	smp.n_stack = (uint32_t)ns;
+	return r->cb->sample(r->user, &smp, r->err);
+}
+
+/* What the program mapped: objects (the agent's bin_info and dlopen) and
+ * the kernel's mmap records. */
+static int on_object(struct ecp_reader *r, const struct class_info *ci,
+		     const bt_field *payload)
+{
+	const char *path = member_str(payload, ci->path);
+	int rc = 0;
+	if (ci->kind == K_SCHED_MMAP) {
+		if (r->cb->mapping && path)
+			rc = r->cb->mapping(
+			    r->user, member_u64(payload, ci->start),
+			    member_u64(payload, ci->len), member_u64(payload, ci->pgoff),
+			    (uint32_t)member_u64(payload, ci->prot), path);
+	} else if (r->cb->object && path) {
+		rc = r->cb->object(r->user, member_u64(payload, ci->baddr),
+				   member_u64(payload, ci->memsz), path);
+	}
+	if (rc < 0)
+		return ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s",
+				     r->label);
+	return ECP_OK;
+}
+
 static int on_event(struct ecp_reader *r, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -330,45 +454,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 	memset(&ev, 0, sizeof(ev));
 	ev.index = index;
 	switch (ci->kind) {
-	case K_ECP: {
-		const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
-		if (ci->vpid != NO_FIELD) {
-			/* A child the program forked inherits the agent; its events
-			 * share the per-user buffers but are another process. */
-			uint64_t vpid = member_u64(ctx, ci->vpid);
-			if (!r->have_vpid) {
-				r->vpid = vpid;
-				r->have_vpid = true;
-			} else if (vpid != r->vpid) {
-				r->stats->other_process++;
-				return ECP_OK;
-			}
-		}
-		ev.tid = (uint32_t)member_u64(ctx, ci->vtid);
-		ev.type = (uint16_t)ci->type;
-		ev.a = member_u64(payload, ci->f[0]);
-		ev.b = member_u64(payload, ci->f[1]);
-		ev.c = member_u64(payload, ci->f[2]);
-		ev.cpu_ns = member_u64(payload, ci->cpu_ns);
-		if (ci->try_ != NO_FIELD && member_u64(payload, ci->try_))
-			ev.flags |= ECP_EVF_TRY;
-		if ((ci->c_ticks || ci->tsc != NO_FIELD) && !have_clock(r, index))
-			return ECP_ERR;
-		if (ci->c_ticks)
-			ev.c = ecp_tsc_map_duration(r->cb->clock, ev.c);
-		/* function events: the real entry/exit time is the payload's
-		 * (raw TSC since issue 14, CLOCK_MONOTONIC ns before) */
-		if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->tsc != NO_FIELD)
-			ev.ts =
-			    ecp_tsc_map_time(r->cb->clock, member_u64(payload, ci->tsc));
-		else if (ev.type <= ECP_EV_FUNC_UNWOUND && ci->ts != NO_FIELD)
-			ev.ts = member_u64(payload, ci->ts);
-		else
-			ev.ts = snapshot_ns(msg, ci->freq);
-		if (ci->name != NO_FIELD)
-			ev.name = member_str(payload, ci->name);
-		return r->cb->event(r->user, &ev, r->err);
-	}
+	case K_ECP:
+		return on_ecp_event(r, msg, ci, payload, &ev);
 	case K_SCHED_SWITCH:
 		ev.type = ECP_EV_SCHED_SWITCH;
 		ev.tid = (uint32_t)member_u64(payload, ci->tid);
@@ -386,30 +473,12 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 			return r->cb->comm(r->user, member_u64(payload, ci->tid), name);
 		return ECP_OK;
 	}
-	case K_SCHED_TASK: {
-		/* traces before issue 32 have neither ts nor pid: no use */
-		if (!r->cb->task || ci->ts == NO_FIELD || ci->f[0] == NO_FIELD ||
-		    ci->tid == NO_FIELD || ci->f[1] == NO_FIELD || ci->f[2] == NO_FIELD ||
-		    ci->name == NO_FIELD)
-			return ECP_OK;
-		struct ecp_task t = {.ts = member_u64(payload, ci->ts),
-				     .tid = (uint32_t)member_u64(payload, ci->tid),
-				     .pid = (uint32_t)member_u64(payload, ci->f[0]),
-				     .ppid = (uint32_t)member_u64(payload, ci->f[1]),
-				     .ptid = (uint32_t)member_u64(payload, ci->f[2]),
-				     .exit = member_u64(payload, ci->name) != 0};
-		return r->cb->task(r->user, &t);
-	}
+	case K_SCHED_TASK:
+		return on_task(r, ci, payload);
 	case K_BIN_INFO:
-	case K_DLOPEN: {
-		const char *path = member_str(payload, ci->path);
-		if (r->cb->object && path &&
-		    r->cb->object(r->user, member_u64(payload, ci->baddr),
-				  member_u64(payload, ci->memsz), path) < 0)
-			return ecp_error_set(r->err, ECP_ERR_NOMEM,
-					     "out of memory reading %s", r->label);
-		return ECP_OK;
-	}
+	case K_DLOPEN:
+	case K_SCHED_MMAP:
+		return on_object(r, ci, payload);
 	case K_SCHED_CLOCK:
 		if (r->cb->clock && ci->mono != NO_FIELD && ci->tsc != NO_FIELD &&
 		    ecp_tsc_map_add(r->cb->clock, member_u64(payload, ci->mono),
@@ -417,58 +486,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 			return ecp_error_set(r->err, ECP_ERR_NOMEM,
 					     "out of memory reading %s", r->label);
 		return ECP_OK;
-	case K_SCHED_SAMPLE: {
-		if (!r->cb->sample)
-			return ECP_OK;
-		if (!r->regs) {
-			r->regs = malloc(ECP_SAMPLE_MAX_REGS * sizeof(uint64_t));
-			r->chain = malloc(ECP_SAMPLE_MAX_CHAIN * sizeof(uint64_t));
-			r->stack = malloc(ECP_SAMPLE_MAX_STACK * sizeof(uint64_t));
-			if (!r->regs || !r->chain || !r->stack)
-				return ecp_error_set(r->err, ECP_ERR_NOMEM,
-						     "out of memory reading %s",
-						     r->label);
-		}
-		struct ecp_sample smp = {.ts = member_u64(payload, ci->ts),
-					 .index = index,
-					 .tid = (uint32_t)member_u64(payload, ci->tid),
-					 .regs = r->regs,
-					 .chain = r->chain,
-					 .stack = r->stack};
-		int64_t nr =
-		    member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
-		int64_t nc =
-		    member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
-		int64_t ns =
-		    member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
-		if (nr < 0 || nc < 0 || ns < 0)
-			return ecp_error_set(
-			    r->err, ECP_ERR,
-			    "trace=%s event=#%llu: malformed sample (%s is not "
-			    "an array of at most %u integers)",
-			    r->label, (unsigned long long)index,
-			    nr < 0   ? "regs"
-			    : nc < 0 ? "chain"
-				     : "stack",
-			    nr < 0   ? ECP_SAMPLE_MAX_REGS
-			    : nc < 0 ? ECP_SAMPLE_MAX_CHAIN
-				     : ECP_SAMPLE_MAX_STACK);
-		smp.n_regs = (uint32_t)nr;
-		smp.n_chain = (uint32_t)nc;
-		smp.n_stack = (uint32_t)ns;
-		return r->cb->sample(r->user, &smp, r->err);
-	}
-	case K_SCHED_MMAP: {
-		const char *path = member_str(payload, ci->path);
-		if (r->cb->mapping && path &&
-		    r->cb->mapping(r->user, member_u64(payload, ci->start),
-				   member_u64(payload, ci->len),
-				   member_u64(payload, ci->pgoff),
-				   (uint32_t)member_u64(payload, ci->prot), path) < 0)
-			return ecp_error_set(r->err, ECP_ERR_NOMEM,
-					     "out of memory reading %s", r->label);
-		return ECP_OK;
-	}
+	case K_SCHED_SAMPLE:
+		return on_sample(r, ci, payload, index);
 	case K_SCHED_SAMPLE_LOST:
 		if (r->cb->sample_lost)
 			r->cb->sample_lost(r->user, member_u64(payload, ci->f[0]));
