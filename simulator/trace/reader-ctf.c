@@ -155,10 +155,9 @@ static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out
 	return (int64_t)n;
 }
 
-static int classify(struct ecp_reader *r, const bt_event *event, struct class_info *ci)
+/* Every member absent until found; times in ns unless the clock says. */
+static void class_info_init(struct class_info *ci, const char *name)
 {
-	const bt_event_class *ec = bt_event_borrow_class_const(event);
-	const char *name = bt_event_class_get_name(ec);
 	memset(ci, 0, sizeof(*ci));
 	snprintf(ci->event_name, sizeof(ci->event_name), "%s", name ? name : "(unnamed)");
 	ci->f[0] = ci->f[1] = ci->f[2] = NO_FIELD;
@@ -168,62 +167,63 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	ci->regs = ci->chain = ci->stack = NO_FIELD;
 	ci->start = ci->len = ci->pgoff = ci->prot = NO_FIELD;
 	ci->freq = 1000000000;
-	const bt_field_class *payload =
-	    bt_event_class_borrow_payload_field_class_const(ec);
-	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
-	const bt_field_class *ctx =
-	    bt_stream_class_borrow_event_common_context_field_class_const(sc);
-	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
-	if (cc)
-		ci->freq = bt_clock_class_get_frequency(cc);
-	ci->vtid = member_index(ctx, "vtid");
-	ci->vpid = member_index(ctx, "vpid");
-	if (!name) {
-		ci->kind = K_FOREIGN;
-	} else if (!strncmp(name, "ecp:", 4)) {
-		ci->kind = K_FOREIGN;
-		for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
-			if (strcmp(ecp_events[i].provider, "ecp") ||
-			    strcmp(name + 4, ecp_events[i].name))
-				continue;
-			ci->kind = K_ECP;
-			ci->type = ecp_events[i].type;
-			for (int k = 0; k < 3; k++)
-				ci->f[k] = member_index(payload, ecp_events[i].f[k]);
-			/* recorders since issue 14 write TSC totals */
-			if (ci->type == ECP_EV_FUNC_FOLDED && ci->f[2] == NO_FIELD) {
-				ci->f[2] = member_index(payload, "total_tsc");
-				ci->c_ticks = ci->f[2] != NO_FIELD;
-			}
-			break;
+}
+
+/* "ecp:NAME": the agent's events, by the catalogue. */
+static int classify_ecp(struct ecp_reader *r, const char *name,
+			const bt_field_class *payload, struct class_info *ci)
+{
+	ci->kind = K_FOREIGN;
+	for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
+		if (strcmp(ecp_events[i].provider, "ecp") ||
+		    strcmp(name + 4, ecp_events[i].name))
+			continue;
+		ci->kind = K_ECP;
+		ci->type = ecp_events[i].type;
+		for (int k = 0; k < 3; k++)
+			ci->f[k] = member_index(payload, ecp_events[i].f[k]);
+		/* recorders since issue 14 write TSC totals */
+		if (ci->type == ECP_EV_FUNC_FOLDED && ci->f[2] == NO_FIELD) {
+			ci->f[2] = member_index(payload, "total_tsc");
+			ci->c_ticks = ci->f[2] != NO_FIELD;
 		}
-		ci->ts = member_index(payload, "ts");
-		ci->tsc = member_index(payload, "tsc");
-		ci->cpu_ns = member_index(payload, "cpu_ns");
-		ci->name = member_index(payload, "name");
-		ci->try_ = member_index(payload, "try");
-		if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
-			return ecp_error_set(
-			    r->err, ECP_ERR,
-			    "trace=%s: event '%s' has no vtid context (the "
-			    "recorder must add it)",
-			    r->label, name);
-	} else if (!strcmp(name, "ecp_sched:switch")) {
+		break;
+	}
+	ci->ts = member_index(payload, "ts");
+	ci->tsc = member_index(payload, "tsc");
+	ci->cpu_ns = member_index(payload, "cpu_ns");
+	ci->name = member_index(payload, "name");
+	ci->try_ = member_index(payload, "try");
+	if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
+		return ecp_error_set(r->err, ECP_ERR,
+				     "trace=%s: event '%s' has no vtid context (the "
+				     "recorder must add it)",
+				     r->label, name);
+	return ECP_OK;
+}
+
+/* "ecp_sched:NAME": the driver's records from perf, read by name (their
+ * payload has its own ts and tid). */
+static void classify_sched(const char *name, const bt_field_class *payload,
+			   struct class_info *ci)
+{
+	const char *what = name + 10;
+	if (!strcmp(what, "switch")) {
 		ci->kind = K_SCHED_SWITCH;
 		ci->type = ECP_EV_SCHED_SWITCH;
 		ci->ts = member_index(payload, "ts");
 		ci->tid = member_index(payload, "tid");
 		ci->f[0] = member_index(payload, "out");
 		ci->f[1] = member_index(payload, "preempt");
-	} else if (!strcmp(name, "ecp_sched:lost")) {
+	} else if (!strcmp(what, "lost")) {
 		ci->kind = K_SCHED_LOST;
 		ci->type = ECP_EV_SCHED_LOST;
 		ci->f[0] = member_index(payload, "count");
-	} else if (!strcmp(name, "ecp_sched:comm")) {
+	} else if (!strcmp(what, "comm")) {
 		ci->kind = K_SCHED_COMM;
 		ci->tid = member_index(payload, "tid");
 		ci->name = member_index(payload, "name");
-	} else if (!strcmp(name, "ecp_sched:task")) {
+	} else if (!strcmp(what, "task")) {
 		ci->kind = K_SCHED_TASK;
 		ci->tid = member_index(payload, "tid");
 		ci->ts = member_index(payload, "ts");
@@ -231,31 +231,39 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 		ci->f[1] = member_index(payload, "ppid");
 		ci->f[2] = member_index(payload, "ptid");
 		ci->name = member_index(payload, "exit");
-	} else if (!strcmp(name, "ecp_sched:clock")) {
+	} else if (!strcmp(what, "clock")) {
 		ci->kind = K_SCHED_CLOCK;
 		ci->mono = member_index(payload, "mono");
 		ci->tsc = member_index(payload, "tsc");
-	} else if (!strcmp(name, "ecp_sched:sample")) {
+	} else if (!strcmp(what, "sample")) {
 		ci->kind = K_SCHED_SAMPLE;
 		ci->ts = member_index(payload, "ts");
 		ci->tid = member_index(payload, "tid");
 		ci->regs = member_index(payload, "regs");
 		ci->chain = member_index(payload, "chain");
 		ci->stack = member_index(payload, "stack");
-	} else if (!strcmp(name, "ecp_sched:mmap")) {
+	} else if (!strcmp(what, "mmap")) {
 		ci->kind = K_SCHED_MMAP;
 		ci->start = member_index(payload, "start");
 		ci->len = member_index(payload, "len");
 		ci->pgoff = member_index(payload, "pgoff");
 		ci->prot = member_index(payload, "prot");
 		ci->path = member_index(payload, "path");
-	} else if (!strcmp(name, "ecp_sched:sample_lost")) {
+	} else if (!strcmp(what, "sample_lost")) {
 		ci->kind = K_SCHED_SAMPLE_LOST;
 		ci->f[0] = member_index(payload, "count");
-	} else if (!strncmp(name, "ecp_sched:", 10)) {
+	} else {
 		ci->kind = K_SCHED_OTHER;
-	} else if (!strcmp(name, "lttng_ust_statedump:bin_info") ||
-		   !strcmp(name, "lttng_ust_dl:dlopen")) {
+	}
+}
+
+/* LTTng-UST's own events: the objects loaded (statedump, dlopen) are read,
+ * the rest ignored; anything else is another provider's. */
+static void classify_lttng(const char *name, const bt_field_class *payload,
+			   struct class_info *ci)
+{
+	if (!strcmp(name, "lttng_ust_statedump:bin_info") ||
+	    !strcmp(name, "lttng_ust_dl:dlopen")) {
 		ci->kind = !strcmp(name, "lttng_ust_dl:dlopen") ? K_DLOPEN : K_BIN_INFO;
 		ci->baddr = member_index(payload, "baddr");
 		ci->memsz = member_index(payload, "memsz");
@@ -267,6 +275,31 @@ static int classify(struct ecp_reader *r, const bt_event *event, struct class_in
 	} else {
 		ci->kind = K_FOREIGN;
 	}
+}
+
+static int classify(struct ecp_reader *r, const bt_event *event, struct class_info *ci)
+{
+	const bt_event_class *ec = bt_event_borrow_class_const(event);
+	const char *name = bt_event_class_get_name(ec);
+	class_info_init(ci, name);
+	const bt_field_class *payload =
+	    bt_event_class_borrow_payload_field_class_const(ec);
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	const bt_field_class *ctx =
+	    bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
+	if (cc)
+		ci->freq = bt_clock_class_get_frequency(cc);
+	ci->vtid = member_index(ctx, "vtid");
+	ci->vpid = member_index(ctx, "vpid");
+	if (!name)
+		ci->kind = K_FOREIGN;
+	else if (!strncmp(name, "ecp:", 4))
+		return classify_ecp(r, name, payload, ci);
+	else if (!strncmp(name, "ecp_sched:", 10))
+		classify_sched(name, payload, ci);
+	else
+		classify_lttng(name, payload, ci);
 	return ECP_OK;
 }
 
