@@ -627,6 +627,136 @@ static void take_bt_error(char *buf, size_t len)
 	bt_error_release(e);
 }
 
+/* The decoding graph: ctf's fs source (one output port per stream) into
+ * utils' muxer (time order) into our sink, and what it holds. */
+struct bt_setup {
+	const bt_plugin *ctf, *utils;
+	bt_graph *graph;
+	bt_value *params;
+};
+
+static void bt_setup_finish(struct bt_setup *b)
+{
+	bt_value_put_ref(b->params);
+	bt_graph_put_ref(b->graph);
+	bt_plugin_put_ref(b->ctf);
+	bt_plugin_put_ref(b->utils);
+}
+
+/* The source for ctf_dir, its failure to open the trace kept in stats. */
+static int add_source(struct bt_setup *b, struct ecp_reader *r, const char *ctf_dir,
+		      const bt_component_source **src)
+{
+	const char *label = r->label;
+	const bt_component_class_source *fs =
+	    bt_plugin_borrow_source_component_class_by_name_const(b->ctf, "fs");
+	b->graph = bt_graph_create(0);
+	b->params = bt_value_map_create();
+	bt_value *inputs = NULL;
+	if (!fs || !b->graph || !b->params ||
+	    bt_value_map_insert_empty_array_entry(b->params, "inputs", &inputs) !=
+		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
+	    bt_value_array_append_string_element(inputs, ctf_dir) !=
+		BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK)
+		return ecp_error_set(r->err, ECP_ERR,
+				     "cannot set up babeltrace2 to read %s", label);
+	if (bt_graph_add_source_component(b->graph, fs, "src", b->params,
+					  BT_LOGGING_LEVEL_NONE,
+					  src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		char bterr[sizeof(r->stats->bt_cause)];
+		take_bt_error(bterr, sizeof(bterr));
+		r->stats->bt_failed = 1;
+		snprintf(r->stats->bt_cause, sizeof(r->stats->bt_cause), "%s", bterr);
+		return ecp_error_set(r->err, ECP_ERR,
+				     "trace=%s: babeltrace2 cannot open the trace: %s",
+				     label, bterr[0] ? bterr : "it refused it");
+	}
+	return ECP_OK;
+}
+
+static int make_graph(struct bt_setup *b, struct ecp_reader *r, const char *ctf_dir)
+{
+	const char *label = r->label;
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &b->ctf) !=
+		BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
+			   &b->utils) != BT_PLUGIN_FIND_STATUS_OK)
+		return ecp_error_set(
+		    r->err, ECP_ERR,
+		    "babeltrace2 plugins 'ctf' and 'utils' not found (is "
+		    "babeltrace2 installed?)");
+	const bt_component_source *src = NULL;
+	int rc = add_source(b, r, ctf_dir, &src);
+	if (rc < 0)
+		return rc;
+	const bt_component_class_filter *muxer =
+	    bt_plugin_borrow_filter_component_class_by_name_const(b->utils, "muxer");
+	const bt_component_filter *mux = NULL;
+	const bt_component_sink *sink = NULL;
+	if (!muxer ||
+	    bt_graph_add_filter_component(b->graph, muxer, "mux", NULL,
+					  BT_LOGGING_LEVEL_NONE,
+					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_add_simple_sink_component(b->graph, "ecp", sink_init, sink_consume,
+					       NULL, r,
+					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+		return ecp_error_set(r->err, ECP_ERR,
+				     "cannot set up babeltrace2 to read %s", label);
+	uint64_t nports = bt_component_source_get_output_port_count(src);
+	for (uint64_t i = 0; i < nports; i++) {
+		const bt_port_output *o =
+		    bt_component_source_borrow_output_port_by_index_const(src, i);
+		const bt_port_input *in =
+		    bt_component_filter_borrow_input_port_by_index_const(mux, i);
+		if (!in || bt_graph_connect_ports(b->graph, o, in, NULL) !=
+			       BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+			return ecp_error_set(r->err, ECP_ERR,
+					     "cannot connect the streams of %s", label);
+	}
+	if (bt_graph_connect_ports(
+		b->graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+		bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+		NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		return ecp_error_set(r->err, ECP_ERR, "cannot connect the muxer of %s",
+				     label);
+	return ECP_OK;
+}
+
+/* Runs the graph to its end; a failure is ours (the sink's message) or
+ * babeltrace2's, whose cause stats keep. */
+static int run_graph(bt_graph *graph, struct ecp_reader *r)
+{
+	struct ecp_ctf_stats *stats = r->stats;
+	char bterr[sizeof(stats->bt_cause)];
+	bt_graph_run_status st;
+	do {
+		st = bt_graph_run(graph);
+	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (r->failed) {
+		/* our own message is the useful one; drop babeltrace2's */
+		const bt_error *e = bt_current_thread_take_error();
+		if (e)
+			bt_error_release(e);
+		return ecp_error_is_set(r->err) ? r->err->status : ECP_ERR;
+	}
+	take_bt_error(bterr, sizeof(bterr));
+	if (st == BT_GRAPH_RUN_STATUS_OK) {
+		/* The CTF source ends a stream quietly at some damaged data,
+		 * leaving its error behind: the events after it are lost. */
+		if (bterr[0]) {
+			stats->bt_failed = 3;
+			snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+		}
+		return ECP_OK;
+	}
+	stats->bt_failed = 2;
+	snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
+	return ecp_error_set(
+	    r->err, ECP_ERR,
+	    "trace=%s event=#%llu: babeltrace2 cannot decode the trace: %s", r->label,
+	    (unsigned long long)stats->events, bterr[0] ? bterr : "it failed");
+}
+
 int ecp_ctf_read(const char *ctf_dir, const char *label,
 		 const struct ecp_ctf_callbacks *cb, void *user,
 		 struct ecp_ctf_stats *stats, struct ecp_error *err)
@@ -636,116 +766,11 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 	ecp_hmap_init(&r.classes);
 	ecp_vec_init(&r.infos, sizeof(struct class_info));
 	memset(stats, 0, sizeof(*stats));
-	const bt_plugin *ctf = NULL, *utils = NULL;
-	bt_graph *graph = NULL;
-	bt_value *params = NULL;
-	int rc = ECP_OK;
-	char bterr[sizeof(stats->bt_cause)];
-
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) !=
-		BT_PLUGIN_FIND_STATUS_OK ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &utils) != BT_PLUGIN_FIND_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR,
-				   "babeltrace2 plugins 'ctf' and 'utils' not found (is "
-				   "babeltrace2 installed?)");
-		goto out;
-	}
-	const bt_component_class_source *fs =
-	    bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
-	const bt_component_class_filter *muxer =
-	    bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
-	graph = bt_graph_create(0);
-	params = bt_value_map_create();
-	bt_value *inputs = NULL;
-	if (!fs || !muxer || !graph || !params ||
-	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
-		BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK ||
-	    bt_value_array_append_string_element(inputs, ctf_dir) !=
-		BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s",
-				   label);
-		goto out;
-	}
-	const bt_component_source *src = NULL;
-	const bt_component_filter *mux = NULL;
-	const bt_component_sink *sink = NULL;
-	if (bt_graph_add_source_component(graph, fs, "src", params, BT_LOGGING_LEVEL_NONE,
-					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		take_bt_error(bterr, sizeof(bterr));
-		stats->bt_failed = 1;
-		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s: babeltrace2 cannot open the trace: %s",
-				   label, bterr[0] ? bterr : "it refused it");
-		goto out;
-	}
-	if (bt_graph_add_filter_component(graph, muxer, "mux", NULL,
-					  BT_LOGGING_LEVEL_NONE,
-					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_simple_sink_component(graph, "ecp", sink_init, sink_consume,
-					       NULL, &r, &sink) !=
-		BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR, "cannot set up babeltrace2 to read %s",
-				   label);
-		goto out;
-	}
-	uint64_t nports = bt_component_source_get_output_port_count(src);
-	for (uint64_t i = 0; i < nports; i++) {
-		const bt_port_output *o =
-		    bt_component_source_borrow_output_port_by_index_const(src, i);
-		const bt_port_input *in =
-		    bt_component_filter_borrow_input_port_by_index_const(mux, i);
-		if (!in || bt_graph_connect_ports(graph, o, in, NULL) !=
-			       BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			rc = ecp_error_set(err, ECP_ERR,
-					   "cannot connect the streams of %s", label);
-			goto out;
-		}
-	}
-	if (bt_graph_connect_ports(
-		graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-		NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		rc = ecp_error_set(err, ECP_ERR, "cannot connect the muxer of %s", label);
-		goto out;
-	}
-	bt_graph_run_status st;
-	do {
-		st = bt_graph_run(graph);
-	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (r.failed) {
-		rc = ecp_error_is_set(err) ? err->status : ECP_ERR;
-		/* our own message is the useful one; drop babeltrace2's */
-		const bt_error *e = bt_current_thread_take_error();
-		if (e)
-			bt_error_release(e);
-		goto out;
-	}
-	if (st == BT_GRAPH_RUN_STATUS_OK) {
-		/* The CTF source ends a stream quietly at some damaged data,
-		 * leaving its error behind: the events after it are lost. */
-		take_bt_error(bterr, sizeof(bterr));
-		if (bterr[0]) {
-			stats->bt_failed = 3;
-			snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
-		}
-	} else {
-		take_bt_error(bterr, sizeof(bterr));
-		stats->bt_failed = 2;
-		snprintf(stats->bt_cause, sizeof(stats->bt_cause), "%s", bterr);
-		rc = ecp_error_set(
-		    err, ECP_ERR,
-		    "trace=%s event=#%llu: babeltrace2 cannot decode the trace: %s",
-		    label, (unsigned long long)stats->events,
-		    bterr[0] ? bterr : "it failed");
-		goto out;
-	}
-out:
-	bt_value_put_ref(params);
-	bt_graph_put_ref(graph);
-	bt_plugin_put_ref(ctf);
-	bt_plugin_put_ref(utils);
+	struct bt_setup b = {0};
+	int rc = make_graph(&b, &r, ctf_dir);
+	if (rc == ECP_OK)
+		rc = run_graph(b.graph, &r);
+	bt_setup_finish(&b);
 	ecp_hmap_finish(&r.classes);
 	ecp_vec_finish(&r.infos);
 	free(r.regs);
