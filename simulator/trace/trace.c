@@ -567,11 +567,69 @@ static int warn_about_names(struct ecp_model *m, const char *dir,
 	return 0;
 }
 
+/* The scheduling trace first (the builder takes the switch records and
+ * samples before the program's events), then the program's. */
+static int read_streams(const char *dir, const struct ecp_load_options *opts,
+			const struct meta *meta, const struct ecp_ctf_callbacks *cb,
+			struct load_ctx *c, struct ecp_ctf_stats *sched,
+			struct ecp_ctf_stats *main_st, struct ecp_error *err)
+{
+	char path[PATH_MAX];
+	int rc;
+	snprintf(path, sizeof(path), "%s/sched", dir);
+	if (is_dir(path)) {
+		rc = read_stream(dir, "sched", opts, cb, c, sched, main_st, sched, err);
+		if (rc < 0)
+			return rc;
+		c->base_events = sched->events;
+	} else if (meta->clock == ECP_CLOCK_PERF_SWITCH) {
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "trace=%s: clock is perf-switch but the sched trace (%s) "
+		    "is missing",
+		    dir, path);
+	}
+	snprintf(path, sizeof(path), "%s/main", dir);
+	if (!is_dir(path))
+		return ecp_error_set(
+		    err, ECP_ERR, "trace=%s: missing the program's trace %s", dir, path);
+	if ((rc = read_stream(dir, "main", opts, cb, c, main_st, main_st, sched, err)) <
+	    0)
+		return rc;
+	if (opts->progress && main_st->events + sched->events >= (1u << 20))
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+/* The model from the builder, with what the reading found noted on it. */
+static int finish_model(const char *dir, const struct ecp_load_options *opts,
+			const struct meta *meta, struct load_ctx *c,
+			const struct ecp_ctf_stats *sched,
+			const struct ecp_ctf_stats *main_st, struct ecp_model **out,
+			struct ecp_error *err)
+{
+	int rc;
+	for (size_t i = 0; i < c->n_comms; i++)
+		ecp_builder_set_comm(c->b, c->comms[i].tid, c->comms[i].name);
+	if ((rc = ecp_builder_finish(c->b, c->syms, out, err)) < 0)
+		return blame_loss(dir, main_st, sched, rc, err);
+	if (note_recording(*out, meta, main_st, sched, c) < 0 ||
+	    warn_about_reading(*out, meta, main_st, sched) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	if ((rc = warn_stopped_early(*out, dir, "sched", sched, !opts->skip_damage_probe,
+				     err)) < 0 ||
+	    (rc = warn_stopped_early(*out, dir, "main", main_st, !opts->skip_damage_probe,
+				     err)) < 0)
+		return rc;
+	if (warn_about_names(*out, dir, main_st, c) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
 static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		    const struct meta *meta, struct ecp_model **out,
 		    struct ecp_error *err)
 {
-	char path[PATH_MAX];
 	struct load_ctx c = {.dir = dir,
 			     .progress = opts->progress,
 			     .ignore_samples =
@@ -610,55 +668,9 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	/* the scheduling trace first: the builder takes the switch records
-	 * and samples before the program's events */
-	snprintf(path, sizeof(path), "%s/sched", dir);
-	if (is_dir(path)) {
-		rc = read_stream(dir, "sched", opts, &cb, &c, &sched, &main_st, &sched,
-				 err);
-		if (rc < 0)
-			goto out;
-		c.base_events = sched.events;
-	} else if (meta->clock == ECP_CLOCK_PERF_SWITCH) {
-		rc = ecp_error_set(
-		    err, ECP_ERR,
-		    "trace=%s: clock is perf-switch but the sched trace (%s) is "
-		    "missing",
-		    dir, path);
+	if ((rc = read_streams(dir, opts, meta, &cb, &c, &sched, &main_st, err)) < 0 ||
+	    (rc = finish_model(dir, opts, meta, &c, &sched, &main_st, out, err)) < 0)
 		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/main", dir);
-	if (!is_dir(path)) {
-		rc = ecp_error_set(err, ECP_ERR,
-				   "trace=%s: missing the program's trace %s", dir, path);
-		goto out;
-	}
-	if ((rc = read_stream(dir, "main", opts, &cb, &c, &main_st, &main_st, &sched,
-			      err)) < 0)
-		goto out;
-	if (opts->progress && main_st.events + sched.events >= (1u << 20))
-		fputs("\r\033[K", stderr);
-	for (size_t i = 0; i < c.n_comms; i++)
-		ecp_builder_set_comm(c.b, c.comms[i].tid, c.comms[i].name);
-	if ((rc = ecp_builder_finish(c.b, c.syms, out, err)) < 0) {
-		rc = blame_loss(dir, &main_st, &sched, rc, err);
-		goto out;
-	}
-	if (note_recording(*out, meta, &main_st, &sched, &c) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if (warn_about_reading(*out, meta, &main_st, &sched) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = warn_stopped_early(*out, dir, "sched", &sched, !opts->skip_damage_probe,
-				     err)) < 0 ||
-	    (rc = warn_stopped_early(*out, dir, "main", &main_st,
-				     !opts->skip_damage_probe, err)) < 0)
-		goto out;
-	if (warn_about_names(*out, dir, &main_st, &c) < 0)
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 out:
 	if (rc < 0 && *out) {
 		ecp_model_destroy(*out);
