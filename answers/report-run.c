@@ -75,7 +75,8 @@ const struct ecp_function_result *ecp_report_top(const struct ecp_analysis *a)
 
 /* P = 1..max(16, P): where the answer changes, as `ecp scan` would say. */
 static int reading_sweep(const struct ecp_model *m, const struct ecp_dag *dag,
-			 unsigned processors, const struct ecp_answer_progress *progress,
+			 const struct ecp_engine_options *opts, unsigned processors,
+			 const struct ecp_answer_progress *progress,
 			 struct ecp_answer_sweep *out, struct ecp_error *err)
 {
 	unsigned last = processors > 16 ? processors : 16;
@@ -84,25 +85,27 @@ static int reading_sweep(const struct ecp_model *m, const struct ecp_dag *dag,
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory"), -1;
 	for (unsigned p = 0; p < last; p++)
 		list[p] = p + 1;
-	int rc = ecp_answer_sweep_run(m, dag, list, last, 0, progress, out, err);
+	int rc = ecp_answer_sweep_run(m, dag, opts, list, last, 0, progress, out, err);
 	free(list);
 	return rc;
 }
 
 int ecp_report_run_make(const struct ecp_model *m, const struct ecp_dag *dag,
-			unsigned processors, enum ecp_report_sort sort, bool with_reading,
+			const struct ecp_engine_options *opts, unsigned processors,
+			enum ecp_report_sort sort, bool with_reading,
 			const struct ecp_answer_progress *progress,
 			struct ecp_report_run *out, struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (ecp_analyze(m, dag, processors, &out->analysis, err) < 0)
+	if (ecp_analyze(m, dag, processors, opts, &out->analysis, err) < 0)
 		return -1;
 	out->analysed = true;
 	struct row_order order = {sort, m};
 	qsort_r(out->analysis.functions, out->analysis.n_functions,
 		sizeof(out->analysis.functions[0]), compare_rows, &order);
 	if (with_reading && ecp_report_top(&out->analysis))
-		return reading_sweep(m, dag, processors, progress, &out->reading, err);
+		return reading_sweep(m, dag, opts, processors, progress, &out->reading,
+				     err);
 	return 0;
 }
 

@@ -42,7 +42,8 @@ struct ecp_report_run {
 /* `with_reading`: sweep for the reading too (table output).  Returns 0, or
  * -1 with *err set; finish *out either way. */
 int ecp_report_run_make(const struct ecp_model *m, const struct ecp_dag *dag,
-			unsigned processors, enum ecp_report_sort sort, bool with_reading,
+			const struct ecp_engine_options *opts, unsigned processors,
+			enum ecp_report_sort sort, bool with_reading,
 			const struct ecp_answer_progress *progress,
 			struct ecp_report_run *out, struct ecp_error *err);
 void ecp_report_run_finish(struct ecp_report_run *run);

@@ -44,12 +44,12 @@ static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 }
 
 int ecp_answer_simrun_init(const struct ecp_model *m, const struct ecp_dag *dag,
-			   unsigned processors, struct ecp_simrun *run,
-			   struct ecp_error *err)
+			   const struct ecp_engine_options *opts, unsigned processors,
+			   struct ecp_simrun *run, struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	run->processors = processors;
-	if (ecp_analyze(m, dag, processors, &run->analysis, err) < 0)
+	if (ecp_analyze(m, dag, processors, opts, &run->analysis, err) < 0)
 		return ecp_error_prefix(err, "P=%u", processors), -1;
 	run->analysed = true;
 	if (ecp_replay_run(dag, processors, ECP_REPLAY_STEPS | ECP_REPLAY_TIMELINE,

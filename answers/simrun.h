@@ -28,8 +28,8 @@ struct ecp_simrun {
 /* Analyses and simulates the model at P.  Returns 0, or -1 with *err set
  * (finish *run either way). */
 int ecp_answer_simrun_init(const struct ecp_model *m, const struct ecp_dag *dag,
-			   unsigned processors, struct ecp_simrun *run,
-			   struct ecp_error *err);
+			   const struct ecp_engine_options *opts, unsigned processors,
+			   struct ecp_simrun *run, struct ecp_error *err);
 void ecp_answer_simrun_finish(struct ecp_simrun *run, const struct ecp_model *m);
 
 #endif

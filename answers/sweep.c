@@ -57,6 +57,7 @@ void ecp_answer_sweep_finish(struct ecp_answer_sweep *sw)
 }
 
 int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
+			 const struct ecp_engine_options *opts,
 			 const unsigned *processors, size_t n, size_t top,
 			 const struct ecp_answer_progress *progress,
 			 struct ecp_answer_sweep *sw, struct ecp_error *err)
@@ -74,7 +75,7 @@ int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
 		goto out;
 	}
 	/* The P-independent part of the analysis is done once for all P. */
-	if ((rc = ecp_sweep_create(m, dag, &engine, err)) < 0)
+	if ((rc = ecp_sweep_create(m, dag, opts, &engine, err)) < 0)
 		goto out;
 	/* Batches of P share one attribution pass; the per-segment weights are
 	 * not kept (nothing here shows them). */

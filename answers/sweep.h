@@ -29,10 +29,12 @@ struct ecp_answer_sweep {
 	size_t n_crossovers;
 };
 
-/* Analyses the model at each of the n processor counts.  `top`: functions
+/* Analyses the model at each of the n processor counts, with the engine's
+ * knobs opts (ecp/options.h; NULL: the defaults).  `top`: functions
  * to show besides those that are the top at some P.  Returns 0, or -1 with
  * *err set (*out then holds what was done; finish it either way). */
 int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
+			 const struct ecp_engine_options *opts,
 			 const unsigned *processors, size_t n, size_t top,
 			 const struct ecp_answer_progress *progress,
 			 struct ecp_answer_sweep *out, struct ecp_error *err);

@@ -122,7 +122,7 @@ static void say_what_is_compared(const struct compare_options *o,
 
 /* The first P whose weights the engine could not all verify exact: the
  * TET there may be off (the budget is ECP_EXACT_BUDGET's). */
-static void note_inexact(const struct ecp_compare_result *r)
+static void note_inexact(const struct ecp_compare_result *r, uint64_t exact_budget)
 {
 	for (size_t i = 0; i < r->n_points; i++) {
 		const struct ecp_compare_point *p = &r->points[i];
@@ -135,7 +135,7 @@ static void note_inexact(const struct ecp_compare_result *r)
 			"their functions may be off: raise ECP_EXACT_BUDGET (now %llu) "
 			"or run 'ecp report -P %u' on each for the functions affected\n",
 			p->processors, p->inexact_base, p->inexact_other,
-			(unsigned long long)ecp_cli_exact_budget(), p->processors);
+			(unsigned long long)exact_budget, p->processors);
 		return;
 	}
 }
@@ -194,6 +194,7 @@ static int compare_one(const struct compare_options *o, struct ecp_cli_session *
 	    .n_processors = o->n_processors,
 	    .lock_policy = o->common.lock_order,
 	    .inflation_aware = true,
+	    .engine_options = &b->engine,
 	};
 	struct ecp_error err = {0};
 	if (ecp_compare(&in, r, &err) < 0)
@@ -221,7 +222,7 @@ static int run(struct compare_options *o, struct ecp_cli_session *b,
 	if (!rc) {
 		o->other_dir = o->other_dirs[shown];
 		say_what_is_compared(o, &r[shown]);
-		note_inexact(&r[shown]);
+		note_inexact(&r[shown], b->engine.exact_budget);
 		rc = write_answer(o, b, &x[shown], &r[shown],
 				  spread.runs ? &spread : NULL);
 	}

@@ -120,10 +120,10 @@ int cmd_report(int argc, char **argv)
 	struct ecp_answer_progress hooks = ecp_cli_progress_hooks(&line);
 	struct ecp_report_run run;
 	struct ecp_error err = {0};
-	rc = ecp_report_run_make(s.model, &s.dag, o.processors, o.sort,
+	rc = ecp_report_run_make(s.model, &s.dag, &s.engine, o.processors, o.sort,
 				 o.common.format == ECP_FORMAT_TABLE, &hooks, &run, &err);
 	if (run.analysed && !run.analysis.weights_exact)
-		ecp_cli_warn_inexact("report", s.model, &run.analysis);
+		ecp_cli_warn_inexact("report", &s, &run.analysis);
 	if (rc < 0) {
 		rc = ecp_cli_fail("report", "%s", err.msg);
 		goto out;

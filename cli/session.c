@@ -123,15 +123,10 @@ int ecp_cli_parse_processors(const char *cmd, const char *arg, unsigned *out)
 	return 0;
 }
 
-uint64_t ecp_cli_exact_budget(void)
-{
-	return ecp_engine_options_get()->exact_budget;
-}
-
 /* The engine's knobs from the environment (the engine reads none):
  * ECP_EXACT_BUDGET, events the exact re-simulations may process per P,
  * checked strictly (a user's); the tests' tuning knobs as given. */
-static int read_engine_options(const char *cmd)
+static int read_engine_options(const char *cmd, struct ecp_engine_options *out)
 {
 	struct ecp_engine_options opts = {0};
 	const char *env = getenv("ECP_EXACT_BUDGET");
@@ -152,7 +147,7 @@ static int read_engine_options(const char *cmd)
 		opts.snapshot_items = (size_t)n;
 	if (ecp_env_knob_u64("ECP_UNIT_INSTANTS", 2, SIZE_MAX / 64, &n))
 		opts.unit_instants = (size_t)n;
-	ecp_engine_options_set(&opts);
+	ecp_engine_options_resolve(&opts, out);
 	return 0;
 }
 
@@ -222,7 +217,7 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 {
 	struct ecp_error err = {0};
 	memset(s, 0, sizeof(*s));
-	int brc = read_engine_options(cmd);
+	int brc = read_engine_options(cmd, &s->engine);
 	if (brc)
 		return brc;
 	s->common = c;
@@ -329,9 +324,10 @@ size_t ecp_cli_near_functions(const struct ecp_model *m, const char *name,
 	return n;
 }
 
-void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
+void ecp_cli_warn_inexact(const char *cmd, const struct ecp_cli_session *s,
 			  const struct ecp_analysis *a)
 {
+	const struct ecp_model *model = s->model;
 	size_t n = 0;
 	for (size_t k = 0; k < a->n_functions; k++)
 		n += a->functions[k].inexact;
@@ -352,5 +348,5 @@ void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
 		"%s; their TET and TETID use the closed form, which can be off "
 		"when a shortening changes the processor share during a sleep. "
 		"Raise ECP_EXACT_BUDGET (events per P, now %llu) to verify them\n",
-		n > shown ? ", ..." : "", (unsigned long long)ecp_cli_exact_budget());
+		n > shown ? ", ..." : "", (unsigned long long)s->engine.exact_budget);
 }

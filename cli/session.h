@@ -70,6 +70,9 @@ struct ecp_cli_session {
 	/* the model against the program's CPU time (cli/consistency.h): a
 	 * warning is printed, a fatal verdict fails the open */
 	struct ecp_consistency consistency;
+	/* the engine's knobs, from the environment (ECP_EXACT_BUDGET and the
+	 * tests' tuning knobs; the engine reads none), resolved */
+	struct ecp_engine_options engine;
 };
 
 /* The largest of n processor counts (for ecp_cli_common.max_processors). */
@@ -90,10 +93,8 @@ int ecp_cli_parse_sched(const char *cmd, const char *arg, enum ecp_sched_model *
 /* Says on stderr which functions' weights at P could not be verified exact
  * (a sleeping program whose exact re-simulations exceed the budget),
  * naming up to a few of them and how to verify them all. */
-void ecp_cli_warn_inexact(const char *cmd, const struct ecp_model *model,
+void ecp_cli_warn_inexact(const char *cmd, const struct ecp_cli_session *s,
 			  const struct ecp_analysis *analysis);
-/* The budget in force (ECP_EXACT_BUDGET, read by ecp_cli_session_open). */
-uint64_t ecp_cli_exact_budget(void);
 
 /* Processor count default for -P: the online CPUs. */
 unsigned ecp_cli_online_cpus(void);

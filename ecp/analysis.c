@@ -203,7 +203,8 @@ struct ecp_sweep {
 	const struct ecp_model *model;
 	const struct ecp_dag *dag;
 	struct ecp_engine *engine;
-	double *w_span; /* weights at unlimited P */
+	struct ecp_engine_options opts; /* resolved */
+	double *w_span;                 /* weights at unlimited P */
 	/* Per analysis of a batch: its idle charges, and its weights when the
 	 * caller does not keep them (allocated on first use, reused). */
 	double *seg_idle[ECP_SWEEP_BATCH];
@@ -251,7 +252,8 @@ static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
 }
 
 int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
-		     struct ecp_sweep **sweep, struct ecp_error *err)
+		     const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
+		     struct ecp_error *err)
 {
 	*sweep = NULL;
 	int rc = check_inputs(model, dag, err);
@@ -273,7 +275,8 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	}
 	sw->model = model;
 	sw->dag = dag;
-	rc = ecp_engine_create(dag, &sw->engine, err);
+	ecp_engine_options_resolve(opts, &sw->opts);
+	rc = ecp_engine_create(dag, &sw->opts, &sw->engine, err);
 
 	if (rc >= 0)
 		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL,
@@ -345,7 +348,7 @@ static void attribute_batch(const struct ecp_sweep *sw, double *const *w,
 	    .sw = sw, .w = w + half, .idle = idle + half, .fr = fr + half, .k = k - half};
 	pthread_t thread;
 	bool threaded = half > 0 &&
-			sw->model->n_segments >= ecp_parallel_min_segments() &&
+			sw->model->n_segments >= sw->opts.parallel_min_segments &&
 			pthread_create(&thread, NULL, attribute_thread, &second) == 0;
 	if (!threaded) {
 		attribute(sw->model, sw->act_first, sw->act_n, w, idle, fr, k);
@@ -462,7 +465,7 @@ static void *batch_thread(void *arg)
  * (ecp/parallel.h). */
 static bool pairs_runs(const struct ecp_sweep *sw)
 {
-	return sw->dag->n_segments >= ecp_parallel_min_segments();
+	return sw->dag->n_segments >= sw->opts.parallel_min_segments;
 }
 
 static bool second_flags_ready(struct ecp_sweep *sw)
@@ -606,11 +609,12 @@ int ecp_sweep_analyze(struct ecp_sweep *sw, unsigned processors, struct ecp_anal
 }
 
 int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag,
-		unsigned processors, struct ecp_analysis *out, struct ecp_error *err)
+		unsigned processors, const struct ecp_engine_options *opts,
+		struct ecp_analysis *out, struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct ecp_sweep *sw;
-	int rc = ecp_sweep_create(model, dag, &sw, err);
+	int rc = ecp_sweep_create(model, dag, opts, &sw, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "ECP analysis at P=%u failed", processors);
 	rc = ecp_sweep_analyze(sw, processors, out, err);

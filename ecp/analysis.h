@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/options.h"
 #include "simulator/model/dag.h"
 #include "simulator/model/model.h"
 
@@ -57,8 +58,10 @@ struct ecp_analysis {
 	size_t n_functions;
 };
 
+/* opts: the engine's knobs (ecp/options.h), NULL for the defaults. */
 int ecp_analyze(const struct ecp_model *model, const struct ecp_dag *dag,
-		unsigned processors, struct ecp_analysis *out, struct ecp_error *err);
+		unsigned processors, const struct ecp_engine_options *opts,
+		struct ecp_analysis *out, struct ecp_error *err);
 void ecp_analysis_finish(struct ecp_analysis *analysis);
 
 #endif

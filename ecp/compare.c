@@ -276,11 +276,11 @@ static void take_analysis(const struct ecp_analysis *a, size_t i, size_t n,
 }
 
 static int sweep_side(const struct ecp_model *m, const struct ecp_dag *dag,
-		      const unsigned *ps, size_t n, struct side_out *o,
-		      struct ecp_error *err)
+		      const unsigned *ps, size_t n, const struct ecp_engine_options *opts,
+		      struct side_out *o, struct ecp_error *err)
 {
 	struct ecp_sweep *sweep = NULL;
-	int rc = ecp_sweep_create(m, dag, &sweep, err);
+	int rc = ecp_sweep_create(m, dag, opts, &sweep, err);
 	for (size_t i0 = 0; i0 < n && rc == ECP_OK; i0 += ECP_SWEEP_BATCH) {
 		size_t k = n - i0 < ECP_SWEEP_BATCH ? n - i0 : ECP_SWEEP_BATCH;
 		struct ecp_analysis batch[ECP_SWEEP_BATCH];
@@ -326,9 +326,10 @@ static int predict_points(const struct ecp_compare_input *in,
 	double *tet_other = r->tet + n * r->n_functions;
 	struct side_out base = {ms, inexact, row_of[0], r->tet};
 	struct side_out other = {ms + n, inexact + n, row_of[1], tet_other};
-	if ((rc = sweep_side(r->base, in->base_dag, in->processors, n, &base, err)) < 0 ||
-	    (rc = sweep_side(r->other, in->other_dag, in->processors, n, &other, err)) <
-		0)
+	if ((rc = sweep_side(r->base, in->base_dag, in->processors, n, in->engine_options,
+			     &base, err)) < 0 ||
+	    (rc = sweep_side(r->other, in->other_dag, in->processors, n,
+			     in->engine_options, &other, err)) < 0)
 		goto out;
 	r->n_points = n;
 	for (size_t i = 0; i < n; i++)
@@ -477,7 +478,7 @@ static int predict_inflated(const struct ecp_compare_input *in,
 	if (!have_n)
 		ps[k++] = n;
 	int rc = ecp_inflated_predict(r->base, in->base_dag, r->other, in->lock_policy,
-				      ps, k, &r->inflated, err);
+				      ps, k, in->engine_options, &r->inflated, err);
 	free(ps);
 	for (size_t i = 0; rc == ECP_OK && i < r->inflated.n_points; i++)
 		if (r->inflated.points[i].processors == n)
@@ -501,7 +502,7 @@ static int account_measured(const struct ecp_compare_input *in,
 	uint64_t ms[2];
 	uint32_t inexact[2];
 	struct side_out o = {ms, inexact, NULL, NULL};
-	int rc = sweep_side(r->base, in->base_dag, ps, 2, &o, err);
+	int rc = sweep_side(r->base, in->base_dag, ps, 2, in->engine_options, &o, err);
 	if (rc < 0)
 		return rc;
 	struct ecp_inflation_input acc = {

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/options.h"
 #include "ecp/handoff.h"
 #include "ecp/inflated.h"
 #include "simulator/model/dag.h"
@@ -103,6 +104,8 @@ struct ecp_compare_input {
 	 * BASE's DAG from lengthened segments (ecp_dag_build: a model whose
 	 * segments belong to threads, as every recorded one) */
 	bool inflation_aware;
+	/* the engine's knobs (ecp/options.h), NULL for the defaults */
+	const struct ecp_engine_options *engine_options;
 };
 
 /* A function, by name; *_base / *_other after any exchange of the sides. */

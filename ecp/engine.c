@@ -42,8 +42,9 @@ struct ecp_engine {
 	const struct ecp_dag *dag;
 	bool has_delays;
 	struct ecp_plan asap;
-	uint64_t exact_budget;       /* instants the reverse pass and the re-simulations
-				      * may process per P */
+	struct ecp_engine_options
+	    opts;                    /* resolved: exact_budget bounds the instants the
+				      * reverse pass and the re-simulations process per P */
 	struct ecp_engine_flags own; /* of the last ecp_engine_run() */
 	uint64_t max_instants;       /* of a P-run's tape */
 	uint32_t n_chains;           /* segments without a thread predecessor: threads */
@@ -84,7 +85,7 @@ uint32_t ecp_engine_simulated_units(const struct ecp_engine *engine)
 
 void ecp_engine_set_exact_budget(struct ecp_engine *engine, uint64_t events)
 {
-	engine->exact_budget = events;
+	engine->opts.exact_budget = events;
 }
 
 uint32_t ecp_engine_reverse_pass_weights(const struct ecp_engine *engine)
@@ -192,15 +193,17 @@ static int asap_plan(struct ecp_engine *e, uint8_t *pred_tight, uint8_t *in_tigh
 	struct ecp_plan_input in = {.dag = dag,
 				    .node_time = node_time,
 				    .pred_tight = pred_tight,
-				    .in_tight = in_tight};
+				    .in_tight = in_tight,
+				    .parallel_min_segments =
+					e->opts.parallel_min_segments};
 	int rc = ecp_plan_build(&in, &e->asap, err);
 	if (rc < 0)
 		ecp_error_prefix(err, "cannot prepare the ECP engine");
 	return rc;
 }
 
-int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
-		      struct ecp_error *err)
+int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options *opts,
+		      struct ecp_engine **engine, struct ecp_error *err)
 {
 	*engine = NULL;
 	if (dag->n_in != dag->in_offset[dag->n_segments])
@@ -220,7 +223,7 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 		goto out;
 	}
 	e->dag = dag;
-	e->exact_budget = ecp_engine_options_get()->exact_budget;
+	ecp_engine_options_resolve(opts, &e->opts);
 	e->own.inexact = ecp_huge_calloc(s1, 1);
 	if (!e->own.inexact) {
 		rc =
@@ -240,7 +243,8 @@ int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
 	 * nothing); when both fail, the units' error is the one reported. */
 	struct sim_prepare job = {.engine = e};
 	pthread_t thread;
-	bool threaded = e->has_delays && dag->n_segments >= ecp_parallel_min_segments() &&
+	bool threaded = e->has_delays &&
+			dag->n_segments >= e->opts.parallel_min_segments &&
 			pthread_create(&thread, NULL, sim_prepare, &job) == 0;
 	if (e->has_delays && !threaded)
 		sim_prepare(&job);
@@ -310,7 +314,7 @@ static void *weights_thread(void *arg)
 
 static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned processors,
 		    double *weights, double *seg_idle, struct ecp_run_summary *summary,
-		    struct ecp_error *err)
+		    uint32_t parallel_min_segments, struct ecp_error *err)
 {
 	if (weights && dag->n_segments != plan->n_segments)
 		return ecp_error_set(err, ECP_ERR_USAGE,
@@ -329,7 +333,7 @@ static int run_plan(struct ecp_plan *plan, const struct ecp_dag *dag, unsigned p
 			       .weights = weights,
 			       .from = S / 2,
 			       .to = S};
-	bool parallel = weights && seg_idle && S >= ecp_parallel_min_segments();
+	bool parallel = weights && seg_idle && S >= parallel_min_segments;
 	pthread_t thread;
 	bool threaded = parallel && pthread_create(&thread, NULL, idle_thread, &job) == 0;
 	if (weights)
@@ -416,7 +420,7 @@ static int reverse_pass_run(const struct ecp_engine *engine, struct ecp_prun *ru
 	const struct ecp_dag *dag = engine->sim;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	int rc = 0;
-	rp->budget_left = engine->exact_budget;
+	rp->budget_left = engine->opts.exact_budget;
 	rp->weights = weights;
 	rp->ok = ecp_huge_calloc(s1, 1);
 	if (!rp->ok) {
@@ -601,9 +605,9 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 	const struct ecp_prun *planned = run;
 	int rc = 0;
 	if (!run->node_work) {
-		rc =
-		    ecp_prun_simulate(dag, &engine->succ, processors, ECP_PRUN_PLAN_INPUT,
-				      NULL, NULL, &fl->scratch, &again, err);
+		rc = ecp_prun_simulate(dag, &engine->succ, processors,
+				       ECP_PRUN_PLAN_INPUT, NULL, NULL, &fl->scratch,
+				       &engine->opts, &again, err);
 		if (rc < 0)
 			return ecp_error_prefix(
 			    err, "cannot simulate the run on %u processors", processors);
@@ -619,7 +623,9 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 	struct ecp_plan_input in = {.dag = dag,
 				    .node_time = planned->node_work,
 				    .pred_tight = planned->pred_tight,
-				    .in_tight = planned->in_tight};
+				    .in_tight = planned->in_tight,
+				    .parallel_min_segments =
+					engine->opts.parallel_min_segments};
 	struct ecp_plan plan;
 	rc = ecp_plan_build(&in, &plan, err);
 	if (rc < 0) {
@@ -627,7 +633,8 @@ static int plan_weights(const struct ecp_engine *engine, const struct ecp_prun *
 				 processors);
 		goto out;
 	}
-	rc = run_plan(&plan, dag, processors, weights, NULL, NULL, err);
+	rc = run_plan(&plan, dag, processors, weights, NULL, NULL,
+		      engine->opts.parallel_min_segments, err);
 	if (rc >= 0)
 		rc = make_exact(engine, run, planned, &plan, processors, rp, weights, fl,
 				err);
@@ -658,7 +665,7 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	if (!ecp_engine_simulates(engine, processors)) {
 		/* writes the shared plan's scratch: one such run at a time */
 		int rc = run_plan(&engine->asap, dag, processors, weights, seg_idle,
-				  summary, err);
+				  summary, engine->opts.parallel_min_segments, err);
 		if (summary)
 			summary->exact = true;
 		return rc;
@@ -673,12 +680,13 @@ int ecp_engine_run_flagged(struct ecp_engine *engine, unsigned processors,
 	unsigned what = 0;
 	if (weights)
 		what = ECP_PRUN_TAPE | ECP_PRUN_SNAPSHOTS |
-		       (engine->exact_budget < engine->max_instants ? ECP_PRUN_PLAN_INPUT
-								    : 0);
+		       (engine->opts.exact_budget < engine->max_instants
+			    ? ECP_PRUN_PLAN_INPUT
+			    : 0);
 	struct ecp_prun run;
 	int rc = ecp_prun_simulate(engine->sim, &engine->succ, processors, what, seg_idle,
 				   engine->units.first ? &engine->sim_units : NULL,
-				   &fl->scratch, &run, err);
+				   &fl->scratch, &engine->opts, &run, err);
 	if (rc < 0)
 		return ecp_error_prefix(err, "cannot simulate the run on %u processors",
 					processors);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/options.h"
 #include "ecp/scratch.h"
 #include "simulator/model/dag.h"
 
@@ -26,8 +27,9 @@ struct ecp_run_summary {
 };
 
 /* Prepares the P-independent part (O(E log E)); the DAG must outlive it. */
-int ecp_engine_create(const struct ecp_dag *dag, struct ecp_engine **engine,
-		      struct ecp_error *err);
+/* opts: the caller's knobs (ecp/options.h), NULL for the defaults. */
+int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options *opts,
+		      struct ecp_engine **engine, struct ecp_error *err);
 void ecp_engine_destroy(struct ecp_engine *engine);
 
 /* processors: P, 0 for unlimited.  weights and seg_idle (n_segments each) may

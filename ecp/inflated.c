@@ -124,10 +124,11 @@ int ecp_inflated_lengths(const struct ecp_model *base, const double *ratios, dou
 
 /* T_P for the n processors of ps on one DAG, into ms. */
 static int makespans(const struct ecp_model *m, const struct ecp_dag *dag,
-		     const unsigned *ps, size_t n, uint64_t *ms, struct ecp_error *err)
+		     const unsigned *ps, size_t n, const struct ecp_engine_options *opts,
+		     uint64_t *ms, struct ecp_error *err)
 {
 	struct ecp_sweep *sweep = NULL;
-	int rc = ecp_sweep_create(m, dag, &sweep, err);
+	int rc = ecp_sweep_create(m, dag, opts, &sweep, err);
 	for (size_t i0 = 0; i0 < n && rc == ECP_OK; i0 += ECP_SWEEP_BATCH) {
 		size_t k = n - i0 < ECP_SWEEP_BATCH ? n - i0 : ECP_SWEEP_BATCH;
 		struct ecp_analysis batch[ECP_SWEEP_BATCH];
@@ -176,7 +177,8 @@ static double share_at(unsigned p, uint64_t cpus)
 /* The inflated T_P of the points from `from` on that share one share. */
 static int predict_share(const struct ecp_model *base, enum ecp_lock_policy policy,
 			 const double *ratios, struct ecp_inflated *out, size_t from,
-			 size_t to, uint64_t *ms, unsigned *ps, struct ecp_error *err)
+			 size_t to, const struct ecp_engine_options *opts, uint64_t *ms,
+			 unsigned *ps, struct ecp_error *err)
 {
 	uint64_t *lengths = NULL;
 	struct ecp_dag dag;
@@ -193,7 +195,7 @@ static int predict_share(const struct ecp_model *base, enum ecp_lock_policy poli
 		out->work_ns = dag.work;
 	for (size_t i = from; i < to; i++)
 		ps[i - from] = out->points[i].processors;
-	rc = makespans(base, &dag, ps, to - from, ms, err);
+	rc = makespans(base, &dag, ps, to - from, opts, ms, err);
 	uint64_t on_path = share > 0.0 ? handoffs_on_path(&dag) : 0;
 	for (size_t i = from; rc == ECP_OK && i < to; i++) {
 		struct ecp_inflated_point *p = &out->points[i];
@@ -209,7 +211,8 @@ static int predict_share(const struct ecp_model *base, enum ecp_lock_policy poli
 
 int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *base_dag,
 			 const struct ecp_model *other, enum ecp_lock_policy policy,
-			 const unsigned *processors, size_t n, struct ecp_inflated *out,
+			 const unsigned *processors, size_t n,
+			 const struct ecp_engine_options *opts, struct ecp_inflated *out,
 			 struct ecp_error *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -234,7 +237,7 @@ int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *bas
 		    .processors = processors[i],
 		    .share = share_at(processors[i], out->cpus),
 		    .extrapolated = processors[i] > out->cpus};
-	if ((rc = makespans(base, base_dag, processors, n, ms, err)) < 0)
+	if ((rc = makespans(base, base_dag, processors, n, opts, ms, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		out->points[i].ideal_ns = ms[i];
@@ -244,7 +247,7 @@ int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *bas
 		size_t j = i + 1;
 		while (j < n && out->points[j].share == out->points[i].share)
 			j++;
-		rc = predict_share(base, policy, ratios, out, i, j, ms, ps, err);
+		rc = predict_share(base, policy, ratios, out, i, j, opts, ms, ps, err);
 		i = j;
 	}
 	if (!out->work_ns && rc == ECP_OK) {

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/options.h"
 #include "simulator/model/dag.h"
 #include "simulator/model/model.h"
 
@@ -54,7 +55,8 @@ struct ecp_inflated {
  * CPUs; lock hand-offs re-decided with `policy` as the ideal DAG was. */
 int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *base_dag,
 			 const struct ecp_model *other, enum ecp_lock_policy policy,
-			 const unsigned *processors, size_t n, struct ecp_inflated *out,
+			 const unsigned *processors, size_t n,
+			 const struct ecp_engine_options *opts, struct ecp_inflated *out,
 			 struct ecp_error *err);
 void ecp_inflated_finish(struct ecp_inflated *r);
 

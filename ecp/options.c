@@ -5,28 +5,19 @@
 #include "ecp/parallel.h"
 #include "ecp/prun.h"
 
-static struct ecp_engine_options in_force = {
-    .exact_budget = ECP_ENGINE_DEFAULT_EXACT_BUDGET,
-    .parallel_min_segments = ECP_PARALLEL_MIN_SEGMENTS_DEFAULT,
-    .snapshot_items = ECP_PRUN_SNAPSHOT_ITEMS_DEFAULT,
-    .unit_instants = ECP_PRUN_UNIT_INSTANTS_DEFAULT,
-};
-
-void ecp_engine_options_set(const struct ecp_engine_options *o)
+void ecp_engine_options_resolve(const struct ecp_engine_options *in,
+				struct ecp_engine_options *out)
 {
-	in_force.exact_budget =
+	const struct ecp_engine_options none = {0};
+	const struct ecp_engine_options *o = in ? in : &none;
+	out->exact_budget =
 	    o->exact_budget ? o->exact_budget : ECP_ENGINE_DEFAULT_EXACT_BUDGET;
-	in_force.parallel_min_segments = o->parallel_min_segments
-					     ? o->parallel_min_segments
-					     : ECP_PARALLEL_MIN_SEGMENTS_DEFAULT;
-	in_force.snapshot_items =
+	out->parallel_min_segments = o->parallel_min_segments
+					 ? o->parallel_min_segments
+					 : ECP_PARALLEL_MIN_SEGMENTS_DEFAULT;
+	out->snapshot_items =
 	    o->snapshot_items ? o->snapshot_items : ECP_PRUN_SNAPSHOT_ITEMS_DEFAULT;
 	/* a unit's instants need room for two at least */
-	in_force.unit_instants =
+	out->unit_instants =
 	    o->unit_instants >= 2 ? o->unit_instants : ECP_PRUN_UNIT_INSTANTS_DEFAULT;
-}
-
-const struct ecp_engine_options *ecp_engine_options_get(void)
-{
-	return &in_force;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The engine's knobs, set by its caller: the engine reads no environment
- * (the CLI reads ECP_EXACT_BUDGET and the tests' knobs, and fills this).
- * One set per process, before the analyses it applies to; a field left 0
- * keeps its default.  None changes a result but exact_budget, which bounds
- * the work spent proving weights exact (beyond it, segments are flagged,
- * never silently wrong). */
+/* The engine's knobs, passed by its caller to each engine, sweep or
+ * analysis it makes (NULL: every default): the engine reads no environment
+ * and keeps no knob of its own (the CLI reads ECP_EXACT_BUDGET and the
+ * tests' knobs, and fills this).  A field left 0 keeps its default.  None changes a
+ * result but exact_budget, which bounds the work spent proving weights exact (beyond it,
+ * segments are flagged, never silently wrong). */
 #ifndef ECP_ECP_OPTIONS_H
 #define ECP_ECP_OPTIONS_H
 
@@ -24,9 +24,9 @@ struct ecp_engine_options {
 	size_t unit_instants;
 };
 
-/* Sets the knobs for the analyses that follow (0 fields: defaults). */
-void ecp_engine_options_set(const struct ecp_engine_options *opts);
-/* The knobs in force, every field resolved (never 0). */
-const struct ecp_engine_options *ecp_engine_options_get(void);
+/* The knobs in force: in's fields where set (in may be NULL), the
+ * defaults elsewhere; no field of *out is 0. */
+void ecp_engine_options_resolve(const struct ecp_engine_options *in,
+				struct ecp_engine_options *out);
 
 #endif

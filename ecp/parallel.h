@@ -13,6 +13,4 @@
 
 #define ECP_PARALLEL_MIN_SEGMENTS_DEFAULT 65536u
 
-uint32_t ecp_parallel_min_segments(void);
-
 #endif

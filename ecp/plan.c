@@ -677,7 +677,9 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 			    (struct ecp_radix_pair){.key = time_bits(t), .value = v};
 	}
 	int rc = 0;
-	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + time_bits_n) < 0
+	bool two_threads = k >= 2 * (size_t)b->in->parallel_min_segments;
+	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + time_bits_n,
+					 two_threads) < 0
 		   : ecp_radix_sort(pairs, k) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
 				   "out of memory (sorting %zu nodes)", k);
@@ -704,7 +706,7 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 				  .order = b->order};
 	struct scan whole = {.b = b, .sn = &sn, .from = 0, .to = k, .k = k, .err = err};
 	uint32_t it, n_started;
-	if (S < ecp_parallel_min_segments()) {
+	if (S < b->in->parallel_min_segments) {
 		scan_groups(&whole);
 		rc = whole.rc;
 		it = whole.it;

@@ -48,6 +48,8 @@ struct ecp_plan_input {
 	const double *node_time;   /* 2 per segment: [2s] start, [2s+1] end */
 	const uint8_t *pred_tight; /* per segment: the thread edge realises the start */
 	const uint8_t *in_tight;   /* per dag->in_from entry: that edge realises it */
+	/* from this many segments on, two threads share the work (ecp/parallel.h) */
+	uint32_t parallel_min_segments;
 };
 
 struct ecp_plan_key {

@@ -609,7 +609,8 @@ static void plan_input_finish(struct sim *m)
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
 		      const struct ecp_prun_units *units, struct ecp_scratch *scratch,
-		      struct ecp_prun *run, struct ecp_error *err)
+		      const struct ecp_engine_options *opts, struct ecp_prun *run,
+		      struct ecp_error *err)
 {
 	memset(run, 0, sizeof(*run));
 	uint32_t S = dag->n_segments;
@@ -617,8 +618,8 @@ int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ
 	run->scratch = scratch;
 	run->n_seg = s1;
 	struct sim m = {.dag = dag, .run = run, .succ = succ, .seg_idle = seg_idle};
-	const size_t snapshot_budget = ecp_engine_options_get()->snapshot_items;
-	const size_t hist_start = ecp_engine_options_get()->unit_instants;
+	const size_t snapshot_budget = opts->snapshot_items;
+	const size_t hist_start = opts->unit_instants;
 	if (seg_idle && units) {
 		m.units = units;
 		m.hist_cap = hist_start;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "ecp/options.h"
 #include "ecp/scratch.h"
 #include "simulator/model/dag-succ.h"
 #include "simulator/model/dag.h"
@@ -119,11 +120,14 @@ struct ecp_prun_units {
  * NULL: the DAG's segments are the segments): seg_idle is then per segment
  * of the units, a unit's charge split at the work-clock instants where one
  * of its segments hands over to the next.  scratch (may be NULL): where the
- * run's large arrays come from and go back to (ecp/scratch.h). */
+ * run's large arrays come from and go back to (ecp/scratch.h).  opts: the
+ * engine's knobs, resolved (ecp_engine_options_resolve): how many snapshots
+ * to keep and the units' first instants. */
 int ecp_prun_simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *succ,
 		      unsigned processors, unsigned what, double *seg_idle,
 		      const struct ecp_prun_units *units, struct ecp_scratch *scratch,
-		      struct ecp_prun *run, struct ecp_error *err);
+		      const struct ecp_engine_options *opts, struct ecp_prun *run,
+		      struct ecp_error *err);
 /* The most instants a tape of a run of `dag` can have. */
 uint64_t ecp_prun_max_instants(const struct ecp_dag *dag);
 /* The first snapshot at or after tape instant k (x->n: none). */

@@ -92,7 +92,8 @@ static void radix_both(void *(*fn)(void *), struct radix_part *part, unsigned n_
 		fn(&part[1]);
 }
 
-int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_bit)
+int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_bit,
+			bool two_threads)
 {
 	if (n < 2 || hi_bit <= lo_bit)
 		return 0;
@@ -105,7 +106,7 @@ int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_b
 	}
 	/* On large inputs two threads share every pass (ecp/parallel.h): the
 	 * second core is otherwise idle while the plan sorts its nodes. */
-	unsigned n_parts = n >= 2 * (size_t)ecp_parallel_min_segments() ? 2 : 1;
+	unsigned n_parts = two_threads ? 2 : 1;
 	uint64_t *src = keys, *dst = tmp;
 	for (unsigned shift = lo_bit; shift < hi_bit; shift += DIGIT) {
 		unsigned width = hi_bit - shift < DIGIT ? hi_bit - shift : DIGIT;

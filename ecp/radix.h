@@ -8,6 +8,7 @@
 #ifndef ECP_ECP_RADIX_H
 #define ECP_ECP_RADIX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,7 @@ int ecp_radix_sort(struct ecp_radix_pair *pairs, size_t n);
  * large inputs (ecp/parallel.h) two threads count and scatter a half each,
  * the first half's elements of a digit before the second's: the same result.
  * Returns 0, or -1 if scratch memory could not be allocated. */
-int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_bit);
+int ecp_radix_sort_bits(uint64_t *keys, size_t n, unsigned lo_bit, unsigned hi_bit,
+			bool two_threads);
 
 #endif

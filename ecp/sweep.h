@@ -6,17 +6,20 @@
 #define ECP_ECP_SWEEP_H
 
 #include "common/error.h"
+#include "ecp/options.h"
 #include "ecp/analysis.h"
 #include "simulator/model/dag.h"
 #include "simulator/model/model.h"
 
 struct ecp_sweep;
 
-/* model and dag must outlive the sweep. */
+/* model and dag must outlive the sweep; opts (ecp/options.h; NULL: the
+ * defaults) need not. */
 int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
-		     struct ecp_sweep **sweep, struct ecp_error *err);
+		     const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
+		     struct ecp_error *err);
 void ecp_sweep_destroy(struct ecp_sweep *sweep);
-/* Same result as ecp_analyze(model, dag, processors, out, err). */
+/* Same result as ecp_analyze(model, dag, processors, opts, out, err). */
 int ecp_sweep_analyze(struct ecp_sweep *sweep, unsigned processors,
 		      struct ecp_analysis *out, struct ecp_error *err);
 

@@ -41,7 +41,7 @@ void ecp_fuzz_check_model(const struct ecp_model *m, const char *what)
 		}
 		for (size_t k = 0; k < 3; k++) {
 			struct ecp_analysis a;
-			if (ecp_analyze(m, &dag, procs[k], &a, &err) == 0) {
+			if (ecp_analyze(m, &dag, procs[k], NULL, &a, &err) == 0) {
 				ecp_fuzz_note("analysis", NULL);
 				ecp_analysis_finish(&a);
 			} else {

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 	struct ecp_error err = {0};
 	struct ecp_sweep *sw;
 	double t2 = now(), c2 = cpu_now();
-	if (ecp_sweep_create(&g.model, &g.dag, &sw, &err) < 0) {
+	if (ecp_sweep_create(&g.model, &g.dag, NULL, &sw, &err) < 0) {
 		fprintf(stderr, "bench-engine: %s\n", err.msg);
 		return 1;
 	}

@@ -62,14 +62,14 @@ static void check_sweep(uint64_t seed, const struct fixture *f)
 		P[i] = i + 1;
 	struct ecp_answer_sweep sw;
 	struct ecp_error err = {0};
-	if (ecp_answer_sweep_run(f->m, &f->dag, P, MAX_P, 1, NULL, &sw, &err) < 0)
+	if (ecp_answer_sweep_run(f->m, &f->dag, NULL, P, MAX_P, 1, NULL, &sw, &err) < 0)
 		fail_msg("seed %llu: sweep: %s", (unsigned long long)seed, err.msg);
 	assert_int_equal(sw.n_points, MAX_P);
 	ecp_id tops[MAX_P];
 	size_t crossings = 0;
 	for (unsigned i = 0; i < MAX_P; i++) {
 		struct ecp_analysis a;
-		if (ecp_analyze(f->m, &f->dag, P[i], &a, &err) < 0)
+		if (ecp_analyze(f->m, &f->dag, P[i], NULL, &a, &err) < 0)
 			fail_msg("seed %llu: analyse P=%u: %s", (unsigned long long)seed,
 				 P[i], err.msg);
 		const struct ecp_answer_sweep_point *p = &sw.points[i];
@@ -159,8 +159,8 @@ static void check_report(uint64_t seed, const struct fixture *f)
 	for (unsigned s = 0; s < ECP_REPORT_SORTS; s++) {
 		struct ecp_report_run run;
 		struct ecp_error err = {0};
-		if (ecp_report_run_make(f->m, &f->dag, p, s, s == 0, NULL, &run, &err) <
-		    0)
+		if (ecp_report_run_make(f->m, &f->dag, NULL, p, s, s == 0, NULL, &run,
+					&err) < 0)
 			fail_msg("seed %llu: report: %s", (unsigned long long)seed,
 				 err.msg);
 		const struct ecp_analysis *a = &run.analysis;
@@ -197,7 +197,7 @@ static void check_whatif(uint64_t seed, const struct fixture *f)
 		fail_msg("seed %llu: whatif: %s", (unsigned long long)seed, err.msg);
 	for (unsigned i = 0; i < MAX_P; i++) {
 		struct ecp_analysis a;
-		if (ecp_analyze(f->m, &f->dag, P[i], &a, &err) < 0)
+		if (ecp_analyze(f->m, &f->dag, P[i], NULL, &a, &err) < 0)
 			fail_msg("seed %llu: analyse: %s", (unsigned long long)seed,
 				 err.msg);
 		assert_int_equal(runs.base[i].makespan, a.makespan_ns);

@@ -14,6 +14,10 @@
 #include "ecp/engine.h"
 #include "tests/engine/oracle.h"
 
+/* The engine's knobs the checks below pass (NULL: the defaults); a test
+ * that tunes them sets this (defined in oracle.c). */
+extern const struct ecp_engine_options *ecp_test_engine_options;
+
 /* Weights at P from the engine, asserted equal to the oracle's (and T_P). */
 static inline double *check_weights(const struct ecp_dag *dag, unsigned p)
 {
@@ -22,7 +26,7 @@ static inline double *check_weights(const struct ecp_dag *dag, unsigned p)
 	double *slow = calloc(n, sizeof(double));
 	struct ecp_error err = {0};
 	struct ecp_engine *engine = NULL;
-	if (ecp_engine_create(dag, &engine, &err) < 0)
+	if (ecp_engine_create(dag, ecp_test_engine_options, &engine, &err) < 0)
 		fail_msg("engine: %s", err.msg);
 	struct ecp_run_summary sum;
 	if (ecp_engine_run(engine, p, fast, NULL, &sum, &err) < 0)

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "tests/engine/oracle.h"
 
+#include "ecp/options.h"
+
+/* tests/engine/check.h */
+const struct ecp_engine_options *ecp_test_engine_options;
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>

@@ -460,7 +460,8 @@ static void assert_tet_is_engines(const struct fx *f, const struct ecp_compare_r
 	struct ecp_error err = {0};
 	for (size_t i = 0; i < n; i++) {
 		struct ecp_analysis a;
-		assert_int_equal(ecp_analyze(&f->model, &f->dag, ps[i], &a, &err), 0);
+		assert_int_equal(ecp_analyze(&f->model, &f->dag, ps[i], NULL, &a, &err),
+				 0);
 		assert_int_equal(other ? r->points[i].makespan_other_ns
 				       : r->points[i].makespan_base_ns,
 				 a.makespan_ns);
@@ -513,10 +514,10 @@ static void random_measured(struct fx *a, struct fx *b, uint64_t *seed)
 	    swap ? compare(b, a, ps, 1, &r, &err) : compare(a, b, ps, 1, &r, &err), 0);
 	assert_int_equal(r.swapped, swap);
 	struct ecp_analysis one, at_n;
-	assert_int_equal(ecp_analyze(&a->model, &a->dag, 1, &one, &err), 0);
-	assert_int_equal(
-	    ecp_analyze(&a->model, &a->dag, (unsigned)info->recorded_cpus, &at_n, &err),
-	    0);
+	assert_int_equal(ecp_analyze(&a->model, &a->dag, 1, NULL, &one, &err), 0);
+	assert_int_equal(ecp_analyze(&a->model, &a->dag, (unsigned)info->recorded_cpus,
+				     NULL, &at_n, &err),
+			 0);
 	struct ecp_inflation_input in = {
 	    info->recorded_cpus,           one.makespan_ns,
 	    info->recorded_wall_ns,        at_n.makespan_ns,

@@ -58,7 +58,7 @@ static void test_fig1(void **state)
 	struct ecp_analysis a;
 	/* 3 processors: a() gains 2 eps, b() nothing, c() and d() eps each. */
 	free(check_weights(&f.dag, 3));
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 3, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 3, NULL, &a, &err), 0);
 	assert_int_equal(a.makespan_ns, 40);
 	assert_true(fabs(find(&a, FA)->tet_ns - 20) < 1e-9);
 	assert_true(fabs(find(&a, FB)->tet_ns - 0) < 1e-9);
@@ -70,7 +70,7 @@ static void test_fig1(void **state)
 	ecp_analysis_finish(&a);
 	/* 1 processor: b() gains 3 eps and is the top function. */
 	free(check_weights(&f.dag, 1));
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, NULL, &a, &err), 0);
 	assert_int_equal(a.makespan_ns, 70);
 	assert_true(fabs(find(&a, FB)->tet_ns - 30) < 1e-9);
 	assert_int_equal(a.functions[0].function, FB);
@@ -144,7 +144,7 @@ static void test_fig4_fig6(void **state)
 	 * c() on thread 1 weighs 0. */
 	struct ecp_error err = {0};
 	struct ecp_engine *engine;
-	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	assert_int_equal(ecp_engine_create(&f.dag, NULL, &engine, &err), 0);
 	struct ecp_run_summary sum;
 	w = calloc(f.dag.n_segments, sizeof(double));
 	assert_int_equal(ecp_engine_run(engine, 2, w, NULL, &sum, &err), 0);
@@ -256,11 +256,11 @@ static void test_fig20_watchdog(void **state)
 	free(w);
 	struct ecp_error err = {0};
 	struct ecp_analysis a;
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, NULL, &a, &err), 0);
 	assert_int_equal(a.makespan_ns, 17);
 	assert_true(fabs(find(&a, 1)->tet_ns - 5.0) < 1e-12);
 	ecp_analysis_finish(&a);
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 2, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 2, NULL, &a, &err), 0);
 	assert_int_equal(a.makespan_ns, 12);
 	assert_true(fabs(find(&a, 1)->tet_ns) < 1e-12);
 	assert_int_equal(find(&a, 1)->calls, 0);

@@ -43,7 +43,7 @@ static void test_genmodel(void **state)
 		double *fast = calloc(dag.n_segments + 1, sizeof(double));
 		double *slow = calloc(dag.n_segments + 1, sizeof(double));
 		struct ecp_engine *engine;
-		if (ecp_engine_create(&dag, &engine, &err) < 0)
+		if (ecp_engine_create(&dag, NULL, &engine, &err) < 0)
 			fail_msg("model %lu: %s", i, err.msg);
 		for (unsigned p = 0; p <= 4; p++) {
 			struct ecp_run_summary sum;
@@ -75,7 +75,7 @@ static void test_genmodel(void **state)
 		 * segment weighs 1 at P = 1). */
 		if (!dag.total_delay) {
 			struct ecp_analysis a;
-			if (ecp_analyze(model, &dag, 1, &a, &err) < 0)
+			if (ecp_analyze(model, &dag, 1, NULL, &a, &err) < 0)
 				fail_msg("model %lu analyze: %s", i, err.msg);
 			for (size_t k = 0; k < a.n_functions; k++)
 				assert_true(fabs(a.functions[k].tet_ns -

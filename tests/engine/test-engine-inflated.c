@@ -43,7 +43,7 @@ static uint64_t expected(const struct ecp_model *base, double share, unsigned p)
 	if (ecp_dag_build(base, len, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0)
 		fail_msg("dag: %s", err.msg);
 	struct ecp_analysis a;
-	if (ecp_analyze(base, &dag, p, &a, &err) < 0)
+	if (ecp_analyze(base, &dag, p, NULL, &a, &err) < 0)
 		fail_msg("analyze: %s", err.msg);
 	uint64_t t = a.makespan_ns;
 	ecp_analysis_finish(&a);
@@ -77,7 +77,7 @@ static void test_inflated(void **state)
 		struct ecp_inflated r;
 		size_t np = sizeof(ps) / sizeof(ps[0]);
 		if (ecp_inflated_predict(base, &dag, same, ECP_LOCK_ORDER_ARRIVAL, ps, np,
-					 &r, &err) < 0)
+					 NULL, &r, &err) < 0)
 			fail_msg("same %llu: %s", (unsigned long long)i, err.msg);
 		assert_int_equal(r.n_points, np);
 		assert_true(r.residual_ratio == 1.0);
@@ -94,7 +94,7 @@ static void test_inflated(void **state)
 		assert_int_equal(r.work_ns, ecp_model_work(base));
 		ecp_inflated_finish(&r);
 		if (ecp_inflated_predict(base, &dag, twice, ECP_LOCK_ORDER_ARRIVAL, ps,
-					 np, &r, &err) < 0)
+					 np, NULL, &r, &err) < 0)
 			fail_msg("twice %llu: %s", (unsigned long long)i, err.msg);
 		for (size_t k = 0; k < np; k++) {
 			double share = ps[k] <= 1 ? 0.0

@@ -47,14 +47,16 @@ struct counts {
 };
 
 /* Sweeps run two P-runs at once only on models of at least
- * ecp_parallel_min_segments() segments: engine-product-threaded lowers it to
+ * parallel_min_segments segments: engine-product-threaded lowers it to
  * 2, so that every sleeping model below saturation pairs them, and the
  * pairs are checked like the rest; with the default no small model does. */
 static void check_pairing(const struct counts *c)
 {
 	printf("  %lu analyses ran beside another on a sweep's second thread\n",
 	       c->paired);
-	if (ecp_parallel_min_segments() <= 2)
+	struct ecp_engine_options in_force;
+	ecp_engine_options_resolve(ecp_test_engine_options, &in_force);
+	if (in_force.parallel_min_segments <= 2)
 		assert_true(c->paired > 0);
 	else
 		assert_int_equal(c->paired, 0);
@@ -160,7 +162,7 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 	assert_non_null(x.weight);
 	struct ecp_error err = {0};
 	struct ecp_sweep *sweep;
-	if (ecp_sweep_create(m, dag, &sweep, &err) < 0)
+	if (ecp_sweep_create(m, dag, ecp_test_engine_options, &sweep, &err) < 0)
 		fail_msg("%s: sweep: %s", label, err.msg);
 	struct ecp_analysis scan[N_P], kept[N_P];
 	if (ecp_sweep_analyze_many(sweep, g_p, N_P, false, scan, &err) < 0 ||
@@ -170,7 +172,7 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 		unsigned p = g_p[i];
 		expect(m, dag, p, &x, label);
 		struct ecp_analysis a;
-		if (ecp_analyze(m, dag, p, &a, &err) < 0)
+		if (ecp_analyze(m, dag, p, ecp_test_engine_options, &a, &err) < 0)
 			fail_msg("%s P=%u: analyze: %s", label, p, err.msg);
 		check_analysis(m, &a, &x, label, "report", p, c);
 		check_analysis(m, &scan[i], &x, label, "scan", p, c);
@@ -335,7 +337,7 @@ static void test_programs(void **state)
  * in the environment; the engine reads none, the test hands them over. */
 static void engine_options_from_env(void)
 {
-	struct ecp_engine_options opts = {0};
+	static struct ecp_engine_options opts;
 	uint64_t n;
 	if (ecp_env_knob_u64("ECP_PARALLEL_MIN_SEGMENTS", 1, UINT32_MAX, &n))
 		opts.parallel_min_segments = (uint32_t)n;
@@ -343,7 +345,7 @@ static void engine_options_from_env(void)
 		opts.snapshot_items = (size_t)n;
 	if (ecp_env_knob_u64("ECP_UNIT_INSTANTS", 2, SIZE_MAX / 64, &n))
 		opts.unit_instants = (size_t)n;
-	ecp_engine_options_set(&opts);
+	ecp_test_engine_options = &opts;
 }
 
 int main(void)

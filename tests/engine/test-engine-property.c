@@ -81,7 +81,7 @@ static void compare(const struct fx *f, unsigned p, bool exact, struct stats *st
 	assert_true(dag->n_segments <= 64);
 	struct ecp_error err = {0};
 	struct ecp_engine *engine;
-	if (ecp_engine_create(dag, &engine, &err) < 0)
+	if (ecp_engine_create(dag, NULL, &engine, &err) < 0)
 		fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
 	struct ecp_run_summary sum;
 	if (ecp_engine_run(engine, p, fast, idle, &sum, &err) < 0)
@@ -193,7 +193,7 @@ static void run_budget0(unsigned long n_models, enum budget_mode mode, struct bu
 		assert_true(dag->n_segments <= 64);
 		struct ecp_error err = {0};
 		struct ecp_engine *engine;
-		if (ecp_engine_create(dag, &engine, &err) < 0)
+		if (ecp_engine_create(dag, NULL, &engine, &err) < 0)
 			fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
 		uint64_t instants = 2 * (uint64_t)dag->n_segments + 1;
 		ecp_engine_set_exact_budget(engine, mode == BUDGET_NONE ? 0

@@ -45,7 +45,7 @@ static void engine_at(const struct ecp_dag *dag, unsigned p, struct run *r)
 	assert_true(dag->n_segments <= MAX_SEGS);
 	struct ecp_error err = {0};
 	struct ecp_engine *engine;
-	if (ecp_engine_create(dag, &engine, &err) < 0)
+	if (ecp_engine_create(dag, NULL, &engine, &err) < 0)
 		fail_msg("engine: %s", err.msg);
 	struct ecp_run_summary sum;
 	if (ecp_engine_run(engine, p, r->w, NULL, &sum, &err) < 0)
@@ -407,7 +407,7 @@ static void test_report_rounds_halves_up(void **state)
 		build_half(&f, t0, true);
 		struct ecp_analysis a;
 		struct ecp_error err = {0};
-		if (ecp_analyze(&f.model, &f.dag, 2, &a, &err) < 0)
+		if (ecp_analyze(&f.model, &f.dag, 2, NULL, &a, &err) < 0)
 			fail_msg("analyze: %s", err.msg);
 		struct run e;
 		engine_at(&f.dag, 2, &e);

@@ -125,8 +125,9 @@ static void test_work_span_profiles(void **state)
 	assert_int_equal(fx_build(&f), 0);
 	struct ecp_error err = {0};
 	struct ecp_analysis a1, ainf;
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a1, &err), 0);
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, ECP_UNLIMITED, &ainf, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, NULL, &a1, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, ECP_UNLIMITED, NULL, &ainf, &err),
+			 0);
 	for (size_t i = 0; i < a1.n_functions; i++)
 		assert_true(fabs(a1.functions[i].tet_ns - a1.functions[i].work_ns) <
 			    1e-9);
@@ -161,20 +162,20 @@ static void test_idleness(void **state)
 	assert_int_equal(fx_build(&f), 0);
 	struct ecp_error err = {0};
 	struct ecp_analysis a;
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 2, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 2, NULL, &a, &err), 0);
 	assert_int_equal(a.idle_ns, 8);
 	assert_true(fabs(find(&a, 0)->idle_ns - 8) < 1e-9);
 	assert_true(fabs(find(&a, 1)->idle_ns) < 1e-9);
 	ecp_analysis_finish(&a);
 	/* P = 4: 2 idle during 0..2, 3 during 2..10: 4 + 24 = 28; main gets
 	 * (4-2)/2*2 + 3*8 = 26, the worker 2. */
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 4, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 4, NULL, &a, &err), 0);
 	assert_int_equal(a.idle_ns, 28);
 	assert_true(fabs(find(&a, 0)->idle_ns - 26) < 1e-9);
 	assert_true(fabs(find(&a, 1)->idle_ns - 2) < 1e-9);
 	ecp_analysis_finish(&a);
 	/* P = 1: never idle */
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 1, NULL, &a, &err), 0);
 	assert_int_equal(a.idle_ns, 0);
 	ecp_analysis_finish(&a);
 	fx_free(&f);
@@ -220,11 +221,11 @@ static void test_sweep_matches_analyze(void **state)
 	assert_int_equal(fx_build(&f), 0);
 	struct ecp_error err = {0};
 	struct ecp_sweep *sw;
-	assert_int_equal(ecp_sweep_create(&f.model, &f.dag, &sw, &err), 0);
+	assert_int_equal(ecp_sweep_create(&f.model, &f.dag, NULL, &sw, &err), 0);
 	for (unsigned p = 0; p <= 5; p++) {
 		struct ecp_analysis x, y;
 		assert_int_equal(ecp_sweep_analyze(sw, p, &x, &err), 0);
-		assert_int_equal(ecp_analyze(&f.model, &f.dag, p, &y, &err), 0);
+		assert_int_equal(ecp_analyze(&f.model, &f.dag, p, NULL, &y, &err), 0);
 		assert_int_equal(x.makespan_ns, y.makespan_ns);
 		assert_int_equal(x.n_functions, y.n_functions);
 		for (size_t i = 0; i < x.n_functions; i++) {
@@ -283,8 +284,8 @@ static void test_saturated_shortcut(void **state)
 	struct ecp_error err = {0};
 	struct ecp_sweep *sw;
 	struct ecp_engine *engine;
-	assert_int_equal(ecp_sweep_create(&f.model, &f.dag, &sw, &err), 0);
-	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	assert_int_equal(ecp_sweep_create(&f.model, &f.dag, NULL, &sw, &err), 0);
+	assert_int_equal(ecp_engine_create(&f.dag, NULL, &engine, &err), 0);
 	unsigned sat = ecp_engine_saturation(engine);
 	assert_true(sat >= 3);
 	double seg_idle[32], w[32];
@@ -341,14 +342,14 @@ static void test_saturation_at_most_threads(void **state)
 	assert_int_equal(fx_build(&f), 0);
 	struct ecp_error err = {0};
 	struct ecp_engine *engine;
-	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	assert_int_equal(ecp_engine_create(&f.dag, NULL, &engine, &err), 0);
 	assert_int_equal(ecp_engine_saturation(engine), 2);
 	assert_true(ecp_engine_simulates(engine, 1));
 	assert_false(ecp_engine_simulates(engine, 2));
 	ecp_engine_destroy(engine);
 	for (unsigned p = 1; p <= 3; p++) {
 		struct ecp_analysis an;
-		assert_int_equal(ecp_analyze(&f.model, &f.dag, p, &an, &err), 0);
+		assert_int_equal(ecp_analyze(&f.model, &f.dag, p, NULL, &an, &err), 0);
 		double want[4];
 		long double makespan;
 		assert_int_equal(ecp_weights_oracle(&f.dag, p, want, &makespan, &err), 0);
@@ -426,8 +427,8 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* ecp_radix_sort_bits on one thread and on two (from 131,072 keys on at the
- * default threshold): sorted by the key bits, stable (the payload bits below
+/* ecp_radix_sort_bits on one thread and on two, at every size: sorted by
+ * the key bits, stable (the payload bits below
  * them are the input position, so a stable sort leaves the whole words in
  * increasing order), whatever the digits' split. */
 static void test_radix_sort_bits(void **state)
@@ -438,7 +439,9 @@ static void test_radix_sort_bits(void **state)
 	uint64_t rng = 0x9e3779b97f4a7c15ull;
 	for (size_t c = 0; c < sizeof(sizes) / sizeof(*sizes); c++) {
 		size_t n = sizes[c];
-		for (unsigned key_bits = 1; key_bits <= 40; key_bits += 13) {
+		for (unsigned run = 0; run < 8; run++) {
+			unsigned key_bits = 1 + 13 * (run / 2);
+			bool two_threads = run % 2;
 			uint64_t *keys = malloc(n * sizeof(*keys));
 			uint64_t *want = malloc(n * sizeof(*want));
 			assert_non_null(keys);
@@ -453,15 +456,16 @@ static void test_radix_sort_bits(void **state)
 				keys[i] = want[i] = key << 20 | i;
 			}
 			qsort(want, n, sizeof(*want), cmp_u64);
-			assert_int_equal(ecp_radix_sort_bits(keys, n, 20, 20 + key_bits),
-					 0);
+			assert_int_equal(
+			    ecp_radix_sort_bits(keys, n, 20, 20 + key_bits, two_threads),
+			    0);
 			assert_memory_equal(keys, want, n * sizeof(*keys));
 			free(keys);
 			free(want);
 			cases++;
 		}
 	}
-	assert_int_equal(cases, 16);
+	assert_int_equal(cases, 32);
 }
 
 static void test_units_merge(void **state)
@@ -564,7 +568,7 @@ static void test_units_idle_split(void **state)
 	assert_int_equal(fx_build(&f), 0);
 	struct ecp_error err = {0};
 	struct ecp_engine *engine;
-	assert_int_equal(ecp_engine_create(&f.dag, &engine, &err), 0);
+	assert_int_equal(ecp_engine_create(&f.dag, NULL, &engine, &err), 0);
 	assert_int_equal(ecp_engine_simulated_units(engine), 4);
 	assert_true(ecp_engine_simulates(engine, 2));
 	double w[5], idle[5], want[5];
@@ -622,11 +626,11 @@ static void test_inconsistent_dag(void **state)
 	f.dag.end[b] = 8;
 	struct ecp_error err = {0};
 	struct ecp_engine *e;
-	assert_true(ecp_engine_create(&f.dag, &e, &err) < 0);
+	assert_true(ecp_engine_create(&f.dag, NULL, &e, &err) < 0);
 	assert_non_null(strstr(err.msg, "segment 1"));
 	struct ecp_analysis an;
 	f.model.n_segments = 1;
-	assert_true(ecp_analyze(&f.model, &f.dag, 2, &an, &err) < 0);
+	assert_true(ecp_analyze(&f.model, &f.dag, 2, NULL, &an, &err) < 0);
 	assert_null(an.weights);
 	fx_free(&f);
 }
@@ -640,7 +644,7 @@ static void test_degenerate(void **state)
 	assert_int_equal(fx_build(&f), 0);
 	struct ecp_error err = {0};
 	struct ecp_analysis a;
-	assert_int_equal(ecp_analyze(&f.model, &f.dag, 4, &a, &err), 0);
+	assert_int_equal(ecp_analyze(&f.model, &f.dag, 4, NULL, &a, &err), 0);
 	assert_int_equal(a.makespan_ns, 0);
 	assert_int_equal(a.n_functions, 0);
 	ecp_analysis_finish(&a);
