@@ -190,27 +190,42 @@ static bool has_exited(pid_t pid)
 	return zombie;
 }
 
-/* Waits up to ms for pid to exit: woken by its pidfd the moment it does
- * (Linux 5.3), else polled every 5 ms. */
-static bool wait_exit(pid_t pid, int ms)
+static int open_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/* Waits up to ms for pid to exit: woken by its pidfd `fd` the moment it
+ * does (Linux 5.3), else (fd < 0) polled every 5 ms. */
+static bool wait_exit_fd(pid_t pid, int fd, int ms)
+{
 	if (fd >= 0) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int rc;
 		while ((rc = poll(&p, 1, ms)) < 0 && errno == EINTR)
 			;
-		close(fd);
 		return rc > 0 || has_exited(pid);
 	}
-#endif
 	for (int waited = 0; waited < ms; waited += 5) {
 		if (has_exited(pid))
 			return true;
 		sleep_ms(5);
 	}
 	return has_exited(pid);
+}
+
+static bool wait_exit(pid_t pid, int ms)
+{
+	int fd = open_pidfd(pid);
+	bool gone = wait_exit_fd(pid, fd, ms);
+	if (fd >= 0)
+		close(fd);
+	return gone;
 }
 
 /* Stops a session daemon (it stops its consumer daemons) and waits for it:
@@ -222,6 +237,107 @@ static void stop_sessiond(pid_t pid)
 	if (!wait_exit(pid, 5000)) {
 		kill(pid, SIGKILL);
 		wait_exit(pid, 1000);
+	}
+}
+
+/* At most this many processes in a daemon's family: the session daemon,
+ * its run-as helper, the consumer daemons (32- and 64-bit) and theirs. */
+#define FAMILY_MAX 16
+
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], line[512];
+	long ppid = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f)) {
+		/* the state and the parent follow the command's parenthesis */
+		const char *p = strrchr(line, ')');
+		if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+			ppid = 0;
+	}
+	if (f)
+		fclose(f);
+	return (pid_t)ppid;
+}
+
+struct family {
+	pid_t pid[FAMILY_MAX];
+	int fd[FAMILY_MAX]; /* each one's pidfd, or -1 */
+	size_t n;
+};
+
+/* Adds the children of `parent` (by /proc/PID/task/TID/children), each
+ * held by a pidfd opened while it was still that parent's child. */
+static void add_children(struct family *f, pid_t parent)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)parent);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/children",
+			 (long)parent, e->d_name);
+		FILE *c = fopen(path, "r");
+		long pid;
+		while (c && f->n < FAMILY_MAX && fscanf(c, "%ld", &pid) == 1) {
+			int fd = open_pidfd((pid_t)pid);
+			if (parent_of((pid_t)pid) != parent) {
+				if (fd >= 0)
+					close(fd);
+				continue;
+			}
+			f->pid[f->n] = (pid_t)pid;
+			f->fd[f->n++] = fd;
+		}
+		if (c)
+			fclose(c);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void kill_member(const struct family *f, size_t i)
+{
+#ifdef SYS_pidfd_send_signal
+	if (f->fd[i] >= 0 &&
+	    syscall(SYS_pidfd_send_signal, f->fd[i], SIGKILL, NULL, 0) == 0)
+		return;
+#endif
+	kill(f->pid[i], SIGKILL);
+}
+
+/* Ends a session daemon whose sessions are all stopped with their data
+ * written (or whose trace is thrown away) at once: SIGKILL to it and to
+ * every process under it (its consumer daemons and their helpers), then a
+ * wait until each has exited.  Its own teardown (SIGTERM) destroys each
+ * session first, which rotates it to a null trace chunk whose end is
+ * checked every 500 ms (lttng-tools' DEFAULT_ROTATE_PENDING_TIMER): half a
+ * second of every recording, for files that are already whole (issue 35).
+ * Only for a daemon that is ours alone (its run directory private). */
+static void kill_sessiond(pid_t pid)
+{
+	struct family f = {.n = 0};
+	if (pid <= 0)
+		return;
+	f.pid[0] = pid;
+	f.fd[0] = open_pidfd(pid);
+	f.n = 1;
+	if (!is_sessiond(pid)) {
+		if (f.fd[0] >= 0)
+			close(f.fd[0]);
+		return;
+	}
+	for (size_t i = 0; i < f.n; i++)
+		add_children(&f, f.pid[i]);
+	for (size_t i = 0; i < f.n; i++)
+		kill_member(&f, i);
+	for (size_t i = 0; i < f.n; i++) {
+		wait_exit_fd(f.pid[i], f.fd[i], 5000);
+		if (f.fd[i] >= 0)
+			close(f.fd[i]);
 	}
 }
 
@@ -306,12 +422,14 @@ int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err)
 		 * name a group that does not exist. */
 		lttng_set_tracing_group("ecp-record-no-tracing-group");
 		setenv("LTTNG_HOME", d->home, 1);
+		d->private_run = true;
 		snprintf(pidfile, sizeof(pidfile), "%s/.lttng/lttng-sessiond.pid",
 			 d->home);
 	} else {
 		/* Without the namespace (no CAP_SYS_ADMIN) our daemon would be the
 		 * system's: never trace into a daemon that runs for others. */
-		if (!private_namespace() && lttng_session_daemon_alive() == 1) {
+		d->private_run = private_namespace();
+		if (!d->private_run && lttng_session_daemon_alive() == 1) {
 			rc = ecp_error_set(
 			    err, ECP_ERR_IO,
 			    "cannot start a private LTTng session daemon: a system "
@@ -346,9 +464,12 @@ fail:
 
 void ecp_lttng_daemon_stop(struct ecp_lttng_daemon *d)
 {
-	/* The daemon and its consumer take ~2 s to exit; the private home can
-	 * only be removed after them. */
-	stop_sessiond(d->pid);
+	/* The private home can only be removed after the daemon and its
+	 * consumer have exited. */
+	if (d->private_run)
+		kill_sessiond(d->pid);
+	else
+		stop_sessiond(d->pid);
 	d->pid = 0;
 	if (d->home[0]) {
 		nftw(d->home, remove_any, 16, FTW_DEPTH | FTW_PHYS);

@@ -11,9 +11,11 @@
 #include "common/error.h"
 
 struct ecp_lttng_daemon {
-	pid_t pid;      /* the daemon we started */
-	char home[256]; /* the state directory $TMPDIR/ecp-lttng-XXXXXX (the
-			   private LTTNG_HOME of an ordinary user), else "" */
+	pid_t pid;        /* the daemon we started */
+	char home[256];   /* the state directory $TMPDIR/ecp-lttng-XXXXXX (the
+			     private LTTNG_HOME of an ordinary user), else "" */
+	bool private_run; /* its run directory is ours alone (LTTNG_HOME, or
+			     root's in a private mount namespace) */
 };
 
 /* Files of the state directory: the pid of the `ecp record` that owns it,
@@ -31,7 +33,10 @@ struct ecp_lttng_daemon {
  * daemon shared with others: refused with a message).  Call it while the
  * process is single-threaded. */
 int ecp_lttng_daemon_start(struct ecp_lttng_daemon *d, struct ecp_error *err);
-/* Stops the daemon and removes the state directory. */
+/* Stops the daemon and removes the state directory.  Call it once every
+ * session is stopped with its data written, or its trace thrown away: a
+ * daemon whose run directory is private is killed, with its consumer
+ * daemons, without destroying the sessions (the traces are whole). */
 void ecp_lttng_daemon_stop(struct ecp_lttng_daemon *d);
 /* Stops the daemons and removes the state directories of recordings whose
  * `ecp record` no longer runs (SIGKILL leaves them). */
