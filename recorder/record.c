@@ -22,6 +22,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -526,6 +527,84 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	return ECP_OK;
 }
 
+/* The perf side of the recorder's costs, measured on a thread of its own
+ * while the driver opens the sessions (lttng-consumerd's start-up is a
+ * 100 ms sleep): one sample at the program's rate, on the CPU that records,
+ * and one context switch on the CPUs the program runs on, each in the
+ * calibrating thread's own CPU time. */
+struct perf_calibration {
+	pthread_t thread;
+	bool running;
+	const int *cpus;
+	size_t n_cpus;
+	unsigned sample_hz;
+	bool perf;
+	uint64_t sample_cost_ns, switch_cost_ps;
+	unsigned sample_bursts, switch_bursts;
+	const char *problem;
+};
+
+static void *calibrate_perf(void *arg)
+{
+	struct perf_calibration *c = arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(c->cpus[0], &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	if (c->sample_hz && ecp_calibrate_samples(c->sample_hz, &c->sample_cost_ns,
+						  &c->sample_bursts) < 0)
+		c->problem = "the cost of a perf sample could not be measured";
+	/* the switches on the CPUs the program will run on: without perf the
+	 * fallback clock is the threads' own, which holds their cost already */
+	if (c->perf) {
+		CPU_ZERO(&set);
+		for (size_t i = 0; i < c->n_cpus; i++)
+			CPU_SET(c->cpus[i], &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0 ||
+		    ecp_calibrate_switches(c->cpus, c->n_cpus, &c->switch_cost_ps,
+					   &c->switch_bursts) < 0)
+			c->problem =
+			    "the CPU time of a context switch could not be measured";
+	}
+	return NULL;
+}
+
+/* Starts calibrate_perf; the forwarded signals stay with the driver's
+ * thread, whose steps they interrupt.  Run inline where no thread can be
+ * made. */
+static void calibrate_perf_start(struct perf_calibration *c)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	c->running = pthread_create(&c->thread, NULL, calibrate_perf, c) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!c->running)
+		calibrate_perf(c);
+}
+
+static void calibrate_perf_join(struct perf_calibration *c)
+{
+	if (c->running)
+		pthread_join(c->thread, NULL);
+	c->running = false;
+}
+
+/* Waits for calibrate_perf and hands its figures on. */
+static void calibrate_perf_finish(struct perf_calibration *c,
+				  struct ecp_record_summary *sum)
+{
+	calibrate_perf_join(c);
+	sum->sample_cost_ns = c->sample_cost_ns;
+	sum->sample_bursts = c->sample_bursts;
+	sum->switch_cost_ps = c->switch_cost_ps;
+	sum->switch_bursts = c->switch_bursts;
+	if (c->problem)
+		sum->calibration_problem = c->problem;
+}
+
 /* The recorder's costs (recorder/calibrate.h): one event (blocking
  * channel, vtid/vpid contexts) written into a throw-away session, and, when
  * the program will be sampled, one sample at its rate; both on the CPU that
@@ -534,12 +613,15 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
  * sum->calibration_problem: the reader then subtracts nothing for it, and
  * the answers' consistency check shows what that leaves in. */
 static int calibrate(const char *session, const struct ecp_sched_emitter *em,
-		     const int *cpus, size_t n_cpus, unsigned sample_hz, bool perf,
+		     const int *cpus, struct perf_calibration *perf,
 		     struct ecp_record_summary *sum, struct ecp_error *err)
 {
 	cpu_set_t old, one;
 	bool pinned = false;
 	int rc = ecp_lttng_session_start(session, err);
+	/* the perf figures first: the events are timed with the CPU to
+	 * themselves, as before */
+	calibrate_perf_finish(perf, sum);
 	if (rc)
 		return rc;
 	if (sched_getaffinity(0, sizeof(old), &old) == 0) {
@@ -547,29 +629,14 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em,
 		CPU_SET(cpus[0], &one);
 		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 	}
-	if (ecp_calibrate_events(em, &sum->event_cost_ps, &sum->event_bursts) < 0)
+	/* a perf figure's problem, if any, is the one named */
+	if (ecp_calibrate_events(em, &sum->event_cost_ps, &sum->event_bursts) < 0 &&
+	    !sum->calibration_problem)
 		sum->calibration_problem =
 		    "the cost of an event measured implausibly high "
 		    "(the CPU was too busy to calibrate)";
-	if (sample_hz && ecp_calibrate_samples(sample_hz, &sum->sample_cost_ns,
-					       &sum->sample_bursts) < 0)
-		sum->calibration_problem =
-		    "the cost of a perf sample could not be measured";
 	sum->event_cost_ns = (sum->event_cost_ps + 500u) / 1000u;
 	sum->event_cost_source = "calibration";
-	/* the switches on the CPUs the program will run on: without perf the
-	 * fallback clock is the threads' own, which holds their cost already */
-	if (perf) {
-		cpu_set_t run;
-		CPU_ZERO(&run);
-		for (size_t i = 0; i < n_cpus; i++)
-			CPU_SET(cpus[i], &run);
-		if (sched_setaffinity(0, sizeof(run), &run) < 0 ||
-		    ecp_calibrate_switches(cpus, n_cpus, &sum->switch_cost_ps,
-					   &sum->switch_bursts) < 0)
-			sum->calibration_problem =
-			    "the CPU time of a context switch could not be measured";
-	}
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
 	return ecp_lttng_session_stop(session, err);
@@ -779,6 +846,7 @@ struct recording {
 	unsigned sample_hz; /* the sampler's rate (0: no samples wanted) */
 	bool hooks, want_samples, no_perf;
 	struct ecp_lttng_daemon daemon;
+	struct perf_calibration perf_calib;
 	struct ecp_sched_emitter em;
 	struct child_env env_perf, env_cpu;
 	struct ecp_launch l;
@@ -843,6 +911,12 @@ static int open_sessions(struct recording *r, struct ecp_error *err)
 	r->have_daemon = true;
 	if ((rc = check_interrupted(err)))
 		return rc;
+	/* only now: the daemon's start needs this process single-threaded */
+	r->perf_calib = (struct perf_calibration){.cpus = r->run_cpus,
+						  .n_cpus = r->sum->n_cpus,
+						  .sample_hz = r->sample_hz,
+						  .perf = !r->no_perf};
+	calibrate_perf_start(&r->perf_calib);
 	snprintf(r->s_main, sizeof(r->s_main), "ecp-main-%ld", (long)getpid());
 	snprintf(r->s_sched, sizeof(r->s_sched), "ecp-sched-%ld", (long)getpid());
 	snprintf(r->s_calib, sizeof(r->s_calib), "ecp-calib-%ld", (long)getpid());
@@ -915,8 +989,7 @@ static int calibrate_costs(struct recording *r, struct ecp_error *err)
 	int rc = load_sched_emitter(&r->em, err);
 	if (rc)
 		return rc;
-	rc = calibrate(r->s_calib, &r->em, r->run_cpus, r->sum->n_cpus, r->sample_hz,
-		       !r->no_perf, r->sum, err);
+	rc = calibrate(r->s_calib, &r->em, r->run_cpus, &r->perf_calib, r->sum, err);
 	return rc ? rc : check_interrupted(err);
 }
 
@@ -1100,6 +1173,7 @@ static int teardown(struct recording *r, int rc, struct ecp_error *err)
 	 * second or two) once killed ecp record, the program's status lost and
 	 * the state directory left; now it waits for the trace to be whole. */
 	child_pid = 0;
+	calibrate_perf_join(&r->perf_calib);
 	if (ecp_perf_switch_open_rings(&r->ps))
 		ecp_perf_switch_finish(&r->ps);
 	if (ecp_perf_sample_open_rings(&r->samples))
