@@ -363,15 +363,9 @@ static void function_legend(struct ecp_html_ctx *c)
 	    out);
 }
 
-void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
+/* The chart's heading, its note and the zoom controls. */
+static void gantt_heading(FILE *out, const struct ecp_html_report *r)
 {
-	FILE *out = c->out;
-	const struct ecp_html_report *r = c->r;
-	double rows_h = g->rows * g->row_h;
-	double top = 10, axis_y = top + rows_h + 6;
-	double height = axis_y + 34;
-	char buf[32], buf2[32];
-
 	fprintf(out,
 		"<section id=\"gantt\"><h2>1. Simulated execution on %" PRIu32
 		" processor%s</h2>\n",
@@ -390,6 +384,13 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
 	    "<button type=\"button\" id=\"zreset\">Reset</button>"
 	    "<span id=\"zinfo\"></span></div>\n",
 	    out);
+}
+
+/* The svg element and its definitions: the bars' clip, the summary bars'
+ * hatch and one shape per synchronization mark. */
+static void gantt_svg_open(FILE *out, const struct ecp_html_gantt *g, double height,
+			   double rows_h)
+{
 	fprintf(out,
 		"<svg id=\"gantt-svg\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" data-tend=\"%" PRId64 "\" data-w=\"%.0f\">\n",
@@ -408,7 +409,12 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
 		fprintf(out, "<path id=\"mk%d\" d=\"%s\" style=\"%s\"/>", k,
 			marks[k].shape, marks[k].style);
 	fputs("</defs>\n", out);
-	/* Thread labels and row stripes. */
+}
+
+/* Thread labels and row stripes. */
+static void gantt_thread_rows(FILE *out, const struct ecp_html_report *r,
+			      const struct ecp_html_gantt *g, double top)
+{
 	fprintf(out, "<g transform=\"translate(0,%.0f)\">\n", top);
 	for (size_t t = 0; t < g->rows; t++) {
 		const char *name = r->thread_names ? r->thread_names[t] : NULL;
@@ -437,24 +443,13 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
 		}
 	}
 	fputs("</g>\n", out);
-	fprintf(out, "<g transform=\"translate(%.0f,%.0f)\"><g id=\"gantt-axis\">\n",
-		ECP_HTML_LEFT, top);
-	time_ticks(out, (double)g->t_end, 0, rows_h + 6);
-	fputs("</g>\n<g clip-path=\"url(#gclip)\"><g id=\"gantt-bars\">\n", out);
-	walk(c, g, g->q, emit_bar);
-	fputs("</g>\n<g id=\"gantt-marks\">\n", out);
-	/* Marks belong to the bars drawn alone: the same pass again, with a
-	 * marks emitter, keeps them above every bar. */
-	if (!g->marks_omitted)
-		walk(c, g, g->q, emit_marks);
-	fprintf(out,
-		"</g></g>\n<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated "
-		"time</text>\n",
-		ECP_HTML_PLOT_W / 2, rows_h + 40);
-	fputs("</g>\n</svg>\n", out);
-	function_legend(c);
-	mark_legend(c, g->used);
+}
 
+/* The caption: what the size cap merged or left out, and the makespan. */
+static void gantt_caption(FILE *out, const struct ecp_html_report *r,
+			  const struct ecp_html_gantt *g)
+{
+	char buf[32], buf2[32];
 	size_t shown = r->segment_count - g->hidden_segments;
 	fprintf(out,
 		"<p class=\"note cap\" id=\"gantt-cap\">Size cap: at most %zu bars are "
@@ -487,6 +482,37 @@ void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
 		ecp_format_ns(buf2, sizeof(buf2), (double)r->makespan_ns));
 }
 
+void ecp_html_gantt_write(struct ecp_html_ctx *c, struct ecp_html_gantt *g)
+{
+	FILE *out = c->out;
+	const struct ecp_html_report *r = c->r;
+	double rows_h = g->rows * g->row_h;
+	double top = 10, axis_y = top + rows_h + 6;
+	double height = axis_y + 34;
+
+	gantt_heading(out, r);
+	gantt_svg_open(out, g, height, rows_h);
+	gantt_thread_rows(out, r, g, top);
+	fprintf(out, "<g transform=\"translate(%.0f,%.0f)\"><g id=\"gantt-axis\">\n",
+		ECP_HTML_LEFT, top);
+	time_ticks(out, (double)g->t_end, 0, rows_h + 6);
+	fputs("</g>\n<g clip-path=\"url(#gclip)\"><g id=\"gantt-bars\">\n", out);
+	walk(c, g, g->q, emit_bar);
+	fputs("</g>\n<g id=\"gantt-marks\">\n", out);
+	/* Marks belong to the bars drawn alone: the same pass again, with a
+	 * marks emitter, keeps them above every bar. */
+	if (!g->marks_omitted)
+		walk(c, g, g->q, emit_marks);
+	fprintf(out,
+		"</g></g>\n<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated "
+		"time</text>\n",
+		ECP_HTML_PLOT_W / 2, rows_h + 40);
+	fputs("</g>\n</svg>\n", out);
+	function_legend(c);
+	mark_legend(c, g->used);
+	gantt_caption(out, r, g);
+}
+
 /* Time-averaged (running, runnable) per bucket when the steps are too many
  * to draw: the area under each curve, and so the mean parallelism, is kept. */
 static void profile_buckets(const struct ecp_html_report *r, int64_t t_end, size_t nb,
@@ -514,16 +540,28 @@ static void profile_buckets(const struct ecp_html_report *r, int64_t t_end, size
 	}
 }
 
-void ecp_html_parallelism_write(struct ecp_html_ctx *c)
+/* What the phases of the parallelism profile share: its time and thread
+ * scales and, for a profile of too many steps, the averaged buckets. */
+struct profile_plot {
+	FILE *out;
+	const struct ecp_html_report *r;
+	int64_t t_end;
+	double ph, ymax;
+	struct ecp_html_scale ys;
+	size_t nb; /* buckets; 0: the exact steps are drawn */
+	double *run, *rdy;
+};
+
+/* The time axis ends at the last segment's end, the thread axis above
+ * both P and the most runnable threads. */
+static void profile_scales(struct profile_plot *pp)
 {
-	FILE *out = c->out;
-	const struct ecp_html_report *r = c->r;
-	int64_t t_end = r->makespan_ns > 0 ? r->makespan_ns : 1;
+	const struct ecp_html_report *r = pp->r;
+	pp->t_end = r->makespan_ns > 0 ? r->makespan_ns : 1;
 	for (size_t i = 0; i < r->segment_count; i++)
-		if (r->segments[i].end_ns > t_end)
-			t_end = r->segments[i].end_ns;
-	double ph = 200, top = 10,
-	       width = ECP_HTML_LEFT + ECP_HTML_PLOT_W + ECP_HTML_RIGHT;
+		if (r->segments[i].end_ns > pp->t_end)
+			pp->t_end = r->segments[i].end_ns;
+	pp->ph = 200;
 	double ymax = r->processors;
 	for (size_t i = 0; i < r->step_count; i++)
 		if (r->steps[i].runnable > ymax)
@@ -531,7 +569,127 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 	if (ymax < 1)
 		ymax = 1;
 	ymax *= 1.1;
-	struct ecp_html_scale ys = {0, ymax, ph, 0};
+	pp->ymax = ymax;
+	pp->ys = (struct ecp_html_scale){0, ymax, pp->ph, 0};
+}
+
+/* Y axis: integer thread counts. */
+static void profile_thread_axis(const struct profile_plot *pp)
+{
+	FILE *out = pp->out;
+	double first, step;
+	int n = ecp_html_ticks(0, pp->ymax, 5, &first, &step);
+	if (step < 1)
+		step = 1, n = (int)(pp->ymax) + 1;
+	for (int i = 0; i < n; i++) {
+		double v = first + i * step;
+		if (v > pp->ymax)
+			break;
+		double y = ecp_html_map(&pp->ys, v);
+		fprintf(
+		    out,
+		    "<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"ytick\" x=\"-6\" y=\"%.1f\">%.0f</text>\n",
+		    ECP_HTML_PLOT_W, y, y, y + 4, v);
+	}
+	fprintf(out,
+		"<text class=\"axislabel\" transform=\"translate(-40,%.0f) rotate(-90)\">"
+		"threads</text>\n",
+		pp->ph / 2);
+}
+
+/* Buckets for a profile of too many steps to draw exactly. */
+static void profile_bucket_steps(struct profile_plot *pp)
+{
+	const struct ecp_html_report *r = pp->r;
+	pp->nb =
+	    r->step_count > ECP_HTML_MAX_PROFILE_STEPS ? 2 * (size_t)ECP_HTML_PLOT_W : 0;
+	pp->run = pp->rdy = NULL;
+	if (pp->nb) {
+		pp->run = calloc(pp->nb, sizeof(*pp->run));
+		pp->rdy = calloc(pp->nb, sizeof(*pp->rdy));
+		if (!pp->run || !pp->rdy) {
+			pp->nb =
+			    0; /* fall back to the exact steps: larger, still correct */
+			free(pp->run);
+			free(pp->rdy);
+			pp->run = pp->rdy = NULL;
+		} else {
+			profile_buckets(r, pp->t_end, pp->nb, pp->run, pp->rdy);
+		}
+	}
+}
+
+/* Two step areas, runnable behind running. */
+static void profile_areas(const struct profile_plot *pp)
+{
+	FILE *out = pp->out;
+	const struct ecp_html_report *r = pp->r;
+	size_t nb = pp->nb;
+	for (int pass = 0; pass < 2; pass++) {
+		fprintf(out, "<path class=\"%s\" d=\"M0,%.1f",
+			pass == 0 ? "runnable" : "running", pp->ph);
+		size_t count = nb ? nb : r->step_count;
+		for (size_t i = 0; i < count; i++) {
+			double x0, x1, v;
+			if (nb) {
+				x0 = (double)i / nb * ECP_HTML_PLOT_W;
+				x1 = (double)(i + 1) / nb * ECP_HTML_PLOT_W;
+				v = pass == 0 ? pp->rdy[i] : pp->run[i];
+			} else {
+				x0 = (double)r->steps[i].time_ns / (double)pp->t_end *
+				     ECP_HTML_PLOT_W;
+				x1 = i + 1 < count
+					 ? (double)r->steps[i + 1].time_ns /
+					       (double)pp->t_end * ECP_HTML_PLOT_W
+					 : ECP_HTML_PLOT_W;
+				v = pass == 0 ? r->steps[i].runnable
+					      : r->steps[i].running;
+			}
+			double y = ecp_html_map(&pp->ys, v);
+			fprintf(out, "L%.2f,%.1fL%.2f,%.1f", x0, y, x1, y);
+		}
+		fprintf(out, "L%.0f,%.1fZ\"/>\n", nb || count ? ECP_HTML_PLOT_W : 0.0,
+			pp->ph);
+	}
+}
+
+/* The line at P, the time axis's label, the legend and the cap's note. */
+static void profile_close(const struct profile_plot *pp)
+{
+	FILE *out = pp->out;
+	const struct ecp_html_report *r = pp->r;
+	double py = ecp_html_map(&pp->ys, r->processors);
+	fprintf(out,
+		"<line class=\"pline\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		"<text class=\"plabel\" x=\"%.0f\" y=\"%.1f\">P = %" PRIu32 "</text>\n",
+		ECP_HTML_PLOT_W, py, py, ECP_HTML_PLOT_W - 4, py - 4, r->processors);
+	fprintf(out,
+		"<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated time</text>\n",
+		ECP_HTML_PLOT_W / 2, pp->ph + 36);
+	fputs("</g></svg>\n<div class=\"legend\"><span class=\"li\"><i class=\"sw "
+	      "running\"></i>"
+	      "running</span><span class=\"li\"><i class=\"sw "
+	      "runnable\"></i>runnable</span>"
+	      "<span class=\"li\"><i class=\"sw pkey\"></i>P processors</span></div>\n",
+	      out);
+	if (pp->nb)
+		fprintf(out,
+			"<p class=\"note cap\">%zu steps, averaged over %zu time buckets "
+			"(cap: %d steps drawn exactly).</p>\n",
+			r->step_count, pp->nb, ECP_HTML_MAX_PROFILE_STEPS);
+	else if (r->step_count == 0)
+		fputs("<p class=\"note\">No parallelism profile was given.</p>\n", out);
+	fputs("</section>\n", out);
+}
+
+void ecp_html_parallelism_write(struct ecp_html_ctx *c)
+{
+	FILE *out = c->out;
+	struct profile_plot pp = {.out = out, .r = c->r};
+	profile_scales(&pp);
+	double ph = pp.ph, top = 10,
+	       width = ECP_HTML_LEFT + ECP_HTML_PLOT_W + ECP_HTML_RIGHT;
 
 	fputs("<section id=\"parallelism\"><h2>2. Parallelism over time</h2>\n"
 	      "<p class=\"note\">Threads running and threads runnable (ready, the "
@@ -551,94 +709,14 @@ void ecp_html_parallelism_write(struct ecp_html_ctx *c)
 		"transform=\"translate(%.0f,%.0f)\">\n",
 		width, ph + top + 44, width, ph + top + 44, ECP_HTML_PLOT_W, ph,
 		ECP_HTML_LEFT, top);
-	/* Y axis: integer thread counts. */
-	double first, step;
-	int n = ecp_html_ticks(0, ymax, 5, &first, &step);
-	if (step < 1)
-		step = 1, n = (int)(ymax) + 1;
-	for (int i = 0; i < n; i++) {
-		double v = first + i * step;
-		if (v > ymax)
-			break;
-		double y = ecp_html_map(&ys, v);
-		fprintf(
-		    out,
-		    "<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		    "<text class=\"ytick\" x=\"-6\" y=\"%.1f\">%.0f</text>\n",
-		    ECP_HTML_PLOT_W, y, y, y + 4, v);
-	}
-	fprintf(out,
-		"<text class=\"axislabel\" transform=\"translate(-40,%.0f) rotate(-90)\">"
-		"threads</text>\n",
-		ph / 2);
+	profile_thread_axis(&pp);
 	fprintf(out, "<g id=\"prof-axis\">\n");
-	time_ticks(out, (double)t_end, ph, ph);
+	time_ticks(out, (double)pp.t_end, ph, ph);
 	fputs("</g>\n<g clip-path=\"url(#pclip)\"><g id=\"prof-plot\">\n", out);
-
-	size_t nb =
-	    r->step_count > ECP_HTML_MAX_PROFILE_STEPS ? 2 * (size_t)ECP_HTML_PLOT_W : 0;
-	double *run = NULL, *rdy = NULL;
-	if (nb) {
-		run = calloc(nb, sizeof(*run));
-		rdy = calloc(nb, sizeof(*rdy));
-		if (!run || !rdy) {
-			nb = 0; /* fall back to the exact steps: larger, still correct */
-			free(run);
-			free(rdy);
-			run = rdy = NULL;
-		} else {
-			profile_buckets(r, t_end, nb, run, rdy);
-		}
-	}
-	/* Two step areas, runnable behind running. */
-	for (int pass = 0; pass < 2; pass++) {
-		fprintf(out, "<path class=\"%s\" d=\"M0,%.1f",
-			pass == 0 ? "runnable" : "running", ph);
-		size_t count = nb ? nb : r->step_count;
-		for (size_t i = 0; i < count; i++) {
-			double x0, x1, v;
-			if (nb) {
-				x0 = (double)i / nb * ECP_HTML_PLOT_W;
-				x1 = (double)(i + 1) / nb * ECP_HTML_PLOT_W;
-				v = pass == 0 ? rdy[i] : run[i];
-			} else {
-				x0 = (double)r->steps[i].time_ns / (double)t_end *
-				     ECP_HTML_PLOT_W;
-				x1 = i + 1 < count ? (double)r->steps[i + 1].time_ns /
-							 (double)t_end * ECP_HTML_PLOT_W
-						   : ECP_HTML_PLOT_W;
-				v = pass == 0 ? r->steps[i].runnable
-					      : r->steps[i].running;
-			}
-			double y = ecp_html_map(&ys, v);
-			fprintf(out, "L%.2f,%.1fL%.2f,%.1f", x0, y, x1, y);
-		}
-		fprintf(out, "L%.0f,%.1fZ\"/>\n", nb || count ? ECP_HTML_PLOT_W : 0.0,
-			ph);
-	}
-	free(run);
-	free(rdy);
+	profile_bucket_steps(&pp);
+	profile_areas(&pp);
+	free(pp.run);
+	free(pp.rdy);
 	fputs("</g></g>\n", out);
-	double py = ecp_html_map(&ys, r->processors);
-	fprintf(out,
-		"<line class=\"pline\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		"<text class=\"plabel\" x=\"%.0f\" y=\"%.1f\">P = %" PRIu32 "</text>\n",
-		ECP_HTML_PLOT_W, py, py, ECP_HTML_PLOT_W - 4, py - 4, r->processors);
-	fprintf(out,
-		"<text class=\"axislabel\" x=\"%.0f\" y=\"%.0f\">simulated time</text>\n",
-		ECP_HTML_PLOT_W / 2, ph + 36);
-	fputs("</g></svg>\n<div class=\"legend\"><span class=\"li\"><i class=\"sw "
-	      "running\"></i>"
-	      "running</span><span class=\"li\"><i class=\"sw "
-	      "runnable\"></i>runnable</span>"
-	      "<span class=\"li\"><i class=\"sw pkey\"></i>P processors</span></div>\n",
-	      out);
-	if (nb)
-		fprintf(out,
-			"<p class=\"note cap\">%zu steps, averaged over %zu time buckets "
-			"(cap: %d steps drawn exactly).</p>\n",
-			r->step_count, nb, ECP_HTML_MAX_PROFILE_STEPS);
-	else if (r->step_count == 0)
-		fputs("<p class=\"note\">No parallelism profile was given.</p>\n", out);
-	fputs("</section>\n", out);
+	profile_close(&pp);
 }
