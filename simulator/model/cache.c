@@ -256,149 +256,187 @@ static int write_clean(FILE *f, struct ecp_csum *c, const void *records, uint64_
 	return 0;
 }
 
-int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
-		    bool calls_kept, struct ecp_error *err)
+/* The header of the model's cache: counts, recording info and layout (its
+ * string offsets and checksum are filled in later). */
+static void header_of_model(struct header *h, uint64_t fp, const struct ecp_model *m,
+			    bool calls_kept)
 {
-	struct header h;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, magic, sizeof(magic));
-	h.format = ECP_CACHE_FORMAT;
-	h.bom = BOM;
-	snprintf(h.version, sizeof(h.version), "%s", ECP_VERSION);
-	h.fingerprint = fp;
-	h.n_threads = m->n_threads;
-	h.n_segments = m->n_segments;
-	h.n_edges = m->n_edges;
-	h.n_locks = m->n_locks;
-	h.n_functions = m->n_functions;
-	h.n_activities = m->n_activities;
-	h.n_calls = m->calls ? m->n_calls : 0;
-	h.n_warnings = m->n_warnings;
-	h.events = m->info.events;
-	h.discarded = m->info.discarded_events;
-	h.switches_lost = m->info.switches_lost;
-	h.as_cpus = m->info.as_cpus;
-	h.recorded_cpus = m->info.recorded_cpus;
-	h.cpu_count_read = m->info.cpu_count_read;
-	h.event_cost_ns = m->info.event_cost_ns;
-	h.event_cost_ps = m->info.event_cost_ps;
-	h.sample_cost_ns = m->info.sample_cost_ns;
-	h.program_cpu_ns = m->info.program_cpu_ns;
-	h.overhead_ns = m->info.overhead_ns;
-	h.outside_cpu_ns = m->info.outside_cpu_ns;
-	h.outside_threads = m->info.outside_threads;
-	h.untracked_cpu_ns = m->info.untracked_cpu_ns;
-	h.guessed_cpu_ns = m->info.guessed_cpu_ns;
-	h.unknown_deps_ns = m->info.unknown_deps_ns;
-	h.wall_ns = m->info.recorded_wall_ns;
-	h.functions_recorded = m->info.functions_recorded;
-	h.calls_kept = calls_kept;
-	h.samples = m->info.samples;
-	h.samples_lost = m->info.samples_lost;
-	layout_of(h.layout);
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, magic, sizeof(magic));
+	h->format = ECP_CACHE_FORMAT;
+	h->bom = BOM;
+	snprintf(h->version, sizeof(h->version), "%s", ECP_VERSION);
+	h->fingerprint = fp;
+	h->n_threads = m->n_threads;
+	h->n_segments = m->n_segments;
+	h->n_edges = m->n_edges;
+	h->n_locks = m->n_locks;
+	h->n_functions = m->n_functions;
+	h->n_activities = m->n_activities;
+	h->n_calls = m->calls ? m->n_calls : 0;
+	h->n_warnings = m->n_warnings;
+	h->events = m->info.events;
+	h->discarded = m->info.discarded_events;
+	h->switches_lost = m->info.switches_lost;
+	h->as_cpus = m->info.as_cpus;
+	h->recorded_cpus = m->info.recorded_cpus;
+	h->cpu_count_read = m->info.cpu_count_read;
+	h->event_cost_ns = m->info.event_cost_ns;
+	h->event_cost_ps = m->info.event_cost_ps;
+	h->sample_cost_ns = m->info.sample_cost_ns;
+	h->program_cpu_ns = m->info.program_cpu_ns;
+	h->overhead_ns = m->info.overhead_ns;
+	h->outside_cpu_ns = m->info.outside_cpu_ns;
+	h->outside_threads = m->info.outside_threads;
+	h->untracked_cpu_ns = m->info.untracked_cpu_ns;
+	h->guessed_cpu_ns = m->info.guessed_cpu_ns;
+	h->unknown_deps_ns = m->info.unknown_deps_ns;
+	h->wall_ns = m->info.recorded_wall_ns;
+	h->functions_recorded = m->info.functions_recorded;
+	h->calls_kept = calls_kept;
+	h->samples = m->info.samples;
+	h->samples_lost = m->info.samples_lost;
+	layout_of(h->layout);
+}
 
-	struct strtab t = {0};
+/* What a cache is written from besides the model: its header, the string
+ * table, the functions and warnings with strings as offsets into it, and
+ * the temporary file renamed over the cache when complete. */
+struct cache_writer {
+	struct header h;
+	struct strtab t;
+	struct disk_function *df;
+	uint64_t *wo;
+	char *tmp;
+};
+
+/* Moves every string into the string table; false when out of memory. */
+static bool cache_strings_collect(struct cache_writer *w, const struct ecp_model *m)
+{
 	bool oom = false;
-	h.trace_path = strtab_add(&t, m->info.trace_path, &oom);
-	h.program = strtab_add(&t, m->info.program, &oom);
-	h.clock = strtab_add(&t, m->info.clock, &oom);
-	struct disk_function *df =
-	    malloc((m->n_functions ? m->n_functions : 1) * sizeof(*df));
-	uint64_t *wo = malloc((m->n_warnings ? m->n_warnings : 1) * sizeof(*wo));
-	if (!df || !wo)
+	w->h.trace_path = strtab_add(&w->t, m->info.trace_path, &oom);
+	w->h.program = strtab_add(&w->t, m->info.program, &oom);
+	w->h.clock = strtab_add(&w->t, m->info.clock, &oom);
+	w->df = malloc((m->n_functions ? m->n_functions : 1) * sizeof(*w->df));
+	w->wo = malloc((m->n_warnings ? m->n_warnings : 1) * sizeof(*w->wo));
+	if (!w->df || !w->wo)
 		oom = true;
 	for (uint32_t i = 0; !oom && i < m->n_functions; i++) {
-		df[i].addr = m->functions[i].addr;
-		df[i].folded_calls = m->functions[i].folded_calls;
-		df[i].samples = m->functions[i].samples;
-		df[i].call_site = m->functions[i].call_site;
-		df[i].name = strtab_add(&t, m->functions[i].name, &oom);
-		df[i].object = strtab_add(&t, m->functions[i].object, &oom);
+		w->df[i].addr = m->functions[i].addr;
+		w->df[i].folded_calls = m->functions[i].folded_calls;
+		w->df[i].samples = m->functions[i].samples;
+		w->df[i].call_site = m->functions[i].call_site;
+		w->df[i].name = strtab_add(&w->t, m->functions[i].name, &oom);
+		w->df[i].object = strtab_add(&w->t, m->functions[i].object, &oom);
 	}
 	for (size_t i = 0; !oom && i < m->n_warnings; i++)
-		wo[i] = strtab_add(&t, m->warnings[i], &oom);
-	h.strings_size = t.len;
-	int rc = ECP_OK;
-	char *tmp = NULL;
-	FILE *f = NULL;
-	if (oom) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory writing the model cache");
-		goto out;
-	}
+		w->wo[i] = strtab_add(&w->t, m->warnings[i], &oom);
+	w->h.strings_size = w->t.len;
+	return !oom;
+}
+
+/* Creates the temporary file w->tmp next to `path`; *fd is -1 with ECP_OK
+ * where the directory is read-only (then no cache is written). */
+static int cache_temp_create(struct cache_writer *w, const char *path, int *fd,
+			     struct ecp_error *err)
+{
+	*fd = -1;
 	size_t plen = strlen(path);
-	tmp = malloc(plen + 16);
-	if (!tmp) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory writing the model cache");
-		goto out;
-	}
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+	w->tmp = malloc(plen + 16);
+	if (!w->tmp)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory writing the model cache");
+	memcpy(w->tmp, path, plen);
+	memcpy(w->tmp + plen, ".tmp.XXXXXX", 12);
 	/* mkstemp creates a new file (O_EXCL): it never follows a planted
 	 * symlink; rename() then replaces whatever `path` is, link or not. */
-	int fd = mkstemp(tmp);
-	if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+	*fd = mkstemp(w->tmp);
+	if (*fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
 		/* A read-only trace directory (a shared or packaged trace): no
 		 * cache, and nothing to report -- the answer is the same. */
-		free(tmp);
-		tmp = NULL;
-		goto out;
+		free(w->tmp);
+		w->tmp = NULL;
+		return ECP_OK;
 	}
-	if (fd < 0) {
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", tmp,
-				   strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
+	if (*fd < 0) {
+		int rc = ecp_error_set(err, ECP_ERR_IO, "cannot create %s: %s", w->tmp,
+				       strerror(errno));
+		free(w->tmp);
+		w->tmp = NULL;
+		return rc;
 	}
-	f = fdopen(fd, "wb");
-	if (!f) {
-		close(fd);
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp,
-				   strerror(errno));
-		goto out_unlink;
-	}
+	return ECP_OK;
+}
+
+/* Writes the header, every table and the header again with the sum, and
+ * closes f; false (errno set) on a failed write. */
+static bool cache_body_write(FILE *f, struct cache_writer *w, const struct ecp_model *m)
+{
+	struct header *h = &w->h;
 	struct ecp_csum sum = {0};
 	/* the header (its checksum 0) is summed first and written again at
 	 * the end, with the sum */
-	h.checksum = 0;
-	ecp_csum_add(&sum, &h, sizeof(h));
-	if (write_all(f, NULL, &h, sizeof(h), 1) < 0 ||
-	    write_clean(f, &sum, m->threads, h.n_threads, sizeof(*m->threads),
-			copy_thread) < 0 ||
-	    write_clean(f, &sum, m->segments, h.n_segments, sizeof(*m->segments),
-			copy_segment) < 0 ||
-	    write_all(f, &sum, m->edges, sizeof(*m->edges), h.n_edges) < 0 ||
-	    write_clean(f, &sum, m->locks, h.n_locks, sizeof(*m->locks), copy_lock) < 0 ||
-	    write_all(f, &sum, df, sizeof(*df), h.n_functions) < 0 ||
-	    write_all(f, &sum, m->activities, sizeof(*m->activities), h.n_activities) <
-		0 ||
-	    write_all(f, &sum, m->calls, sizeof(*m->calls), h.n_calls) < 0 ||
-	    write_all(f, &sum, wo, sizeof(*wo), h.n_warnings) < 0 ||
-	    write_all(f, &sum, t.data, 1, t.len) < 0 ||
-	    (h.checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
-	    write_all(f, NULL, &h, sizeof(h), 1) < 0 || fclose(f) != 0) {
-		if (f)
-			f = NULL;
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", tmp,
+	h->checksum = 0;
+	ecp_csum_add(&sum, h, sizeof(*h));
+	return !(write_all(f, NULL, h, sizeof(*h), 1) < 0 ||
+		 write_clean(f, &sum, m->threads, h->n_threads, sizeof(*m->threads),
+			     copy_thread) < 0 ||
+		 write_clean(f, &sum, m->segments, h->n_segments, sizeof(*m->segments),
+			     copy_segment) < 0 ||
+		 write_all(f, &sum, m->edges, sizeof(*m->edges), h->n_edges) < 0 ||
+		 write_clean(f, &sum, m->locks, h->n_locks, sizeof(*m->locks),
+			     copy_lock) < 0 ||
+		 write_all(f, &sum, w->df, sizeof(*w->df), h->n_functions) < 0 ||
+		 write_all(f, &sum, m->activities, sizeof(*m->activities),
+			   h->n_activities) < 0 ||
+		 write_all(f, &sum, m->calls, sizeof(*m->calls), h->n_calls) < 0 ||
+		 write_all(f, &sum, w->wo, sizeof(*w->wo), h->n_warnings) < 0 ||
+		 write_all(f, &sum, w->t.data, 1, w->t.len) < 0 ||
+		 (h->checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
+		 write_all(f, NULL, h, sizeof(*h), 1) < 0 || fclose(f) != 0);
+}
+
+int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,
+		    bool calls_kept, struct ecp_error *err)
+{
+	struct cache_writer w = {.t = {0}};
+	header_of_model(&w.h, fp, m, calls_kept);
+	bool collected = cache_strings_collect(&w, m);
+	int rc = ECP_OK;
+	if (!collected) {
+		rc = ecp_error_set(err, ECP_ERR_NOMEM,
+				   "out of memory writing the model cache");
+		goto out;
+	}
+	int fd;
+	rc = cache_temp_create(&w, path, &fd, err);
+	if (fd < 0)
+		goto out;
+	FILE *f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", w.tmp,
 				   strerror(errno));
 		goto out_unlink;
 	}
-	f = NULL;
-	if (rename(tmp, path) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_IO, "cannot rename %s to %s: %s", tmp,
+	if (!cache_body_write(f, &w, m)) {
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot write %s: %s", w.tmp,
+				   strerror(errno));
+		goto out_unlink;
+	}
+	if (rename(w.tmp, path) < 0) {
+		rc = ecp_error_set(err, ECP_ERR_IO, "cannot rename %s to %s: %s", w.tmp,
 				   path, strerror(errno));
 		goto out_unlink;
 	}
 	goto out;
 out_unlink:
-	unlink(tmp);
+	unlink(w.tmp);
 out:
-	free(tmp);
-	free(df);
-	free(wo);
-	free(t.data);
+	free(w.tmp);
+	free(w.df);
+	free(w.wo);
+	free(w.t.data);
 	return rc;
 }
 
@@ -428,130 +466,175 @@ static int take(int fd, struct ecp_csum *c, uint64_t *left, void **dst, size_t e
 	return 0;
 }
 
-int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_model **out,
-		   struct ecp_error *err)
-{
-	*out = NULL;
-	/* never through a link, never a FIFO (which would block the open) */
-	int fd = ecp_open_regular(path, true);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	struct ecp_model *m = NULL;
-	struct disk_function *df = NULL;
-	uint64_t *wo = NULL;
-	char *strbuf = NULL;
-	int rc = 0;
+/* What a cache is loaded through: the file, its header, and the tables
+ * that are converted before the model takes them. */
+struct cache_reader {
+	int fd;
 	struct header h;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < sizeof(struct header) ||
-	    read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
-		goto out;
+	struct disk_function *df;
+	uint64_t *wo;
+	char *strbuf;
+	char *strings; /* the model's own copy of strbuf */
+};
+
+/* Reads the header; false if the file is not a cache of this fingerprint,
+ * version and layout (with calls when they are needed). */
+static bool cache_header_read(struct cache_reader *c, const struct stat *st, uint64_t fp,
+			      bool need_calls)
+{
+	const struct header *h = &c->h;
+	if ((uint64_t)st->st_size < sizeof(struct header) ||
+	    read(c->fd, &c->h, sizeof(c->h)) != (ssize_t)sizeof(c->h))
+		return false;
 	uint32_t layout[6];
 	layout_of(layout);
-	if (memcmp(h.magic, magic, sizeof(magic)) ||
-	    memcmp(h.layout, layout, sizeof(layout)) || h.format != ECP_CACHE_FORMAT ||
-	    h.bom != BOM || strncmp(h.version, ECP_VERSION, sizeof(h.version)) ||
-	    h.fingerprint != fp || (need_calls && !h.calls_kept) ||
-	    h.n_threads > UINT32_MAX || h.n_segments > UINT32_MAX ||
-	    h.n_edges > UINT32_MAX || h.n_locks > UINT32_MAX ||
-	    h.n_functions > UINT32_MAX || h.outside_threads > UINT32_MAX)
-		goto out;
-	m = ecp_model_create();
-	if (!m) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
-		goto out;
-	}
-	uint64_t left = (uint64_t)st.st_size - sizeof(h);
+	return !(memcmp(h->magic, magic, sizeof(magic)) ||
+		 memcmp(h->layout, layout, sizeof(layout)) ||
+		 h->format != ECP_CACHE_FORMAT || h->bom != BOM ||
+		 strncmp(h->version, ECP_VERSION, sizeof(h->version)) ||
+		 h->fingerprint != fp || (need_calls && !h->calls_kept) ||
+		 h->n_threads > UINT32_MAX || h->n_segments > UINT32_MAX ||
+		 h->n_edges > UINT32_MAX || h->n_locks > UINT32_MAX ||
+		 h->n_functions > UINT32_MAX || h->outside_threads > UINT32_MAX);
+}
+
+/* Reads every table after the header into m and c, checking their sum:
+ * 0, -1 (truncated, too long or stale) or -2 (no memory). */
+static int cache_tables_read(struct cache_reader *c, struct ecp_model *m, uint64_t left)
+{
+	const struct header *h = &c->h;
+	int fd = c->fd;
 	struct ecp_csum sum = {0};
-	struct header unsummed = h;
+	struct header unsummed = *h;
 	unsummed.checksum = 0;
 	ecp_csum_add(&sum, &unsummed, sizeof(unsummed));
 	int t = 0;
 	if ((t = take(fd, &sum, &left, (void **)&m->threads, sizeof(*m->threads),
-		      h.n_threads)) ||
+		      h->n_threads)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->segments, sizeof(*m->segments),
-		      h.n_segments)) ||
+		      h->n_segments)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->edges, sizeof(*m->edges),
-		      h.n_edges)) ||
+		      h->n_edges)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->locks, sizeof(*m->locks),
-		      h.n_locks)) ||
-	    (t = take(fd, &sum, &left, (void **)&df, sizeof(*df), h.n_functions)) ||
+		      h->n_locks)) ||
+	    (t = take(fd, &sum, &left, (void **)&c->df, sizeof(*c->df),
+		      h->n_functions)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->activities, sizeof(*m->activities),
-		      h.n_activities)) ||
+		      h->n_activities)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->calls, sizeof(*m->calls),
-		      h.n_calls)) ||
-	    (t = take(fd, &sum, &left, (void **)&wo, sizeof(*wo), h.n_warnings)) ||
-	    (t = take(fd, &sum, &left, (void **)&strbuf, 1, h.strings_size))) {
-		if (t == -2)
-			rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s",
-					   path);
-		goto out;
+		      h->n_calls)) ||
+	    (t = take(fd, &sum, &left, (void **)&c->wo, sizeof(*c->wo), h->n_warnings)) ||
+	    (t = take(fd, &sum, &left, (void **)&c->strbuf, 1, h->strings_size)))
+		return t;
+	if (left != 0 || !h->strings_size || c->strbuf[h->strings_size - 1] != '\0' ||
+	    ecp_csum_end(&sum) != h->checksum)
+		return -1;
+	return 0;
+}
+
+/* The string at offset off of the table, NULL if past its end. */
+static char *cache_string(const struct cache_reader *c, uint64_t off)
+{
+	return off < c->h.strings_size ? c->strings + off : NULL;
+}
+
+/* The functions and warnings with their strings: 0, -1 (a warning past the
+ * string table) or -2 (no memory). */
+static int cache_functions_take(const struct cache_reader *c, struct ecp_model *m)
+{
+	const struct header *h = &c->h;
+	m->functions = calloc(h->n_functions ? h->n_functions : 1, sizeof(*m->functions));
+	m->warnings = calloc(h->n_warnings ? h->n_warnings : 1, sizeof(*m->warnings));
+	if (!m->functions || !m->warnings)
+		return -2;
+	m->n_functions = (uint32_t)h->n_functions;
+	for (uint64_t i = 0; i < h->n_functions; i++) {
+		m->functions[i].addr = c->df[i].addr;
+		m->functions[i].folded_calls = c->df[i].folded_calls;
+		m->functions[i].samples = c->df[i].samples;
+		m->functions[i].call_site = c->df[i].call_site;
+		m->functions[i].name = cache_string(c, c->df[i].name);
+		m->functions[i].object = cache_string(c, c->df[i].object);
 	}
-	if (left != 0 || !h.strings_size || strbuf[h.strings_size - 1] != '\0' ||
-	    ecp_csum_end(&sum) != h.checksum)
+	m->n_warnings = h->n_warnings;
+	for (uint64_t i = 0; i < h->n_warnings; i++)
+		if (!(m->warnings[i] = cache_string(c, c->wo[i])))
+			return -1;
+	return 0;
+}
+
+/* The recording's info from the header; false if one of its strings is
+ * past the string table. */
+static bool cache_info_take(const struct cache_reader *c, struct ecp_model *m)
+{
+	const struct header *h = &c->h;
+	m->info.trace_path = cache_string(c, h->trace_path);
+	m->info.program = cache_string(c, h->program);
+	m->info.clock = cache_string(c, h->clock);
+	m->info.events = h->events;
+	m->info.discarded_events = h->discarded;
+	m->info.switches_lost = h->switches_lost;
+	m->info.as_cpus = h->as_cpus;
+	m->info.recorded_cpus = h->recorded_cpus;
+	m->info.cpu_count_read = h->cpu_count_read != 0;
+	m->info.event_cost_ns = h->event_cost_ns;
+	m->info.event_cost_ps = h->event_cost_ps;
+	m->info.sample_cost_ns = h->sample_cost_ns;
+	m->info.program_cpu_ns = h->program_cpu_ns;
+	m->info.overhead_ns = h->overhead_ns;
+	m->info.outside_cpu_ns = h->outside_cpu_ns;
+	m->info.outside_threads = (uint32_t)h->outside_threads;
+	m->info.untracked_cpu_ns = h->untracked_cpu_ns;
+	m->info.guessed_cpu_ns = h->guessed_cpu_ns;
+	m->info.unknown_deps_ns = h->unknown_deps_ns;
+	m->info.recorded_wall_ns = h->wall_ns;
+	m->info.functions_recorded = h->functions_recorded != 0;
+	m->info.samples = h->samples;
+	m->info.samples_lost = h->samples_lost;
+	return m->info.trace_path && m->info.program && m->info.clock;
+}
+
+int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_model **out,
+		   struct ecp_error *err)
+{
+	*out = NULL;
+	struct cache_reader c = {.fd = -1};
+	/* never through a link, never a FIFO (which would block the open) */
+	c.fd = ecp_open_regular(path, true);
+	if (c.fd < 0)
+		return 0;
+	struct stat st;
+	struct ecp_model *m = NULL;
+	int rc = 0;
+	if (fstat(c.fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !cache_header_read(&c, &st, fp, need_calls))
 		goto out;
-	char *strings =
-	    ecp_strings_ndup(ecp_model_strings(m), strbuf, h.strings_size - 1);
-	if (!strings) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
+	m = ecp_model_create();
+	if (!m)
+		goto out_nomem;
+	int t = cache_tables_read(&c, m, (uint64_t)st.st_size - sizeof(c.h));
+	if (t == -2)
+		goto out_nomem;
+	if (t)
 		goto out;
-	}
-	m->n_threads = (uint32_t)h.n_threads;
-	m->n_segments = (uint32_t)h.n_segments;
-	m->n_edges = (uint32_t)h.n_edges;
-	m->n_locks = (uint32_t)h.n_locks;
-	m->n_activities = h.n_activities;
-	m->n_calls = h.n_calls;
-	if (!h.n_calls) {
+	c.strings =
+	    ecp_strings_ndup(ecp_model_strings(m), c.strbuf, c.h.strings_size - 1);
+	if (!c.strings)
+		goto out_nomem;
+	m->n_threads = (uint32_t)c.h.n_threads;
+	m->n_segments = (uint32_t)c.h.n_segments;
+	m->n_edges = (uint32_t)c.h.n_edges;
+	m->n_locks = (uint32_t)c.h.n_locks;
+	m->n_activities = c.h.n_activities;
+	m->n_calls = c.h.n_calls;
+	if (!c.h.n_calls) {
 		free(m->calls);
 		m->calls = NULL;
 	}
-#define STR(off) ((off) < h.strings_size ? strings + (off) : NULL)
-	m->functions = calloc(h.n_functions ? h.n_functions : 1, sizeof(*m->functions));
-	m->warnings = calloc(h.n_warnings ? h.n_warnings : 1, sizeof(*m->warnings));
-	if (!m->functions || !m->warnings) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
-		goto out;
-	}
-	m->n_functions = (uint32_t)h.n_functions;
-	for (uint64_t i = 0; i < h.n_functions; i++) {
-		m->functions[i].addr = df[i].addr;
-		m->functions[i].folded_calls = df[i].folded_calls;
-		m->functions[i].samples = df[i].samples;
-		m->functions[i].call_site = df[i].call_site;
-		m->functions[i].name = STR(df[i].name);
-		m->functions[i].object = STR(df[i].object);
-	}
-	m->n_warnings = h.n_warnings;
-	for (uint64_t i = 0; i < h.n_warnings; i++)
-		if (!(m->warnings[i] = STR(wo[i])))
-			goto out;
-	m->info.trace_path = STR(h.trace_path);
-	m->info.program = STR(h.program);
-	m->info.clock = STR(h.clock);
-#undef STR
-	m->info.events = h.events;
-	m->info.discarded_events = h.discarded;
-	m->info.switches_lost = h.switches_lost;
-	m->info.as_cpus = h.as_cpus;
-	m->info.recorded_cpus = h.recorded_cpus;
-	m->info.cpu_count_read = h.cpu_count_read != 0;
-	m->info.event_cost_ns = h.event_cost_ns;
-	m->info.event_cost_ps = h.event_cost_ps;
-	m->info.sample_cost_ns = h.sample_cost_ns;
-	m->info.program_cpu_ns = h.program_cpu_ns;
-	m->info.overhead_ns = h.overhead_ns;
-	m->info.outside_cpu_ns = h.outside_cpu_ns;
-	m->info.outside_threads = (uint32_t)h.outside_threads;
-	m->info.untracked_cpu_ns = h.untracked_cpu_ns;
-	m->info.guessed_cpu_ns = h.guessed_cpu_ns;
-	m->info.unknown_deps_ns = h.unknown_deps_ns;
-	m->info.recorded_wall_ns = h.wall_ns;
-	m->info.functions_recorded = h.functions_recorded != 0;
-	m->info.samples = h.samples;
-	m->info.samples_lost = h.samples_lost;
-	if (!m->info.trace_path || !m->info.program || !m->info.clock)
+	t = cache_functions_take(&c, m);
+	if (t == -2)
+		goto out_nomem;
+	if (t || !cache_info_take(&c, m))
 		goto out;
 	/* A cache that does not hold together is stale, not fatal. */
 	struct ecp_error verr = {0};
@@ -560,11 +643,14 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	*out = m;
 	m = NULL;
 	rc = 1;
+	goto out;
+out_nomem:
+	rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory reading %s", path);
 out:
-	close(fd);
-	free(strbuf);
-	free(df);
-	free(wo);
+	close(c.fd);
+	free(c.strbuf);
+	free(c.df);
+	free(c.wo);
 	ecp_model_destroy(m);
 	return rc;
 }
