@@ -380,6 +380,179 @@ void ecp_linux_params_default(struct ecp_linux_params *params)
 	params->context_switch_ns = 3000;
 }
 
+/* The simulation's arrays; false when out of memory (fill: scratch for the
+ * output edges, freed by the caller). */
+static bool lsim_alloc(struct lsim *s, uint32_t **fill)
+{
+	const struct ecp_dag *dag = s->dag;
+	uint32_t n = dag->n_segments;
+	size_t cells = (size_t)n + 1;
+	for (ecp_id i = 0; i < n; i++)
+		if (dag->thread[i] >= s->n_threads)
+			s->n_threads = dag->thread[i] + 1;
+	s->th = calloc((size_t)s->n_threads + 1, sizeof(*s->th));
+	s->cpu = calloc(s->p, sizeof(*s->cpu));
+	s->remaining = calloc(cells, sizeof(*s->remaining));
+	s->ready = calloc(cells, sizeof(*s->ready));
+	s->out_offset = calloc(cells, sizeof(*s->out_offset));
+	s->out_to = malloc(((size_t)dag->n_in + 1) * sizeof(*s->out_to));
+	s->seg_start = calloc(cells, sizeof(*s->seg_start));
+	s->seg_end = calloc(cells, sizeof(*s->seg_end));
+	*fill = malloc(cells * sizeof(**fill));
+	return s->th && s->cpu && s->remaining && s->ready && s->out_offset &&
+	       s->out_to && s->seg_start && s->seg_end && *fill;
+}
+
+/* Each segment's count of unfinished inputs and its output edges (CSR, in
+ * out_offset and out_to); then every thread and CPU idle, each thread at
+ * its first segment, and the segments without inputs woken. */
+static void lsim_init(struct lsim *s, uint32_t *fill)
+{
+	const struct ecp_dag *dag = s->dag;
+	uint32_t n = dag->n_segments;
+	size_t cells = (size_t)n + 1;
+	for (ecp_id i = 0; i < n; i++) {
+		s->remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] +
+				  (dag->pred[i] != ECP_NO_ID);
+		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
+			s->out_offset[dag->in_from[k] + 1]++;
+	}
+	for (ecp_id i = 0; i < n; i++)
+		s->out_offset[i + 1] += s->out_offset[i];
+	memcpy(fill, s->out_offset, cells * sizeof(*fill));
+	for (ecp_id i = 0; i < n; i++)
+		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
+			s->out_to[fill[dag->in_from[k]]++] = i;
+	for (uint32_t t = 0; t < s->n_threads; t++) {
+		s->th[t].cpu = NONE;
+		s->th[t].seg = ECP_NO_ID;
+	}
+	for (uint32_t i = 0; i < s->p; i++) {
+		s->cpu[i].curr = s->cpu[i].last = NONE;
+		s->cpu[i].qhead = s->cpu[i].qtail = NONE;
+	}
+	for (ecp_id i = 0; i < n; i++)
+		if (dag->pred[i] == ECP_NO_ID)
+			s->th[dag->thread[i]].seg = i;
+	for (ecp_id i = 0; i < n; i++)
+		if (s->remaining[i] == 0)
+			wake(s, dag->thread[i], NONE);
+}
+
+/* The earliest CPU event or timer into *t; false if there is none. */
+static bool lsim_next_event(const struct lsim *s, uint64_t *t)
+{
+	*t = NEVER;
+	for (uint32_t i = 0; i < s->p; i++) {
+		uint64_t e = cpu_event(s, &s->cpu[i]);
+		if (e < *t)
+			*t = e;
+	}
+	const struct ecp_heap_item *tmr = ecp_heap_top(&s->timers);
+	bool someone = *t != NEVER || tmr;
+	if (tmr && tmr->key < *t)
+		*t = tmr->key;
+	return someone;
+}
+
+/* The CPUs' events at t, CPU by CPU in index order; -1 when out of memory. */
+static int lsim_cpu_events(struct lsim *s, uint64_t t)
+{
+	for (uint32_t i = 0; i < s->p; i++) {
+		struct lcpu *c = &s->cpu[i];
+		/* Loop: a thread continuing with a zero-length segment
+		 * completes again at the same instant. */
+		while (c->curr != NONE && cpu_event(s, c) == t) {
+			sync_progress(s, c);
+			if (s->th[c->curr].remaining == 0) {
+				if (complete_segment(s, i) < 0)
+					return -1;
+			} else {
+				/* Slice over and others wait: round robin. */
+				uint32_t cur = c->curr;
+				pick_next(s, i);
+				q_push(s, c, cur);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Wakes the sleepers whose timers expire at t or before. */
+static void lsim_timers_fire(struct lsim *s, uint64_t t)
+{
+	const struct ecp_heap_item *tmr;
+	struct ecp_heap_item it;
+	while ((tmr = ecp_heap_top(&s->timers)) && tmr->key <= t) {
+		ecp_heap_pop(&s->timers, &it);
+		if (s->th[it.b].state == TH_SLEEPING)
+			wake(s, it.b, NONE);
+	}
+}
+
+enum lsim_step { LSIM_STEPPED, LSIM_STUCK, LSIM_NOMEM };
+
+/* Advances to the next event and processes it: CPUs, then timers, then the
+ * balancing tick; idle CPU time up to it is added to *idle. */
+static enum lsim_step lsim_step(struct lsim *s, uint64_t *next_tick, double *idle)
+{
+	uint64_t t;
+	if (!lsim_next_event(s, &t))
+		return LSIM_STUCK;
+	/* The tick only matters while threads wait in queues. */
+	if (*next_tick < t)
+		t = *next_tick;
+	uint32_t busy = 0;
+	for (uint32_t i = 0; i < s->p; i++)
+		busy += s->cpu[i].curr != NONE;
+	*idle += (double)(t - s->now) * (double)(s->p - busy);
+	s->now = t;
+	if (lsim_cpu_events(s, t) < 0)
+		return LSIM_NOMEM;
+	lsim_timers_fire(s, t);
+	if (t == *next_tick) {
+		periodic_balance(s);
+		*next_tick += s->par->balance_ns;
+	}
+	return LSIM_STEPPED;
+}
+
+/* T_P, and the idle time up to it (the last tick may lie beyond). */
+static void lsim_times(const struct lsim *s, double idle, struct ecp_replay *out)
+{
+	const struct ecp_dag *dag = s->dag;
+	out->processors = s->p;
+	out->sched_model = ECP_SCHED_LINUX;
+	out->simulated = true;
+	out->work = dag->work;
+	out->span = dag->span;
+	for (ecp_id i = 0; i < dag->n_segments; i++)
+		if (s->seg_end[i] > out->makespan)
+			out->makespan = s->seg_end[i];
+	/* Idle time counts up to T_P only (the last tick may lie beyond). */
+	out->idle = (uint64_t)idle;
+	if (s->now > out->makespan)
+		out->idle -= (s->now - out->makespan) * s->p;
+}
+
+/* The steps and the timeline, as flags ask, move into out; -1 when out of
+ * memory. */
+static int lsim_hand_over(struct lsim *s, unsigned flags, struct ecp_vec *steps,
+			  struct ecp_replay *out)
+{
+	if (flags & ECP_REPLAY_STEPS) {
+		out->steps = ecp_vec_steal(steps, &out->n_steps);
+		if (!out->steps)
+			return -1;
+	}
+	if (flags & ECP_REPLAY_TIMELINE) {
+		out->seg_start = s->seg_start;
+		out->seg_end = s->seg_end;
+		s->seg_start = s->seg_end = NULL;
+	}
+	return 0;
+}
+
 int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 		     const struct ecp_linux_params *params, unsigned flags,
 		     struct ecp_replay *out, struct ecp_error *err)
@@ -396,125 +569,32 @@ int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 	if (dag->n_segments == 0)
 		return ecp_error_set(err, ECP_ERR_USAGE, "replay of an empty DAG");
 	uint32_t n = dag->n_segments;
-	size_t cells = (size_t)n + 1;
 	struct lsim s = {.dag = dag, .par = params, .p = processors};
 	struct ecp_vec steps;
 	ecp_vec_init(&steps, sizeof(struct ecp_replay_step));
 	ecp_heap_init(&s.timers);
 	int rc = 0;
-	for (ecp_id i = 0; i < n; i++)
-		if (dag->thread[i] >= s.n_threads)
-			s.n_threads = dag->thread[i] + 1;
-	s.th = calloc((size_t)s.n_threads + 1, sizeof(*s.th));
-	s.cpu = calloc(processors, sizeof(*s.cpu));
-	s.remaining = calloc(cells, sizeof(*s.remaining));
-	s.ready = calloc(cells, sizeof(*s.ready));
-	s.out_offset = calloc(cells, sizeof(*s.out_offset));
-	s.out_to = malloc(((size_t)dag->n_in + 1) * sizeof(*s.out_to));
-	s.seg_start = calloc(cells, sizeof(*s.seg_start));
-	s.seg_end = calloc(cells, sizeof(*s.seg_end));
-	uint32_t *fill = malloc(cells * sizeof(*fill));
-	if (!s.th || !s.cpu || !s.remaining || !s.ready || !s.out_offset || !s.out_to ||
-	    !s.seg_start || !s.seg_end || !fill)
+	uint32_t *fill = NULL;
+	if (!lsim_alloc(&s, &fill))
 		goto nomem;
-	for (ecp_id i = 0; i < n; i++) {
-		s.remaining[i] = dag->in_offset[i + 1] - dag->in_offset[i] +
-				 (dag->pred[i] != ECP_NO_ID);
-		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
-			s.out_offset[dag->in_from[k] + 1]++;
-	}
-	for (ecp_id i = 0; i < n; i++)
-		s.out_offset[i + 1] += s.out_offset[i];
-	memcpy(fill, s.out_offset, cells * sizeof(*fill));
-	for (ecp_id i = 0; i < n; i++)
-		for (uint32_t k = dag->in_offset[i]; k < dag->in_offset[i + 1]; k++)
-			s.out_to[fill[dag->in_from[k]]++] = i;
-	for (uint32_t t = 0; t < s.n_threads; t++) {
-		s.th[t].cpu = NONE;
-		s.th[t].seg = ECP_NO_ID;
-	}
-	for (uint32_t i = 0; i < processors; i++) {
-		s.cpu[i].curr = s.cpu[i].last = NONE;
-		s.cpu[i].qhead = s.cpu[i].qtail = NONE;
-	}
-	for (ecp_id i = 0; i < n; i++)
-		if (dag->pred[i] == ECP_NO_ID)
-			s.th[dag->thread[i]].seg = i;
-	for (ecp_id i = 0; i < n; i++)
-		if (s.remaining[i] == 0)
-			wake(&s, dag->thread[i], NONE);
+	lsim_init(&s, fill);
 	uint64_t next_tick = params->balance_ns;
 	double idle = 0;
 	if (record_step(&s, &steps) < 0)
 		goto nomem;
 	while (s.n_done < n) {
-		uint64_t t = NEVER;
-		for (uint32_t i = 0; i < processors; i++) {
-			uint64_t e = cpu_event(&s, &s.cpu[i]);
-			if (e < t)
-				t = e;
-		}
-		const struct ecp_heap_item *tmr = ecp_heap_top(&s.timers);
-		bool someone = t != NEVER || tmr;
-		if (tmr && tmr->key < t)
-			t = tmr->key;
-		if (!someone) {
+		enum lsim_step step = lsim_step(&s, &next_tick, &idle);
+		if (step == LSIM_STUCK) {
 			rc = ecp_error_set(err, ECP_ERR,
 					   "inconsistent DAG: %" PRIu32 " segments"
 					   " can never run in the Linux-model replay",
 					   n - s.n_done);
 			goto out;
 		}
-		/* The tick only matters while threads wait in queues. */
-		if (next_tick < t)
-			t = next_tick;
-		uint32_t busy = 0;
-		for (uint32_t i = 0; i < processors; i++)
-			busy += s.cpu[i].curr != NONE;
-		idle += (double)(t - s.now) * (double)(processors - busy);
-		s.now = t;
-		for (uint32_t i = 0; i < processors; i++) {
-			struct lcpu *c = &s.cpu[i];
-			/* Loop: a thread continuing with a zero-length segment
-			 * completes again at the same instant. */
-			while (c->curr != NONE && cpu_event(&s, c) == t) {
-				sync_progress(&s, c);
-				if (s.th[c->curr].remaining == 0) {
-					if (complete_segment(&s, i) < 0)
-						goto nomem;
-				} else {
-					/* Slice over and others wait: round robin. */
-					uint32_t cur = c->curr;
-					pick_next(&s, i);
-					q_push(&s, c, cur);
-				}
-			}
-		}
-		struct ecp_heap_item it;
-		while ((tmr = ecp_heap_top(&s.timers)) && tmr->key <= t) {
-			ecp_heap_pop(&s.timers, &it);
-			if (s.th[it.b].state == TH_SLEEPING)
-				wake(&s, it.b, NONE);
-		}
-		if (t == next_tick) {
-			periodic_balance(&s);
-			next_tick += params->balance_ns;
-		}
-		if (record_step(&s, &steps) < 0)
+		if (step == LSIM_NOMEM || record_step(&s, &steps) < 0)
 			goto nomem;
 	}
-	out->processors = processors;
-	out->sched_model = ECP_SCHED_LINUX;
-	out->simulated = true;
-	out->work = dag->work;
-	out->span = dag->span;
-	for (ecp_id i = 0; i < n; i++)
-		if (s.seg_end[i] > out->makespan)
-			out->makespan = s.seg_end[i];
-	/* Idle time counts up to T_P only (the last tick may lie beyond). */
-	out->idle = (uint64_t)idle;
-	if (s.now > out->makespan)
-		out->idle -= (s.now - out->makespan) * processors;
+	lsim_times(&s, idle, out);
 	/* Speedups against the ideal model's T_1, the predicted one-core time,
 	 * so both models' speedups share a denominator. */
 	if ((rc = ecp_replay_t1(dag, &out->t1, err)))
@@ -524,16 +604,8 @@ int ecp_linux_replay(const struct ecp_dag *dag, unsigned processors,
 	out->span_law_ok = out->makespan >= dag->span;
 	out->context_switches = s.switches;
 	out->migrations = s.migrations;
-	if (flags & ECP_REPLAY_STEPS) {
-		out->steps = ecp_vec_steal(&steps, &out->n_steps);
-		if (!out->steps)
-			goto nomem;
-	}
-	if (flags & ECP_REPLAY_TIMELINE) {
-		out->seg_start = s.seg_start;
-		out->seg_end = s.seg_end;
-		s.seg_start = s.seg_end = NULL;
-	}
+	if (lsim_hand_over(&s, flags, &steps, out) < 0)
+		goto nomem;
 	goto out;
 nomem:
 	rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory in the Linux-model replay");
