@@ -137,7 +137,9 @@ out:
 	return rc;
 }
 
-int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
+/* Each thread's segments follow the previous thread's, and its start
+ * function, parent and name are in range. */
+static int validate_threads(const struct ecp_model *m, struct ecp_error *err)
 {
 	uint32_t next = 0;
 	for (uint32_t t = 0; t < m->n_threads; t++) {
@@ -170,6 +172,46 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 		return ecp_error_set(err, ECP_ERR,
 				     "invalid model: %u segments but threads cover %u",
 				     m->n_segments, next);
+	return 0;
+}
+
+/* Segment s's activities name known functions, and their self times fit
+ * in the segment. */
+static int validate_activities(const struct ecp_model *m, uint32_t s,
+			       struct ecp_error *err)
+{
+	const struct ecp_segment *seg = &m->segments[s];
+	uint64_t self = 0;
+	for (uint64_t a = seg->first_activity; a < seg->first_activity + seg->n_activity;
+	     a++) {
+		const struct ecp_activity *act = &m->activities[a];
+		if (act->function >= m->n_functions)
+			return ecp_error_set(err, ECP_ERR,
+					     "invalid model: activity %llu function out "
+					     "of range",
+					     (unsigned long long)a);
+		if (act->self_ns > act->incl_ns)
+			return ecp_error_set(err, ECP_ERR,
+					     "invalid model: activity %llu self time "
+					     "exceeds inclusive time",
+					     (unsigned long long)a);
+		self += act->self_ns;
+	}
+	/* Exclusive times partition the segment's CPU time; rounding in the
+	 * thread-cputime scaling may lose a few ns per activity, never add. */
+	if (self > seg->length)
+		return ecp_error_set(
+		    err, ECP_ERR,
+		    "invalid model: segment %u self times (%llu ns) exceed "
+		    "its length (%llu ns)",
+		    s, (unsigned long long)self, (unsigned long long)seg->length);
+	return 0;
+}
+
+/* Each segment lies in its thread, with locks, incoming edges (in order of
+ * target) and activities in range. */
+static int validate_segments(const struct ecp_model *m, struct ecp_error *err)
+{
 	uint32_t edge_pos = 0;
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
@@ -206,37 +248,21 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 			return ecp_error_set(
 			    err, ECP_ERR,
 			    "invalid model: segment %u activities out of range", s);
-		uint64_t self = 0;
-		for (uint64_t a = seg->first_activity;
-		     a < seg->first_activity + seg->n_activity; a++) {
-			const struct ecp_activity *act = &m->activities[a];
-			if (act->function >= m->n_functions)
-				return ecp_error_set(
-				    err, ECP_ERR,
-				    "invalid model: activity %llu function out "
-				    "of range",
-				    (unsigned long long)a);
-			if (act->self_ns > act->incl_ns)
-				return ecp_error_set(
-				    err, ECP_ERR,
-				    "invalid model: activity %llu self time "
-				    "exceeds inclusive time",
-				    (unsigned long long)a);
-			self += act->self_ns;
-		}
-		/* Exclusive times partition the segment's CPU time; rounding in the
-		 * thread-cputime scaling may lose a few ns per activity, never add. */
-		if (self > seg->length)
-			return ecp_error_set(
-			    err, ECP_ERR,
-			    "invalid model: segment %u self times (%llu ns) exceed "
-			    "its length (%llu ns)",
-			    s, (unsigned long long)self, (unsigned long long)seg->length);
+		int rc = validate_activities(m, s, err);
+		if (rc)
+			return rc;
 	}
 	if (edge_pos != m->n_edges)
 		return ecp_error_set(err, ECP_ERR,
 				     "invalid model: segments reference %u of %u edges",
 				     edge_pos, m->n_edges);
+	return 0;
+}
+
+/* Edges in range and sorted by target; functions named; calls in range. */
+static int validate_edges_functions_calls(const struct ecp_model *m,
+					  struct ecp_error *err)
+{
 	for (uint32_t e = 0; e < m->n_edges; e++) {
 		const struct ecp_edge *ed = &m->edges[e];
 		if (ed->from >= m->n_segments || ed->to >= m->n_segments ||
@@ -259,6 +285,15 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 			return ecp_error_set(err, ECP_ERR,
 					     "invalid model: call %llu is invalid",
 					     (unsigned long long)c);
+	return 0;
+}
+
+int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
+{
+	int rc;
+	if ((rc = validate_threads(m, err)) || (rc = validate_segments(m, err)) ||
+	    (rc = validate_edges_functions_calls(m, err)))
+		return rc;
 	return check_acyclic(m, err);
 }
 
