@@ -181,6 +181,110 @@ static int parse_cpus(const char *arg, int cpus[ECP_RECORD_MAX_CPUS],
 	return 0;
 }
 
+/* The options that take a number or a duration, into o: 0, or an exit code
+ * (the message printed). */
+static int parse_record_number(int c, const char *arg, struct ecp_record_options *o)
+{
+	uint64_t v;
+	switch (c) {
+	case OPT_CPU:
+		if (ecp_parse_u64(arg, &v) || v >= CPU_SETSIZE)
+			return ecp_cli_usage_error("record", "bad --cpu '%s'", arg);
+		o->cpu = (int)v;
+		break;
+	case OPT_AS_CPUS:
+		if (ecp_parse_u64(arg, &v) || v == 0 || v > CPU_SETSIZE)
+			return ecp_cli_usage_error("record",
+						   "bad --as-cpus '%s' (want 1 to %d)",
+						   arg, CPU_SETSIZE);
+		o->as_cpus = (uint32_t)v;
+		break;
+	case OPT_DEPTH:
+		if (ecp_parse_u64(arg, &v) || v == 0 || v > UINT32_MAX)
+			return ecp_cli_usage_error("record",
+						   "bad --depth '%s' (want N >= 1)", arg);
+		o->depth = (uint32_t)v;
+		break;
+	case OPT_MIN_DURATION:
+		if (ecp_parse_duration_ns(arg, &v))
+			return ecp_cli_usage_error("record", "bad --min-duration '%s'",
+						   arg);
+		o->min_duration_ns = v;
+		break;
+	case OPT_SAMPLE_FREQ:
+		if (ecp_parse_u64(arg, &v) || v < 1 || v > ECP_RECORD_MAX_SAMPLE_HZ)
+			return ecp_cli_usage_error(
+			    "record", "bad --sample-freq '%s' (want 1 to %u Hz)", arg,
+			    ECP_RECORD_MAX_SAMPLE_HZ);
+		o->sample_hz = (unsigned)v;
+		break;
+	}
+	return 0;
+}
+
+/* --functions MODE into o: 0, or an exit code (the message printed). */
+static int parse_functions_mode(const char *arg, struct ecp_record_options *o)
+{
+	if (!strcmp(arg, "instrument"))
+		o->functions_mode = ECP_FUNCTIONS_INSTRUMENT;
+	else if (!strcmp(arg, "sample"))
+		o->functions_mode = ECP_FUNCTIONS_SAMPLE;
+	else if (!strcmp(arg, "both"))
+		o->functions_mode = ECP_FUNCTIONS_BOTH;
+	else
+		return ecp_cli_usage_error("record",
+					   "bad --functions '%s' (want "
+					   "instrument, sample or both)",
+					   arg);
+	return 0;
+}
+
+/* One option c (from getopt_long, its argument in optarg) into o; n_inc and
+ * n_exc count the --include and --exclude lists.  0, or an exit code (the
+ * message printed). */
+static int parse_record_option(int c, char **argv, struct ecp_record_options *o,
+			       int cpus[ECP_RECORD_MAX_CPUS], size_t *n_inc,
+			       size_t *n_exc)
+{
+	int code = ECP_EXIT_USAGE;
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case OPT_CPUS:
+		if (parse_cpus(optarg, cpus, o, &code) < 0)
+			return code;
+		break;
+	case OPT_CPU:
+	case OPT_AS_CPUS:
+	case OPT_DEPTH:
+	case OPT_MIN_DURATION:
+	case OPT_SAMPLE_FREQ:
+		return parse_record_number(c, optarg, o);
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		if (list_add(c == OPT_INCLUDE ? &o->include : &o->exclude,
+			     c == OPT_INCLUDE ? n_inc : n_exc, optarg) < 0)
+			return ecp_cli_fail("record", "out of memory");
+		break;
+	case OPT_NO_FUNCTIONS:
+		o->functions = false;
+		break;
+	case OPT_FUNCTIONS:
+		return parse_functions_mode(optarg, o);
+	default:
+		return ecp_cli_usage_error("record", "unknown option '%s'",
+					   argv[optind - 1]);
+	}
+	return 0;
+}
+
 /* The options, into o (cpus holds --cpus' list); 0, or an exit code (the
  * message printed).  o.argv is the program's command line on success. */
 static int parse_record_options(int argc, char **argv, struct ecp_record_options *o,
@@ -203,114 +307,22 @@ static int parse_record_options(int argc, char **argv, struct ecp_record_options
 	    {NULL, 0, NULL, 0},
 	};
 	size_t n_inc = 0, n_exc = 0;
-	uint64_t v;
-	int c, code = ECP_EXIT_USAGE;
+	int c, code;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, the program's name. */
-	while ((c = getopt_long(argc, argv, "+o:fq", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_CPU:
-			if (ecp_parse_u64(optarg, &v) || v >= CPU_SETSIZE) {
-				code = ecp_cli_usage_error("record", "bad --cpu '%s'",
-							   optarg);
-				return code;
-			}
-			o->cpu = (int)v;
-			break;
-		case OPT_CPUS:
-			if (parse_cpus(optarg, cpus, o, &code) < 0)
-				return code;
-			break;
-		case OPT_AS_CPUS:
-			if (ecp_parse_u64(optarg, &v) || v == 0 || v > CPU_SETSIZE) {
-				code = ecp_cli_usage_error(
-				    "record", "bad --as-cpus '%s' (want 1 to %d)", optarg,
-				    CPU_SETSIZE);
-				return code;
-			}
-			o->as_cpus = (uint32_t)v;
-			break;
-		case OPT_DEPTH:
-			if (ecp_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX) {
-				code = ecp_cli_usage_error(
-				    "record", "bad --depth '%s' (want N >= 1)", optarg);
-				return code;
-			}
-			o->depth = (uint32_t)v;
-			break;
-		case OPT_INCLUDE:
-		case OPT_EXCLUDE:
-			if (list_add(c == OPT_INCLUDE ? &o->include : &o->exclude,
-				     c == OPT_INCLUDE ? &n_inc : &n_exc, optarg) < 0) {
-				code = ecp_cli_fail("record", "out of memory");
-				return code;
-			}
-			break;
-		case OPT_MIN_DURATION:
-			if (ecp_parse_duration_ns(optarg, &v)) {
-				code = ecp_cli_usage_error(
-				    "record", "bad --min-duration '%s'", optarg);
-				return code;
-			}
-			o->min_duration_ns = v;
-			break;
-		case OPT_NO_FUNCTIONS:
-			o->functions = false;
-			break;
-		case OPT_FUNCTIONS:
-			if (!strcmp(optarg, "instrument"))
-				o->functions_mode = ECP_FUNCTIONS_INSTRUMENT;
-			else if (!strcmp(optarg, "sample"))
-				o->functions_mode = ECP_FUNCTIONS_SAMPLE;
-			else if (!strcmp(optarg, "both"))
-				o->functions_mode = ECP_FUNCTIONS_BOTH;
-			else {
-				code = ecp_cli_usage_error("record",
-							   "bad --functions '%s' (want "
-							   "instrument, sample or both)",
-							   optarg);
-				return code;
-			}
-			break;
-		case OPT_SAMPLE_FREQ:
-			if (ecp_parse_u64(optarg, &v) || v < 1 ||
-			    v > ECP_RECORD_MAX_SAMPLE_HZ) {
-				code = ecp_cli_usage_error(
-				    "record", "bad --sample-freq '%s' (want 1 to %u Hz)",
-				    optarg, ECP_RECORD_MAX_SAMPLE_HZ);
-				return code;
-			}
-			o->sample_hz = (unsigned)v;
-			break;
-		default:
-			code = ecp_cli_usage_error("record", "unknown option '%s'",
-						   argv[optind - 1]);
+	while ((c = getopt_long(argc, argv, "+o:fq", longopts, NULL)) != -1)
+		if ((code = parse_record_option(c, argv, o, cpus, &n_inc, &n_exc)))
 			return code;
-		}
-	}
-	if (o->n_cpus && o->cpu >= 0) {
-		code =
-		    ecp_cli_usage_error("record", "--cpu and --cpus exclude each other "
-						  "(--cpus N is --cpu N)");
-		return code;
-	}
+	if (o->n_cpus && o->cpu >= 0)
+		return ecp_cli_usage_error("record",
+					   "--cpu and --cpus exclude each other "
+					   "(--cpus N is --cpu N)");
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	if (optind >= argc) {
-		code = ecp_cli_usage_error(
+	if (optind >= argc)
+		return ecp_cli_usage_error(
 		    "record", "no program to record (ecp record -- PROGRAM)");
-		return code;
-	}
 	o->argv = argv + optind;
 	return 0;
 }
