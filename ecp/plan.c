@@ -623,11 +623,22 @@ static int scan_groups_2(struct builder *b, const struct sorted_nodes *sn, size_
 	return rc;
 }
 
-static int build_groups(struct builder *b, struct ecp_error *err)
+/* How the nodes are sorted by time, and the sorted array: one word per node
+ * (time above preorder position) where every time is an integer that fits,
+ * else (time, node) pairs. */
+struct node_sort {
+	bool packed;
+	unsigned pos_bits, time_bits_n;
+	uint64_t *keys;
+	struct ecp_radix_pair *pairs;
+	size_t k; /* nodes sorted */
+};
+
+/* Checks every node's time and chooses the sort's layout. */
+static int node_sort_layout(const struct builder *b, struct node_sort *ns,
+			    struct ecp_error *err)
 {
-	const struct ecp_dag *dag = b->in->dag;
-	struct ecp_plan *plan = b->plan;
-	uint32_t S = dag->n_segments, N = plan->n_nodes;
+	uint32_t S = b->in->dag->n_segments, N = b->plan->n_nodes;
 	/* Zero-length segments are included: their steps cancel at their
 	 * instant, but they can be the run's last event (a thread that sleeps,
 	 * then ends). */
@@ -648,18 +659,29 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 		} else
 			integral = false;
 	}
-	unsigned pos_bits = 1, time_bits_n = 0;
-	while (pos_bits < 32 && ((uint64_t)1 << pos_bits) < N)
-		pos_bits++;
-	while (time_bits_n < 64 && (max_t >> time_bits_n))
-		time_bits_n++;
-	bool packed = integral && pos_bits + time_bits_n <= 64;
+	ns->pos_bits = 1, ns->time_bits_n = 0;
+	while (ns->pos_bits < 32 && ((uint64_t)1 << ns->pos_bits) < N)
+		ns->pos_bits++;
+	while (ns->time_bits_n < 64 && (max_t >> ns->time_bits_n))
+		ns->time_bits_n++;
+	ns->packed = integral && ns->pos_bits + ns->time_bits_n <= 64;
+	return 0;
+}
+
+/* The nodes, but the end of the virtual root, sorted by time. */
+static int node_sort_run(const struct builder *b, struct node_sort *ns,
+			 struct ecp_error *err)
+{
+	uint32_t S = b->in->dag->n_segments, N = b->plan->n_nodes;
+	size_t m = (size_t)S * 2;
+	bool packed = ns->packed;
+	unsigned pos_bits = ns->pos_bits;
 	uint64_t *keys = NULL;
 	struct ecp_radix_pair *pairs = NULL;
 	if (packed)
-		keys = ecp_huge_malloc((m ? m : 1) * sizeof(*keys));
+		keys = ns->keys = ecp_huge_malloc((m ? m : 1) * sizeof(*keys));
 	else
-		pairs = ecp_huge_malloc((m ? m : 1) * sizeof(*pairs));
+		pairs = ns->pairs = ecp_huge_malloc((m ? m : 1) * sizeof(*pairs));
 	if (!keys && !pairs)
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (%zu nodes)", m);
 	size_t k = 0;
@@ -676,15 +698,20 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 			pairs[k++] =
 			    (struct ecp_radix_pair){.key = time_bits(t), .value = v};
 	}
-	int rc = 0;
+	ns->k = k;
 	bool two_threads = k >= 2 * (size_t)b->in->parallel_min_segments;
-	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + time_bits_n,
+	if (packed ? ecp_radix_sort_bits(keys, k, pos_bits, pos_bits + ns->time_bits_n,
 					 two_threads) < 0
-		   : ecp_radix_sort(pairs, k) < 0) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (sorting %zu nodes)", k);
-		goto out;
-	}
+		   : ecp_radix_sort(pairs, k) < 0)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (sorting %zu nodes)", k);
+	return 0;
+}
+
+/* The timeline's arrays for k instants of S segments. */
+static int timeline_alloc(struct ecp_plan *plan, uint32_t S, size_t k,
+			  struct ecp_error *err)
+{
 	plan->instant_time = ecp_huge_malloc((k ? k : 1) * sizeof(double));
 	plan->count_after = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
 	plan->seg_instant = ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
@@ -692,66 +719,92 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	plan->charge = ecp_huge_malloc((k ? k : 1) * sizeof(double));
 	plan->reach = ecp_huge_malloc((k ? k : 1) * sizeof(uint32_t));
 	if (!plan->reach || !plan->instant_time || !plan->count_after ||
-	    !plan->seg_instant || !plan->charge || !plan->by_start) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
-		goto out;
-	}
+	    !plan->seg_instant || !plan->charge || !plan->by_start)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 	for (size_t i = 0; i < (size_t)S * 2; i++)
 		plan->seg_instant[i] = NONE;
-	struct sorted_nodes sn = {.packed = packed,
-				  .keys = keys,
-				  .pairs = pairs,
-				  .pos_bits = pos_bits,
-				  .pos_mask = ((uint64_t)1 << pos_bits) - 1,
-				  .order = b->order};
-	struct scan whole = {.b = b, .sn = &sn, .from = 0, .to = k, .k = k, .err = err};
-	uint32_t it, n_started;
-	if (S < b->in->parallel_min_segments) {
+	return 0;
+}
+
+/* scan_groups() over the sorted nodes, on one thread for a small DAG. */
+static int groups_scan(struct builder *b, const struct sorted_nodes *sn, size_t k,
+		       struct ecp_error *err, uint32_t *it, uint32_t *n_started)
+{
+	if (b->in->dag->n_segments < b->in->parallel_min_segments) {
+		struct scan whole = {
+		    .b = b, .sn = sn, .from = 0, .to = k, .k = k, .err = err};
 		scan_groups(&whole);
-		rc = whole.rc;
-		it = whole.it;
-		n_started = whole.n_started;
-		plan->max_reach = whole.max_reach;
-	} else {
-		rc = scan_groups_2(b, &sn, k, err, &it, &n_started);
+		*it = whole.it;
+		*n_started = whole.n_started;
+		b->plan->max_reach = whole.max_reach;
+		return whole.rc;
 	}
-	if (rc < 0)
-		goto out;
-	plan->n_instants = it;
-	/* Instants of each segment's start and end, in order of start. */
-	{
-		uint32_t *by_seg = plan->seg_instant;
-		plan->seg_instant =
-		    ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
-		if (!plan->seg_instant) {
-			free(by_seg);
-			rc =
-			    ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
-			goto out;
-		}
-		for (uint32_t q = 0; q < n_started; q++) {
-			uint32_t s = plan->by_start[q];
-			plan->seg_instant[2 * q] = by_seg[2 * s];
-			plan->seg_instant[2 * q + 1] = by_seg[2 * s + 1];
-		}
+	return scan_groups_2(b, sn, k, err, it, n_started);
+}
+
+/* Instants of each segment's start and end, in order of start. */
+static int seg_instants_by_start(struct ecp_plan *plan, uint32_t S, uint32_t n_started,
+				 struct ecp_error *err)
+{
+	uint32_t *by_seg = plan->seg_instant;
+	plan->seg_instant = ecp_huge_malloc((size_t)(S ? S : 1) * 2 * sizeof(uint32_t));
+	if (!plan->seg_instant) {
 		free(by_seg);
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 	}
+	for (uint32_t q = 0; q < n_started; q++) {
+		uint32_t s = plan->by_start[q];
+		plan->seg_instant[2 * q] = by_seg[2 * s];
+		plan->seg_instant[2 * q + 1] = by_seg[2 * s + 1];
+	}
+	free(by_seg);
+	return 0;
+}
+
+/* Time spent at each count of running segments, over the it instants. */
+static int time_at_count_fill(struct ecp_plan *plan, uint32_t it, struct ecp_error *err)
+{
 	uint32_t max_count = 0;
 	for (uint32_t i = 0; i < it; i++)
 		if (plan->count_after[i] > max_count)
 			max_count = plan->count_after[i];
 	plan->max_count = max_count;
 	plan->time_at_count = calloc((size_t)max_count + 1, sizeof(long double));
-	if (!plan->time_at_count) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
-		goto out;
-	}
+	if (!plan->time_at_count)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory (timeline)");
 	for (uint32_t i = 0; i + 1 < it; i++)
 		plan->time_at_count[plan->count_after[i]] +=
 		    (long double)plan->instant_time[i + 1] - plan->instant_time[i];
+	return 0;
+}
+
+static int build_groups(struct builder *b, struct ecp_error *err)
+{
+	struct ecp_plan *plan = b->plan;
+	uint32_t S = b->in->dag->n_segments;
+	struct node_sort ns = {0};
+	int rc = node_sort_layout(b, &ns, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = node_sort_run(b, &ns, err)) < 0 ||
+	    (rc = timeline_alloc(plan, S, ns.k, err)) < 0)
+		goto out;
+	struct sorted_nodes sn = {.packed = ns.packed,
+				  .keys = ns.keys,
+				  .pairs = ns.pairs,
+				  .pos_bits = ns.pos_bits,
+				  .pos_mask = ((uint64_t)1 << ns.pos_bits) - 1,
+				  .order = b->order};
+	uint32_t it, n_started;
+	if ((rc = groups_scan(b, &sn, ns.k, err, &it, &n_started)) < 0)
+		goto out;
+	plan->n_instants = it;
+	if ((rc = seg_instants_by_start(plan, S, n_started, err)) < 0)
+		goto out;
+	rc = time_at_count_fill(plan, it, err);
 out:
-	free(keys);
-	free(pairs);
+	free(ns.keys);
+	free(ns.pairs);
 	return rc;
 }
 
