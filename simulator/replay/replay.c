@@ -364,72 +364,126 @@ static int sim_step(struct sim *s)
 	return 0;
 }
 
+/* The simulation's arrays (the timeline's only when flags ask for it) and
+ * heaps; -1 when out of memory. */
+static int sim_alloc(struct sim *s, size_t cells, unsigned flags)
+{
+	s->remaining = malloc(cells * sizeof(*s->remaining));
+	s->ready = calloc(cells, sizeof(*s->ready));
+	s->stack = malloc(cells * sizeof(*s->stack));
+	if (flags & ECP_REPLAY_TIMELINE) {
+		s->t_start = calloc(cells, sizeof(*s->t_start));
+		s->t_end = calloc(cells, sizeof(*s->t_end));
+		if (!s->t_start || !s->t_end)
+			return -1;
+	}
+	ecp_heap_init(&s->running);
+	ecp_heap_init(&s->timers);
+	if (!s->remaining || !s->ready || !s->stack)
+		return -1;
+	return 0;
+}
+
+/* Runs the DAG from its sources until no segment runs or sleeps: on p
+ * processors (0: unbounded) shared equally by the running segments; idle
+ * processor time into *idle.  -1 when out of memory. */
+static int sim_run(struct sim *s, unsigned p, double *idle)
+{
+	uint32_t n = s->dag->n_segments;
+	size_t cells = (size_t)n + 1;
+	memcpy(s->remaining, s->g->init_remaining, cells * sizeof(*s->remaining));
+	for (ecp_id i = 0; i < n; i++)
+		if (s->remaining[i] == 0)
+			s->stack[s->n_stack++] = i;
+	double rate_p = (double)p;
+	if (sim_drain(s) < 0 || sim_step(s) < 0)
+		return -1;
+	for (;;) {
+		const struct ecp_heap_item *run = ecp_heap_top(&s->running);
+		const struct ecp_heap_item *tmr = ecp_heap_top(&s->timers);
+		if (!run && !tmr)
+			break;
+		double rate = 1.0;
+		if (p && s->n_running > p)
+			rate = rate_p / (double)s->n_running;
+		double t_run = run ? s->now + (kdbl(run->key) - s->v) / rate : INFINITY;
+		double t_tmr = tmr ? kdbl(tmr->key) : INFINITY;
+		double t = t_run <= t_tmr ? t_run : t_tmr;
+		if (t < s->now)
+			t = s->now;
+		if (p && s->n_running < p)
+			*idle += (t - s->now) * (double)(p - s->n_running);
+		if (t_run <= t_tmr)
+			s->v = kdbl(run->key); /* exactly, so ties end together */
+		else
+			s->v += (t - s->now) * rate;
+		s->now = t;
+		struct ecp_heap_item it;
+		while ((run = ecp_heap_top(&s->running)) && kdbl(run->key) <= s->v) {
+			ecp_heap_pop(&s->running, &it);
+			s->n_running--;
+			if (sim_end(s, it.b) < 0)
+				return -1;
+		}
+		while ((tmr = ecp_heap_top(&s->timers)) && kdbl(tmr->key) <= s->now) {
+			ecp_heap_pop(&s->timers, &it);
+			s->stack[s->n_stack++] = it.b;
+		}
+		if (sim_drain(s) < 0 || sim_step(s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* T_P, idle time and the laws into out, with the timeline and steps as
+ * flags ask; -1 when out of memory. */
+static int sim_result(const struct sim *s, unsigned p, unsigned flags, double idle,
+		      struct ecp_vec *steps, struct ecp_replay *out)
+{
+	const struct ecp_dag *dag = s->dag;
+	uint32_t n = dag->n_segments;
+	size_t cells = (size_t)n + 1;
+	double rate_p = (double)p;
+	out->simulated = true;
+	out->makespan = (uint64_t)llround(s->now);
+	out->idle = (uint64_t)llround(idle);
+	/* Laws, with 1 ns of slack for the floating-point times. */
+	out->span_law_ok = s->now + 1.0 >= (double)dag->span;
+	out->work_law_ok = p == 0 || (s->now + 1.0) * rate_p >= (double)dag->work;
+	if (flags & ECP_REPLAY_TIMELINE) {
+		out->seg_start = malloc(cells * sizeof(uint64_t));
+		out->seg_end = malloc(cells * sizeof(uint64_t));
+		if (!out->seg_start || !out->seg_end)
+			return -1;
+		for (ecp_id i = 0; i < n; i++) {
+			out->seg_start[i] = (uint64_t)llround(s->t_start[i]);
+			out->seg_end[i] = (uint64_t)llround(s->t_end[i]);
+		}
+	}
+	if (flags & ECP_REPLAY_STEPS) {
+		out->steps = ecp_vec_steal(steps, &out->n_steps);
+		if (!out->steps)
+			return -1;
+	}
+	set_totals(dag, p, out);
+	return 0;
+}
+
 static int simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *g, unsigned p,
 		    unsigned flags, struct ecp_replay *out, struct ecp_error *err)
 {
 	uint32_t n = dag->n_segments;
-	size_t cells = (size_t)n + 1;
 	struct sim s = {.dag = dag, .g = g};
 	struct ecp_vec steps;
 	int rc = 0;
 	ecp_vec_init(&steps, sizeof(struct ecp_replay_step));
 	if (flags & ECP_REPLAY_STEPS)
 		s.steps = &steps;
-	s.remaining = malloc(cells * sizeof(*s.remaining));
-	s.ready = calloc(cells, sizeof(*s.ready));
-	s.stack = malloc(cells * sizeof(*s.stack));
-	if (flags & ECP_REPLAY_TIMELINE) {
-		s.t_start = calloc(cells, sizeof(*s.t_start));
-		s.t_end = calloc(cells, sizeof(*s.t_end));
-		if (!s.t_start || !s.t_end)
-			goto nomem;
-	}
-	ecp_heap_init(&s.running);
-	ecp_heap_init(&s.timers);
-	if (!s.remaining || !s.ready || !s.stack)
+	if (sim_alloc(&s, (size_t)n + 1, flags) < 0)
 		goto nomem;
-	memcpy(s.remaining, g->init_remaining, cells * sizeof(*s.remaining));
-	for (ecp_id i = 0; i < n; i++)
-		if (s.remaining[i] == 0)
-			s.stack[s.n_stack++] = i;
 	double idle = 0;
-	double rate_p = (double)p;
-	if (sim_drain(&s) < 0 || sim_step(&s) < 0)
+	if (sim_run(&s, p, &idle) < 0)
 		goto nomem;
-	for (;;) {
-		const struct ecp_heap_item *run = ecp_heap_top(&s.running);
-		const struct ecp_heap_item *tmr = ecp_heap_top(&s.timers);
-		if (!run && !tmr)
-			break;
-		double rate = 1.0;
-		if (p && s.n_running > p)
-			rate = rate_p / (double)s.n_running;
-		double t_run = run ? s.now + (kdbl(run->key) - s.v) / rate : INFINITY;
-		double t_tmr = tmr ? kdbl(tmr->key) : INFINITY;
-		double t = t_run <= t_tmr ? t_run : t_tmr;
-		if (t < s.now)
-			t = s.now;
-		if (p && s.n_running < p)
-			idle += (t - s.now) * (double)(p - s.n_running);
-		if (t_run <= t_tmr)
-			s.v = kdbl(run->key); /* exactly, so ties end together */
-		else
-			s.v += (t - s.now) * rate;
-		s.now = t;
-		struct ecp_heap_item it;
-		while ((run = ecp_heap_top(&s.running)) && kdbl(run->key) <= s.v) {
-			ecp_heap_pop(&s.running, &it);
-			s.n_running--;
-			if (sim_end(&s, it.b) < 0)
-				goto nomem;
-		}
-		while ((tmr = ecp_heap_top(&s.timers)) && kdbl(tmr->key) <= s.now) {
-			ecp_heap_pop(&s.timers, &it);
-			s.stack[s.n_stack++] = it.b;
-		}
-		if (sim_drain(&s) < 0 || sim_step(&s) < 0)
-			goto nomem;
-	}
 	if (s.n_done != n) {
 		rc = ecp_error_set(err, ECP_ERR,
 				   "inconsistent DAG: %" PRIu32 " of %" PRIu32
@@ -437,28 +491,8 @@ static int simulate(const struct ecp_dag *dag, const struct ecp_dag_succ *g, uns
 				   n - s.n_done, n, p);
 		goto out;
 	}
-	out->simulated = true;
-	out->makespan = (uint64_t)llround(s.now);
-	out->idle = (uint64_t)llround(idle);
-	/* Laws, with 1 ns of slack for the floating-point times. */
-	out->span_law_ok = s.now + 1.0 >= (double)dag->span;
-	out->work_law_ok = p == 0 || (s.now + 1.0) * rate_p >= (double)dag->work;
-	if (flags & ECP_REPLAY_TIMELINE) {
-		out->seg_start = malloc(cells * sizeof(uint64_t));
-		out->seg_end = malloc(cells * sizeof(uint64_t));
-		if (!out->seg_start || !out->seg_end)
-			goto nomem;
-		for (ecp_id i = 0; i < n; i++) {
-			out->seg_start[i] = (uint64_t)llround(s.t_start[i]);
-			out->seg_end[i] = (uint64_t)llround(s.t_end[i]);
-		}
-	}
-	if (flags & ECP_REPLAY_STEPS) {
-		out->steps = ecp_vec_steal(&steps, &out->n_steps);
-		if (!out->steps)
-			goto nomem;
-	}
-	set_totals(dag, p, out);
+	if (sim_result(&s, p, flags, idle, &steps, out) < 0)
+		goto nomem;
 	goto out;
 nomem:
 	rc = nomem(err, "event simulation");
