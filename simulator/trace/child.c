@@ -76,6 +76,104 @@ void ecp_child_reraise(int sig)
 	raise(sig);
 }
 
+/* The child: default actions for crash signals (so the parent sees them),
+ * fn run, then its message written to wfd after a '!' that says fn
+ * returned. */
+static _Noreturn void child_main(int (*fn)(void *user, char *msg, size_t len), void *user,
+				 pid_t parent, int rfd, int wfd)
+{
+	static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent) /* the parent died before the line above */
+		_exit(125);
+	for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+		signal(crash_signals[i], SIG_DFL);
+	close(rfd);
+	static char msg[ECP_CHILD_MSG_MAX];
+	msg[0] = '\0';
+	int rc = fn(user, msg, sizeof(msg));
+	size_t n = strnlen(msg, sizeof(msg) - 1);
+	/* The first byte says the message is complete: fn returned. */
+	write_all(wfd, "!", 1);
+	write_all(wfd, msg, n);
+	fflush(stderr);
+	_exit(rc < 0 || rc > 125 ? 125 : rc);
+}
+
+/* on_stop() for the stop signals that are not ignored; old keeps the
+ * actions to restore. */
+static void stop_handlers_install(struct sigaction old[N_STOP])
+{
+	stop_signal = 0;
+	for (size_t i = 0; i < N_STOP; i++) {
+		struct sigaction sa = {.sa_handler = on_stop};
+		sigemptyset(&sa.sa_mask);
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* Reads the child's message from fd into buf (ECP_CHILD_MSG_MAX + 1 bytes)
+ * until it closes the pipe, the buffer is full, a stop signal comes or,
+ * with a timeout, the deadline passes (then the child is killed); returns
+ * the bytes read. */
+static size_t child_message_read(int fd, pid_t pid, unsigned timeout_s, char *buf,
+				 struct ecp_child_result *res)
+{
+	const size_t size = ECP_CHILD_MSG_MAX + 1;
+	size_t got = 0;
+	uint64_t deadline = timeout_s ? mono_ms() + 1000u * (uint64_t)timeout_s : 0;
+	for (;;) {
+		if (deadline) {
+			uint64_t now = mono_ms();
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			int ready =
+			    now >= deadline ? 0 : poll(&p, 1, (int)(deadline - now));
+			if (ready < 0 && errno == EINTR && !stop_signal)
+				continue;
+			if (ready < 0 && stop_signal)
+				break;
+			if (ready == 0) {
+				kill(pid, SIGKILL);
+				res->timed_out = true;
+				break;
+			}
+		}
+		ssize_t r = read(fd, buf + got, size - 1 - got);
+		if (r < 0 && errno == EINTR && !stop_signal)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (got == size - 1)
+			break;
+	}
+	return got;
+}
+
+/* What became of the child, from its wait status wst and the message it
+ * wrote (got bytes of buf). */
+static void child_result_set(struct ecp_child_result *res, int wst, char *buf, size_t got)
+{
+	buf[got] = '\0';
+	bool returned = got > 0 && buf[0] == '!';
+	if (returned)
+		snprintf(res->msg, sizeof(res->msg), "%s", buf + 1);
+	if (res->timed_out || res->interrupted) {
+		/* killed by us: neither a crash nor an answer */
+	} else if (WIFSIGNALED(wst)) {
+		res->crashed = true;
+		res->signal = WTERMSIG(wst);
+	} else if (!returned) {
+		/* Exited without fn returning: a sanitizer or libFuzzer caught
+		 * the crash and exited on its own. */
+		res->crashed = true;
+	} else {
+		res->status = WEXITSTATUS(wst);
+	}
+}
+
 int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *user,
 			  unsigned timeout_s, struct ecp_child_result *res,
 			  struct ecp_error *err)
@@ -100,63 +198,12 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 				     "cannot start the decoding process: %s",
 				     strerror(e));
 	}
-	if (pid == 0) {
-		static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
-						    SIGILL};
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent) /* the parent died before the line above */
-			_exit(125);
-		for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]);
-		     i++)
-			signal(crash_signals[i], SIG_DFL);
-		close(fds[0]);
-		static char msg[ECP_CHILD_MSG_MAX];
-		msg[0] = '\0';
-		int rc = fn(user, msg, sizeof(msg));
-		size_t n = strnlen(msg, sizeof(msg) - 1);
-		/* The first byte says the message is complete: fn returned. */
-		write_all(fds[1], "!", 1);
-		write_all(fds[1], msg, n);
-		fflush(stderr);
-		_exit(rc < 0 || rc > 125 ? 125 : rc);
-	}
+	if (pid == 0)
+		child_main(fn, user, parent, fds[0], fds[1]);
 	close(fds[1]);
-	stop_signal = 0;
-	for (size_t i = 0; i < N_STOP; i++) {
-		struct sigaction sa = {.sa_handler = on_stop};
-		sigemptyset(&sa.sa_mask);
-		sigaction(stop_signals[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(stop_signals[i], &sa, NULL);
-	}
+	stop_handlers_install(old);
 	char buf[ECP_CHILD_MSG_MAX + 1];
-	size_t got = 0;
-	uint64_t deadline = timeout_s ? mono_ms() + 1000u * (uint64_t)timeout_s : 0;
-	for (;;) {
-		if (deadline) {
-			uint64_t now = mono_ms();
-			struct pollfd p = {.fd = fds[0], .events = POLLIN};
-			int ready =
-			    now >= deadline ? 0 : poll(&p, 1, (int)(deadline - now));
-			if (ready < 0 && errno == EINTR && !stop_signal)
-				continue;
-			if (ready < 0 && stop_signal)
-				break;
-			if (ready == 0) {
-				kill(pid, SIGKILL);
-				res->timed_out = true;
-				break;
-			}
-		}
-		ssize_t r = read(fds[0], buf + got, sizeof(buf) - 1 - got);
-		if (r < 0 && errno == EINTR && !stop_signal)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-		if (got == sizeof(buf) - 1)
-			break;
-	}
+	size_t got = child_message_read(fds[0], pid, timeout_s, buf, res);
 	close(fds[0]);
 	if (stop_signal) {
 		kill(pid, SIGKILL);
@@ -171,21 +218,6 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 	}
 	for (size_t i = 0; i < N_STOP; i++)
 		sigaction(stop_signals[i], &old[i], NULL);
-	buf[got] = '\0';
-	bool returned = got > 0 && buf[0] == '!';
-	if (returned)
-		snprintf(res->msg, sizeof(res->msg), "%s", buf + 1);
-	if (res->timed_out || res->interrupted) {
-		/* killed by us: neither a crash nor an answer */
-	} else if (WIFSIGNALED(wst)) {
-		res->crashed = true;
-		res->signal = WTERMSIG(wst);
-	} else if (!returned) {
-		/* Exited without fn returning: a sanitizer or libFuzzer caught
-		 * the crash and exited on its own. */
-		res->crashed = true;
-	} else {
-		res->status = WEXITSTATUS(wst);
-	}
+	child_result_set(res, wst, buf, got);
 	return 0;
 }
