@@ -45,30 +45,25 @@ int bld_pend_edge(struct bthread *th, ecp_id from, uint32_t kind)
 
 /* Closes the accumulating segment at wall time ts / CPU clock v and starts
  * the next one there.  Returns the closed segment's temporary id. */
-ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
-			 uint64_t v, ecp_id lock_release)
+/* The activities' inclusive times closed at the boundary fend, and on the
+ * thread-CPU clock the wall-based times scaled to the segment's length;
+ * the start routine is on the stack for the whole segment.  Returns -1 out
+ * of memory. */
+static int close_activities(struct ecp_builder *b, struct bthread *th, uint64_t fend,
+			    uint64_t length)
 {
-	/* Function clock at the boundary, in the units the activities use. */
-	uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
-			    ? th->seg_v0 + sat_sub(ts, th->seg_wall0)
-			    : v;
-	if (fend < th->f_last)
-		fend = th->f_last;
-	if (bld_advance(th, fend) < 0)
-		return ECP_NO_ID;
 	for (size_t i = 0; i < th->frames.len; i++) {
 		struct frame *fr = &ECP_VEC_AT(&th->frames, struct frame, i);
 		if (!fr->outermost)
 			continue;
 		struct act_slot *s = bld_act(th, fr->func);
 		if (!s)
-			return ECP_NO_ID;
+			return -1;
 		s->incl += fend - fr->incl_from;
 	}
-	uint64_t length = v - th->seg_v0;
 	struct act_slot *root = bld_act(th, th->start_fn);
 	if (!root)
-		return ECP_NO_ID;
+		return -1;
 	if (b->opts.clock == ECP_CLOCK_THREAD_CPUTIME) {
 		/* Scale the wall-based function times to the segment's CPU time. */
 		uint64_t span = fend - th->seg_v0;
@@ -91,15 +86,19 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 		/* rounding leaves a few ns: give them to the start routine */
 		root->self += sat_sub(length, sum);
 	}
-	/* the start routine is on the stack for the whole segment */
 	root->incl = length;
 	if (root->self > root->incl)
 		root->self = root->incl;
+	return 0;
+}
 
-	ecp_id id = (ecp_id)b->segments.len;
+/* The segment id of the model, with the thread's activities in it. */
+static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			uint64_t length, ecp_id lock_release)
+{
 	struct ecp_segment *seg = ecp_vec_push(&b->segments);
 	if (!seg)
-		return ECP_NO_ID;
+		return -1;
 	seg->thread = th->index;
 	seg->lock_acquire = th->seg_lock;
 	seg->lock_release = lock_release;
@@ -118,7 +117,7 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 		const struct act_slot *s = &ECP_VEC_AT(&th->acts, struct act_slot, i);
 		struct ecp_activity *a = ecp_vec_push(&b->activities);
 		if (!a)
-			return ECP_NO_ID;
+			return -1;
 		a->function = s->func;
 		a->calls = s->calls;
 		a->self_ns = s->self;
@@ -126,10 +125,18 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	}
 	th->acts.len = 0;
 	ecp_hmap_clear(&th->act_idx);
+	return 0;
+}
+
+/* What waited for the segment to exist: the edges into it, child waits,
+ * a poll it opened, a timed wait that timed out before it; and the
+ * thread's list of segments.  Returns -1 out of memory. */
+static int attach_segment(struct ecp_builder *b, struct bthread *th, ecp_id id)
+{
 	for (size_t i = 0; i < th->pend.len; i++) {
 		const struct pend_edge *p = &ECP_VEC_AT(&th->pend, struct pend_edge, i);
 		if (bld_add_edge(b, p->from, id, p->kind) < 0)
-			return ECP_NO_ID;
+			return -1;
 	}
 	th->pend.len = 0;
 	if (th->child_waits.len)
@@ -139,19 +146,24 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	if (th->seg_timeout) {
 		struct timeout_seg *t = ecp_vec_push(&th->timeout_segs);
 		if (!t)
-			return ECP_NO_ID;
+			return -1;
 		t->seg = id;
 		t->delay = th->seg_timeout;
 		th->seg_timeout = 0;
 	}
 	uint32_t *slot = ecp_vec_push(&th->segs);
 	if (!slot)
-		return ECP_NO_ID;
+		return -1;
 	*slot = id;
 	if (th->first_seg == ECP_NO_ID)
 		th->first_seg = id;
 	th->last_seg = id;
+	return 0;
+}
 
+/* The thread's next segment starts at (ts, v). */
+static void open_next_segment(struct bthread *th, uint64_t ts, uint64_t v)
+{
 	for (size_t i = 0; i < th->frames.len; i++)
 		ECP_VEC_AT(&th->frames, struct frame, i).incl_from = v;
 	th->f_last = v;
@@ -164,6 +176,27 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	th->seg_delay_most = 0;
 	th->seg_delay_kind = ECP_DELAY_UNKNOWN;
 	th->delay_open = 0;
+}
+
+ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+			 uint64_t v, ecp_id lock_release)
+{
+	/* Function clock at the boundary, in the units the activities use. */
+	uint64_t fend = b->opts.clock == ECP_CLOCK_THREAD_CPUTIME
+			    ? th->seg_v0 + sat_sub(ts, th->seg_wall0)
+			    : v;
+	if (fend < th->f_last)
+		fend = th->f_last;
+	if (bld_advance(th, fend) < 0)
+		return ECP_NO_ID;
+	uint64_t length = v - th->seg_v0;
+	if (close_activities(b, th, fend, length) < 0)
+		return ECP_NO_ID;
+	ecp_id id = (ecp_id)b->segments.len;
+	if (push_segment(b, th, ts, length, lock_release) < 0 ||
+	    attach_segment(b, th, id) < 0)
+		return ECP_NO_ID;
+	open_next_segment(th, ts, v);
 	return id;
 }
 
