@@ -35,6 +35,7 @@ enum ecp_meta_kind {
 	X(SAMPLE_COST_NS, "sample_cost_ns", ECP_META_UINT)                               \
 	X(SWITCH_COST_PS, "switch_cost_ps", ECP_META_UINT)                               \
 	X(CALL_COST_NS, "call_cost_ns", ECP_META_UINT)                                   \
+	X(CALL_UNTIMED_PS, "call_untimed_ps", ECP_META_UINT)                             \
 	X(EXIT_STATUS, "exit_status", ECP_META_EXIT)                                     \
 	X(WALL_NS, "wall_ns", ECP_META_UINT)                                             \
 	X(PROGRAM_CPU_NS, "program_cpu_ns", ECP_META_UINT)                               \

@@ -23,13 +23,14 @@ struct ecp_record_meta {
 	uint64_t event_cost_ns;        /* rounded (readers before event_cost_ps) */
 	uint64_t event_cost_ps;        /* the recorder's cost per event */
 	const char *event_cost_source; /* "run" or "calibration" */
-	uint64_t calls_too_deep; /* calls deeper than the agent records (not recorded) */
-	bool cpu_count_read;     /* the program asked how many CPUs it has */
-	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (0: none) */
-	uint64_t switch_cost_ps; /* a switch-in's CPU time outside its record */
-	uint64_t call_cost_ns;   /* the agent's cost per folded call (no event) */
-	int exit_code;           /* when !signaled */
-	int signal;              /* >0 when the program was killed by it */
+	uint64_t calls_too_deep;  /* calls deeper than the agent records (not recorded) */
+	bool cpu_count_read;      /* the program asked how many CPUs it has */
+	uint64_t sample_cost_ns;  /* the kernel's cost per perf sample (0: none) */
+	uint64_t switch_cost_ps;  /* a switch-in's CPU time outside its record */
+	uint64_t call_cost_ns;    /* the agent's cost per folded call (no event) */
+	uint64_t call_untimed_ps; /* a call's hook cost outside their windows */
+	int exit_code;            /* when !signaled */
+	int signal;               /* >0 when the program was killed by it */
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* the program's CPU time, user + system, all threads */
 	bool functions;

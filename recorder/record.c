@@ -642,22 +642,26 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em,
 	return ecp_lttng_session_stop(session, err);
 }
 
-/* The agent's own cost per folded call, which it measured at start (0 when
- * it did not: --no-functions, or the program never loaded the agent). */
-static uint64_t read_call_cost(const char *path)
+/* The agent's own cost per folded call, and what an emitted call's hooks
+ * cost outside their timed windows (already in the run's cost per event),
+ * as it measured them at start (0 when it did not: --no-functions, or the
+ * program never loaded the agent). */
+static void read_call_cost(const char *path, struct ecp_record_meta *meta)
 {
 	FILE *f = fopen(path, "r");
-	unsigned long long ns = 0;
+	unsigned long long ns = 0, ps = 0;
+	meta->call_cost_ns = meta->call_untimed_ps = 0;
 	if (!f)
-		return 0;
-	if (fscanf(f, "call_cost_ns=%llu", &ns) != 1)
-		ns = 0;
+		return;
+	if (fscanf(f, "call_cost_ns=%llu call_untimed_ps=%llu", &ns, &ps) >= 1) {
+		meta->call_cost_ns = ns;
+		meta->call_untimed_ps = ps;
+	}
 	fclose(f);
-	return ns;
 }
 
 /* Enough events timed in the run to trust their average over the driver's
- * calibration (ECP_HOOK_MEASURE_EVERY of them were measured). */
+ * calibration (every hook that wrote them timed itself). */
 #define HOOK_EVENTS_MIN 2000
 
 /* The function hooks' cost per event, as the agent measured it in the run
@@ -1094,7 +1098,7 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->event_cost_source = sum->event_cost_source;
 	meta->calls_too_deep = sum->calls_too_deep;
 	meta->event_cost_ps = sum->event_cost_ps;
-	meta->call_cost_ns = read_call_cost(r->calib_file);
+	read_call_cost(r->calib_file, meta);
 	char unm_path[PATH_MAX + 16];
 	snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", r->calib_file);
 	read_unmodelled(unm_path, sum);

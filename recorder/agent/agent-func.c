@@ -29,31 +29,52 @@
 /* The cost of the function events, measured in the run (issue 31): a
  * calibration outside the program's own hot loop misses by 10-20 ns an
  * event, which for a call-dense program recorded with --min-duration 0 is
- * more than its leaf functions' whole time.  Every ECP_HOOK_MEASURE_EVERY-th
- * entry hook times itself, and so does every such exit hook that writes
- * events: per event written, the exit hook's time plus the average entry
- * hook of each call whose entry it wrote.  Folded calls write nothing and
- * are not counted: their cost stays in their caller's time. */
-static _Atomic uint64_t entry_ticks, entry_hooks, exit_ticks, exit_events, exit_entries;
+ * more than its leaf functions' whole time.  Every hook times itself: per
+ * event written, the exit hook's time plus the entry hook's time of each
+ * call whose entry it wrote.  (Timing one hook in 16 made the timed ones
+ * slower than the rest, a mispredicted branch inside their window, and cost
+ * 1-2 ns an event too much: 0.24-0.43x of the tiny-calls program's CPU
+ * time left.)  Folded calls write nothing and are not counted: their cost
+ * stays in their caller's time.  Each thread sums its own and adds them to
+ * these totals now and then (an atomic add in every hook would cost more
+ * than it measures). */
+static _Atomic uint64_t hook_ticks, hook_events;
+/* What a call costs outside the hooks' windows (agent-core.c,
+ * calibrate_calls), in TSC ticks: half of it on each of its two events. */
+static uint64_t untimed_ticks;
+#define ECP_HOOK_PUBLISH_EVERY 256u
 /* Calls deeper than ECP_STACK_MAX frames, never recorded: counted so that
  * the analysis can say so (250,003 calls of a deep recursion once left
  * 3,069 recorded without a word). */
 static _Atomic uint64_t too_deep;
 
+ECP_AGENT_FN void ecp_hook_cost_publish(struct ecp_thread *t)
+{
+	if (!t->cost_hooks)
+		return;
+	atomic_fetch_add_explicit(&hook_ticks, t->cost_ticks, memory_order_relaxed);
+	atomic_fetch_add_explicit(&hook_events, t->cost_events, memory_order_relaxed);
+	t->cost_ticks = t->cost_events = t->cost_hooks = 0;
+}
+
+ECP_AGENT_FN void ecp_hook_set_untimed(uint64_t ticks_per_call)
+{
+	untimed_ticks = ticks_per_call;
+}
+
 ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 {
-	uint64_t en = atomic_load(&entry_hooks), ev = atomic_load(&exit_events);
+	uint64_t ev = atomic_load(&hook_events);
 	uint64_t ps = 0;
 	char buf[160];
 	int fd, len;
 	if (!path || !*path)
 		return;
-	if (en && ev) {
-		long double per_entry = (long double)atomic_load(&entry_ticks) / en;
-		long double ticks = (long double)atomic_load(&exit_ticks) +
-				    per_entry * (long double)atomic_load(&exit_entries);
-		ps = ecp_tsc_to_ns((uint64_t)(ticks * 1000.0L / ev));
-	}
+	if (ev)
+		ps =
+		    ecp_tsc_to_ns((uint64_t)(((long double)atomic_load(&hook_ticks) / ev +
+					      (long double)untimed_ticks / 2) *
+					     1000.0L));
 	len = snprintf(buf, sizeof(buf),
 		       "hook_cost_ps=%llu\nhook_events=%llu\ncalls_too_deep=%llu\n",
 		       (unsigned long long)ps, (unsigned long long)ev,
@@ -67,9 +88,13 @@ ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 	close(fd);
 }
 
-/* Write pending entries [flushed, upto) that are not suppressed. */
-ECP_AGENT_FN static void flush_upto(struct ecp_thread *t, uint32_t upto)
+/* Write pending entries [flushed, upto) that are not suppressed; returns
+ * the sum of their entry hooks' times and counts in *timed those that had
+ * one. */
+ECP_AGENT_FN static uint64_t flush_upto(struct ecp_thread *t, uint32_t upto,
+					uint64_t *timed)
 {
+	uint64_t ticks = 0;
 	for (uint32_t i = t->flushed; i < upto; i++) {
 		struct ecp_frame *f = &t->stack[i];
 		if (f->flags & ECP_FRAME_SUPPRESSED)
@@ -77,15 +102,21 @@ ECP_AGENT_FN static void flush_upto(struct ecp_thread *t, uint32_t upto)
 		ECP_TP(func_entry, f->addr, f->call_site, f->tsc);
 		f->flags |= ECP_FRAME_EMITTED;
 		t->emitted++;
+		if (f->hook_ticks != ECP_HOOK_UNTIMED) {
+			ticks += f->hook_ticks;
+			++*timed;
+		}
 	}
 	if (upto > t->flushed)
 		t->flushed = upto;
+	return ticks;
 }
 
 ECP_AGENT_FN void ecp_flush_frames(struct ecp_thread *t)
 {
+	uint64_t timed = 0;
 	if (t->flushed < t->top)
-		flush_upto(t, t->top);
+		flush_upto(t, t->top, &timed);
 }
 
 ECP_AGENT_FN static void fold_flush_slot(struct ecp_fold *s)
@@ -126,12 +157,9 @@ ECP_AGENT_FN static void fold_add(struct ecp_thread *t, uint64_t addr, uint64_t 
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	struct ecp_thread *t = ecp_self;
-	uint64_t start = 0;
 	if (!t || t->guard || !ecp_settings.functions)
 		return;
-	bool measure = ++t->entry_seq % ECP_HOOK_MEASURE_EVERY == 0;
-	if (measure)
-		start = ecp_tsc();
+	uint64_t start = ecp_tsc();
 	if (t->top >= ECP_STACK_MAX) {
 		t->overflow++;
 		atomic_fetch_add_explicit(&too_deep, 1, memory_order_relaxed);
@@ -151,11 +179,9 @@ ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site)
 	 * function's (the reader takes it out of the caller, as part of the
 	 * cost of the events) */
 	f->tsc = ecp_tsc();
-	if (measure && f->tsc - start < ecp_settings.hook_outlier_tsc) {
-		atomic_fetch_add_explicit(&entry_ticks, f->tsc - start,
-					  memory_order_relaxed);
-		atomic_fetch_add_explicit(&entry_hooks, 1, memory_order_relaxed);
-	}
+	f->hook_ticks = f->tsc - start < ecp_settings.hook_outlier_tsc
+			    ? (uint32_t)(f->tsc - start)
+			    : ECP_HOOK_UNTIMED;
 }
 
 /* Pop frames above `keep` that never got an exit (longjmp, cancellation,
@@ -203,13 +229,12 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 	}
 	struct ecp_frame *f = &t->stack[i];
 	uint64_t ticks = now > f->tsc ? now - f->tsc : 0;
-	uint64_t emitted = t->emitted;
-	bool measure = ++t->exit_seq % ECP_HOOK_MEASURE_EVERY == 0;
+	uint64_t emitted = t->emitted, entry_ticks = 0, entries = 0;
 	if (f->flags & ECP_FRAME_EMITTED) {
 		ECP_TP(func_exit, addr, now);
 		t->emitted++;
 	} else if (!(f->flags & ECP_FRAME_SUPPRESSED) && ticks >= ecp_settings.min_tsc) {
-		flush_upto(t, i + 1);
+		entry_ticks = flush_upto(t, i + 1, &entries);
 		ECP_TP(func_exit, addr, now);
 		t->emitted++;
 	} else {
@@ -218,19 +243,28 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 	t->top = i;
 	if (t->flushed > i)
 		t->flushed = i;
-	t->guard--;
-	uint64_t took = measure && t->emitted > emitted ? ecp_tsc() - now : UINT64_MAX;
-	if (took < ecp_settings.hook_outlier_tsc) {
-		atomic_fetch_add_explicit(&exit_ticks, took, memory_order_relaxed);
-		atomic_fetch_add_explicit(&exit_events, t->emitted - emitted,
-					  memory_order_relaxed);
-		atomic_fetch_add_explicit(&exit_entries, t->emitted - emitted - 1,
-					  memory_order_relaxed);
+	if (t->emitted > emitted) {
+		uint64_t took = ecp_tsc() - now;
+		if (took < ecp_settings.hook_outlier_tsc) {
+			/* the exit and the entries that had their own time */
+			t->cost_ticks += took + entry_ticks;
+			t->cost_events += 1 + entries;
+			if (++t->cost_hooks == ECP_HOOK_PUBLISH_EVERY)
+				ecp_hook_cost_publish(t);
+		}
+	} else if (t->calibrating) {
+		/* timed as an exit that wrote events is (a folded call's exit
+		 * is otherwise not timed: its cost stays in its caller) */
+		uint64_t took = ecp_tsc() - now;
+		if (f->hook_ticks != ECP_HOOK_UNTIMED)
+			t->fold_ticks += took + f->hook_ticks;
 	}
+	t->guard--;
 }
 
 ECP_AGENT_FN void ecp_finish_frames(struct ecp_thread *t)
 {
+	ecp_hook_cost_publish(t);
 	unwind_to(t, 0, ecp_tsc());
 	t->overflow = 0;
 	for (uint32_t i = 0; i < ECP_FOLD_SLOTS; i++)

@@ -56,6 +56,10 @@ struct ecp_frame {
 	uint64_t call_site;
 	uint64_t tsc; /* time stamp counter at entry */
 	uint32_t flags;
+	/* the entry hook's own time in TSC ticks, counted in the cost of the
+	 * events when its entry is written (ECP_HOOK_UNTIMED: it was not
+	 * timed) */
+	uint32_t hook_ticks;
 };
 
 struct ecp_fold {
@@ -74,10 +78,14 @@ struct ecp_thread {
 	void (*once_fn)(void); /* the init routine pthread_once is running */
 	bool once_ran;         /* it ran on this thread (once_end's `ran`) */
 	uint32_t n_fold;
-	/* entry and exit hooks so far, counted apart (a call is one of each,
-	 * so one count would time only one kind): every
-	 * ECP_HOOK_MEASURE_EVERY-th is timed */
-	uint32_t entry_seq, exit_seq;
+	/* the exit hooks' own time (with their entries'), the events they
+	 * wrote and the hooks, not yet added to the process's totals
+	 * (agent-func.c) */
+	uint64_t cost_ticks, cost_events, cost_hooks;
+	/* the hooks' own time in the calls they folded while `calibrating`
+	 * (agent-core.c, calibrate_calls) */
+	uint64_t fold_ticks;
+	bool calibrating;
 	uint64_t emitted; /* function events written */
 	/* the start routine returned or called pthread_exit: a thread whose
 	 * cleanup runs without either was cancelled (agent-thread.c) */
@@ -143,9 +151,8 @@ void ecp_once_trampoline(void);
 /* The end of a thread started through a wrapper (pthread_cleanup handler). */
 void ecp_thread_cleanup(void *unused);
 
-/* The function hooks time one call in this many, in the run itself: what
- * their events cost the program (agent-func.c, ecp_hook_cost_write). */
-#define ECP_HOOK_MEASURE_EVERY 16u
+/* An entry hook whose time is not known (an outlier, below). */
+#define ECP_HOOK_UNTIMED UINT32_MAX
 /* A timed hook that took longer did not run all along: it waited for
  * LTTng's consumer on a full sub-buffer (blocking mode) or was preempted.
  * The TSC counts that wall time, which is not the program's CPU time, so
@@ -154,6 +161,11 @@ void ecp_thread_cleanup(void *unused);
 #define ECP_HOOK_OUTLIER_NS 20000u
 /* Writes the hooks' measured cost per event to `path` (at process exit). */
 void ecp_hook_cost_write(const char *path);
+/* Adds the thread's hook times not yet counted to the process's totals. */
+void ecp_hook_cost_publish(struct ecp_thread *t);
+/* What the hooks cost a call beyond their own timed windows, in TSC ticks,
+ * measured at start (agent-core.c): added to the cost of the events. */
+void ecp_hook_set_untimed(uint64_t ticks_per_call);
 
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
 ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);

@@ -12,12 +12,17 @@ prints it, and the same program's unrecorded CPU time measured just before.
    within 2% of its own clock less the sampler's measured share (plus 1 ms
    for the clock reads around it).
 2. Tiny functions: TINY makes 3 M calls of a 3-5 ns leaf on two threads,
-   recorded with --min-duration 0 (6 M events costing the program ~50x its
-   work).  The cost per event must come from the run itself, the leaf must
-   keep some time (a calibrated cost erased it), and T1 stay between a tenth
-   and 4x of the unrecorded CPU time (it was 9x, and 10.6 us of 1.8 s
-   elsewhere; 1.3-2x quiet, 0.16x-2.6x with the suite running beside it:
-   the cost per event is timed to about 1%, which is half of T1 here).
+   recorded with --min-duration 0 (6 M events costing the program ~60x its
+   work).  The cost per event must come from the run itself (every hook
+   timed, plus what a call costs outside the hooks' windows, measured at
+   start and believable), the leaf must keep some time (a calibrated cost
+   erased it), and T1 stay between half and 4x of the unrecorded CPU time.
+   It was 9x, and 10.6 us of 1.8 s elsewhere; with one hook in 16 timed,
+   0.16x-2.6x; now 2.0-2.5x quiet or beside two busy loops, 1.8-3.9x with
+   other tests running beside it.  What is left above 1x is the program's own
+   slowdown between the hooks, which depends on its code (an empty leaf
+   leaves 8 ns a call, this one 4 ns), so no figure measured at start can
+   take it out.
 
 usage: test_costs.py SPIN TINY"""
 import json
@@ -87,21 +92,27 @@ def tiny_functions(tiny, work):
     meta = read_meta(trace)
     check(meta['event_cost_source'] == 'run',
           'the cost per event was not timed in the run: %s' % meta['event_cost_source'])
+    untimed_ps = int(meta.get('call_untimed_ps', 0))
+    check(0 < untimed_ps < 100000,
+          'what a call costs outside the hooks\' windows: %d ps' % untimed_ps)
     t1 = info(trace)['work_ns']
     p = subprocess.run([ecp(), 'report', '-P', '1', '--top', '20', '--format', 'json',
                         trace], capture_output=True, text=True)
     check(p.returncode == 0, 'ecp report: %s' % p.stderr)
     leaf = [f for f in json.loads(p.stdout)['functions'] if f['name'] == 'leaf']
-    print('tiny calls: %.1f ns per event; T1 %.2f ms, unrecorded %.2f ms (median of %s); '
-          'leaf %.2f ms' % (int(meta['event_cost_ps']) / 1e3, t1 / 1e6, base / 1e6,
-                            ['%.2f' % (u / 1e6) for u in unrecorded],
-                            leaf[0]['work_ns'] / 1e6 if leaf else 0))
-    # A 1% error in the cost per event moves T1 by half of itself here: on
-    # a loaded machine it has come out between 0.16x and 2.6x.  What must
-    # hold is that neither failure of the issue comes back: T1 nine times
-    # the program, or T1 and the leaf driven to nothing (10.6 us of 1.8 s).
+    print('tiny calls: %.1f ns per event (%.1f ns a call untimed); T1 %.2f ms (%.2fx), '
+          'unrecorded %.2f ms (median of %s); leaf %.2f ms'
+          % (int(meta['event_cost_ps']) / 1e3, untimed_ps / 1e3, t1 / 1e6, t1 / base,
+             base / 1e6, ['%.2f' % (u / 1e6) for u in unrecorded],
+             leaf[0]['work_ns'] / 1e6 if leaf else 0))
+    # The hooks cost the program 60x its work: 1 ns a call is 25% of T1.
+    # What must hold is that neither failure of the issue comes back: T1
+    # nine times the program, or T1 and the leaf driven to nothing (10.6 us
+    # of 1.8 s); and the cost is no longer over-subtracted (0.16x with one
+    # hook in 16 timed): every hook timed, the residual is the program's own
+    # slowdown, never below its unrecorded time here.
     check(leaf and leaf[0]['work_ns'] > 0, 'the leaf lost its time: %s' % leaf)
-    check(base / 10 <= t1 <= 4 * base,
+    check(base / 2 <= t1 <= 4 * base,
           'T1 %d ns against %d ns of CPU unrecorded' % (t1, base))
 
 
