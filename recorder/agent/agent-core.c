@@ -222,7 +222,7 @@ ECP_AGENT_FN static uint64_t untimed_estimate(int64_t *v)
 	return 2 * near > CALIBRATION_BURSTS ? (uint64_t)med : 0;
 }
 
-/* The agent's own cost per function call that it folds (no event: two TSC
+/* The agent's own cost per function call that it folds (no event: three TSC
  * reads, the shadow stack, the fold table, the name filter), measured on
  * the main thread's fresh state before anything is recorded, and written
  * to ECP_CALIBRATION_FILE for the driver (metadata key call_cost_ns).
@@ -230,9 +230,10 @@ ECP_AGENT_FN static uint64_t untimed_estimate(int64_t *v)
  * The same bursts give what the hooks cost a call outside their own timed
  * windows (the calls into them, their first and last instructions, the TSC
  * reads themselves), which no window can time (issue 31): the time of a
- * burst through the real hooks, less a burst through empty stand-ins (what
- * the program pays unrecorded), less the windows the hooks timed.  The
- * median of the bursts, taken only when it is plausible. */
+ * burst through the real hooks, folding but with the exit timed as one that
+ * writes events is, less a burst through empty stand-ins (what the program
+ * pays unrecorded), less the windows the hooks timed.  The median of the
+ * bursts, taken only when it is plausible. */
 ECP_AGENT_FN static void calibrate_calls(struct ecp_thread *t)
 {
 	const char *path = getenv("ECP_CALIBRATION_FILE");
