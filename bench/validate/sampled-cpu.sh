@@ -4,6 +4,7 @@
 # CPU time, measured side by side (runs interleaved, medians), for real
 # programs from Debian packages.  A measurement, not a test.
 # usage: bench/validate/sampled-cpu.sh BUILD_DIR [RUNS]   (default 3)
+# ECP_SAMPLE_FREQ=HZ records at that rate instead of ecp record's default.
 set -euo pipefail
 build=$(cd "${1:?usage: sampled-cpu.sh BUILD_DIR [RUNS]}" && pwd)
 runs=${2:-3}
@@ -21,7 +22,8 @@ plain() {
 # T1 of one recording, and the sample cost it measured.
 recorded() {
 	rm -rf "$work/t"
-	"$ecp" record -q --cpu "$cpu" -o "$work/t" -- "$@" >/dev/null 2>&1
+	"$ecp" record -q --cpu "$cpu" ${ECP_SAMPLE_FREQ:+--sample-freq "$ECP_SAMPLE_FREQ"} \
+		-o "$work/t" -- "$@" >/dev/null 2>&1
 	echo "$("$ecp" info --format json "$work/t" 2>/dev/null |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["work_ns"])')" \
 		"$(sed -n 's/^sample_cost_ns=//p' "$work/t/ecp-record.meta")"
@@ -43,7 +45,7 @@ row() {
 			n, p / 1e9, r / 1e9, 100 * (r - p) / p, c / 1e3, runs }'
 }
 
-echo "# CPU $cpu; load at start $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# CPU $cpu; ${ECP_SAMPLE_FREQ:-the default} Hz; load at start $(cut -d' ' -f1-3 /proc/loadavg)"
 row "xz -T1 -6" xz -T1 -6 -c "$work/input"
 row "zstd -19 -T1" zstd -19 -T1 -c "$work/input"
 row "gzip -9" gzip -9 -c "$work/input"
