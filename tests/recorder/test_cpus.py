@@ -6,7 +6,10 @@ creates as many threads as the caller has CPUs (the default) or as
 it counts CPUs (sched_getaffinity, pthread_getaffinity_np, sysconf,
 get_nprocs, omp_get_num_procs) answers N, the trace has N threads, and a
 sched_setaffinity of its own succeeds and is reported back without moving
-it; `nproc` started through `sh -c` sees N too.
+it; `nproc` started through `sh -c` sees N too.  And while the program
+runs, ecp record itself (and the daemons it starts) stays off the CPU the
+program records on whenever another is allowed: its work there slowed the
+program it measured.
 
 usage: test_cpus.py OMP_BINARY"""
 import os
@@ -39,6 +42,34 @@ def run(prog, work, n, args):
     check(threads_in(trace) == n, 'trace has %d threads, want %d' % (threads_in(trace), n))
 
 
+def cpu_list(text):
+    cpus = set()
+    for part in text.strip().split(','):
+        a, _, b = part.partition('-')
+        cpus.update(range(int(a), int(b or a) + 1))
+    return cpus
+
+
+def driver_off_program_cpu(work):
+    allowed = os.sched_getaffinity(0)
+    trace = os.path.join(work, 'driver')
+    p = record(['-o', trace, '--no-functions'],
+               ['sh', '-c', 'grep Cpus_allowed_list /proc/$PPID/status'], cwd=work)
+    check(p.returncode == 0, 'sh -c grep: exit %d: %s' % (p.returncode, p.stderr))
+    m = re.search(r'Cpus_allowed_list:\s*(\S+)', p.stdout)
+    check(m is not None, 'no Cpus_allowed_list of ecp record in %r' % p.stdout)
+    driver = cpu_list(m.group(1))
+    program = int(read_meta(trace)['cpu'])
+    print('recording CPU %d, ecp record on CPUs %s (allowed %s)'
+          % (program, sorted(driver), sorted(allowed)))
+    if len(allowed) > 1:
+        check(program not in driver, 'ecp record ran on the recording CPU %d' % program)
+        check(driver == allowed - {program}, 'ecp record on %s, want %s'
+              % (sorted(driver), sorted(allowed - {program})))
+    else:
+        check(driver == allowed, 'one CPU: ecp record stays on it')
+
+
 def main():
     prog = os.path.abspath(sys.argv[1])
     ecp()
@@ -50,6 +81,7 @@ def main():
                ['sh', '-c', 'nproc'], cwd=work)
     check(p.returncode == 0, 'sh -c nproc: exit %d: %s' % (p.returncode, p.stderr))
     check(p.stdout.strip() == '5', 'nproc under sh -c printed %r' % p.stdout)
+    driver_off_program_cpu(work)
     p = record(['-o', os.path.join(work, 'bad'), '--as-cpus', '0'], [prog], cwd=work)
     check(p.returncode == 2, '--as-cpus 0 accepted: exit %d' % p.returncode)
     shutil.rmtree(work, ignore_errors=True)
