@@ -22,7 +22,6 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/sysinfo.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
@@ -527,33 +527,38 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
 	return ECP_OK;
 }
 
-/* The perf side of the recorder's costs, measured on a thread of its own
+/* The perf side of the recorder's costs, measured in a process of its own
  * while the driver opens the sessions (lttng-consumerd's start-up is a
  * 100 ms sleep): one sample at the program's rate, on the CPU that records,
  * and one context switch on the CPUs the program runs on, each in the
- * calibrating thread's own CPU time. */
+ * calibrating thread's own CPU time.  A process, not a thread: a thread
+ * made before the driver dlopens libecp-sched.so left 176 bytes of the
+ * loader's lost for good (memcheck, CI), and the process shares nothing. */
+struct perf_figures {
+	uint64_t sample_cost_ns, switch_cost_ps;
+	unsigned sample_bursts, switch_bursts;
+	int problem; /* 0, or which figure failed (1 sample, 2 switch) */
+};
+
 struct perf_calibration {
-	pthread_t thread;
-	bool running;
+	pid_t pid; /* the calibrating child, 0 when none runs */
+	int fd;    /* its figures come back through this pipe */
 	const int *cpus;
 	size_t n_cpus;
 	unsigned sample_hz;
 	bool perf;
-	uint64_t sample_cost_ns, switch_cost_ps;
-	unsigned sample_bursts, switch_bursts;
-	const char *problem;
+	struct perf_figures got;
 };
 
-static void *calibrate_perf(void *arg)
+static void calibrate_perf(const struct perf_calibration *c, struct perf_figures *f)
 {
-	struct perf_calibration *c = arg;
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(c->cpus[0], &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	if (c->sample_hz && ecp_calibrate_samples(c->sample_hz, &c->sample_cost_ns,
-						  &c->sample_bursts) < 0)
-		c->problem = "the cost of a perf sample could not be measured";
+	if (c->sample_hz && ecp_calibrate_samples(c->sample_hz, &f->sample_cost_ns,
+						  &f->sample_bursts) < 0)
+		f->problem = 1;
 	/* the switches on the CPUs the program will run on: without perf the
 	 * fallback clock is the threads' own, which holds their cost already */
 	if (c->perf) {
@@ -561,35 +566,64 @@ static void *calibrate_perf(void *arg)
 		for (size_t i = 0; i < c->n_cpus; i++)
 			CPU_SET(c->cpus[i], &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0 ||
-		    ecp_calibrate_switches(c->cpus, c->n_cpus, &c->switch_cost_ps,
-					   &c->switch_bursts) < 0)
-			c->problem =
-			    "the CPU time of a context switch could not be measured";
+		    ecp_calibrate_switches(c->cpus, c->n_cpus, &f->switch_cost_ps,
+					   &f->switch_bursts) < 0)
+			f->problem = 2;
 	}
-	return NULL;
 }
 
-/* Starts calibrate_perf; the forwarded signals stay with the driver's
- * thread, whose steps they interrupt.  Run inline where no thread can be
- * made. */
+/* Starts calibrate_perf in a child, which dies with the driver and by the
+ * signals the driver forwards (its figures are then missing, and named);
+ * run inline where no child can be made. */
 static void calibrate_perf_start(struct perf_calibration *c)
 {
-	sigset_t block, old;
-	sigemptyset(&block);
-	for (size_t i = 0; i < N_FORWARDED; i++)
-		sigaddset(&block, forwarded[i]);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	c->running = pthread_create(&c->thread, NULL, calibrate_perf, c) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!c->running)
-		calibrate_perf(c);
+	int p[2];
+	c->pid = 0;
+	c->fd = -1;
+	memset(&c->got, 0, sizeof(c->got));
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		calibrate_perf(c, &c->got);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (size_t i = 0; i < N_FORWARDED; i++)
+			signal(forwarded[i], SIG_DFL);
+		struct perf_figures f = {0};
+		calibrate_perf(c, &f);
+		ssize_t n = write(p[1], &f, sizeof(f));
+		_exit(n == (ssize_t)sizeof(f) ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		calibrate_perf(c, &c->got);
+		return;
+	}
+	c->pid = pid;
+	c->fd = p[0];
 }
 
+/* The child's figures, once it is done (a child that died gives none, and
+ * says so). */
 static void calibrate_perf_join(struct perf_calibration *c)
 {
-	if (c->running)
-		pthread_join(c->thread, NULL);
-	c->running = false;
+	if (c->pid <= 0)
+		return;
+	struct perf_figures f = {0};
+	ssize_t n;
+	while ((n = read(c->fd, &f, sizeof(f))) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(f))
+		f = (struct perf_figures){.problem = c->sample_hz ? 1 : 2};
+	c->got = f;
+	close(c->fd);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->pid = 0;
+	c->fd = -1;
 }
 
 /* Waits for calibrate_perf and hands its figures on. */
@@ -597,12 +631,16 @@ static void calibrate_perf_finish(struct perf_calibration *c,
 				  struct ecp_record_summary *sum)
 {
 	calibrate_perf_join(c);
-	sum->sample_cost_ns = c->sample_cost_ns;
-	sum->sample_bursts = c->sample_bursts;
-	sum->switch_cost_ps = c->switch_cost_ps;
-	sum->switch_bursts = c->switch_bursts;
-	if (c->problem)
-		sum->calibration_problem = c->problem;
+	sum->sample_cost_ns = c->got.sample_cost_ns;
+	sum->sample_bursts = c->got.sample_bursts;
+	sum->switch_cost_ps = c->got.switch_cost_ps;
+	sum->switch_bursts = c->got.switch_bursts;
+	if (c->got.problem == 1)
+		sum->calibration_problem =
+		    "the cost of a perf sample could not be measured";
+	else if (c->got.problem == 2)
+		sum->calibration_problem =
+		    "the CPU time of a context switch could not be measured";
 }
 
 /* The recorder's costs (recorder/calibrate.h): one event (blocking
@@ -613,15 +651,12 @@ static void calibrate_perf_finish(struct perf_calibration *c,
  * sum->calibration_problem: the reader then subtracts nothing for it, and
  * the answers' consistency check shows what that leaves in. */
 static int calibrate(const char *session, const struct ecp_sched_emitter *em,
-		     const int *cpus, struct perf_calibration *perf,
-		     struct ecp_record_summary *sum, struct ecp_error *err)
+		     const int *cpus, struct ecp_record_summary *sum,
+		     struct ecp_error *err)
 {
 	cpu_set_t old, one;
 	bool pinned = false;
 	int rc = ecp_lttng_session_start(session, err);
-	/* the perf figures first: the events are timed with the CPU to
-	 * themselves, as before */
-	calibrate_perf_finish(perf, sum);
 	if (rc)
 		return rc;
 	if (sched_getaffinity(0, sizeof(old), &old) == 0) {
@@ -939,7 +974,7 @@ static int open_sessions(struct recording *r, struct ecp_error *err)
 	r->have_daemon = true;
 	if ((rc = check_interrupted(err)))
 		return rc;
-	/* only now: the daemon's start needs this process single-threaded */
+	/* the calibrating child overlaps the sessions' set-up below */
 	r->perf_calib = (struct perf_calibration){.cpus = r->run_cpus,
 						  .n_cpus = r->sum->n_cpus,
 						  .sample_hz = r->sample_hz,
@@ -1014,10 +1049,13 @@ static int calibrate_costs(struct recording *r, struct ecp_error *err)
 	/* Our own LTTng-UST (in libecp-sched.so) must block, not discard. */
 	setenv("LTTNG_UST_ALLOW_BLOCKING", "1", 1);
 	setenv("LTTNG_UST_REGISTER_TIMEOUT", "30000", 1);
+	/* The perf figures first: the events below are timed with the CPU to
+	 * themselves. */
+	calibrate_perf_finish(&r->perf_calib, r->sum);
 	int rc = load_sched_emitter(&r->em, err);
 	if (rc)
 		return rc;
-	rc = calibrate(r->s_calib, &r->em, r->run_cpus, &r->perf_calib, r->sum, err);
+	rc = calibrate(r->s_calib, &r->em, r->run_cpus, r->sum, err);
 	return rc ? rc : check_interrupted(err);
 }
 
