@@ -369,7 +369,7 @@ static int cache_temp_create(struct cache_writer *w, const char *path, int *fd,
 }
 
 /* Writes the header, every table and the header again with the sum, and
- * closes f; false (errno set) on a failed write. */
+ * closes f whatever happened; false (errno set) on a failed write. */
 static bool cache_body_write(FILE *f, struct cache_writer *w, const struct ecp_model *m)
 {
 	struct header *h = &w->h;
@@ -378,22 +378,29 @@ static bool cache_body_write(FILE *f, struct cache_writer *w, const struct ecp_m
 	 * the end, with the sum */
 	h->checksum = 0;
 	ecp_csum_add(&sum, h, sizeof(*h));
-	return !(write_all(f, NULL, h, sizeof(*h), 1) < 0 ||
-		 write_clean(f, &sum, m->threads, h->n_threads, sizeof(*m->threads),
-			     copy_thread) < 0 ||
-		 write_clean(f, &sum, m->segments, h->n_segments, sizeof(*m->segments),
-			     copy_segment) < 0 ||
-		 write_all(f, &sum, m->edges, sizeof(*m->edges), h->n_edges) < 0 ||
-		 write_clean(f, &sum, m->locks, h->n_locks, sizeof(*m->locks),
-			     copy_lock) < 0 ||
-		 write_all(f, &sum, w->df, sizeof(*w->df), h->n_functions) < 0 ||
-		 write_all(f, &sum, m->activities, sizeof(*m->activities),
-			   h->n_activities) < 0 ||
-		 write_all(f, &sum, m->calls, sizeof(*m->calls), h->n_calls) < 0 ||
-		 write_all(f, &sum, w->wo, sizeof(*w->wo), h->n_warnings) < 0 ||
-		 write_all(f, &sum, w->t.data, 1, w->t.len) < 0 ||
-		 (h->checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
-		 write_all(f, NULL, h, sizeof(*h), 1) < 0 || fclose(f) != 0);
+	bool ok = !(write_all(f, NULL, h, sizeof(*h), 1) < 0 ||
+		    write_clean(f, &sum, m->threads, h->n_threads, sizeof(*m->threads),
+				copy_thread) < 0 ||
+		    write_clean(f, &sum, m->segments, h->n_segments, sizeof(*m->segments),
+				copy_segment) < 0 ||
+		    write_all(f, &sum, m->edges, sizeof(*m->edges), h->n_edges) < 0 ||
+		    write_clean(f, &sum, m->locks, h->n_locks, sizeof(*m->locks),
+				copy_lock) < 0 ||
+		    write_all(f, &sum, w->df, sizeof(*w->df), h->n_functions) < 0 ||
+		    write_all(f, &sum, m->activities, sizeof(*m->activities),
+			      h->n_activities) < 0 ||
+		    write_all(f, &sum, m->calls, sizeof(*m->calls), h->n_calls) < 0 ||
+		    write_all(f, &sum, w->wo, sizeof(*w->wo), h->n_warnings) < 0 ||
+		    write_all(f, &sum, w->t.data, 1, w->t.len) < 0 ||
+		    (h->checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
+		    write_all(f, NULL, h, sizeof(*h), 1) < 0);
+	/* the close flushes the last writes: its failure is one too; a
+	 * failure before it keeps its own errno */
+	int failed_errno = errno;
+	if (fclose(f) != 0)
+		return false;
+	errno = failed_errno;
+	return ok;
 }
 
 int ecp_cache_write(const char *path, uint64_t fp, const struct ecp_model *m,

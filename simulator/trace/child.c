@@ -209,15 +209,17 @@ int ecp_child_run_limited(int (*fn)(void *user, char *msg, size_t len), void *us
 		kill(pid, SIGKILL);
 		res->interrupted = stop_signal;
 	}
-	int wst = 0;
-	while (waitpid(pid, &wst, 0) < 0) {
+	int wst = 0, rc = 0;
+	while (rc == 0 && waitpid(pid, &wst, 0) < 0)
 		if (errno != EINTR)
-			return ecp_error_set(err, ECP_ERR_IO,
-					     "cannot wait for the decoding process: %s",
-					     strerror(errno));
-	}
+			rc = ecp_error_set(err, ECP_ERR_IO,
+					   "cannot wait for the decoding process: %s",
+					   strerror(errno));
+	/* the caller's handlers back, whatever the wait said */
 	for (size_t i = 0; i < N_STOP; i++)
 		sigaction(stop_signals[i], &old[i], NULL);
+	if (rc < 0)
+		return rc;
 	child_result_set(res, wst, buf, got);
 	return 0;
 }
