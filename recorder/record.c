@@ -581,6 +581,8 @@ static void calibrate_perf_start(struct perf_calibration *c)
 	c->pid = 0;
 	c->fd = -1;
 	memset(&c->got, 0, sizeof(c->got));
+	if (!c->sample_hz && !c->perf)
+		return; /* nothing to measure: no child for it */
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		calibrate_perf(c, &c->got);
 		return;
@@ -643,11 +645,11 @@ static void calibrate_perf_finish(struct perf_calibration *c,
 		    "the CPU time of a context switch could not be measured";
 }
 
-/* The recorder's costs (recorder/calibrate.h): one event (blocking
- * channel, vtid/vpid contexts) written into a throw-away session, and, when
- * the program will be sampled, one sample at its rate; both on the CPU that
- * records (the two CPUs of a VM need not run alike), in this thread's CPU
- * time.  A figure that cannot be trusted is left at 0 and named in
+/* The cost of one event (recorder/calibrate.h; blocking channel, vtid/vpid
+ * contexts) written into a throw-away session, on the CPU that records (the
+ * two CPUs of a VM need not run alike), in this thread's CPU time; the
+ * sample's and the switch's costs come from calibrate_perf, done by then.
+ * A figure that cannot be trusted is left at 0 and named in
  * sum->calibration_problem: the reader then subtracts nothing for it, and
  * the answers' consistency check shows what that leaves in. */
 static int calibrate(const char *session, const struct ecp_sched_emitter *em,
