@@ -32,7 +32,11 @@ struct entry {
 struct list {
 	struct entry *v;
 	size_t n, cap;
+	bool lanes4; /* summed with ecp_csum4 (since issue 35), else ecp_csum */
 };
+
+/* The first line says which checksum the manifest's sums are. */
+#define HEADER_CSUM4 "# size checksum/4 path:"
 
 static void list_free(struct list *l)
 {
@@ -66,12 +70,13 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* Size and checksum of a regular file, read without following a link. */
-static int sum_file(const char *dir, const char *rel, uint64_t *size, uint64_t *sum,
-		    struct ecp_error *err)
+static int sum_file(const char *dir, const char *rel, bool lanes4, uint64_t *size,
+		    uint64_t *sum, struct ecp_error *err)
 {
 	char path[PATH_MAX];
-	unsigned char buf[1 << 14];
+	unsigned char buf[1 << 16];
 	struct ecp_csum c = {0};
+	struct ecp_csum4 c4 = {0};
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -96,11 +101,14 @@ static int sum_file(const char *dir, const char *rel, uint64_t *size, uint64_t *
 		}
 		if (r == 0)
 			break;
-		ecp_csum_add(&c, buf, (size_t)r);
+		if (lanes4)
+			ecp_csum4_add(&c4, buf, (size_t)r);
+		else
+			ecp_csum_add(&c, buf, (size_t)r);
 		*size += (uint64_t)r;
 	}
 	close(fd);
-	*sum = ecp_csum_end(&c);
+	*sum = lanes4 ? ecp_csum4_end(&c4) : ecp_csum_end(&c);
 	return ECP_OK;
 }
 
@@ -125,7 +133,7 @@ static int walk(const char *dir, const char *rel, int depth, struct list *l,
 			return list_add(l, rel, (uint64_t)st.st_size, UNREADABLE) < 0
 				   ? ecp_error_set(err, ECP_ERR_NOMEM, "out of memory")
 				   : ECP_OK;
-		int rc = sum_file(dir, rel, &size, &sum, err);
+		int rc = sum_file(dir, rel, l->lanes4, &size, &sum, err);
 		if (rc < 0)
 			return rc;
 		return list_add(l, rel, size, sum) < 0
@@ -167,7 +175,7 @@ static int walk_parts(const char *dir, struct list *l, struct ecp_error *err)
 
 int ecp_manifest_write(const char *dir, struct ecp_error *err)
 {
-	struct list l = {0};
+	struct list l = {.lanes4 = true};
 	char path[PATH_MAX];
 	int rc = walk_parts(dir, &l, err);
 	if (rc < 0)
@@ -182,7 +190,7 @@ int ecp_manifest_write(const char *dir, struct ecp_error *err)
 			close(fd);
 		goto out;
 	}
-	fprintf(f, "# size checksum path: the recorded streams (ecp record)\n");
+	fprintf(f, HEADER_CSUM4 " the recorded streams (ecp record)\n");
 	for (size_t i = 0; i < l.n; i++)
 		fprintf(f, "%" PRIu64 " %016" PRIx64 " %s\n", l.v[i].size, l.v[i].sum,
 			l.v[i].rel);
@@ -202,6 +210,8 @@ static int read_manifest(const char *dir, FILE *f, struct list *l, struct ecp_er
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t size = 0, sum = 0;
 		lineno++;
+		if (lineno == 1)
+			l->lanes4 = !strncmp(line, HEADER_CSUM4, strlen(HEADER_CSUM4));
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "%" SCNu64 " %" SCNx64 " %4095s", &size, &sum, rel) != 3)
@@ -326,6 +336,7 @@ int ecp_manifest_check(const char *dir, bool *present, char *warn, size_t warn_l
 	*present = true;
 	int rc = read_manifest(dir, f, &want, err);
 	fclose(f);
+	have.lanes4 = want.lanes4;
 	if (rc == ECP_OK)
 		rc = walk_parts(dir, &have, err);
 	if (rc == ECP_OK)

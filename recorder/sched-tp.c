@@ -6,6 +6,9 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #include "recorder/ecp-sched-tp.h"
 
+#include <stdlib.h>
+
+#include "common/cobs.h"
 #include "recorder/sched-emit.h"
 
 ECP_SCHED_API void ecp_sched_emit_switch(uint64_t ts, int64_t tid, int out, int preempt)
@@ -39,8 +42,15 @@ ECP_SCHED_API void ecp_sched_emit_sample(uint64_t ts, int64_t tid, const uint64_
 					 uint32_t n_chain, const void *stack,
 					 uint32_t n_stack)
 {
+	/* one allocation a sample, small beside the copy of up to 64 KiB */
+	size_t bytes = (size_t)n_stack * 8;
+	char *cobs = malloc(ecp_cobs_max(bytes));
+	if (cobs)
+		ecp_cobs_encode(stack, bytes, cobs);
+	/* without memory the sample keeps its call chain, not its stack */
 	lttng_ust_tracepoint(ecp_sched, sample, ts, tid, regs, n_regs, chain, n_chain,
-			     (const uint64_t *)stack, n_stack);
+			     cobs ? cobs : "");
+	free(cobs);
 }
 
 ECP_SCHED_API void ecp_sched_emit_mmap(uint64_t start, uint64_t len, uint64_t pgoff,

@@ -324,7 +324,10 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 	size_t n = 0;
 	if (max > MAX_FRAMES)
 		max = MAX_FRAMES;
-	if (smp->n_regs >= ECP_UNWIND_NREGS && smp->n_stack)
+	if (smp->n_regs >= ECP_UNWIND_NREGS && smp->n_stack && smp->stack_cobs)
+		n = ecp_unwind_sample_cobs(s->unwinder, smp->regs, smp->stack_cobs, pcs,
+					   max);
+	else if (smp->n_regs >= ECP_UNWIND_NREGS && smp->n_stack)
 		n = ecp_unwind_sample(s->unwinder, smp->regs, (const uint8_t *)smp->stack,
 				      (size_t)smp->n_stack * 8, pcs, max);
 	if (n <= 1 && smp->n_chain > 1) {

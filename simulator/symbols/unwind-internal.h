@@ -59,6 +59,8 @@ struct ecp_unwinder {
 	const Dwarf_Word *regs;
 	const uint8_t *stack;
 	size_t stack_len;
+	/* when set, the stack still in COBS, decoded as far as read */
+	struct ecp_cobs_cursor *lazy;
 	uint64_t *pcs;
 	size_t max, n_pcs;
 	Dwarf_Word last_sp;

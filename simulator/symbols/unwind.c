@@ -253,8 +253,16 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	struct ecp_unwinder *u = arg;
 	Dwarf_Addr sp = u->regs[ECP_UNWIND_REG_SP];
 	(void)dwfl;
-	if (addr < sp || addr - sp > u->stack_len ||
-	    u->stack_len - (addr - sp) < sizeof(*result))
+	if (addr < sp || addr - sp > SIZE_MAX - sizeof(*result))
+		return false;
+	if (u->lazy) {
+		int64_t have =
+		    ecp_cobs_cursor_reach(u->lazy, addr - sp + sizeof(*result));
+		if (have < 0)
+			return false;
+		u->stack_len = (size_t)have;
+	}
+	if (addr - sp > u->stack_len || u->stack_len - (addr - sp) < sizeof(*result))
 		return false;
 	memcpy(result, u->stack + (addr - sp), sizeof(*result));
 	return true;
@@ -289,9 +297,9 @@ static int frame_callback(Dwfl_Frame *frame, void *arg)
 	return u->n_pcs < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_NREGS],
-			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
-			 size_t max)
+/* Walks the sample whose stack u->stack, u->stack_len and u->lazy say. */
+static size_t walk(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_NREGS],
+		   uint64_t *pcs, size_t max)
 {
 	if (!max || !regs[ECP_UNWIND_REG_IP])
 		return 0;
@@ -301,8 +309,6 @@ size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_
 		return 1;
 	}
 	u->regs = regs;
-	u->stack = stack;
-	u->stack_len = stack ? stack_len : 0;
 	u->pcs = pcs;
 	u->max = max;
 	u->n_pcs = 0;
@@ -315,6 +321,30 @@ size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_
 		u->n_pcs = 1;
 	}
 	u->regs = NULL;
-	u->stack = NULL;
 	return u->n_pcs;
+}
+
+size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_NREGS],
+			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
+			 size_t max)
+{
+	u->stack = stack;
+	u->stack_len = stack ? stack_len : 0;
+	u->lazy = NULL;
+	size_t n = walk(u, regs, pcs, max);
+	u->stack = NULL;
+	return n;
+}
+
+size_t ecp_unwind_sample_cobs(struct ecp_unwinder *u,
+			      const uint64_t regs[ECP_UNWIND_NREGS],
+			      struct ecp_cobs_cursor *stack, uint64_t *pcs, size_t max)
+{
+	u->stack = stack->out;
+	u->stack_len = stack->o;
+	u->lazy = stack;
+	size_t n = walk(u, regs, pcs, max);
+	u->stack = NULL;
+	u->lazy = NULL;
+	return n;
 }

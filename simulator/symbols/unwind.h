@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/cobs.h"
+
 /* x86_64 DWARF register numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15
  * rip.  perf's order differs: ecp_unwind_regs_from_perf reorders. */
 #define ECP_UNWIND_NREGS  17
@@ -58,6 +60,13 @@ int ecp_unwinder_add_object(struct ecp_unwinder *u, uint64_t baddr, uint64_t mem
 size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_NREGS],
 			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
 			 size_t max);
+
+/* The same with the stack still in COBS (common/cobs.h, how the trace
+ * carries it), decoded only as far as the walk reads it.  A walk that
+ * meets a part that is not COBS ends there and leaves stack->bad set. */
+size_t ecp_unwind_sample_cobs(struct ecp_unwinder *u,
+			      const uint64_t regs[ECP_UNWIND_NREGS],
+			      struct ecp_cobs_cursor *stack, uint64_t *pcs, size_t max);
 
 /* Start address of the function containing addr (for a return address,
  * pass addr-1): the ELF symbol covering it (.symtab, .dynsym, or a separate

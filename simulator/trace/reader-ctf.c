@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/cobs.h"
 #include "common/vec.h"
 #include "common/hmap.h"
 
@@ -68,6 +69,7 @@ struct ecp_reader {
 	int failed;
 	/* a sample's arrays, decoded here (allocated at the first sample) */
 	uint64_t *regs, *chain, *stack;
+	struct ecp_cobs_cursor stack_cobs;
 };
 
 /* Payload member names of each event, in event.h's a, b, c order: the
@@ -153,6 +155,34 @@ static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out
 		out[i] = field_u64(e);
 	}
 	return (int64_t)n;
+}
+
+/* A sample's stack, into out[0..max) words: an array of integers before
+ * issue 35, decoded here; since then a COBS string (common/cobs.h), which
+ * `lazy` is set to decode into out as far as the unwinder reads (a few
+ * hundred bytes of up to 64 KiB).  Returns its length in words (for COBS,
+ * the most it can hold), or -1 when it is neither or too long. */
+static int64_t member_stack(const bt_field *payload, uint32_t idx, uint64_t *out,
+			    uint32_t max, struct ecp_cobs_cursor *lazy, bool *is_lazy)
+{
+	*is_lazy = false;
+	if (idx == NO_FIELD || !payload)
+		return 0;
+	const bt_field *f =
+	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return member_array(payload, idx, out, max);
+	uint64_t len = bt_field_string_get_length(f);
+	if (len >= ecp_cobs_max((size_t)max * sizeof(*out)))
+		return -1;
+	/* an encoding is at least one byte longer than what it encodes */
+	uint64_t words = len ? (len - 1) / sizeof(*out) : 0;
+	if (words > max)
+		words = max;
+	ecp_cobs_cursor_init(lazy, bt_field_string_get_value(f), len, out,
+			     (size_t)max * sizeof(*out));
+	*is_lazy = true;
+	return (int64_t)words;
 }
 
 /* Every member absent until found; times in ns unless the clock says. */
@@ -432,11 +462,14 @@ static int on_sample(struct ecp_reader *r, const struct class_info *ci,
 				 .stack = r->stack};
 	int64_t nr = member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
 	int64_t nc = member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
-	int64_t ns = member_array(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK);
+	bool lazy;
+	int64_t ns = member_stack(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK,
+				  &r->stack_cobs, &lazy);
+	smp.stack_cobs = lazy ? &r->stack_cobs : NULL;
 	if (nr < 0 || nc < 0 || ns < 0)
 		return ecp_error_set(r->err, ECP_ERR,
 				     "trace=%s event=#%llu: malformed sample (%s is not "
-				     "an array of at most %u integers)",
+				     "at most %u 64-bit words)",
 				     r->label, (unsigned long long)index,
 				     nr < 0   ? "regs"
 				     : nc < 0 ? "chain"

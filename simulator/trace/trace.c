@@ -290,6 +290,14 @@ static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error 
 	    !(c->sampler = ecp_sampler_create(c->dir, c->syms, c->own_code)))
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 	uint32_t n = ecp_sampler_frames(c->sampler, smp, funcs, sites, 128);
+	/* the stack is decoded as far as the unwinder read it: damage there is
+	 * a damaged trace, as a malformed array is to the reader */
+	if (smp->stack_cobs && smp->stack_cobs->bad)
+		return ecp_error_set(err, ECP_ERR,
+				     "trace=%s: sample event #%llu is malformed (its "
+				     "stack is not COBS, or longer than %u words)",
+				     c->dir, (unsigned long long)smp->index,
+				     ECP_SAMPLE_MAX_STACK);
 	if (!n)
 		return ECP_OK; /* the recorder's own time: calibrated, subtracted */
 	return ecp_builder_push_sample(c->b, smp->tid, smp->ts, funcs, sites, n, err);
