@@ -216,6 +216,8 @@ static void json_inflated(struct ecp_json_writer *w, const struct ecp_compare_re
 	ecp_json_kv_uint(w, "work_ns", m->work_ns);
 	ecp_json_kv_double(w, "residual_ratio", m->residual_ratio);
 	ecp_json_kv_uint(w, "unplaced_ns", m->unplaced_ns);
+	ecp_json_kv_uint(w, "noise_functions", m->noise_functions);
+	ecp_json_kv_uint(w, "noise_ns", m->noise_ns);
 	ecp_json_kv_uint(w, "handoff_mean_ns", m->handoff_mean_ns);
 	ecp_json_key(w, "points");
 	ecp_json_begin_array(w);
@@ -428,6 +430,8 @@ static void csv_measured(struct ecp_csv_writer *w, const struct ecp_compare_view
 	csv_totals(w, &r->inflation);
 	csv_total(w, "tn_inflation_aware_ns", (int64_t)r->tn_inflated_ns);
 	csv_total(w, "handoff_mean_ns", (int64_t)r->inflated.handoff_mean_ns);
+	csv_total(w, "noise_functions", (int64_t)r->inflated.noise_functions);
+	csv_total(w, "noise_ns", (int64_t)r->inflated.noise_ns);
 	csv_total(w, "runs", v->spread ? (int64_t)v->spread->runs : 1);
 	csv_total(w, "tn_min_ns", v->spread ? v->spread->tn_min_ns : r->inflation.tn_ns);
 	csv_total(w, "tn_max_ns", v->spread ? v->spread->tn_max_ns : r->inflation.tn_ns);

@@ -525,6 +525,16 @@ static int inflated_table(struct sink *sk, const struct ecp_compare_result *r)
 		    "* beyond N = %llu: N's inflation held, an extrapolation (more CPUs "
 		    "running at once\n  may inflate more, or less).\n",
 		    n);
+	if (m->noise_functions) {
+		char a[40];
+		fprintf(sk->out,
+			"%llu sampled functions (%s at 1 CPU) changed by less than %.0f "
+			"standard\nerrors of their samples: taken as x1 (sampling noise, "
+			"not inflation).\n",
+			(unsigned long long)m->noise_functions,
+			ecp_format_ns(a, sizeof(a), (double)m->noise_ns),
+			ECP_INFLATED_NOISE_SIGMAS);
+	}
 	if (m->unplaced_ns) {
 		char a[40];
 		fprintf(

@@ -8,11 +8,12 @@
 #include "ecp/handoff.h"
 #include "ecp/sweep.h"
 
-/* A function's name and its work (exclusive time), summed over the
- * functions of one model that share the name. */
+/* A function's name, its work (exclusive time) and the samples that
+ * measured it, summed over the functions of one model that share the name. */
 struct named_work {
 	const char *name;
 	uint64_t work_ns;
+	uint64_t samples;
 };
 
 static int cmp_named(const void *pa, const void *pb)
@@ -39,25 +40,55 @@ static struct named_work *work_by_name(const struct ecp_model *m, size_t *n)
 	for (uint64_t a = 0; a < m->n_activities; a++)
 		by_id[m->activities[a].function] += m->activities[a].self_ns;
 	for (ecp_id f = 0; f < m->n_functions; f++)
-		w[f] = (struct named_work){name_of(m, f), by_id[f]};
+		w[f] =
+		    (struct named_work){name_of(m, f), by_id[f], m->functions[f].samples};
 	free(by_id);
 	qsort(w, m->n_functions, sizeof(*w), cmp_named);
 	size_t k = 0;
 	for (size_t i = 0; i < m->n_functions; i++) {
-		if (k && !strcmp(w[k - 1].name, w[i].name))
+		if (k && !strcmp(w[k - 1].name, w[i].name)) {
 			w[k - 1].work_ns += w[i].work_ns;
-		else
+			w[k - 1].samples += w[i].samples;
+		} else {
 			w[k++] = w[i];
+		}
 	}
 	*n = k;
 	return w;
 }
 
+static const struct named_work *named(const struct named_work *w, size_t n,
+				      const char *name)
+{
+	struct named_work key = {name, 0, 0};
+	return bsearch(&key, w, n, sizeof(*w), cmp_named);
+}
+
 static uint64_t work_of(const struct named_work *w, size_t n, const char *name)
 {
-	struct named_work key = {name, 0};
-	const struct named_work *hit = bsearch(&key, w, n, sizeof(*w), cmp_named);
+	const struct named_work *hit = named(w, n, name);
 	return hit ? hit->work_ns : 0;
+}
+
+/* A function's ratio r = at N / at 1, or 1 when the samples that measured
+ * it on either side cannot tell r from 1: a sampled time is known to about
+ * 1/sqrt(samples), so r to sqrt(1/s1 + 1/sN), and a ratio within two of
+ * that of 1 is the sampling's noise, not the machine's (pigz's deflate
+ * measured x1.07 on ~10^3 samples made its prediction worse, issue 36).
+ * Instrumented times (no samples) are exact and always count. */
+static double ratio_of(const struct named_work *at_1, const struct named_work *at_n,
+		       struct ecp_inflated *out)
+{
+	double r = (double)at_n->work_ns / (double)at_1->work_ns;
+	if (r == 1.0 || (!at_1->samples && !at_n->samples))
+		return r;
+	double s1 = at_1->samples ? (double)at_1->samples : 1.0;
+	double sn = at_n->samples ? (double)at_n->samples : 1.0;
+	if (fabs(r - 1.0) >= ECP_INFLATED_NOISE_SIGMAS * sqrt(1.0 / s1 + 1.0 / sn))
+		return r;
+	out->noise_functions++;
+	out->noise_ns += at_1->work_ns;
+	return 1.0;
 }
 
 /* ratios[f] for every function of base, r0 for the rest (struct
@@ -80,11 +111,24 @@ static int measure_ratios(const struct ecp_model *base, const struct ecp_model *
 			matched_other += at_n;
 		}
 	}
-	for (ecp_id f = 0; f < base->n_functions; f++) {
-		uint64_t at_1 = work_of(wb, nb, name_of(base, f));
-		uint64_t at_n = work_of(wo, no, name_of(base, f));
-		ratios[f] = at_1 && at_n ? (double)at_n / (double)at_1 : 1.0;
+	/* one ratio per name, then each function takes its name's */
+	double *by_name = malloc((nb ? nb : 1) * sizeof(*by_name));
+	if (!by_name) {
+		free(wb);
+		free(wo);
+		return -1;
 	}
+	out->noise_functions = 0;
+	out->noise_ns = 0;
+	for (size_t i = 0; i < nb; i++) {
+		const struct named_work *at_n = named(wo, no, wb[i].name);
+		by_name[i] = wb[i].work_ns && at_n && at_n->work_ns
+				 ? ratio_of(&wb[i], at_n, out)
+				 : 1.0;
+	}
+	for (ecp_id f = 0; f < base->n_functions; f++)
+		ratios[f] = by_name[named(wb, nb, name_of(base, f)) - wb];
+	free(by_name);
 	uint64_t w1 = ecp_model_work(base), wn = ecp_model_work(other);
 	uint64_t rest_1 = w1 > matched_base ? w1 - matched_base : 0;
 	uint64_t rest_n = wn > matched_other ? wn - matched_other : 0;

@@ -7,7 +7,8 @@
  *     length' = length + f(P) * (sum over its functions of (r - 1) * self
  *                                + (r0 - 1) * the time no function holds)
  * with r a function's work at N over its work at 1 (matched by name; 1 for
- * a function one side lacks), r0 the same for the time outside every
+ * a function one side lacks, and for a sampled one whose r is within the
+ * noise of its samples), r0 the same for the time outside every
  * function (the work of functions only at N counted there), and f(P) the
  * share of the inflation assumed at P: 0 at P = 1, growing linearly to 1 at
  * P = N (how many CPUs run at once), 1 beyond N (held at what N measured:
@@ -48,7 +49,15 @@ struct ecp_inflated {
 	double residual_ratio;    /* r0 */
 	uint64_t unplaced_ns;     /* work at N the one-CPU model has nowhere to put */
 	uint64_t handoff_mean_ns; /* the mean hand-off wait measured at N */
+	/* Functions whose sampled ratio lies within ECP_INFLATED_NOISE_SIGMAS
+	 * of its sampling error of 1, taken as 1, and their work at 1. */
+	uint64_t noise_functions;
+	uint64_t noise_ns;
 };
+
+/* How many standard errors of its samples a sampled function's ratio must
+ * lie from 1 to count as inflation. */
+#define ECP_INFLATED_NOISE_SIGMAS 2.0
 
 /* The inflation-aware T_P of `base` (one CPU) for each of processors[0..n)
  * (sorted, >= 1), from `other` recorded on N = other->info.recorded_cpus

@@ -123,6 +123,128 @@ static void test_inflated(void **state)
 	assert_true(lengthened > 200 * 4);
 }
 
+/* Every segment and function 5% longer at N: exact (instrumented) times
+ * and times of a million samples count as inflation; times of 100 samples
+ * (ratio known to sqrt(2/100) = 14%) are sampling noise, taken as x1, so
+ * only the time outside functions (x r0) lengthens the model. */
+static void scaled(struct ecp_model *m, double by, uint64_t samples)
+{
+	for (uint32_t s = 0; s < m->n_segments; s++)
+		m->segments[s].length =
+		    (uint64_t)llround((double)m->segments[s].length * by);
+	for (uint64_t a = 0; a < m->n_activities; a++) {
+		m->activities[a].self_ns =
+		    (uint64_t)llround((double)m->activities[a].self_ns * by);
+		m->activities[a].incl_ns =
+		    (uint64_t)llround((double)m->activities[a].incl_ns * by);
+	}
+	for (ecp_id f = 0; f < m->n_functions; f++)
+		m->functions[f].samples = samples;
+}
+
+/* Work of the functions named like f in m. */
+static uint64_t work_named(const struct ecp_model *m, const char *name)
+{
+	uint64_t w = 0;
+	for (uint64_t a = 0; a < m->n_activities; a++) {
+		const char *n = m->functions[m->activities[a].function].name;
+		w += !strcmp(n ? n : "", name) ? m->activities[a].self_ns : 0;
+	}
+	return w;
+}
+
+/* Names with work on both sides whose work changed, counted once. */
+static uint64_t names_changed(const struct ecp_model *base, const struct ecp_model *other)
+{
+	uint64_t n = 0;
+	for (ecp_id f = 0; f < base->n_functions; f++) {
+		const char *name = base->functions[f].name ? base->functions[f].name : "";
+		bool first = true;
+		for (ecp_id g = 0; g < f && first; g++)
+			first =
+			    strcmp(base->functions[g].name ? base->functions[g].name : "",
+				   name) != 0;
+		uint64_t w1 = work_named(base, name), wn = work_named(other, name);
+		n += first && w1 && wn && w1 != wn;
+	}
+	return n;
+}
+
+static void test_sampling_noise(void **state)
+{
+	(void)state;
+	static const unsigned ps[] = {1, 2, 4};
+	const size_t np = sizeof(ps) / sizeof(ps[0]);
+	unsigned long models = 0, noise_cases = 0;
+	for (uint64_t i = 0; i < 100; i++) {
+		struct gen_model_opts opts;
+		gen_model_opts_default(&opts);
+		opts.max_threads = 2 + (uint32_t)(i % 3);
+		opts.unit_ns = 1000; /* long enough for 5% to show */
+		struct ecp_model *base = NULL, *other = NULL;
+		struct ecp_error err = {0};
+		if (gen_model_create(9100 + i, &opts, &base, &err) < 0 ||
+		    gen_model_create(9100 + i, &opts, &other, &err) < 0)
+			fail_msg("gen_model %llu: %s", (unsigned long long)i, err.msg);
+		scaled(other, 1.05, 0);
+		other->info.recorded_cpus = 2;
+		struct ecp_dag dag;
+		if (ecp_dag_build(base, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err) < 0)
+			fail_msg("dag %llu: %s", (unsigned long long)i, err.msg);
+		uint64_t work_at[3];
+		const uint64_t samples[3] = {0, 1000000, 100};
+		for (int c = 0; c < 3; c++) {
+			for (ecp_id f = 0; f < base->n_functions; f++)
+				base->functions[f].samples = other->functions[f].samples =
+				    samples[c];
+			struct ecp_inflated r;
+			if (ecp_inflated_predict(base, &dag, other,
+						 ECP_LOCK_ORDER_ARRIVAL, ps, np, NULL, &r,
+						 &err) < 0)
+				fail_msg("predict %llu: %s", (unsigned long long)i,
+					 err.msg);
+			work_at[c] = r.work_ns;
+			if (c < 2) {
+				assert_int_equal(r.noise_functions, 0);
+				assert_int_equal(r.noise_ns, 0);
+			} else {
+				/* only the time outside functions is lengthened */
+				double *ones =
+				    malloc((base->n_functions + 1) * sizeof(*ones));
+				uint64_t *len = NULL, sum = 0;
+				assert_non_null(ones);
+				for (ecp_id f = 0; f < base->n_functions; f++)
+					ones[f] = 1.0;
+				assert_int_equal(ecp_inflated_lengths(base, ones,
+								      r.residual_ratio,
+								      1.0, &len, &err),
+						 0);
+				for (uint32_t s = 0; s < base->n_segments; s++)
+					sum += len[s];
+				assert_int_equal(r.work_ns, sum);
+				assert_int_equal(r.noise_functions,
+						 names_changed(base, other));
+				assert_true(r.noise_ns > 0);
+				noise_cases += r.noise_functions > 0;
+				free(len);
+				free(ones);
+			}
+			ecp_inflated_finish(&r);
+		}
+		/* a million samples measure 5% as well as exact times do */
+		assert_int_equal(work_at[1], work_at[0]);
+		assert_true(work_at[2] < work_at[0]);
+		ecp_dag_finish(&dag);
+		gen_model_destroy(base);
+		gen_model_destroy(other);
+		models++;
+	}
+	print_message("sampling noise: %lu models, %lu with noise taken out\n", models,
+		      noise_cases);
+	assert_int_equal(models, 100);
+	assert_int_equal(noise_cases, 100);
+}
+
 /* Two threads: B waits from 2 to A's release at 10 and resumes at 15 (a
  * hand-off of 5); B's segment released at 30 by A after B had ended at 25
  * is waiting too (3); an edge whose release came before the waiter ended
@@ -160,6 +282,7 @@ static void test_handoffs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(test_inflated),
+					   cmocka_unit_test(test_sampling_noise),
 					   cmocka_unit_test(test_handoffs)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
