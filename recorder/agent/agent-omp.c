@@ -32,9 +32,14 @@
  *
  * master/masked compile to a test of omp_get_thread_num() and single to a
  * GOMP_single_start whose result picks the thread, with the barrier after
- * it a GOMP_barrier call: nothing more to record.  Constructs the model
- * cannot represent (tasks, runtime schedules, copyprivate, doacross,
- * cancellation, teams) are named once each in an `unmodelled` event.
+ * it a GOMP_barrier call: nothing more to record.  Tasks, taskwait,
+ * taskgroup and taskloop have events of their own (agent-omp-task.c); so
+ * that the tasks still queued at a region's end run inside a barrier the
+ * trace shows, every member passes an explicit barrier at the end of its
+ * share before the join (libgomp's own closing barrier then finds the team
+ * there already).  Constructs the model cannot represent (runtime
+ * schedules, copyprivate, doacross, cancellation, teams) are named once
+ * each in an `unmodelled` event.
  *
  * The guard is not held while libgomp waits in a barrier or taskwait:
  * waiting threads run queued tasks there, which is program code. */
@@ -42,6 +47,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "recorder/agent/agent-omp.h"
 #include "recorder/agent/agent.h"
 #include "recorder/agent/ecp-tp.h"
 
@@ -72,9 +78,15 @@ static __thread bool in_loop __attribute__((tls_model("initial-exec")));
 static __thread uint64_t chunk_tsc __attribute__((tls_model("initial-exec")));
 static uint64_t next_region = 1;
 
-/* libgomp's functions: the next definition, or libgomp itself when the
- * program loaded it with dlopen (RTLD_LOCAL: RTLD_NEXT cannot see it). */
-ECP_AGENT_FN static ecp_fn omp_real(const char *name, const char *version)
+__thread uint64_t ecp_omp_task __attribute__((tls_model("initial-exec")));
+__thread bool ecp_omp_final __attribute__((tls_model("initial-exec")));
+
+ECP_AGENT_FN bool ecp_omp_in_region(void)
+{
+	return cur_region != 0;
+}
+
+ECP_AGENT_FN ecp_fn ecp_omp_real(const char *name, const char *version)
 {
 	ecp_fn f = ecp_real(name, version);
 	void *h, *p;
@@ -88,18 +100,6 @@ ECP_AGENT_FN static ecp_fn omp_real(const char *name, const char *version)
 	memcpy(&f, &p, sizeof(f));
 	return f;
 }
-
-#define OMP_REAL(fn) OMP_REAL_V(fn, 0)
-#define OMP_REAL_V(fn, ver)                                                              \
-	__extension__({                                                                  \
-		static __typeof__(&fn) real_##fn;                                        \
-		__typeof__(&fn) r_ = __atomic_load_n(&real_##fn, __ATOMIC_RELAXED);      \
-		if (!r_) {                                                               \
-			r_ = (__typeof__(&fn))omp_real(#fn, ver);                        \
-			__atomic_store_n(&real_##fn, r_, __ATOMIC_RELAXED);              \
-		}                                                                        \
-		r_;                                                                      \
-	})
 
 /* The program's declarations, not included from omp.h (the agent does
  * not link libgomp). */
@@ -123,10 +123,6 @@ ECP_AGENT_API int omp_test_nest_lock(ecp_omp_lock *l);
 /* ------------------------------------------------------------ notices */
 
 enum unsupported {
-	U_TASK,
-	U_TASKWAIT,
-	U_TASKGROUP,
-	U_TASKLOOP,
 	U_RUNTIME,
 	U_COPYPRIVATE,
 	U_DOACROSS,
@@ -139,10 +135,6 @@ enum unsupported {
 /* Written as `unmodelled` events (agent-unmodelled.c): ecp record and the
  * analysis name them with the other calls ecp does not model. */
 static const char *const unsupported_names[U_COUNT] = {
-    "OpenMP task",
-    "OpenMP taskwait",
-    "OpenMP taskgroup",
-    "OpenMP taskloop",
     "OpenMP schedule(runtime)",
     "OpenMP copyprivate",
     "OpenMP doacross loop",
@@ -153,17 +145,24 @@ static const char *const unsupported_names[U_COUNT] = {
 static int unsupported_seen[U_COUNT];
 
 /* Names the construct the first time a recorded thread uses it. */
-ECP_AGENT_FN static void note_unsupported(enum unsupported u)
+ECP_AGENT_FN void ecp_omp_unmodelled(const char *name, int *seen)
 {
 	struct ecp_thread *t;
-	if (__atomic_load_n(&unsupported_seen[u], __ATOMIC_RELAXED) || !(t = ecp_enter()))
+	if (__atomic_load_n(seen, __ATOMIC_RELAXED) || !(t = ecp_enter()))
 		return;
-	if (!__atomic_exchange_n(&unsupported_seen[u], 1, __ATOMIC_RELAXED))
-		ecp_unmodelled(unsupported_names[u]);
+	if (!__atomic_exchange_n(seen, 1, __ATOMIC_RELAXED))
+		ecp_unmodelled(name);
 	ecp_leave(t);
 }
 
+ECP_AGENT_FN static void note_unsupported(enum unsupported u)
+{
+	ecp_omp_unmodelled(unsupported_names[u], &unsupported_seen[u]);
+}
+
 /* ------------------------------------------------------------ fork, join */
+
+ECP_AGENT_API void GOMP_barrier(void);
 
 /* Every member of the team runs the region's function through this. */
 ECP_AGENT_FN static void region_fn(void *p)
@@ -182,8 +181,12 @@ ECP_AGENT_FN static void region_fn(void *p)
 	}
 	uint32_t outer_seq = loop_seq;
 	bool outer_in = in_loop;
+	uint64_t outer_task = ecp_omp_task;
+	bool outer_final = ecp_omp_final;
 	loop_seq = 0;
 	in_loop = false;
+	ecp_omp_task = 0;
+	ecp_omp_final = false;
 	cur_region = r;
 	/* GCC does not instrument the functions it outlines from a construct
 	 * (main._omp_fn.0): recorded here as a call, so the region's time is
@@ -192,9 +195,14 @@ ECP_AGENT_FN static void region_fn(void *p)
 	__cyg_profile_func_enter((void *)(uintptr_t)r->fn, __builtin_return_address(0));
 	r->fn(r->data);
 	__cyg_profile_func_exit((void *)(uintptr_t)r->fn, __builtin_return_address(0));
+	/* The region's closing barrier, made visible: the tasks still queued
+	 * run in it, on whichever member is free, before any member's join. */
+	GOMP_barrier();
 	cur_region = outer;
 	loop_seq = outer_seq;
 	in_loop = outer_in;
+	ecp_omp_task = outer_task;
+	ecp_omp_final = outer_final;
 	/* Before libgomp's closing barrier: the master cannot pass it, nor
 	 * take this token, before the post is written. */
 	if (num != 0 && (t = ecp_enter())) {
@@ -358,6 +366,8 @@ ECP_AGENT_API void GOMP_parallel_end(void)
 	__typeof__(&GOMP_parallel_end) real = OMP_REAL(GOMP_parallel_end);
 	unsigned d = start_depth ? --start_depth : 0;
 	bool recorded = d < START_DEPTH && start_recorded[d];
+	if (recorded)
+		GOMP_barrier(); /* the closing barrier, as region_fn's */
 	real();
 	if (recorded) {
 		start_recorded[d] = false;
@@ -696,46 +706,6 @@ ECP_AGENT_API unsigned GOMP_sections_next(void)
 	chunk_event(s != 0);
 	return s;
 }
-
-ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data,
-			     void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-			     bool if_clause, unsigned flags, void **depend, int priority,
-			     void *detach);
-ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data,
-			     void (*cpyfn)(void *, void *), long arg_size, long arg_align,
-			     bool if_clause, unsigned flags, void **depend, int priority,
-			     void *detach)
-{
-	note_unsupported(U_TASK);
-	OMP_REAL(GOMP_task)
-	(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
-	 detach);
-}
-
-ECP_AGENT_API void GOMP_taskloop(void (*fn)(void *), void *data,
-				 void (*cpyfn)(void *, void *), long arg_size,
-				 long arg_align, unsigned flags, unsigned long num_tasks,
-				 int priority, long start, long end, long step);
-ECP_AGENT_API void GOMP_taskloop(void (*fn)(void *), void *data,
-				 void (*cpyfn)(void *, void *), long arg_size,
-				 long arg_align, unsigned flags, unsigned long num_tasks,
-				 int priority, long start, long end, long step)
-{
-	note_unsupported(U_TASKLOOP);
-	OMP_REAL(GOMP_taskloop)
-	(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end,
-	 step);
-}
-
-#define NOTE_VOID(name, u)                                                               \
-	ECP_AGENT_API void name(void);                                                   \
-	ECP_AGENT_API void name(void)                                                    \
-	{                                                                                \
-		note_unsupported(u);                                                     \
-		OMP_REAL(name)();                                                        \
-	}
-NOTE_VOID(GOMP_taskwait, U_TASKWAIT)
-NOTE_VOID(GOMP_taskgroup_start, U_TASKGROUP)
 
 ECP_AGENT_API void *GOMP_single_copy_start(void);
 ECP_AGENT_API void *GOMP_single_copy_start(void)

@@ -325,6 +325,69 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_chunk,
 		lttng_ust_field_integer(uint8_t, done, a_done)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* OpenMP tasks (agent-omp-task.c; the same events from any runtime).
+ * omp_task_create on the creating thread when a task is made: `task` a
+ * process-unique id > 0, `parent` the task the creator was running (0: its
+ * implicit task), `site` the return address of the creating call, `flags`
+ * bit 0 undeferred/included, bit 1 made by a taskloop. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_task_create,
+	LTTNG_UST_TP_ARGS(uint64_t, a_task,
+		uint64_t, a_parent,
+		uint64_t, a_site,
+		uint8_t, a_flags,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, task, a_task)
+		lttng_ust_field_integer(uint64_t, parent, a_parent)
+		lttng_ust_field_integer_hex(uint64_t, site, a_site)
+		lttng_ust_field_integer(uint8_t, flags, a_flags)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* One per depend item, right after its task's omp_task_create: kind 1 in,
+ * 2 out or inout, 3 mutexinoutset (or inoutset). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_task_dep,
+	LTTNG_UST_TP_ARGS(uint64_t, a_task,
+		uint64_t, a_addr,
+		uint8_t, a_kind,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, task, a_task)
+		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
+		lttng_ust_field_integer(uint8_t, kind, a_kind)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* Around a task's body, on the thread that runs it. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_task_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_task,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, task, a_task)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_task_end,
+	LTTNG_UST_TP_ARGS(uint64_t, a_task,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, task, a_task)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* taskwait: phase 0 begins, 1 ends (the current task's children done). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_taskwait,
+	LTTNG_UST_TP_ARGS(uint8_t, a_phase,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint8_t, phase, a_phase)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
+/* taskgroup: phase 0 starts it, 1 its end's wait begins, 2 that wait ends
+ * (every descendant task made in the group done). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_taskgroup,
+	LTTNG_UST_TP_ARGS(uint8_t, a_phase,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint8_t, phase, a_phase)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 /* Futexes reached through syscall(SYS_futex, ...): libstdc++'s C++20
  * atomic wait/notify, std::latch, std::barrier, std::counting_semaphore. */
 LTTNG_UST_TRACEPOINT_EVENT(ecp, futex_wait_begin,

@@ -164,7 +164,9 @@ static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 	bld_count_unmatched_creates(b);
 	if (rc < 0)
 		return rc;
-	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0)
+	/* tasks after the scaling: the deal uses the lengths the model keeps */
+	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0 ||
+	    bld_tasks_finish(b) < 0)
 		return bld_nomem(err);
 	if (b->threads.len == 0)
 		return ecp_error_set(err, ECP_ERR,
@@ -376,7 +378,8 @@ static int add_warnings(struct ecp_builder *b, struct ecp_model *m)
 			(char *)b->unmodelled.data + i * 48) < 0)
 			return -1;
 	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 ||
-	    bld_unseen_warning(b, m) < 0 || bld_child_warning(b, m, b->child_cpu_ns) < 0)
+	    bld_tasks_warning(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
+	    bld_child_warning(b, m, b->child_cpu_ns) < 0)
 		return -1;
 	for (int k = 0; k < WARN_COUNT; k++)
 		if (b->warn[k] &&

@@ -78,11 +78,12 @@ struct bthread {
 	char name[16];
 	bool named; /* by the program (thread_name); comm does not override */
 	bool exited;
-	bool omp_pool;      /* joined an OpenMP team: libgomp keeps it until exit */
-	bool unseen;        /* only the scheduler saw it (builder-unseen.c) */
-	uint32_t proc;      /* 1 + its child process (builder-processes.c), 0 none */
-	uint64_t ran_on_ns; /* CPU after its last event until the exit cut it */
-	size_t next_fork;   /* its next fork to split at (bld_split_forks) */
+	bool omp_pool;         /* joined an OpenMP team: libgomp keeps it until exit */
+	bool unseen;           /* only the scheduler saw it (builder-unseen.c) */
+	uint32_t proc;         /* 1 + its child process (builder-processes.c), 0 none */
+	uint64_t ran_on_ns;    /* CPU after its last event until the exit cut it */
+	int64_t task_moved_ns; /* work the task deal moved onto it (off: < 0) */
+	size_t next_fork;      /* its next fork to split at (bld_split_forks) */
 	bool forks_looked;
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
 	struct sched_list *sched;
@@ -298,6 +299,7 @@ struct ecp_builder {
 	uint64_t warn[WARN_COUNT];
 	char first_inconsistency[600]; /* the first one, quoted in the warning */
 	struct bld_omp *omp;           /* OpenMP dynamic loops (builder-omp.c), or NULL */
+	struct ecp_task_graph *tasks;  /* OpenMP tasks (builder-tasks.c), or NULL */
 	/* threads the process's exit cut (builder-finish.c): blocked in a
 	 * recorded wait, or still running (their CPU after their last event,
 	 * and the first tids, for the warning that names them) */
@@ -465,6 +467,19 @@ static inline bool bld_omp_object(uint64_t obj)
 	return (obj >> 48) == 0xecb0;
 }
 void bld_omp_free(struct bld_omp *o);
+
+/* builder-tasks*.c: OpenMP tasks, dealt out again at finish */
+struct ecp_task_graph;
+int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
+		uint64_t v, struct ecp_error *err);
+/* A team's fork, barrier or join on the agent's OpenMP objects, after its
+ * builder file handled it: where the thread's task epochs begin and end. */
+int bld_tasks_team_sync(struct ecp_builder *b, struct bthread *th,
+			const struct ecp_event *ev, struct ecp_error *err);
+int bld_tasks_finish(struct ecp_builder *b);
+/* The model's note on what the deal did, if there were tasks. */
+int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m);
+void bld_tasks_free(struct ecp_task_graph *t);
 
 /* builder-finish.c: the text of each counted warning */
 extern const char *const bld_warn_text[WARN_COUNT];

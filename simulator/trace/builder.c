@@ -191,6 +191,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->barrier_by_addr);
 	ecp_hmap_finish(&b->once_by_addr);
 	bld_omp_free(b->omp);
+	bld_tasks_free(b->tasks);
 	ecp_hmap_finish(&b->futex_by_addr);
 	ecp_vec_finish(&b->comms);
 	ecp_hmap_finish(&b->comm_by_tid);
@@ -268,6 +269,25 @@ static int push_function_event(struct ecp_builder *b, struct bthread *th,
 	}
 	th->n_events++;
 	return rc < 0 ? bld_nomem(err) : ECP_OK;
+}
+
+/* An OpenMP team's fork, barrier or join (recorder/agent/agent-omp.c):
+ * where task epochs begin and end (builder-tasks.c); or a thread created,
+ * which splits a segment but orders nothing inside an epoch. */
+static bool is_team_sync(const struct ecp_event *ev)
+{
+	switch (ev->type) {
+	case ECP_EV_THREAD_CREATE:
+		return true; /* libgomp starts its pool inside the first region */
+	case ECP_EV_ONCE_END:
+	case ECP_EV_BARRIER_WAIT_BEGIN:
+	case ECP_EV_BARRIER_WAIT_END:
+	case ECP_EV_SEM_POST:
+	case ECP_EV_SEM_WAIT_END:
+		return bld_omp_object(ev->a);
+	default:
+		return false;
+	}
 }
 
 /* A synchronization event (or thread life, delay, channel...) on the
@@ -352,6 +372,14 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 	case ECP_EV_OMP_CHUNK:
 		rc = bld_ev_omp_chunk(b, th, ev, v, err);
 		break;
+	case ECP_EV_OMP_TASK_CREATE:
+	case ECP_EV_OMP_TASK_DEP:
+	case ECP_EV_OMP_TASK_BEGIN:
+	case ECP_EV_OMP_TASK_END:
+	case ECP_EV_OMP_TASKWAIT:
+	case ECP_EV_OMP_TASKGROUP:
+		rc = bld_ev_task(b, th, ev, v, err);
+		break;
 	case ECP_EV_FUTEX_WAIT_BEGIN:
 	case ECP_EV_FUTEX_WAIT_END:
 	case ECP_EV_FUTEX_WAKE:
@@ -371,6 +399,8 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 	default: /* detach: no synchronization */
 		break;
 	}
+	if (rc == ECP_OK && is_team_sync(ev))
+		rc = bld_tasks_team_sync(b, th, ev, err);
 	th->n_events++;
 	return rc;
 }

@@ -53,7 +53,13 @@
 	X(CHAN_OPEN, ecp, "chan_open", "chan", "peer", "initial")                         \
 	X(CHAN_WRITE, ecp, "chan_write", "chan", "units", NULL) /* < 0: a short write */  \
 	X(CHAN_READ, ecp, "chan_read", "chan", "units", NULL)                             \
-	X(OMP_CHUNK, ecp, "omp_chunk", "loop", "done", NULL) /* builder-omp.c */
+	X(OMP_CHUNK, ecp, "omp_chunk", "loop", "done", NULL) /* builder-omp.c */          \
+	X(OMP_TASK_CREATE, ecp, "omp_task_create", "task", "parent", "site") /* flags */   \
+	X(OMP_TASK_DEP, ecp, "omp_task_dep", "task", "addr", "kind")                      \
+	X(OMP_TASK_BEGIN, ecp, "omp_task_begin", "task", NULL, NULL)                      \
+	X(OMP_TASK_END, ecp, "omp_task_end", "task", NULL, NULL)                          \
+	X(OMP_TASKWAIT, ecp, "omp_taskwait", "phase", NULL, NULL)                         \
+	X(OMP_TASKGROUP, ecp, "omp_taskgroup", "phase", NULL, NULL) /* builder-tasks.c */
 /* clang-format on */
 
 #endif

@@ -44,10 +44,11 @@ struct class_info {
 	bool c_ticks;  /* `c` is a TSC duration (func_folded's total_tsc) */
 	uint32_t mono; /* clock anchors */
 	uint32_t cpu_ns;
-	uint32_t tid;  /* payload tid (sched events) */
-	uint32_t name; /* string member */
-	uint32_t try_; /* lock_acquired `try` */
-	uint32_t vtid; /* common context members */
+	uint32_t tid;   /* payload tid (sched events) */
+	uint32_t name;  /* string member */
+	uint32_t try_;  /* lock_acquired `try` */
+	uint32_t flags; /* omp_task_create `flags` */
+	uint32_t vtid;  /* common context members */
 	uint32_t vpid;
 	uint32_t baddr, memsz, path;
 	uint32_t regs, chain, stack;      /* samples */
@@ -191,8 +192,8 @@ static void class_info_init(struct class_info *ci, const char *name)
 	memset(ci, 0, sizeof(*ci));
 	snprintf(ci->event_name, sizeof(ci->event_name), "%s", name ? name : "(unnamed)");
 	ci->f[0] = ci->f[1] = ci->f[2] = NO_FIELD;
-	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->vtid = ci->vpid =
-	    ci->tsc = ci->mono = NO_FIELD;
+	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->flags = ci->vtid =
+	    ci->vpid = ci->tsc = ci->mono = NO_FIELD;
 	ci->baddr = ci->memsz = ci->path = NO_FIELD;
 	ci->regs = ci->chain = ci->stack = NO_FIELD;
 	ci->start = ci->len = ci->pgoff = ci->prot = NO_FIELD;
@@ -224,6 +225,7 @@ static int classify_ecp(struct ecp_reader *r, const char *name,
 	ci->cpu_ns = member_index(payload, "cpu_ns");
 	ci->name = member_index(payload, "name");
 	ci->try_ = member_index(payload, "try");
+	ci->flags = member_index(payload, "flags");
 	if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
 		return ecp_error_set(r->err, ECP_ERR,
 				     "trace=%s: event '%s' has no vtid context (the "
@@ -407,6 +409,8 @@ static int on_ecp_event(struct ecp_reader *r, const bt_message *msg,
 	ev->cpu_ns = member_u64(payload, ci->cpu_ns);
 	if (ci->try_ != NO_FIELD && member_u64(payload, ci->try_))
 		ev->flags |= ECP_EVF_TRY;
+	if (ci->flags != NO_FIELD)
+		ev->flags |= (uint16_t)((member_u64(payload, ci->flags) & 0xff) << 8);
 	if ((ci->c_ticks || ci->tsc != NO_FIELD) && !have_clock(r, ev->index))
 		return ECP_ERR;
 	if (ci->c_ticks)

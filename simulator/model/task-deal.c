@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/* OpenMP tasks dealt out again (simulator/trace/builder-tasks.c collects
+ * them, builder-tasks-graph.c makes the edges described below).
+ *
+ * Under the model's ideal processor sharing every runnable thread
+ * progresses at the same rate, min(1, P/n), so in *work time* (the CPU
+ * time each has used) the order of events is the same at every P as long
+ * as nothing sleeps.  An epoch's deal is therefore simulated once, in work
+ * time, as if each team thread had its own CPU, and that deal is the one
+ * of every P: the model stays one DAG, and the ECP weights stay exact.
+ *
+ * The simulation follows libgomp's rules for tied tasks: a task made
+ * becomes ready once the sibling tasks its depend items wait for are done
+ * (an undeferred one runs at once on its creator, as a call); a thread at
+ * a taskwait runs ready children of its current task, at a taskgroup's end
+ * ready tasks of that group, at the barrier ending the epoch any ready
+ * task, each time the oldest made (in the simulation's order), and runs a
+ * task to its end before anything else (a task that waits runs only what
+ * its wait allows).  Simultaneous events are taken in the order of the
+ * threads' places in the team, so the deal depends only on the program's
+ * structure and its measured lengths, never on the order the recording
+ * CPU ran the tasks in.
+ *
+ * The result is each thread's segments in their new order; then the task
+ * graph's edges: creation point -> the task's first segment, a depend
+ * item's predecessors' ends -> its first segment, the children's ends ->
+ * the segment after a taskwait, the group's tasks' ends -> the segment
+ * after a taskgroup's end, and each thread's last segment of the epoch ->
+ * every other thread's first after the barrier (the barrier waits for all
+ * the team's tasks).  A thread's run-to-completion order is its segment
+ * order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simulator/model/sim-heap.h"
+#include "simulator/model/task-graph.h"
+
+enum { TS_NEW, TS_DEPS, TS_READY, TS_RUNNING, TS_DONE };
+enum { S_RUN, S_WAIT, S_BARRIER, S_DONE };
+
+struct sframe {
+	uint32_t ctx, pos;
+};
+
+struct sthread {
+	uint64_t t; /* work time */
+	int state;
+	struct ecp_vec stack; /* struct sframe */
+	struct ep_thread *et;
+};
+
+/* The simulation's state, by task, context and group index over the
+ * whole builder (only the epoch's are touched). */
+struct deal {
+	struct ecp_segment *segs;
+	struct ecp_task_graph *tk;
+	uint8_t *state;    /* by task */
+	uint32_t *pending; /* by task: predecessors not done */
+	uint64_t *seq;     /* by task: its place in the simulated creation order */
+	uint32_t *live;    /* by context: children not done */
+	uint32_t *glive;   /* by group: tasks not done */
+	uint32_t *succ_first, *succ; /* by task: the tasks its end may make ready */
+	struct ecp_heap ready;       /* every ready task, by seq */
+	struct ecp_heap *by_parent;  /* by context */
+	struct ecp_heap *by_group;   /* by group */
+	uint64_t next_seq, done, n_tasks;
+	struct sthread *th;
+	size_t n_th;
+};
+
+static uint64_t seg_len(const struct ecp_segment *segs, uint32_t s)
+{
+	return segs[s].length;
+}
+
+static int make_ready(struct deal *d, uint32_t ti)
+{
+	const struct ttask *t = ttask_at(d->tk, ti);
+	d->state[ti] = TS_READY;
+	if (ecp_heap_push(&d->ready, d->seq[ti], ti, 0) < 0 ||
+	    ecp_heap_push(&d->by_parent[t->parent], d->seq[ti], ti, 0) < 0)
+		return -1;
+	if (t->group != ECP_NO_ID &&
+	    ecp_heap_push(&d->by_group[t->group], d->seq[ti], ti, 0) < 0)
+		return -1;
+	return 0;
+}
+
+/* Thread j starts task ti at its current time. */
+static int start(struct deal *d, size_t j, uint32_t ti)
+{
+	struct sframe *f = ecp_vec_push(&d->th[j].stack);
+	if (!f)
+		return -1;
+	f->ctx = ttask_at(d->tk, ti)->ctx;
+	f->pos = 0;
+	d->state[ti] = TS_RUNNING;
+	d->th[j].state = S_RUN;
+	return 0;
+}
+
+/* The oldest ready task of the heap, or ECP_NO_ID (stale entries, of tasks
+ * since started from another heap, are dropped). */
+static uint32_t take(struct deal *d, struct ecp_heap *h)
+{
+	struct ecp_heap_item it;
+	while (!ecp_heap_empty(h)) {
+		uint32_t ti = ecp_heap_top(h)->a;
+		if (d->state[ti] == TS_READY)
+			return ti;
+		ecp_heap_pop(h, &it);
+	}
+	return ECP_NO_ID;
+}
+
+static int create(struct deal *d, size_t j, uint32_t ti)
+{
+	struct ttask *t = ttask_at(d->tk, ti);
+	d->seq[ti] = d->next_seq++;
+	d->live[t->parent]++;
+	if (t->group != ECP_NO_ID)
+		d->glive[t->group]++;
+	d->pending[ti] = 0;
+	for (size_t k = 0; k < t->preds.len; k++)
+		if (d->state[ECP_VEC_AT(&t->preds, uint32_t, k)] != TS_DONE)
+			d->pending[ti]++;
+	if (t->flags & TASK_F_UNDEFERRED)
+		return start(d, j, ti); /* a call: at once, here */
+	if (d->pending[ti]) {
+		d->state[ti] = TS_DEPS;
+		return 0;
+	}
+	return make_ready(d, ti);
+}
+
+static int complete(struct deal *d, uint32_t ti)
+{
+	struct ttask *t = ttask_at(d->tk, ti);
+	d->state[ti] = TS_DONE;
+	d->done++;
+	d->live[t->parent]--;
+	if (t->group != ECP_NO_ID)
+		d->glive[t->group]--;
+	for (uint32_t k = d->succ_first[ti]; k < d->succ_first[ti + 1]; k++) {
+		uint32_t s = d->succ[k];
+		if (d->state[s] == TS_DEPS && --d->pending[s] == 0 &&
+		    make_ready(d, s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Thread j takes its next item at its current time. */
+static int step(struct deal *d, size_t j)
+{
+	struct sthread *st = &d->th[j];
+	struct sframe *f = &ECP_VEC_AT(&st->stack, struct sframe, st->stack.len - 1);
+	struct tctx *c = tctx_at(d->tk, f->ctx);
+	if (f->pos == c->items.len) {
+		if (c->task == ECP_NO_ID) {
+			st->state = S_BARRIER;
+			return 0;
+		}
+		st->stack.len--;
+		return complete(d, c->task);
+	}
+	const struct titem *it = &ECP_VEC_AT(&c->items, struct titem, f->pos);
+	uint32_t *slot;
+	switch (it->kind) {
+	case IT_SEG:
+		f->pos++;
+		st->t += seg_len(d->segs, it->arg);
+		if (!(slot = ecp_vec_push(&st->et->seq)))
+			return -1;
+		*slot = it->arg;
+		return 0;
+	case IT_CREATE:
+		f->pos++;
+		return create(d, j, it->arg);
+	case IT_TW:
+		if (d->live[f->ctx])
+			st->state = S_WAIT;
+		else
+			f->pos++;
+		return 0;
+	default: /* IT_TG_END */
+		if (d->glive[it->arg])
+			st->state = S_WAIT;
+		else
+			f->pos++;
+		return 0;
+	}
+}
+
+/* A waiting thread goes on at `now` when its wait is over, or runs a task
+ * its wait allows.  Returns 1 when it does, 0 not, -1 out of memory. */
+static int try_go(struct deal *d, size_t j, uint64_t now)
+{
+	struct sthread *st = &d->th[j];
+	uint32_t ti = ECP_NO_ID;
+	if (st->state == S_BARRIER) {
+		ti = take(d, &d->ready);
+	} else {
+		struct sframe *f =
+		    &ECP_VEC_AT(&st->stack, struct sframe, st->stack.len - 1);
+		const struct titem *it =
+		    &ECP_VEC_AT(&tctx_at(d->tk, f->ctx)->items, struct titem, f->pos);
+		bool tw = it->kind == IT_TW;
+		if (tw ? !d->live[f->ctx] : !d->glive[it->arg]) {
+			f->pos++;
+			st->state = S_RUN;
+			st->t = st->t > now ? st->t : now;
+			return 1;
+		}
+		ti = take(d, tw ? &d->by_parent[f->ctx] : &d->by_group[it->arg]);
+	}
+	if (ti == ECP_NO_ID)
+		return 0;
+	st->t = st->t > now ? st->t : now;
+	return start(d, j, ti) < 0 ? -1 : 1;
+}
+
+/* The simulation proper: 0 done, 1 stuck (kept as recorded), -1 memory. */
+static int simulate(struct deal *d)
+{
+	uint64_t now = 0;
+	for (;;) {
+		int moved = 1, rc;
+		while (moved) {
+			moved = 0;
+			for (size_t j = 0; j < d->n_th; j++) {
+				if (d->th[j].state != S_WAIT &&
+				    d->th[j].state != S_BARRIER)
+					continue;
+				if ((rc = try_go(d, j, now)) < 0)
+					return -1;
+				moved |= rc;
+			}
+		}
+		size_t best = d->n_th;
+		for (size_t j = 0; j < d->n_th; j++)
+			if (d->th[j].state == S_RUN &&
+			    (best == d->n_th || d->th[j].t < d->th[best].t))
+				best = j;
+		if (best == d->n_th) {
+			for (size_t j = 0; j < d->n_th; j++)
+				if (d->th[j].state != S_BARRIER)
+					return 1;
+			return d->done == d->n_tasks ? 0 : 1;
+		}
+		now = d->th[best].t;
+		if (step(d, best) < 0)
+			return -1;
+	}
+}
+
+/* Whether the epoch can be dealt: regular, every thread left it at a
+ * barrier, every task ran to its end in the recording. */
+static bool dealable(struct ecp_task_graph *tk, uint32_t e, const uint32_t *tasks,
+		     size_t n)
+{
+	const struct tepoch *ep = &ECP_VEC_AT(&tk->epochs, struct tepoch, e);
+	if (ep->irregular || !ep->threads.len)
+		return false;
+	for (size_t k = 0; k < ep->threads.len; k++) {
+		const struct ep_thread *et =
+		    &ECP_VEC_AT(&ep->threads, struct ep_thread, k);
+		if (!et->closed || !et->at_barrier)
+			return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!ttask_at(tk, tasks[i])->begun || !ttask_at(tk, tasks[i])->ended)
+			return false;
+	return true;
+}
+
+static int cmp_ep_thread(const void *a, const void *b)
+{
+	const struct ep_thread *x = a, *y = b;
+	return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* Every segment of the epoch placed once: the deal is complete. */
+static bool all_placed(const struct tepoch *ep)
+{
+	size_t old = 0, placed = 0;
+	for (size_t k = 0; k < ep->threads.len; k++) {
+		const struct ep_thread *et =
+		    &ECP_VEC_AT(&ep->threads, struct ep_thread, k);
+		old += et->hi - et->lo;
+		placed += et->seq.len;
+	}
+	return old == placed;
+}
+
+static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t n)
+{
+	struct tepoch *ep = &ECP_VEC_AT(&d->tk->epochs, struct tepoch, e);
+	if (!dealable(d->tk, e, tasks, n))
+		return 1;
+	/* simultaneous events in the threads' order in the model */
+	qsort(ep->threads.data, ep->threads.len, sizeof(struct ep_thread), cmp_ep_thread);
+	d->n_th = ep->threads.len;
+	d->th = calloc(d->n_th, sizeof(*d->th));
+	if (!d->th)
+		return -1;
+	int rc = 0;
+	for (size_t j = 0; j < d->n_th && !rc; j++) {
+		struct sthread *st = &d->th[j];
+		st->et = &ECP_VEC_AT(&ep->threads, struct ep_thread, j);
+		st->et->seq.len = 0;
+		ecp_vec_init(&st->stack, sizeof(struct sframe));
+		struct sframe *f = ecp_vec_push(&st->stack);
+		if (!f)
+			rc = -1;
+		else
+			*f = (struct sframe){st->et->ctx, 0};
+	}
+	d->ready.len = 0;
+	d->done = 0;
+	d->n_tasks = n;
+	d->next_seq = 0;
+	if (!rc)
+		rc = simulate(d);
+	if (!rc && !all_placed(ep))
+		rc = 1;
+	for (size_t j = 0; j < d->n_th && !rc; j++) {
+		const struct ep_thread *et = d->th[j].et;
+		for (size_t k = 0; k < et->seq.len; k++)
+			d->segs[ECP_VEC_AT(&et->seq, uint32_t, k)].thread = et->thread;
+	}
+	for (size_t j = 0; j < d->n_th; j++)
+		ecp_vec_finish(&d->th[j].stack);
+	free(d->th);
+	d->th = NULL;
+	ep->dealt = rc == 0;
+	return rc;
+}
+
+/* Each task's successors (the tasks whose depend items wait for it), as
+ * index ranges into one array. */
+static int successors(struct deal *d)
+{
+	size_t n = d->tk->tasks.len, total = 0;
+	d->succ_first = calloc(n + 1, sizeof(uint32_t));
+	if (!d->succ_first)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ttask *t = ttask_at(d->tk, (uint32_t)i);
+		for (size_t k = 0; k < t->preds.len; k++)
+			d->succ_first[ECP_VEC_AT(&t->preds, uint32_t, k) + 1]++;
+		total += t->preds.len;
+	}
+	for (size_t i = 0; i < n; i++)
+		d->succ_first[i + 1] += d->succ_first[i];
+	d->succ = malloc((total ? total : 1) * sizeof(uint32_t));
+	uint32_t *fill = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!d->succ || !fill) {
+		free(fill);
+		return -1;
+	}
+	memcpy(fill, d->succ_first, n * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		const struct ttask *t = ttask_at(d->tk, (uint32_t)i);
+		for (size_t k = 0; k < t->preds.len; k++)
+			d->succ[fill[ECP_VEC_AT(&t->preds, uint32_t, k)]++] = (uint32_t)i;
+	}
+	free(fill);
+	return 0;
+}
+
+static void deal_free(struct deal *d)
+{
+	free(d->state);
+	free(d->pending);
+	free(d->seq);
+	free(d->live);
+	free(d->glive);
+	free(d->succ_first);
+	free(d->succ);
+	ecp_heap_finish(&d->ready);
+	for (size_t i = 0; d->by_parent && i < d->tk->ctxs.len; i++)
+		ecp_heap_finish(&d->by_parent[i]);
+	for (size_t i = 0; d->by_group && i < d->tk->groups.len; i++)
+		ecp_heap_finish(&d->by_group[i]);
+	free(d->by_parent);
+	free(d->by_group);
+}
+
+static int deal_init(struct deal *d, struct ecp_task_graph *tk, struct ecp_segment *segs)
+{
+	size_t nt = tk->tasks.len ? tk->tasks.len : 1;
+	size_t nc = tk->ctxs.len ? tk->ctxs.len : 1;
+	size_t ng = tk->groups.len ? tk->groups.len : 1;
+	memset(d, 0, sizeof(*d));
+	d->segs = segs;
+	d->tk = tk;
+	ecp_heap_init(&d->ready);
+	d->state = calloc(nt, 1);
+	d->pending = calloc(nt, sizeof(uint32_t));
+	d->seq = calloc(nt, sizeof(uint64_t));
+	d->live = calloc(nc, sizeof(uint32_t));
+	d->glive = calloc(ng, sizeof(uint32_t));
+	d->by_parent = calloc(nc, sizeof(struct ecp_heap));
+	d->by_group = calloc(ng, sizeof(struct ecp_heap));
+	if (!d->state || !d->pending || !d->seq || !d->live || !d->glive ||
+	    !d->by_parent || !d->by_group)
+		return -1;
+	return successors(d);
+}
+
+/* Deals every epoch that has tasks and can be dealt (tasks[first[e],
+ * first[e+1]) are epoch e's); the others keep their recorded placement. */
+int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment *segs,
+		      const uint32_t *first, const uint32_t *tasks)
+{
+	struct deal d;
+	int rc = deal_init(&d, tk, segs) < 0 ? -1 : 0;
+	for (size_t e = 0; !rc && e < tk->epochs.len; e++) {
+		size_t n = first[e + 1] - first[e];
+		if (!n)
+			continue;
+		int r = deal_epoch(&d, (uint32_t)e, tasks + first[e], n);
+		if (r < 0) {
+			rc = -1;
+		} else if (r == 0) {
+			tk->dealt_epochs++;
+			tk->dealt_tasks += n;
+		} else {
+			tk->kept_epochs++;
+			tk->kept_tasks += n;
+		}
+	}
+	deal_free(&d);
+	return rc;
+}
