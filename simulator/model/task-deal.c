@@ -13,10 +13,12 @@
  * becomes ready once the sibling tasks its depend items wait for are done
  * (an undeferred one runs at once on its creator, as a call); a thread at
  * a taskwait runs ready children of its current task, at a taskgroup's end
- * ready tasks of that group, at the barrier ending the epoch any ready
- * task, each time the oldest made (in the simulation's order), and runs a
- * task to its end before anything else (a task that waits runs only what
- * its wait allows).  Simultaneous events are taken in the order of the
+ * ready tasks of that group (when there is none of those, any ready
+ * descendant of its current task, as OpenMP's task scheduling constraint
+ * allows), at the barrier ending the epoch any ready task, each time the
+ * oldest made (in the simulation's order), and runs a task to its end
+ * before anything else (a task that waits runs only what its wait
+ * allows).  Simultaneous events are taken in the order of the
  * threads' places in the team, so the deal depends only on the program's
  * structure and its measured lengths, never on the order the recording
  * CPU ran the tasks in.
@@ -43,7 +45,8 @@ struct sframe {
 };
 
 struct sthread {
-	uint64_t t; /* work time */
+	uint64_t t;    /* work time */
+	uint64_t seen; /* d->ready_gen when its wait last found nothing to run */
 	int state;
 	struct ecp_vec stack; /* struct sframe */
 	struct ep_thread *et;
@@ -64,6 +67,7 @@ struct deal {
 	struct ecp_heap *by_parent;  /* by context */
 	struct ecp_heap *by_group;   /* by group */
 	uint64_t next_seq, done, n_tasks;
+	uint64_t ready_gen; /* tasks made ready so far */
 	struct sthread *th;
 	size_t n_th;
 };
@@ -77,6 +81,7 @@ static int make_ready(struct deal *d, uint32_t ti)
 {
 	const struct ttask *t = ttask_at(d->tk, ti);
 	d->state[ti] = TS_READY;
+	d->ready_gen++;
 	if (ecp_heap_push(&d->ready, d->seq[ti], ti, 0) < 0 ||
 	    ecp_heap_push(&d->by_parent[t->parent], d->seq[ti], ti, 0) < 0)
 		return -1;
@@ -192,6 +197,41 @@ static int step(struct deal *d, size_t j)
 	}
 }
 
+/* Whether task ti descends from the task whose body is context ctx. */
+static bool descends(struct ecp_task_graph *tk, uint32_t ti, uint32_t ctx)
+{
+	for (uint32_t c = ttask_at(tk, ti)->parent;;) {
+		if (c == ctx)
+			return true;
+		uint32_t t = tctx_at(tk, c)->task;
+		if (t == ECP_NO_ID)
+			return false;
+		c = ttask_at(tk, t)->parent;
+	}
+}
+
+/* The oldest ready descendant of context ctx's task, or ECP_NO_ID: what a
+ * wait runs when it has none of its own (OpenMP's task scheduling
+ * constraint allows it; without it a wait could wait for a sibling of
+ * what it waits for, which nothing else may run).  Looked for again only
+ * when tasks were made ready since the last search found none. */
+static uint32_t take_descendant(struct deal *d, struct sthread *st, uint32_t ctx)
+{
+	uint32_t best = ECP_NO_ID;
+	if (st->seen == d->ready_gen)
+		return best;
+	for (size_t i = 0; i < d->ready.len; i++) {
+		uint32_t ti = d->ready.items[i].a;
+		if (d->state[ti] == TS_READY &&
+		    (best == ECP_NO_ID || d->seq[ti] < d->seq[best]) &&
+		    descends(d->tk, ti, ctx))
+			best = ti;
+	}
+	if (best == ECP_NO_ID)
+		st->seen = d->ready_gen;
+	return best;
+}
+
 /* A waiting thread goes on at `now` when its wait is over, or runs a task
  * its wait allows.  Returns 1 when it does, 0 not, -1 out of memory. */
 static int try_go(struct deal *d, size_t j, uint64_t now)
@@ -213,6 +253,8 @@ static int try_go(struct deal *d, size_t j, uint64_t now)
 			return 1;
 		}
 		ti = take(d, tw ? &d->by_parent[f->ctx] : &d->by_group[it->arg]);
+		if (ti == ECP_NO_ID)
+			ti = take_descendant(d, st, f->ctx);
 	}
 	if (ti == ECP_NO_ID)
 		return 0;

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the model builder's OpenMP tasks (builder-tasks.c,
+ * simulator/model/task-deal.c, builder-tasks-graph.c): tasks recorded on
+ * one thread are dealt out again to the team, with the task graph's
+ * edges; an epoch where a task takes a lock keeps its recorded placement;
+ * the recorded one-CPU order does not change the model's span.  Programs
+ * from tests/support/task-program.h, recorded on one CPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "simulator/model/dag.h"
+#include "simulator/model/model.h"
+#include "tests/support/event-seq.h"
+#include "tests/support/task-program.h"
+
+static struct ecp_model *build_ok(struct ecp_test_seq *s)
+{
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(s, NULL, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	if (ecp_model_validate(m, &err) < 0)
+		fail_msg("invalid model: %s", err.msg);
+	return m;
+}
+
+static struct tp_op work(uint64_t len)
+{
+	return (struct tp_op){.kind = TP_WORK, .len = len};
+}
+
+static struct tp_op task(uint32_t body)
+{
+	return (struct tp_op){.kind = TP_TASK, .body = body};
+}
+
+/* Main (a `single`) makes three tasks of 30, 20 and 10 ns and runs them
+ * all in the recording (order 0: the CPU stays on main); a team of two. */
+static void three_tasks(struct tp_program *p, struct tp_body *b, struct tp_op *ops)
+{
+	ops[0] = work(5);
+	ops[1] = task(1);
+	ops[2] = task(2);
+	ops[3] = task(3);
+	ops[4] = work(30);
+	ops[5] = work(20);
+	ops[6] = work(10);
+	b[0] = (struct tp_body){ops, 4};
+	b[1] = (struct tp_body){ops + 4, 1};
+	b[2] = (struct tp_body){ops + 5, 1};
+	b[3] = (struct tp_body){ops + 6, 1};
+	*p = (struct tp_program){b, 4, 2};
+}
+
+/* The threads' lengths: main ran 65 ns in the recording, the other 0.
+ * Dealt again: the second thread, at the barrier from the start, takes
+ * the 30 ns task when it is made at 5 ns; main, at the barrier once it has
+ * made them (at 5), takes the 20 then the 10: main 5 + 20 + 10 = 35, the
+ * other 30, the span 35; the task graph's creation edges go from main's
+ * segment ending at each creation to the task's first segment. */
+static void test_tasks_dealt_again(void **state)
+{
+	(void)state;
+	struct tp_program p;
+	struct tp_body b[4];
+	struct tp_op ops[7];
+	struct ecp_test_seq s;
+	three_tasks(&p, b, ops);
+	ecp_test_seq_init(&s);
+	tp_record(&p, 0, &s);
+	struct ecp_model *m = build_ok(&s);
+	assert_int_equal(m->n_threads, 2);
+	uint64_t work0 = 0, work1 = 0;
+	for (uint32_t k = 0; k < m->threads[0].n_segments; k++)
+		work0 += m->segments[m->threads[0].first_segment + k].length;
+	for (uint32_t k = 0; k < m->threads[1].n_segments; k++)
+		work1 += m->segments[m->threads[1].first_segment + k].length;
+	assert_int_equal(work0, 35);
+	assert_int_equal(work1, 30);
+	assert_int_equal(ecp_model_work(m), 65);
+	assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+	/* the 30 ns task's segment on thread 1 is created from main's 5 ns */
+	ecp_id made = ECP_NO_ID, task30 = ECP_NO_ID;
+	for (uint32_t k = 0; k < m->threads[0].n_segments; k++)
+		if (m->segments[m->threads[0].first_segment + k].length == 5)
+			made = m->threads[0].first_segment + k;
+	for (uint32_t k = 0; k < m->threads[1].n_segments; k++)
+		if (m->segments[m->threads[1].first_segment + k].length == 30)
+			task30 = m->threads[1].first_segment + k;
+	assert_int_not_equal(made, ECP_NO_ID);
+	assert_int_not_equal(task30, ECP_NO_ID);
+	assert_true(ecp_test_has_edge(m, made, task30, ECP_EDGE_CREATE));
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(dag.span, 35);
+	ecp_dag_finish(&dag);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
+/* The same program recorded in other orders (time slices and the tasks
+ * the emulated libgomp picks) gives the same model span and threads'
+ * work, on random programs too. */
+static void test_recorded_order_does_not_matter(void **state)
+{
+	(void)state;
+	unsigned checked = 0;
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct tp_program p;
+		tp_random(&p, seed, 12, 1000);
+		uint64_t span0 = 0;
+		for (uint64_t order = 0; order < 6; order++) {
+			struct ecp_test_seq s;
+			struct ecp_dag dag;
+			struct ecp_error err = {0};
+			ecp_test_seq_init(&s);
+			tp_record(&p, order, &s);
+			struct ecp_model *m = build_ok(&s);
+			assert_int_equal(
+			    ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			    0);
+			if (!order)
+				span0 = dag.span;
+			if (dag.span != span0)
+				fail_msg("seed %llu order %llu: span %llu, order 0 %llu",
+					 (unsigned long long)seed,
+					 (unsigned long long)order,
+					 (unsigned long long)dag.span,
+					 (unsigned long long)span0);
+			ecp_dag_finish(&dag);
+			ecp_model_destroy(m);
+			ecp_test_seq_finish(&s);
+			checked++;
+		}
+		tp_free(&p);
+	}
+	assert_int_equal(checked, 200 * 6);
+}
+
+/* A task that takes a lock: its epoch keeps the recorded placement (main
+ * ran everything), with the task graph's edges, and the model says so. */
+static void test_lock_in_task_kept(void **state)
+{
+	(void)state;
+	struct tp_program p;
+	struct tp_body b[4];
+	struct tp_op ops[7];
+	struct ecp_test_seq s, t;
+	three_tasks(&p, b, ops);
+	ecp_test_seq_init(&s);
+	tp_record(&p, 0, &s);
+	/* a lock taken and released inside the first task's body: after its
+	 * omp_task_begin, in the same thread and at the same time */
+	ecp_test_seq_init(&t);
+	for (size_t i = 0; i < s.n; i++) {
+		struct ecp_event *e = ecp_test_ev(&t, s.ev[i].tid, s.ev[i].ts,
+						  (enum ecp_event_type)s.ev[i].type,
+						  s.ev[i].a, s.ev[i].b, s.ev[i].c);
+		e->flags = s.ev[i].flags;
+		if (s.ev[i].type == ECP_EV_OMP_TASK_BEGIN && s.ev[i].a == 1) {
+			ecp_test_ev(&t, s.ev[i].tid, s.ev[i].ts, ECP_EV_LOCK_REQUEST,
+				    0xa0, 0, 0);
+			ecp_test_ev(&t, s.ev[i].tid, s.ev[i].ts, ECP_EV_LOCK_ACQUIRED,
+				    0xa0, 0, 0);
+			ecp_test_ev(&t, s.ev[i].tid, s.ev[i].ts, ECP_EV_LOCK_RELEASE,
+				    0xa0, 0, 0);
+		}
+	}
+	struct ecp_model *m = build_ok(&t);
+	assert_true(ecp_test_has_warning(m, "3 OpenMP tasks (of 3)"));
+	uint64_t work1 = 0;
+	for (uint32_t k = 0; k < m->threads[1].n_segments; k++)
+		work1 += m->segments[m->threads[1].first_segment + k].length;
+	assert_int_equal(work1, 0);
+	assert_int_equal(ecp_model_work(m), 65);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+	ecp_test_seq_finish(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_tasks_dealt_again),
+	    cmocka_unit_test(test_recorded_order_does_not_matter),
+	    cmocka_unit_test(test_lock_in_task_kept),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* OpenMP task programs for tests of the task model (issue 37): a random
+ * program, its recording on one CPU as the agent would write it (with a
+ * chosen order of the CPU's time slices and of the tasks libgomp runs),
+ * and an independent oracle of its run time on P processors.
+ *
+ * A program is one parallel region of `n_threads` threads whose master
+ * runs body 0 (a `single`; the other threads go straight to the barrier
+ * at the region's end).  A body is a list of ops: work, a task (made from
+ * another body, with depend items on a few addresses, maybe undeferred),
+ * taskwait, taskgroup start and end.
+ *
+ * The oracle deals the tasks out in work time as the model means (each
+ * thread its own CPU; a task ready once made and its depend predecessors
+ * done; undeferred tasks at once on their creator; a thread at a taskwait
+ * runs the oldest ready child of its task, at a taskgroup's end the oldest
+ * ready task of the group, at the barrier the oldest ready task; events at
+ * one time taken in thread order, the waiting threads looked at after each)
+ * and returns, from the threads' busy intervals, T_P = the integral over
+ * work time of max(1, busy/P): under ideal processor sharing every busy
+ * thread runs at min(1, P/busy). */
+#ifndef ECP_TESTS_SUPPORT_TASK_PROGRAM_H
+#define ECP_TESTS_SUPPORT_TASK_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tests/support/event-seq.h"
+
+enum tp_kind { TP_WORK, TP_TASK, TP_TASKWAIT, TP_TG_START, TP_TG_END };
+
+#define TP_MAX_DEPS 3
+
+struct tp_op {
+	uint8_t kind;
+	bool undeferred; /* TP_TASK */
+	uint32_t body;   /* TP_TASK: the task's body */
+	uint64_t len;    /* TP_WORK */
+	uint32_t n_deps; /* TP_TASK */
+	uint64_t dep_addr[TP_MAX_DEPS];
+	uint8_t dep_kind[TP_MAX_DEPS]; /* 1 in, 2 out, 3 inout */
+};
+
+struct tp_body {
+	struct tp_op *ops;
+	uint32_t n;
+};
+
+struct tp_program {
+	struct tp_body *bodies;
+	uint32_t n_bodies;
+	uint32_t n_threads;
+};
+
+/* A random program from seed: up to `max_tasks` tasks, nesting depth 3,
+ * work lengths in 0..max_len (small: ties everywhere). */
+void tp_random(struct tp_program *p, uint64_t seed, uint32_t max_tasks, uint64_t max_len);
+void tp_free(struct tp_program *p);
+
+/* The program recorded on one CPU into s: `order` picks the time slices
+ * and the tasks the emulated libgomp runs (0: in thread and creation
+ * order; others: pseudo-random).  Thread i is tid i + 1 (1: main). */
+void tp_record(const struct tp_program *p, uint64_t order, struct ecp_test_seq *s);
+
+/* T_P of the program (processors 0: unlimited), by the oracle above. */
+double tp_oracle(const struct tp_program *p, unsigned processors);
+
+/* The program's total work (T_1). */
+uint64_t tp_work(const struct tp_program *p);
+
+#endif
