@@ -67,7 +67,9 @@ struct deal {
 	struct ecp_heap *by_parent;  /* by context */
 	struct ecp_heap *by_group;   /* by group */
 	uint64_t next_seq, done, n_tasks;
-	uint64_t ready_gen; /* tasks made ready so far */
+	uint64_t ready_gen;     /* tasks made ready so far */
+	uint32_t *rset, n_rset; /* the ready tasks, in no order */
+	uint32_t *rpos;         /* by task: its place in rset */
 	struct sthread *th;
 	size_t n_th;
 };
@@ -82,6 +84,8 @@ static int make_ready(struct deal *d, uint32_t ti)
 	const struct ttask *t = ttask_at(d->tk, ti);
 	d->state[ti] = TS_READY;
 	d->ready_gen++;
+	d->rpos[ti] = d->n_rset;
+	d->rset[d->n_rset++] = ti;
 	if (ecp_heap_push(&d->ready, d->seq[ti], ti, 0) < 0 ||
 	    ecp_heap_push(&d->by_parent[t->parent], d->seq[ti], ti, 0) < 0)
 		return -1;
@@ -99,6 +103,11 @@ static int start(struct deal *d, size_t j, uint32_t ti)
 		return -1;
 	f->ctx = ttask_at(d->tk, ti)->ctx;
 	f->pos = 0;
+	if (d->state[ti] == TS_READY) {
+		uint32_t last = d->rset[--d->n_rset];
+		d->rset[d->rpos[ti]] = last;
+		d->rpos[last] = d->rpos[ti];
+	}
 	d->state[ti] = TS_RUNNING;
 	d->th[j].state = S_RUN;
 	return 0;
@@ -220,10 +229,9 @@ static uint32_t take_descendant(struct deal *d, struct sthread *st, uint32_t ctx
 	uint32_t best = ECP_NO_ID;
 	if (st->seen == d->ready_gen)
 		return best;
-	for (size_t i = 0; i < d->ready.len; i++) {
-		uint32_t ti = d->ready.items[i].a;
-		if (d->state[ti] == TS_READY &&
-		    (best == ECP_NO_ID || d->seq[ti] < d->seq[best]) &&
+	for (uint32_t i = 0; i < d->n_rset; i++) {
+		uint32_t ti = d->rset[i];
+		if ((best == ECP_NO_ID || d->seq[ti] < d->seq[best]) &&
 		    descends(d->tk, ti, ctx))
 			best = ti;
 	}
@@ -359,6 +367,7 @@ static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 			*f = (struct sframe){st->et->ctx, 0};
 	}
 	d->ready.len = 0;
+	d->n_rset = 0;
 	d->done = 0;
 	d->n_tasks = n;
 	d->next_seq = 0;
@@ -418,6 +427,8 @@ static void deal_free(struct deal *d)
 	free(d->seq);
 	free(d->live);
 	free(d->glive);
+	free(d->rset);
+	free(d->rpos);
 	free(d->succ_first);
 	free(d->succ);
 	ecp_heap_finish(&d->ready);
@@ -440,13 +451,15 @@ static int deal_init(struct deal *d, struct ecp_task_graph *tk, struct ecp_segme
 	ecp_heap_init(&d->ready);
 	d->state = calloc(nt, 1);
 	d->pending = calloc(nt, sizeof(uint32_t));
+	d->rset = calloc(nt, sizeof(uint32_t));
+	d->rpos = calloc(nt, sizeof(uint32_t));
 	d->seq = calloc(nt, sizeof(uint64_t));
 	d->live = calloc(nc, sizeof(uint32_t));
 	d->glive = calloc(ng, sizeof(uint32_t));
 	d->by_parent = calloc(nc, sizeof(struct ecp_heap));
 	d->by_group = calloc(ng, sizeof(struct ecp_heap));
-	if (!d->state || !d->pending || !d->seq || !d->live || !d->glive ||
-	    !d->by_parent || !d->by_group)
+	if (!d->state || !d->pending || !d->rset || !d->rpos || !d->seq || !d->live ||
+	    !d->glive || !d->by_parent || !d->by_group)
 		return -1;
 	return successors(d);
 }

@@ -120,6 +120,7 @@ struct ecp_task_graph {
 	struct ecp_hmap task_by_id, epoch_by_key;
 	/* what finish did (the model's notes) */
 	uint64_t dealt_epochs, kept_epochs, dealt_tasks, kept_tasks;
+	bool lossy; /* the trace lost events: kept, without the graph's edges */
 };
 
 static inline struct tctx *tctx_at(struct ecp_task_graph *t, uint32_t i)

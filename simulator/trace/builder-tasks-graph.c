@@ -337,6 +337,13 @@ int bld_tasks_finish(struct ecp_builder *b)
 	struct ecp_task_graph *tk = b->tasks;
 	if (!tk || !tk->tasks.len)
 		return 0;
+	if (b->warn[WARN_INCONSISTENT]) {
+		/* a lossy trace analysed anyway: a task's missing begin or end
+		 * would misplace its edges, which could close a cycle */
+		tk->kept_tasks = tk->tasks.len;
+		tk->lossy = true;
+		return 0;
+	}
 	uint32_t *first = NULL, *tasks = NULL;
 	struct before old = {0};
 	struct graph g = {b, tk, NULL, NULL};

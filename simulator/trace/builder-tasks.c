@@ -513,6 +513,13 @@ int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m)
 	const struct ecp_task_graph *t = b->tasks;
 	if (!t || !t->kept_tasks)
 		return 0;
+	if (t->lossy)
+		return ecp_model_add_warning(
+		    m,
+		    "%llu OpenMP tasks kept on the threads and in the order the "
+		    "recording "
+		    "ran them, without their dependencies (the trace lost events)",
+		    (unsigned long long)t->kept_tasks);
 	return ecp_model_add_warning(
 	    m,
 	    "%llu OpenMP tasks (of %llu) ran between team barriers where something "

@@ -2,7 +2,8 @@
 /* Unit tests of the model builder's OpenMP tasks (builder-tasks.c,
  * simulator/model/task-deal.c, builder-tasks-graph.c): tasks recorded on
  * one thread are dealt out again to the team, with the task graph's
- * edges; an epoch where a task takes a lock keeps its recorded placement;
+ * edges; an epoch where a task takes a lock keeps its recorded placement,
+ * and so do the tasks of a lossy trace analysed anyway;
  * the recorded one-CPU order does not change the model's span.  Programs
  * from tests/support/task-program.h, recorded on one CPU. */
 #include <setjmp.h>
@@ -184,12 +185,52 @@ static void test_lock_in_task_kept(void **state)
 	ecp_test_seq_finish(&t);
 }
 
+/* A lossy trace analysed anyway (lenient), with an inconsistency: the
+ * tasks stay where they ran, without the task graph's edges (a missing
+ * begin or end could make them a cycle), and the model says so. */
+static void test_lossy_trace_kept(void **state)
+{
+	(void)state;
+	struct tp_program p;
+	struct tp_body b[4];
+	struct tp_op ops[7];
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	three_tasks(&p, b, ops);
+	ecp_test_seq_init(&s);
+	tp_record(&p, 0, &s);
+	/* a wait's end with no begin, on main before it exits */
+	struct ecp_event last = s.ev[s.n - 1];
+	s.n--;
+	ecp_test_ev(&s, last.tid, last.ts, ECP_EV_COND_WAIT_END, 0xc0, 0xa0, 0);
+	ecp_test_ev(&s, last.tid, last.ts, (enum ecp_event_type)last.type, last.a, last.b,
+		    last.c);
+	struct ecp_builder_options opts = {.clock = ECP_CLOCK_PERF_SWITCH,
+					   .keep_calls = true,
+					   .lenient = true,
+					   .trace_path = "synthetic"};
+	struct ecp_model *m = ecp_test_seq_build(&s, &opts, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	assert_int_equal(ecp_model_validate(m, &err), 0);
+	assert_true(ecp_test_has_warning(m, "3 OpenMP tasks kept"));
+	assert_true(ecp_test_has_warning(m, "without their dependencies"));
+	uint64_t work1 = 0;
+	for (uint32_t k = 0; k < m->threads[1].n_segments; k++)
+		work1 += m->segments[m->threads[1].first_segment + k].length;
+	assert_int_equal(work1, 0);
+	assert_int_equal(ecp_model_work(m), 65);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tasks_dealt_again),
 	    cmocka_unit_test(test_recorded_order_does_not_matter),
 	    cmocka_unit_test(test_lock_in_task_kept),
+	    cmocka_unit_test(test_lossy_trace_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
