@@ -68,4 +68,9 @@ struct ecp_report_answer {
 int ecp_report_write(FILE *out, enum ecp_format format,
 		     const struct ecp_report_answer *ans, struct ecp_error *err);
 
+/* ecp report --by spawnsite (report-spawn.c): work, span and parallelism
+ * per task-creating call site of the model (table or JSON). */
+int ecp_report_spawn_write(FILE *out, enum ecp_format format, const char *trace,
+			   const struct ecp_model *m, struct ecp_error *err);
+
 #endif

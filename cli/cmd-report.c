@@ -17,6 +17,7 @@ struct report_options {
 	size_t top;
 	bool top_given;
 	enum ecp_report_sort sort;
+	bool by_spawnsite;
 };
 
 static int parse_options(int argc, char **argv, struct report_options *o)
@@ -72,9 +73,14 @@ static int parse_options(int argc, char **argv, struct report_options *o)
 				o->common.by_callsite = true;
 				break;
 			}
-			return ecp_cli_usage_error(
-			    "report", "--by takes 'function' or 'callsite', not '%s'",
-			    optarg);
+			if (!strcmp(optarg, "spawnsite")) {
+				o->by_spawnsite = true;
+				break;
+			}
+			return ecp_cli_usage_error("report",
+						   "--by takes 'function', 'callsite' or "
+						   "'spawnsite', not '%s'",
+						   optarg);
 		case 'O':
 			o->common.own_code = true;
 			break;
@@ -115,6 +121,14 @@ int cmd_report(int argc, char **argv)
 	o.common.max_processors = o.processors;
 	if ((rc = ecp_cli_session_open("report", &o.common, &s)))
 		return rc;
+	if (o.by_spawnsite) {
+		struct ecp_error serr = {0};
+		if (ecp_report_spawn_write(stdout, o.common.format, o.common.trace_dir,
+					   s.model, &serr) < 0)
+			rc = ecp_cli_fail("report", "%s", serr.msg);
+		ecp_cli_session_close(&s);
+		return rc;
+	}
 	struct ecp_progress line;
 	ecp_cli_progress_init(&line, "report");
 	struct ecp_answer_progress hooks = ecp_cli_progress_hooks(&line);

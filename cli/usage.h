@@ -76,9 +76,10 @@
 	"  -P, --processors N        processors to predict for\n"                        \
 	"  --top K                   rows to show (default 20; 0 = all)\n"               \
 	"  --sort tet|tetid|calls|work|span|idle   (default tet)\n"                      \
-	"  --by function|callsite    a row per function (default) or per call site:\n"   \
-	"                            which call of a function matters (\"f <- caller\n"  \
-	"                            (file.c:LINE)\")\n"                                 \
+	"  --by function|callsite|spawnsite   a row per function (default), per call\n"  \
+	"                            site: which call of a function matters (\"f <-\n"   \
+	"                            caller (file.c:LINE)\"), or per OpenMP task-\n"     \
+	"                            creating site: its work, span, parallelism\n"       \
 	"  --own-code                sampled time in system libraries (libc, libm...)\n" \
 	"                            goes to the program's function that called them\n"  \
 	"  --functions-from all|instrument|samples   for a recording with both: the\n"   \

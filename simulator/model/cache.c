@@ -35,6 +35,7 @@ struct header {
 	    cpu_count_read, recorded_cpus;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
 	    guessed_cpu_ns, unknown_deps_ns;
+	uint64_t n_spawn_sites;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 	uint64_t checksum;  /* of everything after the header (struct ecp_csum) */
@@ -275,6 +276,7 @@ static void header_of_model(struct header *h, uint64_t fp, const struct ecp_mode
 	h->n_activities = m->n_activities;
 	h->n_calls = m->calls ? m->n_calls : 0;
 	h->n_warnings = m->n_warnings;
+	h->n_spawn_sites = m->spawn_sites ? m->n_spawn_sites : 0;
 	h->events = m->info.events;
 	h->discarded = m->info.discarded_events;
 	h->switches_lost = m->info.switches_lost;
@@ -390,6 +392,8 @@ static bool cache_body_write(FILE *f, struct cache_writer *w, const struct ecp_m
 		    write_all(f, &sum, m->activities, sizeof(*m->activities),
 			      h->n_activities) < 0 ||
 		    write_all(f, &sum, m->calls, sizeof(*m->calls), h->n_calls) < 0 ||
+		    write_all(f, &sum, m->spawn_sites, sizeof(*m->spawn_sites),
+			      h->n_spawn_sites) < 0 ||
 		    write_all(f, &sum, w->wo, sizeof(*w->wo), h->n_warnings) < 0 ||
 		    write_all(f, &sum, w->t.data, 1, w->t.len) < 0 ||
 		    (h->checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
@@ -502,7 +506,8 @@ static bool cache_header_read(struct cache_reader *c, const struct stat *st, uin
 		 h->fingerprint != fp || (need_calls && !h->calls_kept) ||
 		 h->n_threads > UINT32_MAX || h->n_segments > UINT32_MAX ||
 		 h->n_edges > UINT32_MAX || h->n_locks > UINT32_MAX ||
-		 h->n_functions > UINT32_MAX || h->outside_threads > UINT32_MAX);
+		 h->n_functions > UINT32_MAX || h->outside_threads > UINT32_MAX ||
+		 h->n_spawn_sites > UINT32_MAX);
 }
 
 /* Reads every table after the header into m and c, checking their sum:
@@ -530,6 +535,8 @@ static int cache_tables_read(struct cache_reader *c, struct ecp_model *m, uint64
 		      h->n_activities)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->calls, sizeof(*m->calls),
 		      h->n_calls)) ||
+	    (t = take(fd, &sum, &left, (void **)&m->spawn_sites, sizeof(*m->spawn_sites),
+		      h->n_spawn_sites)) ||
 	    (t = take(fd, &sum, &left, (void **)&c->wo, sizeof(*c->wo), h->n_warnings)) ||
 	    (t = take(fd, &sum, &left, (void **)&c->strbuf, 1, h->strings_size)))
 		return t;
@@ -637,6 +644,11 @@ int ecp_cache_load(const char *path, uint64_t fp, bool need_calls, struct ecp_mo
 	if (!c.h.n_calls) {
 		free(m->calls);
 		m->calls = NULL;
+	}
+	m->n_spawn_sites = (uint32_t)c.h.n_spawn_sites;
+	if (!c.h.n_spawn_sites) {
+		free(m->spawn_sites);
+		m->spawn_sites = NULL;
 	}
 	t = cache_functions_take(&c, m);
 	if (t == -2)

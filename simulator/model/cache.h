@@ -33,8 +33,9 @@
  * from LTTng's discards; 14: the CPUs the program was shown and whether it
  * asked; 15: sampled functions the compiler inlined, [unknown] frames; 16:
  * what each delay waited in; 19: OpenMP tasks dealt out again (issue 37):
- * a model cached before misplaces a recorded task's work */
-#define ECP_CACHE_FORMAT 19
+ * a model cached before misplaces a recorded task's work; 20: the spawn
+ * sites' work and span */
+#define ECP_CACHE_FORMAT 20
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -32,6 +32,7 @@ void ecp_model_destroy(struct ecp_model *model)
 	free(model->functions);
 	free(model->activities);
 	free(model->calls);
+	free(model->spawn_sites);
 	free(model->warnings);
 	/* info strings and warning texts live in the arena */
 	ecp_strings_destroy(model->strings);
@@ -285,6 +286,12 @@ static int validate_edges_functions_calls(const struct ecp_model *m,
 			return ecp_error_set(err, ECP_ERR,
 					     "invalid model: call %llu is invalid",
 					     (unsigned long long)c);
+	for (uint32_t i = 0; i < m->n_spawn_sites; i++)
+		if (m->spawn_sites[i].function >= m->n_functions ||
+		    m->spawn_sites[i].span_ns > m->spawn_sites[i].work_ns ||
+		    (i && m->spawn_sites[i - 1].site >= m->spawn_sites[i].site))
+			return ecp_error_set(
+			    err, ECP_ERR, "invalid model: spawn site %u is invalid", i);
 	return 0;
 }
 

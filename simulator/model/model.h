@@ -163,6 +163,23 @@ struct ecp_call {
  * sample period; consecutive calls of the function on a thread are one. */
 #define ECP_CALL_SAMPLED 0x2u
 
+/* A task-creating call site (OpenMP tasks, issue 37): Cilkprof's work and
+ * span per spawn site, on the recorded task graph.  A task's subtree is its
+ * body and its descendants' bodies; its span is the longest chain through
+ * them on unlimited processors (a child starts when made and its depend
+ * predecessors are done; a taskwait waits for the children made before it,
+ * a taskgroup's end for its tasks).  The site's work and span add up the
+ * subtrees of its outermost tasks only (those with no ancestor made at the
+ * same site): a recursion is counted once. */
+struct ecp_spawn_site {
+	uint64_t site;   /* the return address of the creating call */
+	ecp_id function; /* the function that made its tasks (names the site) */
+	uint32_t pad;
+	uint64_t tasks;   /* tasks made there */
+	uint64_t work_ns; /* its outermost tasks' subtrees' work */
+	uint64_t span_ns; /* the sum of their spans */
+};
+
 struct ecp_model_info {
 	char *trace_path;
 	char *program;             /* recorded command line */
@@ -224,6 +241,8 @@ struct ecp_model {
 	uint64_t n_activities;
 	struct ecp_call *calls; /* may be NULL when not kept */
 	uint64_t n_calls;
+	struct ecp_spawn_site *spawn_sites; /* by site address; NULL: no task */
+	uint32_t n_spawn_sites;
 	struct ecp_model_info info;
 	char **warnings; /* counted, human-readable repairs and oddities */
 	size_t n_warnings;

@@ -53,7 +53,9 @@ struct ttask {
 	uint32_t parent; /* the context that made it */
 	uint32_t group;  /* the taskgroup it counts in, or ECP_NO_ID */
 	uint32_t epoch;
-	uint16_t flags; /* ECP_EVF_TASK_* */
+	uint16_t flags; /* TASK_F_* */
+	uint64_t site;  /* the return address of the creating call */
+	ecp_id site_fn; /* the function that made it */
 	bool begun, ended;
 	struct ecp_vec preds; /* uint32_t: sibling tasks its depend items wait for */
 };
@@ -121,6 +123,8 @@ struct ecp_task_graph {
 	/* what finish did (the model's notes) */
 	uint64_t dealt_epochs, kept_epochs, dealt_tasks, kept_tasks;
 	bool lossy; /* the trace lost events: kept, without the graph's edges */
+	struct ecp_spawn_site *sites; /* work and span per spawn site, for the model */
+	uint32_t n_sites;
 };
 
 static inline struct tctx *tctx_at(struct ecp_task_graph *t, uint32_t i)
@@ -132,6 +136,13 @@ static inline struct ttask *ttask_at(struct ecp_task_graph *t, uint32_t i)
 {
 	return &ECP_VEC_AT(&t->tasks, struct ttask, i);
 }
+
+/* task-span.c: Cilkprof's work and span per spawn site on the task graph
+ * (model.h, struct ecp_spawn_site), from the segments' lengths (by
+ * temporary id): *out sorted by site, *n of them.  Returns 0, or -1 when
+ * out of memory. */
+int ecp_task_spawn_sites(struct ecp_task_graph *tk, const struct ecp_segment *segs,
+			 struct ecp_spawn_site **out, uint32_t *n);
 
 /* task-deal.c: deals every epoch with tasks that can be dealt
  * (tasks[first[e], first[e+1]) are epoch e's) to its threads, as P

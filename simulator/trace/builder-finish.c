@@ -405,7 +405,8 @@ static int assemble(struct ecp_builder *b, struct ecp_symbols *syms, struct ecp_
 	int rc = take_edges(b, m, new_id);
 	free(new_id);
 	if (rc < 0 || take_locks(b, m) < 0 || take_functions(b, m, syms) < 0 ||
-	    take_info(b, m) < 0 || add_warnings(b, m) < 0)
+	    bld_tasks_take_sites(b, m) < 0 || take_info(b, m) < 0 ||
+	    add_warnings(b, m) < 0)
 		return -1;
 	return 0;
 }

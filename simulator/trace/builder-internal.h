@@ -477,6 +477,8 @@ int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 int bld_tasks_team_sync(struct ecp_builder *b, struct bthread *th,
 			const struct ecp_event *ev, struct ecp_error *err);
 int bld_tasks_finish(struct ecp_builder *b);
+/* The work and span per spawn site into the model (it takes them). */
+int bld_tasks_take_sites(struct ecp_builder *b, struct ecp_model *m);
 /* The model's note on what the deal did, if there were tasks. */
 int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m);
 void bld_tasks_free(struct ecp_task_graph *t);

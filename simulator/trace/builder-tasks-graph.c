@@ -344,6 +344,8 @@ int bld_tasks_finish(struct ecp_builder *b)
 		tk->lossy = true;
 		return 0;
 	}
+	if (ecp_task_spawn_sites(tk, b->segments.data, &tk->sites, &tk->n_sites) < 0)
+		return -1;
 	uint32_t *first = NULL, *tasks = NULL;
 	struct before old = {0};
 	struct graph g = {b, tk, NULL, NULL};
@@ -369,4 +371,16 @@ int bld_tasks_finish(struct ecp_builder *b)
 	free(first);
 	free(tasks);
 	return rc;
+}
+
+int bld_tasks_take_sites(struct ecp_builder *b, struct ecp_model *m)
+{
+	struct ecp_task_graph *tk = b->tasks;
+	if (!tk || !tk->sites)
+		return 0;
+	m->spawn_sites = tk->sites;
+	m->n_spawn_sites = tk->n_sites;
+	tk->sites = NULL;
+	tk->n_sites = 0;
+	return 0;
 }

@@ -61,6 +61,7 @@ void bld_tasks_free(struct ecp_task_graph *t)
 	ecp_vec_finish(&t->deps);
 	ecp_hmap_finish(&t->task_by_id);
 	ecp_hmap_finish(&t->epoch_by_key);
+	free(t->sites);
 	free(t);
 }
 
@@ -343,6 +344,12 @@ static int on_create(struct ecp_builder *b, struct bthread *th, struct tthread *
 	    (uint16_t)((ev->flags & ECP_EVF_TASK_UNDEFERRED ? TASK_F_UNDEFERRED : 0) |
 		       (ev->flags & ECP_EVF_TASK_LOOP ? TASK_F_LOOP : 0));
 	task->group = tctx_at(t, parent)->group;
+	task->site = ev->c;
+	/* the site is named by the function that made the task */
+	task->site_fn =
+	    th->frames.len
+		? ECP_VEC_AT(&th->frames, struct frame, th->frames.len - 1).func
+		: th->start_fn;
 	task->ctx = new_ctx(t, ti, th->index, task->epoch);
 	if (task->ctx == ECP_NO_ID || ecp_hmap_put(&t->task_by_id, ev->a, ti) < 0)
 		return -1;

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -224,6 +225,56 @@ static void test_lossy_trace_kept(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* Work and span per spawn site (the model's spawn_sites) equal an
+ * independent computation on the program's structure (task-program.h),
+ * for random programs recorded in two orders; sites nest (a task's site
+ * is its body's index modulo 3), so recursion counted once is exercised. */
+static void test_spawn_sites(void **state)
+{
+	(void)state;
+	unsigned long compared = 0, nested = 0;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct tp_program p;
+		struct tp_site want[16];
+		tp_random(&p, seed, 12, 1000);
+		uint32_t n = tp_spawn_sites(&p, want, 16);
+		for (uint64_t order = 0; order < 4; order += 2) {
+			struct ecp_test_seq s;
+			ecp_test_seq_init(&s);
+			tp_record(&p, order, &s);
+			struct ecp_model *m = build_ok(&s);
+			assert_int_equal(m->n_spawn_sites, n);
+			for (uint32_t i = 0; i < n; i++) {
+				const struct ecp_spawn_site *g = &m->spawn_sites[i];
+				if (g->site != want[i].site ||
+				    g->tasks != want[i].tasks ||
+				    g->work_ns != want[i].work ||
+				    g->span_ns != want[i].span)
+					fail_msg("seed %llu site %llx: tasks %llu work "
+						 "%llu span "
+						 "%llu, want %llu %llu %llu",
+						 (unsigned long long)seed,
+						 (unsigned long long)g->site,
+						 (unsigned long long)g->tasks,
+						 (unsigned long long)g->work_ns,
+						 (unsigned long long)g->span_ns,
+						 (unsigned long long)want[i].tasks,
+						 (unsigned long long)want[i].work,
+						 (unsigned long long)want[i].span);
+				compared++;
+				nested += order == 0 && want[i].outermost < want[i].tasks;
+			}
+			ecp_model_destroy(m);
+			ecp_test_seq_finish(&s);
+		}
+		tp_free(&p);
+	}
+	printf("  %lu spawn sites compared, %lu with tasks nested in their own site\n",
+	       compared, nested);
+	assert_true(compared > 600);
+	assert_true(nested > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(test_recorded_order_does_not_matter),
 	    cmocka_unit_test(test_lock_in_task_kept),
 	    cmocka_unit_test(test_lossy_trace_kept),
+	    cmocka_unit_test(test_spawn_sites),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

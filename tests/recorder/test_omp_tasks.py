@@ -12,7 +12,9 @@ threads' loads with the model's ideal processor sharing; ecp's
 prediction must be within 10% of it at P = 1..4.  No timing is compared
 across runs.  The program's results are unchanged (each taskloop task ran
 its three iterations: the bounds reached it), no task construct is named
-unmodelled, and none is kept as recorded.
+unmodelled, and none is kept as recorded.  `ecp report --by spawnsite`
+finds the two task-creating sites, each with its tasks' measured CPU time
+as work (within 10%) and, its tasks being leaves, as span.
 
 usage: test_omp_tasks.py OMP_TASKS_BINARY"""
 import json
@@ -49,6 +51,28 @@ def dealt(durations, team):
     return free
 
 
+def spawn_sites(ecp_bin, trace, tasks, loop):
+    """ecp report --by spawnsite: the single's task site made 12 tasks, the
+    taskloop's 8; each task is a leaf (no child), so a site's work is its
+    tasks' measured CPU time and its span the same (parallelism 1)."""
+    r = subprocess.run([ecp_bin, 'report', trace, '--by', 'spawnsite', '--format', 'json'],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'ecp report --by spawnsite: exit %d: %s' % (r.returncode, r.stderr))
+    sites = json.loads(r.stdout)['spawn_sites']
+    by_tasks = {s['tasks']: s for s in sites}
+    check(len(sites) == 2 and set(by_tasks) == {len(tasks), len(loop)},
+          'spawn sites %s, want one of %d tasks and one of %d' % (sites, len(tasks), len(loop)))
+    for n, want in ((len(tasks), sum(tasks)), (len(loop), sum(loop))):
+        s = by_tasks[n]
+        err = (s['work_ns'] - want) / want
+        print('spawn site %s: %d tasks, work %.1f ms (measured %.1f ms, %+.1f%%), span %.1f ms'
+              % (s['name'], n, s['work_ns'] / 1e6, want / 1e6, 100 * err, s['span_ns'] / 1e6))
+        check(abs(err) <= TOLERANCE, 'site %s: work %.1f%% off the tasks\' CPU time'
+              % (s['name'], 100 * err))
+        check(s['span_ns'] == s['work_ns'], 'site %s: leaf tasks, span %d != work %d'
+              % (s['name'], s['span_ns'], s['work_ns']))
+
+
 def main():
     prog = os.path.abspath(sys.argv[1])
     ecp_bin = ecp()
@@ -81,6 +105,7 @@ def main():
         print('tasks P=%d: predicted %.1f ms, oracle %.1f ms (%+.1f%%)'
               % (pr, got[i] / 1e6, want / 1e6, 100 * err))
     check(worst <= TOLERANCE, 'a task prediction is %.1f%% off the oracle' % (100 * worst))
+    spawn_sites(ecp_bin, trace, tasks, loop)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 

@@ -531,7 +531,7 @@ static void em_create(struct em *e, uint32_t j, const struct tp_op *op)
 	uint32_t parent = e->r.th[j].stack[e->r.th[j].depth - 1].task;
 	uint32_t ti = rt_create(&e->r, j, op);
 	struct ecp_event *ev = emit(e, j, ECP_EV_OMP_TASK_CREATE, task_id(e, ti),
-				    task_id(e, parent), 0x4000 + op->body);
+				    task_id(e, parent), tp_site(op->body));
 	if (op->undeferred)
 		ev->flags |= ECP_EVF_TASK_UNDEFERRED;
 	for (uint32_t k = 0; k < op->n_deps; k++)
@@ -707,4 +707,127 @@ void tp_record(const struct tp_program *p, uint64_t order, struct ecp_test_seq *
 	free(scratch);
 	free(cand);
 	rt_free(&e.r);
+}
+
+/* ------------------------------------------------------------ spawn sites */
+
+uint64_t tp_site(uint32_t body)
+{
+	return 0x4000 + body % 3;
+}
+
+struct sub {
+	uint64_t end, sub, work;
+};
+
+struct sites {
+	struct tp_site *s;
+	uint32_t n, max;
+};
+
+static struct tp_site *site_of(struct sites *ss, uint64_t site)
+{
+	for (uint32_t i = 0; i < ss->n; i++)
+		if (ss->s[i].site == site)
+			return &ss->s[i];
+	if (ss->n == ss->max)
+		abort();
+	ss->s[ss->n] = (struct tp_site){site, 0, 0, 0, 0};
+	return &ss->s[ss->n++];
+}
+
+/* Whether sibling op a (earlier in the body) is a depend predecessor of
+ * op b: b reads or writes an address a writes, or writes one a reads
+ * with no writer between them (a later sibling writing it is checked by
+ * the caller's scan, which stops at the first writer). */
+static int dep_link(const struct tp_op *a, const struct tp_op *b, uint64_t addr,
+		    uint8_t kind)
+{
+	bool w = false, r = false;
+	for (uint32_t q = 0; q < a->n_deps; q++)
+		if (a->dep_addr[q] == addr) {
+			w |= a->dep_kind[q] != 1;
+			r |= a->dep_kind[q] == 1;
+		}
+	(void)b;
+	return w ? 2 : r && kind != 1 ? 1 : 0; /* 2: a writer, the scan stops */
+}
+
+/* Body b run as a task body (path: the sites of its ancestors and its
+ * own, n_path of them): its figures, its tasks counted per site. */
+static struct sub eval_body(const struct tp_program *p, uint32_t b, uint64_t *path,
+			    uint32_t n_path, struct sites *ss)
+{
+	const struct tp_body *body = &p->bodies[b];
+	uint64_t *start = calloc(body->n + 1, sizeof(uint64_t));
+	struct sub *ch = calloc(body->n + 1, sizeof(struct sub));
+	uint64_t t = 0, sub = 0, work = 0;
+	uint32_t waited = 0, group_from = 0;
+	if (!start || !ch)
+		abort();
+	for (uint32_t i = 0; i < body->n; i++) {
+		const struct tp_op *op = &body->ops[i];
+		if (op->kind == TP_WORK) {
+			t += op->len;
+			work += op->len;
+		} else if (op->kind == TP_TASK) {
+			uint64_t site = tp_site(op->body);
+			bool nested = false;
+			for (uint32_t k = 0; k < n_path; k++)
+				nested |= path[k] == site;
+			path[n_path] = site;
+			ch[i] = eval_body(p, op->body, path, n_path + 1, ss);
+			struct tp_site *s = site_of(ss, site);
+			s->tasks++;
+			if (!nested) {
+				s->work += ch[i].work;
+				s->span += ch[i].sub;
+				s->outermost++;
+			}
+			start[i] = t;
+			for (uint32_t k = 0; k < op->n_deps; k++)
+				for (uint32_t j = i; j-- > 0;) {
+					if (body->ops[j].kind != TP_TASK)
+						continue;
+					int l =
+					    dep_link(&body->ops[j], op, op->dep_addr[k],
+						     op->dep_kind[k]);
+					if (l && start[j] + ch[j].end > start[i])
+						start[i] = start[j] + ch[j].end;
+					if (l == 2)
+						break;
+				}
+			sub = sub > start[i] + ch[i].sub ? sub : start[i] + ch[i].sub;
+			work += ch[i].work;
+		} else if (op->kind == TP_TASKWAIT) {
+			for (; waited < i; waited++)
+				if (body->ops[waited].kind == TP_TASK &&
+				    start[waited] + ch[waited].end > t)
+					t = start[waited] + ch[waited].end;
+		} else if (op->kind == TP_TG_START) {
+			group_from = i;
+		} else { /* the group's children, with their subtrees */
+			for (uint32_t j = group_from; j < i; j++)
+				if (body->ops[j].kind == TP_TASK &&
+				    start[j] + ch[j].sub > t)
+					t = start[j] + ch[j].sub;
+		}
+	}
+	free(start);
+	free(ch);
+	return (struct sub){t, sub > t ? sub : t, work};
+}
+
+uint32_t tp_spawn_sites(const struct tp_program *p, struct tp_site *out, uint32_t max)
+{
+	struct sites ss = {out, 0, max};
+	uint64_t path[8];
+	eval_body(p, 0, path, 0, &ss);
+	for (uint32_t i = 1; i < ss.n; i++) /* sort by site */
+		for (uint32_t k = i; k > 0 && out[k - 1].site > out[k].site; k--) {
+			struct tp_site x = out[k];
+			out[k] = out[k - 1];
+			out[k - 1] = x;
+		}
+	return ss.n;
 }

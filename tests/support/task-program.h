@@ -68,4 +68,18 @@ double tp_oracle(const struct tp_program *p, unsigned processors);
 /* The program's total work (T_1). */
 uint64_t tp_work(const struct tp_program *p);
 
+/* The spawn site the recording gives a task of `body`: 0x4000 + body % 3,
+ * so that tasks nest in tasks of their own site (a recursion). */
+uint64_t tp_site(uint32_t body);
+
+/* Work and span per spawn site (model.h, struct ecp_spawn_site), computed
+ * on the program's structure: each task's subtree's span on unlimited
+ * processors, the outermost tasks of a site summed.  Fills out (sorted by
+ * site, at most max) and returns how many sites. */
+struct tp_site {
+	uint64_t site, tasks, work, span;
+	uint64_t outermost; /* tasks with no ancestor made at the site */
+};
+uint32_t tp_spawn_sites(const struct tp_program *p, struct tp_site *out, uint32_t max);
+
 #endif
