@@ -3,7 +3,8 @@
  * (tests/support/task-program.h: spawn trees, taskwaits, taskgroups,
  * depend items, undeferred tasks), each recorded on one CPU in three
  * different orders (the time slices and the tasks the emulated libgomp
- * picks) and built by the model builder:
+ * picks) and built by the model builder (up to 12 tasks a program, nested
+ * to depth 3, on 2-4 threads):
  *
  *  - T_P of the model (the ECP engine) equals the program's oracle (the
  *    tasks dealt in work time, then ideal processor sharing over the busy
