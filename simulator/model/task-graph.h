@@ -102,6 +102,15 @@ struct tframe {
 	uint64_t wait_obj, wait_ts, wait_cpu, wait_timeout;
 };
 
+/* A thread's place in an outer region while it runs a nested one. */
+struct tsaved {
+	uint32_t epoch;
+	uint64_t team;
+	uint32_t round;
+	struct ecp_vec stack; /* struct tframe */
+	bool early;
+};
+
 struct tthread {
 	uint32_t epoch; /* 1 + its epoch, 0: outside any team */
 	uint64_t team;
@@ -110,6 +119,7 @@ struct tthread {
 	struct ecp_vec stack; /* struct tframe; [0]: the implicit task */
 	uint32_t last_task;   /* the last it made (for omp_task_dep) */
 	bool early; /* it entered `round` at a task begin, before its barrier end */
+	struct ecp_vec saved; /* struct tsaved: the regions it is nested in */
 };
 
 struct ecp_task_graph {

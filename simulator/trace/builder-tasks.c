@@ -49,8 +49,13 @@ void bld_tasks_free(struct ecp_task_graph *t)
 			ecp_vec_finish(&ECP_VEC_AT(&e->threads, struct ep_thread, k).seq);
 		ecp_vec_finish(&e->threads);
 	}
-	for (size_t i = 0; i < t->threads.len; i++)
-		ecp_vec_finish(&ECP_VEC_AT(&t->threads, struct tthread, i).stack);
+	for (size_t i = 0; i < t->threads.len; i++) {
+		struct tthread *tt = &ECP_VEC_AT(&t->threads, struct tthread, i);
+		for (size_t k = 0; k < tt->saved.len; k++)
+			ecp_vec_finish(&ECP_VEC_AT(&tt->saved, struct tsaved, k).stack);
+		ecp_vec_finish(&tt->saved);
+		ecp_vec_finish(&tt->stack);
+	}
 	for (size_t i = 0; i < t->deps.len; i++)
 		free_deps(&ECP_VEC_AT(&t->deps, struct tdeps, i));
 	ecp_vec_finish(&t->ctxs);
@@ -92,6 +97,7 @@ static struct tthread *tthread_of(struct ecp_task_graph *t, ecp_id index)
 			return NULL;
 		memset(tt, 0, sizeof(*tt));
 		ecp_vec_init(&tt->stack, sizeof(struct tframe));
+		ecp_vec_init(&tt->saved, sizeof(struct tsaved));
 	}
 	return &ECP_VEC_AT(&t->threads, struct tthread, index);
 }
@@ -229,6 +235,53 @@ static int leave_epoch(struct ecp_task_graph *t, struct bthread *th, struct tthr
 	return 0;
 }
 
+/* A fork inside an epoch where the thread runs a task or tasks were made:
+ * a nested region.  The outer epoch is kept as recorded; the thread's
+ * place in it (its task frames and their interrupted waits) is put aside
+ * until the nested region ends. */
+static int save_outer(struct ecp_task_graph *t, struct bthread *th, struct tthread *tt)
+{
+	if (file_segments(t, th, tt, true) < 0)
+		return -1;
+	epoch_at(t, tt->epoch - 1)->irregular = true;
+	struct tsaved *sv = ecp_vec_push(&tt->saved);
+	if (!sv)
+		return -1;
+	sv->epoch = tt->epoch;
+	sv->team = tt->team;
+	sv->round = tt->round;
+	sv->stack = tt->stack;
+	sv->early = tt->early;
+	ecp_vec_init(&tt->stack, sizeof(struct tframe));
+	tt->epoch = 0;
+	tt->early = false;
+	return 0;
+}
+
+/* The nested region is over for the thread: back to its outer place. */
+static int restore_outer(struct ecp_task_graph *t, struct bthread *th, struct tthread *tt)
+{
+	if (leave_epoch(t, th, tt, false) < 0)
+		return -1;
+	struct tsaved *sv = &ECP_VEC_AT(&tt->saved, struct tsaved, tt->saved.len - 1);
+	ecp_vec_finish(&tt->stack);
+	tt->stack = sv->stack;
+	tt->epoch = sv->epoch;
+	tt->team = sv->team;
+	tt->round = sv->round;
+	tt->early = sv->early;
+	tt->mark = th->segs.len;
+	tt->saved.len--;
+	return 0;
+}
+
+/* Whether the thread's outer region (put aside) is team's. */
+static bool outer_is(const struct tthread *tt, uint64_t team)
+{
+	return tt->saved.len &&
+	       ECP_VEC_AT(&tt->saved, struct tsaved, tt->saved.len - 1).team == team;
+}
+
 /* A team's synchronization just handled by its builder file: the fork
  * (once_end), a barrier's begin or end, the join (sem_post, sem_wait_end)
  * on the agent's OpenMP objects (recorder/agent/agent-omp.c); or a thread
@@ -244,13 +297,17 @@ int bld_tasks_team_sync(struct ecp_builder *b, struct bthread *th,
 	int rc = 0;
 	if (!tt)
 		return bld_nomem(err);
+	if (ev->type != ECP_EV_THREAD_CREATE && team != tt->team && outer_is(tt, team) &&
+	    restore_outer(t, th, tt) < 0)
+		return bld_nomem(err); /* its nested region ended unseen (a team of 1) */
 	if (ev->type == ECP_EV_THREAD_CREATE) {
 		rc = tt->epoch ? file_segments(t, th, tt, true) : 0;
 	} else if (ev->type == ECP_EV_ONCE_END && kind == 0) {
-		/* a fork: a region nested in an epoch ends that epoch's deal */
-		if (tt->epoch)
-			epoch_at(t, tt->epoch - 1)->irregular = true;
-		rc = leave_epoch(t, th, tt, false);
+		if (tt->epoch &&
+		    (tt->stack.len > 1 || epoch_at(t, tt->epoch - 1)->n_tasks))
+			rc = save_outer(t, th, tt);
+		else
+			rc = leave_epoch(t, th, tt, false);
 		if (!rc)
 			rc = enter_epoch(t, th, tt, team, 0);
 	} else if (ev->type == ECP_EV_BARRIER_WAIT_BEGIN && kind == 2 && tt->epoch &&
@@ -268,7 +325,8 @@ int bld_tasks_team_sync(struct ecp_builder *b, struct bthread *th,
 			rc = enter_epoch(t, th, tt, team, round);
 	} else if ((ev->type == ECP_EV_SEM_POST || ev->type == ECP_EV_SEM_WAIT_END) &&
 		   kind == 1 && tt->epoch && tt->team == team) {
-		rc = leave_epoch(t, th, tt, false);
+		rc = tt->saved.len ? restore_outer(t, th, tt)
+				   : leave_epoch(t, th, tt, false);
 	}
 	return rc < 0 ? bld_nomem(err) : ECP_OK;
 }
@@ -421,10 +479,23 @@ static int on_begin(struct ecp_builder *b, struct bthread *th, struct tthread *t
 	return 0;
 }
 
+/* Whether the task on top of the thread's outer place (put aside) is id. */
+static bool outer_task_is(struct ecp_task_graph *t, const struct tthread *tt, uint64_t id)
+{
+	const struct tsaved *sv =
+	    &ECP_VEC_AT(&tt->saved, struct tsaved, tt->saved.len - 1);
+	if (sv->stack.len < 2)
+		return false;
+	uint32_t ctx = ECP_VEC_AT(&sv->stack, struct tframe, sv->stack.len - 1).ctx;
+	return ttask_at(t, tctx_at(t, ctx)->task)->id == id;
+}
+
 static int on_end(struct ecp_builder *b, struct bthread *th, struct tthread *tt,
 		  const struct ecp_event *ev, uint64_t v)
 {
 	struct ecp_task_graph *t = b->tasks;
+	if (tt->saved.len && outer_task_is(t, tt, ev->a) && restore_outer(t, th, tt) < 0)
+		return -1; /* a nested region of one thread ended unseen */
 	uint32_t ctx = top_ctx(tt);
 	struct ttask *task = tctx_at(t, ctx)->task == ECP_NO_ID
 				 ? NULL

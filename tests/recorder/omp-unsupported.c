@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* OpenMP constructs ecp does not model (tasks, a dynamic schedule), and
+/* OpenMP constructs ecp did not model (tasks, a dynamic schedule; tasks
+ * that run nested regions and take locks), and
  * every construct it does (locks, nest locks, named critical, atomic,
  * ordered, single, sections, nowait loops), for the recorder-omp test:
  * the recording must name the former, analyse, and leave the program's
@@ -39,7 +40,7 @@ __attribute__((noinline)) static long fib(int n)
 
 int main(void)
 {
-	long f = 0, sum = 0, ordered_sum = 0, nest = 0;
+	long f = 0, sum = 0, ordered_sum = 0, nest = 0, inner = 0;
 	int sections = 0;
 	omp_lock_t lock;
 	omp_nest_lock_t nlock;
@@ -50,6 +51,20 @@ int main(void)
 	{
 #pragma omp single
 		f = fib(20);
+		/* tasks that run a nested region (a team of one: nesting is
+		 * off by default) and take a lock: kept as recorded */
+#pragma omp single
+		for (int i = 0; i < 3; i++) {
+#pragma omp task firstprivate(i) shared(inner)
+			{
+#pragma omp parallel num_threads(2)
+				{
+					omp_set_lock(&lock);
+					inner += i + 1;
+					omp_unset_lock(&lock);
+				}
+			}
+		}
 #pragma omp for schedule(dynamic, 2) reduction(+ : sum)
 		for (int i = 0; i < 100; i++)
 			sum += i;
@@ -95,7 +110,7 @@ int main(void)
 	printf("wait_policy=%s\n",
 	       getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "");
 	printf("old_abi=%d\n", old_abi);
-	printf("fib=%ld\nsum=%ld\nordered=%ld\nsections=%d\nnest=%ld\n", f, sum,
-	       ordered_sum, sections, nest);
+	printf("fib=%ld\nsum=%ld\nordered=%ld\nsections=%d\nnest=%ld\ninner=%ld\n", f,
+	       sum, ordered_sum, sections, nest, inner);
 	return 3;
 }
