@@ -67,12 +67,17 @@ def read_trace(path):
     """Events of the CTF trace(s) under path, in timestamp order: dicts with
     'name', 'time' (clock cycles = ns), the contexts and payload fields.
     Fails on babeltrace2 errors or any discarded-events warning."""
-    p = subprocess.run(['babeltrace2', '--clock-cycles', path], capture_output=True, text=True)
+    # a sample's stack is a string of raw bytes (COBS, recorder/EVENTS.md):
+    # not text, and only whole lines break events apart
+    p = subprocess.run(['babeltrace2', '--clock-cycles', path], capture_output=True,
+                       encoding='utf-8', errors='replace')
     check(p.returncode == 0, 'babeltrace2 cannot read %s: %s' % (path, p.stderr[-2000:]))
     check('discarded' not in p.stderr.lower() and 'discarded' not in p.stdout.lower(),
           'the trace lost events: %s' % p.stderr[-2000:])
     events = []
-    for line in p.stdout.splitlines():
+    for line in p.stdout.split('\n'):
+        if not line:
+            continue
         m = LINE.match(line)
         check(m is not None, 'unparsed babeltrace2 line: ' + line)
         ev = {'event': m.group(2), 'time': int(m.group(1))}
