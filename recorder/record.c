@@ -492,6 +492,14 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	 * and be recorded as a serial program.  Told through its own knob. */
 	if (!getenv("GOMAXPROCS") && env_add(e, "GOMAXPROCS=%u", as_cpus) < 0)
 		goto out;
+	/* LLVM's libomp sizes its default team (and omp_get_num_procs) by its
+	 * affinity mask, read by a raw system call the agent cannot answer
+	 * either, and then checks that mask against the machine's topology
+	 * (a faked one fails its assertion).  With its affinity code off it
+	 * asks sysconf, which says --as-cpus.  Binding does not matter here:
+	 * the program runs on one CPU. */
+	if (!getenv("KMP_AFFINITY") && env_add(e, "KMP_AFFINITY=disabled") < 0)
+		goto out;
 	rc = 0;
 out:
 	free(inc);
