@@ -12,6 +12,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	liblttng-ust-dev lttng-tools liblttng-ctl-dev \
 	babeltrace2 libbabeltrace2-dev libelf-dev libdw-dev \
 	libcmocka-dev util-linux passwd procps man-db \
-	chromium fonts-dejavu-core valgrind clang libclang-rt-14-dev clang-format \
+	chromium fonts-dejavu-core valgrind clang libclang-rt-14-dev libomp-dev clang-format \
 	pigz zstd \
 	>/dev/null

@@ -21,6 +21,9 @@
  * program's data, where the outlined function reads them.  `depend`,
  * `priority`, `if`, the flags and everything else are passed unchanged.
  *
+ * Under LLVM's libomp, which exports these entry points too, nothing is
+ * wrapped: its OMPT interface reports the tasks (agent-ompt-task.c).
+ *
  * Left unwrapped, and named in an `unmodelled` event: detachable tasks
  * (libgomp writes the event's handle into `data`, which must then be the
  * program's), taskloops with a reduction (libgomp reads `data`'s head) and
@@ -179,7 +182,7 @@ ECP_AGENT_FN static long task_src_init(struct task_src *s, void (*fn)(void *), v
 
 ECP_AGENT_FN static void write_phase(bool taskgroup, uint8_t phase)
 {
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (!t)
 		return;
 	if (taskgroup)
@@ -203,7 +206,7 @@ ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data,
 	long size, align;
 	if (flags & GOMP_FLAG_DETACH)
 		ecp_omp_unmodelled("OpenMP detachable task", &seen_detach);
-	if ((flags & GOMP_FLAG_DETACH) || !ecp_self) {
+	if ((flags & GOMP_FLAG_DETACH) || !ecp_self || ecp_omp_is_libomp()) {
 		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
 		     priority, detach);
 		return;
@@ -239,7 +242,7 @@ ECP_AGENT_API void GOMP_task(void (*fn)(void *), void *data,
 		if (flags & GOMP_FLAG_REDUCTION)                                         \
 			ecp_omp_unmodelled("OpenMP taskloop reduction",                  \
 					   &seen_loop_reduction);                        \
-		if ((flags & GOMP_FLAG_REDUCTION) || !ecp_self) {                        \
+		if ((flags & GOMP_FLAG_REDUCTION) || !ecp_self || ecp_omp_is_libomp()) { \
 			real(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks,     \
 			     priority, start, end, step);                                \
 			return;                                                          \

@@ -42,7 +42,12 @@
  * each in an `unmodelled` event.
  *
  * The guard is not held while libgomp waits in a barrier or taskwait:
- * waiting threads run queued tasks there, which is program code. */
+ * waiting threads run queued tasks there, which is program code.
+ *
+ * LLVM's libomp exports these entry points too (for programs GCC built)
+ * and the omp_*_lock functions clang-built programs call: with libomp the
+ * wrappers here record nothing, and its OMPT interface does
+ * (agent-ompt.c). */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <string.h>
@@ -51,11 +56,6 @@
 #include "recorder/agent/agent.h"
 #include "recorder/agent/ecp-tp.h"
 
-/* Objects: bits 2..: the team instance (0: process-wide locks); bits 0-1:
- * which object of it. */
-#define OMP_OBJ_BASE        0xecb0000000000000ull
-#define OMP_OBJ(team, kind) (OMP_OBJ_BASE | ((uint64_t)(team) << 2) | (uint64_t)(kind))
-enum { OBJ_FORK, OBJ_JOIN, OBJ_BARRIER, OBJ_ORDERED };
 enum { OBJ_CRITICAL = 0, OBJ_ATOMIC = 1 }; /* of team 0 */
 enum { KIND_MUTEX = 0 };
 enum { TYPE_NORMAL = 0, TYPE_RECURSIVE = 1 };
@@ -86,6 +86,21 @@ ECP_AGENT_FN bool ecp_omp_in_region(void)
 	return cur_region != 0;
 }
 
+ECP_AGENT_FN uint64_t ecp_omp_new_team(void)
+{
+	return __atomic_fetch_add(&next_region, 1, __ATOMIC_RELAXED);
+}
+
+/* Nothing is recorded here when LLVM's libomp is the runtime: it exports
+ * GOMP_* entry points and the omp_*_lock functions too, and reports what
+ * they do through OMPT (agent-ompt.c), which records it once. */
+ECP_AGENT_FN struct ecp_thread *ecp_omp_enter(void)
+{
+	return ecp_omp_is_libomp() ? 0 : ecp_enter();
+}
+
+/* libgomp's functions: the next definition, or libgomp itself when the
+ * program loaded it with dlopen (RTLD_LOCAL: RTLD_NEXT cannot see it). */
 ECP_AGENT_FN ecp_fn ecp_omp_real(const char *name, const char *version)
 {
 	ecp_fn f = ecp_real(name, version);
@@ -148,7 +163,7 @@ static int unsupported_seen[U_COUNT];
 ECP_AGENT_FN void ecp_omp_unmodelled(const char *name, int *seen)
 {
 	struct ecp_thread *t;
-	if (__atomic_load_n(seen, __ATOMIC_RELAXED) || !(t = ecp_enter()))
+	if (__atomic_load_n(seen, __ATOMIC_RELAXED) || !(t = ecp_omp_enter()))
 		return;
 	if (!__atomic_exchange_n(seen, 1, __ATOMIC_RELAXED))
 		ecp_unmodelled(name);
@@ -174,7 +189,7 @@ ECP_AGENT_FN static void region_fn(void *p)
 
 	if (num == 0) {
 		r->nthreads = (unsigned)OMP_REAL(omp_get_num_threads)();
-	} else if ((t = ecp_enter())) {
+	} else if ((t = ecp_omp_enter())) {
 		ECP_TP(once_begin, OMP_OBJ(r->id, OBJ_FORK), ecp_cpu_ns());
 		ECP_TP(once_end, OMP_OBJ(r->id, OBJ_FORK), 0, ecp_cpu_ns());
 		ecp_leave(t);
@@ -205,7 +220,7 @@ ECP_AGENT_FN static void region_fn(void *p)
 	ecp_omp_final = outer_final;
 	/* Before libgomp's closing barrier: the master cannot pass it, nor
 	 * take this token, before the post is written. */
-	if (num != 0 && (t = ecp_enter())) {
+	if (num != 0 && (t = ecp_omp_enter())) {
 		ECP_TP(sem_post, OMP_OBJ(r->id, OBJ_JOIN), ecp_cpu_ns());
 		ecp_leave(t);
 	}
@@ -215,12 +230,12 @@ ECP_AGENT_FN static void region_fn(void *p)
  * recorded (then the region runs unwrapped). */
 ECP_AGENT_FN static bool fork_begin(struct region *r, void (*fn)(void *), void *data)
 {
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (!t)
 		return false;
 	r->fn = fn;
 	r->data = data;
-	r->id = __atomic_fetch_add(&next_region, 1, __ATOMIC_RELAXED);
+	r->id = ecp_omp_new_team();
 	r->nthreads = 1;
 	ECP_TP(sem_init, OMP_OBJ(r->id, OBJ_ORDERED), 1, ecp_cpu_ns());
 	ECP_TP(once_begin, OMP_OBJ(r->id, OBJ_FORK), ecp_cpu_ns());
@@ -232,7 +247,7 @@ ECP_AGENT_FN static bool fork_begin(struct region *r, void (*fn)(void *), void *
 /* The master, after the region: one token per other member. */
 ECP_AGENT_FN static void join_end(struct region *r)
 {
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (!t)
 		return;
 	for (unsigned i = 1; i < r->nthreads; i++) {
@@ -387,12 +402,12 @@ ECP_AGENT_API void GOMP_parallel_end(void)
 		__typeof__(&name) real = OMP_REAL(name);                                 \
 		struct region *r = cur_region;                                           \
 		struct ecp_thread *t;                                                    \
-		if (!r || !(t = ecp_enter()))                                            \
+		if (!r || !(t = ecp_omp_enter()))                                            \
 			return real();                                                   \
 		ECP_TP(barrier_wait_begin, OMP_OBJ(r->id, OBJ_BARRIER), ecp_cpu_ns());   \
 		ecp_leave(t);                                                            \
 		type ret_ = real();                                                      \
-		if ((t = ecp_enter())) {                                                 \
+		if ((t = ecp_omp_enter())) {                                                 \
 			ECP_TP(barrier_wait_end, OMP_OBJ(r->id, OBJ_BARRIER), 0,         \
 			       ecp_cpu_ns());                                            \
 			ecp_leave(t);                                                    \
@@ -406,14 +421,14 @@ ECP_AGENT_API void GOMP_parallel_end(void)
 		__typeof__(&name) real = OMP_REAL(name);                                 \
 		struct region *r = cur_region;                                           \
 		struct ecp_thread *t;                                                    \
-		if (!r || !(t = ecp_enter())) {                                          \
+		if (!r || !(t = ecp_omp_enter())) {                                          \
 			real();                                                          \
 			return;                                                          \
 		}                                                                        \
 		ECP_TP(barrier_wait_begin, OMP_OBJ(r->id, OBJ_BARRIER), ecp_cpu_ns());   \
 		ecp_leave(t);                                                            \
 		real();                                                                  \
-		if ((t = ecp_enter())) {                                                 \
+		if ((t = ecp_omp_enter())) {                                                 \
 			ECP_TP(barrier_wait_end, OMP_OBJ(r->id, OBJ_BARRIER), 0,         \
 			       ecp_cpu_ns());                                            \
 			ecp_leave(t);                                                    \
@@ -430,7 +445,7 @@ TEAM_BARRIER(bool, GOMP_sections_end_cancel)
 
 ECP_AGENT_FN static void excl_acquire(uint64_t obj, void (*real)(void))
 {
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (!t) {
 		real();
 		return;
@@ -443,7 +458,7 @@ ECP_AGENT_FN static void excl_acquire(uint64_t obj, void (*real)(void))
 
 ECP_AGENT_FN static void excl_release(uint64_t obj, void (*real)(void))
 {
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (t) {
 		ECP_TP(lock_release, obj, KIND_MUTEX, ecp_cpu_ns());
 		ecp_leave(t);
@@ -478,7 +493,7 @@ ECP_AGENT_API void GOMP_critical_name_start(void **pptr);
 ECP_AGENT_API void GOMP_critical_name_start(void **pptr)
 {
 	__typeof__(&GOMP_critical_name_start) real = OMP_REAL(GOMP_critical_name_start);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (!t) {
 		real(pptr);
 		return;
@@ -492,7 +507,7 @@ ECP_AGENT_API void GOMP_critical_name_end(void **pptr);
 ECP_AGENT_API void GOMP_critical_name_end(void **pptr)
 {
 	__typeof__(&GOMP_critical_name_end) real = OMP_REAL(GOMP_critical_name_end);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_omp_enter();
 	if (t) {
 		ECP_TP(lock_release, (uint64_t)(uintptr_t)pptr, KIND_MUTEX, ecp_cpu_ns());
 		ecp_leave(t);
@@ -506,7 +521,7 @@ ECP_AGENT_API void GOMP_critical_name_end(void **pptr)
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
 		struct ecp_thread *t;                                                    \
 		real(l);                                                                 \
-		if ((t = ecp_enter())) {                                                 \
+		if ((t = ecp_omp_enter())) {                                                 \
 			ECP_TP(lock_init, (uint64_t)(uintptr_t)l, KIND_MUTEX, type,      \
 			       ecp_cpu_ns());                                            \
 			ecp_leave(t);                                                    \
@@ -519,7 +534,7 @@ LOCK_INIT(omp_init_nest_lock, TYPE_RECURSIVE)
 	ECP_AGENT_API void name(ecp_omp_lock *l)                                         \
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
-		struct ecp_thread *t = ecp_enter();                                      \
+		struct ecp_thread *t = ecp_omp_enter();                                      \
 		if (!t) {                                                                \
 			real(l);                                                         \
 			return;                                                          \
@@ -538,7 +553,7 @@ LOCK_SET(omp_set_nest_lock)
 	ECP_AGENT_API void name(ecp_omp_lock *l)                                         \
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
-		struct ecp_thread *t = ecp_enter();                                      \
+		struct ecp_thread *t = ecp_omp_enter();                                      \
 		if (t) {                                                                 \
 			ECP_TP(lock_release, (uint64_t)(uintptr_t)l, KIND_MUTEX,         \
 			       ecp_cpu_ns());                                            \
@@ -555,7 +570,7 @@ LOCK_UNSET(omp_unset_nest_lock)
 	ECP_AGENT_API int name(ecp_omp_lock *l)                                          \
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
-		struct ecp_thread *t = ecp_enter();                                      \
+		struct ecp_thread *t = ecp_omp_enter();                                      \
 		int rc;                                                                  \
 		if (!t)                                                                  \
 			return real(l);                                                  \
@@ -580,7 +595,7 @@ ECP_AGENT_API void GOMP_ordered_start(void)
 	__typeof__(&GOMP_ordered_start) real = OMP_REAL(GOMP_ordered_start);
 	struct region *r = cur_region;
 	struct ecp_thread *t;
-	if (!r || !(t = ecp_enter())) {
+	if (!r || !(t = ecp_omp_enter())) {
 		real();
 		return;
 	}
@@ -596,7 +611,7 @@ ECP_AGENT_API void GOMP_ordered_end(void)
 	__typeof__(&GOMP_ordered_end) real = OMP_REAL(GOMP_ordered_end);
 	struct region *r = cur_region;
 	struct ecp_thread *t;
-	if (r && (t = ecp_enter())) {
+	if (r && (t = ecp_omp_enter())) {
 		ECP_TP(sem_post, OMP_OBJ(r->id, OBJ_ORDERED), ecp_cpu_ns());
 		ecp_leave(t);
 	}
@@ -628,7 +643,7 @@ ECP_AGENT_FN static bool chunk_event(bool got)
 	now = ecp_tsc();
 	if (got && in_loop && now - chunk_tsc < ecp_settings.min_tsc)
 		return got;
-	if (!(t = ecp_enter()))
+	if (!(t = ecp_omp_enter()))
 		return got;
 	if (!in_loop) {
 		in_loop = true;

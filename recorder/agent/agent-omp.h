@@ -35,6 +35,10 @@ extern __thread bool ecp_omp_final __attribute__((tls_model("initial-exec")));
  * libgomp runs every task at once on the thread that makes it). */
 bool ecp_omp_in_region(void);
 
+/* ecp_enter(), or NULL when LLVM's libomp is the runtime: it exports the
+ * GOMP_* entry points too and reports through OMPT (agent-ompt.c). */
+struct ecp_thread *ecp_omp_enter(void);
+
 /* Names a construct ecp does not model, once (agent-unmodelled.c). */
 void ecp_omp_unmodelled(const char *name, int *seen);
 

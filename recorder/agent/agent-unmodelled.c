@@ -63,13 +63,15 @@ ECP_AGENT_FN void ecp_unmodelled(const char *name)
  * something: a dependency through memory that no event shows (libstdc++'s
  * C++20 waits also yield four times before they block in the kernel, and
  * are seen only when they block).  Named, not modelled: the yield itself
- * is plain CPU time. */
+ * is plain CPU time.  LLVM's libomp's own yields are not named while its
+ * OMPT tool records the constructs they wait in (agent-ompt.c). */
 ECP_AGENT_API int sched_yield(void)
 {
 	__typeof__(&sched_yield) real = ECP_REAL(sched_yield);
 	struct ecp_thread *t = ecp_enter();
 	if (t) {
-		ecp_unmodelled("sched_yield");
+		if (!ecp_ompt_runtime_call(__builtin_return_address(0)))
+			ecp_unmodelled("sched_yield");
 		ecp_leave(t);
 	}
 	return real();

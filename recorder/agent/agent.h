@@ -191,6 +191,25 @@ static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t
 	t->guard--;
 }
 
+/* OpenMP (agent-omp.c: GCC's libgomp; agent-ompt*.c, agent-kmpc.c: LLVM's
+ * libomp through OMPT): each construct is written on objects of its own,
+ * never a real address.  Bits 2..: the team instance (0: process-wide
+ * locks); bits 0-1: which object of it. */
+#define OMP_OBJ_BASE        0xecb0000000000000ull
+#define OMP_OBJ(team, kind) (OMP_OBJ_BASE | ((uint64_t)(team) << 2) | (uint64_t)(kind))
+enum { OBJ_FORK, OBJ_JOIN, OBJ_BARRIER, OBJ_ORDERED };
+/* A new team instance, numbered from 1 for the whole process. */
+uint64_t ecp_omp_new_team(void);
+/* Set once LLVM's libomp started the agent's OMPT tool (agent-ompt.c):
+ * the GOMP_* compatibility entry points and omp_*_lock functions libomp
+ * also exports then pass straight through, so that nothing is recorded
+ * twice. */
+extern int ecp_ompt_active;
+/* Whether LLVM's libomp is the process's OpenMP runtime (agent-ompt.c). */
+bool ecp_omp_is_libomp(void);
+/* Whether `caller` is in libomp while its OMPT tool runs (or may yet). */
+bool ecp_ompt_runtime_call(const void *caller);
+
 /* The real functions (agent-real.c), resolved by the constructor or on first
  * use when a wrapper runs before it (during other libraries' constructors). */
 typedef void (*ecp_fn)(void);

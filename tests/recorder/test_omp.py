@@ -26,14 +26,14 @@ and ecp's prediction must match it within 10% at P = 1..4.
 Then omp-regions.c: three regions after serial parts, on libgomp's reused
 pool threads, against the same kind of oracle.
 
-With --clang, only the first program, built with clang and LLVM's libomp:
-ecp does not interpose libomp (no OMPT yet), but with KMP_BLOCKTIME=0
-libomp's threads sleep and wake through pthread condition variables and
-mutexes, which the agent records; this checks that those suffice here.
+With --clang, the same four programs built with clang and LLVM's libomp,
+recorded through OMPT (recorder/agent/agent-ompt.c): the same checks, but
+for the outlined region's name (clang names it .omp_outlined.).
 
 usage: test_omp.py OMP_PHASES_BINARY OMP_UNSUPPORTED_BINARY OMP_DYNAMIC_BINARY
                    OMP_REGIONS_BINARY
-       test_omp.py --clang OMP_PHASES_CLANG_BINARY"""
+       test_omp.py --clang OMP_PHASES_CLANG_BINARY OMP_UNSUPPORTED_CLANG_BINARY
+                   OMP_DYNAMIC_CLANG_BINARY OMP_REGIONS_CLANG_BINARY"""
 import json
 import os
 import re
@@ -126,7 +126,15 @@ def unsupported(ecp_bin, prog, work):
           % p.stdout)
 
 
-def dynamic(ecp_bin, prog, work):
+def recorded_as(trace, names):
+    """The construct events a trace holds among `names` (the clang builds
+    must be recorded through OMPT, not only through libomp's pthread calls)."""
+    seen = {e['event'] for e in read_trace(os.path.join(trace, 'main'))}
+    missing = [n for n in names if n not in seen]
+    check(not missing, 'the trace has no %s events' % missing)
+
+
+def dynamic(ecp_bin, prog, work, clang=False):
     trace = os.path.join(work, 'dyn')
     p = record(['-o', trace, '--as-cpus', '4'], [prog], cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
@@ -134,6 +142,8 @@ def dynamic(ecp_bin, prog, work):
     team = m.get('team', 0)
     check(team == 4, 'team of %d threads, want 4' % team)
     check('OpenMP' not in p.stderr, 'a dynamic loop was called unmodelled: %s' % p.stderr)
+    if clang:
+        recorded_as(trace, ['ecp:omp_chunk', 'ecp:once_end', 'ecp:sem_post'])
     n = len([k for k in m if k.startswith('iter_')])
     # as P cores run it: each iteration (chunk) to the thread free first
     dealt = [0] * team
@@ -199,6 +209,8 @@ def main():
     m = {k: int(v) for k, v in re.findall(r'(\w+)=(\d+)', p.stdout)}
     team = m.get('team', 0)
     check(team == 4, 'team of %d threads, want 4' % team)
+    if clang:
+        recorded_as(trace, ['ecp:barrier_wait_begin', 'ecp:lock_request', 'ecp:once_end'])
     s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-4', '--format', 'json', '--top', '20'],
                        capture_output=True, text=True, timeout=120)
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
@@ -216,10 +228,9 @@ def main():
         print('P=%d: predicted %.1f ms, oracle %.1f ms (%+.1f%%)'
               % (pr, got[i] / 1e6, want / 1e6, 100 * err))
     check(worst <= TOLERANCE, 'a prediction is %.1f%% off the oracle' % (100 * worst))
-    if not clang:
-        unsupported(ecp_bin, os.path.abspath(sys.argv[2]), work)
-        dynamic(ecp_bin, os.path.abspath(sys.argv[3]), work)
-        regions(ecp_bin, os.path.abspath(sys.argv[4]), work)
+    unsupported(ecp_bin, os.path.abspath(sys.argv[2]), work)
+    dynamic(ecp_bin, os.path.abspath(sys.argv[3]), work, clang)
+    regions(ecp_bin, os.path.abspath(sys.argv[4]), work)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
