@@ -500,6 +500,11 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	 * the program runs on one CPU. */
 	if (!getenv("KMP_AFFINITY") && env_add(e, "KMP_AFFINITY=disabled") < 0)
 		goto out;
+	/* OpenMP task events (agent-ompt-task.c): written only when asked for
+	 * until the reader reads them (issue 37). */
+	if (getenv("ECP_OMP_TASK_EVENTS") &&
+	    env_add(e, "ECP_OMP_TASK_EVENTS=%s", getenv("ECP_OMP_TASK_EVENTS")) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(inc);

@@ -18,7 +18,9 @@
  *    barrier object;
  *  - locks, critical, atomic and ordered: agent-ompt-sync.c; the chunks of
  *    dynamic and guided loops: agent-kmpc.c (libomp's dispatch callback is
- *    never set).
+ *    never set); explicit tasks, taskwait, taskgroup: agent-ompt-task.c
+ *    (the task events; named unmodelled until the model builds them);
+ *  - teams, distribute, doacross and cancel: named, not modelled.
  *
  * LLVM 14 reports a region's closing barrier and a worksharing construct's
  * as the same kind (barrier_implicit): the closing one is told apart by its
@@ -207,10 +209,8 @@ ECP_AGENT_FN static void on_sync_region(int kind, int endpoint, ompt_data_t *par
 	(void)task;
 	switch (kind) {
 	case OMPT_SYNC_TASKWAIT:
-		ecp_ompt_unmodelled("OpenMP taskwait");
-		return;
 	case OMPT_SYNC_TASKGROUP:
-		ecp_ompt_unmodelled("OpenMP taskgroup");
+		ecp_ompt_task_sync(kind, endpoint, false);
 		return;
 	case OMPT_SYNC_REDUCTION:
 	case OMPT_SYNC_BARRIER_TEAMS:
@@ -226,45 +226,31 @@ ECP_AGENT_FN static void on_sync_region(int kind, int endpoint, ompt_data_t *par
 		barrier_end(m, kind, ra);
 }
 
+/* A taskgroup's end waits in sync_region_wait (its sync_region spans the
+ * whole group). */
+ECP_AGENT_FN static void on_sync_wait(int kind, int endpoint, ompt_data_t *parallel,
+				      ompt_data_t *task, const void *ra)
+{
+	(void)parallel;
+	(void)task;
+	(void)ra;
+	if (kind == OMPT_SYNC_TASKGROUP)
+		ecp_ompt_task_sync(kind, endpoint, true);
+}
+
 /* ------------------------------------------------------------ named, not modelled */
 
 ECP_AGENT_FN static void on_work(int type, int endpoint, ompt_data_t *parallel,
 				 ompt_data_t *task, uint64_t count, const void *ra)
 {
-	(void)endpoint;
 	(void)parallel;
 	(void)task;
 	(void)count;
 	(void)ra;
 	if (type == OMPT_WORK_TASKLOOP)
-		ecp_ompt_unmodelled("OpenMP taskloop");
+		ecp_ompt_taskloop(endpoint);
 	else if (type == OMPT_WORK_DISTRIBUTE)
 		ecp_ompt_unmodelled("OpenMP teams");
-}
-
-ECP_AGENT_FN static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame,
-					ompt_data_t *task, int flags, int deps,
-					const void *ra)
-{
-	(void)parent;
-	(void)frame;
-	(void)deps;
-	(void)ra;
-	task->value = 0;
-	if (flags & OMPT_TASK_EXPLICIT)
-		ecp_ompt_unmodelled("OpenMP task");
-}
-
-ECP_AGENT_FN static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps,
-					int n)
-{
-	(void)task;
-	for (int i = 0; i < n; i++)
-		if (deps[i].dependence_type == OMPT_DEP_SOURCE ||
-		    deps[i].dependence_type == OMPT_DEP_SINK) {
-			ecp_ompt_unmodelled("OpenMP doacross loop");
-			return;
-		}
 }
 
 ECP_AGENT_FN static void on_cancel(ompt_data_t *task, int flags, const void *ra)
@@ -300,9 +286,9 @@ ECP_AGENT_FN static int initialize(ompt_function_lookup_t lookup, int device,
 	ecp_ompt_register_sync(set);
 	/* only to name constructs: the model does without them */
 	(void)SET(set, OMPT_CB_WORK, on_work);
-	(void)SET(set, OMPT_CB_TASK_CREATE, on_task_create);
-	(void)SET(set, OMPT_CB_DEPENDENCES, on_dependences);
+	(void)SET(set, OMPT_CB_SYNC_REGION_WAIT, on_sync_wait);
 	(void)SET(set, OMPT_CB_CANCEL, on_cancel);
+	ecp_ompt_register_tasks(set);
 	__atomic_store_n(&ecp_ompt_active, 1, __ATOMIC_RELAXED);
 	errno = saved;
 	return 1;

@@ -47,6 +47,7 @@ enum { /* ompt_callbacks_t */
        OMPT_CB_TASK_CREATE = 5,
        OMPT_CB_TASK_SCHEDULE = 6,
        OMPT_CB_IMPLICIT_TASK = 7,
+       OMPT_CB_SYNC_REGION_WAIT = 16,
        OMPT_CB_MUTEX_RELEASED = 17,
        OMPT_CB_DEPENDENCES = 18,
        OMPT_CB_WORK = 20,
@@ -113,7 +114,12 @@ struct ecp_thread *ecp_ompt_hold(void);
 struct ecp_thread *ecp_ompt_unhold(void);
 /* Names a construct not modelled, once (guard not raised). */
 void ecp_ompt_unmodelled(const char *name);
-/* Registers the callbacks of agent-ompt-sync.c. */
+/* Registers the callbacks of agent-ompt-sync.c, agent-ompt-task.c. */
 void ecp_ompt_register_sync(ompt_set_callback_t set);
+void ecp_ompt_register_tasks(ompt_set_callback_t set);
+/* taskwait and taskgroup sync regions (`wait`: the sync_region_wait
+ * callback), and taskloop constructs' begin and end (agent-ompt-task.c). */
+void ecp_ompt_task_sync(int kind, int endpoint, bool wait);
+void ecp_ompt_taskloop(int endpoint);
 
 #endif

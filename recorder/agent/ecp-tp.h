@@ -325,7 +325,8 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_chunk,
 		lttng_ust_field_integer(uint8_t, done, a_done)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
-/* OpenMP tasks (agent-omp-task.c; the same events from any runtime).
+/* OpenMP tasks (agent-omp-task.c for libgomp, agent-ompt-task.c for LLVM's
+ * libomp through OMPT).
  * omp_task_create on the creating thread when a task is made: `task` a
  * process-unique id > 0, `parent` the task the creator was running (0: its
  * implicit task), `site` the return address of the creating call, `flags`
