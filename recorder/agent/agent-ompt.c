@@ -301,16 +301,20 @@ ECP_AGENT_FN static void finalize(ompt_data_t *data)
 
 typedef ompt_start_tool_result_t *(*start_tool_fn)(unsigned, const char *);
 
+ECP_AGENT_FN static bool same_object(void *a, void *b)
+{
+	Dl_info x, y;
+	return dladdr(a, &x) && dladdr(b, &y) && x.dli_fbase == y.dli_fbase;
+}
+
 /* Another tool's ompt_start_tool after the agent's in the search order (not
  * libomp's own weak default, which finds nothing more). */
 ECP_AGENT_FN static start_tool_fn other_tool(void)
 {
 	void *next = dlsym(RTLD_NEXT, "ompt_start_tool");
 	void *rt = dlsym(RTLD_DEFAULT, "__kmpc_fork_call");
-	Dl_info a, b;
 	start_tool_fn f;
-	if (!next ||
-	    (rt && dladdr(next, &a) && dladdr(rt, &b) && a.dli_fbase == b.dli_fbase))
+	if (!next || (rt && same_object(next, rt)))
 		return 0;
 	memcpy(&f, &next, sizeof(f));
 	return f;
@@ -342,6 +346,11 @@ ECP_AGENT_API ompt_start_tool_result_t *ompt_start_tool(unsigned int version,
 
 /* ------------------------------------------------------------ which runtime */
 
+/* libomp is the runtime the GOMP_* wrappers would call: it is loaded, and
+ * either no GOMP_* function comes after the agent (a clang-built program:
+ * only the omp_*_lock wrappers are reached) or those that come are
+ * libomp's own (a program GCC built, run on libomp's compatibility entry
+ * points).  A libgomp loaded besides keeps its wrappers recording. */
 ECP_AGENT_FN bool ecp_omp_is_libomp(void)
 {
 	static int known; /* 0: not asked yet; 1: libgomp (or none); 2: libomp */
@@ -350,7 +359,9 @@ ECP_AGENT_FN bool ecp_omp_is_libomp(void)
 		return true;
 	if (!k) {
 		int saved = errno;
-		k = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") ? 2 : 1;
+		void *rt = dlsym(RTLD_DEFAULT, "__kmpc_fork_call");
+		void *gomp = dlsym(RTLD_NEXT, "GOMP_parallel");
+		k = rt && (!gomp || same_object(rt, gomp)) ? 2 : 1;
 		errno = saved;
 		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
 	}
