@@ -73,6 +73,8 @@ ECP_AGENT_FN static void on_task_create(ompt_data_t *parent, const ompt_frame_t 
 	uint8_t f = 0;
 	(void)frame;
 	(void)deps;
+	if (!task)
+		return;
 	task->value = 0;
 	if (!(flags & OMPT_TASK_EXPLICIT))
 		return;

@@ -103,6 +103,8 @@ ECP_AGENT_FN static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t
 	(void)task;
 	(void)frame;
 	(void)requested;
+	if (!parallel)
+		return;
 	parallel->value = 0;
 	if (flags & OMPT_PARALLEL_LEAGUE) {
 		ecp_ompt_unmodelled("OpenMP teams");
@@ -160,7 +162,8 @@ ECP_AGENT_FN static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 	/* the initial thread's implicit task, and the teams construct's */
 	if (flags & OMPT_TASK_INITIAL)
 		return;
-	task->value = 0;
+	if (task)
+		task->value = 0;
 	if (endpoint == OMPT_SCOPE_BEGIN)
 		team_enter(parallel ? parallel->value : 0, n, index);
 	else if (endpoint == OMPT_SCOPE_END)
