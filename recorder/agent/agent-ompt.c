@@ -36,6 +36,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -139,6 +140,20 @@ ECP_AGENT_FN static void team_enter(uint64_t team, unsigned n, unsigned index)
 	}
 }
 
+/* After a join, libomp frees a team that is not kept (a nested one) and
+ * waits for its workers to be asleep in a loop that neither sleeps nor
+ * yields; on the one recording CPU the workers, woken but not yet run,
+ * cannot get there until the master's time slice ends, and the master's
+ * spin (several ms, as much as the scheduler gives it) is recorded as the
+ * work of the function that opened the region.  Yielding here lets them
+ * run first: on P CPUs they would already be there. */
+ECP_AGENT_FN static void join_yield(void)
+{
+	int saved = errno;
+	ECP_REAL(sched_yield)();
+	errno = saved;
+}
+
 /* The master, past the closing barrier: one token per other member. */
 ECP_AGENT_FN static void team_leave(void)
 {
@@ -153,6 +168,8 @@ ECP_AGENT_FN static void team_leave(void)
 		ECP_TP(sem_wait_end, OMP_OBJ(m->team, OBJ_JOIN), 0, ecp_cpu_ns());
 	}
 	ecp_leave(t);
+	if (m->nthreads > 1)
+		join_yield();
 }
 
 ECP_AGENT_FN static void on_implicit_task(int endpoint, ompt_data_t *parallel,

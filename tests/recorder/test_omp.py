@@ -28,7 +28,9 @@ pool threads, against the same kind of oracle.
 
 With --clang, the same four programs built with clang and LLVM's libomp,
 recorded through OMPT (recorder/agent/agent-ompt.c): the same checks, but
-for the outlined region's name (clang names it .omp_outlined.).
+for the outlined region's name (clang names it .omp_outlined.); and the
+construct events are in the traces, and omp-unsupported.c's region started
+through libomp's GOMP_* compatibility entry points is recorded once.
 
 usage: test_omp.py OMP_PHASES_BINARY OMP_UNSUPPORTED_BINARY OMP_DYNAMIC_BINARY
                    OMP_REGIONS_BINARY
@@ -102,6 +104,13 @@ def unsupported(ecp_bin, prog, work, clang=False):
     trace = os.path.join(work, 'uns')
     p = record(['-o', trace], [prog], cwd=work)
     check(p.returncode == 3, 'exit status %d, want 3: %s' % (p.returncode, p.stderr))
+    if clang:
+        # two regions, one of them through libomp's GOMP_* compatibility
+        # entry points: each fork written once (OMPT), not also by the
+        # GOMP_* wrappers
+        forks = [e for e in read_trace(os.path.join(trace, 'main'))
+                 if e['event'] == 'ecp:sem_init']
+        check(len(forks) == 2, '%d forks recorded, want 2' % len(forks))
     want = direct.stdout.replace('wait_policy=\n', 'wait_policy=passive\n')
     check(p.stdout == want, 'output %r, unrecorded %r' % (p.stdout, direct.stdout))
     # libgomp's tasks and taskwait are modelled since issue 37; libomp's
