@@ -39,6 +39,10 @@ CANDIDATES = {
     "omp_quicksort": ["ParallelQuickSort", "RecursiveQuickSort"],
     "omp_dynamic": ["Item"],
     "omp_stencil": ["Row"],
+    # the same, built with clang and LLVM's libomp (issue 37; traces/meson.build)
+    "omp_quicksort-clang": ["ParallelQuickSort", "RecursiveQuickSort"],
+    "omp_dynamic-clang": ["Item"],
+    "omp_stencil-clang": ["Row"],
 }
 
 

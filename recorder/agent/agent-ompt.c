@@ -68,11 +68,15 @@ ECP_AGENT_FN struct ompt_team *ecp_ompt_team(void)
 	return &teams[d - 1];
 }
 
+/* The thread whose guard a wait holds (ecp_ompt_hold), or NULL. */
 static __thread struct ecp_thread *held __attribute__((tls_model("initial-exec")));
 
 ECP_AGENT_FN struct ecp_thread *ecp_ompt_hold(void)
 {
-	struct ecp_thread *t = held ? 0 : ecp_enter();
+	struct ecp_thread *t;
+	if (held) /* a wait inside a wait: the outer one keeps the guard */
+		return 0;
+	t = ecp_enter();
 	held = t;
 	return t;
 }
