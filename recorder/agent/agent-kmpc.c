@@ -17,6 +17,7 @@
  * with libgomp.  Nothing here records unless agent-ompt.c's tool runs: a
  * chunk belongs to a recorded team. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <string.h>
 
 #include "recorder/agent/agent-ompt.h"
@@ -111,6 +112,7 @@ ECP_AGENT_FN static int chunk_event(int got)
 ECP_AGENT_FN static ecp_fn kmpc_real(const char *name)
 {
 	static const char *const libs[] = {"libomp.so.5", "libomp.so", "libiomp5.so"};
+	int saved = errno; /* the loader's failures set it */
 	ecp_fn f = ecp_real(name, 0);
 	for (unsigned i = 0; !f && i < sizeof(libs) / sizeof(libs[0]); i++) {
 		void *h = dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD), *p;
@@ -120,6 +122,7 @@ ECP_AGENT_FN static ecp_fn kmpc_real(const char *name)
 		dlclose(h);
 		memcpy(&f, &p, sizeof(f));
 	}
+	errno = saved;
 	return f;
 }
 
