@@ -497,9 +497,17 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	 * either, and then checks that mask against the machine's topology
 	 * (a faked one fails its assertion).  With its affinity code off it
 	 * asks sysconf, which says --as-cpus.  Binding does not matter here:
-	 * the program runs on one CPU. */
-	if (!getenv("KMP_AFFINITY") && env_add(e, "KMP_AFFINITY=disabled") < 0)
+	 * the program runs on one CPU.  A caller who asked for binding
+	 * (OMP_PROC_BIND, OMP_PLACES: libomp warns that KMP_AFFINITY overrides
+	 * them) keeps it, and the team's size is told instead. */
+	if (!getenv("KMP_AFFINITY") && !getenv("OMP_PROC_BIND") &&
+	    !getenv("OMP_PLACES")) {
+		if (env_add(e, "KMP_AFFINITY=disabled") < 0)
+			goto out;
+	} else if (!getenv("KMP_AFFINITY") && !getenv("OMP_NUM_THREADS") &&
+		   env_add(e, "OMP_NUM_THREADS=%u", as_cpus) < 0) {
 		goto out;
+	}
 	/* OpenMP task events (agent-ompt-task.c): written only when asked for
 	 * until the reader reads them (issue 37). */
 	if (getenv("ECP_OMP_TASK_EVENTS") &&

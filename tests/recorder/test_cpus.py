@@ -6,7 +6,9 @@ creates as many threads as the caller has CPUs (the default) or as
 it counts CPUs (sched_getaffinity, pthread_getaffinity_np, sysconf,
 get_nprocs, omp_get_num_procs) answers N, the trace has N threads, and a
 sched_setaffinity of its own succeeds and is reported back without moving
-it; `nproc` started through `sh -c` sees N too.  And while the program
+it; `nproc` started through `sh -c` sees N too; with OMP_PROC_BIND=true the
+default team is N still, and the runtime prints no warning (LLVM's libomp
+would about KMP_AFFINITY, which ecp record then does not set).  And while the program
 runs, ecp record itself (and the daemons it starts) stays off the CPU the
 program records on whenever another is allowed: its work there slowed the
 program it measured.
@@ -15,6 +17,7 @@ usage: test_cpus.py OMP_BINARY"""
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,6 +85,16 @@ def main():
     check(p.returncode == 0, 'sh -c nproc: exit %d: %s' % (p.returncode, p.stderr))
     check(p.stdout.strip() == '5', 'nproc under sh -c printed %r' % p.stdout)
     driver_off_program_cpu(work)
+    # binding asked for: the default team is still --as-cpus (libomp: told
+    # through OMP_NUM_THREADS, its affinity code kept on), and no runtime
+    # warns about the environment ecp record set
+    env = dict(os.environ, OMP_PROC_BIND='true')
+    p = subprocess.run([ecp(), 'record', '-o', os.path.join(work, 'bind'), '--as-cpus', '3',
+                        '--', prog], capture_output=True, text=True, timeout=120, env=env,
+                       cwd=work)
+    check(p.returncode == 0, 'OMP_PROC_BIND=true: exit %d: %s' % (p.returncode, p.stderr))
+    check('team=3\n' in p.stdout, 'OMP_PROC_BIND=true: %r, want team=3' % p.stdout)
+    check('OMP: Warning' not in p.stderr, 'the runtime warned: %s' % p.stderr)
     p = record(['-o', os.path.join(work, 'bad'), '--as-cpus', '0'], [prog], cwd=work)
     check(p.returncode == 2, '--as-cpus 0 accepted: exit %d' % p.returncode)
     shutil.rmtree(work, ignore_errors=True)
