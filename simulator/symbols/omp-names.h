@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Names a user recognises for the functions GCC outlines from OpenMP
- * constructs: `main._omp_fn.0` is shown as "main@prog.c:61", the enclosing
- * function and the construct's source line read from the object's DWARF
- * (libdw); without debug information the compiler's name stays. */
+/* Names a user recognises for the functions GCC and clang outline from
+ * OpenMP constructs: GCC's `main._omp_fn.0` and clang's `.omp_outlined.`
+ * (or a task's `.omp_task_entry.`) are shown as "main@prog.c:61", the
+ * enclosing function and the construct's source line read from the
+ * object's DWARF (libdw; for clang's, the enclosing function is the one
+ * declared last before that line); without debug information the
+ * compiler's name stays. */
 #ifndef ECP_SIMULATOR_OMP_NAMES_H
 #define ECP_SIMULATOR_OMP_NAMES_H
 

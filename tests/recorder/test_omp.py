@@ -27,9 +27,9 @@ Then omp-regions.c: three regions after serial parts, on libgomp's reused
 pool threads, against the same kind of oracle.
 
 With --clang, the same four programs built with clang and LLVM's libomp,
-recorded through OMPT (recorder/agent/agent-ompt.c): the same checks, but
-for the outlined region's name (clang names it .omp_outlined.); and the
-construct events are in the traces, and omp-unsupported.c's region started
+recorded through OMPT (recorder/agent/agent-ompt.c): the same checks (the
+region clang outlines, .omp_outlined., is named main@omp-phases.c:LINE too:
+simulator/symbols/omp-names.c); and the construct events are in the traces, and omp-unsupported.c's region started
 through libomp's GOMP_* compatibility entry points is recorded once.
 
 usage: test_omp.py OMP_PHASES_BINARY OMP_UNSUPPORTED_BINARY OMP_DYNAMIC_BINARY
@@ -230,7 +230,7 @@ def main():
     got = scan['makespan_ns']
     # the outlined region, named by its enclosing function and line (libdw)
     names = [f['name'] for f in scan['functions']]
-    check(clang or any(re.match(r'main@omp-phases\.c:\d+$', n) for n in names),
+    check(any(re.match(r'main@omp-phases\.c:\d+$', n) for n in names),
           'no function named main@omp-phases.c:LINE among %s' % names)
     worst = 0.0
     for i, pr in enumerate(range(1, 5)):
