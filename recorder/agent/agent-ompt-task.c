@@ -18,11 +18,11 @@
  * the guard lowered, so that its functions and waits are recorded, and the
  * wait it ran inside holds the guard again when it completes.
  *
- * Until the model builds these, every task construct is also named
- * (`unmodelled`), and the task events are written only with
- * ECP_OMP_TASK_EVENTS=1 in the environment: this reader refuses events it
- * does not know (the model side of issue 37 adds them to it; then they are
- * written always).  The guard is lowered in task bodies either way. */
+ * The model deals these tasks out again as libgomp's
+ * (simulator/trace/builder-tasks.c).  ECP_OMP_TASK_EVENTS=0 in the
+ * environment turns the events off (the constructs are then named
+ * `unmodelled`, as before the model read them); the guard is lowered in
+ * task bodies either way. */
 #include <stdlib.h>
 
 #include "recorder/agent/agent-ompt.h"
@@ -44,7 +44,7 @@ ECP_AGENT_FN static bool task_events(void)
 	int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
 	if (!v) {
 		const char *s = getenv("ECP_OMP_TASK_EVENTS");
-		v = s && s[0] == '1' && !s[1] ? 2 : 1;
+		v = s && s[0] == '0' && !s[1] ? 1 : 2;
 		__atomic_store_n(&on, v, __ATOMIC_RELAXED);
 	}
 	return v == 2;
@@ -78,7 +78,8 @@ ECP_AGENT_FN static void on_task_create(ompt_data_t *parent, const ompt_frame_t 
 	task->value = 0;
 	if (!(flags & OMPT_TASK_EXPLICIT))
 		return;
-	ecp_ompt_unmodelled(in_taskloop ? "OpenMP taskloop" : "OpenMP task");
+	if (!task_events())
+		ecp_ompt_unmodelled(in_taskloop ? "OpenMP taskloop" : "OpenMP task");
 	if (!(t = ecp_enter()))
 		return;
 	id = __atomic_fetch_add(&next_task, 1, __ATOMIC_RELAXED);
@@ -181,13 +182,15 @@ ECP_AGENT_FN static void phase(bool group, uint8_t ph, bool hold, bool release)
 ECP_AGENT_FN void ecp_ompt_task_sync(int kind, int endpoint, bool wait)
 {
 	if (kind == OMPT_SYNC_TASKWAIT && !wait) {
-		ecp_ompt_unmodelled("OpenMP taskwait");
+		if (!task_events())
+			ecp_ompt_unmodelled("OpenMP taskwait");
 		if (endpoint == OMPT_SCOPE_BEGIN)
 			phase(false, 0, true, false);
 		else if (endpoint == OMPT_SCOPE_END)
 			phase(false, 1, false, true);
 	} else if (kind == OMPT_SYNC_TASKGROUP) {
-		ecp_ompt_unmodelled("OpenMP taskgroup");
+		if (!task_events())
+			ecp_ompt_unmodelled("OpenMP taskgroup");
 		if (!wait && endpoint == OMPT_SCOPE_BEGIN)
 			phase(true, 0, false, false);
 		else if (wait && endpoint == OMPT_SCOPE_BEGIN)

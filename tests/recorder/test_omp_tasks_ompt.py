@@ -134,10 +134,9 @@ def main():
     ecp_bin = ecp()
     work = workdir()
     trace = os.path.join(work, 'tasks')
-    env = dict(os.environ, ECP_OMP_TASK_EVENTS='1')
     p = subprocess.run([ecp_bin, 'record', '-q', '-o', trace, '--min-duration', '0',
                         '--as-cpus', '3', '--', prog],
-                       capture_output=True, text=True, timeout=120, env=env, cwd=work)
+                       capture_output=True, text=True, timeout=120, cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
     m = {k: int(v, 0) for k, v in re.findall(r'(\w+)=(0x[0-9a-f]+|\d+)', p.stdout)}
     evs, tasks = events_of(trace)
@@ -147,11 +146,20 @@ def main():
     check_phases(evs)
     check_bodies(evs)
     print('task events: %d tasks, %d events' % (len(created), len(tasks)))
+    # the model reads them: no task construct is named
+    s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-2'],
+                       capture_output=True, text=True, timeout=120)
+    check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
+    for n in ('OpenMP task,', 'OpenMP taskwait,', 'OpenMP taskgroup,', 'OpenMP taskloop,'):
+        check(n not in s.stderr, 'the analysis names %s: %s' % (n, s.stderr))
+    # ECP_OMP_TASK_EVENTS=0 turns them off, and the constructs are named
     plain = os.path.join(work, 'plain')
-    p = record(['-o', plain, '--as-cpus', '3'], [prog], cwd=work)
+    env = dict(os.environ, ECP_OMP_TASK_EVENTS='0')
+    p = subprocess.run([ecp_bin, 'record', '-q', '-o', plain, '--as-cpus', '3', '--', prog],
+                       capture_output=True, text=True, timeout=120, env=env, cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
     _, tasks = events_of(plain)
-    check(not tasks, 'task events written without ECP_OMP_TASK_EVENTS')
+    check(not tasks, 'task events written with ECP_OMP_TASK_EVENTS=0')
     s = subprocess.run([ecp_bin, 'scan', plain, '-P', '1-2'],
                        capture_output=True, text=True, timeout=120)
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
