@@ -402,12 +402,12 @@ ECP_AGENT_API void GOMP_parallel_end(void)
 		__typeof__(&name) real = OMP_REAL(name);                                 \
 		struct region *r = cur_region;                                           \
 		struct ecp_thread *t;                                                    \
-		if (!r || !(t = ecp_omp_enter()))                                            \
+		if (!r || !(t = ecp_omp_enter()))                                        \
 			return real();                                                   \
 		ECP_TP(barrier_wait_begin, OMP_OBJ(r->id, OBJ_BARRIER), ecp_cpu_ns());   \
 		ecp_leave(t);                                                            \
 		type ret_ = real();                                                      \
-		if ((t = ecp_omp_enter())) {                                                 \
+		if ((t = ecp_omp_enter())) {                                             \
 			ECP_TP(barrier_wait_end, OMP_OBJ(r->id, OBJ_BARRIER), 0,         \
 			       ecp_cpu_ns());                                            \
 			ecp_leave(t);                                                    \
@@ -421,14 +421,14 @@ ECP_AGENT_API void GOMP_parallel_end(void)
 		__typeof__(&name) real = OMP_REAL(name);                                 \
 		struct region *r = cur_region;                                           \
 		struct ecp_thread *t;                                                    \
-		if (!r || !(t = ecp_omp_enter())) {                                          \
+		if (!r || !(t = ecp_omp_enter())) {                                      \
 			real();                                                          \
 			return;                                                          \
 		}                                                                        \
 		ECP_TP(barrier_wait_begin, OMP_OBJ(r->id, OBJ_BARRIER), ecp_cpu_ns());   \
 		ecp_leave(t);                                                            \
 		real();                                                                  \
-		if ((t = ecp_omp_enter())) {                                                 \
+		if ((t = ecp_omp_enter())) {                                             \
 			ECP_TP(barrier_wait_end, OMP_OBJ(r->id, OBJ_BARRIER), 0,         \
 			       ecp_cpu_ns());                                            \
 			ecp_leave(t);                                                    \
@@ -521,7 +521,7 @@ ECP_AGENT_API void GOMP_critical_name_end(void **pptr)
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
 		struct ecp_thread *t;                                                    \
 		real(l);                                                                 \
-		if ((t = ecp_omp_enter())) {                                                 \
+		if ((t = ecp_omp_enter())) {                                             \
 			ECP_TP(lock_init, (uint64_t)(uintptr_t)l, KIND_MUTEX, type,      \
 			       ecp_cpu_ns());                                            \
 			ecp_leave(t);                                                    \
@@ -534,7 +534,7 @@ LOCK_INIT(omp_init_nest_lock, TYPE_RECURSIVE)
 	ECP_AGENT_API void name(ecp_omp_lock *l)                                         \
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
-		struct ecp_thread *t = ecp_omp_enter();                                      \
+		struct ecp_thread *t = ecp_omp_enter();                                  \
 		if (!t) {                                                                \
 			real(l);                                                         \
 			return;                                                          \
@@ -553,7 +553,7 @@ LOCK_SET(omp_set_nest_lock)
 	ECP_AGENT_API void name(ecp_omp_lock *l)                                         \
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
-		struct ecp_thread *t = ecp_omp_enter();                                      \
+		struct ecp_thread *t = ecp_omp_enter();                                  \
 		if (t) {                                                                 \
 			ECP_TP(lock_release, (uint64_t)(uintptr_t)l, KIND_MUTEX,         \
 			       ecp_cpu_ns());                                            \
@@ -570,7 +570,7 @@ LOCK_UNSET(omp_unset_nest_lock)
 	ECP_AGENT_API int name(ecp_omp_lock *l)                                          \
 	{                                                                                \
 		__typeof__(&name) real = OMP_REAL_V(name, LOCK_VERSION);                 \
-		struct ecp_thread *t = ecp_omp_enter();                                      \
+		struct ecp_thread *t = ecp_omp_enter();                                  \
 		int rc;                                                                  \
 		if (!t)                                                                  \
 			return real(l);                                                  \
