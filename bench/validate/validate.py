@@ -39,6 +39,10 @@ CANDIDATES = {
     "omp_quicksort": ["ParallelQuickSort", "RecursiveQuickSort"],
     "omp_dynamic": ["Item"],
     "omp_stencil": ["Row"],
+    # OpenMP tasks (issue 37): recursive tasks, depend clauses, a taskloop
+    "omp_fib": ["Leaf", "Fib"],
+    "omp_wavefront": ["Block"],
+    "omp_taskloop": ["Item"],
     # the same, built with clang and LLVM's libomp (issue 37; traces/meson.build)
     "omp_quicksort-clang": ["ParallelQuickSort", "RecursiveQuickSort"],
     "omp_dynamic-clang": ["Item"],
