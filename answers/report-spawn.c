@@ -8,9 +8,8 @@
 #include "viz/json.h"
 #include "viz/table.h"
 
-/* "FUNCTION+0xOFF": the function that made the tasks, and where in it. */
-static void site_name(char *buf, size_t n, const struct ecp_model *m,
-		      const struct ecp_spawn_site *s)
+void ecp_spawn_site_name(char *buf, size_t n, const struct ecp_model *m,
+			 const struct ecp_spawn_site *s)
 {
 	const struct ecp_function *f = &m->functions[s->function];
 	if (f->addr && s->site >= f->addr && s->site - f->addr < 0x100000)
@@ -38,7 +37,7 @@ static int write_json(FILE *out, const char *trace, const struct ecp_model *m,
 	ecp_json_begin_array(&w);
 	for (uint32_t i = 0; i < m->n_spawn_sites; i++) {
 		const struct ecp_spawn_site *s = &m->spawn_sites[i];
-		site_name(name, sizeof(name), m, s);
+		ecp_spawn_site_name(name, sizeof(name), m, s);
 		ecp_json_begin_object(&w);
 		ecp_json_kv_string(&w, "name", name);
 		ecp_json_kv_string(&w, "function", m->functions[s->function].name);
@@ -76,7 +75,7 @@ static int write_table(FILE *out, const char *trace, const struct ecp_model *m,
 	ecp_table_set_column(t, 4, "parallelism", ECP_TABLE_RIGHT, ECP_TABLE_KEEP);
 	for (uint32_t i = 0; i < m->n_spawn_sites; i++) {
 		const struct ecp_spawn_site *s = &m->spawn_sites[i];
-		site_name(name, sizeof(name), m, s);
+		ecp_spawn_site_name(name, sizeof(name), m, s);
 		ecp_table_add_row(t);
 		ecp_table_cell(t, 0, name);
 		ecp_table_cell_uint(t, 1, s->tasks);

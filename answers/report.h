@@ -68,6 +68,11 @@ struct ecp_report_answer {
 int ecp_report_write(FILE *out, enum ecp_format format,
 		     const struct ecp_report_answer *ans, struct ecp_error *err);
 
+/* "FUNCTION+0xOFF": the function that made a site's tasks, and where in
+ * it (report-spawn.c; also the HTML report's spawn-site table). */
+void ecp_spawn_site_name(char *buf, size_t n, const struct ecp_model *m,
+			 const struct ecp_spawn_site *s);
+
 /* ecp report --by spawnsite (report-spawn.c): work, span and parallelism
  * per task-creating call site of the model (table or JSON). */
 int ecp_report_spawn_write(FILE *out, enum ecp_format format, const char *trace,

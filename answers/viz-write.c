@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "answers/report.h"
+
 static uint8_t start_mark(const struct ecp_model *m, ecp_id s)
 {
 	const struct ecp_segment *seg = &m->segments[s];
@@ -169,6 +171,26 @@ static int fill_scan(const struct ecp_answer_sweep *sw, struct scan_arrays *a,
 	return 0;
 }
 
+/* The spawn sites' rows and the names they point into (one block). */
+static struct ecp_html_spawn_row *spawn_rows(const struct ecp_model *m)
+{
+	enum { NAME = 256 };
+	size_t n = m->n_spawn_sites;
+	struct ecp_html_spawn_row *rows = malloc((n ? n : 1) * (sizeof(*rows) + NAME));
+	if (!rows)
+		return NULL;
+	char *names = (char *)(rows + n);
+	for (size_t i = 0; i < n; i++) {
+		const struct ecp_spawn_site *s = &m->spawn_sites[i];
+		ecp_spawn_site_name(names + i * NAME, NAME, m, s);
+		rows[i] = (struct ecp_html_spawn_row){.name = names + i * NAME,
+						      .tasks = s->tasks,
+						      .work_ns = (double)s->work_ns,
+						      .span_ns = (double)s->span_ns};
+	}
+	return rows;
+}
+
 static void fill_rows(const struct ecp_analysis *a, struct ecp_html_function_row *rows)
 {
 	for (size_t k = 0; k < a->n_functions; k++) {
@@ -195,10 +217,11 @@ int ecp_viz_write(FILE *out, const struct ecp_viz_answer *ans, struct ecp_error 
 	    calloc(run->replay.n_steps ? run->replay.n_steps : 1, sizeof(*steps));
 	struct ecp_html_function_row *rows = calloc(
 	    run->analysis.n_functions ? run->analysis.n_functions : 1, sizeof(*rows));
+	struct ecp_html_spawn_row *spawn = spawn_rows(m);
 	struct scan_arrays arrays = {0};
 	struct ecp_html_scan scan;
 	int rc = -1;
-	if (!segs || !steps || !rows) {
+	if (!segs || !steps || !rows || !spawn) {
 		ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -228,12 +251,15 @@ int ecp_viz_write(FILE *out, const struct ecp_viz_answer *ans, struct ecp_error 
 	    .measured = ans->measured,
 	    .row_count = run->analysis.n_functions,
 	    .rows = rows,
+	    .spawn_count = m->n_spawn_sites,
+	    .spawn_rows = spawn,
 	};
 	rc = ecp_html_report_write(out, &r, err) < 0 ? -1 : 0;
 out:
 	free(segs);
 	free(steps);
 	free(rows);
+	free(spawn);
 	scan_arrays_free(&arrays);
 	return rc;
 }

@@ -344,6 +344,38 @@ static void write_table(struct ecp_html_ctx *c)
 	fputs("</section>\n", out);
 }
 
+/* Cilkprof's on-work profile: shown only when the program made tasks. */
+static void write_spawn_table(struct ecp_html_ctx *c)
+{
+	FILE *out = c->out;
+	const struct ecp_html_report *r = c->r;
+	if (!r->spawn_count)
+		return;
+	fputs(
+	    "<section id=\"spawn\"><h2>6. Spawn sites</h2>\n"
+	    "<p class=\"note\">Each task-creating call site: the tasks made there, their "
+	    "work with all their descendants (a recursion through the site counted "
+	    "once), their span (the longest chain on unlimited processors), and "
+	    "parallelism work/span.</p>\n"
+	    "<table id=\"stable\"><thead><tr><th class=\"name\" data-t=\"text\">spawn "
+	    "site</th><th data-t=\"num\">tasks</th><th data-t=\"num\">work</th>"
+	    "<th data-t=\"num\">span</th><th data-t=\"num\">parallelism</th></tr>"
+	    "</thead><tbody>\n",
+	    out);
+	for (size_t i = 0; i < r->spawn_count; i++) {
+		const struct ecp_html_spawn_row *s = &r->spawn_rows[i];
+		fputs("<tr><td class=\"name\">", out);
+		ecp_html_name(out, s->name ? s->name : "", 120);
+		fprintf(out, "</td><td data-v=\"%" PRIu64 "\">%" PRIu64 "</td>", s->tasks,
+			s->tasks);
+		num_cell(out, s->work_ns, true);
+		num_cell(out, s->span_ns, true);
+		num_cell(out, s->span_ns > 0 ? s->work_ns / s->span_ns : NAN, false);
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table></section>\n", out);
+}
+
 /* Names the script reads back with textContent (never as markup). */
 static void write_name_lists(struct ecp_html_ctx *c, size_t thread_rows)
 {
@@ -422,6 +454,7 @@ int ecp_html_report_write(FILE *out, const struct ecp_html_report *r,
 	ecp_html_speedup_write(&c);
 	fputs("</div>\n", out);
 	write_table(&c);
+	write_spawn_table(&c);
 	size_t cap = r->max_segments ? r->max_segments : ECP_HTML_DEFAULT_MAX_SEGMENTS;
 	fprintf(
 	    out,

@@ -134,6 +134,14 @@ struct ecp_html_function_row {
 	double tet_ns, tetid_ns, work_ns, span_ns, idle_ns;
 };
 
+/* A task-creating call site (OpenMP tasks, issue 37): Cilkprof's work and
+ * span of the tasks made there (simulator/model/model.h). */
+struct ecp_html_spawn_row {
+	const char *name; /* "FUNCTION+0xOFF" */
+	uint64_t tasks;
+	double work_ns, span_ns;
+};
+
 struct ecp_html_report {
 	const char *title;      /* NULL: "ecp report" */
 	const char *trace_path; /* may be NULL */
@@ -159,6 +167,9 @@ struct ecp_html_report {
 
 	size_t row_count;
 	const struct ecp_html_function_row *rows; /* in display order (by TET) */
+
+	size_t spawn_count; /* 0: no task was recorded, no section */
+	const struct ecp_html_spawn_row *spawn_rows;
 
 	/* 0: ECP_HTML_DEFAULT_MAX_SEGMENTS.  A larger cap loosens the size
 	 * bound by about 240 bytes per extra bar. */

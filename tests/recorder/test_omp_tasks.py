@@ -71,6 +71,19 @@ def spawn_sites(ecp_bin, trace, tasks, loop):
               % (s['name'], 100 * err))
         check(s['span_ns'] == s['work_ns'], 'site %s: leaf tasks, span %d != work %d'
               % (s['name'], s['span_ns'], s['work_ns']))
+    # the HTML report's spawn-site table says the same
+    html = os.path.join(os.path.dirname(trace), 'report.html')
+    r = subprocess.run([ecp_bin, 'viz', trace, '-P', '2', '-o', html],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, 'ecp viz: exit %d: %s' % (r.returncode, r.stderr))
+    with open(html) as f:
+        page = f.read()
+    table = page[page.find('<section id="spawn">'):]
+    rows = re.findall(r'<tr><td class="name">([^<]*)</td><td data-v="(\d+)">\d+</td>'
+                      r'<td data-v="(\d+)">', table[:table.find('</section>')])
+    check(sorted((n, int(t), int(w)) for n, t, w in rows) ==
+          sorted((s['name'], s['tasks'], s['work_ns']) for s in sites),
+          'HTML spawn sites %s, JSON %s' % (rows, sites))
 
 
 def main():
