@@ -14,6 +14,8 @@ enum { KIND_MUTEX = 0, KIND_SPIN = 1, KIND_RWLOCK = 2 };
 enum { MODE_EXCL = 0, MODE_SHARED = 1 };
 
 #define OBJ(p) ((uint64_t)(uintptr_t)(p))
+/* libomp's own mutexes while its OMPT tool records the constructs. */
+#define OMPT_OWN() ecp_ompt_own_call(__builtin_return_address(0))
 
 /* The common shape: [request], real call, acquired or failed. */
 #define LOCK_CALL(t, obj, kind, mode, is_try, call)                                      \
@@ -49,7 +51,7 @@ ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr
 ECP_AGENT_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	__typeof__(&pthread_mutex_lock) real = ECP_REAL(pthread_mutex_lock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(m);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m));
@@ -58,7 +60,7 @@ ECP_AGENT_API int pthread_mutex_lock(pthread_mutex_t *m)
 ECP_AGENT_API int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	__typeof__(&pthread_mutex_trylock) real = ECP_REAL(pthread_mutex_trylock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(m);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 1, real(m));
@@ -68,7 +70,7 @@ ECP_AGENT_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 					  const struct timespec *abstime)
 {
 	__typeof__(&pthread_mutex_timedlock) real = ECP_REAL(pthread_mutex_timedlock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(m, abstime);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m, abstime));
@@ -78,7 +80,7 @@ ECP_AGENT_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 					  const struct timespec *abstime)
 {
 	__typeof__(&pthread_mutex_clocklock) real = ECP_REAL(pthread_mutex_clocklock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(m, clk, abstime);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m, clk, abstime));
@@ -87,7 +89,7 @@ ECP_AGENT_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 ECP_AGENT_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	__typeof__(&pthread_mutex_unlock) real = ECP_REAL(pthread_mutex_unlock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	int rc, saved;
 	if (!t)
 		return real(m);

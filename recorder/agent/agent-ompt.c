@@ -314,6 +314,7 @@ ECP_AGENT_FN static int initialize(ompt_function_lookup_t lookup, int device,
 	(void)SET(set, OMPT_CB_CANCEL, on_cancel);
 	ecp_ompt_register_tasks(set);
 	__atomic_store_n(&ecp_ompt_active, 1, __ATOMIC_RELAXED);
+	(void)ecp_ompt_runtime_call(0); /* libomp's range, found before any region */
 	errno = saved;
 	return 1;
 }
@@ -436,4 +437,17 @@ ECP_AGENT_FN bool ecp_ompt_runtime_call(const void *caller)
 		__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
 	}
 	return (uintptr_t)caller >= rt.lo && (uintptr_t)caller < rt.hi;
+}
+
+/* libomp's own mutexes and condition variables, those its threads sleep
+ * on and are woken with (a fork waking the team's workers, a closing
+ * barrier waking the master): with the tool running, the constructs they
+ * serve are recorded as such, and these would only split the master's
+ * segments between the fork and the first task, keeping the epoch's tasks
+ * from being dealt again (simulator/trace/builder-tasks.c).  libomp's
+ * thread creation is still recorded. */
+ECP_AGENT_FN bool ecp_ompt_own_call(const void *caller)
+{
+	return __atomic_load_n(&ecp_ompt_active, __ATOMIC_RELAXED) &&
+	       ecp_ompt_runtime_call(caller);
 }

@@ -8,6 +8,9 @@
 #include "recorder/agent/ecp-tp.h"
 
 #define OBJ(p) ((uint64_t)(uintptr_t)(p))
+/* libomp's own condition variables (its threads sleeping and being woken)
+ * while its OMPT tool records the constructs they serve. */
+#define OMPT_OWN() ecp_ompt_own_call(__builtin_return_address(0))
 /* glibc's pthread_cond_* exist in two versions; this is the current one. */
 #define COND_VERSION "GLIBC_2.3.2"
 
@@ -44,7 +47,7 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 ECP_AGENT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	__typeof__(&pthread_cond_wait) real = ECP_REAL_V(pthread_cond_wait, COND_VERSION);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(c, m);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), 0, ecp_cpu_ns());
@@ -57,7 +60,7 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	__typeof__(&pthread_cond_timedwait) real =
 	    ECP_REAL_V(pthread_cond_timedwait, COND_VERSION);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(c, m, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(cond_clock(c), abstime),
@@ -70,7 +73,7 @@ ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 					 clockid_t clk, const struct timespec *abstime)
 {
 	__typeof__(&pthread_cond_clockwait) real = ECP_REAL(pthread_cond_clockwait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(c, m, clk, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(clk, abstime),
@@ -83,7 +86,7 @@ ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 {
 	__typeof__(&pthread_cond_signal) real =
 	    ECP_REAL_V(pthread_cond_signal, COND_VERSION);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(c);
 	ECP_TP(cond_signal, OBJ(c), ecp_cpu_ns());
@@ -96,7 +99,7 @@ ECP_AGENT_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	__typeof__(&pthread_cond_broadcast) real =
 	    ECP_REAL_V(pthread_cond_broadcast, COND_VERSION);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
 	if (!t)
 		return real(c);
 	ECP_TP(cond_broadcast, OBJ(c), ecp_cpu_ns());

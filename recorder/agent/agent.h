@@ -209,6 +209,10 @@ extern int ecp_ompt_active;
 bool ecp_omp_is_libomp(void);
 /* Whether `caller` is in libomp while its OMPT tool runs (or may yet). */
 bool ecp_ompt_runtime_call(const void *caller);
+/* Whether `caller` is in libomp and its OMPT tool runs: libomp's own
+ * mutexes and condition variables (its threads sleeping and being woken)
+ * are then not recorded, the constructs they serve are (agent-ompt.c). */
+bool ecp_ompt_own_call(const void *caller);
 
 /* The real functions (agent-real.c), resolved by the constructor or on first
  * use when a wrapper runs before it (during other libraries' constructors). */
