@@ -118,7 +118,8 @@ struct ecp_thread {
 	 * thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID) from its first to
 	 * its last event, the recorder's cost included (0: unknown -- clock
 	 * thread-cputime, no switch records, or no thread_exit), and the
-	 * recorder's cost taken out of its times (events and samples). */
+	 * recorder's cost taken out of its times (events and samples; and
+	 * what an OpenMP runtime spun in task waits, builder-tasks.c). */
 	uint64_t own_clock_ns;
 	uint64_t overhead_ns;
 };
@@ -199,7 +200,9 @@ struct ecp_model_info {
 	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (subtracted) */
 	uint64_t program_cpu_ns; /* the kernel's CPU time of the whole recorded
 				    program, recorder's cost included (0: unknown) */
-	uint64_t overhead_ns;    /* the recorder's cost taken out, all threads */
+	/* the recorder's cost taken out, all threads, with the CPU time an
+	 * OpenMP runtime spun looking for tasks in its waits (not work) */
+	uint64_t overhead_ns;
 	/* CPU time, and count, of the tids the scheduler saw run in the
 	 * program's process that are no thread of the model (threads the
 	 * agent did not see, LTTng-UST's listener threads): in program_cpu_ns,

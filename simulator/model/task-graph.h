@@ -98,6 +98,10 @@ struct tdeps {
  * tasks run inside the barrier wait). */
 struct tframe {
 	uint32_t ctx;
+	/* the context waits for its tasks (taskwait, taskgroup end): the CPU
+	 * time the thread uses outside their bodies until the wait ends is
+	 * the runtime's, spinning (libomp's loops there never sleep) */
+	bool spin;
 	int wait;
 	uint64_t wait_obj, wait_ts, wait_cpu, wait_timeout;
 };

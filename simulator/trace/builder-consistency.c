@@ -158,7 +158,8 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 			mt->own_clock_ns =
 			    (uint64_t)((int64_t)sat_sub(th->clock_last, th->clock_first) +
 				       th->task_moved_ns);
-		mt->overhead_ns = bld_overhead_ns(b, th);
+		/* and the CPU time its OpenMP runtime spun in task waits */
+		mt->overhead_ns = bld_overhead_ns(b, th) + th->spin_ns;
 		m->info.overhead_ns += mt->overhead_ns;
 	}
 	struct switch_times st = {0};

@@ -83,6 +83,7 @@ struct bthread {
 	uint32_t proc;         /* 1 + its child process (builder-processes.c), 0 none */
 	uint64_t ran_on_ns;    /* CPU after its last event until the exit cut it */
 	int64_t task_moved_ns; /* work the task deal moved onto it (off: < 0) */
+	uint64_t spin_ns;      /* CPU time a runtime spun in waits (bld_skip_cpu) */
 	size_t next_fork;      /* its next fork to split at (bld_split_forks) */
 	bool forks_looked;
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
@@ -397,6 +398,10 @@ int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind);
 int bld_pend_edge(struct bthread *th, ecp_id from, uint32_t kind);
 ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			 uint64_t v, ecp_id lock_release);
+/* The CPU time the thread used since its segment's start (or the last such
+ * call) was a runtime spinning in a wait, not work: the segment and its
+ * functions' time go on from here (v: the thread's CPU clock now). */
+void bld_skip_cpu(struct bthread *th, uint64_t ts, uint64_t v);
 void bld_open_segment(struct bthread *th, uint64_t ts, ecp_id lock, uint8_t mode,
 		      uint64_t delay);
 /* Says what the delay just given to bld_open_segment waited in (enum

@@ -200,6 +200,18 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	return id;
 }
 
+void bld_skip_cpu(struct bthread *th, uint64_t ts, uint64_t v)
+{
+	if (v < th->seg_v0)
+		return;
+	th->spin_ns += v - th->seg_v0;
+	for (size_t i = 0; i < th->frames.len; i++)
+		ECP_VEC_AT(&th->frames, struct frame, i).incl_from = v;
+	th->f_last = v;
+	th->seg_v0 = v;
+	th->seg_wall0 = ts;
+}
+
 void bld_delay_kind(struct bthread *th, uint64_t delay, uint8_t kind)
 {
 	if (delay > th->seg_delay_most) {

@@ -14,6 +14,9 @@
  * a segment inside an epoch (a lock, a sleep, a dynamic loop's chunk, a
  * nested region) makes the epoch irregular: its tasks keep the threads
  * and the order they were recorded in, with the task graph's edges.
+ * The CPU time a thread uses waiting for tasks (taskwait, taskgroup end,
+ * barrier) outside their bodies is no work (bld_skip_cpu): libomp spins
+ * there, on the one recording CPU for as long as the other threads run.
  *
  * Tasks made where no team epoch is open (outside a region, where libgomp
  * runs them at once) are calls of their creator: nothing to do. */
@@ -137,6 +140,24 @@ static int push_item(struct ecp_task_graph *t, uint32_t ctx, uint32_t kind, uint
 static uint32_t top_ctx(const struct tthread *tt)
 {
 	return ECP_VEC_AT(&tt->stack, struct tframe, tt->stack.len - 1).ctx;
+}
+
+static struct tframe *top_frame(struct tthread *tt)
+{
+	return &ECP_VEC_AT(&tt->stack, struct tframe, tt->stack.len - 1);
+}
+
+/* A taskwait or taskgroup wait begins (`on`) or ends in the thread's
+ * current context: from its begin, and from each task's end inside it, to
+ * the next task's begin or the wait's end, the thread only looked for
+ * tasks. */
+static void task_wait(struct bthread *th, struct tthread *tt, const struct ecp_event *ev,
+		      uint64_t v, bool on)
+{
+	struct tframe *f = top_frame(tt);
+	if (!on && f->spin)
+		bld_skip_cpu(th, ev->ts, v);
+	f->spin = on;
 }
 
 /* Files the thread's segments closed since the last filing in its
@@ -450,6 +471,8 @@ static int on_begin(struct ecp_builder *b, struct bthread *th, struct tthread *t
 		epoch_at(t, tt->epoch - 1)->irregular = true;
 		return 0; /* not ours to deal: its time stays where it ran */
 	}
+	if (top_frame(tt)->spin || th->wait == W_BARRIER)
+		bld_skip_cpu(th, ev->ts, v); /* the wait looked for this task */
 	if (split_here(b, th, tt, ev, v) < 0)
 		return -1;
 	if (task->epoch != tt->epoch - 1 && next_epoch(t, th, tt, task->epoch)) {
@@ -470,6 +493,7 @@ static int on_begin(struct ecp_builder *b, struct bthread *th, struct tthread *t
 	if (!f)
 		return -1;
 	f->ctx = task->ctx;
+	f->spin = false;
 	f->wait = th->wait;
 	f->wait_obj = th->wait_obj;
 	f->wait_ts = th->wait_ts;
@@ -576,9 +600,12 @@ int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 	case ECP_EV_OMP_TASKWAIT:
 		if (ev->a == 0 && (rc = split_here(b, th, tt, ev, v)) == 0)
 			rc = push_item(t, top_ctx(tt), IT_TW, 0);
+		task_wait(th, tt, ev, v, ev->a == 0);
 		break;
 	case ECP_EV_OMP_TASKGROUP:
 		rc = on_taskgroup(b, th, tt, ev, v);
+		if (ev->a == 1 || ev->a == 2)
+			task_wait(th, tt, ev, v, ev->a == 1);
 		break;
 	default:
 		break;

@@ -275,6 +275,42 @@ static void test_spawn_sites(void **state)
 	assert_true(nested > 20);
 }
 
+/* libomp's taskwait and taskgroup ends loop looking for tasks and never
+ * sleep: on the one recording CPU that spin is CPU time inside the wait.
+ * A team of one: main makes a task (10 ns), waits for it, spins 7 ns, runs
+ * it (20 ns), spins 5 ns until the wait ends, then 3 ns to the barrier,
+ * 5 ns to its exit; a taskgroup the same way (2 ns work, 4 ns spin, 6 ns
+ * task, 1 ns spin).  The spins are not work: 10 + 20 + 3 + 2 + 6 + 5. */
+static void test_task_wait_spin_not_work(void **state)
+{
+	(void)state;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, 1, 0, 0, 0);
+	ecp_test_ev(&s, 1, 0, ECP_EV_THREAD_START, 0, 0, 0x1000);
+	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_BEGIN, 0xecb0000000000004ull, 0, 0);
+	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_END, 0xecb0000000000004ull, 1, 0);
+	ecp_test_ev(&s, 1, 10, ECP_EV_OMP_TASK_CREATE, 1, 0, 0x400);
+	ecp_test_ev(&s, 1, 10, ECP_EV_OMP_TASKWAIT, 0, 0, 0);
+	ecp_test_ev(&s, 1, 17, ECP_EV_OMP_TASK_BEGIN, 1, 0, 0);
+	ecp_test_ev(&s, 1, 37, ECP_EV_OMP_TASK_END, 1, 0, 0);
+	ecp_test_ev(&s, 1, 42, ECP_EV_OMP_TASKWAIT, 1, 0, 0);
+	ecp_test_ev(&s, 1, 45, ECP_EV_OMP_TASKGROUP, 0, 0, 0);
+	ecp_test_ev(&s, 1, 45, ECP_EV_OMP_TASK_CREATE, 2, 0, 0x500);
+	ecp_test_ev(&s, 1, 47, ECP_EV_OMP_TASKGROUP, 1, 0, 0);
+	ecp_test_ev(&s, 1, 51, ECP_EV_OMP_TASK_BEGIN, 2, 0, 0);
+	ecp_test_ev(&s, 1, 57, ECP_EV_OMP_TASK_END, 2, 0, 0);
+	ecp_test_ev(&s, 1, 58, ECP_EV_OMP_TASKGROUP, 2, 0, 0);
+	ecp_test_ev(&s, 1, 58, ECP_EV_BARRIER_WAIT_BEGIN, 0xecb0000000000006ull, 0, 0);
+	ecp_test_ev(&s, 1, 58, ECP_EV_BARRIER_WAIT_END, 0xecb0000000000006ull, 0, 0);
+	ecp_test_ev(&s, 1, 63, ECP_EV_THREAD_EXIT, 0x1000, 0, 0);
+	struct ecp_model *m = build_ok(&s);
+	assert_int_equal(ecp_model_work(m), 10 + 20 + 3 + 2 + 6 + 5);
+	assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +319,7 @@ int main(void)
 	    cmocka_unit_test(test_lock_in_task_kept),
 	    cmocka_unit_test(test_lossy_trace_kept),
 	    cmocka_unit_test(test_spawn_sites),
+	    cmocka_unit_test(test_task_wait_spin_not_work),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
