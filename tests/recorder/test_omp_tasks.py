@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""e2e (issue 37): OpenMP tasks built with GCC (omp-tasks.c: one thread
-makes twelve tasks of unequal cost in a `single`, the team runs them in
-the barrier that ends it; then a taskloop of eight tasks, whose maker
+"""e2e (issue 37): OpenMP tasks built with GCC, or with clang and LLVM's
+libomp, recorded through OMPT (recorder-omp-tasks-oracle-clang), the same
+program (omp-tasks.c: one thread makes twelve tasks of unequal cost in a
+`single`, the team runs them in the barrier that ends it; then a taskloop of eight tasks, whose maker
 waits for them in the taskloop's taskgroup) recorded on one CPU with
 --as-cpus 4.  On one CPU which thread ran which task is an artefact of
 time slices; the oracle deals this run's task durations (each task's
