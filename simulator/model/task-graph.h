@@ -123,6 +123,9 @@ struct tthread {
 	struct ecp_vec stack; /* struct tframe; [0]: the implicit task */
 	uint32_t last_task;   /* the last it made (for omp_task_dep) */
 	bool early; /* it entered `round` at a task begin, before its barrier end */
+	/* it posted its join with the epoch's tasks not all run: it stays in
+	 * the epoch, at its closing barrier, until the master joins */
+	bool joined;
 	struct ecp_vec saved; /* struct tsaved: the regions it is nested in */
 };
 

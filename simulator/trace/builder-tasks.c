@@ -14,6 +14,8 @@
  * a segment inside an epoch (a lock, a sleep, a dynamic loop's chunk, a
  * nested region) makes the epoch irregular: its tasks keep the threads
  * and the order they were recorded in, with the task graph's edges.
+ * libomp's workers run the tasks left at a region's end after their join
+ * post (join_early): they stay in the epoch until the master joins.
  * The CPU time a thread uses waiting for tasks (taskwait, taskgroup end,
  * barrier) outside their bodies is no work (bld_skip_cpu): libomp spins
  * there, on the one recording CPU for as long as the other threads run.
@@ -253,6 +255,7 @@ static int leave_epoch(struct ecp_task_graph *t, struct bthread *th, struct tthr
 	}
 	tt->stack.len = 0;
 	tt->epoch = 0;
+	tt->joined = false;
 	return 0;
 }
 
@@ -276,6 +279,7 @@ static int save_outer(struct ecp_task_graph *t, struct bthread *th, struct tthre
 	ecp_vec_init(&tt->stack, sizeof(struct tframe));
 	tt->epoch = 0;
 	tt->early = false;
+	tt->joined = false;
 	return 0;
 }
 
@@ -301,6 +305,43 @@ static bool outer_is(const struct tthread *tt, uint64_t team)
 {
 	return tt->saved.len &&
 	       ECP_VEC_AT(&tt->saved, struct tsaved, tt->saved.len - 1).team == team;
+}
+
+/* A worker's join post (its share of the region done) in an epoch with
+ * tasks: libomp runs the tasks still queued at a region's end inside its
+ * closing barrier, which the agent writes as this post (recorder/EVENTS.md),
+ * not as a team barrier as libgomp's.  The worker stays in the epoch, at
+ * its barrier, until the master joins (join_epoch). */
+static bool join_early(struct ecp_task_graph *t, const struct tthread *tt,
+		       const struct ecp_event *ev, unsigned kind, uint64_t team)
+{
+	return ev->type == ECP_EV_SEM_POST && kind == 1 && tt->epoch &&
+	       tt->team == team && !tt->saved.len && epoch_at(t, tt->epoch - 1)->n_tasks;
+}
+
+/* The master joins the team: the epoch ends as at a barrier for it and
+ * for the workers still in it (join_early), each one's last segment there
+ * before the others' first after. */
+static int join_epoch(struct ecp_builder *b, struct bthread *th, struct tthread *tt)
+{
+	struct ecp_task_graph *t = b->tasks;
+	uint32_t e = tt->epoch - 1;
+	bool any = false;
+	for (size_t k = 0; k < epoch_at(t, e)->threads.len; k++) {
+		struct ep_thread *et =
+		    &ECP_VEC_AT(&epoch_at(t, e)->threads, struct ep_thread, k);
+		struct tthread *wt =
+		    et->thread < t->threads.len
+			? &ECP_VEC_AT(&t->threads, struct tthread, et->thread)
+			: NULL;
+		if (et->closed || et->thread == th->index || !wt || !wt->joined ||
+		    wt->epoch != e + 1)
+			continue;
+		any = true;
+		if (leave_epoch(t, thread_at(b, et->thread), wt, true) < 0)
+			return -1;
+	}
+	return leave_epoch(t, th, tt, any);
 }
 
 /* A team's synchronization just handled by its builder file: the fork
@@ -344,10 +385,12 @@ int bld_tasks_team_sync(struct ecp_builder *b, struct bthread *th,
 		rc = leave_epoch(t, th, tt, true);
 		if (!rc)
 			rc = enter_epoch(t, th, tt, team, round);
+	} else if (join_early(t, tt, ev, kind, team)) {
+		tt->joined = true;
+		rc = file_segments(t, th, tt, true);
 	} else if ((ev->type == ECP_EV_SEM_POST || ev->type == ECP_EV_SEM_WAIT_END) &&
 		   kind == 1 && tt->epoch && tt->team == team) {
-		rc = tt->saved.len ? restore_outer(t, th, tt)
-				   : leave_epoch(t, th, tt, false);
+		rc = tt->saved.len ? restore_outer(t, th, tt) : join_epoch(b, th, tt);
 	}
 	return rc < 0 ? bld_nomem(err) : ECP_OK;
 }
@@ -471,7 +514,7 @@ static int on_begin(struct ecp_builder *b, struct bthread *th, struct tthread *t
 		epoch_at(t, tt->epoch - 1)->irregular = true;
 		return 0; /* not ours to deal: its time stays where it ran */
 	}
-	if (top_frame(tt)->spin || th->wait == W_BARRIER)
+	if (top_frame(tt)->spin || th->wait == W_BARRIER || tt->joined)
 		bld_skip_cpu(th, ev->ts, v); /* the wait looked for this task */
 	if (split_here(b, th, tt, ev, v) < 0)
 		return -1;

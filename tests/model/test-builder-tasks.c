@@ -311,6 +311,56 @@ static void test_task_wait_spin_not_work(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* libomp runs the tasks left at a region's end in its closing barrier,
+ * which the agent writes as the worker's join post (no team barrier):
+ * main makes three tasks of 30, 20 and 10 ns at 5 ns and runs the first;
+ * the worker starts, posts its join and runs the other two; main joins
+ * and runs 5 ns more.  The worker stays in the epoch until the join: the
+ * tasks are dealt as at a barrier (the worker takes the 30, main the 20
+ * and the 10), not kept as recorded, and the span is 5 + 30 + 5. */
+static void test_tasks_after_join_post_dealt(void **state)
+{
+	(void)state;
+	const uint64_t fork = 0xecb0000000000004ull, join = 0xecb0000000000005ull;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	/* the sched trace first: main runs to 35, the worker to 65 */
+	ecp_test_switch(&s, 1, 0, 0, 0);
+	ecp_test_switch(&s, 1, 35, 1, 1);
+	ecp_test_switch(&s, 2, 35, 0, 0);
+	ecp_test_switch(&s, 2, 65, 1, 0);
+	ecp_test_switch(&s, 1, 65, 0, 0);
+	ecp_test_ev(&s, 1, 0, ECP_EV_THREAD_START, 0, 0, 0x1000);
+	ecp_test_ev(&s, 1, 0, ECP_EV_THREAD_CREATE, 1, 0x20, 1);
+	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_BEGIN, fork, 0, 0);
+	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_END, fork, 1, 0);
+	for (uint64_t id = 1; id <= 3; id++)
+		ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASK_CREATE, id, 0, 0x400);
+	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASK_BEGIN, 1, 0, 0);
+	ecp_test_ev(&s, 1, 35, ECP_EV_OMP_TASK_END, 1, 0, 0);
+	ecp_test_ev(&s, 2, 35, ECP_EV_THREAD_START, 1, 0x20, 0x2000);
+	ecp_test_ev(&s, 2, 35, ECP_EV_ONCE_BEGIN, fork, 0, 0);
+	ecp_test_ev(&s, 2, 35, ECP_EV_ONCE_END, fork, 0, 0);
+	ecp_test_ev(&s, 2, 35, ECP_EV_SEM_POST, join, 0, 0);
+	ecp_test_ev(&s, 2, 35, ECP_EV_OMP_TASK_BEGIN, 2, 0, 0);
+	ecp_test_ev(&s, 2, 55, ECP_EV_OMP_TASK_END, 2, 0, 0);
+	ecp_test_ev(&s, 2, 55, ECP_EV_OMP_TASK_BEGIN, 3, 0, 0);
+	ecp_test_ev(&s, 2, 65, ECP_EV_OMP_TASK_END, 3, 0, 0);
+	ecp_test_ev(&s, 1, 65, ECP_EV_SEM_WAIT_BEGIN, join, 0, 0);
+	ecp_test_ev(&s, 1, 65, ECP_EV_SEM_WAIT_END, join, 0, 0);
+	ecp_test_ev(&s, 1, 70, ECP_EV_THREAD_EXIT, 0x1000, 0, 0);
+	struct ecp_model *m = build_ok(&s);
+	assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+	assert_int_equal(ecp_model_work(m), 70);
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	assert_int_equal(dag.span, 40);
+	ecp_dag_finish(&dag);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +370,7 @@ int main(void)
 	    cmocka_unit_test(test_lossy_trace_kept),
 	    cmocka_unit_test(test_spawn_sites),
 	    cmocka_unit_test(test_task_wait_spin_not_work),
+	    cmocka_unit_test(test_tasks_after_join_post_dealt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
