@@ -583,6 +583,29 @@ static int on_end(struct ecp_builder *b, struct bthread *th, struct tthread *tt,
 	return 0;
 }
 
+/* taskwait: the segment is split where the wait begins (what follows is
+ * the wait's) and where it ends, and the wait is filed at its end: the
+ * segment after it is what the children's ends release.  A thread that ran
+ * tasks inside the wait has their bodies between the two; at the wait's
+ * begin, the join would precede them on the thread, and where the epoch
+ * keeps its recorded placement a child made by one of them would close a
+ * cycle. */
+static int on_taskwait(struct ecp_builder *b, struct bthread *th, struct tthread *tt,
+		       const struct ecp_event *ev, uint64_t v)
+{
+	if (ev->a != 0 && ev->a != 1)
+		return 0;
+	if (ev->a == 1)
+		task_wait(th, tt, ev, v, false);
+	if (split_here(b, th, tt, ev, v) < 0)
+		return -1;
+	if (ev->a == 0) {
+		task_wait(th, tt, ev, v, true);
+		return 0;
+	}
+	return push_item(b->tasks, top_ctx(tt), IT_TW, 0);
+}
+
 /* taskgroup: its start opens a group in the context; its end's wait
  * begins where the segment is split, the wait for the group. */
 static int on_taskgroup(struct ecp_builder *b, struct bthread *th, struct tthread *tt,
@@ -641,9 +664,7 @@ int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 		rc = on_end(b, th, tt, ev, v);
 		break;
 	case ECP_EV_OMP_TASKWAIT:
-		if (ev->a == 0 && (rc = split_here(b, th, tt, ev, v)) == 0)
-			rc = push_item(t, top_ctx(tt), IT_TW, 0);
-		task_wait(th, tt, ev, v, ev->a == 0);
+		rc = on_taskwait(b, th, tt, ev, v);
 		break;
 	case ECP_EV_OMP_TASKGROUP:
 		rc = on_taskgroup(b, th, tt, ev, v);

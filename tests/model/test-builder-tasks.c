@@ -361,6 +361,64 @@ static void test_tasks_after_join_post_dealt(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* An epoch kept as recorded (a lock in a task) where main runs a task
+ * inside its taskwait: main makes A and B and waits; it runs B, which
+ * makes C; the worker runs C (taking a lock), then A.  The taskwait's
+ * join waits for A and B at the wait's end, after B ran on main, not at
+ * its begin: there the edge A -> main's wait would close a cycle through
+ * B's creation of C and the worker's order (C before A). */
+static void test_kept_taskwait_runs_tasks(void **state)
+{
+	(void)state;
+	const uint64_t fork = 0xecb0000000000004ull, join = 0xecb0000000000005ull,
+		       bar = 0xecb0000000000006ull;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, 1, 0, 0, 0);
+	ecp_test_switch(&s, 1, 12, 1, 0);
+	ecp_test_switch(&s, 2, 12, 0, 0);
+	ecp_test_switch(&s, 2, 30, 1, 0);
+	ecp_test_switch(&s, 1, 30, 0, 0);
+	ecp_test_switch(&s, 1, 32, 1, 0);
+	ecp_test_switch(&s, 2, 32, 0, 0);
+	ecp_test_switch(&s, 2, 33, 1, 0);
+	ecp_test_switch(&s, 1, 33, 0, 0);
+	ecp_test_ev(&s, 1, 0, ECP_EV_THREAD_START, 0, 0, 0x1000);
+	ecp_test_ev(&s, 1, 0, ECP_EV_THREAD_CREATE, 1, 0x20, 1);
+	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_BEGIN, fork, 0, 0);
+	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_END, fork, 1, 0);
+	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASK_CREATE, 1, 0, 0x400);
+	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASK_CREATE, 2, 0, 0x500);
+	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASKWAIT, 0, 0, 0);
+	ecp_test_ev(&s, 1, 6, ECP_EV_OMP_TASK_BEGIN, 2, 0, 0);
+	ecp_test_ev(&s, 1, 10, ECP_EV_OMP_TASK_CREATE, 3, 2, 0x600);
+	ecp_test_ev(&s, 1, 12, ECP_EV_OMP_TASK_END, 2, 0, 0);
+	ecp_test_ev(&s, 2, 12, ECP_EV_THREAD_START, 1, 0x20, 0x2000);
+	ecp_test_ev(&s, 2, 12, ECP_EV_ONCE_BEGIN, fork, 0, 0);
+	ecp_test_ev(&s, 2, 12, ECP_EV_ONCE_END, fork, 0, 0);
+	ecp_test_ev(&s, 2, 12, ECP_EV_BARRIER_WAIT_BEGIN, bar, 0, 0);
+	ecp_test_ev(&s, 2, 12, ECP_EV_OMP_TASK_BEGIN, 3, 0, 0);
+	ecp_test_ev(&s, 2, 13, ECP_EV_LOCK_REQUEST, 0xa0, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, 2, 13, ECP_EV_LOCK_ACQUIRED, 0xa0, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, 2, 15, ECP_EV_LOCK_RELEASE, 0xa0, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, 2, 20, ECP_EV_OMP_TASK_END, 3, 0, 0);
+	ecp_test_ev(&s, 2, 20, ECP_EV_OMP_TASK_BEGIN, 1, 0, 0);
+	ecp_test_ev(&s, 2, 30, ECP_EV_OMP_TASK_END, 1, 0, 0);
+	ecp_test_ev(&s, 1, 30, ECP_EV_OMP_TASKWAIT, 1, 0, 0);
+	ecp_test_ev(&s, 1, 32, ECP_EV_BARRIER_WAIT_BEGIN, bar, 0, 0);
+	ecp_test_ev(&s, 1, 32, ECP_EV_BARRIER_WAIT_END, bar, 0, 0);
+	ecp_test_ev(&s, 2, 32, ECP_EV_BARRIER_WAIT_END, bar, 0, 0);
+	ecp_test_ev(&s, 2, 32, ECP_EV_SEM_POST, join, 0, 0);
+	ecp_test_ev(&s, 2, 33, ECP_EV_THREAD_EXIT, 0x2000, 0, 0);
+	ecp_test_ev(&s, 1, 33, ECP_EV_SEM_WAIT_BEGIN, join, 0, 0);
+	ecp_test_ev(&s, 1, 33, ECP_EV_SEM_WAIT_END, join, 0, 0);
+	ecp_test_ev(&s, 1, 35, ECP_EV_THREAD_EXIT, 0x1000, 0, 0);
+	struct ecp_model *m = build_ok(&s);
+	assert_true(ecp_test_has_warning(m, "OpenMP tasks"));
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +429,7 @@ int main(void)
 	    cmocka_unit_test(test_spawn_sites),
 	    cmocka_unit_test(test_task_wait_spin_not_work),
 	    cmocka_unit_test(test_tasks_after_join_post_dealt),
+	    cmocka_unit_test(test_kept_taskwait_runs_tasks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
