@@ -40,6 +40,7 @@ struct tctx {
 	uint32_t group;          /* the innermost taskgroup open in it, or ECP_NO_ID */
 	uint32_t deps;           /* its dependence table (struct tdeps), or ECP_NO_ID */
 	uint32_t tw_mark;        /* its children before this index are waited for */
+	uint32_t tg_wait;        /* the taskgroup whose end it waits in, or ECP_NO_ID */
 	struct ecp_vec children; /* uint32_t task indices, in creation order */
 };
 

@@ -126,6 +126,7 @@ static uint32_t new_ctx(struct ecp_task_graph *t, uint32_t task, ecp_id thread,
 	c->group = ECP_NO_ID;
 	c->deps = ECP_NO_ID;
 	c->tw_mark = 0;
+	c->tg_wait = ECP_NO_ID;
 	return (uint32_t)(t->ctxs.len - 1);
 }
 
@@ -606,8 +607,9 @@ static int on_taskwait(struct ecp_builder *b, struct bthread *th, struct tthread
 	return push_item(b->tasks, top_ctx(tt), IT_TW, 0);
 }
 
-/* taskgroup: its start opens a group in the context; its end's wait
- * begins where the segment is split, the wait for the group. */
+/* taskgroup: its start opens a group in the context; its end's wait is
+ * split at its begin and its end, and the group filed at its end, as a
+ * taskwait is (on_taskwait). */
 static int on_taskgroup(struct ecp_builder *b, struct bthread *th, struct tthread *tt,
 			const struct ecp_event *ev, uint64_t v)
 {
@@ -623,6 +625,17 @@ static int on_taskgroup(struct ecp_builder *b, struct bthread *th, struct tthrea
 		c->group = (uint32_t)(t->groups.len - 1);
 		return 0;
 	}
+	if (ev->a == 2) {
+		/* the wait ends: its group is filed here, as a taskwait */
+		uint32_t g = c->tg_wait;
+		task_wait(th, tt, ev, v, false);
+		if (g == ECP_NO_ID)
+			return 0;
+		c->tg_wait = ECP_NO_ID;
+		if (split_here(b, th, tt, ev, v) < 0)
+			return -1;
+		return push_item(t, top_ctx(tt), IT_TG_END, g);
+	}
 	if (ev->a != 1)
 		return 0;
 	if (c->group == ECP_NO_ID ||
@@ -635,7 +648,9 @@ static int on_taskgroup(struct ecp_builder *b, struct bthread *th, struct tthrea
 		return -1;
 	c = tctx_at(t, top_ctx(tt));
 	c->group = ECP_VEC_AT(&t->groups, struct tgroup, g).parent;
-	return push_item(t, top_ctx(tt), IT_TG_END, g);
+	c->tg_wait = g;
+	task_wait(th, tt, ev, v, true);
+	return 0;
 }
 
 int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
@@ -668,8 +683,6 @@ int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 		break;
 	case ECP_EV_OMP_TASKGROUP:
 		rc = on_taskgroup(b, th, tt, ev, v);
-		if (ev->a == 1 || ev->a == 2)
-			task_wait(th, tt, ev, v, ev->a == 1);
 		break;
 	default:
 		break;

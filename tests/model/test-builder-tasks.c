@@ -362,14 +362,15 @@ static void test_tasks_after_join_post_dealt(void **state)
 }
 
 /* An epoch kept as recorded (a lock in a task) where main runs a task
- * inside its taskwait: main makes A and B and waits; it runs B, which
- * makes C; the worker runs C (taking a lock), then A.  The taskwait's
- * join waits for A and B at the wait's end, after B ran on main, not at
- * its begin: there the edge A -> main's wait would close a cycle through
- * B's creation of C and the worker's order (C before A). */
-static void test_kept_taskwait_runs_tasks(void **state)
+ * inside its taskwait (or taskgroup end, `group`): main makes A and B and
+ * waits; it runs B, which makes C; the worker runs C (taking a lock), then
+ * A.  The wait's join waits for A and B (and C) at the wait's end, after
+ * B ran on main, not at its begin: there the edge A -> main's wait would
+ * close a cycle through B's creation of C and the worker's order (C
+ * before A). */
+static void kept_wait_runs_tasks(bool group)
 {
-	(void)state;
+	const enum ecp_event_type w = group ? ECP_EV_OMP_TASKGROUP : ECP_EV_OMP_TASKWAIT;
 	const uint64_t fork = 0xecb0000000000004ull, join = 0xecb0000000000005ull,
 		       bar = 0xecb0000000000006ull;
 	struct ecp_test_seq s;
@@ -387,9 +388,11 @@ static void test_kept_taskwait_runs_tasks(void **state)
 	ecp_test_ev(&s, 1, 0, ECP_EV_THREAD_CREATE, 1, 0x20, 1);
 	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_BEGIN, fork, 0, 0);
 	ecp_test_ev(&s, 1, 0, ECP_EV_ONCE_END, fork, 1, 0);
+	if (group)
+		ecp_test_ev(&s, 1, 4, w, 0, 0, 0);
 	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASK_CREATE, 1, 0, 0x400);
 	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASK_CREATE, 2, 0, 0x500);
-	ecp_test_ev(&s, 1, 5, ECP_EV_OMP_TASKWAIT, 0, 0, 0);
+	ecp_test_ev(&s, 1, 5, w, group ? 1 : 0, 0, 0);
 	ecp_test_ev(&s, 1, 6, ECP_EV_OMP_TASK_BEGIN, 2, 0, 0);
 	ecp_test_ev(&s, 1, 10, ECP_EV_OMP_TASK_CREATE, 3, 2, 0x600);
 	ecp_test_ev(&s, 1, 12, ECP_EV_OMP_TASK_END, 2, 0, 0);
@@ -404,7 +407,7 @@ static void test_kept_taskwait_runs_tasks(void **state)
 	ecp_test_ev(&s, 2, 20, ECP_EV_OMP_TASK_END, 3, 0, 0);
 	ecp_test_ev(&s, 2, 20, ECP_EV_OMP_TASK_BEGIN, 1, 0, 0);
 	ecp_test_ev(&s, 2, 30, ECP_EV_OMP_TASK_END, 1, 0, 0);
-	ecp_test_ev(&s, 1, 30, ECP_EV_OMP_TASKWAIT, 1, 0, 0);
+	ecp_test_ev(&s, 1, 30, w, group ? 2 : 1, 0, 0);
 	ecp_test_ev(&s, 1, 32, ECP_EV_BARRIER_WAIT_BEGIN, bar, 0, 0);
 	ecp_test_ev(&s, 1, 32, ECP_EV_BARRIER_WAIT_END, bar, 0, 0);
 	ecp_test_ev(&s, 2, 32, ECP_EV_BARRIER_WAIT_END, bar, 0, 0);
@@ -419,6 +422,18 @@ static void test_kept_taskwait_runs_tasks(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+static void test_kept_taskwait_runs_tasks(void **state)
+{
+	(void)state;
+	kept_wait_runs_tasks(false);
+}
+
+static void test_kept_taskgroup_runs_tasks(void **state)
+{
+	(void)state;
+	kept_wait_runs_tasks(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +445,7 @@ int main(void)
 	    cmocka_unit_test(test_task_wait_spin_not_work),
 	    cmocka_unit_test(test_tasks_after_join_post_dealt),
 	    cmocka_unit_test(test_kept_taskwait_runs_tasks),
+	    cmocka_unit_test(test_kept_taskgroup_runs_tasks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
