@@ -7,15 +7,20 @@
  * serial tail.  Every task measures its own CLOCK_THREAD_CPUTIME_ID; the
  * program prints them ("key=value" lines), and the iterations each
  * taskloop task ran, so that a test can deal the tasks out as P cores
- * would and check that the taskloop's bounds reached the program. */
+ * would and check that the taskloop's bounds reached the program.  Last,
+ * a `single nowait` makes tasks that the team runs in the region's
+ * closing barrier (libomp's own, written as its join: the model keeps the
+ * workers in the epoch until the master joins). */
 #include <omp.h>
 #include <stdio.h>
 #include <time.h>
 
 #define N  12
 #define NL 8
+#define NW 6
 
 static volatile double sink;
+static volatile int nw = NW;
 
 static long long cpu_ns(void)
 {
@@ -37,7 +42,8 @@ int main(void)
 {
 	static const double cost[N] = {9, 1, 1, 1, 6, 1, 1, 3, 1, 1, 5, 2};
 	static const double lcost[NL] = {2, 7, 1, 1, 4, 1, 3, 1};
-	long long t[N], tl[NL] = {0}, t0, setup, tail;
+	static const double wcost[NW] = {5, 1, 1, 3, 1, 2};
+	long long t[N], tl[NL] = {0}, tw[NW], t0, setup, tail;
 	long iters[NL] = {0};
 	int team = 0;
 
@@ -70,6 +76,19 @@ int main(void)
 				iters[i / 3]++;
 			}
 		}
+#pragma omp single nowait
+		{
+			/* a bound the compiler cannot see: one task site, not
+			 * NW unrolled ones */
+			for (int i = 0; i < nw; i++) {
+#pragma omp task firstprivate(i)
+				{
+					long long a = cpu_ns();
+					work(4 * wcost[i]);
+					tw[i] = cpu_ns() - a;
+				}
+			}
+		}
 	}
 	t0 = cpu_ns();
 	work(10);
@@ -79,5 +98,7 @@ int main(void)
 		printf("task_%d=%lld\n", i, t[i]);
 	for (int i = 0; i < NL; i++)
 		printf("loop_%d=%lld\nloop_iters_%d=%ld\n", i, tl[i], i, iters[i]);
+	for (int i = 0; i < NW; i++)
+		printf("late_%d=%lld\n", i, tw[i]);
 	return 0;
 }

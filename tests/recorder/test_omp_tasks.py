@@ -4,7 +4,9 @@
 libomp, recorded through OMPT (recorder-omp-tasks-oracle-clang), the same
 program (omp-tasks.c: one thread makes twelve tasks of unequal cost in a
 `single`, the team runs them in the barrier that ends it; then a taskloop of eight tasks, whose maker
-waits for them in the taskloop's taskgroup) recorded on one CPU with
+waits for them in the taskloop's taskgroup; last, six tasks of a `single
+nowait` that the team runs in the region's closing barrier -- with libomp
+after the workers' join posts) recorded on one CPU with
 --as-cpus 4.  On one CPU which thread ran which task is an artefact of
 time slices; the oracle deals this run's task durations (each task's
 CLOCK_THREAD_CPUTIME_ID, printed by the program) out as P cores would
@@ -52,18 +54,20 @@ def dealt(durations, team):
     return free
 
 
-def spawn_sites(ecp_bin, trace, tasks, loop):
+def spawn_sites(ecp_bin, trace, tasks, loop, late):
     """ecp report --by spawnsite: the single's task site made 12 tasks, the
-    taskloop's 8; each task is a leaf (no child), so a site's work is its
-    tasks' measured CPU time and its span the same (parallelism 1)."""
+    taskloop's 8, the nowait single's 6; each task is a leaf (no child), so
+    a site's work is its tasks' measured CPU time and its span the same
+    (parallelism 1)."""
     r = subprocess.run([ecp_bin, 'report', trace, '--by', 'spawnsite', '--format', 'json'],
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, 'ecp report --by spawnsite: exit %d: %s' % (r.returncode, r.stderr))
     sites = json.loads(r.stdout)['spawn_sites']
     by_tasks = {s['tasks']: s for s in sites}
-    check(len(sites) == 2 and set(by_tasks) == {len(tasks), len(loop)},
-          'spawn sites %s, want one of %d tasks and one of %d' % (sites, len(tasks), len(loop)))
-    for n, want in ((len(tasks), sum(tasks)), (len(loop), sum(loop))):
+    check(len(sites) == 3 and set(by_tasks) == {len(tasks), len(loop), len(late)},
+          'spawn sites %s, want one of %d tasks, one of %d, one of %d'
+          % (sites, len(tasks), len(loop), len(late)))
+    for n, want in ((len(tasks), sum(tasks)), (len(loop), sum(loop)), (len(late), sum(late))):
         s = by_tasks[n]
         err = (s['work_ns'] - want) / want
         print('spawn site %s: %d tasks, work %.1f ms (measured %.1f ms, %+.1f%%), span %.1f ms'
@@ -104,6 +108,8 @@ def main():
           'the taskloop\'s tasks did not each run their 3 iterations: %s' % p.stdout)
     tasks = [m['task_%d' % i] for i in range(len([k for k in m if k.startswith('task_')]))]
     loop = [m['loop_%d' % i] for i in range(nl)]
+    late = [m['late_%d' % i] for i in range(len([k for k in m if k.startswith('late_')]))]
+    check(len(late) == 6, '%d nowait tasks measured, want 6' % len(late))
     s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-4', '--format', 'json'],
                        capture_output=True, text=True, timeout=120)
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
@@ -113,13 +119,13 @@ def main():
     worst = 0.0
     for i, pr in enumerate(range(1, 5)):
         want = (m['setup'] + fluid(dealt(tasks, team), pr) + fluid(dealt(loop, team), pr) +
-                m['tail'])
+                fluid(dealt(late, team), pr) + m['tail'])
         err = (got[i] - want) / want
         worst = max(worst, abs(err))
         print('tasks P=%d: predicted %.1f ms, oracle %.1f ms (%+.1f%%)'
               % (pr, got[i] / 1e6, want / 1e6, 100 * err))
     check(worst <= TOLERANCE, 'a task prediction is %.1f%% off the oracle' % (100 * worst))
-    spawn_sites(ecp_bin, trace, tasks, loop)
+    spawn_sites(ecp_bin, trace, tasks, loop, late)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
