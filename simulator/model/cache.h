@@ -34,8 +34,10 @@
  * asked; 15: sampled functions the compiler inlined, [unknown] frames; 16:
  * what each delay waited in; 19: OpenMP tasks dealt out again (issue 37):
  * a model cached before misplaces a recorded task's work; 20: the spawn
- * sites' work and span */
-#define ECP_CACHE_FORMAT 20
+ * sites' work and span; 21: libomp's tasks dealt (a worker's join post
+ * stays in the epoch, task waits' spin is no work, a wait's join lands
+ * after its end) */
+#define ECP_CACHE_FORMAT 21
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 
