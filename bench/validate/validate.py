@@ -47,6 +47,9 @@ CANDIDATES = {
     "omp_quicksort-clang": ["ParallelQuickSort", "RecursiveQuickSort"],
     "omp_dynamic-clang": ["Item"],
     "omp_stencil-clang": ["Row"],
+    "omp_fib-clang": ["Leaf", "Fib"],
+    "omp_wavefront-clang": ["Block"],
+    "omp_taskloop-clang": ["Item"],
 }
 
 
