@@ -128,7 +128,17 @@ def main():
     ecp()
     work = workdir()
     calibration_under_load(spin, work)
-    tiny_functions(tiny, work)
+    # Once more on a failure: the bound compares the recording with runs
+    # beside it, and a CI release pass once found 14.6 ns a call where
+    # runs by hand give 4.5-9.3; a second failure fails the test.
+    try:
+        tiny_functions(tiny, work)
+    except SystemExit as e:
+        if e.code in (0, None):
+            raise
+        print('tiny calls: recording once more after that failure')
+        shutil.rmtree(os.path.join(work, 'tiny'), ignore_errors=True)
+        tiny_functions(tiny, work)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
