@@ -31,7 +31,9 @@
 
 /* In OMPT's task data: the id, and whether the task has begun. */
 #define BEGUN (1ull << 63)
-enum { FLAG_UNDEFERRED = 1, FLAG_TASKLOOP = 2 };
+/* omp_task_create's flags (recorder/EVENTS.md); FLAG_OMPT tells the model
+ * that libomp's scheduler, not libgomp's, runs the task. */
+enum { FLAG_UNDEFERRED = 1, FLAG_TASKLOOP = 2, FLAG_OMPT = 4 };
 enum { DEP_IN = 1, DEP_OUT = 2, DEP_INOUT = 3, DEP_MUTEXINOUTSET = 4, DEP_INOUTSET = 7 };
 enum { STATUS_COMPLETE = 1, STATUS_CANCEL = 3 };
 enum { OMPT_TASK_MERGED = (int)0x80000000u };
@@ -70,7 +72,7 @@ ECP_AGENT_FN static void on_task_create(ompt_data_t *parent, const ompt_frame_t 
 {
 	struct ecp_thread *t;
 	uint64_t id;
-	uint8_t f = 0;
+	uint8_t f = FLAG_OMPT;
 	(void)frame;
 	(void)deps;
 	if (!task)

@@ -36,8 +36,9 @@
  * a model cached before misplaces a recorded task's work; 20: the spawn
  * sites' work and span; 21: libomp's tasks dealt (a worker's join post
  * stays in the epoch, task waits' spin is no work, a wait's join lands
- * after its end) */
-#define ECP_CACHE_FORMAT 21
+ * after its end); 22: libgomp's tasks dealt by libgomp's rules (a
+ * waiting thread runs only its own children, newest first) */
+#define ECP_CACHE_FORMAT 22
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -9,19 +9,32 @@
  * time, as if each team thread had its own CPU, and that deal is the one
  * of every P: the model stays one DAG, and the ECP weights stay exact.
  *
- * The simulation follows libgomp's rules for tied tasks: a task made
+ * The simulation follows the runtime's rules for tied tasks.  A task made
  * becomes ready once the sibling tasks its depend items wait for are done
- * (an undeferred one runs at once on its creator, as a call); a thread at
- * a taskwait runs ready children of its current task, at a taskgroup's end
- * ready tasks of that group (when there is none of those, any ready
- * descendant of its current task, as OpenMP's task scheduling constraint
- * allows), at the barrier ending the epoch any ready task, each time the
- * oldest made (in the simulation's order), and runs a task to its end
- * before anything else (a task that waits runs only what its wait
- * allows).  Simultaneous events are taken in the order of the
- * threads' places in the team, so the deal depends only on the program's
- * structure and its measured lengths, never on the order the recording
- * CPU ran the tasks in.
+ * (an undeferred one runs at once on its creator, as a call); a task is
+ * run to its end before anything else (a task that waits runs only what
+ * its wait allows); a thread at the barrier ending the epoch runs any
+ * ready task.  Where the runtimes differ:
+ *
+ *  - libgomp (GCC): a thread at a taskwait runs the ready children of its
+ *    current task, the last made ready first (libgomp queues a task's
+ *    children at the front), and otherwise sleeps until one is done; at a
+ *    taskgroup's end it runs the group's ready tasks, last first, and only
+ *    when none of the group's tasks is ready or running, its own ready
+ *    children; at the barrier the team's queue is first in, first out:
+ *    the task made ready first.  A waiting thread never takes a task of
+ *    another branch of the tree, which is why a recursive task program
+ *    built with GCC gains less from P than the same program with libomp.
+ *  - LLVM's libomp (recorded through OMPT): a thread at a taskwait runs
+ *    the ready children of its current task, at a taskgroup's end the
+ *    group's ready tasks, and when there is none of those any ready
+ *    descendant of its current task (libomp steals within OpenMP's task
+ *    scheduling constraint); at the barrier any ready task; each time the
+ *    oldest made.
+ *
+ * Simultaneous events are taken in the order of the threads' places in the
+ * team, so the deal depends only on the program's structure and its
+ * measured lengths, never on the order the recording CPU ran the tasks in.
  *
  * The result is each thread's segments in their new order; then the task
  * graph's edges: creation point -> the task's first segment, a depend
@@ -68,6 +81,9 @@ struct deal {
 	struct ecp_heap *by_group;   /* by group */
 	uint64_t next_seq, done, n_tasks;
 	uint64_t ready_gen;     /* tasks made ready so far */
+	bool gomp;              /* the epoch's runtime is libgomp */
+	uint32_t *gqueued;      /* by group: tasks ready or running (libgomp's
+				 * taskgroup queue) */
 	uint32_t *rset, n_rset; /* the ready tasks, in no order */
 	uint32_t *rpos;         /* by task: its place in rset */
 	struct sthread *th;
@@ -79,6 +95,20 @@ static uint64_t seg_len(const struct ecp_segment *segs, uint32_t s)
 	return segs[s].length;
 }
 
+/* The heaps' key of a task made ready: libomp takes the oldest made
+ * everywhere; libgomp's team queue is first in, first out in the order
+ * tasks became ready, its children and taskgroup queues last in, first
+ * out. */
+static uint64_t team_key(const struct deal *d, uint32_t ti)
+{
+	return d->gomp ? d->ready_gen : d->seq[ti];
+}
+
+static uint64_t own_key(const struct deal *d, uint32_t ti)
+{
+	return d->gomp ? UINT64_MAX - d->ready_gen : d->seq[ti];
+}
+
 static int make_ready(struct deal *d, uint32_t ti)
 {
 	const struct ttask *t = ttask_at(d->tk, ti);
@@ -86,12 +116,14 @@ static int make_ready(struct deal *d, uint32_t ti)
 	d->ready_gen++;
 	d->rpos[ti] = d->n_rset;
 	d->rset[d->n_rset++] = ti;
-	if (ecp_heap_push(&d->ready, d->seq[ti], ti, 0) < 0 ||
-	    ecp_heap_push(&d->by_parent[t->parent], d->seq[ti], ti, 0) < 0)
+	if (ecp_heap_push(&d->ready, team_key(d, ti), ti, 0) < 0 ||
+	    ecp_heap_push(&d->by_parent[t->parent], own_key(d, ti), ti, 0) < 0)
 		return -1;
-	if (t->group != ECP_NO_ID &&
-	    ecp_heap_push(&d->by_group[t->group], d->seq[ti], ti, 0) < 0)
-		return -1;
+	if (t->group != ECP_NO_ID) {
+		d->gqueued[t->group]++;
+		if (ecp_heap_push(&d->by_group[t->group], own_key(d, ti), ti, 0) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -153,8 +185,11 @@ static int complete(struct deal *d, uint32_t ti)
 	d->state[ti] = TS_DONE;
 	d->done++;
 	d->live[t->parent]--;
-	if (t->group != ECP_NO_ID)
+	if (t->group != ECP_NO_ID) {
 		d->glive[t->group]--;
+		if (!(t->flags & TASK_F_UNDEFERRED))
+			d->gqueued[t->group]--;
+	}
 	for (uint32_t k = d->succ_first[ti]; k < d->succ_first[ti + 1]; k++) {
 		uint32_t s = d->succ[k];
 		if (d->state[s] == TS_DEPS && --d->pending[s] == 0 &&
@@ -240,6 +275,20 @@ static uint32_t take_descendant(struct deal *d, struct sthread *st, uint32_t ctx
 	return best;
 }
 
+/* What a wait runs when it has none of the tasks it waits for ready: under
+ * libomp any ready descendant; under libgomp nothing at a taskwait, and at
+ * a taskgroup's end (group != ECP_NO_ID) the thread's own ready children
+ * once none of the group's tasks is ready or running. */
+static uint32_t take_other(struct deal *d, struct sthread *st, uint32_t ctx,
+			   uint32_t group)
+{
+	if (!d->gomp)
+		return take_descendant(d, st, ctx);
+	if (group != ECP_NO_ID && !d->gqueued[group])
+		return take(d, &d->by_parent[ctx]);
+	return ECP_NO_ID;
+}
+
 /* A waiting thread goes on at `now` when its wait is over, or runs a task
  * its wait allows.  Returns 1 when it does, 0 not, -1 out of memory. */
 static int try_go(struct deal *d, size_t j, uint64_t now)
@@ -262,7 +311,7 @@ static int try_go(struct deal *d, size_t j, uint64_t now)
 		}
 		ti = take(d, tw ? &d->by_parent[f->ctx] : &d->by_group[it->arg]);
 		if (ti == ECP_NO_ID)
-			ti = take_descendant(d, st, f->ctx);
+			ti = take_other(d, st, f->ctx, tw ? ECP_NO_ID : it->arg);
 	}
 	if (ti == ECP_NO_ID)
 		return 0;
@@ -371,6 +420,10 @@ static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 	d->done = 0;
 	d->n_tasks = n;
 	d->next_seq = 0;
+	d->gomp = true;
+	for (size_t i = 0; i < n; i++)
+		if (ttask_at(d->tk, tasks[i])->flags & TASK_F_OMPT)
+			d->gomp = false;
 	if (!rc)
 		rc = simulate(d);
 	if (!rc && !all_placed(ep))
@@ -427,6 +480,7 @@ static void deal_free(struct deal *d)
 	free(d->seq);
 	free(d->live);
 	free(d->glive);
+	free(d->gqueued);
 	free(d->rset);
 	free(d->rpos);
 	free(d->succ_first);
@@ -456,10 +510,11 @@ static int deal_init(struct deal *d, struct ecp_task_graph *tk, struct ecp_segme
 	d->seq = calloc(nt, sizeof(uint64_t));
 	d->live = calloc(nc, sizeof(uint32_t));
 	d->glive = calloc(ng, sizeof(uint32_t));
+	d->gqueued = calloc(ng, sizeof(uint32_t));
 	d->by_parent = calloc(nc, sizeof(struct ecp_heap));
 	d->by_group = calloc(ng, sizeof(struct ecp_heap));
 	if (!d->state || !d->pending || !d->rset || !d->rpos || !d->seq || !d->live ||
-	    !d->glive || !d->by_parent || !d->by_group)
+	    !d->glive || !d->gqueued || !d->by_parent || !d->by_group)
 		return -1;
 	return successors(d);
 }

@@ -47,6 +47,7 @@ struct tctx {
 /* A task's flags (omp_task_create's, recorder/EVENTS.md). */
 #define TASK_F_UNDEFERRED 1u /* it runs at once on its creator, as a call */
 #define TASK_F_LOOP       2u /* made by a taskloop */
+#define TASK_F_OMPT       4u /* recorded through OMPT: LLVM's libomp made it */
 
 struct ttask {
 	uint64_t id;

@@ -465,7 +465,8 @@ static int on_create(struct ecp_builder *b, struct bthread *th, struct tthread *
 	task->epoch = tt->epoch - 1;
 	task->flags =
 	    (uint16_t)((ev->flags & ECP_EVF_TASK_UNDEFERRED ? TASK_F_UNDEFERRED : 0) |
-		       (ev->flags & ECP_EVF_TASK_LOOP ? TASK_F_LOOP : 0));
+		       (ev->flags & ECP_EVF_TASK_LOOP ? TASK_F_LOOP : 0) |
+		       (ev->flags & ECP_EVF_TASK_OMPT ? TASK_F_OMPT : 0));
 	task->group = tctx_at(t, parent)->group;
 	task->site = ev->c;
 	/* the site is named by the function that made the task */

@@ -26,9 +26,11 @@ enum ecp_event_type {
 
 #define ECP_EVF_TRY 0x1u
 /* omp_task_create's `flags` payload member, shifted up by 8: the task is
- * undeferred (it ran at once on its creator), made by a taskloop. */
+ * undeferred (it ran at once on its creator), made by a taskloop, recorded
+ * through OMPT (LLVM's libomp runs it, not libgomp). */
 #define ECP_EVF_TASK_UNDEFERRED 0x100u
 #define ECP_EVF_TASK_LOOP       0x200u
+#define ECP_EVF_TASK_OMPT       0x400u
 
 struct ecp_event {
 	uint64_t ts;     /* ns on the trace clock (CLOCK_MONOTONIC) */

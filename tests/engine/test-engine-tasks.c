@@ -2,9 +2,10 @@
 /* OpenMP tasks in the model (issue 37), on random task programs
  * (tests/support/task-program.h: spawn trees, taskwaits, taskgroups,
  * depend items, undeferred tasks), each recorded on one CPU in three
- * different orders (the time slices and the tasks the emulated libgomp
+ * different orders (the time slices and the tasks the emulated runtime
  * picks) and built by the model builder (up to 12 tasks a program, nested
- * to depth 3, on 2-4 threads):
+ * to depth 3, on 2-4 threads; half of them libgomp's, dealt by its rules,
+ * half libomp's):
  *
  *  - T_P of the model (the ECP engine) equals the program's oracle (the
  *    tasks dealt in work time, then ideal processor sharing over the busy

@@ -4,7 +4,8 @@
  * one thread are dealt out again to the team, with the task graph's
  * edges; an epoch where a task takes a lock keeps its recorded placement,
  * and so do the tasks of a lossy trace analysed anyway;
- * the recorded one-CPU order does not change the model's span.  Programs
+ * the recorded one-CPU order does not change the model's span; libgomp's
+ * and libomp's rules deal a task tree differently.  Programs
  * from tests/support/task-program.h, recorded on one CPU. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,7 +57,7 @@ static void three_tasks(struct tp_program *p, struct tp_body *b, struct tp_op *o
 	b[1] = (struct tp_body){ops + 4, 1};
 	b[2] = (struct tp_body){ops + 5, 1};
 	b[3] = (struct tp_body){ops + 6, 1};
-	*p = (struct tp_program){b, 4, 2};
+	*p = (struct tp_program){b, 4, 2, false};
 }
 
 /* The threads' lengths: main ran 65 ns in the recording, the other 0.
@@ -422,6 +423,48 @@ static void kept_wait_runs_tasks(bool group)
 	ecp_test_seq_finish(&s);
 }
 
+static struct tp_op taskwait(void)
+{
+	return (struct tp_op){.kind = TP_TASKWAIT};
+}
+
+/* A branch of a task tree that only its own thread may run under libgomp
+ * (a waiting thread runs only its own task's children) and that another
+ * thread shares under libomp (it runs any ready descendant): main makes A
+ * and B and waits; A makes A1 and A2 (10 ns each) and waits; B is 1 ns.
+ * The second thread, in the barrier, takes A; main runs B (libgomp: its
+ * newest child; libomp: its only ready one), then waits for A.  libgomp:
+ * A's thread runs A2 then A1, main idles: span 20.  libomp: main runs A2
+ * beside A1: span 11.  Both recorded in two orders. */
+static void test_runtime_rules(void **state)
+{
+	(void)state;
+	struct tp_op ops[] = {task(1),    task(2), taskwait(), task(3), task(4),
+			      taskwait(), work(1), work(10),   work(10)};
+	struct tp_body b[] = {
+	    {ops, 3}, {ops + 3, 3}, {ops + 6, 1}, {ops + 7, 1}, {ops + 8, 1}};
+	for (int libomp = 0; libomp < 2; libomp++)
+		for (uint64_t order = 0; order < 2; order++) {
+			struct tp_program p = {b, 5, 2, libomp};
+			struct ecp_test_seq s;
+			struct ecp_dag dag;
+			struct ecp_error err = {0};
+			ecp_test_seq_init(&s);
+			tp_record(&p, order, &s);
+			struct ecp_model *m = build_ok(&s);
+			assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+			assert_int_equal(ecp_model_work(m), 21);
+			assert_int_equal(
+			    ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			    0);
+			assert_int_equal(dag.span, libomp ? 11 : 20);
+			assert_int_equal(tp_oracle(&p, 0), libomp ? 11 : 20);
+			ecp_dag_finish(&dag);
+			ecp_model_destroy(m);
+			ecp_test_seq_finish(&s);
+		}
+}
+
 static void test_kept_taskwait_runs_tasks(void **state)
 {
 	(void)state;
@@ -444,6 +487,7 @@ int main(void)
 	    cmocka_unit_test(test_spawn_sites),
 	    cmocka_unit_test(test_task_wait_spin_not_work),
 	    cmocka_unit_test(test_tasks_after_join_post_dealt),
+	    cmocka_unit_test(test_runtime_rules),
 	    cmocka_unit_test(test_kept_taskwait_runs_tasks),
 	    cmocka_unit_test(test_kept_taskgroup_runs_tasks),
 	};

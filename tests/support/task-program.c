@@ -82,6 +82,7 @@ void tp_random(struct tp_program *p, uint64_t seed, uint32_t max_tasks, uint64_t
 	uint32_t left = max_tasks;
 	memset(p, 0, sizeof(*p));
 	p->n_threads = 2 + (uint32_t)(next_rand(&rs) % 3);
+	p->libomp = seed & 1;
 	gen_body(p, &rs, 0, &left, max_len);
 }
 
@@ -121,6 +122,7 @@ struct rt_task {
 	uint32_t pending;       /* depend predecessors not done */
 	uint8_t state;          /* 0 waiting, 1 ready, 2 running, 3 done */
 	uint64_t seq, id;
+	uint64_t rseq; /* when it became ready, in the run's order */
 	uint32_t *succ, n_succ;
 };
 
@@ -152,7 +154,9 @@ struct rt {
 	uint32_t *ctx_task; /* by context: its task, NONE for an implicit task */
 	uint32_t n_ctx;
 	struct rt_thread *th;
-	uint64_t next_seq, done;
+	uint64_t next_seq, next_rseq, done;
+	bool gomp; /* the oracle follows libgomp's rules (else libomp's, which
+		    * the recording's emulation uses: any task OpenMP allows) */
 };
 
 static uint32_t new_ctx(struct rt *r, uint32_t task)
@@ -249,6 +253,8 @@ static uint32_t rt_create(struct rt *r, uint32_t j, const struct tp_op *op)
 		r->groups[t->group].live++;
 	add_preds(r, ti);
 	t->state = t->pending ? 0 : 1;
+	if (t->state == 1)
+		t->rseq = r->next_rseq++;
 	return ti;
 }
 
@@ -262,8 +268,10 @@ static void rt_complete(struct rt *r, uint32_t ti)
 		r->groups[t->group].live--;
 	for (uint32_t k = 0; k < t->n_succ; k++) {
 		struct rt_task *s = &r->tasks[t->succ[k]];
-		if (s->state == 0 && --s->pending == 0)
+		if (s->state == 0 && --s->pending == 0) {
 			s->state = 1;
+			s->rseq = r->next_rseq++;
+		}
 	}
 }
 
@@ -279,13 +287,54 @@ static bool descends(const struct rt *r, uint32_t i, uint32_t ctx)
 	}
 }
 
+/* The ready task under libgomp's rules (see the header) that thread j
+ * runs where it waits: into out[0], 1; or 0. */
+static uint32_t rt_allowed_gomp(struct rt *r, uint32_t j, uint32_t *out)
+{
+	struct rt_thread *th = &r->th[j];
+	const struct frame *f = &th->stack[th->depth - 1];
+	const struct tp_op *op =
+	    th->state == BARRIER ? NULL : &r->p->bodies[f->body].ops[f->pc];
+	bool group_queued = false;
+	for (uint32_t i = 0; op && op->kind == TP_TG_END && i < r->n_tasks; i++)
+		group_queued |= r->tasks[i].group == f->group &&
+				(r->tasks[i].state == 1 || r->tasks[i].state == 2);
+	uint32_t best = NONE;
+	for (int pass = 0; pass < 2 && best == NONE; pass++)
+		for (uint32_t i = 0; i < r->n_tasks; i++) {
+			const struct rt_task *t = &r->tasks[i];
+			bool mine;
+			if (t->state != 1)
+				continue;
+			if (!op) /* the barrier: first in, first out */
+				mine = pass == 0;
+			else if (op->kind == TP_TASKWAIT)
+				mine = pass == 0 && t->parent_ctx == f->ctx;
+			else if (pass == 0)
+				mine = t->group == f->group;
+			else
+				mine = !group_queued && t->parent_ctx == f->ctx;
+			if (mine &&
+			    (best == NONE || (op ? t->rseq > r->tasks[best].rseq
+						 : t->rseq < r->tasks[best].rseq)))
+				best = i;
+		}
+	if (best == NONE)
+		return 0;
+	out[0] = best;
+	return 1;
+}
+
 /* The ready tasks thread j may run where it waits, oldest first into out
  * (their count): at the barrier any; at a taskwait the current task's
  * children, at a taskgroup's end the group's tasks, or when there is none
  * of those, any descendant of the current task (OpenMP's task scheduling
- * constraint; without it a wait could wait for itself). */
+ * constraint; without it a wait could wait for itself).  Under libgomp's
+ * rules (r->gomp), only the one its runtime would run. */
 static uint32_t rt_allowed(struct rt *r, uint32_t j, uint32_t *out)
 {
+	if (r->gomp)
+		return rt_allowed_gomp(r, j, out);
 	struct rt_thread *th = &r->th[j];
 	uint32_t n = 0;
 	const struct frame *f = th->depth ? &th->stack[th->depth - 1] : NULL;
@@ -453,6 +502,7 @@ double tp_oracle(const struct tp_program *p, unsigned processors)
 	struct rt r;
 	struct busy bz = {0};
 	rt_init(&r, p);
+	r.gomp = !p->libomp;
 	for (uint32_t j = 0; j < p->n_threads; j++) {
 		push_frame(&r, j, j == 0 ? 0 : NONE, j, NONE, NONE);
 		r.th[j].state = RUN;
@@ -534,6 +584,8 @@ static void em_create(struct em *e, uint32_t j, const struct tp_op *op)
 				    task_id(e, parent), tp_site(op->body));
 	if (op->undeferred)
 		ev->flags |= ECP_EVF_TASK_UNDEFERRED;
+	if (e->r.p->libomp)
+		ev->flags |= ECP_EVF_TASK_OMPT;
 	for (uint32_t k = 0; k < op->n_deps; k++)
 		emit(e, j, ECP_EV_OMP_TASK_DEP, task_id(e, ti), op->dep_addr[k],
 		     op->dep_kind[k]);

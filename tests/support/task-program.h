@@ -12,10 +12,18 @@
  *
  * The oracle deals the tasks out in work time as the model means (each
  * thread its own CPU; a task ready once made and its depend predecessors
- * done; undeferred tasks at once on their creator; a thread at a taskwait
- * runs the oldest ready child of its task, at a taskgroup's end the oldest
- * ready task of the group, at the barrier the oldest ready task; events at
- * one time taken in thread order, the waiting threads looked at after each)
+ * done; undeferred tasks at once on their creator; events at one time
+ * taken in thread order, the waiting threads looked at after each), by the
+ * rules of the program's runtime:
+ *  - libgomp: a thread at a taskwait runs the ready child of its task made
+ *    ready last, or waits; at a taskgroup's end the group's ready task made
+ *    ready last, or, when none of the group's tasks is ready or running,
+ *    its own ready child made ready last; at the barrier the task made
+ *    ready first;
+ *  - libomp (`libomp` set: the recording marks its tasks as OMPT's): at a
+ *    taskwait the oldest ready child of its task, at a taskgroup's end the
+ *    oldest ready task of the group, otherwise the oldest ready descendant
+ *    of its task; at the barrier the oldest ready task
  * and returns, from the threads' busy intervals, T_P = the integral over
  * work time of max(1, busy/P): under ideal processor sharing every busy
  * thread runs at min(1, P/busy). */
@@ -50,16 +58,19 @@ struct tp_program {
 	struct tp_body *bodies;
 	uint32_t n_bodies;
 	uint32_t n_threads;
+	bool libomp; /* recorded through OMPT (LLVM's libomp), else libgomp */
 };
 
 /* A random program from seed: up to `max_tasks` tasks, nesting depth 3,
- * work lengths in 0..max_len (small: ties everywhere). */
+ * work lengths in 0..max_len (small: ties everywhere), its runtime libomp
+ * for odd seeds. */
 void tp_random(struct tp_program *p, uint64_t seed, uint32_t max_tasks, uint64_t max_len);
 void tp_free(struct tp_program *p);
 
 /* The program recorded on one CPU into s: `order` picks the time slices
- * and the tasks the emulated libgomp runs (0: in thread and creation
- * order; others: pseudo-random).  Thread i is tid i + 1 (1: main). */
+ * and the tasks the emulated runtime runs (0: in thread and creation
+ * order; others: pseudo-random, any task OpenMP allows there).  Thread i is tid i + 1 (1:
+ * main). */
 void tp_record(const struct tp_program *p, uint64_t order, struct ecp_test_seq *s);
 
 /* T_P of the program (processors 0: unlimited), by the oracle above. */
