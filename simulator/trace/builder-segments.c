@@ -205,6 +205,15 @@ void bld_skip_cpu(struct bthread *th, uint64_t ts, uint64_t v)
 	if (v < th->seg_v0)
 		return;
 	th->spin_ns += v - th->seg_v0;
+	/* The segment so far is the wait's, all of it skipped: what samples
+	 * charged to functions in it goes too (a sample in libomp's spin, or
+	 * one taken over a little past the wait's end), or the segment would
+	 * hold more function time than CPU time. */
+	for (size_t i = 0; i < th->acts.len; i++) {
+		struct act_slot *s = &ECP_VEC_AT(&th->acts, struct act_slot, i);
+		s->self = 0;
+		s->incl = 0;
+	}
 	for (size_t i = 0; i < th->frames.len; i++)
 		ECP_VEC_AT(&th->frames, struct frame, i).incl_from = v;
 	th->f_last = v;

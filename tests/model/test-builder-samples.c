@@ -280,6 +280,40 @@ static void test_sample_cost_subtracted(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* libomp spins in a task wait outside the bodies of the tasks it runs
+ * there, and that CPU time is no work (builder-tasks.c): samples taken
+ * over inside the spin must go with it.  main (a team of one) makes a task
+ * at 10, waits, spins to 17, runs it to 37, spins to 42, runs on to 50;
+ * samples of F at 5, of G at 12 and 16 (taking over at 14, inside the
+ * first spin) and at 40 and 41 (inside the second).  Before the spin's
+ * charges went with it the model was refused: a segment's functions held
+ * more time than its length.  The work is 10 + 20 + 8. */
+static void test_samples_in_task_wait_spin(void **state)
+{
+	(void)state;
+	const uint64_t fork = 0xecb0000000000004ull;
+	const struct sample smp[] = {{5, {F}, {0}, 1},
+				     {12, {G}, {0}, 1},
+				     {16, {G}, {0}, 1},
+				     {40, {F}, {0}, 1},
+				     {41, {G}, {0}, 1}};
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_ONCE_BEGIN, fork, 0, 0);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_ONCE_END, fork, 1, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_OMP_TASK_CREATE, 1, 0, 0x400);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_OMP_TASKWAIT, 0, 0, 0);
+	ecp_test_ev(&s, MAIN, 17, ECP_EV_OMP_TASK_BEGIN, 1, 0, 0);
+	ecp_test_ev(&s, MAIN, 37, ECP_EV_OMP_TASK_END, 1, 0, 0);
+	ecp_test_ev(&s, MAIN, 42, ECP_EV_OMP_TASKWAIT, 1, 0, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build(smp, sizeof(smp) / sizeof(smp[0]), &s, false, true);
+	assert_int_equal(ecp_model_work(m), 10 + 20 + 8);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +323,7 @@ int main(void)
 	    cmocka_unit_test(test_samples_by_callsite),
 	    cmocka_unit_test(test_samples_outside_the_thread),
 	    cmocka_unit_test(test_sample_cost_subtracted),
+	    cmocka_unit_test(test_samples_in_task_wait_spin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
