@@ -62,9 +62,13 @@ def run_ecp(ecp, args):
     return json.loads(proc.stdout)
 
 
+AS_CPUS = 0  # --as-cpus of the recordings, and OMP_NUM_THREADS of the runs (0: neither)
+
+
 def record(ecp, program, args, trace):
-    proc = subprocess.run([ecp, "record", "-q", "-f", "-o", trace, "--", program] + args,
-                          capture_output=True, text=True)
+    as_cpus = ["--as-cpus", str(AS_CPUS)] if AS_CPUS else []
+    proc = subprocess.run([ecp, "record", "-q", "-f", "-o", trace] + as_cpus + ["--", program] +
+                          args, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError("ecp record %s failed (exit %d): %s" %
                            (program, proc.returncode, proc.stderr.strip()))
@@ -136,6 +140,12 @@ def measure_p(program, args, cpus, reps, variants):
     cmd = ["taskset", "-c", "0" if cpus == 1 else "0-%d" % (cpus - 1), program] + args
     base_env = dict(os.environ)
     base_env.pop("ECP_EXAMPLE_FASTER", None)
+    if AS_CPUS:
+        # the team the recording saw (--as-cpus), on every CPU count, waiting
+        # as it waited there: more threads than CPUs, a spinning runtime
+        # (libomp spins 200 ms in a barrier by default) measures its spin
+        base_env["OMP_NUM_THREADS"] = str(AS_CPUS)
+        base_env.setdefault("OMP_WAIT_POLICY", "passive")
     runs = {v: [] for v in [None] + variants}
     for _ in range(reps):
         for v in runs:
@@ -185,6 +195,14 @@ def study(opts, name, out):
             res["predicted"]["work_ns"] = scan.get("work_ns")
             res["predicted"]["span_ns"] = scan.get("span_ns")
             res["predicted"]["crossovers"] = scan.get("crossovers", [])
+            if opts.task_oracle:
+                # the oracle of tests/recorder/task_oracle.py on the same
+                # recording: its tasks dealt by the runtime's rules
+                sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                "..", "..", "tests", "recorder"))
+                from task_oracle import Program
+                prog = Program(trace)
+                res["predicted"]["oracle_ns"] = [prog.makespan(p) for p in procs]
             tet = {}
             for fn in scan["functions"]:
                 if fn["name"] in cands:
@@ -251,6 +269,10 @@ def report(res, w):
     for n in res["notes"]:
         w.write("  note: %s\n" % n)
     procs = pred.get("processors") or []
+    if pred.get("oracle_ns") and pred.get("makespan_ns"):
+        w.write("  against the oracle on the same recording: %s\n" % ", ".join(
+            "P=%d %.3f/%.3f s (%+.1f%%)" % (p, t / 1e9, o / 1e9, pct(t / 1e9, o / 1e9))
+            for p, t, o in zip(procs, pred["makespan_ns"], pred["oracle_ns"])))
     T = pred.get("makespan_ns") or pred.get("baseline_ns")
     w.write("  %3s %11s %11s %8s %11s %8s %9s\n" % ("P", "predicted s", "median s", "error %",
                                                      "best s", "error %", "cpu s"))
@@ -377,6 +399,13 @@ def main():
     ap.add_argument("--nice", type=int, default=-20,
                     help="niceness of the measured runs (default -20 where permitted, so a"
                     " shared machine's other work disturbs them less; 0 to disable)")
+    ap.add_argument("--as-cpus", type=int, default=0,
+                    help="record with --as-cpus N and run the measured programs with"
+                    " OMP_NUM_THREADS=N (the recorded team on every CPU count) and"
+                    " OMP_WAIT_POLICY=passive (as ecp record runs them)")
+    ap.add_argument("--task-oracle", action="store_true",
+                    help="also deal the recording's OpenMP tasks by the oracle of"
+                    " tests/recorder/task_oracle.py (predicted.oracle_ns)")
     ap.add_argument("--json", help="write all results as JSON here")
     ap.add_argument("--markdown", help="write the tables of docs/VALIDATION.md here")
     ap.add_argument("--from-json", help="no runs: re-print the results of an earlier --json")
@@ -385,8 +414,9 @@ def main():
                     " and only record and predict again")
     opts = ap.parse_args()
     opts.ecp = opts.ecp or os.path.join(opts.build, "cli", "ecp")
-    global NICE
+    global NICE, AS_CPUS
     NICE = opts.nice
+    AS_CPUS = opts.as_cpus
     if NICE and not can_raise_priority():
         print("note: cannot run at niceness %d here; measuring at the default" % NICE)
     opts.reuse = {}
