@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "answers/consistency-json.h"
+#include "common/time-round.h"
 #include "viz/csv.h"
 #include "viz/json.h"
 
@@ -77,7 +78,8 @@ static void json_tet(struct ecp_json_writer *w, const char *key, size_t n,
 	ecp_json_key(w, key);
 	ecp_json_begin_array(w);
 	for (size_t i = 0; i < n; i++)
-		ecp_json_int(w, b ? llround(a[i]) - llround(b[i]) : llround(a[i]));
+		ecp_json_int(w, b ? ecp_round_ns(a[i]) - ecp_round_ns(b[i])
+				  : ecp_round_ns(a[i]));
 	ecp_json_end_array(w);
 }
 
@@ -330,8 +332,8 @@ static void csv_before_after(struct ecp_csv_writer *w, const struct ecp_compare_
 		csv_row(w, "work_ns", f->name, 0, (int64_t)f->work_base_ns,
 			(int64_t)f->work_other_ns, f->ratio);
 		for (size_t i = 0; i < r->n_points; i++) {
-			int64_t a = llround(f->tet_base_ns[i]),
-				b = llround(f->tet_other_ns[i]);
+			int64_t a = ecp_round_ns(f->tet_base_ns[i]),
+				b = ecp_round_ns(f->tet_other_ns[i]);
 			csv_row(w, "tet_ns", f->name, r->points[i].processors, a, b,
 				ratio_of(b, a));
 		}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/time-round.h"
 #include "viz/perfetto.h"
 #include "viz/segments-csv.h"
 
@@ -36,9 +37,9 @@ static int write_perfetto(FILE *out, const struct ecp_export_answer *ans,
 			sl->function = c->function;
 			sl->depth = c->depth;
 			sl->sampled = (c->flags & ECP_CALL_SAMPLED) != 0;
-			sl->start_ns = llround(ecp_timeline_sim_time(
+			sl->start_ns = ecp_round_ns(ecp_timeline_sim_time(
 			    &run->timeline, c->thread, c->enter, false));
-			sl->end_ns = llround(ecp_timeline_sim_time(
+			sl->end_ns = ecp_round_ns(ecp_timeline_sim_time(
 			    &run->timeline, c->thread, c->exit, true));
 			if (sl->end_ns < sl->start_ns)
 				sl->end_ns = sl->start_ns;

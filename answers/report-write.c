@@ -5,6 +5,7 @@
 #include "answers/consistency-json.h"
 #include "answers/report-reading.h"
 #include "answers/report.h"
+#include "common/time-round.h"
 #include "common/units.h"
 #include "viz/csv.h"
 #include "viz/json.h"
@@ -45,11 +46,11 @@ static int write_json(FILE *out, const struct ecp_report_answer *ans,
 		ecp_json_kv_uint(&w, "calls", f->calls);
 		if (f->inexact)
 			ecp_json_kv_bool(&w, "weights_exact", false);
-		ecp_json_kv_int(&w, "tet_ns", llround(f->tet_ns));
-		ecp_json_kv_int(&w, "tetid_ns", llround(f->tetid_ns));
-		ecp_json_kv_int(&w, "work_ns", llround(f->work_ns));
-		ecp_json_kv_int(&w, "span_ns", llround(f->span_ns));
-		ecp_json_kv_int(&w, "idle_ns", llround(f->idle_ns));
+		ecp_json_kv_int(&w, "tet_ns", ecp_round_ns(f->tet_ns));
+		ecp_json_kv_int(&w, "tetid_ns", ecp_round_ns(f->tetid_ns));
+		ecp_json_kv_int(&w, "work_ns", ecp_round_ns(f->work_ns));
+		ecp_json_kv_int(&w, "span_ns", ecp_round_ns(f->span_ns));
+		ecp_json_kv_int(&w, "idle_ns", ecp_round_ns(f->idle_ns));
 		ecp_json_kv_uint(&w, "folded_calls",
 				 m->functions[f->function].folded_calls);
 		if (m->info.samples) {
@@ -87,13 +88,13 @@ static int write_csv(FILE *out, const struct ecp_report_answer *ans,
 		const struct ecp_function_result *f = &a->functions[i];
 		ecp_csv_string(&w, m->functions[f->function].name);
 		ecp_csv_uint(&w, f->calls);
-		ecp_csv_int(&w, llround(f->tet_ns));
-		ecp_csv_int(&w, llround(f->tetid_ns));
+		ecp_csv_int(&w, ecp_round_ns(f->tet_ns));
+		ecp_csv_int(&w, ecp_round_ns(f->tetid_ns));
 		ecp_csv_double(&w,
 			       a->makespan_ns ? f->tet_ns / (double)a->makespan_ns : 0.0);
-		ecp_csv_int(&w, llround(f->work_ns));
-		ecp_csv_int(&w, llround(f->span_ns));
-		ecp_csv_int(&w, llround(f->idle_ns));
+		ecp_csv_int(&w, ecp_round_ns(f->work_ns));
+		ecp_csv_int(&w, ecp_round_ns(f->span_ns));
+		ecp_csv_int(&w, ecp_round_ns(f->idle_ns));
 		ecp_csv_uint(&w, m->functions[f->function].samples);
 		ecp_csv_end_row(&w);
 	}

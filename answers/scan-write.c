@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "answers/consistency-json.h"
+#include "common/time-round.h"
 #include "common/units.h"
 #include "viz/csv.h"
 #include "viz/json.h"
@@ -70,10 +71,10 @@ static int write_json(FILE *out, const struct ecp_scan_answer *ans, struct ecp_e
 				if (field == 0)
 					ecp_json_uint(&w, x ? x->calls : 0);
 				else
-					ecp_json_int(&w,
-						     x ? llround(field == 1 ? x->tet_ns
+					ecp_json_int(
+					    &w, x ? ecp_round_ns(field == 1 ? x->tet_ns
 									    : x->tetid_ns)
-						       : 0);
+						  : 0);
 			}
 			ecp_json_end_array(&w);
 		}
@@ -122,8 +123,8 @@ static int write_csv(FILE *out, const struct ecp_scan_answer *ans, struct ecp_er
 			ecp_csv_double(&w, a->speedup);
 			ecp_csv_string(&w, fname(m, r->shown[k]));
 			ecp_csv_uint(&w, x ? x->calls : 0);
-			ecp_csv_int(&w, x ? llround(x->tet_ns) : 0);
-			ecp_csv_int(&w, x ? llround(x->tetid_ns) : 0);
+			ecp_csv_int(&w, x ? ecp_round_ns(x->tet_ns) : 0);
+			ecp_csv_int(&w, x ? ecp_round_ns(x->tetid_ns) : 0);
 			ecp_csv_end_row(&w);
 		}
 	}

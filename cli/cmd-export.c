@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ecp export: the simulated run on P processors for other tools — Chrome
  * trace-event JSON (Perfetto), ECP-weighted folded stacks, segment CSV. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "cli/session.h"
 #include "cli/ask.h"
 #include "answers/export.h"
+#include "common/time-round.h"
 
 struct export_options {
 	struct ecp_cli_common common;
@@ -111,9 +113,9 @@ int cmd_export(int argc, char **argv)
 		fprintf(
 		    stderr,
 		    "ecp export: note: %zu stacks have a negative ECP weight in total "
-		    "(%.0f ns; optimizing them would lengthen the run) and are left "
-		    "out\n",
-		    notes.negative_stacks, notes.negative_ns);
+		    "(%" PRId64 " ns; optimizing them would lengthen the run) and are "
+		    "left out\n",
+		    notes.negative_stacks, ecp_round_ns(notes.negative_ns));
 	if (notes.truncated_calls)
 		fprintf(stderr,
 			"ecp export: note: %zu calls deeper than %d frames were folded "

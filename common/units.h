@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Writes at most len bytes; always NUL-terminates; returns buf. */
+/* ns rounded to integer ns by common/time-round.h's rule, then scaled to
+ * the unit shown.  Writes at most len bytes; always NUL-terminates; returns
+ * buf. */
 char *ecp_format_ns(char *buf, size_t len, double ns);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/time-round.h"
 #include "ecp/handoff.h"
 #include "ecp/sweep.h"
 
@@ -244,7 +245,7 @@ static int predict_share(const struct ecp_model *base, enum ecp_lock_policy poli
 	for (size_t i = from; rc == ECP_OK && i < to; i++) {
 		struct ecp_inflated_point *p = &out->points[i];
 		p->handoffs = on_path;
-		p->handoff_ns = (uint64_t)llround(share * (double)on_path *
+		p->handoff_ns = ecp_round_time_ns(share * (double)on_path *
 						  (double)out->handoff_mean_ns);
 		p->inflated_ns = ms[i - from] + p->handoff_ns;
 	}

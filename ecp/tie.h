@@ -30,14 +30,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ECP_TIE_NS   1e-12L   /* the floor, at time 0 */
-#define ECP_TIE_ULPS 0x1p-54L /* 512 ulps of long double, relative */
-
-/* Two times near x (the larger of them) closer than this are one instant. */
-static inline long double ecp_tie_bound(long double x)
-{
-	return ECP_TIE_NS + fabsl(x) * ECP_TIE_ULPS;
-}
+/* the bound (ECP_TIE_NS, ECP_TIE_ULPS, ecp_tie_bound) and the printing rule,
+ * in the lowest layer so that every writer rounds by it */
+#include "common/time-round.h"
 
 static inline bool ecp_same_instant(long double x, long double y)
 {
@@ -45,17 +40,13 @@ static inline bool ecp_same_instant(long double x, long double y)
 	return fabsl(x - y) <= ecp_tie_bound(m);
 }
 
-/* A simulated time (or time sum) as integer ns: the nearest, halves up, on
- * the exact value.  A time within the tie bound of k + 1/2 is k + 1/2 carried
- * with rounding error (the exact times are rationals, and halves are common:
- * P = 2), so it rounds up; plain + 0.5 and truncation made k of one run's
- * k + 1/2 - 1e-9 and k + 1 of another's k + 1/2.  Negative rounding error
- * at 0 gives 0. */
+/* A simulated time (or time sum) as integer ns: common/time-round.h's rule
+ * (the nearest, halves up, a time within the tie bound of k + 1/2 being that
+ * half: the exact times are rationals, and halves are common at P = 2).
+ * Negative rounding error at 0 gives 0. */
 static inline uint64_t ecp_time_round_ns(long double x)
 {
-	if (!(x > 0.0L))
-		return 0;
-	return (uint64_t)floorl(x + 0.5L + ecp_tie_bound(x));
+	return ecp_round_time_ns(x);
 }
 
 #endif

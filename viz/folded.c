@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/time-round.h"
+
 struct line {
 	char *stack;
 	double ns;
@@ -69,9 +71,9 @@ int ecp_folded_write(FILE *out, const struct ecp_folded_stack *stacks, size_t co
 		size_t j = i;
 		for (; j < n && strcmp(lines[j].stack, lines[i].stack) == 0; j++)
 			sum += lines[j].ns;
-		double v = isfinite(sum) ? round(sum) : 0;
+		int64_t v = isfinite(sum) ? ecp_round_ns(sum) : 0;
 		if (v > 0) {
-			fprintf(out, "%s %" PRId64 "\n", lines[i].stack, (int64_t)v);
+			fprintf(out, "%s %" PRId64 "\n", lines[i].stack, v);
 			res.lines++;
 		} else if (v < 0) {
 			res.negative++;

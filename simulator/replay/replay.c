@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/time-round.h"
 #include "common/vec.h"
 #include "simulator/model/dag-succ.h"
 #include "simulator/replay/linux-sched.h"
@@ -351,7 +352,7 @@ static int sim_step(struct sim *s)
 	struct ecp_replay_step *st = ecp_vec_push(s->steps);
 	if (!st)
 		return -1;
-	st->time = (uint64_t)llround(s->now);
+	st->time = ecp_round_time_ns(s->now);
 	st->runnable = s->n_running;
 	if (s->steps->len >= 2) {
 		struct ecp_replay_step *prev = st - 1;
@@ -445,8 +446,8 @@ static int sim_result(const struct sim *s, unsigned p, unsigned flags, double id
 	size_t cells = (size_t)n + 1;
 	double rate_p = (double)p;
 	out->simulated = true;
-	out->makespan = (uint64_t)llround(s->now);
-	out->idle = (uint64_t)llround(idle);
+	out->makespan = ecp_round_time_ns(s->now);
+	out->idle = ecp_round_time_ns(idle);
 	/* Laws, with 1 ns of slack for the floating-point times. */
 	out->span_law_ok = s->now + 1.0 >= (double)dag->span;
 	out->work_law_ok = p == 0 || (s->now + 1.0) * rate_p >= (double)dag->work;
@@ -456,8 +457,8 @@ static int sim_result(const struct sim *s, unsigned p, unsigned flags, double id
 		if (!out->seg_start || !out->seg_end)
 			return -1;
 		for (ecp_id i = 0; i < n; i++) {
-			out->seg_start[i] = (uint64_t)llround(s->t_start[i]);
-			out->seg_end[i] = (uint64_t)llround(s->t_end[i]);
+			out->seg_start[i] = ecp_round_time_ns(s->t_start[i]);
+			out->seg_end[i] = ecp_round_time_ns(s->t_end[i]);
 		}
 	}
 	if (flags & ECP_REPLAY_STEPS) {
