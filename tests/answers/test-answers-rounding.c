@@ -99,8 +99,7 @@ static void fixture_make(struct fixture *f)
 		if (gen_model_create(seed, &o, &f->m, &err) < 0)
 			fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
 		if (ecp_dag_build(f->m, NULL, ECP_LOCK_ORDER_ARRIVAL, &f->dag, &err) < 0)
-			fail_msg("seed %llu: dag: %s", (unsigned long long)seed,
-				 err.msg);
+			fail_msg("seed %llu: dag: %s", (unsigned long long)seed, err.msg);
 		if (f->m->n_functions)
 			return;
 		ecp_dag_finish(&f->dag);
@@ -152,7 +151,8 @@ static void check_report(struct fixture *f)
 	expect(json, "\"span_ns\": 19,", "report json");
 	expect(json, "\"idle_ns\": 21,", "report json");
 	free(json);
-	assert_int_equal(ecp_report_write(capture_open(&c), ECP_FORMAT_CSV, &ans, &err), 0);
+	assert_int_equal(ecp_report_write(capture_open(&c), ECP_FORMAT_CSV, &ans, &err),
+			 0);
 	char *csv = capture_close(&c);
 	/* name,calls,tet_ns,tetid_ns,share,work_ns,span_ns,idle_ns,samples */
 	char *row = strchr(csv, '\n');
@@ -201,7 +201,8 @@ static void check_scan(struct fixture *f)
 	    .consistency = &f->consistency,
 	};
 	struct capture c;
-	assert_int_equal(ecp_scan_write(capture_open(&c), ECP_FORMAT_JSON, &ans, &err), 0);
+	assert_int_equal(ecp_scan_write(capture_open(&c), ECP_FORMAT_JSON, &ans, &err),
+			 0);
 	char *json = capture_close(&c);
 	/* the arrays of one P, pretty-printed over lines or not */
 	char *tet = strstr(json, "\"tet_ns\"");
@@ -259,22 +260,22 @@ static void check_compare(struct fixture *f)
 	struct ecp_compare_view v = {.r = &r, .base = side, .other = side, .rows = 1};
 	struct ecp_error err = {0};
 	struct capture c;
-	assert_int_equal(ecp_compare_write(capture_open(&c), ECP_FORMAT_JSON, &v, &err), 0);
+	assert_int_equal(ecp_compare_write(capture_open(&c), ECP_FORMAT_JSON, &v, &err),
+			 0);
 	char *json = capture_close(&c);
 	long long a = -1, b = -1, d = -1;
-	assert_int_equal(sscanf(strstr(json, "\"tet_base_ns\""), "\"tet_base_ns\": [ %lld",
-				&a),
-			 1);
+	assert_int_equal(
+	    sscanf(strstr(json, "\"tet_base_ns\""), "\"tet_base_ns\": [ %lld", &a), 1);
 	assert_int_equal(
 	    sscanf(strstr(json, "\"tet_other_ns\""), "\"tet_other_ns\": [ %lld", &b), 1);
-	assert_int_equal(sscanf(strstr(json, "\"tet_diff_ns\""), "\"tet_diff_ns\": [ %lld",
-				&d),
-			 1);
+	assert_int_equal(
+	    sscanf(strstr(json, "\"tet_diff_ns\""), "\"tet_diff_ns\": [ %lld", &d), 1);
 	assert_int_equal(a, 13);
 	assert_int_equal(b, 15);
 	assert_int_equal(d, 2); /* the difference of the printed figures */
 	free(json);
-	assert_int_equal(ecp_compare_write(capture_open(&c), ECP_FORMAT_CSV, &v, &err), 0);
+	assert_int_equal(ecp_compare_write(capture_open(&c), ECP_FORMAT_CSV, &v, &err),
+			 0);
 	char *csv = capture_close(&c);
 	expect(csv, "tet_ns,", "compare csv");
 	expect(csv, ",2,13,15,2,", "compare csv"); /* P, base, other, difference */
