@@ -22,6 +22,12 @@ void ecp_answer_consistency_json(struct ecp_json_writer *w,
 	ecp_json_kv_int(w, "gap_ns", c->gap_ns);
 	ecp_json_kv_double(w, "gap_pct", c->gap_pct);
 	ecp_json_kv_double(w, "bound_pct", ECP_CONSISTENCY_BOUND_PCT);
+	/* the model's T_inf against the recorded run's wall time */
+	ecp_json_kv_bool(w, "span_checked", c->span_checked);
+	ecp_json_kv_bool(w, "span_over", c->span_over);
+	ecp_json_kv_uint(w, "span_ns", c->span_ns);
+	ecp_json_kv_uint(w, "recorded_wall_ns", c->wall_ns);
+	ecp_json_kv_int(w, "span_gap_ns", c->span_gap_ns);
 	ecp_json_key(w, "threads");
 	ecp_json_begin_array(w);
 	for (size_t i = 0; i < c->n_threads; i++) {

@@ -94,6 +94,7 @@ int cmd_info(int argc, char **argv)
 		rc = ecp_cli_fail("info", "trace=%s: %s", o.dir, err.msg);
 		goto out;
 	}
+	ecp_cli_consistency_span("info", m, dag.span, o.format == INFO_JSON, &cons);
 	if (ecp_info_top_functions(m, &top, &n_top, &err) < 0) {
 		rc = ecp_cli_fail("info", "%s", err.msg);
 		goto out;

@@ -74,6 +74,16 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 	}
 }
 
+void ecp_cli_consistency_span(const char *cmd, const struct ecp_model *m,
+			      uint64_t span_ns, bool quiet, struct ecp_consistency *c)
+{
+	ecp_consistency_check_span(c, m, span_ns);
+	char what[SENTENCE];
+	if (c->span_over && !quiet)
+		fprintf(stderr, "ecp %s: warning: the answers may be off: %s\n", cmd,
+			ecp_consistency_describe_span(c, what, sizeof(what)));
+}
+
 struct ecp_model *ecp_cli_record_model(const char *trace_dir)
 {
 	struct ecp_load_options lo = ECP_LOAD_OPTIONS_DEFAULT;

@@ -29,6 +29,12 @@ int ecp_cli_consistency(const char *cmd, const char *trace_dir, const struct ecp
 			bool quiet, enum ecp_cli_check_mode mode,
 			struct ecp_consistency *c);
 
+/* Once the DAG is built: its span against the recorded wall time into *c
+ * (ecp_consistency_check_span), and a warning on stderr when it is over,
+ * unless `quiet`. */
+void ecp_cli_consistency_span(const char *cmd, const struct ecp_model *m,
+			      uint64_t span_ns, bool quiet, struct ecp_consistency *c);
+
 /* After `ecp record`: loads the new trace (which also writes its model
  * cache for the analyses to come, and gives the summary its counts), or
  * NULL with a warning naming the reason -- never a failure, since record

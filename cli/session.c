@@ -260,6 +260,8 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 		return ecp_cli_fail(cmd, "cannot simulate %s: %s", c->trace_dir, err.msg);
 	}
 	s->dag_ready = true;
+	ecp_cli_consistency_span(cmd, s->model, s->dag.span, c->format == ECP_FORMAT_JSON,
+				 &s->consistency);
 	/* what no number of processors shortens, when it is much of T_inf */
 	uint64_t by_kind[ECP_DELAY_KINDS];
 	uint64_t waited = ecp_dag_span_delay_by_kind(&s->dag, s->model, by_kind);

@@ -88,6 +88,14 @@ struct ecp_consistency {
 	/* threads over the bound, largest |gap| first */
 	struct ecp_consistency_thread *threads;
 	size_t n_threads;
+	/* The delays against the span (ecp_consistency_check_span): the
+	 * model's T_inf, work and delays on its critical path, against the
+	 * wall time of the run it describes. */
+	bool span_checked; /* false: no DAG asked of it, or no wall time recorded */
+	bool span_over;    /* the span is over the wall time by more than the bound */
+	uint64_t span_ns;
+	uint64_t wall_ns;    /* the recorded run's, exec to exit */
+	int64_t span_gap_ns; /* span - wall */
 };
 
 const char *ecp_consistency_status_name(enum ecp_consistency_status s);
@@ -97,6 +105,24 @@ const char *ecp_consistency_status_name(enum ecp_consistency_status s);
 int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *out,
 			  struct ecp_error *err);
 void ecp_consistency_free(struct ecp_consistency *c);
+
+/* The span against the recorded run's wall time.  That run was one
+ * schedule of the model's DAG, so no chain of its work and delays can be
+ * longer than the run was (its work is the run's CPU time less the
+ * recorder's cost, its delays the run's own sleeps and waits): a T_inf over
+ * the wall time means delays or work counted where the run did not spend
+ * them -- a wait's delay counted twice, a sleep in the wrong clock -- and
+ * every T_P above T_1 / P rests on them.  Over the bound (of the wall
+ * time, with the program floor: the loader and the teardown are in the wall
+ * time, and so is the recorder's start) an OK verdict becomes a warning;
+ * never fatal, since T_1 and the TETs below the span still hold.  Nothing
+ * is checked without a recorded wall time. */
+void ecp_consistency_check_span(struct ecp_consistency *c, const struct ecp_model *m,
+				uint64_t span_ns);
+/* One sentence for people about the span check, without a trailing
+ * period; "" when it found nothing.  Always NUL-terminates; returns buf. */
+char *ecp_consistency_describe_span(const struct ecp_consistency *c, char *buf,
+				    size_t len);
 
 /* One sentence for people: the figures compared and where the time went
  * (the threads with the largest gaps, the CPU time outside the model, the

@@ -3,7 +3,7 @@
  * (each thread's own clock and recorder cost, the CPU time of tids outside
  * the model), that the cache keeps it, and the verdicts on synthetic
  * models -- ok, a warning naming the thread that is off, fatal both ways,
- * unknown. */
+ * unknown -- and the span against the recorded wall time. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -258,6 +258,72 @@ static void test_unknown(void **state)
 	ecp_consistency_free(&c);
 }
 
+/* The delays against the span: T_inf against the recorded run's wall
+ * time, which bounds every chain of the run's work and delays. */
+static void test_span_against_wall(void **state)
+{
+	(void)state;
+	struct made x;
+	const uint64_t work[] = {500 * MS, 300 * MS}, clock[] = {500 * MS, 300 * MS},
+		       ovh[] = {0, 0};
+	make(&x, 2, work, clock, ovh, 800 * MS, 0, 0);
+	x.m.info.recorded_wall_ns = 1000 * MS;
+	struct ecp_consistency c;
+	char buf[512];
+	/* below the wall time, and over it within the bound (3 %: 30 ms) */
+	const uint64_t fine[] = {600 * MS, 1000 * MS, 1030 * MS};
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+		check(&x, &c);
+		ecp_consistency_check_span(&c, &x.m, fine[i]);
+		assert_true(c.span_checked);
+		assert_false(c.span_over);
+		assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+		assert_int_equal(c.span_ns, fine[i]);
+		assert_int_equal(c.wall_ns, 1000 * MS);
+		assert_int_equal(c.span_gap_ns, (int64_t)fine[i] - (int64_t)(1000 * MS));
+		assert_string_equal(ecp_consistency_describe_span(&c, buf, sizeof(buf)),
+				    "");
+		ecp_consistency_free(&c);
+	}
+	/* 1.2 s of work and delays on a path of a run that lasted 1 s: a
+	 * warning, with the figures */
+	check(&x, &c);
+	ecp_consistency_check_span(&c, &x.m, 1200 * MS);
+	assert_true(c.span_over);
+	assert_int_equal(c.span_gap_ns, 200 * MS);
+	assert_int_equal(c.status, ECP_CONSISTENCY_WARNING);
+	ecp_consistency_describe_span(&c, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "Tinf 1.200 s is 200 ms above the wall time of the "
+				    "run it was recorded from, 1.000 s"));
+	ecp_consistency_free(&c);
+	/* a fatal verdict stays fatal */
+	const uint64_t little[] = {1 * MS};
+	make(&x, 1, little, clock, ovh, 1000 * MS, 0, 0);
+	x.m.info.recorded_wall_ns = 1000 * MS;
+	check(&x, &c);
+	ecp_consistency_check_span(&c, &x.m, 1200 * MS);
+	assert_true(c.span_over);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	ecp_consistency_free(&c);
+	/* a short run: held to the program floor (2 ms), not to 3 % of 10 ms */
+	make(&x, 2, work, clock, ovh, 800 * MS, 0, 0);
+	x.m.info.recorded_wall_ns = 10 * MS;
+	check(&x, &c);
+	ecp_consistency_check_span(&c, &x.m, 11 * MS);
+	assert_false(c.span_over);
+	ecp_consistency_check_span(&c, &x.m, 13 * MS);
+	assert_true(c.span_over);
+	ecp_consistency_free(&c);
+	/* no wall time recorded: nothing checked */
+	x.m.info.recorded_wall_ns = 0;
+	check(&x, &c);
+	ecp_consistency_check_span(&c, &x.m, 1200 * MS);
+	assert_false(c.span_checked);
+	assert_false(c.span_over);
+	assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+	ecp_consistency_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +333,7 @@ int main(void)
 	    cmocka_unit_test(test_warning_names_thread),
 	    cmocka_unit_test(test_fatal_both_ways),
 	    cmocka_unit_test(test_unknown),
+	    cmocka_unit_test(test_span_against_wall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
