@@ -276,7 +276,10 @@ int ecp_inflated_predict(const struct ecp_model *base, const struct ecp_dag *bas
 		goto out;
 	}
 	out->n_points = n;
-	out->handoff_mean_ns = h.count ? h.total_ns / h.count : 0;
+	/* a printed time: the nearest ns, halves up (common/time-round.h's
+	 * rule, here on integers), not the quotient truncated */
+	out->handoff_mean_ns =
+	    h.count ? h.total_ns / h.count + (2 * (h.total_ns % h.count) >= h.count) : 0;
 	for (size_t i = 0; i < n; i++)
 		out->points[i] = (struct ecp_inflated_point){
 		    .processors = processors[i],

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/time-round.h"
 #include "ecp/analysis.h"
 #include "ecp/handoff.h"
 #include "ecp/inflated.h"
@@ -83,7 +84,7 @@ static void test_inflated(void **state)
 		assert_true(r.residual_ratio == 1.0);
 		for (size_t k = 0; k < np; k++) {
 			assert_int_equal(r.points[k].handoff_ns,
-					 (uint64_t)llround(r.points[k].share *
+					 ecp_round_time_ns(r.points[k].share *
 							   (double)r.points[k].handoffs *
 							   (double)r.handoff_mean_ns));
 			assert_int_equal(r.points[k].inflated_ns,
