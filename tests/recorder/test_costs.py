@@ -143,6 +143,9 @@ def tiny_functions(tiny, work):
 
 
 def main():
+    # line by line: a run killed at the suite's timeout (beside other
+    # sessions' builds) still shows in its log how far it got
+    sys.stdout.reconfigure(line_buffering=True)
     spin, tiny = (os.path.abspath(a) for a in sys.argv[1:3])
     ecp()
     work = workdir()
