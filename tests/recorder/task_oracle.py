@@ -143,7 +143,7 @@ class Program:
             top.flush()
             top.items.append(('create', e['task']))
             self.tasks[e['task']] = {'id': e['task'], 'parent': top, 'flags': e['flags'],
-                                     'deps': []}
+                                     'site': e['site'], 'deps': []}
             self.libomp |= bool(e['flags'] & FLAG_OMPT)
         elif name == 'omp_task_dep':
             self.tasks[e['task']]['deps'].append((e['addr'], e['kind']))
@@ -182,6 +182,64 @@ class Program:
 
     def _ctxs(self):
         return self.team + [t['body'] for t in self.tasks.values()]
+
+    def spawn_sites(self):
+        """Cilkprof's work and span per spawn site, on the program's
+        structure (no deal): each task's subtree's work and span on
+        unlimited processors, summed over the site's outermost tasks (those
+        with no ancestor made at the same site: recursion counted once).
+        Returns {site: (tasks, work, span)}."""
+        sites = {}
+        for ctx in self.team:
+            self._eval(ctx, [], sites)
+        return sites
+
+    def _eval(self, ctx, path, sites):
+        """(end, subtree span, work) of a body run alone from 0: a taskwait
+        waits for its children's ends, a taskgroup's end for its children's
+        subtrees, a depend item for its predecessor's end."""
+        t = sub = work = 0
+        done = {}        # child task -> (start, end, subtree span)
+        unwaited, group = [], []
+        writers, readers = {}, {}
+        for item in ctx.items:
+            if item[0] == 'work':
+                t += item[1]
+                work += item[1]
+            elif item[0] == 'create':
+                task = self.tasks[item[1]]
+                site = task['site']
+                c_end, c_sub, c_work = self._eval(task['body'], path + [site], sites)
+                start = t
+                for addr, kind in task['deps']:
+                    preds = [writers[addr]] if addr in writers else []
+                    if kind != 1:
+                        preds += readers.get(addr, [])
+                    for q in preds:
+                        start = max(start, done[q][1])
+                for addr, kind in task['deps']:
+                    if kind == 1:
+                        readers.setdefault(addr, []).append(item[1])
+                    else:
+                        writers[addr], readers[addr] = item[1], []
+                done[item[1]] = (start, start + c_end, start + c_sub)
+                unwaited.append(item[1])
+                group.append(item[1])
+                sub = max(sub, start + c_sub)
+                work += c_work
+                n, w, sp = sites.get(site, (0, 0, 0))
+                if site in path:
+                    sites[site] = (n + 1, w, sp)
+                else:
+                    sites[site] = (n + 1, w + c_work, sp + c_sub)
+            elif item[0] == 'tw':
+                t = max([t] + [done[q][1] for q in unwaited])
+                unwaited = []
+            elif item[0] == 'tgs':
+                group = []
+            elif item[0] == 'tge':
+                t = max([t] + [done[q][2] for q in group])
+        return t, max(sub, t), work
 
     def makespan(self, p):
         """T_P: the serial work plus the region's tasks dealt out and run
