@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ecp-config.h"
+#include "simulator/model/cache-pack.h"
 #include "simulator/model/model-internal.h"
 #include "common/checksum.h"
 #include "common/manifest.h"
@@ -37,6 +38,8 @@ struct header {
 	    guessed_cpu_ns, unknown_deps_ns;
 	uint64_t n_spawn_sites;
 	uint64_t trace_path, program, clock; /* string table offsets */
+	/* bytes of the packed segments, edges and activities (cache-pack.h) */
+	uint64_t packed_bytes[3];
 	uint32_t layout[6]; /* sizes of the dumped structs: a layout change is stale */
 	uint64_t checksum;  /* of everything after the header (struct ecp_csum) */
 };
@@ -208,26 +211,6 @@ static void copy_thread(void *dst, const void *src)
 	y->overhead_ns = x->overhead_ns;
 }
 
-static void copy_segment(void *dst, const void *src)
-{
-	const struct ecp_segment *x = src;
-	struct ecp_segment *y = dst;
-	y->thread = x->thread;
-	y->lock_acquire = x->lock_acquire;
-	y->lock_release = x->lock_release;
-	y->acquire_mode = x->acquire_mode;
-	y->delay_kind = x->delay_kind;
-	y->length = x->length;
-	y->delay = x->delay;
-	y->cpu_start = x->cpu_start;
-	y->rec_start = x->rec_start;
-	y->rec_end = x->rec_end;
-	y->first_in = x->first_in;
-	y->n_in = x->n_in;
-	y->first_activity = x->first_activity;
-	y->n_activity = x->n_activity;
-}
-
 static void copy_lock(void *dst, const void *src)
 {
 	const struct ecp_lock *x = src;
@@ -376,28 +359,34 @@ static bool cache_body_write(FILE *f, struct cache_writer *w, const struct ecp_m
 {
 	struct header *h = &w->h;
 	struct ecp_csum sum = {0};
-	/* the header (its checksum 0) is summed first and written again at
-	 * the end, with the sum */
+	/* the header is written first as a placeholder, and again at the
+	 * end with the packed tables' sizes and the sum */
 	h->checksum = 0;
-	ecp_csum_add(&sum, h, sizeof(*h));
-	bool ok = !(write_all(f, NULL, h, sizeof(*h), 1) < 0 ||
-		    write_clean(f, &sum, m->threads, h->n_threads, sizeof(*m->threads),
-				copy_thread) < 0 ||
-		    write_clean(f, &sum, m->segments, h->n_segments, sizeof(*m->segments),
-				copy_segment) < 0 ||
-		    write_all(f, &sum, m->edges, sizeof(*m->edges), h->n_edges) < 0 ||
-		    write_clean(f, &sum, m->locks, h->n_locks, sizeof(*m->locks),
-				copy_lock) < 0 ||
-		    write_all(f, &sum, w->df, sizeof(*w->df), h->n_functions) < 0 ||
-		    write_all(f, &sum, m->activities, sizeof(*m->activities),
-			      h->n_activities) < 0 ||
-		    write_all(f, &sum, m->calls, sizeof(*m->calls), h->n_calls) < 0 ||
-		    write_all(f, &sum, m->spawn_sites, sizeof(*m->spawn_sites),
-			      h->n_spawn_sites) < 0 ||
-		    write_all(f, &sum, w->wo, sizeof(*w->wo), h->n_warnings) < 0 ||
-		    write_all(f, &sum, w->t.data, 1, w->t.len) < 0 ||
-		    (h->checksum = ecp_csum_end(&sum), fseek(f, 0, SEEK_SET) != 0) ||
-		    write_all(f, NULL, h, sizeof(*h), 1) < 0);
+	bool ok =
+	    !(write_all(f, NULL, h, sizeof(*h), 1) < 0 ||
+	      write_clean(f, &sum, m->threads, h->n_threads, sizeof(*m->threads),
+			  copy_thread) < 0 ||
+	      ecp_pack_segments(f, &sum, m->segments, m->n_segments,
+				&h->packed_bytes[0]) < 0 ||
+	      ecp_pack_edges(f, &sum, m->edges, m->n_edges, &h->packed_bytes[1]) < 0 ||
+	      write_clean(f, &sum, m->locks, h->n_locks, sizeof(*m->locks), copy_lock) <
+		  0 ||
+	      write_all(f, &sum, w->df, sizeof(*w->df), h->n_functions) < 0 ||
+	      ecp_pack_activities(f, &sum, m->activities, m->n_activities,
+				  &h->packed_bytes[2]) < 0 ||
+	      write_all(f, &sum, m->calls, sizeof(*m->calls), h->n_calls) < 0 ||
+	      write_all(f, &sum, m->spawn_sites, sizeof(*m->spawn_sites),
+			h->n_spawn_sites) < 0 ||
+	      write_all(f, &sum, w->wo, sizeof(*w->wo), h->n_warnings) < 0 ||
+	      write_all(f, &sum, w->t.data, 1, w->t.len) < 0);
+	/* The packed sizes are known only now: the header (its checksum 0)
+	 * is summed after the tables, as the reader sums it. */
+	if (ok) {
+		ecp_csum_add(&sum, h, sizeof(*h));
+		h->checksum = ecp_csum_end(&sum);
+		ok = fseek(f, 0, SEEK_SET) == 0 &&
+		     write_all(f, NULL, h, sizeof(*h), 1) == 0;
+	}
 	/* the close flushes the last writes: its failure is one too; a
 	 * failure before it keeps its own errno */
 	int failed_errno = errno;
@@ -510,6 +499,41 @@ static bool cache_header_read(struct cache_reader *c, const struct stat *st, uin
 		 h->n_spawn_sites > UINT32_MAX);
 }
 
+/* The packed tables (cache-pack.h), into zeroed arrays: -1 (a count the
+ * table cannot hold, or a malformed table) or -2 (no memory). */
+static int unpack_segments(struct cache_reader *c, struct ecp_model *m,
+			   struct ecp_csum *sum, uint64_t *left)
+{
+	uint64_t n = c->h.n_segments, bytes = c->h.packed_bytes[0];
+	if (n > bytes / ECP_PACKED_MIN_SEGMENT)
+		return -1;
+	if (!(m->segments = calloc(n ? n : 1, sizeof(*m->segments))))
+		return -2;
+	return ecp_unpack_segments(c->fd, sum, left, bytes, m->segments, (uint32_t)n);
+}
+
+static int unpack_edges(struct cache_reader *c, struct ecp_model *m, struct ecp_csum *sum,
+			uint64_t *left)
+{
+	uint64_t n = c->h.n_edges, bytes = c->h.packed_bytes[1];
+	if (n > bytes / ECP_PACKED_MIN_EDGE)
+		return -1;
+	if (!(m->edges = calloc(n ? n : 1, sizeof(*m->edges))))
+		return -2;
+	return ecp_unpack_edges(c->fd, sum, left, bytes, m->edges, (uint32_t)n);
+}
+
+static int unpack_activities(struct cache_reader *c, struct ecp_model *m,
+			     struct ecp_csum *sum, uint64_t *left)
+{
+	uint64_t n = c->h.n_activities, bytes = c->h.packed_bytes[2];
+	if (n > bytes / ECP_PACKED_MIN_ACTIVITY)
+		return -1;
+	if (!(m->activities = calloc(n ? n : 1, sizeof(*m->activities))))
+		return -2;
+	return ecp_unpack_activities(c->fd, sum, left, bytes, m->activities, n);
+}
+
 /* Reads every table after the header into m and c, checking their sum:
  * 0, -1 (truncated, too long or stale) or -2 (no memory). */
 static int cache_tables_read(struct cache_reader *c, struct ecp_model *m, uint64_t left)
@@ -517,22 +541,16 @@ static int cache_tables_read(struct cache_reader *c, struct ecp_model *m, uint64
 	const struct header *h = &c->h;
 	int fd = c->fd;
 	struct ecp_csum sum = {0};
-	struct header unsummed = *h;
-	unsummed.checksum = 0;
-	ecp_csum_add(&sum, &unsummed, sizeof(unsummed));
 	int t = 0;
 	if ((t = take(fd, &sum, &left, (void **)&m->threads, sizeof(*m->threads),
 		      h->n_threads)) ||
-	    (t = take(fd, &sum, &left, (void **)&m->segments, sizeof(*m->segments),
-		      h->n_segments)) ||
-	    (t = take(fd, &sum, &left, (void **)&m->edges, sizeof(*m->edges),
-		      h->n_edges)) ||
+	    (t = unpack_segments(c, m, &sum, &left)) ||
+	    (t = unpack_edges(c, m, &sum, &left)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->locks, sizeof(*m->locks),
 		      h->n_locks)) ||
 	    (t = take(fd, &sum, &left, (void **)&c->df, sizeof(*c->df),
 		      h->n_functions)) ||
-	    (t = take(fd, &sum, &left, (void **)&m->activities, sizeof(*m->activities),
-		      h->n_activities)) ||
+	    (t = unpack_activities(c, m, &sum, &left)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->calls, sizeof(*m->calls),
 		      h->n_calls)) ||
 	    (t = take(fd, &sum, &left, (void **)&m->spawn_sites, sizeof(*m->spawn_sites),
@@ -540,6 +558,10 @@ static int cache_tables_read(struct cache_reader *c, struct ecp_model *m, uint64
 	    (t = take(fd, &sum, &left, (void **)&c->wo, sizeof(*c->wo), h->n_warnings)) ||
 	    (t = take(fd, &sum, &left, (void **)&c->strbuf, 1, h->strings_size)))
 		return t;
+	/* the header last, its checksum 0, as it was summed */
+	struct header unsummed = *h;
+	unsummed.checksum = 0;
+	ecp_csum_add(&sum, &unsummed, sizeof(unsummed));
 	if (left != 0 || !h->strings_size || c->strbuf[h->strings_size - 1] != '\0' ||
 	    ecp_csum_end(&sum) != h->checksum)
 		return -1;

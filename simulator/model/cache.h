@@ -4,7 +4,8 @@
  *
  * Layout: a header (magic, cache format version, byte-order mark, the ecp
  * version that wrote it, the trace's fingerprint, the array lengths), then
- * the model's arrays as they are in memory, then one string table.  The
+ * the model's arrays as they are in memory but for segments, edges and
+ * activities, packed as varints (cache-pack.h), then one string table.  The
  * fingerprint covers the size, mtime and name of every file under DIR/main
  * and DIR/sched and of DIR/ecp-record.meta, so re-recording into the same
  * directory invalidates it.  Written to a temporary file and renamed into
@@ -37,8 +38,10 @@
  * sites' work and span; 21: libomp's tasks dealt (a worker's join post
  * stays in the epoch, task waits' spin is no work, a wait's join lands
  * after its end); 22: libgomp's tasks dealt by libgomp's rules (a
- * waiting thread runs only its own children, newest first) */
-#define ECP_CACHE_FORMAT 22
+ * waiting thread runs only its own children, newest first); 23: segments,
+ * edges and activities packed (issue 35: the cache of a sync-heavy trace
+ * was 1.5x its CTF) */
+#define ECP_CACHE_FORMAT 23
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 
