@@ -260,8 +260,22 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	if (rc < 0)
 		return rc;
 	struct ecp_sweep *sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (analysis of %u segments)",
+				     dag->n_segments);
+	sw->model = model;
+	sw->dag = dag;
+	ecp_engine_options_resolve(opts, &sw->opts);
+	/* The engine first: its plan's build is the peak of a sweep, which
+	 * the sweep's own per-segment arrays would only raise (issue 35). */
+	rc = ecp_engine_create(dag, &sw->opts, &sw->engine, err);
+	if (rc < 0) {
+		ecp_sweep_destroy(sw);
+		return rc;
+	}
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
-	if (!sw || !(sw->w_span = ecp_huge_malloc(s1 * sizeof(double))) ||
+	if (!(sw->w_span = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->seg_idle[0] = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->flags[0].inexact = ecp_huge_calloc(s1, 1)) ||
 	    !(sw->profiles = calloc(model->n_functions ? model->n_functions : 1,
@@ -273,14 +287,7 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 				     "out of memory (analysis of %u segments)",
 				     dag->n_segments);
 	}
-	sw->model = model;
-	sw->dag = dag;
-	ecp_engine_options_resolve(opts, &sw->opts);
-	rc = ecp_engine_create(dag, &sw->opts, &sw->engine, err);
-
-	if (rc >= 0)
-		rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL,
-				    err);
+	rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL, err);
 	if (rc < 0) {
 		ecp_sweep_destroy(sw);
 		return rc;

@@ -97,7 +97,7 @@ int ecp_pack_segments(FILE *f, struct ecp_csum *c, const struct ecp_segment *s,
 		put(o, (uint32_t)(x->lock_acquire + 1)); /* ECP_NO_ID is 0 */
 		put(o, (uint32_t)(x->lock_release + 1));
 		put(o, x->acquire_mode | (uint64_t)x->delay_kind << 8 |
-			    (uint64_t)x->pad[0] << 16 | (uint64_t)x->pad[1] << 24);
+			   (uint64_t)x->pad[0] << 16 | (uint64_t)x->pad[1] << 24);
 		put(o, x->length);
 		put(o, x->delay);
 		/* a thread's CPU clock runs on through its segments; its next
@@ -264,8 +264,7 @@ int ecp_unpack_segments(int fd, struct ecp_csum *c, uint64_t *left, uint64_t byt
 		x->rec_end = x->rec_start + get_diff(in, x->length);
 		x->first_in = (uint32_t)get_diff(in, (uint64_t)p->first_in + p->n_in);
 		x->n_in = (uint32_t)get(in);
-		x->first_activity =
-		    get_diff(in, p->first_activity + p->n_activity);
+		x->first_activity = get_diff(in, p->first_activity + p->n_activity);
 		x->n_activity = (uint32_t)get(in);
 	}
 	return in_end(in);
