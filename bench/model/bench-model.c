@@ -54,6 +54,9 @@ static struct ecp_model *load(const char *dir, bool cache, double *secs, double 
 	struct ecp_load_options o = ECP_LOAD_OPTIONS_DEFAULT;
 	o.use_cache = cache;
 	o.keep_calls = keep_calls;
+	/* Decoded in this process, not in the forked child ecp uses: its CPU
+	 * time and peak memory are then this process's own, measured here. */
+	o.in_process = true;
 	struct ecp_error err = {0};
 	struct ecp_model *m = NULL;
 	double t0 = now(), c0 = cpu_now();
