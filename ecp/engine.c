@@ -181,21 +181,25 @@ static void *sim_prepare(void *arg)
 	return NULL;
 }
 
+/* *node_time: handed to the plan's build, which frees it (and set to NULL)
+ * once the DAG is found consistent. */
 static int asap_plan(struct ecp_engine *e, uint8_t *pred_tight, uint8_t *in_tight,
-		     double *node_time, struct ecp_error *err)
+		     double **node_time, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = e->dag;
-	int bad = asap_tight(dag, pred_tight, in_tight, node_time);
+	int bad = asap_tight(dag, pred_tight, in_tight, *node_time);
 	if (bad)
 		return ecp_error_set(
 		    err, ECP_ERR,
 		    "inconsistent DAG: segment %d ends before start + length", bad - 1);
 	struct ecp_plan_input in = {.dag = dag,
-				    .node_time = node_time,
+				    .node_time = *node_time,
+				    .node_time_release = *node_time,
 				    .pred_tight = pred_tight,
 				    .in_tight = in_tight,
 				    .parallel_min_segments =
 					e->opts.parallel_min_segments};
+	*node_time = NULL;
 	int rc = ecp_plan_build(&in, &e->asap, err);
 	if (rc < 0)
 		ecp_error_prefix(err, "cannot prepare the ECP engine");
@@ -248,7 +252,7 @@ int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options
 			pthread_create(&thread, NULL, sim_prepare, &job) == 0;
 	if (e->has_delays && !threaded)
 		sim_prepare(&job);
-	rc = asap_plan(e, pred_tight, in_tight, node_time, err);
+	rc = asap_plan(e, pred_tight, in_tight, &node_time, err);
 	if (threaded)
 		pthread_join(thread, NULL);
 	if (job.rc < 0) {

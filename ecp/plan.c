@@ -37,6 +37,7 @@ struct vnode {
 struct builder {
 	const struct ecp_plan_input *in;
 	struct ecp_plan *plan;
+	double *release; /* in->node_time_release until it is freed */
 	struct ecp_domtree tree;
 	uint32_t *pre, *size, *order;
 	/* growable */
@@ -808,7 +809,11 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	int rc = node_sort_layout(b, &ns, err);
 	if (rc < 0)
 		return rc;
-	if ((rc = node_sort_run(b, &ns, err)) < 0)
+	rc = node_sort_run(b, &ns, err);
+	/* node times are read no more: the sort keys hold them */
+	free(b->release);
+	b->release = NULL;
+	if (rc < 0)
 		goto out;
 	struct sorted_nodes sn = {.packed = ns.packed,
 				  .keys = ns.keys,
@@ -842,7 +847,7 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 				     "too many segments (%u) for the engine", S);
 	plan->n_segments = S;
 	plan->n_nodes = 2 * S + 1;
-	struct builder b = {.in = in, .plan = plan};
+	struct builder b = {.in = in, .plan = plan, .release = in->node_time_release};
 	int rc = build_tree(&b, err);
 	if (rc < 0)
 		goto out;
@@ -896,6 +901,7 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 	else
 		rc = timeline_charges(plan, plan->n_instants, err);
 out:
+	free(b.release);
 	ecp_domtree_finish(&b.tree);
 	free(b.pre);
 	free(b.size);

@@ -45,7 +45,11 @@
 
 struct ecp_plan_input {
 	const struct ecp_dag *dag;
-	const double *node_time;   /* 2 per segment: [2s] start, [2s+1] end */
+	const double *node_time; /* 2 per segment: [2s] start, [2s+1] end */
+	/* When set, node_time's own block: the build frees it as soon as the
+	 * nodes are sorted by time (its last read; 16 bytes per segment off
+	 * the build's peak, issue 35), failing or not; the caller must not. */
+	double *node_time_release;
 	const uint8_t *pred_tight; /* per segment: the thread edge realises the start */
 	const uint8_t *in_tight;   /* per dag->in_from entry: that edge realises it */
 	/* from this many segments on, two threads share the work (ecp/parallel.h) */
