@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The model cache's packed tables (format 22, issue 35): segments, edges
+/* The model cache's packed tables (format 23, issue 35): segments, edges
  * and activities as varints of each field's difference from what the
  * previous record predicts (a thread's next segment starts where its last
  * one ended, activities and incoming edges follow each other), so that the
