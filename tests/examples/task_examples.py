@@ -7,9 +7,10 @@ omp_taskloop; GCC's libgomp or clang's libomp) recorded on one CPU with
   - ecp's T_1 and T_2 within 10% of an oracle computed on the same
     recording (T_4 and the span are printed beside it), independently of ecp's model builder
     (tests/recorder/task_oracle.py: the task structure and each thread's
-    CPU time read from the trace, the tasks dealt out again by the
-    runtime's rules, the processors shared ideally), and its speedup
-    T_1/T_2 within 2% of the oracle's;
+    CPU time read from the trace, less the recorder's measured costs, the
+    tasks dealt out again by the runtime's rules, the processors shared
+    ideally), and its speedup T_1/T_2 within 2% of the oracle's (a
+    recording whose checks fail is made again, up to three times: TIES);
   - the recorded one-CPU order does not change the prediction: the program
     is recorded again with `ecp record` under SCHED_BATCH (chrt -b 0; no
     privilege needed), where a woken thread does not preempt the one
@@ -50,6 +51,13 @@ ASSERTED = 2  # PROCS[:ASSERTED] are checked against the oracle
 ORACLE_TOLERANCE = 0.10
 ORDER_TOLERANCE = 0.02
 SITE_TOLERANCE = 0.03
+# TIES: a recursive program under libgomp's rules is dealt by which of two
+# equal subtrees finishes first, and the oracle's durations differ from
+# ecp's by what the recorder did not measure (a few ns an event), which can
+# tip such a tie the other way: omp_fib's speedup at P = 2 then differs by
+# about 3% (1.99 against 1.94), about once in 16 checks.  Such a recording
+# is made again, up to TRIES times in all; a real difference fails them all.
+TRIES = 3
 
 
 def predict(ecp_bin, trace):
@@ -133,30 +141,52 @@ def check_spawn_sites(ecp_bin, name, trace):
                   % (name, g['name'], what, a, b))
 
 
+def with_retries(what, attempt):
+    """attempt() once, and up to twice more when one of its checks fails
+    (see TIES); a third failure fails the test."""
+    for n in range(TRIES):
+        try:
+            return attempt()
+        except SystemExit as e:
+            if e.code in (0, None, 77) or n == TRIES - 1:
+                raise
+            print('%s: recording again after that failure (%d of %d)' % (what, n + 2, TRIES))
+
+
 def main():
     name, binary, scale = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     ecp_bin = ecp()
     work = workdir()
     program = [binary, '--scale', scale, '--quiet']
-    trace = recorded(ecp_bin, work, 'default', program)
-    s1 = check_against_oracle(ecp_bin, name, trace, 'default')
-    check_spawn_sites(ecp_bin, name, trace)
+
+    def default():
+        trace = recorded(ecp_bin, work, 'default', program)
+        speedup = check_against_oracle(ecp_bin, name, trace, 'default')
+        check_spawn_sites(ecp_bin, name, trace)
+        return trace, speedup
+
+    trace, s1 = with_retries(name, default)
     if subprocess.run(['chrt', '-b', '0', 'true'], capture_output=True).returncode != 0:
         print('SCHED_BATCH not available here: the recorded-order check is skipped')
     else:
         first = begins(trace)
-        for attempt in range(3):
-            other = recorded(ecp_bin, work, 'batch', program, batch=True)
-            if begins(other) != first:
-                break
-            print('the same order under SCHED_BATCH: recording again')
-        second = begins(other)
-        check(second != first,
-              '%s: three recordings under SCHED_BATCH ran the tasks in the same order' % name)
-        moved = sum(1 for a, b in zip(sorted(first), sorted(second)) if a != b)
-        print('%s: %d of %d tasks on another thread under SCHED_BATCH'
-              % (name, moved, len(first)))
-        s2 = check_against_oracle(ecp_bin, name, other, 'SCHED_BATCH')
+
+        def batch():
+            for attempt in range(3):
+                other = recorded(ecp_bin, work, 'batch', program, batch=True)
+                if begins(other) != first:
+                    break
+                print('the same order under SCHED_BATCH: recording again')
+            second = begins(other)
+            check(second != first,
+                  '%s: three recordings under SCHED_BATCH ran the tasks in the same order'
+                  % name)
+            moved = sum(1 for a, b in zip(sorted(first), sorted(second)) if a != b)
+            print('%s: %d of %d tasks on another thread under SCHED_BATCH'
+                  % (name, moved, len(first)))
+            return check_against_oracle(ecp_bin, name, other, 'SCHED_BATCH')
+
+        s2 = with_retries(name + ' (SCHED_BATCH)', batch)
         print('%s: speedup at P=2 %.3f by default, %.3f under SCHED_BATCH' % (name, s1, s2))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')

@@ -6,6 +6,11 @@ thread's CPU time from the scheduler's switch records, deals the tasks out
 again by the runtime's rules in work time (each team thread its own CPU)
 and shares the processors ideally among the busy threads.
 
+Each thread's CPU time between two of its events is taken less what the
+recorder measured it costs (ecp-record.meta: each event's cost, and a
+context switch's, which the incoming thread pays before perf's record of
+it), as ecp takes it out; what ecp does not measure stays in.
+
 The structure it rebuilds, for a program of one parallel region: the
 master's serial work before the fork and after the region; per team thread
 its implicit task (from the fork to its barrier, or its join post when
@@ -30,7 +35,7 @@ taken in team order (the master first, then the threads as they started).
 import bisect
 import os
 
-from ecptrace import check, read_trace
+from ecptrace import check, read_meta, read_trace
 
 # recorder/agent/agent.h: OMP_OBJ(team, kind), kind OBJ_FORK 0, OBJ_JOIN 1
 OMP_OBJ_BASE, OMP_FORK_KIND, OMP_JOIN_KIND = 0xecb0000000000000, 0, 1
@@ -41,7 +46,7 @@ class CpuClock:
     """Each thread's CPU time up to a point in time, from the switch
     records (one CPU: a thread runs from its switch-in to its switch-out)."""
 
-    def __init__(self, sched):
+    def __init__(self, sched, switch_cost=0):
         runs, on = {}, {}
         for e in sched:
             if e['event'] != 'ecp_sched:switch':
@@ -51,7 +56,10 @@ class CpuClock:
                 if tid in on:
                     runs.setdefault(tid, []).append((on.pop(tid), ts))
             else:
-                on[tid] = ts
+                # the switch-in's own cost is the incoming thread's, before
+                # perf's record of it (recorder: switch_cost_ps)
+                last = runs[tid][-1][1] if runs.get(tid) else 0
+                on[tid] = max(ts - switch_cost, last)
         self.starts, self.ends, self.before = {}, {}, {}
         for tid, r in runs.items():
             r.sort()
@@ -96,7 +104,12 @@ class Program:
 
     def __init__(self, trace):
         main = read_trace(os.path.join(trace, 'main'))
-        clock = CpuClock(read_trace(os.path.join(trace, 'sched')))
+        meta = read_meta(trace)
+        clock = CpuClock(read_trace(os.path.join(trace, 'sched')),
+                         int(meta.get('switch_cost_ps', 0)) // 1000)
+        # each event's own cost, measured by the recorder, is the
+        # recorder's time, not the program's
+        self.event_cost = int(meta.get('event_cost_ps', 0)) / 1000.0
         self.tasks = {}      # id -> {'parent': Ctx, 'flags', 'deps': [(addr, kind)], 'body': Ctx}
         self.team = []       # implicit Ctx of each team thread, in team order
         self.serial = 0      # the master's work outside the region
@@ -108,7 +121,7 @@ class Program:
         master = next(e['vtid'] for e in main
                       if e['event'] == 'ecp:thread_start' and e['vtid'] == e['vpid'])
         # the team in order: the master, then the threads as they started
-        self.threads = {t: {'frames': [], 'phase': 'before', 'prev': None,
+        self.threads = {t: {'frames': [], 'phase': 'before', 'prev': None, 'events': 0,
                             'master': t == master} for t in tids}
         order = [master] + [t for t in tids if t != master]
         for e in main:  # in time order: a task begins after it is made
@@ -125,9 +138,10 @@ class Program:
 
     def _event(self, st, e, clock):
         frames = st['frames']
-        now = clock.at(e['vtid'], e['time'])
-        d = now - st['prev'] if st['prev'] is not None else 0
-        st['prev'] = now
+        now = clock.at(e['vtid'], e['time']) - st['events'] * self.event_cost
+        st['events'] += 1
+        d = max(0.0, now - st['prev']) if st['prev'] is not None else 0
+        st['prev'] = max(now, st['prev'] or 0)
         if frames and not frames[-1].waiting:
             frames[-1].acc += d
         elif st['master'] and st['phase'] != 'epoch':
