@@ -78,7 +78,9 @@ static char *capture_close(struct capture *c)
 
 static void expect(const char *text, const char *what, const char *writer)
 {
-	if (!strstr(text, what))
+	if (!text)
+		fail_msg("%s: nothing written", writer);
+	else if (!strstr(text, what))
 		fail_msg("%s: \"%s\" not written in:\n%s", writer, what, text);
 }
 
