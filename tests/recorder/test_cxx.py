@@ -75,24 +75,45 @@ MODES = {
 }
 
 
+def record_once(prog, mode, expected, work):
+    """One recording: (trace, measured durations, events)."""
+    trace = os.path.join(work, 'trace')
+    shutil.rmtree(trace, ignore_errors=True)
+    p = record(['-o', trace], [prog, mode], cwd=work)
+    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+    ev = [e for e in read_trace(os.path.join(trace, 'main')) if e['event'].startswith('ecp:')]
+    for name in expected:
+        check(count(ev, name) > 0, 'no %s event' % name)
+    print('%s: %s' % (mode, ', '.join('%d %s' % (count(ev, n), n[4:]) for n in
+          ('ecp:futex_wait_begin', 'ecp:futex_wake', 'ecp:cond_wait_begin'))))
+    return trace, measured_segments(p.stdout), ev
+
+
 def main():
     prog = os.path.abspath(sys.argv[1])
     mode = sys.argv[2]
     make_graph, expected = MODES[mode]
     ecp_bin = ecp()
     work = workdir()
-    trace = os.path.join(work, 'trace')
-    p = record(['-o', trace], [prog, mode], cwd=work)
-    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
-    d = measured_segments(p.stdout)
+    # std::atomic<int>::wait blocks only when the value has not changed
+    # yet: a notify that comes first hands the turn over with no futex wait,
+    # no event, and nothing for any recorder to see -- the oracle's graph
+    # (every round a hand-off) is then not the recorded program's.  Seen
+    # once in a loaded CI pass (15 waits for 16 wakes, T_2 5.1% under the
+    # oracle); such a recording is made again, up to three times in all.
+    for attempt in range(3):
+        trace, d, ev = record_once(prog, mode, expected, work)
+        if mode != 'atomic' or count(ev, 'ecp:futex_wait_begin') >= \
+                count(ev, 'ecp:futex_wake'):
+            break
+        print('a wait found its value already changed (a hand-off with no event): '
+              'recording again')
     threads = make_graph(d)
-    ev = [e for e in read_trace(os.path.join(trace, 'main')) if e['event'].startswith('ecp:')]
     check(count(ev, 'ecp:thread_start') == len(threads),
           'threads: %d, want %d' % (count(ev, 'ecp:thread_start'), len(threads)))
-    for name in expected:
-        check(count(ev, name) > 0, 'no %s event' % name)
-    print('%s: %s' % (mode, ', '.join('%d %s' % (count(ev, n), n[4:]) for n in
-          ('ecp:futex_wait_begin', 'ecp:futex_wake', 'ecp:cond_wait_begin'))))
+    if mode == 'atomic':
+        check(count(ev, 'ecp:futex_wait_begin') >= count(ev, 'ecp:futex_wake'),
+              'three recordings each had a hand-off without a wait')
 
     s = subprocess.run([ecp_bin, 'scan', '-P', '1-4', '--format', 'json', trace],
                        capture_output=True, text=True)
