@@ -43,7 +43,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recorder'))
-from ecptrace import check, ecp, read_trace, record, workdir  # noqa: E402
+from ecptrace import check, ecp, record, retry, workdir  # noqa: E402
 from task_oracle import Program  # noqa: E402
 
 PROCS = [1, 2, 4, 0]  # 0: unlimited (the span)
@@ -70,18 +70,6 @@ def predict(ecp_bin, trace):
     return answer['makespan_ns'] + [answer['span_ns']]
 
 
-def begins(trace):
-    """The task begins in order, as (task, the thread's place in the team:
-    the master 0, then the threads as they appear)."""
-    team, seq = [], []
-    for e in read_trace(os.path.join(trace, 'main')):
-        if e['event'] == 'ecp:thread_start' and e['vtid'] not in team:
-            team.append(e['vtid'])
-        if e['event'] == 'ecp:omp_task_begin':
-            seq.append((e['task'], team.index(e['vtid']) if e['vtid'] in team else -1))
-    return seq
-
-
 def recorded(ecp_bin, work, tag, program, batch=False):
     trace = os.path.join(work, tag)
     shutil.rmtree(trace, ignore_errors=True)
@@ -97,11 +85,10 @@ def recorded(ecp_bin, work, tag, program, batch=False):
     return trace
 
 
-def check_against_oracle(ecp_bin, name, trace, tag):
-    """ecp's answer on the trace against the oracle on the same trace;
-    returns ecp's speedup at P = 2."""
+def check_against_oracle(ecp_bin, name, trace, prog, tag):
+    """ecp's answer on the trace against the oracle (prog, read from the
+    same trace); returns ecp's speedup at P = 2."""
     got = predict(ecp_bin, trace)
-    prog = Program(trace)
     check(len(prog.team) == 4, '%s: a team of %d threads, want 4' % (name, len(prog.team)))
     check(len(prog.tasks) >= 8, '%s: %d tasks recorded' % (name, len(prog.tasks)))
     want = [prog.makespan(p) for p in PROCS]
@@ -121,12 +108,12 @@ def check_against_oracle(ecp_bin, name, trace, tag):
     return s_got
 
 
-def check_spawn_sites(ecp_bin, name, trace):
+def check_spawn_sites(ecp_bin, name, trace, prog):
     r = subprocess.run([ecp_bin, 'report', trace, '--by', 'spawnsite', '--format', 'json'],
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, 'ecp report --by spawnsite: exit %d: %s' % (r.returncode, r.stderr))
     got = {x['site']: x for x in json.loads(r.stdout)['spawn_sites']}
-    want = Program(trace).spawn_sites()
+    want = prog.spawn_sites()
     check(set(got) == set(want), '%s: spawn sites %s, the oracle\'s %s'
           % (name, sorted(got), sorted(want)))
     for site, (tasks, work, span) in sorted(want.items()):
@@ -141,18 +128,6 @@ def check_spawn_sites(ecp_bin, name, trace):
                   % (name, g['name'], what, a, b))
 
 
-def with_retries(what, attempt):
-    """attempt() once, and up to twice more when one of its checks fails
-    (see TIES); a third failure fails the test."""
-    for n in range(TRIES):
-        try:
-            return attempt()
-        except SystemExit as e:
-            if e.code in (0, None, 77) or n == TRIES - 1:
-                raise
-            print('%s: recording again after that failure (%d of %d)' % (what, n + 2, TRIES))
-
-
 def main():
     name, binary, scale = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     ecp_bin = ecp()
@@ -161,32 +136,33 @@ def main():
 
     def default():
         trace = recorded(ecp_bin, work, 'default', program)
-        speedup = check_against_oracle(ecp_bin, name, trace, 'default')
-        check_spawn_sites(ecp_bin, name, trace)
-        return trace, speedup
+        prog = Program(trace)
+        speedup = check_against_oracle(ecp_bin, name, trace, prog, 'default')
+        check_spawn_sites(ecp_bin, name, trace, prog)
+        return prog, speedup
 
-    trace, s1 = with_retries(name, default)
+    prog, s1 = retry(name, default, TRIES)
     if subprocess.run(['chrt', '-b', '0', 'true'], capture_output=True).returncode != 0:
         print('SCHED_BATCH not available here: the recorded-order check is skipped')
     else:
-        first = begins(trace)
+        first = prog.begins
 
         def batch():
             for attempt in range(3):
                 other = recorded(ecp_bin, work, 'batch', program, batch=True)
-                if begins(other) != first:
+                second = Program(other)
+                if second.begins != first:
                     break
                 print('the same order under SCHED_BATCH: recording again')
-            second = begins(other)
-            check(second != first,
+            check(second.begins != first,
                   '%s: three recordings under SCHED_BATCH ran the tasks in the same order'
                   % name)
-            moved = sum(1 for a, b in zip(sorted(first), sorted(second)) if a != b)
+            moved = sum(1 for a, b in zip(sorted(first), sorted(second.begins)) if a != b)
             print('%s: %d of %d tasks on another thread under SCHED_BATCH'
                   % (name, moved, len(first)))
-            return check_against_oracle(ecp_bin, name, other, 'SCHED_BATCH')
+            return check_against_oracle(ecp_bin, name, other, second, 'SCHED_BATCH')
 
-        s2 = with_retries(name + ' (SCHED_BATCH)', batch)
+        s2 = retry(name + ' (SCHED_BATCH)', batch, TRIES)
         print('%s: speedup at P=2 %.3f by default, %.3f under SCHED_BATCH' % (name, s1, s2))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')

@@ -29,6 +29,20 @@ def skip(msg):
     sys.exit(SKIP)
 
 
+def retry(what, attempt, tries=2):
+    """attempt() once, and again when one of its checks fails (check()
+    exits non-zero), up to `tries` times in all; the last failure fails
+    the test.  For checks whose ground truth can be upset by a race the
+    recording cannot see: the caller says which, and why, where it calls."""
+    for n in range(tries):
+        try:
+            return attempt()
+        except SystemExit as e:
+            if e.code in (0, None, SKIP) or n == tries - 1:
+                raise
+            print('%s: recording again after that failure (%d of %d)' % (what, n + 2, tries))
+
+
 def ecp():
     path = os.environ.get('ECP')
     if not path or not os.path.exists(path):

@@ -129,6 +129,10 @@ class Program:
                 self._event(self.threads[e['vtid']], e, clock)
         self.team = [self.threads[t]['implicit'] for t in order
                      if 'implicit' in self.threads[t]]
+        # the tasks begun, in order, as (task, the thread's place: the master
+        # 0, then the threads as they appear): the recorded one-CPU order
+        self.begins = [(e['task'], order.index(e['vtid'])) for e in main
+                       if e['event'] == 'ecp:omp_task_begin']
         for st in self.threads.values():
             if st['frames'] and st['phase'] == 'epoch':
                 st['frames'][0].flush()

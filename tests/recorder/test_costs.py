@@ -155,13 +155,7 @@ def main():
     # during the run (9.7 of the 12 ns a call allowed beside two busy loops
     # and the suite), which the next recording does not meet again, while a
     # recorder that mis-subtracts its cost fails both (by 20x the bound).
-    try:
-        tiny_functions(tiny, work)
-    except SystemExit as e:
-        if e.code in (0, None):
-            raise
-        print('tiny calls: recording once more after that failure')
-        tiny_functions(tiny, work)
+    retry('tiny calls', lambda: tiny_functions(tiny, work))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 

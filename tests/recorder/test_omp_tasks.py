@@ -143,13 +143,7 @@ def main():
     # 17.7 ms; every other site within 0.1%), which dozens of runs by hand,
     # alone and beside two busy loops, never showed again (0.0-0.3%).  The
     # cause was not found; a second failure fails the test.
-    try:
-        attempt(prog, ecp_bin, work, libomp)
-    except SystemExit as e:
-        if e.code in (0, None):
-            raise
-        print('recording once more after that failure')
-        attempt(prog, ecp_bin, work, libomp)
+    retry('tasks', lambda: attempt(prog, ecp_bin, work, libomp))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
