@@ -63,16 +63,23 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 			 s->cpu_list, s->n_cpus);
 	else
 		snprintf(where, sizeof(where), "CPU %d", s->cpu);
+	bool run = s->event_cost_source && !strcmp(s->event_cost_source, "run");
+	char cost[96];
+	if (run && s->other_event_cost_ps)
+		snprintf(cost, sizeof(cost),
+			 "%.1f ns per function record (timed in the run), %.1f ns per "
+			 "other event",
+			 (double)s->event_cost_ps / 1000.0,
+			 (double)s->other_event_cost_ps / 1000.0);
+	else
+		snprintf(cost, sizeof(cost), "%.1f ns per event (%s)",
+			 (double)s->event_cost_ps / 1000.0,
+			 run ? "timed in the run" : "calibrated");
 	fprintf(stderr,
 		"ecp record: %s%.1f MB, wall %s\n"
-		"ecp record: %s, clock %s (%llu context switches), %.1f ns per "
-		"event (%s); trace in %s\n",
+		"ecp record: %s, clock %s (%llu context switches), %s; trace in %s\n",
 		counts, (double)s->bytes / 1e6, wall, where, s->clock,
-		(unsigned long long)s->switches, (double)s->event_cost_ps / 1000.0,
-		s->event_cost_source && !strcmp(s->event_cost_source, "run")
-		    ? "timed in the run"
-		    : "calibrated",
-		out);
+		(unsigned long long)s->switches, cost, out);
 	if (s->samples)
 		fprintf(stderr, "ecp record: functions %s: %llu samples\n",
 			s->functions_mode == ECP_FUNCTIONS_BOTH

@@ -354,6 +354,15 @@ static void ctf_seeds(const char *dir)
 	ctf_seed(dir, &k, "sched-metadata-garbage", 2, sched_meta, sizeof(sched_meta));
 	static const uint8_t empty_stream[] = {OP(1, 4), 0x00, 0x00, 0};
 	ctf_seed(dir, &k, "sched-stream-empty", 2, empty_stream, sizeof(empty_stream));
+	/* function records in batches (issue 35): intact, and with bytes of
+	 * the main thread's batches flipped: the first one's format byte (at
+	 * 137: after the packet header, thread_start and the batch's header,
+	 * context, `n` and COBS code byte), bytes of its second one's records */
+	ctf_seed(dir, &k, "intact-3-batched", 3, NULL, 0);
+	static const uint8_t batch_flip[] = {OP(2, 2), 0x89, 0x00, 0x02,
+					     OP(2, 2), 0x7a, 0x03, 0x40,
+					     OP(2, 2), 0x7f, 0x03, 0x81};
+	ctf_seed(dir, &k, "batch-flip", 3, batch_flip, sizeof(batch_flip));
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz-ctf: corrupts a small valid recording and loads it.
  *
- * On first use, three base recordings are written with the test CTF writer
+ * On first use, four base recordings are written with the test CTF writer
  * (tests/support/ctf-writer.h) into a private temporary directory and read
  * back into memory: their five files are the meta file, the two CTF
  * metadata texts and the two stream files.  Each input then picks a base
@@ -13,7 +13,7 @@
  * so that libFuzzer sees the reader's and the builder's coverage and the
  * sanitizers check them here; both loads must agree.  Input:
  *
- *     [0]   bits 0-1: base recording (mod 3); bit 2: allow_loss;
+ *     [0]   bits 0-1: base recording; bit 2: allow_loss;
  *           bit 3: keep_calls
  *     then operations, each [op] [off lo] [off hi] [arg] ...:
  *           file = op % 5 (meta, main metadata, main stream, sched metadata,
@@ -44,7 +44,7 @@
 #include "tests/support/ctf-writer.h"
 #include "tests/support/event-seq.h"
 
-#define N_BASES       3
+#define N_BASES       4
 #define N_FILES       5
 #define STREAM_WINDOW 4096u
 
@@ -132,10 +132,15 @@ static void read_file(const char *path, struct buf *b)
 }
 
 /* The bases: one thread with functions; two threads with a mutex, create
- * and join; a condition variable, a semaphore, a name and context switches. */
+ * and join; a condition variable, a semaphore, a name and context switches;
+ * the last again with its function records in batches (ecp:func_batch,
+ * issue 35) and clock anchors. */
 static void base_seq(int k, struct ecp_test_seq *s)
 {
 	ecp_test_seq_init(s);
+	bool batched = k == 3;
+	if (batched)
+		k = 2;
 	if (k == 2) {
 		ecp_test_switch(s, 1, 100, 0, 0);
 		ecp_test_switch(s, 1, 5000, 1, 1);
@@ -175,6 +180,18 @@ static void base_seq(int k, struct ecp_test_seq *s)
 		ecp_test_ev(s, 1, 9300, ECP_EV_THREAD_JOIN_BEGIN, 0x2000, 0, 0);
 		ecp_test_ev(s, 1, 9400, ECP_EV_THREAD_JOIN_END, 0x2000, 1, 0);
 	}
+	if (batched) {
+		/* a few more calls, so that the batch has records of every
+		 * kind and encoding (same and new addresses and sites) */
+		for (uint64_t i = 0; i < 6; i++) {
+			ecp_test_ev(s, 1, 9600 + i * 40, ECP_EV_FUNC_ENTRY,
+				    0x400040 + (i & 1) * 0x10, 0x400018, 0);
+			ecp_test_ev(s, 1, 9620 + i * 40, ECP_EV_FUNC_EXIT,
+				    0x400040 + (i & 1) * 0x10, 0, 0);
+		}
+		ecp_test_ev(s, 1, 9900, ECP_EV_FUNC_ENTRY, 0x400070, 0x400030, 0);
+		ecp_test_ev(s, 1, 9950, ECP_EV_FUNC_UNWOUND, 0x400070, 0, 0);
+	}
 	ecp_test_ev(s, 1, 11000, ECP_EV_FUNC_EXIT, 0x400010, 0, 0);
 	ecp_test_ev(s, 1, 11500, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 }
@@ -191,7 +208,8 @@ static void setup(void)
 		struct ecp_test_seq s;
 		base_seq(k, &s);
 		snprintf(dir, sizeof(dir), "%s/base%d", top, k);
-		if (ecp_test_write_recording(dir, &s, 3) < 0)
+		if ((k == 3 ? ecp_test_write_recording_batched(dir, &s, 3)
+			    : ecp_test_write_recording(dir, &s, 3)) < 0)
 			die("ecp_test_write_recording");
 		ecp_test_seq_finish(&s);
 		for (int f = 0; f < N_FILES; f++) {

@@ -23,6 +23,10 @@ struct ecp_record_meta {
 	uint64_t event_cost_ns;        /* rounded (readers before event_cost_ps) */
 	uint64_t event_cost_ps;        /* the recorder's cost per event */
 	const char *event_cost_source; /* "run" or "calibration" */
+	/* the cost of an event other than a function record (calibrated):
+	 * with function records in batches (issue 35) a record costs a few
+	 * times less than an event of its own (0: event_cost_ps) */
+	uint64_t other_event_cost_ps;
 	uint64_t calls_too_deep;  /* calls deeper than the agent records (not recorded) */
 	bool cpu_count_read;      /* the program asked how many CPUs it has */
 	uint64_t sample_cost_ns;  /* the kernel's cost per perf sample (0: none) */

@@ -741,6 +741,10 @@ static void read_hook_cost(const char *calib_file, struct ecp_record_summary *su
 		sum->calls_too_deep = deep;
 	if (got >= 2 && events >= HOOK_EVENTS_MIN && ps > 0 &&
 	    ps <= ECP_EVENT_COST_MAX_PS) {
+		/* the function records' cost; other events keep the
+		 * calibration's (a record in a batch costs a few times less
+		 * than an event of its own, issue 35) */
+		sum->other_event_cost_ps = sum->event_cost_ps;
 		sum->event_cost_ps = ps;
 		sum->event_cost_ns = (ps + 500u) / 1000u;
 		sum->event_cost_source = "run";
@@ -1183,6 +1187,8 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->event_cost_source = sum->event_cost_source;
 	meta->calls_too_deep = sum->calls_too_deep;
 	meta->event_cost_ps = sum->event_cost_ps;
+	meta->other_event_cost_ps =
+	    sum->other_event_cost_ps ? sum->other_event_cost_ps : sum->event_cost_ps;
 	read_call_cost(r->calib_file, meta);
 	char unm_path[PATH_MAX + 16];
 	snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", r->calib_file);

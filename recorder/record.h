@@ -66,6 +66,8 @@ struct ecp_record_summary {
 	uint64_t event_cost_ps;        /* what the reader subtracts per event */
 	const char *event_cost_source; /* "run" (the hooks timed themselves) or
 					  "calibration" */
+	uint64_t other_event_cost_ps;  /* per event other than a function record
+					  (the calibration's) */
 	uint64_t sample_cost_ns;       /* ... and per sample */
 	uint64_t switch_cost_ps;       /* ... and per switch-in, outside its record */
 	unsigned switch_bursts;

@@ -82,6 +82,9 @@ printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' program wall_ms rec_wall x cpu_
 REC_ARGS=(--min-duration 0)
 read -r pw pc rw rc re < <(PLAIN_EXE=$b/calldense-plain measure "$b/calldense" "$every_calls")
 row "calldense $every_calls, every call" "$pw" "$pc" "$rw" "$rc" "$every_calls" "$re"
+# its trace's size: the CTF bytes of main/ per function event (2 a call)
+read -r _ _ _ < <(recorded_once "$b/calldense" "$every_calls")
+every_bytes=$(du -sb "$work/trace/main" | cut -f1)
 
 # (a) call-dense, default filters (short calls folded in the agent)
 REC_ARGS=()
@@ -99,6 +102,7 @@ if command -v uftrace >/dev/null; then
 		if [ -z "$uc" ] || [ "$c" -lt "$uc" ]; then uc=$c; fi
 	done
 	row "calldense $calls, uftrace record" "$pw" "$pc" "$uw" "$uc" "$calls" -
+	uftrace_bytes=$(du -sb "$work/uftrace.data" | cut -f1)
 fi
 
 # Sampling side by side (issue 31): the uninstrumented build sampled by
@@ -161,3 +165,11 @@ printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' "calldense-plain, 20 kHz sample
 	"$(ms "$nw")" "$(ms "$sw")" "$(ratio "$sw" "$nw")" "$(ms "$nc")" "$(ms "$sc")" \
 	"$(ratio "$sc" "$nc")" - "$(per "$sc" "$nc" "$ns")"
 echo "# last row: baseline = recorded without samples; ns/event = ns per sample ($ns samples)"
+awk -v b="$every_bytes" -v n="$every_calls" 'BEGIN {
+	printf "# every call recorded: %.1f bytes per function event (%d bytes of main/)\n",
+		b / (2 * n), b }'
+if [ -n "${uftrace_bytes:-}" ]; then
+	awk -v b="$uftrace_bytes" -v n="$calls" 'BEGIN {
+		printf "# uftrace record: %.1f bytes per record (%d bytes of uftrace.data)\n",
+			b / (2 * n), b }'
+fi

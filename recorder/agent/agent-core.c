@@ -21,6 +21,7 @@ volatile int ecp_agent_ready;
 __thread struct ecp_thread *ecp_self __attribute__((tls_model("initial-exec")));
 
 static double ns_per_tick = 1.0;
+static pid_t recorded_pid; /* the process `ecp record` started */
 static atomic_uint_fast64_t next_create_id = 1;
 
 ECP_AGENT_FN uint64_t ecp_mono_ns(void)
@@ -123,6 +124,7 @@ ECP_AGENT_FN void ecp_thread_end(struct ecp_thread *t)
 	t->guard++;
 	ecp_finish_frames(t);
 	ECP_TP(thread_exit, (uint64_t)pthread_self(), ecp_thread_cpu_ns());
+	ecp_hook_cost_publish(t); /* the last batch's write */
 	ecp_self = NULL;
 	munmap(t, sizeof(*t));
 }
@@ -149,6 +151,7 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	ecp_flush_frames(t);
 	ecp_finish_frames(t);
 	ECP_TP(process_exit, status, ecp_thread_cpu_ns());
+	ecp_hook_cost_publish(t); /* the last batch's write */
 	{
 		const char *calib = getenv("ECP_CALIBRATION_FILE");
 		char path[4096];
@@ -291,6 +294,7 @@ ECP_AGENT_FN void ecp_agent_init(void)
 	 * recorded process itself keeps its pid and goes on being recorded. */
 	if (env_u64("ECP_PID", 0) != (uint64_t)getpid())
 		return;
+	recorded_pid = getpid();
 	calibrate_tsc();
 	read_settings();
 	ecp_filter_load(); /* also finds main for thread_start */
@@ -328,4 +332,71 @@ ECP_AGENT_API int __libc_start_main(main_fn main, int argc, char **argv,
 	__typeof__(&__libc_start_main) real = ECP_REAL(__libc_start_main);
 	real_main = main;
 	return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* Where the process image ends with no handler run (_exit, _Exit, a
+ * successful exec), the calling thread's batch of function records is
+ * written first; other threads' pending records end with them, as their
+ * open frames do (at most one batch each, the last few hundred calls).
+ * Not in a vfork child, which shares the parent's memory (and this
+ * thread's state) but would write the batch as another process's. */
+ECP_AGENT_FN static void flush_before_end(void)
+{
+	struct ecp_thread *t = ecp_self;
+	if (t && !t->guard && t->batch.used && getpid() == recorded_pid) {
+		int saved = errno;
+		ecp_batch_flush(t, false);
+		errno = saved;
+	}
+}
+
+ECP_AGENT_API void _exit(int status)
+{
+	__typeof__(&_exit) real = ECP_REAL(_exit);
+	flush_before_end();
+	real(status);
+	__builtin_unreachable();
+}
+
+ECP_AGENT_API void _Exit(int status)
+{
+	__typeof__(&_Exit) real = ECP_REAL(_Exit);
+	flush_before_end();
+	real(status);
+	__builtin_unreachable();
+}
+
+ECP_AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	__typeof__(&execve) real = ECP_REAL(execve);
+	flush_before_end();
+	return real(path, argv, envp);
+}
+
+ECP_AGENT_API int execv(const char *path, char *const argv[])
+{
+	__typeof__(&execv) real = ECP_REAL(execv);
+	flush_before_end();
+	return real(path, argv);
+}
+
+ECP_AGENT_API int execvp(const char *file, char *const argv[])
+{
+	__typeof__(&execvp) real = ECP_REAL(execvp);
+	flush_before_end();
+	return real(file, argv);
+}
+
+ECP_AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	__typeof__(&execvpe) real = ECP_REAL(execvpe);
+	flush_before_end();
+	return real(file, argv, envp);
+}
+
+ECP_AGENT_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	__typeof__(&fexecve) real = ECP_REAL(fexecve);
+	flush_before_end();
+	return real(fd, argv, envp);
 }

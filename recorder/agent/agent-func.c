@@ -6,8 +6,10 @@
  * - folded: shorter than --min-duration, deeper than --depth or excluded by
  *   name, so it is counted per function (func_folded at thread end) and its
  *   time stays in its caller; or
- * - emitted: its func_entry (with the entry's `ts`) and func_exit are
- *   written, after the pending entries of its callers.
+ * - emitted: its entry (with the entry's TSC) and exit records are
+ *   appended to the thread's batch (recorder/agent/func-batch.h), after the pending
+ *   entries of its callers; the batch is written as one ecp:func_batch
+ *   event when it fills and before any other event of the thread (ECP_TP).
  * A non-function event (lock, wait, thread...) first flushes every pending
  * entry (ecp_flush_frames), so synchronization always lands inside the
  * calls that contain it; such calls are then emitted whatever their length.
@@ -50,7 +52,7 @@ static _Atomic uint64_t too_deep;
 
 ECP_AGENT_FN void ecp_hook_cost_publish(struct ecp_thread *t)
 {
-	if (!t->cost_hooks)
+	if (!t->cost_hooks && !t->cost_ticks)
 		return;
 	atomic_fetch_add_explicit(&hook_ticks, t->cost_ticks, memory_order_relaxed);
 	atomic_fetch_add_explicit(&hook_events, t->cost_events, memory_order_relaxed);
@@ -88,6 +90,35 @@ ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 	close(fd);
 }
 
+ECP_AGENT_FN void ecp_batch_flush(struct ecp_thread *t, bool in_window)
+{
+	if (!t->batch.used)
+		return;
+	int saved = errno;
+	uint64_t start = in_window ? 0 : ecp_tsc();
+	t->guard++;
+	ecp_batch_cobs(&t->batch, t->batch_cobs);
+	lttng_ust_tracepoint(ecp, func_batch, t->batch.n, t->batch_cobs);
+	ecp_batch_reset(&t->batch);
+	t->guard--;
+	if (!in_window) {
+		/* the records' cost, written outside any hook's window */
+		uint64_t took = ecp_tsc() - start;
+		if (took < ecp_settings.hook_outlier_tsc)
+			t->cost_ticks += took;
+	}
+	errno = saved;
+}
+
+/* A function record into the thread's batch, written out when full
+ * (inside the exit hook's timed window). */
+ECP_AGENT_FN static inline void put_record(struct ecp_thread *t, unsigned kind,
+					   uint64_t tsc, uint64_t addr, uint64_t site)
+{
+	if (ecp_batch_put(&t->batch, kind, tsc, addr, site))
+		ecp_batch_flush(t, true);
+}
+
 /* Write pending entries [flushed, upto) that are not suppressed; returns
  * the sum of their entry hooks' times and counts in *timed those that had
  * one. */
@@ -99,7 +130,7 @@ ECP_AGENT_FN static uint64_t flush_upto(struct ecp_thread *t, uint32_t upto,
 		struct ecp_frame *f = &t->stack[i];
 		if (f->flags & ECP_FRAME_SUPPRESSED)
 			continue;
-		ECP_TP(func_entry, f->addr, f->call_site, f->tsc);
+		put_record(t, ECP_BATCH_ENTRY, f->tsc, f->addr, f->call_site);
 		f->flags |= ECP_FRAME_EMITTED;
 		t->emitted++;
 		if (f->hook_ticks != ECP_HOOK_UNTIMED) {
@@ -195,7 +226,7 @@ ECP_AGENT_FN static void unwind_to(struct ecp_thread *t, uint32_t keep, uint64_t
 		if (!(f->flags & ECP_FRAME_EMITTED))
 			fold_add(t, f->addr, now > f->tsc ? now - f->tsc : 0);
 		else
-			ECP_TP(func_unwound, f->addr, now);
+			put_record(t, ECP_BATCH_UNWOUND, now, f->addr, 0);
 	}
 	if (t->flushed > t->top)
 		t->flushed = t->top;
@@ -231,11 +262,11 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 	uint64_t ticks = now > f->tsc ? now - f->tsc : 0;
 	uint64_t emitted = t->emitted, entry_ticks = 0, entries = 0;
 	if (f->flags & ECP_FRAME_EMITTED) {
-		ECP_TP(func_exit, addr, now);
+		put_record(t, ECP_BATCH_EXIT, now, addr, 0);
 		t->emitted++;
 	} else if (!(f->flags & ECP_FRAME_SUPPRESSED) && ticks >= ecp_settings.min_tsc) {
 		entry_ticks = flush_upto(t, i + 1, &entries);
-		ECP_TP(func_exit, addr, now);
+		put_record(t, ECP_BATCH_EXIT, now, addr, 0);
 		t->emitted++;
 	} else {
 		fold_add(t, addr, ticks);

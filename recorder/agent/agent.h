@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "recorder/agent/func-batch.h"
 #include "recorder/agent/tsc.h"
 
 #define ECP_AGENT_API __attribute__((visibility("default"), no_instrument_function))
@@ -31,10 +32,13 @@
 /* Every event the agent writes keeps errno: LTTng-UST's write path (a full
  * sub-buffer in blocking mode waits on a futex; the consumer is woken) may
  * set it, inside a function's exit hook or after a wrapped call, and the
- * program must see only the errno of its own calls. */
+ * program must see only the errno of its own calls.  The thread's pending
+ * batch of function records is written first (ecp_batch_before_event), so
+ * that each thread's events stay in the order they happened. */
 #define ECP_TP(...)                                                                      \
 	do {                                                                             \
 		int ecp_errno_ = errno;                                                  \
+		ecp_batch_before_event();                                                \
 		lttng_ust_tracepoint(ecp, __VA_ARGS__);                                  \
 		errno = ecp_errno_;                                                      \
 	} while (0)
@@ -90,6 +94,10 @@ struct ecp_thread {
 	/* the start routine returned or called pthread_exit: a thread whose
 	 * cleanup runs without either was cancelled (agent-thread.c) */
 	bool left;
+	/* function records not yet written (issue 35): one ecp:func_batch
+	 * event when full, and before any other event of the thread */
+	struct ecp_batch batch;
+	char batch_cobs[ECP_BATCH_COBS_MAX];
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
 };
@@ -126,6 +134,19 @@ uint64_t ecp_next_create_id(void);
 /* Before any non-function event: write the pending lazy function entries
  * so the event lands inside the calls that contain it. */
 void ecp_flush_frames(struct ecp_thread *t);
+/* Writes the thread's batch of function records as one ecp:func_batch
+ * event (agent-func.c).  `in_window`: the caller's own timed window counts
+ * its cost (an exit hook); otherwise the flush times itself and adds its
+ * time to the function records' cost. */
+void ecp_batch_flush(struct ecp_thread *t, bool in_window);
+/* Before any other event of the calling thread (ECP_TP): its batch. */
+static inline __attribute__((always_inline, no_instrument_function)) void
+ecp_batch_before_event(void)
+{
+	struct ecp_thread *t = ecp_self;
+	if (t && t->batch.used)
+		ecp_batch_flush(t, false);
+}
 /* At thread end: unwound frames and folded counts. */
 void ecp_finish_frames(struct ecp_thread *t);
 /* cpu_ns field value (0 unless thread-cputime clock). */

@@ -43,6 +43,15 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, func_exit,
 		lttng_ust_field_integer_hex(uint64_t, addr, a_addr)
 		lttng_ust_field_integer(uint64_t, tsc, a_tsc)))
 
+/* Function records in batches (issue 35, recorder/agent/func-batch.h): `n`
+ * records, their bytes COBS-encoded (common/cobs.h) as one string. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, func_batch,
+	LTTNG_UST_TP_ARGS(uint32_t, a_n,
+		const char *, a_records),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, n, a_n)
+		lttng_ust_field_string(records, a_records)))
+
 LTTNG_UST_TRACEPOINT_EVENT(ecp, func_folded,
 	LTTNG_UST_TP_ARGS(uint64_t, a_addr,
 		uint64_t, a_calls,

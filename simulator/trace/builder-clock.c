@@ -134,7 +134,13 @@ static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)
 
 uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
 {
-	return b->opts.event_cost_ps * (th->n_events - th->entry_run) / 1000u +
+	uint64_t other = b->opts.other_event_cost_ps ? b->opts.other_event_cost_ps
+						     : b->opts.event_cost_ps;
+	uint64_t funcs =
+	    th->n_func_events > th->entry_run ? th->n_func_events - th->entry_run : 0;
+	return (b->opts.event_cost_ps * funcs +
+		other * (th->n_events - th->n_func_events)) /
+		   1000u +
 	       b->opts.sample_cost_ns * th->n_samples;
 }
 

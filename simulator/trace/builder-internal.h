@@ -89,6 +89,7 @@ struct bthread {
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
 	struct sched_list *sched;
 	uint64_t n_events;
+	uint64_t n_func_events;       /* of n_events, function events */
 	uint64_t n_samples;           /* perf samples taken on it so far (their cost) */
 	struct ecp_vec *cost_ts;      /* its samples' times (ecp_builder_count_sample) */
 	size_t cost_first, cost_next; /* the first in its life; the first not counted */

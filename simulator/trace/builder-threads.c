@@ -119,6 +119,7 @@ int bld_ev_thread_start(struct ecp_builder *b, const struct ecp_event *ev,
 	uint64_t v = bld_cpu_clock(b, th, ev);
 	th->v_start = th->seg_v0 = th->f_last = v;
 	th->n_events = 1; /* the thread_start event itself */
+	th->n_func_events = 0;
 	th->seg_wall0 = th->seg_rec_start = ev->ts;
 	bld_samples_attach(b, th, ev->ts);
 	if (ev->a != 0) {

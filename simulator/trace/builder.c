@@ -268,6 +268,7 @@ static int push_function_event(struct ecp_builder *b, struct bthread *th,
 		break;
 	}
 	th->n_events++;
+	th->n_func_events++;
 	return rc < 0 ? bld_nomem(err) : ECP_OK;
 }
 
@@ -482,6 +483,7 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		return bld_nomem(err);
 	if (func && b->opts.ignore_function_events) {
 		th->n_events++;
+		th->n_func_events++;
 		return ECP_OK;
 	}
 	return func ? push_function_event(b, th, ev, ts, err)

@@ -39,6 +39,10 @@ struct ecp_builder_options {
 	 * program need better than a nanosecond) and per perf sample the
 	 * kernel took on it (bld_overhead_ns). */
 	uint64_t event_cost_ps;
+	/* per event other than a function entry, exit, unwound frame or
+	 * folded count (0: event_cost_ps): function records written in
+	 * batches (issue 35) cost a few times less than an event of its own */
+	uint64_t other_event_cost_ps;
 	uint64_t sample_cost_ns;
 	/* The CPU time a switch-in costs the incoming thread before its
 	 * switch-in record (recorder/calibrate-switch.h): each on-CPU interval

@@ -10,12 +10,14 @@
 #include <sys/stat.h>
 
 #include "common/cobs.h"
+#include "recorder/agent/func-batch.h"
 #include "common/vec.h"
 #include "common/hmap.h"
 
 /* What an event class is, decided once per class from its name. */
 enum class_kind {
 	K_ECP,
+	K_FUNC_BATCH,
 	K_SCHED_SWITCH,
 	K_SCHED_LOST,
 	K_SCHED_COMM,
@@ -44,11 +46,12 @@ struct class_info {
 	bool c_ticks;  /* `c` is a TSC duration (func_folded's total_tsc) */
 	uint32_t mono; /* clock anchors */
 	uint32_t cpu_ns;
-	uint32_t tid;   /* payload tid (sched events) */
-	uint32_t name;  /* string member */
-	uint32_t try_;  /* lock_acquired `try` */
-	uint32_t flags; /* omp_task_create `flags` */
-	uint32_t vtid;  /* common context members */
+	uint32_t tid;        /* payload tid (sched events) */
+	uint32_t name;       /* string member */
+	uint32_t try_;       /* lock_acquired `try` */
+	uint32_t flags;      /* omp_task_create `flags` */
+	uint32_t records, n; /* func_batch */
+	uint32_t vtid;       /* common context members */
 	uint32_t vpid;
 	uint32_t baddr, memsz, path;
 	uint32_t regs, chain, stack;      /* samples */
@@ -71,7 +74,12 @@ struct ecp_reader {
 	/* a sample's arrays, decoded here (allocated at the first sample) */
 	uint64_t *regs, *chain, *stack;
 	struct ecp_cobs_cursor stack_cobs;
+	unsigned char *batch; /* a func_batch's bytes (allocated at the first) */
 };
+
+/* The most bytes a func_batch may decode to (the agent writes at most
+ * ECP_BATCH_BYTES): a bound on what a damaged trace can make us read. */
+#define BATCH_DECODED_MAX (64u << 10)
 
 /* Payload member names of each event, in event.h's a, b, c order: the
  * catalogue (event-catalog.h).  The provider `ecp`'s are looked up here;
@@ -195,6 +203,7 @@ static void class_info_init(struct class_info *ci, const char *name)
 	ci->ts = ci->cpu_ns = ci->tid = ci->name = ci->try_ = ci->flags = ci->vtid =
 	    ci->vpid = ci->tsc = ci->mono = NO_FIELD;
 	ci->baddr = ci->memsz = ci->path = NO_FIELD;
+	ci->records = ci->n = NO_FIELD;
 	ci->regs = ci->chain = ci->stack = NO_FIELD;
 	ci->start = ci->len = ci->pgoff = ci->prot = NO_FIELD;
 	ci->freq = 1000000000;
@@ -205,7 +214,16 @@ static int classify_ecp(struct ecp_reader *r, const char *name,
 			const bt_field_class *payload, struct class_info *ci)
 {
 	ci->kind = K_FOREIGN;
-	for (size_t i = 0; i < sizeof(ecp_events) / sizeof(ecp_events[0]); i++) {
+	if (!strcmp(name + 4, "func_batch")) {
+		/* function records in batches (issue 35): decoded into the
+		 * function events of the catalogue (on_func_batch) */
+		ci->kind = K_FUNC_BATCH;
+		ci->records = member_index(payload, "records");
+		ci->n = member_index(payload, "n");
+	}
+	for (size_t i = 0;
+	     ci->kind == K_FOREIGN && i < sizeof(ecp_events) / sizeof(ecp_events[0]);
+	     i++) {
 		if (strcmp(ecp_events[i].provider, "ecp") ||
 		    strcmp(name + 4, ecp_events[i].name))
 			continue;
@@ -226,7 +244,7 @@ static int classify_ecp(struct ecp_reader *r, const char *name,
 	ci->name = member_index(payload, "name");
 	ci->try_ = member_index(payload, "try");
 	ci->flags = member_index(payload, "flags");
-	if (ci->kind == K_ECP && ci->vtid == NO_FIELD)
+	if ((ci->kind == K_ECP || ci->kind == K_FUNC_BATCH) && ci->vtid == NO_FIELD)
 		return ecp_error_set(r->err, ECP_ERR,
 				     "trace=%s: event '%s' has no vtid context (the "
 				     "recorder must add it)",
@@ -381,6 +399,25 @@ static bool have_clock(struct ecp_reader *r, uint64_t index)
 	return false;
 }
 
+/* Whether an agent's event is the recorded process's own: a child the
+ * program forked inherits the agent; its events share the per-user
+ * buffers but are another process. */
+static bool own_process(struct ecp_reader *r, const struct class_info *ci,
+			const bt_field *ctx)
+{
+	if (ci->vpid == NO_FIELD)
+		return true;
+	uint64_t vpid = member_u64(ctx, ci->vpid);
+	if (!r->have_vpid) {
+		r->vpid = vpid;
+		r->have_vpid = true;
+	} else if (vpid != r->vpid) {
+		r->stats->other_process++;
+		return false;
+	}
+	return true;
+}
+
 /* The agent's events (provider ecp): the process's own, with their times
  * on the trace clock. */
 static int on_ecp_event(struct ecp_reader *r, const bt_message *msg,
@@ -389,18 +426,8 @@ static int on_ecp_event(struct ecp_reader *r, const bt_message *msg,
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
-	if (ci->vpid != NO_FIELD) {
-		/* A child the program forked inherits the agent; its events
-		 * share the per-user buffers but are another process. */
-		uint64_t vpid = member_u64(ctx, ci->vpid);
-		if (!r->have_vpid) {
-			r->vpid = vpid;
-			r->have_vpid = true;
-		} else if (vpid != r->vpid) {
-			r->stats->other_process++;
-			return ECP_OK;
-		}
-	}
+	if (!own_process(r, ci, ctx))
+		return ECP_OK;
 	ev->tid = (uint32_t)member_u64(ctx, ci->vtid);
 	ev->type = (uint16_t)ci->type;
 	ev->a = member_u64(payload, ci->f[0]);
@@ -426,6 +453,84 @@ static int on_ecp_event(struct ecp_reader *r, const bt_message *msg,
 	if (ci->name != NO_FIELD)
 		ev->name = member_str(payload, ci->name);
 	return r->cb->event(r->user, ev, r->err);
+}
+
+/* A malformed func_batch: named by its stream and position. */
+static int batch_error(struct ecp_reader *r, const bt_event *event, uint64_t index,
+		       const char *why, uint64_t record)
+{
+	const bt_stream *st = bt_event_borrow_stream_const(event);
+	const char *sname = st ? bt_stream_get_name(st) : NULL;
+	return ecp_error_set(r->err, ECP_ERR,
+			     "trace=%s stream=%s%s%llu event=#%llu (ecp:func_batch): "
+			     "malformed batch of function records: %s (at record %llu)",
+			     r->label, sname ? sname : "", sname ? " id=" : "",
+			     st ? (unsigned long long)bt_stream_get_id(st) : 0ull,
+			     (unsigned long long)index, why, (unsigned long long)record);
+}
+
+/* Function records in a batch (issue 35, recorder/agent/func-batch.h): each one
+ * handed on as the func_entry, func_exit or func_unwound event the agent
+ * wrote before batches, one event index each.  `index` is the batch's. */
+static int on_func_batch(struct ecp_reader *r, const bt_message *msg,
+			 const struct class_info *ci, const bt_field *payload,
+			 uint64_t index)
+{
+	static const uint16_t types[] = {ECP_EV_FUNC_ENTRY, ECP_EV_FUNC_EXIT,
+					 ECP_EV_FUNC_UNWOUND};
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
+	if (!own_process(r, ci, ctx))
+		return ECP_OK;
+	const bt_field *f = ci->records == NO_FIELD || !payload
+				? NULL
+				: bt_field_structure_borrow_member_field_by_index_const(
+				      payload, ci->records);
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING ||
+	    ci->n == NO_FIELD)
+		return batch_error(r, event, index, "no `records` string or no `n`", 0);
+	uint64_t len = bt_field_string_get_length(f);
+	uint64_t want = member_u64(payload, ci->n);
+	if (len >= ecp_cobs_max(BATCH_DECODED_MAX))
+		return batch_error(r, event, index, "longer than any batch", 0);
+	if (!r->batch && !(r->batch = malloc(BATCH_DECODED_MAX)))
+		return ecp_error_set(r->err, ECP_ERR_NOMEM, "out of memory reading %s",
+				     r->label);
+	int64_t raw = ecp_cobs_decode(bt_field_string_get_value(f), (size_t)len, r->batch,
+				      BATCH_DECODED_MAX);
+	if (raw < 0)
+		return batch_error(r, event, index, "not a COBS encoding", 0);
+	if (!have_clock(r, index))
+		return ECP_ERR;
+	struct ecp_batch_reader br;
+	struct ecp_batch_record rec;
+	const char *why = NULL;
+	if (ecp_batch_reader_init(&br, r->batch, (size_t)raw, &why) < 0)
+		return batch_error(r, event, index, why, 0);
+	uint32_t tid = (uint32_t)member_u64(ctx, ci->vtid);
+	/* the batch's own index is its first record's */
+	r->stats->events = index;
+	int got;
+	while ((got = ecp_batch_next(&br, &rec, &why)) > 0) {
+		if (br.n > want)
+			return batch_error(r, event, index, "more records than its `n`",
+					   br.n - 1);
+		struct ecp_event ev = {.index = r->stats->events++,
+				       .tid = tid,
+				       .type = types[rec.kind],
+				       .a = rec.addr,
+				       .b = rec.site,
+				       .ts = ecp_tsc_map_time(r->cb->clock, rec.tsc)};
+		if (r->cb->event(r->user, &ev, r->err) < 0)
+			return ECP_ERR;
+		if (r->cb->progress && !(ev.index & ((1u << 20) - 1)) && ev.index)
+			r->cb->progress(r->user, ev.index);
+	}
+	if (got < 0)
+		return batch_error(r, event, index, why, br.n);
+	if (br.n != want)
+		return batch_error(r, event, index, "fewer records than its `n`", br.n);
+	return ECP_OK;
 }
 
 static int on_task(struct ecp_reader *r, const struct class_info *ci,
@@ -526,6 +631,8 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 	switch (ci->kind) {
 	case K_ECP:
 		return on_ecp_event(r, msg, ci, payload, &ev);
+	case K_FUNC_BATCH:
+		return on_func_batch(r, msg, ci, payload, index);
 	case K_SCHED_SWITCH:
 		ev.type = ECP_EV_SCHED_SWITCH;
 		ev.tid = (uint32_t)member_u64(payload, ci->tid);
@@ -813,6 +920,7 @@ int ecp_ctf_read(const char *ctf_dir, const char *label,
 	free(r.regs);
 	free(r.chain);
 	free(r.stack);
+	free(r.batch);
 	return rc;
 }
 

@@ -29,7 +29,8 @@ struct meta {
 	enum ecp_clock_source clock;
 	char clock_name[32];
 	uint64_t event_cost_ns;
-	uint64_t event_cost_ps; /* 0: not written (older traces): event_cost_ns */
+	uint64_t event_cost_ps;       /* 0: not written (older traces): event_cost_ns */
+	uint64_t other_event_cost_ps; /* 0: not written (older traces): event_cost_ps */
 	uint64_t sample_cost_ns;
 	uint64_t switch_cost_ps; /* 0: not written (older traces) */
 	uint64_t program_cpu_ns;
@@ -59,6 +60,8 @@ static uint64_t *meta_number(struct meta *m, int key)
 		return &m->event_cost_ns;
 	case ECP_META_EVENT_COST_PS:
 		return &m->event_cost_ps;
+	case ECP_META_OTHER_EVENT_COST_PS:
+		return &m->other_event_cost_ps;
 	case ECP_META_SAMPLE_COST_NS:
 		return &m->sample_cost_ns;
 	case ECP_META_SWITCH_COST_PS:
@@ -216,6 +219,8 @@ static int read_meta(const char *dir, struct meta *m, struct ecp_error *err)
 							: ECP_CLOCK_PERF_SWITCH;
 	if (!m->event_cost_ps)
 		m->event_cost_ps = m->event_cost_ns * 1000u;
+	if (!m->other_event_cost_ps)
+		m->other_event_cost_ps = m->event_cost_ps;
 	return ECP_OK;
 }
 
@@ -646,6 +651,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	struct ecp_builder_options bo = {
 	    .clock = meta->clock,
 	    .event_cost_ps = meta->event_cost_ps,
+	    .other_event_cost_ps = meta->other_event_cost_ps,
 	    .sample_cost_ns = meta->sample_cost_ns,
 	    .switch_cost_ps = meta->switch_cost_ps,
 	    .keep_calls = opts->keep_calls,

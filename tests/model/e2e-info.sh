@@ -42,9 +42,18 @@ cmp -s "$tmp/info1.json" "$tmp/info2.json" || fail "the cached model answers dif
 "$ECP" report -P 1 --top 100 --format json "$tmp/t" >"$tmp/report.json" ||
 	fail "ecp report failed"
 "$ECP" info "$tmp/t" || fail "ecp info (table) failed"
-# Events per thread (vtid), for the allowance of the subtracted event cost.
-babeltrace2 "$tmp/t/main" 2>/dev/null | sed -n 's/.*vtid = \([0-9]*\).*/\1/p' |
-	sort | uniq -c >"$tmp/events" || fail "babeltrace2 cannot read the trace"
+# Events per thread (vtid), for the allowance of the subtracted event cost:
+# a batch of function records (ecp:func_batch, raw bytes in its string:
+# read in the C locale) counts its `n` records.
+LC_ALL=C babeltrace2 "$tmp/t/main" 2>/dev/null | LC_ALL=C awk '
+	match($0, /vtid = [0-9]+/) {
+		t = substr($0, RSTART + 7, RLENGTH - 7); k = 1
+		if (index($0, " ecp:func_batch: ") && match($0, /[{] n = [0-9]+/))
+			k = substr($0, RSTART + 6, RLENGTH - 6)
+		c[t] += k
+	}
+	END { for (t in c) print c[t], t }' >"$tmp/events" ||
+	fail "babeltrace2 cannot read the trace"
 
 python3 - "$tmp/info1.json" "$tmp/report.json" "$tmp/program.out" "$tmp/events" <<'PY'
 import json, os, re, sys

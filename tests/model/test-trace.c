@@ -123,6 +123,101 @@ static void test_ctf_round_trip(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* Function records in batches (issue 35): the same program written with a
+ * func_batch per thread (several of them: 3000 calls) and with one event
+ * per entry and exit gives the same model and counts the same events; a
+ * batch of another format, or with fewer records than its `n`, is refused
+ * with a message naming the stream and the event. */
+static void calls_program(struct ecp_test_seq *s)
+{
+	ecp_test_seq_init(s);
+	ecp_test_switch(s, MAIN, 1000, 0, 0);
+	ecp_test_switch(s, MAIN, 2000000, 1, 0);
+	ecp_test_switch(s, T2, 2000000, 0, 0);
+	ecp_test_switch(s, T2, 2100000, 1, 0);
+	ecp_test_switch(s, MAIN, 2100000, 0, 0);
+	ecp_test_ev(s, MAIN, 1000, ECP_EV_THREAD_START, 0, 0, 0xa1);
+	ecp_test_ev(s, MAIN, 1005, ECP_EV_FUNC_ENTRY, 0x4000, 0, 0);
+	for (uint64_t i = 0; i < 3000; i++) {
+		uint64_t t = 2000 + i * 600;
+		ecp_test_ev(s, MAIN, t, ECP_EV_FUNC_ENTRY, 0x4100 + (i % 3) * 0x40,
+			    0x4020, 0);
+		ecp_test_ev(s, MAIN, t + 250 + i % 7, ECP_EV_FUNC_EXIT,
+			    0x4100 + (i % 3) * 0x40, 0, 0);
+	}
+	ecp_test_ev(s, MAIN, 1900000, ECP_EV_THREAD_CREATE, 1, 0x5000, 1);
+	ecp_test_ev(s, MAIN, 1990000, ECP_EV_SEM_WAIT_BEGIN, 0x77, 0, 0);
+	ecp_test_ev(s, T2, 2000010, ECP_EV_THREAD_START, 1, 0x5000, 0xa2);
+	ecp_test_ev(s, T2, 2000020, ECP_EV_FUNC_ENTRY, 0x5000, 0x3000, 0);
+	ecp_test_ev(s, T2, 2050000, ECP_EV_SEM_POST, 0x77, 0, 0);
+	ecp_test_ev(s, T2, 2060000, ECP_EV_FUNC_UNWOUND, 0x5000, 0, 0);
+	ecp_test_ev(s, T2, 2090000, ECP_EV_THREAD_EXIT, 0xa2, 0, 0);
+	ecp_test_ev(s, MAIN, 2100010, ECP_EV_SEM_WAIT_END, 0x77, 0, 0);
+	ecp_test_ev(s, MAIN, 2100020, ECP_EV_THREAD_JOIN_BEGIN, 0xa2, 0, 0);
+	ecp_test_ev(s, MAIN, 2100030, ECP_EV_THREAD_JOIN_END, 0xa2, 1, 0);
+	ecp_test_ev(s, MAIN, 2150000, ECP_EV_FUNC_EXIT, 0x4000, 0, 0);
+	ecp_test_ev(s, MAIN, 2160000, ECP_EV_THREAD_EXIT, 0xa1, 0, 0);
+}
+
+/* Overwrites `len` bytes at `off` of a file. */
+static void poke(const char *path, long off, const void *bytes, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, bytes, len, off), (ssize_t)len);
+	close(fd);
+}
+
+static void test_ctf_batched(void **state)
+{
+	struct ecp_test_seq s;
+	struct ecp_error err = {0};
+	char plain[PATH_MAX], batched[PATH_MAX], stream[PATH_MAX];
+	path_in(plain, "calls-plain");
+	path_in(batched, "calls-batched");
+	calls_program(&s);
+	assert_int_equal(ecp_test_write_recording(plain, &s, 0), 0);
+	assert_int_equal(ecp_test_write_recording_batched(batched, &s, 0), 0);
+	struct ecp_model *a = load(plain, false, false, &err);
+	if (!a)
+		fail_msg("%s", err.msg);
+	struct ecp_model *b = load(batched, false, false, &err);
+	if (!b)
+		fail_msg("%s", err.msg);
+	assert_int_equal(ecp_model_validate(b, &err), 0);
+	assert_int_equal(b->n_threads, a->n_threads);
+	assert_int_equal(b->n_segments, a->n_segments);
+	assert_int_equal(b->n_edges, a->n_edges);
+	assert_int_equal(ecp_model_work(b), ecp_model_work(a));
+	assert_int_equal(b->n_functions, a->n_functions);
+	assert_int_equal(
+	    memcmp(b->segments, a->segments, a->n_segments * sizeof(*a->segments)), 0);
+	/* every record counts as the event it was (the sched trace's two
+	 * clock anchors besides) */
+	assert_int_equal(a->info.events, s.n);
+	assert_int_equal(b->info.events, s.n + 2);
+	ecp_model_destroy(a);
+	ecp_model_destroy(b);
+
+	/* The main thread's first batch is the stream's second event, after
+	 * thread_start (12 + 16 + 32 bytes): its `n` at 44 + 60 + 28, its
+	 * string (a COBS code byte, then the format byte) after it. */
+	path_in(stream, "calls-batched/main/ust/uid/0/64-bit/stream_0");
+	const unsigned char format2 = 2;
+	poke(stream, 44 + 60 + 12 + 16 + 4 + 1, &format2, 1);
+	assert_null(load(batched, false, false, &err));
+	assert_non_null(strstr(err.msg, "ecp:func_batch"));
+	assert_non_null(strstr(err.msg, "stream="));
+	assert_non_null(strstr(err.msg, "unknown batch format"));
+
+	assert_int_equal(ecp_test_write_recording_batched(batched, &s, 0), 0);
+	const unsigned char more[4] = {0xff, 0xff, 0, 0};
+	poke(stream, 44 + 60 + 12 + 16, more, sizeof(more));
+	assert_null(load(batched, false, false, &err));
+	assert_non_null(strstr(err.msg, "fewer records than its `n`"));
+	ecp_test_seq_finish(&s);
+}
+
 static void test_cache_used_and_invalidated(void **state)
 {
 	struct ecp_test_seq s;
@@ -628,6 +723,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ctf_round_trip),
+	    cmocka_unit_test(test_ctf_batched),
 	    cmocka_unit_test(test_cache_used_and_invalidated),
 	    cmocka_unit_test(test_cache_never_follows_symlink),
 	    cmocka_unit_test(test_error_missing_trace_and_meta),

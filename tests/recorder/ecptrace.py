@@ -77,21 +77,103 @@ def parse_value(v):
         return v
 
 
+_ESCAPES = {'a': 7, 'b': 8, 'e': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11, '0': 0}
+
+
+def _unescape(text):
+    """The bytes of a string babeltrace2 printed (its escapes undone; the
+    line was read as latin-1, one character a byte)."""
+    out, i = bytearray(), 0
+    while i < len(text):
+        c = text[i]
+        if c != '\\':
+            out.append(ord(c))
+            i += 1
+        elif text[i + 1] == 'x':
+            out.append(int(text[i + 2:i + 4], 16))
+            i += 4
+        else:
+            out.append(_ESCAPES.get(text[i + 1], ord(text[i + 1])))
+            i += 2
+    return bytes(out)
+
+
+def _cobs_decode(data):
+    out, i = bytearray(), 0
+    while i < len(data):
+        code = data[i]
+        check(code != 0 and i + code <= len(data), 'func_batch: not a COBS encoding')
+        out += data[i + 1:i + code]
+        i += code
+        if code < 0xFF and i < len(data):
+            out.append(0)
+    return bytes(out)
+
+
+def _leb(data, i):
+    v, shift = 0, 0
+    while True:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def _unzz(prev, z):
+    return (prev + ((z >> 1) ^ -(z & 1))) & 0xFFFFFFFFFFFFFFFF
+
+
+def expand_batch(ev):
+    """The func_entry / func_exit / func_unwound events a func_batch holds
+    (recorder/EVENTS.md, common/func-batch.h), with the batch's time and
+    contexts."""
+    data = _cobs_decode(_unescape(ev['records']))
+    check(data[:1] == b'\x01', 'func_batch: unknown format %r' % data[:1])
+    i, tsc, addr, site, out = 1, 0, 0, 0, []
+    names = ('ecp:func_entry', 'ecp:func_exit', 'ecp:func_unwound')
+    while i < len(data):
+        tag = data[i]
+        i += 1
+        z, i = _leb(data, i)
+        tsc = _unzz(tsc, z)
+        if not tag & 4:
+            z, i = _leb(data, i)
+            addr = _unzz(addr, z)
+        rec = {k: v for k, v in ev.items() if k not in ('event', 'n', 'records')}
+        rec.update(event=names[tag & 3], addr=addr, tsc=tsc)
+        if tag & 3 == 0:
+            if not tag & 8:
+                z, i = _leb(data, i)
+                site = _unzz(site, z)
+            rec['call_site'] = site
+        out.append(rec)
+    check(len(out) == ev['n'], 'func_batch: %d records, n = %d' % (len(out), ev['n']))
+    return out
+
+
 def read_trace(path):
     """Events of the CTF trace(s) under path, in timestamp order: dicts with
     'name', 'time' (clock cycles = ns), the contexts and payload fields.
-    Fails on babeltrace2 errors or any discarded-events warning."""
-    # a sample's stack is a string of raw bytes (COBS, recorder/EVENTS.md):
-    # not text, and only whole lines break events apart
-    p = subprocess.run(['babeltrace2', '--clock-cycles', path], capture_output=True,
-                       encoding='utf-8', errors='replace')
-    check(p.returncode == 0, 'babeltrace2 cannot read %s: %s' % (path, p.stderr[-2000:]))
-    check('discarded' not in p.stderr.lower() and 'discarded' not in p.stdout.lower(),
-          'the trace lost events: %s' % p.stderr[-2000:])
+    Function records in batches (ecp:func_batch) come out as the
+    func_entry / func_exit / func_unwound events they hold, in their order,
+    at the batch's time.  Fails on babeltrace2 errors or any
+    discarded-events warning."""
+    # a sample's stack and a batch's records are strings of raw bytes
+    # (COBS, recorder/EVENTS.md): not text, and only whole lines break
+    # events apart
+    p = subprocess.run(['babeltrace2', '--clock-cycles', path], capture_output=True)
+    stderr = p.stderr.decode('utf-8', 'replace')
+    check(p.returncode == 0, 'babeltrace2 cannot read %s: %s' % (path, stderr[-2000:]))
+    check('discarded' not in stderr.lower() and b'discarded' not in p.stdout.lower(),
+          'the trace lost events: %s' % stderr[-2000:])
     events = []
-    for line in p.stdout.split('\n'):
-        if not line:
+    for raw in p.stdout.split(b'\n'):
+        if not raw:
             continue
+        batch = b' ecp:func_batch: ' in raw
+        line = raw.decode('latin-1' if batch else 'utf-8', 'replace')
         m = LINE.match(line)
         check(m is not None, 'unparsed babeltrace2 line: ' + line)
         ev = {'event': m.group(2), 'time': int(m.group(1))}
@@ -99,7 +181,10 @@ def read_trace(path):
             if part:
                 for k, v in FIELD.findall(part):
                     ev[k] = parse_value(v)
-        events.append(ev)
+        if batch:
+            events.extend(expand_batch(ev))
+        else:
+            events.append(ev)
     return events
 
 

@@ -99,6 +99,10 @@ def obj_kind(obj):
     return obj & 3 if obj >> 52 == OMP_OBJ_BASE >> 52 else None
 
 
+# the events whose cost is a function record's (event_cost_ps)
+FUNCTION_EVENTS = ('func_entry', 'func_exit', 'func_unwound', 'func_folded')
+
+
 class Program:
     """The task structure of a recording (see the module's doc)."""
 
@@ -110,6 +114,9 @@ class Program:
         # each event's own cost, measured by the recorder, is the
         # recorder's time, not the program's
         self.event_cost = int(meta.get('event_cost_ps', 0)) / 1000.0
+        # a function record's (in a batch since issue 35) and any other
+        # event's, as ecp takes them out (simulator/trace/builder-clock.c)
+        self.other_cost = int(meta.get('other_event_cost_ps', 0)) / 1000.0 or self.event_cost
         self.tasks = {}      # id -> {'parent': Ctx, 'flags', 'deps': [(addr, kind)], 'body': Ctx}
         self.team = []       # implicit Ctx of each team thread, in team order
         self.serial = 0      # the master's work outside the region
@@ -122,7 +129,7 @@ class Program:
                       if e['event'] == 'ecp:thread_start' and e['vtid'] == e['vpid'])
         # the team in order: the master, then the threads as they started
         self.threads = {t: {'frames': [], 'phase': 'before', 'prev': None, 'events': 0,
-                            'master': t == master} for t in tids}
+                            'others': 0, 'master': t == master} for t in tids}
         order = [master] + [t for t in tids if t != master]
         for e in main:  # in time order: a task begins after it is made
             if e['event'].startswith('ecp:'):
@@ -142,8 +149,9 @@ class Program:
 
     def _event(self, st, e, clock):
         frames = st['frames']
-        now = clock.at(e['vtid'], e['time']) - st['events'] * self.event_cost
-        st['events'] += 1
+        now = (clock.at(e['vtid'], e['time']) - st['events'] * self.event_cost -
+               st['others'] * self.other_cost)
+        st['events' if e['event'][4:] in FUNCTION_EVENTS else 'others'] += 1
         d = max(0.0, now - st['prev']) if st['prev'] is not None else 0
         st['prev'] = max(now, st['prev'] or 0)
         if frames and not frames[-1].waiting:

@@ -23,6 +23,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecptrace import *  # noqa: E402,F403
 
 
+# Calls per thread of TINY_CALLS where its trace must fill the filesystem:
+# 2 threads, 2 function records a call, ~3 bytes a record since issue 35
+# (function records in batches): ~240 MB.
+FILL_CALLS = '20000000'
+
+
 def mount(size):
     d = tempfile.mkdtemp(prefix='ecp-disk-full-')
     r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=' + size, 'tmpfs', d],
@@ -79,15 +85,16 @@ def main():
     finally:
         unmount(fs)
 
-    # 3. the trace fills it (~200 MB of events into 200 MiB): room for the
-    # margin to follow the trace's growth (the first look measures it) --
-    # on 60 MiB a loaded ASan run was filled before its second look
+    # 3. the trace fills it (~240 MB of function records into 200 MiB): room
+    # for the margin to follow the trace's growth (the first look measures
+    # it) -- on 60 MiB a loaded ASan run was filled before its second look
     fs = mount('200m')
     try:
-        plain = subprocess.run([tiny], capture_output=True, text=True, timeout=120)
+        plain = subprocess.run([tiny, FILL_CALLS], capture_output=True, text=True,
+                               timeout=120)
         check(plain.returncode == 0, 'tiny-calls unrecorded: exit %d' % plain.returncode)
-        p = record(['-q', '-o', os.path.join(fs, 't'), '--min-duration', '0'], [tiny],
-                   timeout=170)
+        p = record(['-q', '-o', os.path.join(fs, 't'), '--min-duration', '0'],
+                   [tiny, FILL_CALLS], timeout=170)
         check(p.returncode == 1, 'trace-filled: exit %d: %s' % (p.returncode, p.stderr))
         for want in ('the recording stopped', 'exited with status 0'):
             check(want in p.stderr, 'trace-filled: %r not in: %s' % (want, p.stderr))
@@ -119,7 +126,7 @@ def fill_at_once(tiny, plain_stdout, run):
                 for _ in range(3)]
     try:
         cmd = [ecp(), 'record', '-q', '-o', os.path.join(fs, 't'), '--min-duration', '0',
-               '--', tiny]
+               '--', tiny, FILL_CALLS]
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while not os.path.exists(os.path.join(fs, 't', 'main')) and p.poll() is None:

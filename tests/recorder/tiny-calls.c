@@ -4,7 +4,8 @@
  * is two events that cost the program some 20x the leaf itself, so the
  * recorder's cost must come out of the times exactly or the leaf vanishes.
  * Prints each thread's own CPU clock, for comparison with an unrecorded run
- * of the same test. */
+ * of the same test.  An argument sets the calls per thread (default
+ * 1,500,000). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include <time.h>
 
 #define CALLS 1500000
+
+static long n_calls = CALLS;
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -31,7 +34,7 @@ __attribute__((noinline)) static uint64_t leaf(uint64_t x)
 __attribute__((noinline)) static uint64_t calls(uint64_t seed)
 {
 	uint64_t x = seed;
-	for (int i = 0; i < CALLS; i++)
+	for (long i = 0; i < n_calls; i++)
 		x = leaf(x);
 	return x;
 }
@@ -45,8 +48,10 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && atol(argv[1]) > 0)
+		n_calls = atol(argv[1]);
 	pthread_t t;
 	uint64_t t0 = thread_cpu_ns();
 	if (pthread_create(&t, NULL, worker, (void *)(uintptr_t)7))

@@ -8,11 +8,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/cobs.h"
+#include "recorder/agent/func-batch.h"
+
 #define PACKET_SIZE (1u << 20)
 #define CTF_MAGIC   0xC1FC1FC1u
 /* magic(4) + timestamp_begin, timestamp_end, content_size, packet_size,
  * events_discarded (8 each) */
 #define PACKET_HEADER_SIZE (4 + 5 * 8)
+/* Event class ids of the batched schemas' extra events. */
+#define ID_FUNC_BATCH  (ECP_EV_DELAY_END + 1)
+#define ID_SCHED_CLOCK 3
+#define MAX_BATCH_TIDS 64
+#define COBS_MAX       (ECP_BATCH_BYTES + ECP_BATCH_BYTES / 254 + 2)
 
 /* Payload member names per ecp event, as recorder/EVENTS.md names them. */
 static const struct {
@@ -64,6 +72,13 @@ struct ecp_ctf_writer {
 	uint64_t discarded; /* running counter, as LTTng's */
 	uint64_t vpid;
 	int failed;
+	int batched;
+	struct {
+		uint32_t tid;
+		uint64_t ts;
+		struct ecp_batch *b;
+	} batch[MAX_BATCH_TIDS];
+	char *cobs;
 };
 
 static int mkdirs(const char *dir)
@@ -81,7 +96,7 @@ static int mkdirs(const char *dir)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-static void write_metadata(FILE *f, enum ecp_ctf_schema schema)
+static void write_metadata(FILE *f, enum ecp_ctf_schema schema, int batched)
 {
 	fputs("/* CTF 1.8 */\n\n"
 	      "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -124,7 +139,21 @@ static void write_metadata(FILE *f, enum ecp_ctf_schema schema)
 				fputs("\t\tuint64_t cpu_ns;\n", f);
 			fputs("\t};\n};\n\n", f);
 		}
+		if (batched)
+			fprintf(f,
+				"event {\n\tname = \"ecp:func_batch\";\n\tid = "
+				"%d;\n\tfields := "
+				"struct {\n\t\tuint32_t n;\n\t\tstring "
+				"records;\n\t};\n};\n\n",
+				ID_FUNC_BATCH);
 	} else if (schema == ECP_CTF_SCHED) {
+		if (batched)
+			fprintf(f,
+				"event {\n\tname = \"ecp_sched:clock\";\n\tid = "
+				"%d;\n\tfields := "
+				"struct {\n\t\tuint64_t mono;\n\t\tuint64_t "
+				"tsc;\n\t};\n};\n\n",
+				ID_SCHED_CLOCK);
 		fputs("event {\n\tname = \"ecp_sched:switch\";\n\tid = 0;\n\tfields := "
 		      "struct {\n"
 		      "\t\tuint64_t ts;\n\t\tint64_t tid;\n\t\tuint8_t out;\n\t\tuint8_t "
@@ -176,6 +205,12 @@ static void flush_packet(struct ecp_ctf_writer *w)
 int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
 			  struct ecp_ctf_writer **out)
 {
+	return ecp_ctf_writer_create_ex(dir, schema, 0, out);
+}
+
+int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int batched,
+			     struct ecp_ctf_writer **out)
+{
 	char path[PATH_MAX];
 	*out = NULL;
 	if (mkdirs(dir) < 0)
@@ -184,13 +219,14 @@ int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
 	FILE *m = fopen(path, "w");
 	if (!m)
 		return -1;
-	write_metadata(m, schema);
+	write_metadata(m, schema, batched);
 	if (fclose(m) != 0)
 		return -1;
 	struct ecp_ctf_writer *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -1;
 	w->schema = schema;
+	w->batched = batched;
 	w->buf = malloc(PACKET_SIZE);
 	snprintf(path, sizeof(path), "%s/stream_0", dir);
 	w->stream = fopen(path, "w");
@@ -232,9 +268,82 @@ static unsigned char *header(struct ecp_ctf_writer *w, uint32_t id, uint64_t ts,
 	return p + 12;
 }
 
+/* Writes out thread slot i's batch (if any). */
+static int flush_batch(struct ecp_ctf_writer *w, int i)
+{
+	struct ecp_batch *b = w->batch[i].b;
+	if (!b || !b->used)
+		return 0;
+	if (!w->cobs && !(w->cobs = malloc(COBS_MAX)))
+		return -1;
+	size_t len = ecp_cobs_encode(b->buf, b->used, w->cobs);
+	unsigned char *p = header(w, ID_FUNC_BATCH, w->batch[i].ts, 4 + len + 1);
+	put64(p, w->batch[i].tid);
+	put64(p + 8, w->vpid);
+	put32(p + 16, b->n);
+	memcpy(p + 20, w->cobs, len + 1);
+	ecp_batch_reset(b);
+	return 0;
+}
+
+/* The batch slot of a thread (-1: too many threads, or out of memory). */
+static int batch_slot(struct ecp_ctf_writer *w, uint32_t tid, int create)
+{
+	for (int i = 0; i < MAX_BATCH_TIDS; i++) {
+		if (w->batch[i].b && w->batch[i].tid == tid)
+			return i;
+		if (!w->batch[i].b) {
+			if (!create)
+				return -1;
+			w->batch[i].b = calloc(1, sizeof(*w->batch[i].b));
+			w->batch[i].tid = tid;
+			return w->batch[i].b ? i : -1;
+		}
+	}
+	return -1;
+}
+
+/* Main schema, batched: a function event into its thread's batch, any
+ * other event after its thread's batch.  Returns 1 when the event was
+ * taken into a batch. */
+static int batch_event(struct ecp_ctf_writer *w, const struct ecp_event *ev)
+{
+	static const unsigned kind[] = {[ECP_EV_FUNC_ENTRY] = ECP_BATCH_ENTRY,
+					[ECP_EV_FUNC_EXIT] = ECP_BATCH_EXIT,
+					[ECP_EV_FUNC_UNWOUND] = ECP_BATCH_UNWOUND};
+	bool func = ev->type == ECP_EV_FUNC_ENTRY || ev->type == ECP_EV_FUNC_EXIT ||
+		    ev->type == ECP_EV_FUNC_UNWOUND;
+	int i = batch_slot(w, ev->tid, func);
+	if (!func)
+		return i >= 0 && flush_batch(w, i) < 0 ? -1 : 0;
+	if (i < 0)
+		return -1;
+	w->batch[i].ts = ev->ts;
+	if (ecp_batch_put(w->batch[i].b, kind[ev->type], ev->ts, ev->a,
+			  ev->type == ECP_EV_FUNC_ENTRY ? ev->b : 0) &&
+	    flush_batch(w, i) < 0)
+		return -1;
+	return 1;
+}
+
+int ecp_ctf_writer_clock(struct ecp_ctf_writer *w, uint64_t mono, uint64_t tsc)
+{
+	if (w->schema != ECP_CTF_SCHED || !w->batched)
+		return -1;
+	unsigned char *p = header(w, ID_SCHED_CLOCK, 0, 16); /* read by payload */
+	put64(p, mono);
+	put64(p + 8, tsc);
+	return 0;
+}
+
 int ecp_ctf_writer_event(struct ecp_ctf_writer *w, const struct ecp_event *ev)
 {
 	unsigned char *p;
+	if (w->schema == ECP_CTF_MAIN && w->batched) {
+		int rc = batch_event(w, ev);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+	}
 	if (w->schema == ECP_CTF_FOREIGN) {
 		p = header(w, 0, ev->ts, 8);
 		put64(p, ev->tid);
@@ -311,6 +420,12 @@ int ecp_ctf_writer_close(struct ecp_ctf_writer *w)
 {
 	if (!w)
 		return 0;
+	for (int i = 0; i < MAX_BATCH_TIDS; i++) {
+		if (flush_batch(w, i) < 0)
+			w->failed = 1;
+		free(w->batch[i].b);
+	}
+	free(w->cobs);
 	flush_packet(w);
 	int rc = w->failed ? -1 : 0;
 	if (fclose(w->stream) != 0)
@@ -320,8 +435,8 @@ int ecp_ctf_writer_close(struct ecp_ctf_writer *w)
 	return rc;
 }
 
-int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
-			     uint64_t event_cost_ns)
+static int write_recording(const char *dir, const struct ecp_test_seq *seq,
+			   uint64_t event_cost_ns, int batched)
 {
 	char path[PATH_MAX];
 	if (mkdirs(dir) < 0)
@@ -339,14 +454,18 @@ int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
 		return -1;
 	struct ecp_ctf_writer *sched = NULL, *main_w = NULL;
 	snprintf(path, sizeof(path), "%s/sched/ust/uid/0/64-bit", dir);
-	if (ecp_ctf_writer_create(path, ECP_CTF_SCHED, &sched) < 0)
+	if (ecp_ctf_writer_create_ex(path, ECP_CTF_SCHED, batched, &sched) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/main/ust/uid/0/64-bit", dir);
-	if (ecp_ctf_writer_create(path, ECP_CTF_MAIN, &main_w) < 0) {
+	if (ecp_ctf_writer_create_ex(path, ECP_CTF_MAIN, batched, &main_w) < 0) {
 		ecp_ctf_writer_close(sched);
 		return -1;
 	}
 	int rc = 0;
+	/* anchors that make the TSC the trace clock */
+	if (batched && (ecp_ctf_writer_clock(sched, 0, 0) < 0 ||
+			ecp_ctf_writer_clock(sched, 1ull << 50, 1ull << 50) < 0))
+		rc = -1;
 	for (size_t i = 0; i < seq->n && !rc; i++) {
 		const struct ecp_event *ev = &seq->ev[i];
 		bool s = ev->type == ECP_EV_SCHED_SWITCH || ev->type == ECP_EV_SCHED_LOST;
@@ -357,4 +476,16 @@ int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
 	if (ecp_ctf_writer_close(main_w) < 0)
 		rc = -1;
 	return rc;
+}
+
+int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
+			     uint64_t event_cost_ns)
+{
+	return write_recording(dir, seq, event_cost_ns, 0);
+}
+
+int ecp_test_write_recording_batched(const char *dir, const struct ecp_test_seq *seq,
+				     uint64_t event_cost_ns)
+{
+	return write_recording(dir, seq, event_cost_ns, 1);
 }

@@ -24,6 +24,15 @@ struct ecp_ctf_writer;
 /* Creates dir (and parents) with `metadata` and one stream file. */
 int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
 			  struct ecp_ctf_writer **out);
+/* The same; `batched`: as the agent since issue 35, the main schema
+ * writes function entries, exits and unwound frames as ecp:func_batch
+ * events (recorder/agent/func-batch.h; their `ts` as the TSC), one per thread
+ * before any other event of the thread and when full, and the sched
+ * schema has the ecp_sched:clock class (ecp_ctf_writer_clock). */
+int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int batched,
+			     struct ecp_ctf_writer **out);
+/* A clock anchor (sched schema, batched). */
+int ecp_ctf_writer_clock(struct ecp_ctf_writer *w, uint64_t mono, uint64_t tsc);
 /* Main schema: any program event (ts: header time; function events also
  * carry it as payload ts).  Sched schema: SCHED_SWITCH and SCHED_LOST.
  * Foreign schema: any event, written as "foo:bar". */
@@ -44,5 +53,9 @@ int ecp_ctf_writer_close(struct ecp_ctf_writer *w);
  * rest.  Returns 0 or -1. */
 int ecp_test_write_recording(const char *dir, const struct ecp_test_seq *seq,
 			     uint64_t event_cost_ns);
+/* The same with function events in batches, and clock anchors that make
+ * the TSC the trace clock (tsc = ns). */
+int ecp_test_write_recording_batched(const char *dir, const struct ecp_test_seq *seq,
+				     uint64_t event_cost_ns);
 
 #endif
