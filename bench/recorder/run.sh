@@ -104,6 +104,15 @@ if command -v uftrace >/dev/null; then
 	row "calldense $calls, uftrace record" "$pw" "$pc" "$uw" "$uc" "$calls" -
 	uftrace_bytes=$(du -sb "$work/uftrace.data" | cut -f1)
 fi
+# the trace's bytes per record, ecp's (every call) and uftrace's
+awk -v b="$every_bytes" -v n="$every_calls" 'BEGIN {
+	printf "# every call recorded: %.1f bytes per function event (%d bytes of main/)\n",
+		b / (2 * n), b }'
+if [ -n "${uftrace_bytes:-}" ]; then
+	awk -v b="$uftrace_bytes" -v n="$calls" 'BEGIN {
+		printf "# uftrace record: %.1f bytes per record (%d bytes of uftrace.data)\n",
+			b / (2 * n), b }'
+fi
 
 # Sampling side by side (issue 31): the uninstrumented build sampled by
 # `ecp record` at its default 3 kHz, and by `perf record --call-graph dwarf`
@@ -165,11 +174,3 @@ printf '%-36s %9s %9s %7s %9s %9s %7s %8s %8s\n' "calldense-plain, 20 kHz sample
 	"$(ms "$nw")" "$(ms "$sw")" "$(ratio "$sw" "$nw")" "$(ms "$nc")" "$(ms "$sc")" \
 	"$(ratio "$sc" "$nc")" - "$(per "$sc" "$nc" "$ns")"
 echo "# last row: baseline = recorded without samples; ns/event = ns per sample ($ns samples)"
-awk -v b="$every_bytes" -v n="$every_calls" 'BEGIN {
-	printf "# every call recorded: %.1f bytes per function event (%d bytes of main/)\n",
-		b / (2 * n), b }'
-if [ -n "${uftrace_bytes:-}" ]; then
-	awk -v b="$uftrace_bytes" -v n="$calls" 'BEGIN {
-		printf "# uftrace record: %.1f bytes per record (%d bytes of uftrace.data)\n",
-			b / (2 * n), b }'
-fi
