@@ -92,6 +92,7 @@ ECP_AGENT_FN static void read_settings(void)
 	ecp_settings.min_tsc = (uint64_t)((double)min_ns / ns_per_tick);
 	ecp_settings.hook_outlier_tsc =
 	    (uint64_t)((double)ECP_HOOK_OUTLIER_NS / ns_per_tick);
+	ecp_settings.batch_age_tsc = (uint64_t)((double)ECP_BATCH_AGE_NS / ns_per_tick);
 }
 
 ECP_AGENT_FN struct ecp_thread *ecp_thread_begin(uint64_t create_id)
@@ -337,7 +338,7 @@ ECP_AGENT_API int __libc_start_main(main_fn main, int argc, char **argv,
 /* Where the process image ends with no handler run (_exit, _Exit, a
  * successful exec), the calling thread's batch of function records is
  * written first; other threads' pending records end with them, as their
- * open frames do (at most one batch each, the last few hundred calls).
+ * open frames do (at most one batch each: ECP_BATCH_AGE_NS of calls).
  * Not in a vfork child, which shares the parent's memory (and this
  * thread's state) but would write the batch as another process's. */
 ECP_AGENT_FN static void flush_before_end(void)

@@ -110,12 +110,20 @@ ECP_AGENT_FN void ecp_batch_flush(struct ecp_thread *t, bool in_window)
 	errno = saved;
 }
 
-/* A function record into the thread's batch, written out when full
- * (inside the exit hook's timed window). */
+/* A function record into the thread's batch, written out (inside the
+ * exit hook's timed window) when full or once its first record is
+ * ECP_BATCH_AGE_NS old: a thread that makes few calls would otherwise keep
+ * them unwritten for as long as it runs, and a thread still running when
+ * the process ends without its exit path (another thread's exit, a killing
+ * signal) would take them all with it.  Records are in time order within a
+ * thread, so the age is the newest record's time less the first's. */
 ECP_AGENT_FN static inline void put_record(struct ecp_thread *t, unsigned kind,
 					   uint64_t tsc, uint64_t addr, uint64_t site)
 {
-	if (ecp_batch_put(&t->batch, kind, tsc, addr, site))
+	if (!t->batch.used)
+		t->batch_first_tsc = tsc;
+	if (ecp_batch_put(&t->batch, kind, tsc, addr, site) ||
+	    tsc - t->batch_first_tsc >= ecp_settings.batch_age_tsc)
 		ecp_batch_flush(t, true);
 }
 

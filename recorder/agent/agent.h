@@ -97,6 +97,7 @@ struct ecp_thread {
 	/* function records not yet written (issue 35): one ecp:func_batch
 	 * event when full, and before any other event of the thread */
 	struct ecp_batch batch;
+	uint64_t batch_first_tsc; /* its first record's time */
 	char batch_cobs[ECP_BATCH_COBS_MAX];
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -110,6 +111,7 @@ struct ecp_settings {
 	uint32_t depth;       /* ECP_DEPTH, 0 = unlimited */
 	uint64_t min_tsc;     /* ECP_MIN_DURATION_NS converted to TSC ticks */
 	uint64_t hook_outlier_tsc; /* ECP_HOOK_OUTLIER_NS in TSC ticks */
+	uint64_t batch_age_tsc;    /* ECP_BATCH_AGE_NS in TSC ticks */
 };
 
 extern struct ecp_settings ecp_settings;
@@ -180,6 +182,11 @@ void ecp_thread_cleanup(void *unused);
  * such a hook is left out of the average (a sub-buffer switch that really
  * runs takes a few microseconds). */
 #define ECP_HOOK_OUTLIER_NS 20000u
+/* The oldest a thread's batch of function records gets before it is
+ * written (agent-func.c, put_record): what a thread cut at the process's
+ * end can lose.  A call-dense thread fills its 4 KiB long before (in about
+ * 0.1 ms), so this costs at most a few hundred writes a second a thread. */
+#define ECP_BATCH_AGE_NS 5000000u
 /* Writes the hooks' measured cost per event to `path` (at process exit). */
 void ecp_hook_cost_write(const char *path);
 /* Adds the thread's hook times not yet counted to the process's totals. */
