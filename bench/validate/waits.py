@@ -11,7 +11,6 @@ usage: waits.py ECP REC_WAITS [--runs N] [--only NAME,...]
 
 Inputs are made under a temporary directory; xz, pbzip2, pigz, node and
 esbuild are skipped when not installed."""
-import base64
 import json
 import os
 import shutil
@@ -20,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import inputs
 
 
 # waits.c spins for a fixed CPU time, not a fixed amount of work: the
@@ -30,10 +31,8 @@ NO_SAMPLES = ['--no-functions']
 
 
 def cases(rec_waits, work):
-    text = os.path.join(work, 'text')
-    with open(text, 'wb') as f:  # 12 MB of base64 text: compressors work on it
-        while f.tell() < 12_000_000:
-            f.write(base64.encodebytes(os.urandom(3 << 20)))
+    # 12 MB of base64 text: compressors work on it
+    text = inputs.base64_text(os.path.join(work, 'text'), 12_000_000)
     small = os.path.join(work, 'small')
     with open(text, 'rb') as src, open(small, 'wb') as dst:
         dst.write(src.read(6_000_000))
@@ -42,17 +41,7 @@ def cases(rec_waits, work):
         f.write("const c = require('crypto'); let left = 64;\n"
                 "for (let i = 0; i < 64; i++) c.pbkdf2('s', 'salt' + i, 40000, 64, 'sha512',"
                 " () => { if (--left === 0) console.log('done'); });\n")
-    esb = os.path.join(work, 'esb')
-    os.makedirs(esb)
-    for i in range(200):
-        with open(os.path.join(esb, 'm%d.js' % i), 'w') as f:
-            for j in range(300):
-                f.write('export function f%d_%d(a,b){let s=0;for(let k=0;k<a;k++){s+=k*b+%d;}'
-                        'return s;}\n' % (i, j, j))
-    with open(os.path.join(esb, 'index.js'), 'w') as f:
-        for i in range(200):
-            f.write('import * as m%d from "./m%d.js"; console.log(m%d.f%d_0(3,4));\n'
-                    % (i, i, i, i))
+    esb_index = inputs.esbuild_project(work)
     out = []
     for mode in ('progress', 'sigwait', 'pause', 'cancel', 'blocked', 'running', 'eventloop',
                  'rawclone', 'fork', 'system'):
@@ -65,8 +54,8 @@ def cases(rec_waits, work):
         ('pbzip2 -p4', ['pbzip2', '-p4', '-k', '-c', small], 'pbzip2'),
         ('sh -c "pigz -p 4"', ['sh', '-c', 'pigz -p 4 -c %s > /dev/null; true' % small], 'pigz'),
         ('node, libuv pool of 4', ['node', pool], 'node'),
-        ('esbuild (Go)', ['esbuild', '--bundle', '--minify', os.path.join(esb, 'index.js'),
-                          '--outfile=' + os.path.join(esb, 'out.js')], 'esbuild'),
+        ('esbuild (Go)', ['esbuild', '--bundle', '--minify', esb_index,
+                          '--outfile=' + os.path.join(work, 'esb', 'out.js')], 'esbuild'),
     ]
     for name, cmd, tool in tools:
         if shutil.which(tool):

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+"""Inputs the validation scripts give real programs, made fresh under a
+temporary directory (random, so no compressor finds an easy pattern)."""
+import base64
+import os
+
+
+def base64_text(path, size):
+    """SIZE bytes (or a little more) of base64 text of random bytes."""
+    with open(path, 'wb') as f:
+        while f.tell() < size:
+            f.write(base64.encodebytes(os.urandom(3 << 20)))
+    return path
+
+
+def esbuild_project(work):
+    """200 modules of 300 small functions each and an index importing them
+    all: enough for esbuild's parser and linker to spread over its threads.
+    Returns the index's path."""
+    esb = os.path.join(work, 'esb')
+    os.makedirs(esb)
+    for i in range(200):
+        with open(os.path.join(esb, 'm%d.js' % i), 'w') as f:
+            for j in range(300):
+                f.write('export function f%d_%d(a,b){let s=0;for(let k=0;k<a;k++){s+=k*b+%d;}'
+                        'return s;}\n' % (i, j, j))
+    index = os.path.join(esb, 'index.js')
+    with open(index, 'w') as f:
+        for i in range(200):
+            f.write('import * as m%d from "./m%d.js"; console.log(m%d.f%d_0(3,4));\n'
+                    % (i, i, i, i))
+    return index
