@@ -19,4 +19,9 @@ static inline struct ecp_strings *ecp_model_strings(struct ecp_model *m)
 int ecp_model_add_warning(struct ecp_model *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ecp_model_validate's last check (model-acyclic.c): program order and
+ * the edges form a DAG, on a model whose other invariants hold. */
+struct ecp_error;
+int ecp_model_check_acyclic(const struct ecp_model *m, struct ecp_error *err);
+
 #endif

@@ -73,71 +73,6 @@ ecp_id ecp_model_find_function(const struct ecp_model *model, const char *name)
 	return ECP_NO_ID;
 }
 
-/* Program order plus the recorded edges must form a DAG; Kahn's algorithm
- * over segments, where segment i+1 of a thread depends on segment i. */
-static int check_acyclic(const struct ecp_model *m, struct ecp_error *err)
-{
-	uint32_t n = m->n_segments;
-	uint32_t *indeg = calloc(n ? n : 1, sizeof(*indeg));
-	uint32_t *out_off = calloc((size_t)n + 1, sizeof(*out_off));
-	uint32_t *out_to = malloc((m->n_edges ? m->n_edges : 1) * sizeof(*out_to));
-	uint32_t *queue = malloc((n ? n : 1) * sizeof(*queue));
-	int rc = ECP_OK;
-	if (!indeg || !out_off || !out_to || !queue) {
-		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory validating the model");
-		goto out;
-	}
-	for (uint32_t e = 0; e < m->n_edges; e++) {
-		out_off[m->edges[e].from + 1]++;
-		indeg[m->edges[e].to]++;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		out_off[i + 1] += out_off[i];
-	{
-		uint32_t *fill = calloc(n ? n : 1, sizeof(*fill));
-		if (!fill) {
-			rc = ecp_error_set(err, ECP_ERR_NOMEM,
-					   "out of memory validating the model");
-			goto out;
-		}
-		for (uint32_t e = 0; e < m->n_edges; e++) {
-			uint32_t f = m->edges[e].from;
-			out_to[out_off[f] + fill[f]++] = m->edges[e].to;
-		}
-		free(fill);
-	}
-	for (uint32_t t = 0; t < m->n_threads; t++) {
-		const struct ecp_thread *th = &m->threads[t];
-		for (uint32_t k = 1; k < th->n_segments; k++)
-			indeg[th->first_segment + k]++;
-	}
-	uint32_t head = 0, tail = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!indeg[i])
-			queue[tail++] = i;
-	while (head < tail) {
-		uint32_t s = queue[head++];
-		const struct ecp_thread *th = &m->threads[m->segments[s].thread];
-		if (s + 1 < th->first_segment + th->n_segments && !--indeg[s + 1])
-			queue[tail++] = s + 1;
-		for (uint32_t k = out_off[s]; k < out_off[s + 1]; k++)
-			if (!--indeg[out_to[k]])
-				queue[tail++] = out_to[k];
-	}
-	if (tail != n)
-		rc = ecp_error_set(err, ECP_ERR,
-				   "model has a dependency cycle: %u of %u segments are "
-				   "never released",
-				   n - tail, n);
-out:
-	free(indeg);
-	free(out_off);
-	free(out_to);
-	free(queue);
-	return rc;
-}
-
 /* Each thread's segments follow the previous thread's, and its start
  * function, parent and name are in range. */
 static int validate_threads(const struct ecp_model *m, struct ecp_error *err)
@@ -301,7 +236,7 @@ int ecp_model_validate(const struct ecp_model *m, struct ecp_error *err)
 	if ((rc = validate_threads(m, err)) || (rc = validate_segments(m, err)) ||
 	    (rc = validate_edges_functions_calls(m, err)))
 		return rc;
-	return check_acyclic(m, err);
+	return ecp_model_check_acyclic(m, err);
 }
 
 const char *ecp_delay_kind_name(unsigned kind)

@@ -240,3 +240,21 @@ int bld_seal(struct ecp_builder *b, struct ecp_error *err)
 	b->sealed = true;
 	return ECP_OK;
 }
+
+void bld_sched_free(struct ecp_builder *b)
+{
+	for (size_t i = 0; i < b->threads.len; i++)
+		thread_at(b, (ecp_id)i)->sched = NULL;
+	for (size_t i = 0; i < b->sched_lists.len; i++) {
+		struct sched_list *l =
+		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
+		ecp_vec_finish(&l->recs);
+		free(l->in);
+		free(l->out);
+		free(l->cum);
+		free(l->preempt);
+		free(l);
+	}
+	ecp_vec_finish(&b->sched_lists);
+	ecp_hmap_finish(&b->sched_by_tid);
+}

@@ -220,50 +220,65 @@ static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t
 	return next;
 }
 
+/* The cross-thread edges, renumbered in place (segment ids as the model
+ * numbers them) before the segments are: their threads are still where
+ * the temporary ids say.  An edge inside a thread goes: program order
+ * already says it. */
+static void renumber_edges(struct ecp_builder *b, const uint32_t *new_id)
+{
+	const struct ecp_segment *segs = b->segments.data;
+	struct ecp_edge *edges = b->edges.data;
+	size_t ne = 0;
+	for (size_t i = 0; i < b->edges.len; i++) {
+		struct ecp_edge e = edges[i];
+		if (segs[e.from].thread == segs[e.to].thread)
+			continue;
+		edges[ne].from = new_id[e.from];
+		edges[ne].to = new_id[e.to];
+		edges[ne].kind = e.kind;
+		ne++;
+	}
+	b->edges.len = ne;
+}
+
 /* The segments renumbered in place (they are most of the model: a copy
  * would double the peak): follow the permutation's cycles, each swap
- * putting one segment at its final place. */
-static int renumber_segments(struct ecp_builder *b, const uint32_t *new_id)
+ * putting one segment at its final place.  The permutation is used up
+ * (every entry ends as its own index): no copy of it either.  The next
+ * segment a cycle visits is fetched ahead: on a trace whose threads
+ * interleave each visit is a cache miss, and the cycle's next index is
+ * known one swap early. */
+static void renumber_segments(struct ecp_builder *b, uint32_t *perm)
 {
 	size_t nseg = b->segments.len;
-	uint32_t *perm = malloc((nseg ? nseg : 1) * sizeof(*perm));
-	if (!perm)
-		return -1;
 	struct ecp_segment *segs = b->segments.data;
-	if (nseg)
-		memcpy(perm, new_id, nseg * sizeof(*perm));
 	for (uint32_t i = 0; i < nseg; i++) {
 		while (perm[i] != i) {
 			uint32_t j = perm[i];
+			uint32_t next = perm[j];
+			__builtin_prefetch(&segs[next]);
+			__builtin_prefetch(&perm[next]);
 			struct ecp_segment t = segs[j];
 			segs[j] = segs[i];
 			segs[i] = t;
-			perm[i] = perm[j];
+			perm[i] = next;
 			perm[j] = j;
 		}
 	}
-	free(perm);
-	return 0;
 }
 
-/* The cross-thread edges, renumbered, sorted by target, one per kind and
- * pair, and each segment's range of them. */
-static int take_edges(struct ecp_builder *b, struct ecp_model *m, const uint32_t *new_id)
+/* The edges (renumbered) into the model, sorted by target, one per kind
+ * and pair, and each segment's range of them.  Returns 0, or -1 when out
+ * of memory. */
+static int take_edges(struct ecp_builder *b, struct ecp_model *m)
 {
-	size_t nedge = b->edges.len;
-	m->edges = malloc((nedge ? nedge : 1) * sizeof(*m->edges));
-	if (!m->edges)
-		return -1;
-	size_t ne = 0;
-	for (size_t i = 0; i < nedge; i++) {
-		const struct tmp_edge *e = &ECP_VEC_AT(&b->edges, struct tmp_edge, i);
-		ecp_id from = new_id[e->from], to = new_id[e->to];
-		if (m->segments[from].thread == m->segments[to].thread)
-			continue; /* program order already says it */
-		m->edges[ne].from = from;
-		m->edges[ne].to = to;
-		m->edges[ne].kind = e->kind;
-		ne++;
+	size_t ne;
+	m->edges = ecp_vec_steal(&b->edges, &ne);
+	if (!ne) { /* the model's arrays are never NULL */
+		free(m->edges);
+		m->edges = malloc(sizeof(*m->edges));
+		if (!m->edges)
+			return -1;
 	}
 	qsort(m->edges, ne, sizeof(*m->edges), cmp_edge);
 	/* The same dependency recorded twice (a broadcast and a lock hand-off
@@ -273,7 +288,6 @@ static int take_edges(struct ecp_builder *b, struct ecp_model *m, const uint32_t
 		if (!w || cmp_edge(&m->edges[w - 1], &m->edges[i]))
 			m->edges[w++] = m->edges[i];
 	m->n_edges = (uint32_t)w;
-	ecp_vec_finish(&b->edges);
 	uint32_t e = 0;
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		m->segments[s].first_in = e;
@@ -389,24 +403,30 @@ static int add_warnings(struct ecp_builder *b, struct ecp_model *m)
 	return 0;
 }
 
-/* The model assembled from the builder, in place where it can be. */
+/* The model assembled from the builder, in place where it can be: the
+ * segments and edges renumbered where they lie, and what only the builder
+ * reads (the switch records) freed before the edges are sorted, so the
+ * peak stays that of the decoding. */
 static int assemble(struct ecp_builder *b, struct ecp_symbols *syms, struct ecp_model *m)
 {
 	size_t nseg = b->segments.len;
 	uint32_t *new_id = malloc((nseg ? nseg : 1) * sizeof(*new_id));
 	int64_t n_segments = new_id ? take_threads(b, m, new_id) : -1;
-	if (n_segments < 0 || renumber_segments(b, new_id) < 0 ||
-	    bld_note_consistency(b, m) < 0) {
+	if (n_segments < 0) {
 		free(new_id);
 		return -1;
 	}
+	renumber_edges(b, new_id);
+	renumber_segments(b, new_id);
+	free(new_id);
+	if (bld_note_consistency(b, m) < 0)
+		return -1;
+	bld_sched_free(b);
 	m->segments = ecp_vec_steal(&b->segments, NULL);
 	m->n_segments = (uint32_t)n_segments;
-	int rc = take_edges(b, m, new_id);
-	free(new_id);
-	if (rc < 0 || take_locks(b, m) < 0 || take_functions(b, m, syms) < 0 ||
-	    bld_tasks_take_sites(b, m) < 0 || take_info(b, m) < 0 ||
-	    add_warnings(b, m) < 0)
+	if (take_edges(b, m) < 0 || take_locks(b, m) < 0 ||
+	    take_functions(b, m, syms) < 0 || bld_tasks_take_sites(b, m) < 0 ||
+	    take_info(b, m) < 0 || add_warnings(b, m) < 0)
 		return -1;
 	return 0;
 }

@@ -209,11 +209,6 @@ struct bonce {
 	ecp_id done_seg, done_thread;
 };
 
-struct tmp_edge {
-	ecp_id from, to;
-	uint32_t kind;
-};
-
 /* A thread's samples waiting to be applied, in time order. */
 struct samp_list {
 	struct ecp_vec recs; /* struct samp_rec (builder-samples.c) */
@@ -276,7 +271,7 @@ struct ecp_builder {
 	struct ecp_hmap create_parent; /* create_id -> parent segment (+1<<32 flag) */
 	struct ecp_hmap create_child;  /* create_id -> child thread index */
 	struct ecp_vec segments;       /* struct ecp_segment, temporary ids */
-	struct ecp_vec edges;          /* struct tmp_edge */
+	struct ecp_vec edges;          /* struct ecp_edge, temporary ids */
 	struct ecp_vec activities;     /* struct ecp_activity */
 	struct ecp_vec calls;          /* struct ecp_call */
 	struct ecp_vec fns;            /* struct fn */
@@ -353,6 +348,9 @@ void *bld_object_of(struct ecp_vec *vec, struct ecp_hmap *map, uint64_t addr,
 int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
 		    struct ecp_error *err);
 int bld_seal(struct ecp_builder *b, struct ecp_error *err);
+/* Frees the switch records (the threads' clocks): once the model's
+ * consistency figures are taken, nothing reads them. */
+void bld_sched_free(struct ecp_builder *b);
 uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts);
 uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
 		       const struct ecp_event *ev);

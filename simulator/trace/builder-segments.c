@@ -21,7 +21,7 @@ static const char *const wait_names[] = {"none",     "lock",         "cond_wait"
 
 int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind)
 {
-	struct tmp_edge *e = ecp_vec_push(&b->edges);
+	struct ecp_edge *e = ecp_vec_push(&b->edges);
 	if (!e)
 		return -1;
 	e->from = from;

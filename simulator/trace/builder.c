@@ -95,7 +95,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_hmap_init(&b->cost_by_tid);
 	ecp_vec_init(&b->threads, sizeof(struct bthread *));
 	ecp_vec_init(&b->segments, sizeof(struct ecp_segment));
-	ecp_vec_init(&b->edges, sizeof(struct tmp_edge));
+	ecp_vec_init(&b->edges, sizeof(struct ecp_edge));
 	ecp_vec_init(&b->activities, sizeof(struct ecp_activity));
 	ecp_vec_init(&b->calls, sizeof(struct ecp_call));
 	ecp_vec_init(&b->fns, sizeof(struct fn));
@@ -136,16 +136,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 {
 	if (!b)
 		return;
-	for (size_t i = 0; i < b->sched_lists.len; i++) {
-		struct sched_list *l =
-		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
-		ecp_vec_finish(&l->recs);
-		free(l->in);
-		free(l->out);
-		free(l->cum);
-		free(l->preempt);
-		free(l);
-	}
+	bld_sched_free(b);
 	for (size_t i = 0; i < b->threads.len; i++)
 		bld_thread_free(thread_at(b, (ecp_id)i));
 	for (size_t i = 0; i < b->conds.len; i++)
@@ -157,7 +148,6 @@ void ecp_builder_destroy(struct ecp_builder *b)
 		ecp_vec_finish(
 		    &ECP_VEC_AT(&b->barriers, struct bbarrier, i).arrival_segs);
 	}
-	ecp_vec_finish(&b->sched_lists);
 	bld_samples_free(b);
 	ecp_vec_finish(&b->threads);
 	ecp_vec_finish(&b->segments);
