@@ -4,6 +4,8 @@
  * at any wall time and the time it spent blocked (see builder.h). */
 #include "simulator/trace/builder-internal.h"
 
+#include "common/sort.h"
+
 #include <stdlib.h>
 
 /* ------------------------------------------------------------- sched lists */
@@ -27,7 +29,7 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 {
 	size_t n = l->recs.len;
 	struct sched_rec *r = l->recs.data;
-	qsort(r, n, sizeof(*r), cmp_rec);
+	ecp_sort(r, n, sizeof(*r), cmp_rec);
 	size_t cap = n + 1;
 	l->in = malloc(cap * sizeof(uint64_t));
 	l->out = malloc(cap * sizeof(uint64_t));
