@@ -1088,6 +1088,51 @@ static void test_lost_switch_records_counted(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* What a cycle holds up is counted as Kahn's algorithm counts it: the
+ * segments on it and after it, not those that wait only for segments
+ * before it (thread 2 parks on thread 0, and is woken). */
+static void test_validate_counts_cycle_tail(void **state)
+{
+	(void)state;
+	struct ecp_thread th[3] = {
+	    {.tid = 1, .first_segment = 0, .n_segments = 3, .parent = ECP_NO_ID},
+	    {.tid = 2, .first_segment = 3, .n_segments = 2, .parent = 0},
+	    {.tid = 3, .first_segment = 5, .n_segments = 1, .parent = 0}};
+	struct ecp_segment seg[6];
+	for (int i = 0; i < 6; i++)
+		seg[i] = (struct ecp_segment){.thread = i < 3   ? 0
+							: i < 5 ? 1
+								: 2,
+					      .lock_acquire = ECP_NO_ID,
+					      .lock_release = ECP_NO_ID};
+	/* 4 -> 1 and 2 -> 3 close a cycle through both threads' order */
+	struct ecp_edge edges[3] = {
+	    {.from = 4, .to = 1}, {.from = 2, .to = 3}, {.from = 0, .to = 5}};
+	seg[1].n_in = 1;
+	seg[2].first_in = seg[3].first_in = 1;
+	seg[3].n_in = 1;
+	seg[4].first_in = seg[5].first_in = 2;
+	seg[5].n_in = 1;
+	for (int t = 0; t < 3; t++)
+		th[t].start_function = ECP_NO_ID;
+	struct ecp_model m = {.threads = th,
+			      .n_threads = 3,
+			      .segments = seg,
+			      .n_segments = 6,
+			      .edges = edges,
+			      .n_edges = 3};
+	struct ecp_error err = {0};
+	assert_int_not_equal(ecp_model_validate(&m, &err), 0);
+	assert_non_null(strstr(err.msg, "4 of 6 segments are never released"));
+	/* without 4 -> 1: a DAG */
+	m.edges = edges + 1;
+	m.n_edges = 2;
+	seg[1].n_in = 0;
+	seg[2].first_in = seg[3].first_in = 0;
+	seg[4].first_in = seg[5].first_in = 1;
+	assert_int_equal(ecp_model_validate(&m, &err), 0);
+}
+
 static void test_validate_rejects_cycle(void **state)
 {
 	struct ecp_thread th[2] = {{.tid = 1,
@@ -1169,6 +1214,7 @@ int main(void)
 	    cmocka_unit_test(test_lenient_repairs),
 	    cmocka_unit_test(test_lost_switch_records_counted),
 	    cmocka_unit_test(test_validate_rejects_cycle),
+	    cmocka_unit_test(test_validate_counts_cycle_tail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
