@@ -7,21 +7,17 @@
 
 #include <stdlib.h>
 
-/* Every switch record of the trace, in time order, to bound the intervals
- * a tid's own records leave open. */
+/* Every switch record of the trace, to bound the intervals a tid's own
+ * records leave open: looked up in each tid's sealed list (sorted, its
+ * open ends 0 and UINT64_MAX sorting first and last), not copied into one
+ * sorted array of all of them (16 bytes per stay on a CPU, at the model
+ * build's peak). */
 struct switch_times {
-	uint64_t begin, end; /* the trace's first and last timestamp */
-	uint64_t *ins, *outs;
-	size_t n_ins, n_outs;
+	uint64_t begin, end;         /* the trace's first and last timestamp */
+	const struct ecp_vec *lists; /* struct sched_list * */
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The first of the sorted times after t, or `none`. */
+/* The first of the sorted times v[0..n) after t, or `none`. */
 static uint64_t first_after(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
 {
 	size_t lo = 0, hi = n;
@@ -35,52 +31,73 @@ static uint64_t first_after(const uint64_t *v, size_t n, uint64_t t, uint64_t no
 	return lo < n ? v[lo] : none;
 }
 
-/* The last of the sorted times before t, or `none`. */
-static uint64_t last_before(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
+static const struct sched_list *list_at(const struct switch_times *st, size_t i)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? v[lo - 1] : none;
+	return ECP_VEC_AT(st->lists, struct sched_list *, i);
 }
 
-static int collect_switch_times(struct ecp_builder *b, struct switch_times *st)
+/* The first switch-in of any tid after t (an open start, 0, is none), or
+ * `none`. */
+static uint64_t first_in_after(const struct switch_times *st, uint64_t t, uint64_t none)
 {
-	size_t n = 0;
-	st->begin = b->t0;
-	st->end = b->last_ts;
-	for (size_t i = 0; i < b->sched_lists.len; i++)
-		n += ECP_VEC_AT(&b->sched_lists, struct sched_list *, i)->n;
-	st->ins = malloc((n ? n : 1) * sizeof(uint64_t));
-	st->outs = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!st->ins || !st->outs)
-		return -1;
-	for (size_t i = 0; i < b->sched_lists.len; i++) {
-		const struct sched_list *l =
-		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
-		for (size_t k = 0; k < l->n; k++) {
-			if (l->in[k]) /* 0: on CPU since before the records */
-				st->ins[st->n_ins++] = l->in[k];
-			if (l->out[k] != UINT64_MAX) /* still on CPU at the end */
-				st->outs[st->n_outs++] = l->out[k];
+	uint64_t best = UINT64_MAX;
+	bool found = false;
+	for (size_t i = 0; i < st->lists->len; i++) {
+		const struct sched_list *l = list_at(st, i);
+		uint64_t in = first_after(l->in, l->n, t, 0);
+		if (in && (!found || in < best)) {
+			best = in;
+			found = true;
 		}
 	}
-	qsort(st->ins, st->n_ins, sizeof(uint64_t), cmp_u64);
-	qsort(st->outs, st->n_outs, sizeof(uint64_t), cmp_u64);
-	if (st->n_ins && st->ins[0] < st->begin)
-		st->begin = st->ins[0];
-	if (st->n_outs && st->outs[0] < st->begin)
-		st->begin = st->outs[0];
-	if (st->n_ins && st->ins[st->n_ins - 1] > st->end)
-		st->end = st->ins[st->n_ins - 1];
-	if (st->n_outs && st->outs[st->n_outs - 1] > st->end)
-		st->end = st->outs[st->n_outs - 1];
-	return 0;
+	return found ? best : none;
+}
+
+/* The last switch-out of any tid before t (an open end, UINT64_MAX, is
+ * never before), or `none`. */
+static uint64_t last_out_before(const struct switch_times *st, uint64_t t, uint64_t none)
+{
+	uint64_t best = 0;
+	bool found = false;
+	for (size_t i = 0; i < st->lists->len; i++) {
+		const struct sched_list *l = list_at(st, i);
+		size_t lo = 0, hi = l->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (l->out[mid] < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && (!found || l->out[lo - 1] > best)) {
+			best = l->out[lo - 1];
+			found = true;
+		}
+	}
+	return found ? best : none;
+}
+
+/* The trace's first and last timestamps, widened to every switch record. */
+static void collect_switch_times(const struct ecp_builder *b, struct switch_times *st)
+{
+	st->begin = b->t0;
+	st->end = b->last_ts;
+	st->lists = &b->sched_lists;
+	for (size_t i = 0; i < b->sched_lists.len; i++) {
+		const struct sched_list *l = list_at(st, i);
+		/* the first switch-in may be open (0), the last switch-out
+		 * too (UINT64_MAX) */
+		for (size_t k = 0; k < l->n && k < 2; k++)
+			if (l->in[k] && l->in[k] < st->begin)
+				st->begin = l->in[k];
+		if (l->n && l->out[0] < st->begin)
+			st->begin = l->out[0];
+		if (l->n && l->in[l->n - 1] > st->end)
+			st->end = l->in[l->n - 1];
+		for (size_t k = l->n; k > 0 && k + 2 > l->n; k--)
+			if (l->out[k - 1] != UINT64_MAX && l->out[k - 1] > st->end)
+				st->end = l->out[k - 1];
+	}
 }
 
 /* The CPU time of one tid's sealed switch list within [from, to).  Its
@@ -102,9 +119,9 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 		uint64_t in = l->in[i], out = l->out[i];
 		bool open = !in || out == UINT64_MAX;
 		if (!in)
-			in = last_before(st->outs, st->n_outs, out, st->begin);
+			in = last_out_before(st, out, st->begin);
 		if (out == UINT64_MAX)
-			out = first_after(st->ins, st->n_ins, in, st->end);
+			out = first_in_after(st, in, st->end);
 		if (in < from)
 			in = from;
 		if (out > to)
@@ -163,11 +180,7 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 		m->info.overhead_ns += mt->overhead_ns;
 	}
 	struct switch_times st = {0};
-	if (collect_switch_times(b, &st) < 0) {
-		free(st.ins);
-		free(st.outs);
-		return -1;
-	}
+	collect_switch_times(b, &st);
 	for (size_t i = 0; i < b->threads.len; i++)
 		m->info.untracked_cpu_ns +=
 		    untracked_cpu(b, thread_at(b, (ecp_id)i), &m->threads[i], &st,
@@ -182,7 +195,5 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 		    sched_list_cpu(l, &st, 0, UINT64_MAX, &m->info.guessed_cpu_ns);
 		m->info.outside_threads++;
 	}
-	free(st.ins);
-	free(st.outs);
 	return 0;
 }
