@@ -9,7 +9,10 @@ measured T_P, the spread min-max.  Prints a markdown table
 inflation-aware one's against the measured T_2, and the function `ecp
 compare` names as inflating most.
 
-usage: inflation.py ECP INFLATION_BINARY [--runs N] [--only NAME,...]
+usage: inflation.py ECP INFLATION_BINARY [--runs N] [--only NAME,...] [--others K]
+
+--others K records the program K times on two CPUs (default 1); `ecp compare`
+then reads the median of those runs.
 
 The real programs (pigz, lbzip2, xz, zstd, sort, x264, rg, esbuild) are skipped when not
 installed; their inputs are made under a temporary directory."""
@@ -72,16 +75,17 @@ def timed(cmd, cpus):
     return time.monotonic() - t0
 
 
-def compare(ecp, cmd, work, name):
+def compare(ecp, cmd, work, name, others):
     base = os.path.join(work, 'one')
-    other = os.path.join(work, 'two')
-    for out, where in ((base, ['--cpu', '0']), (other, ['--cpus', '0-1'])):
+    two = [os.path.join(work, 'two%d' % i) for i in range(others)]
+    for out, where in [(base, ['--cpu', '0'])] + [(o, ['--cpus', '0-1']) for o in two]:
         p = subprocess.run([ecp, 'record', '-q', '--force', '-o', out] + where + ['--']
                            + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            text=True)
         if p.returncode not in (0, 1) or not os.path.exists(out):
             sys.exit('%s: ecp record %s failed: %s' % (name, where, p.stderr[-500:]))
-    p = subprocess.run([ecp, 'compare', base, other, '-P', '1-2', '--format', 'json',
+    # several recordings on two CPUs: ecp compare takes the median run
+    p = subprocess.run([ecp, 'compare', base] + two + ['-P', '1-2', '--format', 'json',
                         '--allow-inconsistent'], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit('%s: ecp compare failed: %s' % (name, p.stderr[-500:]))
@@ -97,6 +101,7 @@ def main():
     runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 5
     only = (sys.argv[sys.argv.index('--only') + 1].split(',')
             if '--only' in sys.argv else None)
+    others = int(sys.argv[sys.argv.index('--others') + 1]) if '--others' in sys.argv else 1
     if not {0, 1} <= os.sched_getaffinity(0):
         sys.exit('needs CPUs 0 and 1')
     work = tempfile.mkdtemp(prefix='ecp-inflation-')
@@ -105,7 +110,7 @@ def main():
         for name, cmd in cases(inflation, work):
             if only and not any(o in name for o in only):
                 continue
-            j = compare(ecp, cmd, work, name)
+            j = compare(ecp, cmd, work, name, others)
             t1, t2 = [], []
             for _ in range(runs):
                 t1.append(timed(cmd, '0'))
