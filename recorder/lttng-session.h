@@ -55,6 +55,11 @@ struct ecp_lttng_session_config {
 	uint64_t subbuf_size;
 	uint64_t num_subbuf;
 	bool vtid_vpid; /* add the vtid and vpid contexts */
+	/* Every this many microseconds the consumer asks for the session's
+	 * new metadata (its metadata channel's switch timer); 0: LTTng's
+	 * default, metadata pushed only when the program unregisters and
+	 * at the stop (lttng_session.c says why it matters). */
+	uint32_t metadata_pull_us;
 };
 
 /* Creates the session with one blocking channel ("ecp", infinite blocking
