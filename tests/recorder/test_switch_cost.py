@@ -71,8 +71,11 @@ def main():
              with_cost['consistency']['gap_pct'], without['consistency']['gap_pct']))
     # more than a few intervals' start is bounded by the switch-out before;
     # a little more where the recorder's cost per event, taken out of a
-    # wait that ended just after a switch-in, once clamped the clock
-    check(0.9 * expect <= added <= 1.1 * expect,
+    # wait that ended just after a switch-in, once clamped the clock: more
+    # such clamps on a loaded machine (1.106-1.125x with recorder-costs
+    # running beside it, 4 runs in 8; 1.01-1.04x alone).  Once per
+    # switch-in, not twice (2x) or never (0x), is what this tells apart.
+    check(0.9 * expect <= added <= 1.3 * expect,
           'the cost added once per switch-in: +%d of %d' % (added, expect))
     check(abs(with_cost['consistency']['gap_pct']) < abs(without['consistency']['gap_pct']),
           'closer to the program\'s CPU time with it')
