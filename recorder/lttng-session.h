@@ -58,7 +58,7 @@ struct ecp_lttng_session_config {
 	/* Every this many microseconds the consumer asks for the session's
 	 * new metadata (its metadata channel's switch timer); 0: LTTng's
 	 * default, metadata pushed only when the program unregisters and
-	 * at the stop (lttng_session.c says why it matters). */
+	 * at the stop (lttng-session.c says why it matters). */
 	uint32_t metadata_pull_us;
 };
 
