@@ -344,11 +344,8 @@ ECP_AGENT_API int __libc_start_main(main_fn main, int argc, char **argv,
 ECP_AGENT_FN static void flush_before_end(void)
 {
 	struct ecp_thread *t = ecp_self;
-	if (t && !t->guard && t->batch.used && getpid() == recorded_pid) {
-		int saved = errno;
-		ecp_batch_flush(t, false);
-		errno = saved;
-	}
+	if (t && !t->guard && getpid() == recorded_pid)
+		ecp_batch_flush(t, false); /* keeps errno; nothing when empty */
 }
 
 ECP_AGENT_API void _exit(int status)

@@ -31,6 +31,20 @@ static uint64_t first_after(const uint64_t *v, size_t n, uint64_t t, uint64_t no
 	return lo < n ? v[lo] : none;
 }
 
+/* The last of the sorted times v[0..n) before t, or `none`. */
+static uint64_t last_before(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? v[lo - 1] : none;
+}
+
 static const struct sched_list *list_at(const struct switch_times *st, size_t i)
 {
 	return ECP_VEC_AT(st->lists, struct sched_list *, i);
@@ -61,16 +75,10 @@ static uint64_t last_out_before(const struct switch_times *st, uint64_t t, uint6
 	bool found = false;
 	for (size_t i = 0; i < st->lists->len; i++) {
 		const struct sched_list *l = list_at(st, i);
-		size_t lo = 0, hi = l->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (l->out[mid] < t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && (!found || l->out[lo - 1] > best)) {
-			best = l->out[lo - 1];
+		/* UINT64_MAX, an open end, is never before t: none */
+		uint64_t out = last_before(l->out, l->n, t, UINT64_MAX);
+		if (out != UINT64_MAX && (!found || out > best)) {
+			best = out;
 			found = true;
 		}
 	}

@@ -168,7 +168,6 @@ void ecp_builder_destroy(struct ecp_builder *b)
 		ecp_vec_finish(&ECP_VEC_AT(&b->chans, struct bchan, i).q);
 	ecp_vec_finish(&b->chans);
 	ecp_hmap_finish(&b->chan_by_id);
-	ecp_hmap_finish(&b->sched_by_tid);
 	ecp_hmap_finish(&b->thread_by_tid);
 	ecp_hmap_finish(&b->thread_by_handle);
 	ecp_hmap_finish(&b->create_parent);

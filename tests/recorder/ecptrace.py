@@ -127,7 +127,7 @@ def _unzz(prev, z):
 
 def expand_batch(ev):
     """The func_entry / func_exit / func_unwound events a func_batch holds
-    (recorder/EVENTS.md, common/func-batch.h), with the batch's time and
+    (recorder/EVENTS.md, recorder/agent/func-batch.h), with the batch's time and
     contexts."""
     data = _cobs_decode(_unescape(ev['records']))
     check(data[:1] == b'\x01', 'func_batch: unknown format %r' % data[:1])
