@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "common/checksum.h"
+#include "tests/support/xorshift.h"
 
 #define LEN 70001
 
@@ -18,10 +19,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)rng;
+	return (uint32_t)ecp_test_xorshift(&rng);
 }
 
 static unsigned char data[LEN + 1];

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/cobs.h"
+#include "tests/support/xorshift.h"
 
 #define MAX_LEN 1100
 
@@ -20,10 +21,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)rng;
+	return (uint32_t)ecp_test_xorshift(&rng);
 }
 
 static void test_round_trip(void **state)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "tests/engine/random-dag.h"
+#include "tests/support/xorshift.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +9,7 @@
 
 uint32_t random_dag_next(uint64_t *state, uint32_t n)
 {
-	uint64_t x = *state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return (uint32_t)(x % n);
+	return (uint32_t)(ecp_test_xorshift(state) % n);
 }
 
 static uint64_t draw_length(uint64_t *st, const struct random_dag_opts *o)

@@ -17,6 +17,7 @@
 
 #include "common/checksum.h"
 #include "simulator/model/cache-pack.h"
+#include "tests/support/xorshift.h"
 
 #define N 100000u /* records: many 64 KiB buffers of them */
 
@@ -24,10 +25,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return ecp_test_xorshift(&rng);
 }
 
 /* Mostly what a recording gives (small, growing), sometimes any value. */

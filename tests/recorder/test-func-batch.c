@@ -18,6 +18,7 @@
 
 #include "common/cobs.h"
 #include "recorder/agent/func-batch.h"
+#include "tests/support/xorshift.h"
 
 #define RECORDS  200000u
 #define COBS_MAX ECP_BATCH_COBS_MAX
@@ -26,10 +27,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return ecp_test_xorshift(&rng);
 }
 
 /* A value near `prev`: the same, a small step either way, or anything. */

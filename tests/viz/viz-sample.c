@@ -16,6 +16,7 @@
 
 #include "viz/html-report.h"
 #include "viz/perfetto.h"
+#include "tests/support/xorshift.h"
 
 static const char *const functions[] = {
     "main",
@@ -35,10 +36,7 @@ enum { T_COUNT = 5 };
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return ecp_test_xorshift(&rng);
 }
 
 struct sample {
