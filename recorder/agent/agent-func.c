@@ -42,8 +42,9 @@
  * than it measures). */
 static _Atomic uint64_t hook_ticks, hook_events;
 /* What a call costs outside the hooks' windows (agent-core.c,
- * calibrate_calls), in TSC ticks: half of it on each of its two events. */
-static uint64_t untimed_ticks;
+ * calibrate_calls), in thousandths of a TSC tick: half of it on each of
+ * its two events. */
+static uint64_t untimed_milliticks;
 #define ECP_HOOK_PUBLISH_EVERY 256u
 /* Calls deeper than ECP_STACK_MAX frames, never recorded: counted so that
  * the analysis can say so (250,003 calls of a deep recursion once left
@@ -52,16 +53,18 @@ static _Atomic uint64_t too_deep;
 
 ECP_AGENT_FN void ecp_hook_cost_publish(struct ecp_thread *t)
 {
-	if (!t->cost_hooks && !t->cost_ticks)
+	/* the calibration's own hooks are not the program's (agent-core.c,
+	 * calibrate_calls, which clears them) */
+	if (t->calibrating || (!t->cost_hooks && !t->cost_ticks))
 		return;
 	atomic_fetch_add_explicit(&hook_ticks, t->cost_ticks, memory_order_relaxed);
 	atomic_fetch_add_explicit(&hook_events, t->cost_events, memory_order_relaxed);
 	t->cost_ticks = t->cost_events = t->cost_hooks = 0;
 }
 
-ECP_AGENT_FN void ecp_hook_set_untimed(uint64_t ticks_per_call)
+ECP_AGENT_FN void ecp_hook_set_untimed(uint64_t milliticks_per_call)
 {
-	untimed_ticks = ticks_per_call;
+	untimed_milliticks = milliticks_per_call;
 }
 
 ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
@@ -75,7 +78,7 @@ ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 	if (ev)
 		ps =
 		    ecp_tsc_to_ns((uint64_t)(((long double)atomic_load(&hook_ticks) / ev +
-					      (long double)untimed_ticks / 2) *
+					      (long double)untimed_milliticks / 2000) *
 					     1000.0L));
 	len = snprintf(buf, sizeof(buf),
 		       "hook_cost_ps=%llu\nhook_events=%llu\ncalls_too_deep=%llu\n",
@@ -123,8 +126,12 @@ ECP_AGENT_FN static inline void put_record(struct ecp_thread *t, unsigned kind,
 	if (!t->batch.used)
 		t->batch_first_tsc = tsc;
 	if (ecp_batch_put(&t->batch, kind, tsc, addr, site) ||
-	    tsc - t->batch_first_tsc >= ecp_settings.batch_age_tsc)
-		ecp_batch_flush(t, true);
+	    tsc - t->batch_first_tsc >= ecp_settings.batch_age_tsc) {
+		if (t->calibrating) /* the calibration's calls: not written */
+			ecp_batch_reset(&t->batch);
+		else
+			ecp_batch_flush(t, true);
+	}
 }
 
 /* Write pending entries [flushed, upto) that are not suppressed; returns
@@ -291,12 +298,6 @@ ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site)
 			if (++t->cost_hooks == ECP_HOOK_PUBLISH_EVERY)
 				ecp_hook_cost_publish(t);
 		}
-	} else if (t->calibrating) {
-		/* timed as an exit that wrote events is (a folded call's exit
-		 * is otherwise not timed: its cost stays in its caller) */
-		uint64_t took = ecp_tsc() - now;
-		if (f->hook_ticks != ECP_HOOK_UNTIMED)
-			t->fold_ticks += took + f->hook_ticks;
 	}
 	t->guard--;
 }

@@ -86,9 +86,8 @@ struct ecp_thread {
 	 * wrote and the hooks, not yet added to the process's totals
 	 * (agent-func.c) */
 	uint64_t cost_ticks, cost_events, cost_hooks;
-	/* the hooks' own time in the calls they folded while `calibrating`
-	 * (agent-core.c, calibrate_calls) */
-	uint64_t fold_ticks;
+	/* the calls are the calibration's (agent-core.c, calibrate_calls):
+	 * their records are thrown away and their cost kept apart */
 	bool calibrating;
 	uint64_t emitted; /* function events written */
 	/* the start routine returned or called pthread_exit: a thread whose
@@ -193,7 +192,7 @@ void ecp_hook_cost_write(const char *path);
 void ecp_hook_cost_publish(struct ecp_thread *t);
 /* What the hooks cost a call beyond their own timed windows, in TSC ticks,
  * measured at start (agent-core.c): added to the cost of the events. */
-void ecp_hook_set_untimed(uint64_t ticks_per_call);
+void ecp_hook_set_untimed(uint64_t milliticks_per_call);
 
 ECP_AGENT_API void __cyg_profile_func_enter(void *fn, void *call_site);
 ECP_AGENT_API void __cyg_profile_func_exit(void *fn, void *call_site);
