@@ -65,7 +65,7 @@ static int write_perfetto(FILE *out, const struct ecp_export_answer *ans,
 	    [ECP_EDGE_CREATE] = "create", [ECP_EDGE_JOIN] = "join",
 	    [ECP_EDGE_LOCK] = "lock",     [ECP_EDGE_COND] = "cond",
 	    [ECP_EDGE_SEM] = "sem",       [ECP_EDGE_BARRIER] = "barrier",
-	    [ECP_EDGE_ONCE] = "once",
+	    [ECP_EDGE_ONCE] = "once",     [ECP_EDGE_LOCK_HELD] = "lock-held",
 	};
 	size_t n_flows = 0;
 	for (uint32_t to = 0; to < dag->n_segments; to++) {

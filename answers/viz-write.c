@@ -23,6 +23,8 @@ static uint8_t start_mark(const struct ecp_model *m, ecp_id s)
 			return ECP_HTML_MARK_BARRIER;
 		case ECP_EDGE_ONCE:
 			return ECP_HTML_MARK_ONCE;
+		case ECP_EDGE_LOCK_HELD:
+			return ECP_HTML_MARK_LOCK;
 		default:
 			break;
 		}

@@ -131,7 +131,7 @@ static const char *edge_kind_name(uint32_t kind)
 {
 	static const char *const names[ECP_EDGE_KIND_COUNT] = {
 	    "thread creation", "join",    "lock hand-off",       "condition signal",
-	    "semaphore post",  "barrier", "once initialisation",
+	    "semaphore post",  "barrier", "once initialisation", "lock held to the end",
 	};
 	return kind < ECP_EDGE_KIND_COUNT ? names[kind] : "dependency";
 }

@@ -65,6 +65,10 @@ enum ecp_edge_kind {
 	ECP_EDGE_SEM,
 	ECP_EDGE_BARRIER,
 	ECP_EDGE_ONCE,
+	/* the other threads' releases of a lock -> a taking of it never
+	 * released (the trace ended first), which holds it from no one at
+	 * replay: kept in both lock modes (builder-held.c) */
+	ECP_EDGE_LOCK_HELD,
 	ECP_EDGE_KIND_COUNT
 };
 

@@ -42,6 +42,10 @@ const char *const bld_warn_text[WARN_COUNT] = {
 			  "dependency",
     [WARN_SWITCH_INCONSISTENT] = "context-switch records were inconsistent (two ins or "
 				 "two outs in a row) and were skipped",
+    [WARN_LOCK_HELD_AT_END] =
+	"takings of a lock were never released (a thread still held it when the "
+	"trace ended): each follows the releases recorded before it and holds the "
+	"lock from no one at replay",
     [WARN_INCONSISTENT] = "inconsistent events were skipped or repaired (the trace lost "
 			  "events; --allow-loss)",
 };
@@ -166,7 +170,7 @@ static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 		return rc;
 	/* tasks after the scaling: the deal uses the lengths the model keeps */
 	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0 ||
-	    bld_tasks_finish(b) < 0)
+	    bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0)
 		return bld_nomem(err);
 	if (b->threads.len == 0)
 		return ecp_error_set(err, ECP_ERR,

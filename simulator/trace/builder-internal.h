@@ -31,6 +31,7 @@ enum warn_kind {
 	WARN_SWITCH_INCONSISTENT,
 	WARN_FUTEX_UNWOKEN,
 	WARN_CHAN_DROPPED,
+	WARN_LOCK_HELD_AT_END,
 	WARN_INCONSISTENT,
 	WARN_COUNT
 };
@@ -481,6 +482,9 @@ int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 int bld_tasks_team_sync(struct ecp_builder *b, struct bthread *th,
 			const struct ecp_event *ev, struct ecp_error *err);
 int bld_tasks_finish(struct ecp_builder *b);
+/* Takings of locks never released by the trace's end hold them from no one
+ * at replay (builder-held.c).  Returns 0, or -1 when out of memory. */
+int bld_locks_held_at_end(struct ecp_builder *b);
 /* The work and span per spawn site into the model (it takes them). */
 int bld_tasks_take_sites(struct ecp_builder *b, struct ecp_model *m);
 /* The model's note on what the deal did, if there were tasks. */
