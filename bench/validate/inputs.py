@@ -3,6 +3,8 @@
 temporary directory (random, so no compressor finds an easy pattern)."""
 import base64
 import os
+import shutil
+import subprocess
 
 
 def base64_text(path, size):
@@ -30,3 +32,32 @@ def esbuild_project(work):
             f.write('import * as m%d from "./m%d.js"; console.log(m%d.f%d_0(3,4));\n'
                     % (i, i, i, i))
     return index
+
+
+JAVA_PARALLEL_STREAM = '''import java.util.stream.LongStream;
+public class Par {
+    static long work(long x) {
+        long h = x;
+        for (int i = 0; i < 2000; i++) h = h * 6364136223846793005L + 1442695040888963407L;
+        return h & 1;
+    }
+    public static void main(String[] a) {
+        long n = Long.parseLong(a[0]);
+        System.out.println(LongStream.range(0, n).parallel().map(Par::work).sum());
+    }
+}
+'''
+
+
+def java_parallel_stream(work):
+    """A Java parallel stream over the common ForkJoin pool (each element a
+    chain of multiplications), compiled with javac into WORK/java.  Returns
+    that directory, or None when javac is not installed."""
+    if not shutil.which('javac'):
+        return None
+    d = os.path.join(work, 'java')
+    os.makedirs(d)
+    with open(os.path.join(d, 'Par.java'), 'w') as f:
+        f.write(JAVA_PARALLEL_STREAM)
+    subprocess.run(['javac', 'Par.java'], cwd=d, check=True)
+    return d

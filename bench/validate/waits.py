@@ -9,8 +9,8 @@ waits").
 
 usage: waits.py ECP REC_WAITS [--runs N] [--only NAME,...]
 
-Inputs are made under a temporary directory; xz, pbzip2, pigz, node and
-esbuild are skipped when not installed."""
+Inputs are made under a temporary directory; xz, pbzip2, pigz, node,
+esbuild and Java (javac) are skipped when not installed."""
 import json
 import os
 import shutil
@@ -42,6 +42,7 @@ def cases(rec_waits, work):
                 "for (let i = 0; i < 64; i++) c.pbkdf2('s', 'salt' + i, 40000, 64, 'sha512',"
                 " () => { if (--left === 0) console.log('done'); });\n")
     esb_index = inputs.esbuild_project(work)
+    java_dir = inputs.java_parallel_stream(work)
     out = []
     for mode in ('progress', 'sigwait', 'pause', 'cancel', 'blocked', 'running', 'eventloop',
                  'rawclone', 'fork', 'system'):
@@ -56,6 +57,11 @@ def cases(rec_waits, work):
         ('node, libuv pool of 4', ['node', pool], 'node'),
         ('esbuild (Go)', ['esbuild', '--bundle', '--minify', esb_index,
                           '--outfile=' + os.path.join(work, 'esb', 'out.js')], 'esbuild'),
+        # the JVM sized as two CPUs in every run (its pool would follow the
+        # CPUs it is pinned to otherwise): the same program at every P
+        ('java parallel stream (OpenJDK)',
+         ['java', '-XX:ActiveProcessorCount=2', '-cp', java_dir or '.', 'Par', '400000'],
+         'java' if java_dir else 'javac'),
     ]
     for name, cmd, tool in tools:
         if shutil.which(tool):

@@ -41,7 +41,7 @@
  * waiting thread runs only its own children, newest first); 23: segments,
  * edges and activities packed (issue 35: the cache of a sync-heavy trace
  * was 1.5x its CTF) */
-#define ECP_CACHE_FORMAT 24
+#define ECP_CACHE_FORMAT 25
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

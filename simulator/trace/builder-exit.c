@@ -4,6 +4,7 @@
 #include "simulator/trace/builder-internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* A thread other than main that the process's exit found without a
  * thread_exit.  Blocked in a recorded wait (a pool worker waiting for work
@@ -65,6 +66,7 @@ int bld_finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		 * signal */
 		bool worker = (th->parent != ECP_NO_ID || i > 0 || !b->process_exited) &&
 			      !th->omp_pool;
+		th->cut_by_exit = worker;
 		if ((worker && bld_thread_ran_on(b, th) < 0) ||
 		    bld_split_forks(b, th, th->last_ts) < 0)
 			return bld_nomem(err);
@@ -83,6 +85,68 @@ int bld_finish_threads(struct ecp_builder *b, struct ecp_error *err)
 		th->exited = true;
 	}
 	return ECP_OK;
+}
+
+/* What a thread that the exit cut did after anything another thread
+ * waited for -- a dependency leaving one of its segments; lock hand-offs,
+ * which the simulator decides anew, are none -- was pacing itself: the
+ * JVM's service threads, a logger, a progress ticker, each waiting a fixed
+ * time between bits of work.  In the run those waits ended when the
+ * process did, whenever that was; kept as delays, they would hold the
+ * simulated run open until they had all passed (a Java parallel stream:
+ * 750 ms of the monitor-deflation thread's timed waits, after its last
+ * signal, made T_2 772 ms where the program takes 470 ms on two CPUs).
+ * Those waits are taken out; the work between them is kept, and the
+ * warning names the threads.  Returns 0, or -1 when out of memory. */
+int bld_free_paced_threads(struct ecp_builder *b)
+{
+	size_t n = b->threads.len, cut = 0, nseg = b->segments.len;
+	for (size_t i = 0; i < n; i++)
+		cut += thread_at(b, (ecp_id)i)->cut_by_exit;
+	if (!cut)
+		return 0;
+	/* one bit per segment: another thread waited for its end */
+	uint64_t *waited_for = calloc(nseg / 64 + 1, sizeof(*waited_for));
+	if (!waited_for)
+		return -1;
+	const struct ecp_segment *segs = b->segments.data;
+	for (size_t e = 0; e < b->edges.len; e++) {
+		const struct ecp_edge *ed = &ECP_VEC_AT(&b->edges, struct ecp_edge, e);
+		if (ed->kind != ECP_EDGE_LOCK && ed->kind != ECP_EDGE_LOCK_HELD &&
+		    segs[ed->from].thread != segs[ed->to].thread)
+			waited_for[ed->from / 64] |= 1ull << (ed->from % 64);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct bthread *th = thread_at(b, (ecp_id)i);
+		if (!th->cut_by_exit)
+			continue;
+		uint64_t freed = 0;
+		for (size_t k = th->segs.len; k-- > 0;) {
+			ecp_id id = ECP_VEC_AT(&th->segs, uint32_t, k);
+			struct ecp_segment *s =
+			    &ECP_VEC_AT(&b->segments, struct ecp_segment, id);
+			/* its delay comes before its end, which was waited for */
+			if (waited_for[id / 64] >> (id % 64) & 1)
+				break;
+			if (!s->delay)
+				continue;
+			if (s->delay_kind == ECP_DELAY_TIMED_OUT) {
+				b->free_timeouts++;
+				b->free_timeouts_ns += s->delay;
+			}
+			freed += s->delay;
+			s->delay = 0;
+			s->delay_kind = ECP_DELAY_UNKNOWN;
+		}
+		if (!freed)
+			continue;
+		if (b->free_paced < CUT_NAMED)
+			b->free_paced_tids[b->free_paced] = th->tid;
+		b->free_paced++;
+		b->free_paced_ns += freed;
+	}
+	free(waited_for);
+	return 0;
 }
 
 void bld_count_unmatched_creates(struct ecp_builder *b)
@@ -112,6 +176,24 @@ int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m)
 			(unsigned long long)b->cut_running, tids,
 			b->cut_running > CUT_NAMED ? ", ..." : "",
 			(double)b->cut_running_ns / 1e6) < 0)
+			return -1;
+	}
+	if (b->free_paced) {
+		char tids[CUT_NAMED * 24] = "";
+		size_t len = 0;
+		for (uint64_t i = 0; i < b->free_paced && i < CUT_NAMED; i++)
+			len += (size_t)snprintf(
+			    tids + len, sizeof(tids) - len, "%s%llu", i ? ", " : "",
+			    (unsigned long long)b->free_paced_tids[i]);
+		if (ecp_model_add_warning(
+			m,
+			"%llu threads paced themselves, after anything another thread "
+			"waited for, until the process exited (tid %s%s): those %.3f ms "
+			"of waits, which ended with the process, are no delay at any P "
+			"(the work between them is kept)",
+			(unsigned long long)b->free_paced, tids,
+			b->free_paced > CUT_NAMED ? ", ..." : "",
+			(double)b->free_paced_ns / 1e6) < 0)
 			return -1;
 	}
 	if (b->cut_blocked &&

@@ -170,7 +170,8 @@ static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 		return rc;
 	/* tasks after the scaling: the deal uses the lengths the model keeps */
 	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0 ||
-	    bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0)
+	    bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0 ||
+	    bld_free_paced_threads(b) < 0)
 		return bld_nomem(err);
 	if (b->threads.len == 0)
 		return ecp_error_set(err, ECP_ERR,

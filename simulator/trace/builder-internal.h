@@ -79,6 +79,7 @@ struct bthread {
 	char name[16];
 	bool named; /* by the program (thread_name); comm does not override */
 	bool exited;
+	bool cut_by_exit;      /* a worker the process's exit ended (builder-exit.c) */
 	bool omp_pool;         /* joined an OpenMP team: libgomp keeps it until exit */
 	bool unseen;           /* only the scheduler saw it (builder-unseen.c) */
 	uint32_t proc;         /* 1 + its child process (builder-processes.c), 0 none */
@@ -319,6 +320,11 @@ struct ecp_builder {
 	/* timed waits that timed out: all, and those a later wake-up on the
 	 * same object showed to be a progress loop (their delays taken back) */
 	uint64_t timeouts, timeouts_ns, timeouts_taken_back, timeouts_taken_back_ns;
+	/* threads nothing waited for that paced themselves until the exit cut
+	 * them: their waits taken out (builder-exit.c), the timed-out ones of
+	 * them counted apart for the warning on timeouts kept */
+	uint64_t free_paced, free_paced_ns, free_paced_tids[CUT_NAMED];
+	uint64_t free_timeouts, free_timeouts_ns;
 };
 
 static inline uint64_t sat_sub(uint64_t a, uint64_t b)
@@ -485,6 +491,9 @@ int bld_tasks_finish(struct ecp_builder *b);
 /* Takings of locks never released by the trace's end hold them from no one
  * at replay (builder-held.c).  Returns 0, or -1 when out of memory. */
 int bld_locks_held_at_end(struct ecp_builder *b);
+/* The waits of threads that nothing waited for and that the exit cut
+ * (builder-exit.c).  Returns 0, or -1 when out of memory. */
+int bld_free_paced_threads(struct ecp_builder *b);
 /* The work and span per spawn site into the model (it takes them). */
 int bld_tasks_take_sites(struct ecp_builder *b, struct ecp_model *m);
 /* The model's note on what the deal did, if there were tasks. */

@@ -326,7 +326,9 @@ int bld_end_wait(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 
 int bld_timeout_warnings(const struct ecp_builder *b, struct ecp_model *m)
 {
-	uint64_t kept = b->timeouts - b->timeouts_taken_back;
+	uint64_t kept = sat_sub(b->timeouts - b->timeouts_taken_back, b->free_timeouts);
+	uint64_t kept_ns = sat_sub(sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns),
+				   b->free_timeouts_ns);
 	if (b->timeouts_taken_back &&
 	    ecp_model_add_warning(
 		m,
@@ -343,8 +345,7 @@ int bld_timeout_warnings(const struct ecp_builder *b, struct ecp_model *m)
 		"object: kept as %.3f ms of fixed delays at every P (a thread that "
 		"paces itself; if it polls for a state another thread sets, its "
 		"real waits shrink on more CPUs and the prediction is too long)",
-		(unsigned long long)kept,
-		(double)sat_sub(b->timeouts_ns, b->timeouts_taken_back_ns) / 1e6) < 0)
+		(unsigned long long)kept, (double)kept_ns / 1e6) < 0)
 		return -1;
 	return 0;
 }
