@@ -25,6 +25,18 @@ struct held_slot {
 	ecp_id open_take;
 };
 
+/* Lists `lock` in `touched` the first time this thread meets it. */
+static int touch(const struct held_slot *slots, struct ecp_vec *touched, ecp_id lock)
+{
+	if (slots[lock].open_take != ECP_NO_ID || slots[lock].last_release != ECP_NO_ID)
+		return 0;
+	uint32_t *t = ecp_vec_push(touched);
+	if (!t)
+		return -1;
+	*t = lock;
+	return 0;
+}
+
 /* One thread's segments in order: for each lock in `cand`, its last
  * release and the taking still open at the end, in slots[lock]; the locks
  * touched are listed in `touched` (so only they are reset). */
@@ -37,23 +49,13 @@ static int scan_thread(struct ecp_builder *b, struct bthread *th, const bool *ca
 		    &ECP_VEC_AT(&b->segments, struct ecp_segment, id);
 		ecp_id take = s->lock_acquire, rel = s->lock_release;
 		if (take != ECP_NO_ID && cand[take]) {
-			if (slots[take].open_take == ECP_NO_ID &&
-			    slots[take].last_release == ECP_NO_ID) {
-				uint32_t *t = ecp_vec_push(touched);
-				if (!t)
-					return -1;
-				*t = take;
-			}
+			if (touch(slots, touched, take) < 0)
+				return -1;
 			slots[take].open_take = id;
 		}
 		if (rel != ECP_NO_ID && cand[rel]) {
-			if (slots[rel].open_take == ECP_NO_ID &&
-			    slots[rel].last_release == ECP_NO_ID) {
-				uint32_t *t = ecp_vec_push(touched);
-				if (!t)
-					return -1;
-				*t = rel;
-			}
+			if (touch(slots, touched, rel) < 0)
+				return -1;
 			slots[rel].last_release = id;
 			slots[rel].open_take = ECP_NO_ID;
 		}
