@@ -62,20 +62,20 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, task,
 /* A sample (perf cpu-clock, issue 18): the user registers in DWARF order
  * (none when the kernel gave none), the frame-pointer call chain (user pc
  * first) and the top of the user stack from the stack pointer up (unwound
- * offline by the reader with libdw).  The stack's bytes are a string in
- * COBS (common/cobs.h), which babeltrace2 reads in bulk; traces before
- * issue 35 carry them as a sequence of 64-bit words, which the reader
- * still takes. */
+ * offline by the reader with libdw).  The stack's bytes are a string,
+ * `stack_zr`, in COBS with zero runs (common/cobs.h), which babeltrace2
+ * reads in bulk; the reader still takes the traces before: `stack` in
+ * COBS (issue 35), or a sequence of 64-bit words (before issue 35). */
 LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, sample,
 	LTTNG_UST_TP_ARGS(uint64_t, a_ts, int64_t, a_tid, const uint64_t *, a_regs,
 			  uint32_t, a_nregs, const uint64_t *, a_chain, uint32_t, a_nchain,
-			  const char *, a_stack_cobs),
+			  const char *, a_stack_zr),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, ts, a_ts)
 		lttng_ust_field_integer(int64_t, tid, a_tid)
 		lttng_ust_field_sequence_hex(uint64_t, regs, a_regs, uint32_t, a_nregs)
 		lttng_ust_field_sequence_hex(uint64_t, chain, a_chain, uint32_t, a_nchain)
-		lttng_ust_field_string(stack, a_stack_cobs)))
+		lttng_ust_field_string(stack_zr, a_stack_zr)))
 
 /* A file mapping of the program (perf MMAP2): where each object is. */
 LTTNG_UST_TRACEPOINT_EVENT(ecp_sched, mmap,

@@ -44,13 +44,13 @@ ECP_SCHED_API void ecp_sched_emit_sample(uint64_t ts, int64_t tid, const uint64_
 {
 	/* one allocation a sample, small beside the copy of up to 64 KiB */
 	size_t bytes = (size_t)n_stack * 8;
-	char *cobs = malloc(ecp_cobs_max(bytes));
-	if (cobs)
-		ecp_cobs_encode(stack, bytes, cobs);
+	char *zr = malloc(ecp_cobs_zr_max(bytes));
+	if (zr)
+		ecp_cobs_zr_encode(stack, bytes, zr);
 	/* without memory the sample keeps its call chain, not its stack */
 	lttng_ust_tracepoint(ecp_sched, sample, ts, tid, regs, n_regs, chain, n_chain,
-			     cobs ? cobs : "");
-	free(cobs);
+			     zr ? zr : "");
+	free(zr);
 }
 
 ECP_SCHED_API void ecp_sched_emit_mmap(uint64_t start, uint64_t len, uint64_t pgoff,

@@ -61,9 +61,9 @@ size_t ecp_unwind_sample(struct ecp_unwinder *u, const uint64_t regs[ECP_UNWIND_
 			 const uint8_t *stack, size_t stack_len, uint64_t *pcs,
 			 size_t max);
 
-/* The same with the stack still in COBS (common/cobs.h, how the trace
- * carries it), decoded only as far as the walk reads it.  A walk that
- * meets a part that is not COBS ends there and leaves stack->bad set. */
+/* The same with the stack still in COBS, with zero runs or not (common/cobs.h, how the
+ * trace carries it), decoded only as far as the walk reads it.  A walk that meets a part
+ * that is not COBS ends there and leaves stack->bad set. */
 size_t ecp_unwind_sample_cobs(struct ecp_unwinder *u,
 			      const uint64_t regs[ECP_UNWIND_NREGS],
 			      struct ecp_cobs_cursor *stack, uint64_t *pcs, size_t max);

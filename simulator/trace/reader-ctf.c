@@ -55,6 +55,7 @@ struct class_info {
 	uint32_t vpid;
 	uint32_t baddr, memsz, path;
 	uint32_t regs, chain, stack;      /* samples */
+	bool stack_zr;                    /* stack is `stack_zr`: zero runs */
 	uint32_t start, len, pgoff, prot; /* mappings */
 	uint64_t freq;                    /* default clock frequency (Hz) */
 	char event_name[128];
@@ -167,12 +168,14 @@ static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out
 }
 
 /* A sample's stack, into out[0..max) words: an array of integers before
- * issue 35, decoded here; since then a COBS string (common/cobs.h), which
- * `lazy` is set to decode into out as far as the unwinder reads (a few
- * hundred bytes of up to 64 KiB).  Returns its length in words (for COBS,
- * the most it can hold), or -1 when it is neither or too long. */
-static int64_t member_stack(const bt_field *payload, uint32_t idx, uint64_t *out,
-			    uint32_t max, struct ecp_cobs_cursor *lazy, bool *is_lazy)
+ * issue 35, decoded here; since then a string in COBS, or in COBS with
+ * zero runs when zero_runs (common/cobs.h), which `lazy` is set to decode
+ * into out as far as the unwinder reads (a few hundred bytes of up to 64
+ * KiB).  Returns its length in words (for a string, the most it can hold:
+ * 0 when it holds nothing), or -1 when it is neither or too long. */
+static int64_t member_stack(const bt_field *payload, uint32_t idx, bool zero_runs,
+			    uint64_t *out, uint32_t max, struct ecp_cobs_cursor *lazy,
+			    bool *is_lazy)
 {
 	*is_lazy = false;
 	if (idx == NO_FIELD || !payload)
@@ -182,14 +185,22 @@ static int64_t member_stack(const bt_field *payload, uint32_t idx, uint64_t *out
 	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return member_array(payload, idx, out, max);
 	uint64_t len = bt_field_string_get_length(f);
-	if (len >= ecp_cobs_max((size_t)max * sizeof(*out)))
-		return -1;
-	/* an encoding is at least one byte longer than what it encodes */
-	uint64_t words = len ? (len - 1) / sizeof(*out) : 0;
-	if (words > max)
-		words = max;
-	ecp_cobs_cursor_init(lazy, bt_field_string_get_value(f), len, out,
-			     (size_t)max * sizeof(*out));
+	size_t cap = (size_t)max * sizeof(*out);
+	uint64_t words;
+	if (zero_runs) {
+		/* a run of zeros is a byte: the length bounds nothing */
+		words = len ? max : 0;
+		ecp_cobs_zr_cursor_init(lazy, bt_field_string_get_value(f), len, out,
+					cap);
+	} else {
+		if (len >= ecp_cobs_max(cap))
+			return -1;
+		/* an encoding is at least one byte longer than what it encodes */
+		words = len ? (len - 1) / sizeof(*out) : 0;
+		if (words > max)
+			words = max;
+		ecp_cobs_cursor_init(lazy, bt_field_string_get_value(f), len, out, cap);
+	}
 	*is_lazy = true;
 	return (int64_t)words;
 }
@@ -291,7 +302,12 @@ static void classify_sched(const char *name, const bt_field_class *payload,
 		ci->tid = member_index(payload, "tid");
 		ci->regs = member_index(payload, "regs");
 		ci->chain = member_index(payload, "chain");
-		ci->stack = member_index(payload, "stack");
+		/* COBS with zero runs since it was found; COBS, or words,
+		 * before */
+		ci->stack = member_index(payload, "stack_zr");
+		ci->stack_zr = ci->stack != NO_FIELD;
+		if (!ci->stack_zr)
+			ci->stack = member_index(payload, "stack");
 	} else if (!strcmp(what, "mmap")) {
 		ci->kind = K_SCHED_MMAP;
 		ci->start = member_index(payload, "start");
@@ -572,8 +588,8 @@ static int on_sample(struct ecp_reader *r, const struct class_info *ci,
 	int64_t nr = member_array(payload, ci->regs, r->regs, ECP_SAMPLE_MAX_REGS);
 	int64_t nc = member_array(payload, ci->chain, r->chain, ECP_SAMPLE_MAX_CHAIN);
 	bool lazy;
-	int64_t ns = member_stack(payload, ci->stack, r->stack, ECP_SAMPLE_MAX_STACK,
-				  &r->stack_cobs, &lazy);
+	int64_t ns = member_stack(payload, ci->stack, ci->stack_zr, r->stack,
+				  ECP_SAMPLE_MAX_STACK, &r->stack_cobs, &lazy);
 	smp.stack_cobs = lazy ? &r->stack_cobs : NULL;
 	if (nr < 0 || nc < 0 || ns < 0)
 		return ecp_error_set(r->err, ECP_ERR,

@@ -300,7 +300,7 @@ static int on_sample(void *user, const struct ecp_sample *smp, struct ecp_error 
 	if (smp->stack_cobs && smp->stack_cobs->bad)
 		return ecp_error_set(err, ECP_ERR,
 				     "trace=%s: sample event #%llu is malformed (its "
-				     "stack is not COBS, or longer than %u words)",
+				     "stack is not in COBS, or longer than %u words)",
 				     c->dir, (unsigned long long)smp->index,
 				     ECP_SAMPLE_MAX_STACK);
 	if (!n)

@@ -321,6 +321,49 @@ static void test_unwind_cobs_stack(void **state)
 	ecp_unwinder_destroy(u);
 }
 
+/* The stack in COBS with zero runs (how the trace carries it since it was
+ * found mostly zeros): the same frames as from the bytes, and a damaged
+ * encoding ends the walk and says so. */
+static void test_unwind_zero_runs_stack(void **state)
+{
+	(void)state;
+	read_maps();
+	capture_levels();
+	struct ecp_unwinder *u = unwinder_of_all_objects();
+	uint64_t full[MAX_FRAMES], lazy[MAX_FRAMES];
+	size_t len = sample.stack_len < 8192 ? sample.stack_len : 8192;
+	size_t n_full =
+	    ecp_unwind_sample(u, sample.regs, sample.stack, len, full, MAX_FRAMES);
+	char *enc = malloc(ecp_cobs_zr_max(len));
+	uint8_t *out = malloc(len + 16);
+	assert_non_null(enc);
+	assert_non_null(out);
+	size_t enc_len = ecp_cobs_zr_encode(sample.stack, len, enc);
+	struct ecp_cobs_cursor c;
+	ecp_cobs_zr_cursor_init(&c, enc, enc_len, out, len);
+	size_t n = ecp_unwind_sample_cobs(u, sample.regs, &c, lazy, MAX_FRAMES);
+	printf("zero runs: %zu of %zu frames, %zu of %zu bytes decoded from %zu\n", n,
+	       n_full, c.o, len, enc_len);
+	assert_int_equal(n, n_full);
+	assert_memory_equal(lazy, full, n * sizeof(lazy[0]));
+	assert_false(c.bad);
+	assert_memory_equal(out, sample.stack, c.o);
+	/* room for 16 bytes only: the walk ends where it needs more */
+	ecp_cobs_zr_cursor_init(&c, enc, enc_len, out, 16);
+	n = ecp_unwind_sample_cobs(u, sample.regs, &c, lazy, MAX_FRAMES);
+	assert_true(c.bad);
+	assert_true(n >= 1 && n < n_full);
+	assert_memory_equal(lazy, full, n * sizeof(lazy[0]));
+	/* a last block that claims 15 bytes the encoding does not have */
+	enc[enc_len] = 0x10;
+	ecp_cobs_zr_cursor_init(&c, enc, enc_len + 1, out, len + 16);
+	assert_int_equal(ecp_cobs_cursor_reach(&c, SIZE_MAX), -1);
+	assert_true(c.bad);
+	free(enc);
+	free(out);
+	ecp_unwinder_destroy(u);
+}
+
 /* sort -> qsort (a library) -> compare -> capture, called from here. */
 ECP_TEST_FRAME static void capture_sort(void)
 {
@@ -861,6 +904,7 @@ int main(void)
 	    cmocka_unit_test(test_unwind_levels),
 	    cmocka_unit_test(test_unwind_truncated_stack),
 	    cmocka_unit_test(test_unwind_cobs_stack),
+	    cmocka_unit_test(test_unwind_zero_runs_stack),
 	    cmocka_unit_test(test_unwind_shared_library),
 	    cmocka_unit_test(test_unwind_offset_library),
 	    cmocka_unit_test(test_unwind_objects_added_later),
