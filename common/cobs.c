@@ -94,8 +94,18 @@ size_t ecp_cobs_zr_encode(const void *src, size_t n, char *dst)
 		memcpy(out + o, in + i, lit);
 		o += lit;
 		i += lit;
-		while (run < 256 && i + run < n && !in[i + run])
+		/* a word at a time through runs of zeros: 90% of a stack */
+		while (run < 256 && i + run < n) {
+			uint64_t w;
+			if (run <= 256 - 8 && n - (i + run) >= 8 &&
+			    (memcpy(&w, in + i + run, 8), !w)) {
+				run += 8;
+				continue;
+			}
+			if (in[i + run])
+				break;
 			run++;
+		}
 		/* the longest run the code says that is no longer than the
 		 * zeros there; 1 + 15 + 16 * 15 would be 256, no byte */
 		unsigned z = lit == 15 ? 14 : 15;
