@@ -15,9 +15,9 @@
  * the user stack from regs[7] (the stack pointer) up.
  *
  * stack_cobs, when set, is that stack still in COBS as the trace carries it
- * (since issue 35), to be decoded only as far as the unwinder reads it
- * (ecp_unwind_sample_cobs); n_stack is then the most words it can hold,
- * 0 when it holds none. */
+ * (since issue 35; with zero runs since its stacks proved mostly zeros), to
+ * be decoded only as far as the unwinder reads it (ecp_unwind_sample_cobs);
+ * n_stack is then the most words it can hold, 0 when it holds none. */
 struct ecp_sample {
 	uint64_t ts;
 	uint64_t index; /* position in the trace, for error messages */
