@@ -14,7 +14,7 @@ usage: inflation.py ECP INFLATION_BINARY [--runs N] [--only NAME,...] [--others 
 --others K records the program K times on two CPUs (default 1); `ecp compare`
 then reads the median of those runs.
 
-The real programs (pigz, lbzip2, xz, zstd, sort, x264, rg, esbuild) are skipped when not
+The real programs (pigz, lbzip2, xz, zstd, sort, x264, rg, esbuild, git) are skipped when not
 installed; their inputs are made under a temporary directory."""
 import json
 import os
@@ -65,6 +65,14 @@ def cases(inflation, work):
     for name, cmd, need in real:
         if shutil.which(need):
             out.append((name, cmd))
+    # git's delta search: two threads sharing the objects' windows, with
+    # work stealing through a mutex and condition variable
+    git = inputs.git_objects(work)
+    if git:
+        out.append(('git pack-objects --threads=2',
+                    ['sh', '-c', 'cd %s && exec git pack-objects -q --threads=2 --window=100 '
+                     '--no-reuse-delta --no-reuse-object %s/pack < %s > /dev/null'
+                     % (git[0], work, git[1])]))
     # issue 37's miss: four OpenMP threads on two CPUs, libgomp's tasks
     # (the team and the waits as validate.py measures them)
     fib = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(inflation))),

@@ -61,3 +61,20 @@ def java_parallel_stream(work):
         f.write(JAVA_PARALLEL_STREAM)
     subprocess.run(['javac', 'Par.java'], cwd=d, check=True)
     return d
+
+
+def git_objects(work):
+    """A clone of the repository these scripts are in, under WORK/repo, and
+    the list of its objects for `git pack-objects` (WORK/objects).  Returns
+    (repository, list), or None when git or the repository is missing."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(here))
+    if not shutil.which('git') or not os.path.isdir(os.path.join(top, '.git')):
+        return None
+    repo = os.path.join(work, 'repo')
+    subprocess.run(['git', 'clone', '-q', top, repo], check=True)
+    objects = os.path.join(work, 'objects')
+    with open(objects, 'w') as f:
+        subprocess.run(['git', 'rev-list', '--objects', '--all'], cwd=repo, stdout=f,
+                       check=True)
+    return repo, objects
