@@ -156,17 +156,22 @@ void bld_count_unmatched_creates(struct ecp_builder *b)
 			b->warn[WARN_UNMATCHED_CREATE]++;
 }
 
+void bld_name_tids(char *out, const uint64_t *tids, uint64_t n)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (uint64_t i = 0; i < n && i < CUT_NAMED; i++)
+		len += (size_t)snprintf(out + len, CUT_NAMED * 24 - len, "%s%llu",
+					i ? ", " : "", (unsigned long long)tids[i]);
+}
+
 /* Threads the process's exit cut, by name: a prediction that leaves out a
  * thread's wait at exit, or keeps work that was cut short, says so. */
 int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m)
 {
+	char tids[CUT_NAMED * 24];
 	if (b->cut_running) {
-		char tids[CUT_NAMED * 24] = "";
-		size_t len = 0;
-		for (uint64_t i = 0; i < b->cut_running && i < CUT_NAMED; i++)
-			len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu",
-						i ? ", " : "",
-						(unsigned long long)b->cut_tids[i]);
+		bld_name_tids(tids, b->cut_tids, b->cut_running);
 		if (ecp_model_add_warning(
 			m,
 			"%llu threads were still running when the process exited (tid "
@@ -179,12 +184,7 @@ int bld_exit_warnings(const struct ecp_builder *b, struct ecp_model *m)
 			return -1;
 	}
 	if (b->free_paced) {
-		char tids[CUT_NAMED * 24] = "";
-		size_t len = 0;
-		for (uint64_t i = 0; i < b->free_paced && i < CUT_NAMED; i++)
-			len += (size_t)snprintf(
-			    tids + len, sizeof(tids) - len, "%s%llu", i ? ", " : "",
-			    (unsigned long long)b->free_paced_tids[i]);
+		bld_name_tids(tids, b->free_paced_tids, b->free_paced);
 		if (ecp_model_add_warning(
 			m,
 			"%llu threads paced themselves, after anything another thread "

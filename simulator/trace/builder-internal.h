@@ -226,6 +226,9 @@ struct fn {
 };
 
 #define CUT_NAMED 4
+/* "1, 2, 3" from the first of `n` tids (CUT_NAMED at most), for a warning
+ * that names threads, into `out` (CUT_NAMED * 24 bytes). */
+void bld_name_tids(char *out, const uint64_t *tids, uint64_t n);
 
 /* A process the program or a descendant made (builder-processes.c). */
 struct bproc {

@@ -112,12 +112,8 @@ int bld_unseen_warning(const struct ecp_builder *b, struct ecp_model *m)
 {
 	if (!b->unseen)
 		return 0;
-	char tids[CUT_NAMED * 24] = "";
-	size_t len = 0;
-	for (uint64_t i = 0; i < b->unseen && i < CUT_NAMED; i++)
-		len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%llu",
-					i ? ", " : "",
-					(unsigned long long)b->unseen_tids[i]);
+	char tids[CUT_NAMED * 24];
+	bld_name_tids(tids, b->unseen_tids, b->unseen);
 	return ecp_model_add_warning(
 	    m,
 	    "%llu threads ran that the agent never saw start (tid %s%s; %.3f ms of CPU): "
