@@ -485,15 +485,22 @@ static int ctl_error(struct ecp_error *err, int ret, const char *what,
 }
 
 /* The session's metadata pulled by the consumer every `us` microseconds.
- * When the session daemon pushes metadata the consumer has not seen (at
- * the program's unregistration, at the stop), lttng-consumerd (2.13)
- * wakes its metadata thread, checks at once whether it was written, which
- * it almost never is yet, and sleeps 200 ms
- * (DEFAULT_METADATA_AVAILABILITY_WAIT_TIME) before it answers: 0 to 2 of
- * those sleeps a recording of /bin/true, 0.46 to 0.90 s in all.  Pulled
- * by the timer first, nothing is new at those pushes.  The timer costs the
- * daemons about 1.4% of a CPU a session at 2 ms; enabled only where they
- * have a CPU the program does not use (record.c). */
+ * When metadata new to lttng-consumerd (2.13) reaches it, pushed by the
+ * session daemon (at a program's unregistration, at the stop) or pulled by
+ * this timer, it wakes its metadata thread, checks at once whether it was
+ * written, which it almost never is yet, and sleeps 200 ms
+ * (DEFAULT_METADATA_AVAILABILITY_WAIT_TIME) before it answers (2.14 waits
+ * for the metadata thread instead: lttng-tools f40b76aed).  A push's sleep
+ * holds up the stop; a pull's sleeps in the consumer's one timer thread,
+ * which the stop does not wait for but which pulls nothing else meanwhile:
+ * one session's new metadata per 200 ms.  The sessions' metadata is made
+ * when they start and when a program registers, so a recording's two
+ * sessions are pulled at the start and 200 ms later, and a program that
+ * ends sooner still has the second pushed at its end, once (0 to 2 of
+ * those sleeps a recording of /bin/true without the timer, 0.46 to 0.90 s
+ * in all).  The timer costs the daemons about 1.4% of a CPU a session at
+ * 2 ms; enabled only where they have a CPU the program does not use
+ * (record.c). */
 static int enable_metadata_pull(struct lttng_handle *h, struct lttng_domain *dom,
 				uint32_t us)
 {
@@ -513,6 +520,25 @@ static int enable_metadata_pull(struct lttng_handle *h, struct lttng_domain *dom
 	return ret;
 }
 
+/* Only the calling process is traced in the session: the process ID
+ * tracker's include set holds its PID alone. */
+static int track_this_process(const char *session)
+{
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	enum lttng_error_code code = lttng_session_get_tracker_handle(
+	    session, LTTNG_DOMAIN_UST, LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code != LTTNG_OK)
+		return -(int)code;
+	enum lttng_process_attr_tracker_handle_status st =
+	    lttng_process_attr_tracker_handle_set_tracking_policy(
+		th, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+	if (st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+		st = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(
+		    th, getpid());
+	lttng_process_attr_tracker_handle_destroy(th);
+	return st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK ? 0 : -LTTNG_ERR_UNK;
+}
+
 int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
 			     struct ecp_error *err)
 {
@@ -528,6 +554,10 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
 	ret = lttng_create_session(cfg->name, url);
 	if (ret < 0)
 		return ctl_error(err, ret, "create session", cfg->name);
+	if (cfg->this_process_only && (ret = track_this_process(cfg->name)) < 0) {
+		lttng_destroy_session(cfg->name);
+		return ctl_error(err, ret, "track this process", cfg->name);
+	}
 	h = lttng_create_handle(cfg->name, &dom);
 	ch = lttng_channel_create(&dom);
 	ev = lttng_event_create();
@@ -633,6 +663,21 @@ int ecp_lttng_session_stop(const char *name, struct ecp_error *err)
 		sleep_ms(2);
 	}
 	return ret < 0 ? ctl_error(err, ret, "stop (data pending)", name) : ECP_OK;
+}
+
+int ecp_lttng_session_disable(const char *name, const char *const *events,
+			      struct ecp_error *err)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST,
+				   .buf_type = LTTNG_BUFFER_PER_UID};
+	struct lttng_handle *h = lttng_create_handle(name, &dom);
+	int ret = 0;
+	if (!h)
+		return ecp_error_set(err, ECP_ERR_NOMEM, "LTTng: out of memory");
+	for (const char *const *e = events; *e && ret >= 0; e++)
+		ret = lttng_disable_event(h, *e, "ecp");
+	lttng_destroy_handle(h);
+	return ret < 0 ? ctl_error(err, ret, "disable events", name) : ECP_OK;
 }
 
 void ecp_lttng_session_stop_no_wait(const char *name)

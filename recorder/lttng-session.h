@@ -60,6 +60,10 @@ struct ecp_lttng_session_config {
 	 * default, metadata pushed only when the program unregisters and
 	 * at the stop (lttng-session.c says why it matters). */
 	uint32_t metadata_pull_us;
+	/* Only this process records into the session (a process ID tracker):
+	 * no other program joins it, maps its buffers or has its metadata
+	 * pushed when it exits. */
+	bool this_process_only;
 };
 
 /* Creates the session with one blocking channel ("ecp", infinite blocking
@@ -70,6 +74,13 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
 int ecp_lttng_session_start(const char *name, struct ecp_error *err);
 /* Stops and waits until all data is written: the trace is then complete. */
 int ecp_lttng_session_stop(const char *name, struct ecp_error *err);
+/* Disables the session's events (the patterns it was created with),
+ * which stops them being recorded without stopping the session: for a
+ * throw-away session whose metadata must never be pushed to the consumer
+ * (a stop does, and lttng-consumerd 2.13 may sleep 200 ms on it;
+ * lttng-session.c).  The session ends with its daemon. */
+int ecp_lttng_session_disable(const char *name, const char *const *events,
+			      struct ecp_error *err);
 /* Stops recording now, without waiting for the data to be written out
  * (what is in the buffers is lost with the session). */
 void ecp_lttng_session_stop_no_wait(const char *name);

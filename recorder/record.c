@@ -6,7 +6,8 @@
  *    so no enabler arrives late and no early event is lost;
  * 2. libecp-sched.so is loaded only then (its LTTng-UST registers with the
  *    daemon found through LTTNG_HOME, set by step 1);
- * 3. the cost of one event is measured in the calibration session;
+ * 3. the cost of one event is measured in the calibration session, whose
+ *    events are then disabled (it is never stopped: lttng-session.c);
  * 4. the child pins itself, opens perf and execs the program with the agent;
  *    the driver turns perf records into ecp_sched events while it runs;
  * 5. the sessions are stopped (the traces are then complete), the metadata
@@ -678,9 +679,9 @@ static void calibrate_perf_finish(struct perf_calibration *c,
  * A figure that cannot be trusted is left at 0 and named in
  * sum->calibration_problem: the reader then subtracts nothing for it, and
  * the answers' consistency check shows what that leaves in. */
-static int calibrate(const char *session, const struct ecp_sched_emitter *em,
-		     const int *cpus, struct ecp_record_summary *sum,
-		     struct ecp_error *err)
+static int calibrate(const char *session, const char *const *events,
+		     const struct ecp_sched_emitter *em, const int *cpus,
+		     struct ecp_record_summary *sum, struct ecp_error *err)
 {
 	cpu_set_t old, one;
 	bool pinned = false;
@@ -702,7 +703,13 @@ static int calibrate(const char *session, const struct ecp_sched_emitter *em,
 	sum->event_cost_source = "calibration";
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
-	return ecp_lttng_session_stop(session, err);
+	/* Disabled, not stopped: a stop pushes the session's metadata to
+	 * lttng-consumerd, which then sleeps 200 ms unless its timer pulled it
+	 * first, and the timer's own pull sleeps those 200 ms in the consumer's
+	 * one timer thread, which then missed the recording's sessions through
+	 * a short program (lttng-session.c).  The session only ever traces
+	 * this process, ends with the daemon and its trace is thrown away. */
+	return ecp_lttng_session_disable(session, events, err);
 }
 
 /* The agent's own cost per folded call, and what an emitted call's hooks
@@ -991,18 +998,26 @@ static void move_off_program_cpus(struct recording *r)
 		r->driver_moved = true;
 }
 
+static const char *const sched_events[] = {"ecp_sched:*", NULL};
+/* The calibration writes the scheduling trace's events, as the driver does
+ * (calibrate). */
+static const char *const calib_events[] = {"ecp_sched:*", NULL};
+
 /* A session daemon and the three sessions: the program's events, the
- * scheduling trace, the calibration's; the watch on the output's space. */
+ * scheduling trace, the calibration's; the watch on the output's space.
+ * The calibration's session traces this process only, with no metadata
+ * pull: its metadata is never pushed (calibrate), so the consumer's timer
+ * thread is free for the others' when the program starts. */
 static int open_sessions(struct recording *r, struct ecp_error *err)
 {
 	static const char *const main_events[] = {"ecp:*", "lttng_ust_statedump:*",
 						  "lttng_ust_dl:*", NULL};
-	static const char *const sched_events[] = {"ecp_sched:*", NULL};
 	char path[PATH_MAX];
 	move_off_program_cpus(r);
 	/* the consumer pulls each session's metadata as it is made, so that
-	 * the stop never waits for it (lttng-session.c), where the daemons
-	 * run beside the program rather than on its CPUs */
+	 * the stop waits for it only after a program shorter than ~0.2 s
+	 * (lttng-session.c), where the daemons run beside the program rather
+	 * than on its CPUs */
 	uint32_t pull_us = r->driver_moved ? METADATA_PULL_US : 0;
 	int rc = ecp_lttng_daemon_start(&r->daemon, err);
 	if (rc)
@@ -1070,11 +1085,11 @@ static int open_sessions(struct recording *r, struct ecp_error *err)
 	rc = ecp_lttng_session_create(
 	    &(struct ecp_lttng_session_config){.name = r->s_calib,
 					       .output = r->calib_dir,
-					       .events = sched_events,
+					       .events = calib_events,
 					       .subbuf_size = SUBBUF_SIZE,
 					       .num_subbuf = NUM_SUBBUF,
 					       .vtid_vpid = true,
-					       .metadata_pull_us = pull_us},
+					       .this_process_only = true},
 	    err);
 	if (rc)
 		return rc;
@@ -1094,7 +1109,7 @@ static int calibrate_costs(struct recording *r, struct ecp_error *err)
 	int rc = load_sched_emitter(&r->em, err);
 	if (rc)
 		return rc;
-	rc = calibrate(r->s_calib, &r->em, r->run_cpus, r->sum, err);
+	rc = calibrate(r->s_calib, calib_events, &r->em, r->run_cpus, r->sum, err);
 	return rc ? rc : check_interrupted(err);
 }
 
