@@ -551,7 +551,8 @@ int ecp_lttng_session_create(const struct ecp_lttng_session_config *cfg,
 	int ret, rc = ECP_OK;
 
 	snprintf(url, sizeof(url), "file://%s", cfg->output);
-	ret = lttng_create_session(cfg->name, url);
+	ret = cfg->unread ? lttng_create_session_snapshot(cfg->name, url)
+			  : lttng_create_session(cfg->name, url);
 	if (ret < 0)
 		return ctl_error(err, ret, "create session", cfg->name);
 	if (cfg->this_process_only && (ret = track_this_process(cfg->name)) < 0) {

@@ -64,6 +64,10 @@ struct ecp_lttng_session_config {
 	 * no other program joins it, maps its buffers or has its metadata
 	 * pushed when it exits. */
 	bool this_process_only;
+	/* A snapshot session: the consumer never reads its buffers (nothing
+	 * is written unless a snapshot is taken, and none is), nor waits for
+	 * its metadata.  For a session whose trace is thrown away. */
+	bool unread;
 };
 
 /* Creates the session with one blocking channel ("ecp", infinite blocking
