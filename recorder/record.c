@@ -703,12 +703,12 @@ static int calibrate(const char *session, const char *const *events,
 	sum->event_cost_source = "calibration";
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
-	/* Disabled, not stopped: a stop pushes the session's metadata to
-	 * lttng-consumerd, which then sleeps 200 ms unless its timer pulled it
-	 * first, and the timer's own pull sleeps those 200 ms in the consumer's
-	 * one timer thread, which then missed the recording's sessions through
-	 * a short program (lttng-session.c).  The session only ever traces
-	 * this process, ends with the daemon and its trace is thrown away. */
+	/* Disabled, not stopped: nothing of the session need reach the
+	 * consumer.  Stopped with a metadata pull, the pull slept 200 ms in
+	 * the consumer's one timer thread just before the program started
+	 * (lttng-session.c); without one, the stop's push slept itself.  The
+	 * session only ever traces this process, ends with the daemon and
+	 * its trace is thrown away. */
 	return ecp_lttng_session_disable(session, events, err);
 }
 
@@ -1010,7 +1010,7 @@ static const char *const calib_events[] = {"ecp_sched:*", NULL};
  * thread is free for the others' when the program starts.  It is a
  * snapshot session that no snapshot is taken of: the consumer writing
  * its 0.9 MB (its buffers hold 4 MiB a CPU) on the daemons' CPU made the
- * sched session's start just after it take 13-15 ms instead of 2. */
+ * sched session's buffers, set up just after, take 11-17 ms instead of 2. */
 static int open_sessions(struct recording *r, struct ecp_error *err)
 {
 	static const char *const main_events[] = {"ecp:*", "lttng_ust_statedump:*",
