@@ -40,8 +40,9 @@
  * after its end); 22: libgomp's tasks dealt by libgomp's rules (a
  * waiting thread runs only its own children, newest first); 23: segments,
  * edges and activities packed (issue 35: the cache of a sync-heavy trace
- * was 1.5x its CTF) */
-#define ECP_CACHE_FORMAT 25
+ * was 1.5x its CTF); 26: a poll a child's exit interrupted joins the
+ * child (GNU make -j's pselect) */
+#define ECP_CACHE_FORMAT 26
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -41,6 +41,13 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	int kids = th->delay_kind == DELAY_WAIT_CHILD && b->procs.len
 		       ? bld_child_wait(b, th, ev->ts, false)
 		       : 0;
+	/* and so is a poll that a child's exit ended: interrupted by a signal
+	 * (-1; a poll fails at once for anything else) while a child exited,
+	 * the SIGCHLD a loop like GNU make's waits for before it reaps with
+	 * waitpid(WNOHANG) (not recorded: it never blocks) */
+	if (is_poll(th->delay_kind) && (int64_t)ev->b < 0 && b->procs.len &&
+	    bld_child_ended_poll(b, th->delay_ts, ev->ts))
+		kids = bld_child_wait(b, th, ev->ts, false);
 	/* a call that did not block is plain CPU time: no boundary */
 	if (!d && !kids)
 		return ECP_OK;

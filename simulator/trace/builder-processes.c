@@ -10,7 +10,12 @@
  *    child starts with no dependency);
  *  - waited for (wait, waitpid, waitid, system, pclose: delay kind 25): a
  *    wait that returns after a child exited depends on the end of every
- *    thread of that child and of its descendants, and is no delay.
+ *    thread of that child and of its descendants, and is no delay;
+ *  - ended a poll: a poll or select that a signal interrupted (-1) while a
+ *    child of the program exited is the SIGCHLD of that exit (GNU make -j
+ *    waits for its jobs in pselect with SIGCHLD unblocked and reaps them
+ *    with waitpid(WNOHANG), which blocks for nothing and is not recorded):
+ *    a wait for the children too (bld_child_ended_poll).
  *
  * What the child's threads wait for among themselves is not known (their
  * agent events are another process's, and are not read): they are
@@ -138,6 +143,20 @@ int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, b
 		p->joined = true;
 	}
 	return found;
+}
+
+bool bld_child_ended_poll(const struct ecp_builder *b, uint64_t from, uint64_t to)
+{
+	uint32_t prog = b->threads.len
+			    ? (uint32_t)ECP_VEC_AT(&b->threads, struct bthread *, 0)->tid
+			    : 0;
+	for (size_t i = 0; i < b->procs.len; i++) {
+		const struct bproc *p = &ECP_VEC_AT(&b->procs, struct bproc, i);
+		if (!p->joined && p->ppid == prog && p->exit_ts > from &&
+		    p->exit_ts <= to)
+			return true;
+	}
+	return false;
 }
 
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg)

@@ -547,6 +547,52 @@ static void test_child_process_forked_and_waited(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* GNU make -j: main forks process 50 at 100 and waits for it in pselect
+ * (kind 15) from 115 to 335, which the child's SIGCHLD interrupts (-1);
+ * make then reaps it with waitpid(WNOHANG), which is not recorded.  The
+ * pselect is a join of the child, not a delay of 220.  A second pselect
+ * (no child left to exit) that a signal interrupts keeps its delay, and so
+ * does one that returned for a descriptor while a child exited. */
+static void test_poll_ended_by_child_exit(void **state)
+{
+	for (int ready = 0; ready < 2; ready++) {
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
+		ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
+		ecp_test_switch(&s, MAIN, 0, 0, 0);
+		ecp_test_switch(&s, MAIN, 120, 1, 0);
+		ecp_test_switch(&s, 50, 120, 0, 0);
+		ecp_test_switch(&s, 50, 320, 1, 0);
+		ecp_test_switch(&s, MAIN, 330, 0, 0);
+		ecp_test_switch(&s, MAIN, 350, 1, 0); /* the second pselect */
+		ecp_test_switch(&s, MAIN, 400, 0, 0);
+		ecp_test_switch(&s, MAIN, 450, 1, 0);
+		start_main(&s, 0);
+		ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, 15, (uint64_t)-1, 0);
+		ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, 15, ready ? 1 : (uint64_t)-1,
+			    0);
+		ecp_test_ev(&s, MAIN, 345, ECP_EV_DELAY_BEGIN, 15, (uint64_t)-1, 0);
+		ecp_test_ev(&s, MAIN, 405, ECP_EV_DELAY_END, 15, (uint64_t)-1, 0);
+		ecp_test_ev(&s, MAIN, 440, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		struct ecp_model *m = build_ok(&s, NULL);
+		ecp_id child = ecp_test_seg(m, 1, 0);
+		ecp_id after = ecp_test_seg(m, 0, 2), last = ecp_test_seg(m, 0, 3);
+		assert_int_equal(m->segments[after].rec_start, 335);
+		if (!ready) {
+			assert_true(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
+			assert_int_equal(m->segments[after].delay, 0);
+		} else {
+			assert_false(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
+			assert_int_equal(m->segments[after].delay, 210);
+		}
+		assert_int_equal(m->segments[last].delay, 50);
+		assert_int_equal(m->segments[last].rec_start, 405);
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+	}
+}
+
 /* A one-thread child that exec'd and sleeps (`sleep 0.1` from a shell):
  * the time it was off the CPU and not runnable is its delay, after an
  * empty first segment that takes the fork's edge; the wait for it joins
@@ -1192,6 +1238,7 @@ int main(void)
 	    cmocka_unit_test(test_event_loop_poll_woken_by_write),
 	    cmocka_unit_test(test_unseen_thread_in_model),
 	    cmocka_unit_test(test_child_process_forked_and_waited),
+	    cmocka_unit_test(test_poll_ended_by_child_exit),
 	    cmocka_unit_test(test_child_sleep_is_delay),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),
