@@ -213,6 +213,8 @@ int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
 		l = ECP_VEC_AT(&b->sched_lists, struct sched_list *, *v);
 	} else {
 		l = calloc(1, sizeof(*l));
+		if (l)
+			l->tid = ev->tid;
 		struct sched_list **slot = l ? ecp_vec_push(&b->sched_lists) : NULL;
 		if (!slot) {
 			free(l);
@@ -237,7 +239,7 @@ int bld_seal(struct ecp_builder *b, struct ecp_error *err)
 	for (size_t i = 0; i < b->sched_lists.len; i++)
 		if (seal_list(b, ECP_VEC_AT(&b->sched_lists, struct sched_list *, i)) < 0)
 			return bld_nomem(err);
-	if (bld_processes_seal(b) < 0)
+	if (bld_processes_seal(b) < 0 || bld_child_cpu_seal(b) < 0)
 		return bld_nomem(err);
 	b->sealed = true;
 	return ECP_OK;

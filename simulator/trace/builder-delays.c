@@ -13,6 +13,25 @@ static bool is_poll(uint64_t kind)
 	       kind == 16;
 }
 
+/* A blocking call that a child process's output may have ended: not a
+ * sleep (its duration was asked for), a wait for children (a join), a poll
+ * that timed out (nothing came) or a signal wait. */
+static bool may_wait_for_child(uint64_t kind, const struct ecp_event *end)
+{
+	switch (kind) {
+	case 0:  /* nanosleep */
+	case 1:  /* clock_nanosleep */
+	case 2:  /* usleep */
+	case 3:  /* sleep */
+	case 13: /* thrd_sleep */
+	case DELAY_WAIT_CHILD:
+	case 26: /* sigwait */
+		return false;
+	default:
+		return !is_poll(kind) || end->b != 0;
+	}
+}
+
 int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_event *ev,
 		 uint64_t v, struct ecp_error *err)
 {
@@ -48,6 +67,18 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	if (is_poll(th->delay_kind) && (int64_t)ev->b < 0 && b->procs.len &&
 	    bld_child_ended_poll(b, th->delay_ts, ev->ts))
 		kids = bld_child_wait(b, th, ev->ts, false);
+	/* the part of a read's or poll's blocked time that the program's
+	 * children had the CPU is waiting for them (builder-child-cpu.c) */
+	if (d && !kids && b->n_kid && may_wait_for_child(th->delay_kind, ev)) {
+		uint64_t k = bld_child_cpu_in(b, th->delay_ts, ev->ts);
+		if (k > d)
+			k = d;
+		if (k) {
+			d -= k;
+			b->kid_waits++;
+			b->kid_waits_ns += k;
+		}
+	}
 	/* a call that did not block is plain CPU time: no boundary */
 	if (!d && !kids)
 		return ECP_OK;

@@ -43,6 +43,7 @@ struct sched_rec {
 };
 
 struct sched_list {
+	uint64_t tid;
 	struct ecp_vec recs; /* struct sched_rec, until sealed */
 	uint64_t *in, *out, *cum;
 	uint8_t *preempt; /* the switch-out ending interval i left it runnable */
@@ -318,6 +319,11 @@ struct ecp_builder {
 	struct fork_point *forks; /* by creator, then time */
 	size_t n_forks;
 	uint64_t child_procs, child_threads, child_cpu_ns;
+	/* the children's time on the CPU (builder-child-cpu.c): (in, out)
+	 * pairs by in, prefix sums; the delays it took back */
+	uint64_t *kid_iv, *kid_cum;
+	size_t n_kid;
+	uint64_t kid_waits, kid_waits_ns;
 	uint64_t cut_blocked, cut_running, cut_running_ns;
 	uint64_t cut_tids[CUT_NAMED];
 	/* timed waits that timed out: all, and those a later wake-up on the
@@ -525,6 +531,10 @@ int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
 int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
 /* Whether a child of the program not yet waited for exited in (from, to]:
  * a signal that interrupted a poll then was its SIGCHLD. */
+/* builder-child-cpu.c: the children's CPU time in [from, to) */
+int bld_child_cpu_seal(struct ecp_builder *b);
+uint64_t bld_child_cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to);
+int bld_child_cpu_warning(const struct ecp_builder *b, struct ecp_model *m);
 bool bld_child_ended_poll(const struct ecp_builder *b, uint64_t from, uint64_t to);
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);

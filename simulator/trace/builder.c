@@ -188,6 +188,8 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->proc_by_pid);
 	ecp_hmap_finish(&b->pid_of_tid);
 	free(b->forks);
+	free(b->kid_iv);
+	free(b->kid_cum);
 	free(b->trace_path);
 	free(b);
 }

@@ -551,8 +551,8 @@ static void test_child_process_forked_and_waited(void **state)
  * (kind 15) from 115 to 335, which the child's SIGCHLD interrupts (-1);
  * make then reaps it with waitpid(WNOHANG), which is not recorded.  The
  * pselect is a join of the child, not a delay of 220.  A second pselect
- * (no child left to exit) that a signal interrupts keeps its delay, and so
- * does one that returned for a descriptor while a child exited. */
+ * (no child left to exit) that a signal interrupts keeps its delay; one
+ * that returned for a descriptor while a child exited is no join. */
 static void test_poll_ended_by_child_exit(void **state)
 {
 	for (int ready = 0; ready < 2; ready++) {
@@ -583,11 +583,51 @@ static void test_poll_ended_by_child_exit(void **state)
 			assert_true(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
 			assert_int_equal(m->segments[after].delay, 0);
 		} else {
+			/* no join; of its 210 blocked, the child's 200 on
+			 * the CPU are no delay (test_read_while_child_ran) */
 			assert_false(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
-			assert_int_equal(m->segments[after].delay, 210);
+			assert_int_equal(m->segments[after].delay, 10);
 		}
 		assert_int_equal(m->segments[last].delay, 50);
 		assert_int_equal(m->segments[last].rec_start, 405);
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+	}
+}
+
+/* A worker process of Python's multiprocessing: main forks process 50 at
+ * 100 and reads a pipe from it (kind 7) from 115 to 335, off the CPU
+ * 120..330 while the child computes 120..320 (it writes; no event of its
+ * is read).  200 of the 210 blocked were the child's CPU time: waiting for
+ * it, no delay (its work is already in the model); 10 stay.  A nanosleep
+ * of the same shape keeps all 210. */
+static void test_read_while_child_ran(void **state)
+{
+	for (int sleep = 0; sleep < 2; sleep++) {
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
+		ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
+		ecp_test_switch(&s, MAIN, 0, 0, 0);
+		ecp_test_switch(&s, MAIN, 120, 1, 0);
+		ecp_test_switch(&s, 50, 120, 0, 0);
+		ecp_test_switch(&s, 50, 320, 1, 0);
+		ecp_test_switch(&s, MAIN, 330, 0, 0);
+		ecp_test_switch(&s, MAIN, 400, 1, 0);
+		start_main(&s, 0);
+		uint64_t kind = sleep ? 0 : 7;
+		ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, kind, 3, 0);
+		ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, kind, sleep ? 0 : 4096, 0);
+		ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		struct ecp_model *m = build_ok(&s, NULL);
+		ecp_id after = ecp_test_seg(m, 0, 2);
+		assert_int_equal(m->segments[after].rec_start, 335);
+		assert_int_equal(m->segments[after].delay, sleep ? 210 : 10);
+		assert_int_equal(
+		    ecp_test_has_warning(m, "1 blocking reads or polls of the "
+					    "program's threads waited while "
+					    "its child processes ran: 0.000 ms"),
+		    !sleep);
 		ecp_model_destroy(m);
 		ecp_test_seq_finish(&s);
 	}
@@ -1239,6 +1279,7 @@ int main(void)
 	    cmocka_unit_test(test_unseen_thread_in_model),
 	    cmocka_unit_test(test_child_process_forked_and_waited),
 	    cmocka_unit_test(test_poll_ended_by_child_exit),
+	    cmocka_unit_test(test_read_while_child_ran),
 	    cmocka_unit_test(test_child_sleep_is_delay),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),

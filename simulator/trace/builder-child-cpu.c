@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* Builder: when the program's child processes had the CPU.  On the one CPU
+ * of the recording, a thread of the program blocked in a read or a poll
+ * while its children ran was, as often as not, waiting for what they write
+ * to it (a pipe from a worker of Python's multiprocessing, popen's
+ * command): the time they used is their work, which the model already
+ * holds as independent work from the fork, and kept as the reader's delay
+ * too it would count twice -- a Pool(2) of four 30 ms jobs was predicted
+ * 1.05x on two CPUs (T_1 177 ms above its work of 159 ms), run 1.65x.  What
+ * a child writes to the program is not followed (its events are another
+ * process's), so that part of the blocked time is taken as waiting for the
+ * children, no delay, and the answer says how much (bld_child_cpu_warning):
+ * T_P is short by what a child's output came later than its CPU time.
+ * Sleeps, a poll that timed out and waits for children keep their times
+ * (builder-delays.c). */
+#include "simulator/trace/builder-internal.h"
+
+#include <stdlib.h>
+
+static bool is_child_tid(const struct ecp_builder *b, uint64_t tid)
+{
+	uint64_t *pid = ecp_hmap_get(&b->pid_of_tid, tid);
+	return pid && ecp_hmap_get(&b->proc_by_pid, *pid);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int bld_child_cpu_seal(struct ecp_builder *b)
+{
+	if (!b->procs.len)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < b->sched_lists.len; i++) {
+		const struct sched_list *l =
+		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
+		if (is_child_tid(b, l->tid))
+			n += l->n;
+	}
+	if (!n)
+		return 0;
+	/* (in, out) pairs, sorted by in: on one CPU they do not overlap */
+	uint64_t *iv = malloc(2 * n * sizeof(*iv));
+	b->kid_cum = malloc((n + 1) * sizeof(*b->kid_cum));
+	if (!iv || !b->kid_cum) {
+		free(iv);
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < b->sched_lists.len; i++) {
+		const struct sched_list *l =
+		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
+		if (!is_child_tid(b, l->tid))
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			if (l->out[j] == UINT64_MAX || l->out[j] <= l->in[j])
+				continue; /* still on at the end: no known length */
+			iv[2 * k] = l->in[j];
+			iv[2 * k + 1] = l->out[j];
+			k++;
+		}
+	}
+	qsort(iv, k, 2 * sizeof(*iv), cmp_u64);
+	b->kid_iv = iv;
+	b->n_kid = k;
+	b->kid_cum[0] = 0;
+	for (size_t i = 0; i < k; i++)
+		b->kid_cum[i + 1] = b->kid_cum[i] + (iv[2 * i + 1] - iv[2 * i]);
+	return 0;
+}
+
+/* First interval whose in (side 0) or out (side 1) is above ts. */
+static size_t first_above(const struct ecp_builder *b, int side, uint64_t ts)
+{
+	size_t lo = 0, hi = b->n_kid;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->kid_iv[2 * mid + side] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t bld_child_cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to)
+{
+	if (!b->n_kid || to <= from)
+		return 0;
+	size_t lo = first_above(b, 1, from), hi = first_above(b, 0, to - 1);
+	if (lo >= hi)
+		return 0;
+	uint64_t sum = b->kid_cum[hi] - b->kid_cum[lo];
+	if (b->kid_iv[2 * lo] < from)
+		sum -= from - b->kid_iv[2 * lo];
+	if (b->kid_iv[2 * (hi - 1) + 1] > to)
+		sum -= b->kid_iv[2 * (hi - 1) + 1] - to;
+	return sum;
+}
+
+int bld_child_cpu_warning(const struct ecp_builder *b, struct ecp_model *m)
+{
+	if (!b->kid_waits)
+		return 0;
+	return ecp_model_add_warning(
+	    m,
+	    "%llu blocking reads or polls of the program's threads waited while its "
+	    "child processes ran: %.3f ms of them is taken as waiting for those "
+	    "children (what a child writes to the program is not followed), no "
+	    "delay, so T_P is too short where a child's output came later than its "
+	    "CPU time",
+	    (unsigned long long)b->kid_waits, (double)b->kid_waits_ns / 1e6);
+}
