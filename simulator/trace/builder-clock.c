@@ -111,6 +111,12 @@ uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts)
 	return l->cum[i] + (end - l->in[i]);
 }
 
+uint64_t bld_sched_in_at(struct sched_list *l, uint64_t ts)
+{
+	size_t i = interval_at(l, ts);
+	return i == SIZE_MAX ? 0 : l->in[i];
+}
+
 /* Time in [from, to) the thread spent off CPU after a switch-out that left
  * it not runnable (it slept); preempted gaps are time-slicing, not delay. */
 static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)

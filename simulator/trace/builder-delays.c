@@ -71,6 +71,13 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	 * children had the CPU is waiting for them (builder-child-cpu.c) */
 	if (d && !kids && b->n_kid && may_wait_for_child(th->delay_kind, ev)) {
 		uint64_t k = bld_child_cpu_in(b, th->delay_ts, ev->ts);
+		/* a child had the CPU last before the wake and blocked (wrote
+		 * and waited for more, filled the pipe, exited): it handed
+		 * off, and the whole wait was for it -- on a shared CPU what
+		 * else ran meanwhile is no delay of the program's either */
+		if (k && th->sched &&
+		    bld_child_handed_off(b, bld_sched_in_at(th->sched, ev->ts)))
+			k = d;
 		if (k > d)
 			k = d;
 		if (k) {

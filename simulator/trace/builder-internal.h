@@ -323,6 +323,8 @@ struct ecp_builder {
 	 * pairs by in, prefix sums; the delays it took back */
 	uint64_t *kid_iv, *kid_cum;
 	size_t n_kid;
+	struct stay *stays; /* every thread's stays, by in */
+	size_t n_stays;
 	uint64_t kid_waits, kid_waits_ns;
 	uint64_t cut_blocked, cut_running, cut_running_ns;
 	uint64_t cut_tids[CUT_NAMED];
@@ -368,6 +370,8 @@ int bld_seal(struct ecp_builder *b, struct ecp_error *err);
  * consistency figures are taken, nothing reads them. */
 void bld_sched_free(struct ecp_builder *b);
 uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts);
+/* When the thread's stay on the CPU at ts began (0: none yet). */
+uint64_t bld_sched_in_at(struct sched_list *l, uint64_t ts);
 uint64_t bld_cpu_clock(struct ecp_builder *b, struct bthread *th,
 		       const struct ecp_event *ev);
 uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
@@ -535,6 +539,10 @@ int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, b
 int bld_child_cpu_seal(struct ecp_builder *b);
 uint64_t bld_child_cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to);
 int bld_child_cpu_warning(const struct ecp_builder *b, struct ecp_model *m);
+/* Whether the program's thread on the CPU just before `wake` (a switch-in)
+ * was a child's, and it left the CPU blocked: it handed off (wrote and
+ * waited for more, filled the pipe, exited). */
+bool bld_child_handed_off(const struct ecp_builder *b, uint64_t wake);
 bool bld_child_ended_poll(const struct ecp_builder *b, uint64_t from, uint64_t to);
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);

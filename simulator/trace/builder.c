@@ -190,6 +190,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	free(b->forks);
 	free(b->kid_iv);
 	free(b->kid_cum);
+	free(b->stays);
 	free(b->trace_path);
 	free(b);
 }

@@ -547,6 +547,15 @@ static void test_child_process_forked_and_waited(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* The delays of a thread's segments, summed. */
+static uint64_t thread_delay(const struct ecp_model *m, ecp_id t)
+{
+	uint64_t d = 0;
+	for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
+		d += m->segments[m->threads[t].first_segment + k].delay;
+	return d;
+}
+
 /* GNU make -j: main forks process 50 at 100 and waits for it in pselect
  * (kind 15) from 115 to 335, which the child's SIGCHLD interrupts (-1);
  * make then reaps it with waitpid(WNOHANG), which is not recorded.  The
@@ -577,19 +586,25 @@ static void test_poll_ended_by_child_exit(void **state)
 		ecp_test_ev(&s, MAIN, 440, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 		struct ecp_model *m = build_ok(&s, NULL);
 		ecp_id child = ecp_test_seg(m, 1, 0);
-		ecp_id after = ecp_test_seg(m, 0, 2), last = ecp_test_seg(m, 0, 3);
-		assert_int_equal(m->segments[after].rec_start, 335);
 		if (!ready) {
+			ecp_id after = ecp_test_seg(m, 0, 2),
+			       last = ecp_test_seg(m, 0, 3);
+			assert_int_equal(m->segments[after].rec_start, 335);
 			assert_true(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
 			assert_int_equal(m->segments[after].delay, 0);
+			assert_int_equal(m->segments[last].delay, 50);
+			assert_int_equal(m->segments[last].rec_start, 405);
 		} else {
-			/* no join; of its 210 blocked, the child's 200 on
-			 * the CPU are no delay (test_read_while_child_ran) */
-			assert_false(ecp_test_has_edge(m, child, after, ECP_EDGE_JOIN));
-			assert_int_equal(m->segments[after].delay, 10);
+			/* no join; but the child ran last and exited: the
+			 * wait was for it, no delay and no boundary
+			 * (test_read_while_child_ran) */
+			assert_int_equal(m->threads[0].n_segments, 3);
+			assert_false(ecp_test_has_edge(m, child, ecp_test_seg(m, 0, 1),
+						       ECP_EDGE_JOIN));
+			assert_int_equal(m->segments[ecp_test_seg(m, 0, 2)].rec_start,
+					 405);
 		}
-		assert_int_equal(m->segments[last].delay, 50);
-		assert_int_equal(m->segments[last].rec_start, 405);
+		assert_int_equal(thread_delay(m, 0), 50);
 		ecp_model_destroy(m);
 		ecp_test_seq_finish(&s);
 	}
@@ -598,20 +613,22 @@ static void test_poll_ended_by_child_exit(void **state)
 /* A worker process of Python's multiprocessing: main forks process 50 at
  * 100 and reads a pipe from it (kind 7) from 115 to 335, off the CPU
  * 120..330 while the child computes 120..320 (it writes; no event of its
- * is read).  200 of the 210 blocked were the child's CPU time: waiting for
- * it, no delay (its work is already in the model); 10 stay.  A nanosleep
- * of the same shape keeps all 210. */
+ * is read).  The child left the CPU blocked (it exited, or waits for the
+ * next job) just before main's wake: it handed off, and all 210 blocked
+ * were waiting for it, no delay (its work is already in the model).  Had
+ * the child been preempted there (main woken by something else), only its
+ * 200 of CPU time are taken out: 10 stay.  A nanosleep keeps all 210. */
 static void test_read_while_child_ran(void **state)
 {
-	for (int sleep = 0; sleep < 2; sleep++) {
+	for (int shape = 0; shape < 3; shape++) {
+		bool preempted = shape == 1, sleep = shape == 2;
 		struct ecp_test_seq s;
 		ecp_test_seq_init(&s);
 		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
-		ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
 		ecp_test_switch(&s, MAIN, 0, 0, 0);
 		ecp_test_switch(&s, MAIN, 120, 1, 0);
 		ecp_test_switch(&s, 50, 120, 0, 0);
-		ecp_test_switch(&s, 50, 320, 1, 0);
+		ecp_test_switch(&s, 50, 320, 1, preempted);
 		ecp_test_switch(&s, MAIN, 330, 0, 0);
 		ecp_test_switch(&s, MAIN, 400, 1, 0);
 		start_main(&s, 0);
@@ -620,9 +637,9 @@ static void test_read_while_child_ran(void **state)
 		ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, kind, sleep ? 0 : 4096, 0);
 		ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 		struct ecp_model *m = build_ok(&s, NULL);
-		ecp_id after = ecp_test_seg(m, 0, 2);
-		assert_int_equal(m->segments[after].rec_start, 335);
-		assert_int_equal(m->segments[after].delay, sleep ? 210 : 10);
+		/* a wait that was all for the child is no boundary either */
+		assert_int_equal(m->threads[0].n_segments, shape ? 3 : 2);
+		assert_int_equal(thread_delay(m, 0), sleep ? 210 : preempted ? 10 : 0);
 		assert_int_equal(
 		    ecp_test_has_warning(m, "1 blocking reads or polls of the "
 					    "program's threads waited while "
