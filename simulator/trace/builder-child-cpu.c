@@ -33,7 +33,7 @@ static bool is_child_tid(const struct ecp_builder *b, uint64_t tid)
  * it left the CPU blocked (not preempted). */
 struct stay {
 	uint64_t in, out;
-	uint64_t child_blocked; /* 2: a child's, then blocked; 1: a child's */
+	uint64_t child_blocked; /* bit 0: a child's; bit 1: it left blocked */
 };
 
 static int cmp_stay(const void *a, const void *b)
@@ -64,7 +64,8 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 				continue; /* still on at the end: no known length */
 			all[k].in = l->in[j];
 			all[k].out = l->out[j];
-			all[k].child_blocked = child ? 1u + !l->preempt[j] : 0;
+			all[k].child_blocked = (uint64_t)child | (uint64_t)!l->preempt[j]
+								     << 1;
 			kids += child;
 			k++;
 		}
@@ -85,7 +86,7 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 	b->kid_cum[0] = 0;
 	size_t c = 0;
 	for (size_t i = 0; i < k; i++) {
-		if (!all[i].child_blocked)
+		if (!(all[i].child_blocked & 1))
 			continue;
 		b->kid_iv[2 * c] = all[i].in;
 		b->kid_iv[2 * c + 1] = all[i].out;
@@ -95,21 +96,78 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 	b->n_kid = c;
 	b->stays = all;
 	b->n_stays = k;
+	b->stay_cum = malloc((k + 1) * sizeof(*b->stay_cum));
+	if (!b->stay_cum)
+		return -1;
+	b->stay_cum[0] = 0;
+	for (size_t i = 0; i < k; i++)
+		b->stay_cum[i + 1] = b->stay_cum[i] + (all[i].out - all[i].in);
 	return 0;
 }
 
-bool bld_child_handed_off(const struct ecp_builder *b, uint64_t wake)
+/* The stay on the CPU just before `wake`: the first at or after it, less
+ * one (0: none). */
+static size_t stay_before(const struct ecp_builder *b, uint64_t wake)
 {
-	const struct stay *all = b->stays;
 	size_t lo = 0, hi = b->n_stays;
-	while (lo < hi) { /* first stay that began at or after the wake */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (all[mid].in < wake)
+		if (b->stays[mid].in < wake)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo > 0 && all[lo - 1].child_blocked == 2;
+	return lo;
+}
+
+/* Every thread's time on the CPU in [from, to): stays by in do not
+ * overlap on one CPU, so their ends are in order too. */
+static uint64_t cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = b->n_stays;
+	while (lo < hi) { /* first stay that ends after from */
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->stays[mid].out <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = stay_before(b, to);
+	if (lo >= end)
+		return 0;
+	uint64_t sum = b->stay_cum[end] - b->stay_cum[lo];
+	if (b->stays[lo].in < from)
+		sum -= from - b->stays[lo].in;
+	if (b->stays[end - 1].out > to)
+		sum -= b->stays[end - 1].out - to;
+	return sum;
+}
+
+uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_list *l,
+			     uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i + 1 < l->n && l->in[i + 1] <= to; i++) {
+		if (l->preempt[i] || l->out[i] < from)
+			continue;
+		uint64_t gs = l->out[i], ge = l->in[i + 1];
+		if (ge <= gs)
+			continue;
+		size_t j = b->stays ? stay_before(b, ge) : 0;
+		/* another thread of the program ran last and blocked: the
+		 * child waited for it (a pipeline's stage for the one before) */
+		if (j && b->stays[j - 1].in > gs && (b->stays[j - 1].child_blocked & 2))
+			continue;
+		uint64_t other = b->stays ? cpu_in(b, gs, ge) : 0;
+		sum += ge - gs > other ? ge - gs - other : 0;
+	}
+	return sum;
+}
+
+bool bld_child_handed_off(const struct ecp_builder *b, uint64_t wake)
+{
+	size_t j = stay_before(b, wake);
+	return j > 0 && b->stays[j - 1].child_blocked == 3;
 }
 
 /* First interval whose in (side 0) or out (side 1) is above ts. */

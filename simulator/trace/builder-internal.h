@@ -324,6 +324,7 @@ struct ecp_builder {
 	uint64_t *kid_iv, *kid_cum;
 	size_t n_kid;
 	struct stay *stays; /* every thread's stays, by in */
+	uint64_t *stay_cum;
 	size_t n_stays;
 	uint64_t kid_waits, kid_waits_ns;
 	uint64_t cut_blocked, cut_running, cut_running_ns;
@@ -543,6 +544,11 @@ int bld_child_cpu_warning(const struct ecp_builder *b, struct ecp_model *m);
  * was a child's, and it left the CPU blocked: it handed off (wrote and
  * waited for more, filled the pipe, exited). */
 bool bld_child_handed_off(const struct ecp_builder *b, uint64_t wake);
+/* A child's blocked time in [from, to] less what the program's other
+ * threads ran in it, and none of a gap that one of them ended by running
+ * last and blocking: what the child waited for outside the program. */
+uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_list *l,
+			     uint64_t from, uint64_t to);
 bool bld_child_ended_poll(const struct ecp_builder *b, uint64_t from, uint64_t to);
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);

@@ -188,9 +188,13 @@ int bld_place_child_thread(struct ecp_builder *b, struct bthread *th)
 
 /* A child process that exec'd a program of one thread making no process of
  * its own (sleep, a compressor, a script's command) waits only for what is
- * outside the program -- a timer, a disk, a pipe from elsewhere: the time
- * its thread was off the CPU and not runnable is its delay (one, before
- * its work), as a sleep of the program's own is.  A child of several
+ * outside the program -- a timer, a disk, a pipe from elsewhere -- or for
+ * the program's other processes: a stage of a shell pipeline waits for the
+ * stage before it.  The time its thread was off the CPU and not runnable,
+ * less what the program's other threads ran meanwhile and none of a gap
+ * that one of them ended by running last and blocking (it handed off,
+ * bld_child_own_delay), is its delay (one, before its work), as a sleep of
+ * the program's own is.  A child of several
  * threads may wait for its own threads, one with children for them: their
  * blocked time is not known to be a delay and is left out (the answer
  * names their work as of unknown dependencies).  So is a forked copy of
@@ -214,7 +218,7 @@ int bld_child_delays(struct ecp_builder *b)
 			to = p->exit_ts ? p->exit_ts : l->in[l->n - 1];
 		if (to <= from)
 			continue;
-		uint64_t delay = bld_blocked_time(b, th, from, to, 0, 0);
+		uint64_t delay = bld_child_own_delay(b, l, from, to);
 		if (!delay)
 			continue;
 		/* a delay is between two segments of a thread (model.h): an

@@ -191,6 +191,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	free(b->kid_iv);
 	free(b->kid_cum);
 	free(b->stays);
+	free(b->stay_cum);
 	free(b->trace_path);
 	free(b);
 }
