@@ -29,8 +29,15 @@ static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
 	if (l && l->n && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
 		uint64_t out = l->out[l->n - 1];
 		/* still on the CPU when the records end: its last switch-in is
-		 * all that is known */
-		end = out != UINT64_MAX ? out : l->in[l->n - 1];
+		 * all that is known -- but for a child process's thread, whose
+		 * last switch-out the kernel never records (perf lets go of a
+		 * task before its last switch), its exit record ends the stay:
+		 * a gcc -flto link's ltrans process ran its last 353 ms in one
+		 * stay, which fell out of the model (T1 411 ms of 868) */
+		uint64_t exit_ts = bld_child_exit_of(b, th);
+		end = out != UINT64_MAX           ? out
+		      : exit_ts > l->in[l->n - 1] ? exit_ts
+						  : l->in[l->n - 1];
 	}
 	if (end <= th->last_ts) {
 		b->warn[WARN_THREAD_NO_EXIT]++;

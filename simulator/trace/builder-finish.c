@@ -207,11 +207,13 @@ static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t
 			uint32_t id = ECP_VEC_AT(&th->segs, uint32_t, k);
 			uint64_t len =
 			    ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
-			/* a one-thread child waits for nothing inside itself */
-			bool alone =
-			    th->proc &&
-			    ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1).n_threads ==
-				1;
+			/* a one-thread child waits for nothing inside itself,
+			 * unless for processes of its own (ld for lto-wrapper,
+			 * a shell for its commands) */
+			const struct bproc *p =
+			    th->proc ? &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1)
+				     : NULL;
+			bool alone = p && p->n_threads == 1 && !p->has_children;
 			if (th->unseen && !alone)
 				m->info.unknown_deps_ns += len;
 			else if (k + 1 == th->segs.len && th->ran_on_ns)

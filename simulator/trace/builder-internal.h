@@ -316,7 +316,8 @@ struct ecp_builder {
 	/* child processes (builder-processes.c) */
 	struct ecp_vec procs; /* struct bproc */
 	struct ecp_hmap proc_by_pid, pid_of_tid;
-	struct fork_point *forks; /* by creator, then time */
+	struct ecp_hmap exit_by_tid; /* a thread's exit record's time */
+	struct fork_point *forks;    /* by creator, then time */
 	size_t n_forks;
 	uint64_t child_procs, child_threads, child_cpu_ns;
 	/* the children's time on the CPU (builder-child-cpu.c): (in, out)
@@ -549,6 +550,8 @@ bool bld_child_handed_off(const struct ecp_builder *b, uint64_t wake);
  * last and blocking: what the child waited for outside the program. */
 uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_list *l,
 			     uint64_t from, uint64_t to);
+/* When a child process's thread exited (its perf exit record), 0 unseen. */
+uint64_t bld_child_exit_of(const struct ecp_builder *b, const struct bthread *th);
 bool bld_child_ended_poll(const struct ecp_builder *b, uint64_t from, uint64_t to);
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);

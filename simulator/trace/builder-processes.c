@@ -56,7 +56,15 @@ int ecp_builder_push_task(struct ecp_builder *b, const struct ecp_task *t)
 	struct bproc *p = t->exit ? proc_of_pid(b, t->pid) : NULL;
 	if (p && t->ts > p->exit_ts)
 		p->exit_ts = t->ts; /* its last thread's exit */
+	if (p && ecp_hmap_put(&b->exit_by_tid, t->tid, t->ts) < 0)
+		return -1;
 	return 0;
+}
+
+uint64_t bld_child_exit_of(const struct ecp_builder *b, const struct bthread *th)
+{
+	uint64_t *ts = th->proc ? ecp_hmap_get(&b->exit_by_tid, th->tid) : NULL;
+	return ts ? *ts : 0;
 }
 
 static int cmp_fork(const void *a, const void *b)

@@ -128,6 +128,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->procs, sizeof(struct bproc));
 	ecp_hmap_init(&b->proc_by_pid);
 	ecp_hmap_init(&b->pid_of_tid);
+	ecp_hmap_init(&b->exit_by_tid);
 	*out = b;
 	return ECP_OK;
 }
@@ -187,6 +188,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_vec_finish(&b->procs);
 	ecp_hmap_finish(&b->proc_by_pid);
 	ecp_hmap_finish(&b->pid_of_tid);
+	ecp_hmap_finish(&b->exit_by_tid);
 	free(b->forks);
 	free(b->kid_iv);
 	free(b->kid_cum);
