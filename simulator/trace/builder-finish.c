@@ -209,11 +209,14 @@ static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t
 			    ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
 			/* a one-thread child waits for nothing inside itself,
 			 * unless for processes of its own (ld for lto-wrapper,
-			 * a shell for its commands) */
+			 * a shell for its commands); and a child's child starts
+			 * after nothing the model knows, nor does its parent
+			 * wait for it there (xargs -P2's gzips all overlap) */
 			const struct bproc *p =
 			    th->proc ? &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1)
 				     : NULL;
-			bool alone = p && p->n_threads == 1 && !p->has_children;
+			bool alone = p && p->n_threads == 1 && !p->has_children &&
+				     p->ppid == thread_at(b, 0)->tid;
 			if (th->unseen && !alone)
 				m->info.unknown_deps_ns += len;
 			else if (k + 1 == th->segs.len && th->ran_on_ns)
