@@ -768,7 +768,8 @@ static void test_child_last_stay_ends_at_exit(void **state)
 }
 
 /* A one-thread child that makes a process of its own (ld running
- * lto-wrapper, a shell running its commands) may wait for it: its work's
+ * lto-wrapper, a shell running its commands; split_child_thread) may wait
+ * for it beyond what the switch records show: its work's
  * dependencies are unknown, and the answer's lower bound counts it; so is
  * its own child's, which starts after nothing the model knows and which
  * its parent's wait does not join (xargs -P2's gzips all overlap). */
@@ -796,6 +797,22 @@ static void test_child_with_children_unknown_deps(void **state)
 	ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 	struct ecp_model *m = build_ok(&s, NULL);
 	assert_int_equal(m->info.unknown_deps_ns, 50 + 50 + 90); /* 50's and 60's */
+	/* 50 is cut at its fork of 60 and where it came back after 60
+	 * exited: 60 starts after the one, the other waits for 60 */
+	ecp_id sh = m->threads[1].tid == 50 ? 1 : 2, gz = 3 - sh;
+	assert_int_equal(m->threads[sh].tid, 50);
+	ecp_id gz_last = m->threads[gz].first_segment + m->threads[gz].n_segments - 1;
+	bool forked = false, joined = false;
+	for (uint32_t k = 0; k < m->threads[sh].n_segments; k++) {
+		ecp_id seg = m->threads[sh].first_segment + k;
+		forked |= m->segments[seg].rec_end == 150 - 0 &&
+			  ecp_test_has_edge(m, seg, m->threads[gz].first_segment,
+					    ECP_EDGE_CREATE);
+		joined |= m->segments[seg].rec_start == 250 &&
+			  ecp_test_has_edge(m, gz_last, seg, ECP_EDGE_JOIN);
+	}
+	assert_true(forked);
+	assert_true(joined);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
