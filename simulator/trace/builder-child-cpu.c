@@ -44,7 +44,9 @@ static int cmp_stay(const void *a, const void *b)
 
 int bld_child_cpu_seal(struct ecp_builder *b)
 {
-	if (!b->procs.len)
+	/* on several CPUs a child running says nothing of what a blocked
+	 * thread of the program waited for, and stays overlap */
+	if (!b->procs.len || b->opts.recorded_cpus > 1)
 		return 0;
 	size_t n = 0;
 	for (size_t i = 0; i < b->sched_lists.len; i++)

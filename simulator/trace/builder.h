@@ -59,6 +59,9 @@ struct ecp_builder_options {
 	/* function events only count (their cost is still subtracted): the
 	 * samples alone split the time (ecp_load_options.functions_from) */
 	bool ignore_function_events;
+	/* CPUs the program was recorded on (0: one): what the builder infers
+	 * from one CPU's order of events (builder-child-cpu.c) needs one */
+	uint32_t recorded_cpus;
 };
 
 struct ecp_builder;

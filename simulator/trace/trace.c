@@ -657,6 +657,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	    .keep_calls = opts->keep_calls,
 	    .by_callsite = opts->by_callsite,
 	    .ignore_function_events = opts->functions_from == ECP_FUNCTIONS_FROM_SAMPLES,
+	    .recorded_cpus = (uint32_t)meta->cpus,
 	    /* a lossy trace is inconsistent where events
 	       are missing: repair and count */
 	    .lenient = opts->allow_loss,
