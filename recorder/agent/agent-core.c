@@ -266,8 +266,8 @@ ECP_AGENT_FN static void calibrate_calls(struct ecp_thread *t)
 		uint64_t windows = t->cost_ticks - w0;
 		uint64_t empty =
 		    time_calls(calib_empty, calib_empty, fake, CALIBRATION_BURST);
-		untimed[b] = ((int64_t)real - (int64_t)empty - (int64_t)windows) *
-			     1000 / CALIBRATION_BURST;
+		untimed[b] = ((int64_t)real - (int64_t)empty - (int64_t)windows) * 1000 /
+			     CALIBRATION_BURST;
 	}
 	ecp_batch_reset(&t->batch);
 	t->cost_ticks = t->cost_events = t->cost_hooks = 0;
