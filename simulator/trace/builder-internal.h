@@ -535,8 +535,6 @@ int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
 /* The program's unjoined children that exited by end_ts: counted, and with
  * `mark` joined by th's next segment.  Returns their number, -1 no memory. */
 int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
-/* Whether a child of the program not yet waited for exited in (from, to]:
- * a signal that interrupted a poll then was its SIGCHLD. */
 /* builder-child-cpu.c: the children's CPU time in [from, to) */
 int bld_child_cpu_seal(struct ecp_builder *b);
 uint64_t bld_child_cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to);
@@ -552,6 +550,8 @@ uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_lis
 			     uint64_t from, uint64_t to);
 /* When a child process's thread exited (its perf exit record), 0 unseen. */
 uint64_t bld_child_exit_of(const struct ecp_builder *b, const struct bthread *th);
+/* Whether a child of the program not yet waited for exited in (from, to]:
+ * a signal that interrupted a poll then was its SIGCHLD. */
 bool bld_child_ended_poll(const struct ecp_builder *b, uint64_t from, uint64_t to);
 void bld_flush_child_waits(struct ecp_builder *b, struct bthread *th, ecp_id seg);
 int bld_place_child_thread(struct ecp_builder *b, struct bthread *th);
