@@ -128,8 +128,10 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	 * (a Ctrl-C at start) is within the bound, however small its work */
 	bool over =
 	    over_bound(c->gap_ns, c->program_cpu_ns, ECP_CONSISTENCY_PROGRAM_FLOOR_NS);
-	if (over && ((double)c->work_ns < share * (double)c->expected_ns ||
-		     (double)c->expected_ns < share * (double)c->work_ns))
+	bool refused =
+	    over_bound(c->gap_ns, c->program_cpu_ns, ECP_CONSISTENCY_FATAL_FLOOR_NS);
+	if (refused && ((double)c->work_ns < share * (double)c->expected_ns ||
+			(double)c->expected_ns < share * (double)c->work_ns))
 		c->status = ECP_CONSISTENCY_FATAL;
 	else if (over || c->n_threads)
 		c->status = ECP_CONSISTENCY_WARNING;

@@ -45,6 +45,11 @@
  * teardown of a process killed by a signal) take 0.5-1 ms here that no
  * event brackets, all of the time of a program that crashes at once. */
 #define ECP_CONSISTENCY_PROGRAM_FLOOR_NS 2000000u
+/* A refusal (fatal) asks for a gap of at least this much: on a loaded
+ * machine a program's start and end took 2.06-2.12 ms outside its events
+ * (a Ctrl-C 0.2 s into a program, a shell's `read; echo` beside the ASan
+ * test pass), and a program that short is warned about, not refused. */
+#define ECP_CONSISTENCY_FATAL_FLOOR_NS 4000000u
 /* Fatal below this share (percent) of the expected work, or when the
  * expected work is below this share of the model's: with more than half of
  * the program's time missing (or invented), the critical path and every

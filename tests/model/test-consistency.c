@@ -233,6 +233,18 @@ static void test_fatal_both_ways(void **state)
 	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
 	assert_true(c.gap_pct > 1499.0 && c.gap_pct < 1501.0);
 	ecp_consistency_free(&c);
+	/* a program of 10 ms with 57 us in the model and 2.1 ms missing (a
+	 * Ctrl-C at start on a loaded machine): warned, not refused -- it
+	 * takes a gap over 4 ms; 5 ms missing is refused */
+	const uint64_t tiny[] = {57000};
+	make(&x, 1, tiny, clock, ovh, 2157000, 0, 0);
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_WARNING);
+	ecp_consistency_free(&c);
+	make(&x, 1, tiny, clock, ovh, 5057000, 0, 0);
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	ecp_consistency_free(&c);
 	/* just above half: a warning, not fatal */
 	const uint64_t work3[] = {510 * MS};
 	make(&x, 1, work3, clock, ovh, 1000 * MS, 0, 0);
