@@ -565,6 +565,9 @@ int bld_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);
 /* The scheduler's name of a tid that is no agent thread (its last), or NULL:
  * a child process has one when it exec'd (perf writes none at a fork). */
 const char *bld_comm_of(const struct ecp_builder *b, uint64_t tid);
+/* LTTng-UST's own listener threads ("<comm>-ust"), in the program's and
+ * its children's processes: the recorder's, no thread of the program. */
+bool bld_is_recorder_thread(const char *comm);
 int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err);
 ecp_id bld_unseen_function(struct ecp_builder *b);
 int bld_unseen_warning(const struct ecp_builder *b, struct ecp_model *m);

@@ -31,7 +31,7 @@ const char *bld_comm_of(const struct ecp_builder *b, uint64_t tid)
 	return i ? ECP_VEC_AT(&b->comms, struct tid_comm, *i).name : NULL;
 }
 
-static bool is_recorder_thread(const char *comm)
+bool bld_is_recorder_thread(const char *comm)
 {
 	size_t n = comm ? strlen(comm) : 0;
 	return n >= 4 && !strcmp(comm + n - 4, "-ust");
@@ -50,7 +50,7 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		const char *comm = bld_comm_of(b, tid);
 		struct sched_list *l = ECP_VEC_AT(&b->sched_lists, struct sched_list *,
 						  b->sched_by_tid.vals[i]);
-		if (is_recorder_thread(comm) || !l->n)
+		if (bld_is_recorder_thread(comm) || !l->n)
 			continue;
 		/* it starts where the records first show it on the CPU; a tid
 		 * already running when they began starts with the program */

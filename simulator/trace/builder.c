@@ -198,6 +198,11 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	free(b);
 }
 
+int ecp_builder_note_comm(struct ecp_builder *b, uint64_t tid, const char *name)
+{
+	return name ? bld_note_comm(b, tid, name) : 0;
+}
+
 int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name)
 {
 	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, tid);

@@ -96,6 +96,12 @@ int ecp_builder_push_task(struct ecp_builder *b, const struct ecp_task *t);
 /* Thread name from the scheduler's view (perf COMM), used when the program
  * did not name the thread itself. */
 int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name);
+/* The same name as the sched trace gives it, while it is read (before the
+ * program's events): what tells LTTng-UST's own threads ("<comm>-ust") from
+ * the program's when the switch records are sealed (builder-child-cpu.c).
+ * ecp_builder_set_comm still names the threads at the end.  Returns 0, -1
+ * when out of memory. */
+int ecp_builder_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);
 /* Closes what is still open, resolves function names with `syms` (NULL: the
  * names are "0xADDR") and hands over the model.  The builder is then spent:
  * destroy it. */

@@ -328,6 +328,8 @@ static int on_comm(void *user, uint64_t tid, const char *name)
 	c->comms[c->n_comms].tid = tid;
 	snprintf(c->comms[c->n_comms].name, sizeof(c->comms[0].name), "%s", name);
 	c->n_comms++;
+	if (ecp_builder_note_comm(c->b, tid, name) < 0)
+		return ECP_ERR_NOMEM;
 	return ECP_OK;
 }
 

@@ -665,38 +665,53 @@ static void test_read_while_child_ran(void **state)
  * not exec gets none.) */
 static void test_child_sleep_is_delay(void **state)
 {
-	struct ecp_test_seq s;
-	ecp_test_seq_init(&s);
-	ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
-	ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
-	ecp_test_switch(&s, MAIN, 0, 0, 0);
-	ecp_test_switch(&s, MAIN, 120, 1, 0);
-	ecp_test_switch(&s, 50, 120, 0, 0);
-	ecp_test_switch(&s, 50, 150, 1, 0); /* asleep 150..250 */
-	ecp_test_switch(&s, 50, 250, 0, 0);
-	ecp_test_switch(&s, 50, 320, 1, 0);
-	ecp_test_switch(&s, MAIN, 330, 0, 0);
-	ecp_test_switch(&s, MAIN, 400, 1, 0);
-	ecp_test_comm(&s, 50, "sleep"); /* it exec'd */
-	start_main(&s, 0);
-	ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
-	ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, 25, 50, 0);
-	ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
-	struct ecp_model *m = build_ok(&s, NULL);
-	const struct ecp_thread *c = &m->threads[1];
-	assert_int_equal(c->n_segments, 2);
-	const struct ecp_segment *first = &m->segments[c->first_segment];
-	const struct ecp_segment *work = &m->segments[c->first_segment + 1];
-	assert_int_equal(first->length, 0);
-	assert_int_equal(work->delay, 100);
-	assert_int_equal(work->length, 100);
-	assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 0), c->first_segment,
-				      ECP_EDGE_CREATE));
-	assert_true(ecp_test_has_edge(m, c->first_segment + 1,
-				      ecp_test_seg(m, 0, m->threads[0].n_segments - 1),
-				      ECP_EDGE_JOIN));
-	ecp_model_destroy(m);
-	ecp_test_seq_finish(&s);
+	/* and again with the child's own LTTng-UST listener thread (51, which
+	 * the preload starts in every child) running 200..210 and blocking
+	 * while the child sleeps: the recorder's, so nothing the child waited
+	 * for (it took the sleep's delay away, 1 run in 2 under ASan) */
+	for (int ust = 0; ust < 2; ust++) {
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
+		if (ust)
+			ecp_test_task(&s, 121, 51, 50, 50, 50, 0);
+		ecp_test_task(&s, 320, 50, 50, MAIN, MAIN, 1);
+		ecp_test_switch(&s, MAIN, 0, 0, 0);
+		ecp_test_switch(&s, MAIN, 120, 1, 0);
+		ecp_test_switch(&s, 50, 120, 0, 0);
+		ecp_test_switch(&s, 50, 150, 1, 0); /* asleep 150..250 */
+		if (ust) {
+			ecp_test_switch(&s, 51, 200, 0, 0);
+			ecp_test_switch(&s, 51, 210, 1, 0);
+		}
+		ecp_test_switch(&s, 50, 250, 0, 0);
+		ecp_test_switch(&s, 50, 320, 1, 0);
+		ecp_test_switch(&s, MAIN, 330, 0, 0);
+		ecp_test_switch(&s, MAIN, 400, 1, 0);
+		ecp_test_comm(&s, 50, "sleep"); /* it exec'd */
+		if (ust)
+			ecp_test_comm(&s, 51, "sleep-ust");
+		start_main(&s, 0);
+		ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
+		ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, 25, 50, 0);
+		ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		struct ecp_model *m = build_ok(&s, NULL);
+		const struct ecp_thread *c = &m->threads[1];
+		assert_int_equal(c->tid, 50);
+		assert_int_equal(c->n_segments, 2);
+		const struct ecp_segment *first = &m->segments[c->first_segment];
+		const struct ecp_segment *work = &m->segments[c->first_segment + 1];
+		assert_int_equal(first->length, 0);
+		assert_int_equal(work->delay, 100);
+		assert_int_equal(work->length, 100);
+		assert_true(ecp_test_has_edge(m, ecp_test_seg(m, 0, 0), c->first_segment,
+					      ECP_EDGE_CREATE));
+		assert_true(ecp_test_has_edge(
+		    m, c->first_segment + 1,
+		    ecp_test_seg(m, 0, m->threads[0].n_segments - 1), ECP_EDGE_JOIN));
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+	}
 }
 
 /* A shell pipeline `gzip | bzip2`: main forks 50 (gzip) at 100 and 60

@@ -83,6 +83,10 @@ struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 	for (size_t i = 0; i < s->n_tasks; i++)
 		if (ecp_builder_push_task(b, &s->tasks[i]) < 0)
 			goto out;
+	/* as the sched trace's names come, while it is read */
+	for (size_t i = 0; i < s->n_comms; i++)
+		if (ecp_builder_note_comm(b, s->comms[i].tid, s->comms[i].name) < 0)
+			goto out;
 	for (size_t i = 0; i < s->n; i++)
 		if (ecp_builder_push(b, &s->ev[i], err) < 0)
 			goto out;
