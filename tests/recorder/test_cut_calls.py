@@ -32,7 +32,10 @@ def main():
     # where a tick can take less CPU than its wall time suggests
     check(recorded >= ticks - 10,
           'the cut worker lost %d of its %d ticks' % (ticks - recorded, ticks))
-    check(recorded <= ticks + 1, '%d ticks recorded for %d made' % (recorded, ticks))
+    # the worker goes on between main's count and the process's end (main's
+    # printf, exit's handlers, the agent's and LTTng-UST's at exit): 2 more
+    # ticks were seen in a CI run; a tick counted twice would be ~2x
+    check(recorded <= ticks + 5, '%d ticks recorded for %d made' % (recorded, ticks))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
