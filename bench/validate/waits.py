@@ -57,12 +57,12 @@ def cases(rec_waits, work):
         ('node, libuv pool of 4', ['node', pool], 'node'),
         ('esbuild (Go)', ['esbuild', '--bundle', '--minify', esb_index,
                           '--outfile=' + os.path.join(work, 'esb', 'out.js')], 'esbuild'),
-        # the JVM sized as two CPUs in every run (its pool would follow the
-        # CPUs it is pinned to otherwise): the same program at every P
-        ('java parallel stream (OpenJDK)',
-         ['java', '-XX:ActiveProcessorCount=2', '-cp', java_dir or '.', 'Par', '400000'],
-         'java' if java_dir else 'javac'),
     ]
+    if java_dir:  # javac found: the JVM sized as two CPUs in every run (its
+        # pool would follow the CPUs it is pinned to otherwise)
+        tools.append(('java parallel stream (OpenJDK)',
+                      ['java', '-XX:ActiveProcessorCount=2', '-cp', java_dir, 'Par', '400000'],
+                      'java'))
     for name, cmd, tool in tools:
         if shutil.which(tool):
             env = {'UV_THREADPOOL_SIZE': '4'} if tool == 'node' else {}

@@ -68,13 +68,18 @@ struct held_rec {
 	bool open; /* an open taking (else a last release) */
 };
 
+/* Lock i is still held, exclusively or by readers, when the trace ends. */
+static bool held_at_end(const struct ecp_builder *b, size_t i)
+{
+	const struct block *l = &ECP_VEC_AT(&b->locks, struct block, i);
+	return l->holder != ECP_NO_ID || l->readers > 0;
+}
+
 int bld_locks_held_at_end(struct ecp_builder *b)
 {
 	size_t n_locks = b->locks.len, n_held = 0;
-	for (size_t i = 0; i < n_locks; i++) {
-		const struct block *l = &ECP_VEC_AT(&b->locks, struct block, i);
-		n_held += l->holder != ECP_NO_ID || l->readers > 0;
-	}
+	for (size_t i = 0; i < n_locks; i++)
+		n_held += held_at_end(b, i);
 	if (!n_held)
 		return 0;
 	bool *cand = calloc(n_locks, sizeof(*cand));
@@ -86,8 +91,7 @@ int bld_locks_held_at_end(struct ecp_builder *b)
 	if (!cand || !slots)
 		goto out;
 	for (size_t i = 0; i < n_locks; i++) {
-		const struct block *l = &ECP_VEC_AT(&b->locks, struct block, i);
-		cand[i] = l->holder != ECP_NO_ID || l->readers > 0;
+		cand[i] = held_at_end(b, i);
 		slots[i].last_release = slots[i].open_take = ECP_NO_ID;
 	}
 	/* every thread's last releases and open takings of those locks */
