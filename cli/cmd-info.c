@@ -41,6 +41,7 @@ static int parse(int argc, char **argv, struct info_options *o)
 			fmt = a + 9;
 		} else if (!strcmp(a, "--allow-loss")) {
 			o->allow_loss = true;
+			continue;
 		} else if (!strcmp(a, "--allow-inconsistent")) {
 			o->allow_inconsistent = true;
 			continue;

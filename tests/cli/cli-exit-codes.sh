@@ -38,4 +38,27 @@ check 2 "record --sample-freq 0" "$ECP" record --sample-freq 0 -- true
 check 2 "record --sample-freq 60000" "$ECP" record --sample-freq 60000 -- true
 check 2 "report --by bogus" "$ECP" report --by bogus
 check 2 "report --functions-from bogus" "$ECP" report --functions-from bogus
+# Every option each analysis command lists in its --help, before and after a
+# trace that does not exist: an error with a documented status, never a
+# signal (`info --allow-loss` once read a format it had not been given and
+# crashed).  record is left out: it runs what it is given.
+tried=0
+for c in info report scan whatif compare viz export; do
+	for o in $("$ECP" "$c" --help | sed -n 's/^  *\(--[a-z][a-z-]*\).*/\1/p'); do
+		for args in "$o /nonexistent-trace" "/nonexistent-trace $o"; do
+			# shellcheck disable=SC2086 # the option and the path are two words
+			"$ECP" "$c" $args >/dev/null 2>&1
+			got=$?
+			tried=$((tried + 1))
+			if [ "$got" -ge 128 ] || [ "$got" -eq 0 ]; then
+				echo "FAIL: ecp $c $args: exit $got"; fail=1
+			fi
+		done
+	done
+done
+if [ "$tried" -lt 60 ]; then
+	echo "FAIL: only $tried option cases ran (the --help option lists were not read)"; fail=1
+else
+	echo "ok: $tried option cases on a missing trace"
+fi
 exit $fail
