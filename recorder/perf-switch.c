@@ -9,8 +9,15 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 2 MiB of records: ~50 000 switches between two drains (every 50 ms). */
-#define DATA_PAGES 512
+/* 8 MiB of records: ~350 000 switches between two drains.  The driver
+ * drains at least every 20 ms, but on a busy machine it waits for a CPU:
+ * with three busy loops on its CPU a ping-pong of 400 000 switches a second
+ * lost 32 000 to 714 000 of them with 2 MiB (bench/recorder/loaded-loss.sh).
+ * The ring is only the program's CPUs', and it is halved down to
+ * MIN_PAGES where the locked-memory limit refuses it (an unprivileged
+ * user's perf_event_mlock_kb is 516 KiB). */
+#define DATA_PAGES 2048
+#define MIN_PAGES  64
 
 /* With sample_id_all, every record ends with these (sample_type TID|TIME). */
 struct sample_id {
@@ -57,7 +64,7 @@ int ecp_perf_switch_init(struct ecp_perf_switch *ps, const int *fds, size_t n, p
 	ps->emit = emit;
 	if (n > ECP_PERF_MAX_CPUS)
 		n = ECP_PERF_MAX_CPUS;
-	return ecp_perf_rings_map(ps->rings, fds, n, DATA_PAGES, DATA_PAGES / 8,
+	return ecp_perf_rings_map(ps->rings, fds, n, DATA_PAGES, MIN_PAGES,
 				  "context switches", &ps->n_rings, err);
 }
 

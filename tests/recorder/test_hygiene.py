@@ -106,6 +106,15 @@ def main():
     p = rec([], 'signals', preexec_fn=ignore)
     check('SIGHUP=ign SIGINT=ign SIGTERM=dfl' in p.stdout, 'nohup: dispositions: %s' % p.stdout)
 
+    # the driver's drain runs at a higher priority where it may
+    # (recorder/record.c, DRIVER_NICE): the program keeps its caller's
+    p = subprocess.run([exe, 'record', '-q', '-f', '-o', os.path.join(work, 'n'), '--',
+                        'nice'], cwd=work, env=env, capture_output=True, text=True,
+                       timeout=120)
+    check(p.returncode == 0 and p.stdout.strip() == str(os.nice(0)),
+          'niceness: the program ran at %r, its caller at %d: %s' %
+          (p.stdout.strip(), os.nice(0), p.stderr))
+
     # fork without exec
     p = rec([], 'forkwork')
     check(p.returncode == 0 and 'child_status=7' in p.stdout, 'fork: %s %s' % (p.stdout, p.stderr))
