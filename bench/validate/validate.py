@@ -188,13 +188,16 @@ def study(opts, name, out):
     if trace:
         try:
             scan = run_ecp(opts.ecp, ["scan", trace, "-P", plist, "--top", "100",
-                                      "--format", "json"])
+                                      "--format", "json"] +
+                           (["--sched", "linux"] if opts.sched_linux else []))
             procs = scan["processors"]
             res["predicted"]["processors"] = procs
             res["predicted"]["makespan_ns"] = scan["makespan_ns"]
             res["predicted"]["work_ns"] = scan.get("work_ns")
             res["predicted"]["span_ns"] = scan.get("span_ns")
             res["predicted"]["crossovers"] = scan.get("crossovers", [])
+            if "makespan_linux_ns" in scan:
+                res["predicted"]["linux_ns"] = scan["makespan_linux_ns"]
             if opts.task_oracle:
                 # the oracle of tests/recorder/task_oracle.py on the same
                 # recording: its tasks dealt by the runtime's rules
@@ -274,8 +277,10 @@ def report(res, w):
             "P=%d %.3f/%.3f s (%+.1f%%)" % (p, t / 1e9, o / 1e9, pct(t / 1e9, o / 1e9))
             for p, t, o in zip(procs, pred["makespan_ns"], pred["oracle_ns"])))
     T = pred.get("makespan_ns") or pred.get("baseline_ns")
-    w.write("  %3s %11s %11s %8s %11s %8s %9s\n" % ("P", "predicted s", "median s", "error %",
-                                                     "best s", "error %", "cpu s"))
+    lx = pred.get("linux_ns")
+    w.write("  %3s %11s %11s %8s %11s %8s %9s%s\n" % (
+        "P", "predicted s", "median s", "error %", "best s", "error %", "cpu s",
+        "  linux s  error %  error % (best)" if lx else ""))
     allp = sorted(set(procs) | set(meas["processors"]))
     for p in allp:
         tp = T[procs.index(p)] / 1e9 if T and p in procs else None
@@ -285,8 +290,15 @@ def report(res, w):
         cpu = meas["cpu"][im] if im is not None else None
         err = pct(tp, tm) if tp is not None and tm is not None else None
         errb = pct(tp, tb) if tp is not None and tb is not None else None
-        w.write("  %3d %11s %11s %8s %11s %8s %9s\n" % (p, fmt(tp), fmt(tm), fmt(err, "%+.1f"),
-                                                       fmt(tb), fmt(errb, "%+.1f"), fmt(cpu)))
+        tl = lx[procs.index(p)] / 1e9 if lx and p in procs else None
+        linux = ""
+        if lx:
+            linux = "  %7s  %7s  %14s" % (
+                fmt(tl), fmt(pct(tl, tm) if tl is not None and tm is not None else None, "%+.1f"),
+                fmt(pct(tl, tb) if tl is not None and tb is not None else None, "%+.1f"))
+        w.write("  %3d %11s %11s %8s %11s %8s %9s%s\n" % (
+            p, fmt(tp), fmt(tm), fmt(err, "%+.1f"), fmt(tb), fmt(errb, "%+.1f"), fmt(cpu),
+            linux))
     for p in meas["processors"]:
         cv = candidate_values(res, p)
         w.write("  P=%d  %-20s %9s %12s %13s %13s\n" % (
@@ -406,6 +418,9 @@ def main():
     ap.add_argument("--task-oracle", action="store_true",
                     help="also deal the recording's OpenMP tasks by the oracle of"
                     " tests/recorder/task_oracle.py (predicted.oracle_ns)")
+    ap.add_argument("--sched-linux", action="store_true",
+                    help="also predict with the Linux-like scheduler model (ecp scan --sched"
+                    " linux: predicted.linux_ns) and print it against the measured runs")
     ap.add_argument("--json", help="write all results as JSON here")
     ap.add_argument("--markdown", help="write the tables of docs/VALIDATION.md here")
     ap.add_argument("--from-json", help="no runs: re-print the results of an earlier --json")
