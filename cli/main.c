@@ -4,6 +4,8 @@
 #include "cli/commands.h"
 #include "ecp-config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static void print_main_usage(FILE *out)
@@ -26,6 +28,20 @@ static void print_main_usage(FILE *out)
 	      out);
 }
 
+/* An answer cut short by a full disk or a closed descriptor is an error,
+ * not exit 0 (the commands that print an answer check their writes; this
+ * is for the rest, such as --help).  The recorded program's status stays
+ * ecp record's. */
+static int check_stdout(const char *cmd, int rc)
+{
+	/* a command that failed has said why already */
+	if ((fflush(stdout) == 0 && !ferror(stdout)) || rc != ECP_EXIT_OK)
+		return rc;
+	fprintf(stderr, "ecp %s: error: writing the output failed: %s\n", cmd,
+		strerror(errno ? errno : EIO));
+	return strcmp(cmd, "record") ? ECP_EXIT_FAILED : rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -35,11 +51,11 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		print_main_usage(stdout);
-		return ECP_EXIT_OK;
+		return check_stdout("--help", ECP_EXIT_OK);
 	}
 	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
 		printf("ecp %s\n", ECP_VERSION);
-		return ECP_EXIT_OK;
+		return check_stdout("--version", ECP_EXIT_OK);
 	}
 	if (name[0] == '-') {
 		fprintf(stderr, "ecp: unknown option '%s'\nTry 'ecp --help'.\n", name);
@@ -55,6 +71,6 @@ int main(int argc, char **argv)
 		return ECP_EXIT_USAGE;
 	}
 	if (ecp_cli_wants_help(cmd, argc - 1, argv + 1))
-		return ECP_EXIT_OK;
-	return cmd->run(argc - 1, argv + 1);
+		return check_stdout(cmd->name, ECP_EXIT_OK);
+	return check_stdout(cmd->name, cmd->run(argc - 1, argv + 1));
 }

@@ -4,7 +4,9 @@
  * Written to a fresh temporary file beside the target (O_EXCL|O_NOFOLLOW, so
  * nothing planted in the output directory is followed) and renamed over the
  * target at the end: a symlink at the target path is replaced, never written
- * through, and an interrupted run never leaves half a file.  "-" is stdout. */
+ * through, and an interrupted run never leaves half a file.  "-" (and
+ * /dev/stdout) is stdout; a device, FIFO or socket is written in place, a
+ * block device or a directory refused. */
 #ifndef ECP_CLI_OUTPUT_H
 #define ECP_CLI_OUTPUT_H
 
@@ -13,7 +15,7 @@
 struct ecp_output {
 	FILE *file;
 	char *path;
-	char *tmp_path; /* NULL for stdout */
+	char *tmp_path; /* NULL for stdout, stderr and what is written in place */
 };
 
 /* Returns 0, or -1 with a message printed for `cmd`. */

@@ -61,4 +61,38 @@ if [ "$tried" -lt 60 ]; then
 else
 	echo "ok: $tried option cases on a missing trace"
 fi
+# Where the answer goes (cli/output.c, cli/main.c): a write that fails is
+# exit 1, never 0; a FIFO named with -o is written where it is (a device
+# or FIFO was replaced by a regular file: as root, `-o /dev/null` replaced
+# the system's /dev/null); a directory is refused.  Only FIFOs are made
+# here, so a regression cannot replace a node of the machine's.
+src=${ECP_SOURCE_ROOT:?ECP_SOURCE_ROOT must point at the source tree}/traces/samples/fig1
+work=$(mktemp -d "${TMPDIR:-/tmp}/ecp-cli-out.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp -r "$src" "$work/fig1"
+if [ -c /dev/full ]; then
+	for c in "report -P 2" "scan -P 1-2" "info" "export --format folded -o -" "report --help"; do
+		# shellcheck disable=SC2086 # the command and its options are words
+		"$ECP" $c "$work/fig1" >/dev/full 2>"$work/err"
+		got=$?
+		if [ "$got" -ne 1 ]; then
+			echo "FAIL: ecp $c > /dev/full: exit $got, want 1"; fail=1
+		elif ! grep -q "error" "$work/err"; then
+			echo "FAIL: ecp $c > /dev/full: no error message"; fail=1
+		else
+			echo "ok: ecp $c > /dev/full: exit 1"
+		fi
+	done
+fi
+mkfifo "$work/fifo"
+timeout 10 cat "$work/fifo" >"$work/from-fifo" &
+reader=$!
+check 0 "export -o FIFO" "$ECP" export "$work/fig1" --format folded -o "$work/fifo"
+wait "$reader"
+if [ ! -p "$work/fifo" ]; then
+	echo "FAIL: export -o FIFO replaced the FIFO"; fail=1
+elif ! grep -q '^main' "$work/from-fifo"; then
+	echo "FAIL: export -o FIFO: the reader got no folded stacks"; fail=1
+fi
+check 1 "export -o DIRECTORY" "$ECP" export "$work/fig1" --format folded -o "$work"
 exit $fail
