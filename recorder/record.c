@@ -307,6 +307,14 @@ static int prepare_output(const char *output, bool force, char *abs, size_t len,
 					     "output path too long: %s", output);
 	}
 	if (lstat(abs, &st) == 0) {
+		/* --force replaces only a directory: do not suggest it for a
+		 * file, a link or a FIFO */
+		if (!force && !S_ISDIR(st.st_mode))
+			return ecp_error_set(
+			    err, ECP_ERR_USAGE,
+			    "%s exists and is not a directory: a trace is "
+			    "a directory; record into another (-o DIR)",
+			    abs);
 		if (!force)
 			return ecp_error_set(
 			    err, ECP_ERR_USAGE,

@@ -72,6 +72,17 @@ def main():
     os.mkdir(empty)
     p = rec(empty, work)
     check(p.returncode == 0, 'an empty directory: %s' % p.stderr)
+    # a file where the trace would go: refused with and without --force,
+    # and only the directory case suggests --force
+    notes = os.path.join(work, 'notes.md')
+    with open(notes, 'w') as f:
+        f.write('keep me\n')
+    for args in (['-q'], ['-q', '--force']):
+        p = record(args + ['-o', notes], ['true'], cwd=work)
+        check(p.returncode == 2 and 'not a directory' in p.stderr and
+              '--force' not in p.stderr.split('\n')[0],
+              'a file at -o %s: exit %d: %s' % (args, p.returncode, p.stderr))
+    check(open(notes).read() == 'keep me\n', 'the file at -o was changed')
     # two at once into one directory: not both
     same = os.path.join(work, 'same')
     cmd = [ecp(), 'record', '-q', '--force', '-o', same, '--', 'sleep', '1']
