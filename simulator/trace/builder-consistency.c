@@ -11,11 +11,21 @@
  * records leave open: looked up in each tid's sealed list (sorted, its
  * open ends 0 and UINT64_MAX sorting first and last), not copied into one
  * sorted array of all of them (16 bytes per stay on a CPU, at the model
- * build's peak). */
+ * build's peak) -- unless the lookups list by list would be quadratic:
+ * thousands of short-lived threads, each dying on the CPU (an open end),
+ * each looked up in every tid's list (20,001 threads: 9 s of a 10 s
+ * analysis).  Then every switch-in and every switch-out is in one sorted
+ * array each. */
 struct switch_times {
 	uint64_t begin, end;         /* the trace's first and last timestamp */
 	const struct ecp_vec *lists; /* struct sched_list * */
+	uint64_t *all_in, *all_out;  /* NULL: looked up list by list */
+	size_t n_all_in, n_all_out;
 };
+
+/* Open ends times tids above which the switch times are merged: a million
+ * binary searches stay well under a second. */
+#define MERGE_LOOKUPS (1u << 20)
 
 /* The first of the sorted times v[0..n) after t, or `none`. */
 static uint64_t first_after(const uint64_t *v, size_t n, uint64_t t, uint64_t none)
@@ -54,6 +64,8 @@ static const struct sched_list *list_at(const struct switch_times *st, size_t i)
  * `none`. */
 static uint64_t first_in_after(const struct switch_times *st, uint64_t t, uint64_t none)
 {
+	if (st->all_in)
+		return first_after(st->all_in, st->n_all_in, t, none);
 	uint64_t best = UINT64_MAX;
 	bool found = false;
 	for (size_t i = 0; i < st->lists->len; i++) {
@@ -71,6 +83,8 @@ static uint64_t first_in_after(const struct switch_times *st, uint64_t t, uint64
  * never before), or `none`. */
 static uint64_t last_out_before(const struct switch_times *st, uint64_t t, uint64_t none)
 {
+	if (st->all_out)
+		return last_before(st->all_out, st->n_all_out, t, none);
 	uint64_t best = 0;
 	bool found = false;
 	for (size_t i = 0; i < st->lists->len; i++) {
@@ -106,6 +120,47 @@ static void collect_switch_times(const struct ecp_builder *b, struct switch_time
 			if (l->out[k - 1] != UINT64_MAX && l->out[k - 1] > st->end)
 				st->end = l->out[k - 1];
 	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every tid's closed switch-ins and switch-outs, each sorted in one array,
+ * where the open ends to look up times the tids exceed MERGE_LOOKUPS.  Out
+ * of memory, the lookups go list by list (slower, the same figures). */
+static void merge_switch_times(struct switch_times *st)
+{
+	size_t open = 0, stays = 0;
+	for (size_t i = 0; i < st->lists->len; i++) {
+		const struct sched_list *l = list_at(st, i);
+		stays += l->n;
+		for (size_t k = 0; k < l->n; k++)
+			open += (l->in[k] == 0) + (l->out[k] == UINT64_MAX);
+	}
+	if (!open || (double)open * (double)st->lists->len <= MERGE_LOOKUPS)
+		return;
+	st->all_in = malloc(stays * sizeof(uint64_t) + 1);
+	st->all_out = malloc(stays * sizeof(uint64_t) + 1);
+	if (!st->all_in || !st->all_out) {
+		free(st->all_in);
+		free(st->all_out);
+		st->all_in = st->all_out = NULL;
+		return;
+	}
+	for (size_t i = 0; i < st->lists->len; i++) {
+		const struct sched_list *l = list_at(st, i);
+		for (size_t k = 0; k < l->n; k++) {
+			if (l->in[k])
+				st->all_in[st->n_all_in++] = l->in[k];
+			if (l->out[k] != UINT64_MAX)
+				st->all_out[st->n_all_out++] = l->out[k];
+		}
+	}
+	qsort(st->all_in, st->n_all_in, sizeof(uint64_t), cmp_u64);
+	qsort(st->all_out, st->n_all_out, sizeof(uint64_t), cmp_u64);
 }
 
 /* The CPU time of one tid's sealed switch list within [from, to).  Its
@@ -189,6 +244,7 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 	}
 	struct switch_times st = {0};
 	collect_switch_times(b, &st);
+	merge_switch_times(&st);
 	for (size_t i = 0; i < b->threads.len; i++)
 		m->info.untracked_cpu_ns +=
 		    untracked_cpu(b, thread_at(b, (ecp_id)i), &m->threads[i], &st,
@@ -203,5 +259,7 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 		    sched_list_cpu(l, &st, 0, UINT64_MAX, &m->info.guessed_cpu_ns);
 		m->info.outside_threads++;
 	}
+	free(st.all_in);
+	free(st.all_out);
 	return 0;
 }

@@ -84,6 +84,49 @@ static void test_builder_notes_clocks_and_outside(void **state)
 	ecp_model_destroy(m);
 }
 
+/* n short-lived tids outside the model (LTTng-UST listeners by their
+ * names), one after another on the CPU, each dying there (a switch-in and no switch-out):
+ * each stay is closed by the next tid's switch-in, 100 ns later, the last by main's. With
+ * n = 1100 the open ends are looked up in one merged array of every tid's switch times
+ * (builder-consistency.c, MERGE_LOOKUPS), with n = 10 in each tid's list: the same
+ * figures either way. */
+static void check_short_lived(uint32_t n)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	const uint64_t t0 = 10000;
+	ecp_test_switch(&s, MAIN, 50, 0, 0);
+	ecp_test_switch(&s, MAIN, 600, 1, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		ecp_test_switch(&s, 1000 + i, t0 + 100ull * i, 0, 0);
+		ecp_test_comm(&s, 1000 + i, "prog-ust");
+	}
+	ecp_test_switch(&s, MAIN, t0 + 100ull * n, 0, 0);
+	ecp_test_switch(&s, MAIN, t0 + 100ull * n + 40, 1, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
+	ecp_test_ev(&s, MAIN, t0 + 100ull * n + 20, ECP_EV_THREAD_EXIT, H1, 0, 0)
+	    ->cpu_ns = 1000 + 500 + 20;
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	ecp_test_seq_finish(&s);
+	assert_int_equal(m->info.outside_threads, n);
+	assert_int_equal(m->info.outside_cpu_ns, 100ull * n);
+	assert_int_equal(m->info.guessed_cpu_ns, 100ull * n);
+	/* main: its clock at its first event, then its last 20 after its exit */
+	assert_int_equal(m->info.untracked_cpu_ns, 1000 + 20);
+	ecp_model_destroy(m);
+}
+
+static void test_short_lived_threads(void **state)
+{
+	(void)state;
+	check_short_lived(10);
+	check_short_lived(1100);
+}
+
 static void test_cache_keeps_them(void **state)
 {
 	(void)state;
@@ -340,6 +383,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builder_notes_clocks_and_outside),
+	    cmocka_unit_test(test_short_lived_threads),
 	    cmocka_unit_test(test_cache_keeps_them),
 	    cmocka_unit_test(test_ok),
 	    cmocka_unit_test(test_warning_names_thread),

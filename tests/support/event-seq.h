@@ -26,7 +26,7 @@ struct ecp_test_seq {
 	struct {
 		uint32_t tid;
 		char name[16];
-	} comms[8]; /* as the sched trace names tids (ecp_builder_set_comm) */
+	} comms[2048]; /* as the sched trace names tids (ecp_builder_set_comm) */
 	size_t n_comms;
 	struct ecp_task tasks[8]; /* fork and exit records (ecp_builder_push_task) */
 	size_t n_tasks;
@@ -45,7 +45,7 @@ struct ecp_event *ecp_test_ev(struct ecp_test_seq *s, uint32_t tid, uint64_t ts,
 void ecp_test_switch(struct ecp_test_seq *s, uint32_t tid, uint64_t ts, int out,
 		     int preempt);
 
-/* Names tid as a comm record of the sched trace would (at most 8). */
+/* Names tid as a comm record of the sched trace would (at most 2048). */
 void ecp_test_comm(struct ecp_test_seq *s, uint32_t tid, const char *name);
 
 /* A fork (exit 0) or exit (1) record of the sched trace, pushed before the
