@@ -190,6 +190,7 @@ ECP_AGENT_FN static void fold_add(struct ecp_thread *t, uint64_t addr, uint64_t 
 			s->addr = addr;
 			s->calls = 1;
 			s->total_tsc = ticks;
+			t->n_fold++;
 			return;
 		}
 	}
@@ -307,6 +308,9 @@ ECP_AGENT_FN void ecp_finish_frames(struct ecp_thread *t)
 	ecp_hook_cost_publish(t);
 	unwind_to(t, 0, ecp_tsc());
 	t->overflow = 0;
-	for (uint32_t i = 0; i < ECP_FOLD_SLOTS; i++)
+	/* A thread that folded no call skips the table: 24 KiB read and
+	 * written at every thread's end, before its last event, counted as
+	 * the program's work (20,000 short threads: 11% of their CPU time) */
+	for (uint32_t i = 0; t->n_fold && i < ECP_FOLD_SLOTS; i++)
 		fold_flush_slot(&t->fold[i]);
 }

@@ -81,7 +81,7 @@ struct ecp_thread {
 	uint64_t create_id;
 	void (*once_fn)(void); /* the init routine pthread_once is running */
 	bool once_ran;         /* it ran on this thread (once_end's `ran`) */
-	uint32_t n_fold;
+	uint32_t n_fold;       /* fold slots ever taken: none, no flush at the end */
 	/* the exit hooks' own time (with their entries'), the events they
 	 * wrote and the hooks, not yet added to the process's totals
 	 * (agent-func.c) */
