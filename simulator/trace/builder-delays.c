@@ -86,6 +86,10 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 			b->kid_waits_ns += k;
 		}
 	}
+	/* a sleep while children ran may be a loop that polls them */
+	if (d && !kids && !may_wait_for_child(th->delay_kind, ev) &&
+	    th->delay_kind != DELAY_WAIT_CHILD && th->delay_kind != 26)
+		bld_child_sleep(b, th, ev->ts, d);
 	/* a call that did not block is plain CPU time: no boundary */
 	if (!d && !kids)
 		return ECP_OK;

@@ -136,6 +136,9 @@ struct bthread {
 	ecp_id poll_seg;
 	bool in_delay;
 	uint64_t delay_kind; /* delay_begin's kind (EVENTS.md) */
+	/* its sleeps (and polls that timed out) while its child processes
+	 * had the CPU (bld_child_sleep_warning) */
+	uint64_t kid_sleeps, kid_sleep_ns;
 	/* A run of timed waits on one object that timed out (a progress
 	 * loop, builder-segments.c bld_timed_out): the object, the timeout
 	 * delay of the accumulating segment, and the closed segments that
@@ -539,6 +542,10 @@ int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, b
 int bld_child_cpu_seal(struct ecp_builder *b);
 uint64_t bld_child_cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to);
 int bld_child_cpu_warning(const struct ecp_builder *b, struct ecp_model *m);
+/* A sleep of th's that ended at `end`, delay d: counted when the program's
+ * children had the CPU meanwhile (bld_child_cpu_warning names them). */
+void bld_child_sleep(const struct ecp_builder *b, struct bthread *th, uint64_t end,
+		     uint64_t d);
 /* Whether the program's thread on the CPU just before `wake` (a switch-in)
  * was a child's, and it left the CPU blocked: it handed off (wrote and
  * waited for more, filled the pipe, exited). */
