@@ -42,7 +42,7 @@
  * edges and activities packed (issue 35: the cache of a sync-heavy trace
  * was 1.5x its CTF); 26: a poll a child's exit interrupted joins the
  * child (GNU make -j's pselect) */
-#define ECP_CACHE_FORMAT 31
+#define ECP_CACHE_FORMAT 32
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

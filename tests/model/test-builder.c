@@ -615,15 +615,21 @@ static void test_poll_ended_by_child_exit(void **state)
  * 120..330 while the child computes 120..320 (it writes; no event of its
  * is read).  The child left the CPU blocked (it exited, or waits for the
  * next job) just before main's wake: it handed off, and all 210 blocked
- * were waiting for it, no delay (its work is already in the model).  Had
- * the child been preempted there (main woken by something else), only its
- * 200 of CPU time are taken out: 10 stay.  A nanosleep keeps all 210, and
- * so does the read of a recording on two CPUs, where a child running says
- * nothing of what main waited for. */
+ * were waiting for it, no delay (its work is already in the model).  So
+ * it did when it was preempted at that very switch (main, which its write
+ * woke, took the CPU from it).  Had the child been preempted 20 us before
+ * main came in (something else ran between: main woken by something
+ * else), only its 200 of CPU time are taken out: 20,000 stay.  A
+ * nanosleep keeps all 210, and so does the read of a recording on two
+ * CPUs, where a child running says nothing of what main waited for. */
 static void test_read_while_child_ran(void **state)
 {
-	for (int shape = 0; shape < 4; shape++) {
-		bool preempted = shape == 1, sleep = shape == 2, two_cpus = shape == 3;
+	for (int shape = 0; shape < 5; shape++) {
+		bool preempted = shape == 1 || shape == 4, sleep = shape == 2,
+		     two_cpus = shape == 3, handed = shape == 0 || shape == 4;
+		/* main's switch-in, and what follows it, 20 us later when
+		 * something else ran after the child */
+		uint64_t late = shape == 1 ? 20000 - 10 : 0;
 		struct ecp_test_seq s;
 		ecp_test_seq_init(&s);
 		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
@@ -631,23 +637,24 @@ static void test_read_while_child_ran(void **state)
 		ecp_test_switch(&s, MAIN, 120, 1, 0);
 		ecp_test_switch(&s, 50, 120, 0, 0);
 		ecp_test_switch(&s, 50, 320, 1, preempted);
-		ecp_test_switch(&s, MAIN, 330, 0, 0);
-		ecp_test_switch(&s, MAIN, 400, 1, 0);
+		ecp_test_switch(&s, MAIN, 330 + late, 0, 0);
+		ecp_test_switch(&s, MAIN, 400 + late, 1, 0);
 		start_main(&s, 0);
 		uint64_t kind = sleep ? 0 : 7;
 		ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, kind, 3, 0);
-		ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, kind, sleep ? 0 : 4096, 0);
-		ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		ecp_test_ev(&s, MAIN, 335 + late, ECP_EV_DELAY_END, kind,
+			    sleep ? 0 : 4096, 0);
+		ecp_test_ev(&s, MAIN, 390 + late, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 		struct ecp_builder_options two = {.clock = ECP_CLOCK_PERF_SWITCH,
 						  .keep_calls = true,
 						  .trace_path = "synthetic",
 						  .recorded_cpus = 2};
 		struct ecp_model *m = build_ok(&s, two_cpus ? &two : NULL);
 		/* a wait that was all for the child is no boundary either */
-		assert_int_equal(m->threads[0].n_segments, shape ? 3 : 2);
-		assert_int_equal(thread_delay(m, 0), sleep || two_cpus ? 210
-						     : preempted       ? 10
-								       : 0);
+		assert_int_equal(m->threads[0].n_segments, handed ? 2 : 3);
+		assert_int_equal(thread_delay(m, 0), sleep || two_cpus      ? 210
+						     : preempted && !handed ? 20000
+									    : 0);
 		assert_int_equal(
 		    ecp_test_has_warning(m, "1 blocking reads or polls of the "
 					    "program's threads waited while "
@@ -717,43 +724,47 @@ static void test_child_sleep_is_delay(void **state)
 /* A shell pipeline `gzip | bzip2`: main forks 50 (gzip) at 100 and 60
  * (bzip2) at 105 and waits.  bzip2 runs 110..120 and blocks on its empty
  * pipe; the CPU is idle 120..130; gzip runs 130..200 and leaves the CPU
- * blocked (its pipe full) or preempted; bzip2 runs 200..300.  bzip2's 80
- * blocked were waiting for gzip, inside the program: when gzip handed off
- * none is a delay; when it was preempted (bzip2 woken by something else)
- * only the 10 idle are.  Read as all delay, a pipeline's stages waited out
- * each other's CPU time and `cat | gzip | bzip2 | wc` was predicted 0.88x
- * on two CPUs. */
+ * blocked (its pipe full), or is preempted at that very switch (bzip2,
+ * which its write woke, takes the CPU), or is preempted 20 us before bzip2
+ * comes in (something else ran between); bzip2 then runs for 100.  bzip2's
+ * blocked time was waiting for gzip, inside the program: when gzip handed
+ * off none is a delay; when it was preempted long before (bzip2 woken by
+ * something else) what gzip did not run is (the 10 idle and the 20 us).
+ * Read as all delay, a pipeline's stages waited out each other's CPU time
+ * and `cat | gzip | bzip2 | wc` was predicted 0.88x on two CPUs. */
 static void test_pipeline_child_waits_for_sibling(void **state)
 {
-	for (int preempted = 0; preempted < 2; preempted++) {
+	for (int shape = 0; shape < 3; shape++) {
+		bool preempted = shape > 0;
+		uint64_t late = shape == 2 ? 20000 : 0; /* from bzip2's wake on */
 		struct ecp_test_seq s;
 		ecp_test_seq_init(&s);
 		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
 		ecp_test_task(&s, 105, 60, 60, MAIN, MAIN, 0);
-		ecp_test_task(&s, 300, 60, 60, MAIN, MAIN, 1);
-		ecp_test_task(&s, 310, 50, 50, MAIN, MAIN, 1);
+		ecp_test_task(&s, 300 + late, 60, 60, MAIN, MAIN, 1);
+		ecp_test_task(&s, 310 + late, 50, 50, MAIN, MAIN, 1);
 		ecp_test_switch(&s, MAIN, 0, 0, 0);
 		ecp_test_switch(&s, MAIN, 110, 1, 0);
 		ecp_test_switch(&s, 60, 110, 0, 0);
 		ecp_test_switch(&s, 60, 120, 1, 0);
 		ecp_test_switch(&s, 50, 130, 0, 0);
 		ecp_test_switch(&s, 50, 200, 1, preempted);
-		ecp_test_switch(&s, 60, 200, 0, 0);
-		ecp_test_switch(&s, 60, 300, 1, 0);
-		ecp_test_switch(&s, 50, 300, 0, 0);
-		ecp_test_switch(&s, 50, 310, 1, 0);
-		ecp_test_switch(&s, MAIN, 315, 0, 0);
-		ecp_test_switch(&s, MAIN, 330, 1, 0);
+		ecp_test_switch(&s, 60, 200 + late, 0, 0);
+		ecp_test_switch(&s, 60, 300 + late, 1, 0);
+		ecp_test_switch(&s, 50, 300 + late, 0, 0);
+		ecp_test_switch(&s, 50, 310 + late, 1, 0);
+		ecp_test_switch(&s, MAIN, 315 + late, 0, 0);
+		ecp_test_switch(&s, MAIN, 330 + late, 1, 0);
 		ecp_test_comm(&s, 50, "gzip");
 		ecp_test_comm(&s, 60, "bzip2");
 		start_main(&s, 0);
 		ecp_test_ev(&s, MAIN, 108, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
-		ecp_test_ev(&s, MAIN, 320, ECP_EV_DELAY_END, 25, 50, 0);
-		ecp_test_ev(&s, MAIN, 325, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		ecp_test_ev(&s, MAIN, 320 + late, ECP_EV_DELAY_END, 25, 50, 0);
+		ecp_test_ev(&s, MAIN, 325 + late, ECP_EV_PROCESS_EXIT, 0, 0, 0);
 		struct ecp_model *m = build_ok(&s, NULL);
 		ecp_id bz = m->threads[1].tid == 60 ? 1 : 2;
 		assert_int_equal(m->threads[bz].tid, 60);
-		assert_int_equal(thread_delay(m, bz), preempted ? 10 : 0);
+		assert_int_equal(thread_delay(m, bz), shape == 2 ? 10 + late : 0);
 		assert_int_equal(thread_delay(m, 3 - bz), 0);
 		ecp_model_destroy(m);
 		ecp_test_seq_finish(&s);
