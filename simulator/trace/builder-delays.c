@@ -86,7 +86,8 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 			b->kid_waits_ns += k;
 		}
 	}
-	/* a sleep while children ran may be a loop that polls them */
+	/* a sleep, or a poll that timed out, while children ran may be a loop
+	 * that polls them (not a wait for them, kind 25, or a sigwait, 26) */
 	if (d && !kids && !may_wait_for_child(th->delay_kind, ev) &&
 	    th->delay_kind != DELAY_WAIT_CHILD && th->delay_kind != 26)
 		bld_child_sleep(b, th, ev->ts, d);
