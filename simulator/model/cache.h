@@ -41,8 +41,12 @@
  * waiting thread runs only its own children, newest first); 23: segments,
  * edges and activities packed (issue 35: the cache of a sync-heavy trace
  * was 1.5x its CTF); 26: a poll a child's exit interrupted joins the
- * child (GNU make -j's pselect) */
-#define ECP_CACHE_FORMAT 32
+ * child (GNU make -j's pselect); 29-32: a child's exit hands off to the
+ * wait it ends (rustc's link, GNU parallel's reads), a sem_trywait keeps
+ * a poll's wake-up, hand-offs by preemption, the sleeps of a thread that
+ * polls its children; 33: a child held while LTTng-UST registers in it is
+ * the recorder's, no delay */
+#define ECP_CACHE_FORMAT 33
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -67,6 +67,20 @@ int bld_ev_delay(struct ecp_builder *b, struct bthread *th, const struct ecp_eve
 	if (is_poll(th->delay_kind) && (int64_t)ev->b < 0 && b->procs.len &&
 	    bld_child_ended_poll(b, th->delay_ts, ev->ts))
 		kids = bld_child_wait(b, th, ev->ts, false);
+	/* the part of it in which a child process was held while LTTng-UST
+	 * registered in it is the recorder's (builder-registration.c) */
+	if (d && !kids && b->reg_marks.len && may_wait_for_child(th->delay_kind, ev)) {
+		if (bld_registration_update(b) < 0)
+			return bld_nomem(err);
+		uint64_t r = bld_registration_in(b, th->delay_ts, ev->ts);
+		if (r > d)
+			r = d;
+		if (r) {
+			d -= r;
+			b->reg_taken++;
+			b->reg_taken_ns += r;
+		}
+	}
 	/* the part of a read's or poll's blocked time that the program's
 	 * children had the CPU is waiting for them (builder-child-cpu.c) */
 	if (d && !kids && b->n_kid && may_wait_for_child(th->delay_kind, ev)) {

@@ -331,6 +331,14 @@ struct ecp_builder {
 	uint64_t *stay_cum;
 	size_t n_stays;
 	uint64_t kid_waits, kid_waits_ns;
+	/* LTTng-UST registering in child processes (builder-registration.c):
+	 * the listeners' statedump ends, (from, to) windows merged, by from;
+	 * the delays it took back */
+	struct ecp_vec reg_marks; /* struct reg_mark */
+	size_t reg_seen;
+	uint64_t *reg_iv;
+	size_t n_reg;
+	uint64_t reg_taken, reg_taken_ns;
 	uint64_t cut_blocked, cut_running, cut_running_ns;
 	uint64_t cut_tids[CUT_NAMED];
 	/* timed waits that timed out: all, and those a later wake-up on the
@@ -540,6 +548,15 @@ int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
 int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
 /* builder-child-cpu.c: the children's CPU time in [from, to) */
 int bld_child_cpu_seal(struct ecp_builder *b);
+/* The child registration windows from the statedump ends noted so far
+ * (after the seal); then the recorder's time in [from, to): the windows'
+ * part of it that no child had the CPU.  A warning saying how much. */
+int bld_registration_update(struct ecp_builder *b);
+uint64_t bld_registration_in(const struct ecp_builder *b, uint64_t from, uint64_t to);
+/* The same, of process pid's own windows only. */
+uint64_t bld_registration_of(const struct ecp_builder *b, uint64_t pid, uint64_t from,
+			     uint64_t to);
+int bld_registration_warning(const struct ecp_builder *b, struct ecp_model *m);
 uint64_t bld_child_cpu_in(const struct ecp_builder *b, uint64_t from, uint64_t to);
 int bld_child_cpu_warning(const struct ecp_builder *b, struct ecp_model *m);
 /* A sleep of th's that ended at `end`, delay d: counted when the program's

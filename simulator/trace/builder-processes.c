@@ -325,6 +325,15 @@ int bld_child_delays(struct ecp_builder *b)
 		if (to <= from)
 			continue;
 		uint64_t delay = bld_child_own_delay(b, l, from, to);
+		/* LTTng-UST held it while registering: the recorder's */
+		uint64_t reg = delay ? bld_registration_of(b, p->pid, from, to) : 0;
+		if (reg > delay)
+			reg = delay;
+		if (reg) {
+			b->reg_taken++;
+			b->reg_taken_ns += reg;
+		}
+		delay -= reg;
 		if (!delay)
 			continue;
 		/* a delay is between two segments of a thread (model.h): an

@@ -87,6 +87,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 			      ? 4 * opts->event_cost_ps / 1000u
 			      : 1000;
 	ecp_vec_init(&b->sched_lists, sizeof(struct sched_list *));
+	ecp_vec_init(&b->reg_marks, 2 * sizeof(uint64_t));
 	ecp_vec_init(&b->samp_lists, sizeof(struct samp_list *));
 	ecp_vec_init(&b->samp_frames, 2 * sizeof(uint64_t));
 	ecp_vec_init(&b->samp_next, sizeof(ecp_id));
@@ -191,6 +192,8 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->exit_by_tid);
 	free(b->forks);
 	free(b->kid_iv);
+	free(b->reg_iv);
+	ecp_vec_finish(&b->reg_marks);
 	free(b->kid_cum);
 	free(b->stays);
 	free(b->stay_cum);

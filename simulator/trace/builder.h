@@ -102,6 +102,11 @@ int ecp_builder_set_comm(struct ecp_builder *b, uint64_t tid, const char *name);
  * ecp_builder_set_comm still names the threads at the end.  Returns 0, -1
  * when out of memory. */
 int ecp_builder_note_comm(struct ecp_builder *b, uint64_t tid, const char *name);
+/* An LTTng-UST listener thread `tid` wrote its statedump's end at `ts`
+ * (lttng_ust_statedump:end): it has registered, and a child process held
+ * by LTTng-UST's constructor until then runs on (builder-registration.c).
+ * Returns 0, -1 when out of memory. */
+int ecp_builder_note_registered(struct ecp_builder *b, uint64_t tid, uint64_t ts);
 /* Closes what is still open, resolves function names with `syms` (NULL: the
  * names are "0xADDR") and hands over the model.  The builder is then spent:
  * destroy it. */

@@ -30,6 +30,7 @@ enum class_kind {
 	K_BIN_INFO,
 	K_DLOPEN,
 	K_IGNORED_LTTNG,
+	K_UST_REGISTERED,
 	K_FOREIGN
 };
 
@@ -334,6 +335,8 @@ static void classify_lttng(const char *name, const bt_field_class *payload,
 		ci->baddr = member_index(payload, "baddr");
 		ci->memsz = member_index(payload, "memsz");
 		ci->path = member_index(payload, "path");
+	} else if (!strcmp(name, "lttng_ust_statedump:end")) {
+		ci->kind = K_UST_REGISTERED;
 	} else if (!strncmp(name, "lttng_ust_statedump:", 20) ||
 		   !strncmp(name, "lttng_ust_dl:", 13) ||
 		   !strncmp(name, "lttng_ust_lib:", 14)) {
@@ -684,6 +687,18 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 	case K_SCHED_SAMPLE_LOST:
 		if (r->cb->sample_lost)
 			r->cb->sample_lost(r->user, member_u64(payload, ci->f[0]));
+		return ECP_OK;
+	case K_UST_REGISTERED:
+		if (r->cb->registered && ci->vtid != NO_FIELD)
+			return r->cb->registered(
+				   r->user,
+				   member_u64(
+				       bt_event_borrow_common_context_field_const(event),
+				       ci->vtid),
+				   snapshot_ns(msg, ci->freq)) < 0
+				   ? ecp_error_set(r->err, ECP_ERR_NOMEM,
+						   "out of memory reading %s", r->label)
+				   : ECP_OK;
 		return ECP_OK;
 	case K_SCHED_OTHER:
 	case K_IGNORED_LTTNG:

@@ -25,6 +25,9 @@ struct ecp_ctf_callbacks {
 	/* may be NULL */
 	int (*object)(void *user, uint64_t baddr, uint64_t memsz, const char *path);
 	int (*comm)(void *user, uint64_t tid, const char *name);
+	/* may be NULL: an LTTng-UST listener thread's statedump ended (it
+	 * has registered; lttng_ust_statedump:end), at the trace clock */
+	int (*registered)(void *user, uint64_t tid, uint64_t ts);
 	int (*task)(void *user, const struct ecp_task *t);
 	/* perf samples and the file mappings that place their addresses
 	 * (ecp_sched:sample, ecp_sched:mmap); sample_lost counts dropped ones */

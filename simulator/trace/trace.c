@@ -333,6 +333,12 @@ static int on_comm(void *user, uint64_t tid, const char *name)
 	return ECP_OK;
 }
 
+static int on_registered(void *user, uint64_t tid, uint64_t ts)
+{
+	struct load_ctx *c = user;
+	return ecp_builder_note_registered(c->b, tid, ts) < 0 ? ECP_ERR_NOMEM : ECP_OK;
+}
+
 static int on_task(void *user, const struct ecp_task *t)
 {
 	struct load_ctx *c = user;
@@ -667,6 +673,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	struct ecp_ctf_callbacks cb = {.event = on_event,
 				       .object = on_object,
 				       .comm = on_comm,
+				       .registered = on_registered,
 				       .task = on_task,
 				       .mapping = on_mapping,
 				       .sample = on_sample,

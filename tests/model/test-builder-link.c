@@ -92,10 +92,106 @@ static void test_child_exit_hands_off(void **state)
 	}
 }
 
+/* std's Command::spawn: main forks KID at 100 and waits in recv (kind 9)
+ * from 100 to 200, off the CPU 100..195, for KID to exec.  KID runs
+ * 100..105 and is held by LTTng-UST's constructor while its listener UST
+ * registers: UST runs 105..110 and 140..145 (the session daemon works on
+ * another CPU meanwhile) and writes its statedump's end at 144; KID runs
+ * on 150..160 and is preempted there (main is woken 20 us later by its
+ * exec, which the records do not show).  KID's 15 of CPU are taken out as before, and
+ * now the window 105..144 too, the recorder's: 95 - 15 - 39 = 41 stay a
+ * delay, and the 20 us.  Without the statedump's end (an older trace) 80
+ * stay, and the 20 us. */
+static void test_fork_copy_registering_is_no_delay(void **state)
+{
+	(void)state;
+	/* main woken later than the switch after KID's preemption: not a
+	 * hand-off by KID (builder-child-cpu.c, HANDOFF_SWITCH_NS) */
+	const uint64_t late = 20000;
+	for (int marked = 0; marked < 2; marked++) {
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		ecp_test_task(&s, 100, KID, KID, MAIN, MAIN, 0);
+		ecp_test_task(&s, 104, UST, KID, KID, KID, 0);
+		ecp_test_comm(&s, KID, "rustc");
+		ecp_test_comm(&s, UST, "rustc-ust");
+		if (marked)
+			ecp_test_registered(&s, UST, 144);
+		ecp_test_switch(&s, MAIN, 0, 0, 0);
+		ecp_test_switch(&s, MAIN, 100, 1, 0);
+		ecp_test_switch(&s, KID, 100, 0, 0);
+		ecp_test_switch(&s, KID, 105, 1, 0);
+		ecp_test_switch(&s, UST, 105, 0, 0);
+		ecp_test_switch(&s, UST, 110, 1, 0);
+		ecp_test_switch(&s, UST, 140, 0, 0);
+		ecp_test_switch(&s, UST, 145, 1, 0);
+		ecp_test_switch(&s, KID, 150, 0, 0);
+		ecp_test_switch(&s, KID, 160, 1, 1);
+		ecp_test_switch(&s, MAIN, 195 + late, 0, 0);
+		ecp_test_switch(&s, MAIN, 400 + late, 1, 0);
+		ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1);
+		ecp_test_ev(&s, MAIN, 100, ECP_EV_DELAY_BEGIN, 9, 7, 0);
+		ecp_test_ev(&s, MAIN, 200 + late, ECP_EV_DELAY_END, 9, 0, 0);
+		ecp_test_ev(&s, MAIN, 390 + late, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		struct ecp_model *m = build_ok(&s);
+		assert_int_equal(m->threads[0].tid, MAIN);
+		assert_int_equal(thread_delay(m, 0), (marked ? 41 : 80) + late);
+		assert_int_equal(ecp_test_has_warning(m, "LTTng-UST registered"), marked);
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+	}
+}
+
+/* `sleep 0.1` run by the program: KID runs 120..125 and is held while
+ * UST registers (125..131, its statedump's end at 131), runs 131..150,
+ * sleeps 150..250 and runs to its exit at 320.  Its delay is its sleep,
+ * 100, not the 106 it was off the CPU (test_child_sleep_is_delay in
+ * test-builder.c: a listener that merely wakes during the sleep, with no
+ * statedump, takes nothing). */
+static void test_child_registering_is_not_its_delay(void **state)
+{
+	(void)state;
+	for (int marked = 0; marked < 2; marked++) {
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		ecp_test_task(&s, 100, KID, KID, MAIN, MAIN, 0);
+		ecp_test_task(&s, 124, UST, KID, KID, KID, 0);
+		ecp_test_task(&s, 320, KID, KID, MAIN, MAIN, 1);
+		ecp_test_comm(&s, KID, "sleep");
+		ecp_test_comm(&s, UST, "sleep-ust");
+		if (marked)
+			ecp_test_registered(&s, UST, 131);
+		ecp_test_switch(&s, MAIN, 0, 0, 0);
+		ecp_test_switch(&s, MAIN, 120, 1, 0);
+		ecp_test_switch(&s, KID, 120, 0, 0);
+		ecp_test_switch(&s, KID, 125, 1, 0);
+		ecp_test_switch(&s, UST, 125, 0, 0);
+		ecp_test_switch(&s, UST, 131, 1, 0);
+		ecp_test_switch(&s, KID, 131, 0, 0);
+		ecp_test_switch(&s, KID, 150, 1, 0);
+		ecp_test_switch(&s, KID, 250, 0, 0);
+		ecp_test_switch(&s, KID, 320, 1, 0);
+		ecp_test_switch(&s, MAIN, 330, 0, 0);
+		ecp_test_switch(&s, MAIN, 400, 1, 0);
+		ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, 0, H1);
+		ecp_test_ev(&s, MAIN, 115, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
+		ecp_test_ev(&s, MAIN, 335, ECP_EV_DELAY_END, 25, KID, 0);
+		ecp_test_ev(&s, MAIN, 390, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		struct ecp_model *m = build_ok(&s);
+		const struct ecp_thread *c = &m->threads[1];
+		assert_int_equal(c->tid, KID);
+		assert_int_equal(thread_delay(m, 1), marked ? 100 : 106);
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_child_exit_hands_off),
+	    cmocka_unit_test(test_fork_copy_registering_is_no_delay),
+	    cmocka_unit_test(test_child_registering_is_not_its_delay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

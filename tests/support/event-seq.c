@@ -69,6 +69,15 @@ void ecp_test_task(struct ecp_test_seq *s, uint64_t ts, uint32_t tid, uint32_t p
 						   .exit = exit != 0};
 }
 
+void ecp_test_registered(struct ecp_test_seq *s, uint32_t tid, uint64_t ts)
+{
+	if (s->n_registered >= sizeof(s->registered) / sizeof(s->registered[0]))
+		return;
+	s->registered[s->n_registered][0] = tid;
+	s->registered[s->n_registered][1] = ts;
+	s->n_registered++;
+}
+
 struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 				     const struct ecp_builder_options *opts,
 				     struct ecp_error *err)
@@ -86,6 +95,12 @@ struct ecp_model *ecp_test_seq_build(const struct ecp_test_seq *s,
 	/* as the sched trace's names come, while it is read */
 	for (size_t i = 0; i < s->n_comms; i++)
 		if (ecp_builder_note_comm(b, s->comms[i].tid, s->comms[i].name) < 0)
+			goto out;
+	/* read with the program's events, in time; before the waits they
+	 * end in every test */
+	for (size_t i = 0; i < s->n_registered; i++)
+		if (ecp_builder_note_registered(b, s->registered[i][0],
+						s->registered[i][1]) < 0)
 			goto out;
 	for (size_t i = 0; i < s->n; i++)
 		if (ecp_builder_push(b, &s->ev[i], err) < 0)

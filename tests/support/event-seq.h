@@ -30,6 +30,8 @@ struct ecp_test_seq {
 	size_t n_comms;
 	struct ecp_task tasks[8]; /* fork and exit records (ecp_builder_push_task) */
 	size_t n_tasks;
+	uint64_t registered[8][2]; /* (tid, ts): ecp_builder_note_registered */
+	size_t n_registered;
 };
 
 void ecp_test_seq_init(struct ecp_test_seq *s);
@@ -52,6 +54,10 @@ void ecp_test_comm(struct ecp_test_seq *s, uint32_t tid, const char *name);
  * events (at most 8). */
 void ecp_test_task(struct ecp_test_seq *s, uint64_t ts, uint32_t tid, uint32_t pid,
 		   uint32_t ppid, uint32_t ptid, int exit);
+
+/* An LTTng-UST listener thread's statedump end (lttng_ust_statedump:end)
+ * at ts: it has registered (at most 8). */
+void ecp_test_registered(struct ecp_test_seq *s, uint32_t tid, uint64_t ts);
 
 /* Pushes the sequence into a new builder (opts NULL: perf-switch clock, no
  * event cost, calls kept) and finishes it.  NULL with err filled on error. */
