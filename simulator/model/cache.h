@@ -45,8 +45,9 @@
  * wait it ends (rustc's link, GNU parallel's reads), a sem_trywait keeps
  * a poll's wake-up, hand-offs by preemption, the sleeps of a thread that
  * polls its children; 33: a child held while LTTng-UST registers in it is
- * the recorder's, no delay */
-#define ECP_CACHE_FORMAT 33
+ * the recorder's, no delay; 34: a tid the kernel gave again splits its
+ * switch records at the earlier thread's exit */
+#define ECP_CACHE_FORMAT 34
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

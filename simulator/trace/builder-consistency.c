@@ -180,11 +180,19 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 		to = st->end;
 	for (size_t i = 0; i < l->n; i++) {
 		uint64_t in = l->in[i], out = l->out[i];
-		bool open = !in || out == UINT64_MAX;
+		bool died = l->died && l->died[i];
+		bool open = !in || out == UINT64_MAX || died;
 		if (!in)
 			in = last_out_before(st, out, st->begin);
 		if (out == UINT64_MAX)
 			out = first_in_after(st, in, st->end);
+		/* a thread that died on the CPU ran past its exit record, until
+		 * another tid came in (before its tid's next thread did) */
+		if (died) {
+			out = first_in_after(st, out, out);
+			if (i + 1 < l->n && out > l->in[i + 1])
+				out = l->in[i + 1];
+		}
 		if (in < from)
 			in = from;
 		if (out > to)
@@ -219,7 +227,14 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 	uint64_t before = th->clock_first
 			      ? th->clock_first
 			      : sched_list_cpu(th->sched, st, 0, first_ts, guessed);
-	return before + sched_list_cpu(th->sched, st, th->last_ts, UINT64_MAX, guessed);
+	/* where the kernel gave its tid to a later thread, the stays from
+	 * that thread's first are not this one's */
+	uint64_t to = UINT64_MAX;
+	uint64_t died = bld_exit_between(b, th->tid, th->last_ts, UINT64_MAX);
+	uint64_t next = died ? first_after(th->sched->in, th->sched->n, died, 0) : 0;
+	if (next)
+		to = next;
+	return before + sched_list_cpu(th->sched, st, th->last_ts, to, guessed);
 }
 
 /* What the consistency check needs from the builder (simulator/model/consistency.h):

@@ -42,11 +42,18 @@ struct sched_rec {
 	uint8_t out, preempt;
 };
 
+struct tid_exit {
+	uint64_t tid, ts;
+};
+
 struct sched_list {
 	uint64_t tid;
 	struct ecp_vec recs; /* struct sched_rec, until sealed */
 	uint64_t *in, *out, *cum;
 	uint8_t *preempt; /* the switch-out ending interval i left it runnable */
+	/* interval i ends at the exit record of a thread that died on the
+	 * CPU, its tid given again later (NULL: none did) */
+	uint8_t *died;
 	size_t n;
 	size_t hint;
 };
@@ -266,6 +273,10 @@ struct ecp_builder {
 	uint64_t events, lost;
 	struct ecp_vec sched_lists; /* struct sched_list * */
 	struct ecp_hmap sched_by_tid;
+	/* every thread's exit record (struct tid_exit), sorted by tid and
+	 * time when the switch records are sealed: a tid the kernel gave
+	 * again to a later thread has one per thread that had it */
+	struct ecp_vec thread_exits;
 	struct ecp_vec samp_lists; /* struct samp_list * */
 	/* every sample's time per tid (their cost), ecp_builder_count_sample */
 	struct ecp_vec cost_lists; /* struct ecp_vec * of uint64_t, in time order */
@@ -547,6 +558,9 @@ int bld_split_forks(struct ecp_builder *b, struct bthread *th, uint64_t upto);
  * `mark` joined by th's next segment.  Returns their number, -1 no memory. */
 int bld_child_wait(struct ecp_builder *b, struct bthread *th, uint64_t end_ts, bool mark);
 /* builder-child-cpu.c: the children's CPU time in [from, to) */
+/* The first exit record of tid in (after, upto], or 0 (sealed lists). */
+uint64_t bld_exit_between(const struct ecp_builder *b, uint64_t tid, uint64_t after,
+			  uint64_t upto);
 int bld_child_cpu_seal(struct ecp_builder *b);
 /* The child registration windows from the statedump ends noted so far
  * (after the seal); then the recorder's time in [from, to): the windows'

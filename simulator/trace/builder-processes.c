@@ -37,6 +37,12 @@ int ecp_builder_push_task(struct ecp_builder *b, const struct ecp_task *t)
 {
 	if (ecp_hmap_put(&b->pid_of_tid, t->tid, t->pid) < 0)
 		return -1;
+	if (t->exit) {
+		struct tid_exit *x = ecp_vec_push(&b->thread_exits);
+		if (!x)
+			return -1;
+		*x = (struct tid_exit){.tid = t->tid, .ts = t->ts};
+	}
 	bool new_process = t->tid == t->pid && t->ppid != t->pid;
 	if (!t->exit && new_process) {
 		struct bproc *parent = proc_of_pid(b, t->ppid);

@@ -87,6 +87,7 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 			      ? 4 * opts->event_cost_ps / 1000u
 			      : 1000;
 	ecp_vec_init(&b->sched_lists, sizeof(struct sched_list *));
+	ecp_vec_init(&b->thread_exits, sizeof(struct tid_exit));
 	ecp_vec_init(&b->reg_marks, 2 * sizeof(uint64_t));
 	ecp_vec_init(&b->samp_lists, sizeof(struct samp_list *));
 	ecp_vec_init(&b->samp_frames, 2 * sizeof(uint64_t));

@@ -127,6 +127,59 @@ static void test_short_lived_threads(void **state)
 	check_short_lived(1100);
 }
 
+/* The kernel gives a tid again once its thread is gone (pid_max is 32,768
+ * by default: 60,000 threads reused 27,603 tids).  A (tid 7) runs
+ * 100..160 and dies on the CPU: no switch-out, its exit record at 160,
+ * main in at 170.  B, given tid 7 at 995, runs 1000..1060.  A's stay ends
+ * where main comes in, not at B's switch-out: outside their events A ran
+ * 150..170, B 1050..1060, each 5 before its first event (their clocks),
+ * main 10 before its first and 1190..1200 after its last.  Before, A's
+ * stay ran on to 1060 (B's switch-in was skipped as a second in): 910. */
+static void test_tid_given_again(void **state)
+{
+	(void)state;
+	const uint32_t tid = 7;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_task(&s, 95, tid, MAIN, MAIN, MAIN, 0);
+	ecp_test_task(&s, 160, tid, MAIN, MAIN, MAIN, 1);
+	ecp_test_task(&s, 995, tid, MAIN, MAIN, MAIN, 0);
+	ecp_test_task(&s, 1058, tid, MAIN, MAIN, MAIN, 1);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 100, 1, 0);
+	ecp_test_switch(&s, tid, 100, 0, 0);
+	ecp_test_switch(&s, MAIN, 170, 0, 0);
+	ecp_test_switch(&s, MAIN, 990, 1, 0);
+	ecp_test_switch(&s, tid, 1000, 0, 0);
+	ecp_test_switch(&s, tid, 1060, 1, 0);
+	ecp_test_switch(&s, MAIN, 1070, 0, 0);
+	ecp_test_switch(&s, MAIN, 1200, 1, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 10;
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_CREATE, 1, R2, 1);
+	ecp_test_ev(&s, tid, 110, ECP_EV_THREAD_START, 1, R2, H2)->cpu_ns = 5;
+	ecp_test_ev(&s, tid, 150, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 980, ECP_EV_THREAD_CREATE, 2, R2, 1);
+	ecp_test_ev(&s, tid, 1010, ECP_EV_THREAD_START, 2, R2, H2 + 1)->cpu_ns = 5;
+	ecp_test_ev(&s, tid, 1050, ECP_EV_THREAD_EXIT, H2 + 1, 0, 0);
+	ecp_test_ev(&s, MAIN, 1190, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	ecp_test_seq_finish(&s);
+	assert_int_equal(m->n_threads, 3);
+	/* each thread's work is its own: A 110..150, B 1010..1050 */
+	for (uint32_t t = 1; t <= 2; t++) {
+		uint64_t work = 0;
+		for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
+			work += m->segments[m->threads[t].first_segment + k].length;
+		assert_int_equal(work, 40);
+	}
+	assert_int_equal(m->info.untracked_cpu_ns, (10 + 10) + (5 + 20) + (5 + 10));
+	ecp_model_destroy(m);
+}
+
 static void test_cache_keeps_them(void **state)
 {
 	(void)state;
@@ -384,6 +437,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builder_notes_clocks_and_outside),
 	    cmocka_unit_test(test_short_lived_threads),
+	    cmocka_unit_test(test_tid_given_again),
 	    cmocka_unit_test(test_cache_keeps_them),
 	    cmocka_unit_test(test_ok),
 	    cmocka_unit_test(test_warning_names_thread),
