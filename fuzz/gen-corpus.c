@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "fuzz/builder-format.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 
 struct seed {
 	uint8_t b[1024];

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "fuzz/builder-format.h"
 #include "simulator/trace/builder.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 
 /* Thread names: ordinary, empty, long, not UTF-8, with control and format
  * characters -- they end up in the model's strings and in messages. */

@@ -22,7 +22,7 @@
 
 #include "common/error.h"
 #include "simulator/model/dag.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 #include "simulator/replay/replay.h"
 
 #define WORKERS   63u

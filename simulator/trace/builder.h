@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 #include "simulator/model/model.h"
 #include "simulator/symbols/symbols.h"
 

@@ -22,8 +22,9 @@ LAYERS = {
     "recorder": 1,
     "simulator/symbols": 2,
     "simulator/replay": 2,
-    "simulator/trace": 3,
+    "simulator/ctf": 3,
     "ecp": 3,
+    "simulator/trace": 4,
     "answers": 4,
     "cli": 5,
 }

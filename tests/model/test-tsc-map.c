@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the TSC -> CLOCK_MONOTONIC map (simulator/trace/tsc-map.c):
+/* Unit tests of the TSC -> CLOCK_MONOTONIC map (simulator/ctf/tsc-map.c):
  * exact at anchors, linear between them, continuous and non-decreasing
  * across them (whatever the anchors' rates), anchors that would bend it
  * back are dropped, the first and last segments extend beyond the ends. */
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "simulator/trace/tsc-map.h"
+#include "simulator/ctf/tsc-map.h"
 
 static void test_interpolation(void **state)
 {

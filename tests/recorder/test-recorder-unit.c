@@ -23,7 +23,7 @@
 #include "recorder/meta.h"
 #include "recorder/perf-switch.h"
 #include "recorder/agent/tsc.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 
 /* ---- metadata ---- */
 
@@ -138,7 +138,7 @@ static char *read_whole(const char *path)
 	return b;
 }
 
-/* Every event of the reader's catalogue (simulator/trace/event-catalog.h) is
+/* Every event of the reader's catalogue (simulator/ctf/event-catalog.h) is
  * defined by its provider's tracepoint header and documented in
  * recorder/EVENTS.md: the three cannot drift apart. */
 static void test_events_catalogued(void **state)

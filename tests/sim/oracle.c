@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 
 #define NONE UINT32_MAX
 

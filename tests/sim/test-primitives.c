@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "simulator/model/dag.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 #include "simulator/replay/replay.h"
 #include "tests/sim/mb.h"
 

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 #include "tests/support/event-seq.h"
 
 enum ecp_ctf_schema { ECP_CTF_MAIN, ECP_CTF_SCHED, ECP_CTF_FOREIGN };

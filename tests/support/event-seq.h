@@ -17,7 +17,7 @@
 
 #include "common/error.h"
 #include "simulator/trace/builder.h"
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 #include "simulator/model/model.h"
 
 struct ecp_test_seq {

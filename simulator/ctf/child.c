@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "simulator/trace/child.h"
+#include "simulator/ctf/child.h"
 
 #include <errno.h>
 #include <signal.h>

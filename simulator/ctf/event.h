@@ -14,7 +14,7 @@
 
 #include "simulator/model/model.h" /* the lock kinds and modes events carry */
 #include "simulator/symbols/sample.h"
-#include "simulator/trace/event-catalog.h"
+#include "simulator/ctf/event-catalog.h"
 
 /* One per row of the catalogue (event-catalog.h), in its order. */
 enum ecp_event_type {

@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "simulator/trace/event.h"
-#include "simulator/trace/tsc-map.h"
+#include "simulator/ctf/event.h"
+#include "simulator/ctf/tsc-map.h"
 
 struct ecp_ctf_callbacks {
 	int (*event)(void *user, const struct ecp_event *ev, struct ecp_error *err);
@@ -54,7 +54,7 @@ struct ecp_ctf_stats {
 	 * events): 1 when opening it failed, 2 when decoding failed.  Then
 	 * bt_cause holds babeltrace2's innermost cause, without its component
 	 * and iterator addresses; the caller can find the damaged file
-	 * (simulator/trace/ctf-probe.h). */
+	 * (simulator/ctf/ctf-probe.h). */
 	int bt_failed;
 	char bt_cause[256];
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "simulator/trace/tsc-map.h"
+#include "simulator/ctf/tsc-map.h"
 
 #include <stdlib.h>
 

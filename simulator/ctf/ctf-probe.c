@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "simulator/trace/ctf-probe.h"
+#include "simulator/ctf/ctf-probe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "simulator/trace/child.h"
-#include "simulator/trace/reader-ctf.h"
+#include "simulator/ctf/child.h"
+#include "simulator/ctf/reader-ctf.h"
 
 static int on_event(void *user, const struct ecp_event *ev, struct ecp_error *err)
 {

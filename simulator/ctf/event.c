@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "simulator/trace/event.h"
+#include "simulator/ctf/event.h"
 
 static const char *const type_names[ECP_EV_COUNT] = {
 #define ECP_EVENT_NAME(id, provider, name, a, b, c) [ECP_EV_##id] = name,

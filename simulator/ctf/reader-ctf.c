@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "simulator/trace/reader-ctf.h"
+#include "simulator/ctf/reader-ctf.h"
 
 #include <babeltrace2/babeltrace.h>
 #include <dirent.h>
