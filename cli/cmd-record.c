@@ -64,13 +64,19 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 	else
 		snprintf(where, sizeof(where), "CPU %d", s->cpu);
 	bool run = s->event_cost_source && !strcmp(s->event_cost_source, "run");
-	char cost[96];
-	if (run && s->other_event_cost_ps)
-		snprintf(cost, sizeof(cost),
-			 "%.1f ns per function record (timed in the run), %.1f ns per "
-			 "other event",
-			 (double)s->event_cost_ps / 1000.0,
+	bool other_run =
+	    s->other_event_cost_source && !strcmp(s->other_event_cost_source, "run");
+	char cost[128];
+	if (other_run && !run)
+		snprintf(cost, sizeof(cost), "%.1f ns per event (timed in the run)",
 			 (double)s->other_event_cost_ps / 1000.0);
+	else if (run && s->other_event_cost_ps)
+		snprintf(cost, sizeof(cost),
+			 "%.1f ns per function record (%s), %.1f ns per other event (%s)",
+			 (double)s->event_cost_ps / 1000.0,
+			 run ? "timed in the run" : "calibrated",
+			 (double)s->other_event_cost_ps / 1000.0,
+			 other_run ? "timed in the run" : "calibrated");
 	else
 		snprintf(cost, sizeof(cost), "%.1f ns per event (%s)",
 			 (double)s->event_cost_ps / 1000.0,

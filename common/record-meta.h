@@ -33,6 +33,10 @@ enum ecp_meta_kind {
 	X(EVENT_COST_PS, "event_cost_ps", ECP_META_UINT)                                 \
 	X(EVENT_COST_SOURCE, "event_cost_source", ECP_META_TEXT)                         \
 	X(OTHER_EVENT_COST_PS, "other_event_cost_ps", ECP_META_UINT)                     \
+	X(OTHER_EVENT_COST_SOURCE, "other_event_cost_source", ECP_META_TEXT)             \
+	X(OTHER_EVENT_CALIBRATED_PS, "other_event_calibrated_ps", ECP_META_UINT)         \
+	X(OTHER_EVENTS_TIMED, "other_events_timed", ECP_META_UINT)                       \
+	X(OTHER_EVENT_UNTIMED_PS, "other_event_untimed_ps", ECP_META_UINT)               \
 	X(SAMPLE_COST_NS, "sample_cost_ns", ECP_META_UINT)                               \
 	X(SWITCH_COST_PS, "switch_cost_ps", ECP_META_UINT)                               \
 	X(CALL_COST_NS, "call_cost_ns", ECP_META_UINT)                                   \

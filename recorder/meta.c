@@ -45,6 +45,13 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	ecp_meta_put_uint(f, ECP_META_OTHER_EVENT_COST_PS,
 			  m->other_event_cost_ps ? m->other_event_cost_ps
 						 : m->event_cost_ps);
+	ecp_meta_put_text(f, ECP_META_OTHER_EVENT_COST_SOURCE,
+			  m->other_event_cost_source ? m->other_event_cost_source
+						     : "calibration");
+	ecp_meta_put_uint(f, ECP_META_OTHER_EVENT_CALIBRATED_PS,
+			  m->other_event_calibrated_ps);
+	ecp_meta_put_uint(f, ECP_META_OTHER_EVENTS_TIMED, m->other_events_timed);
+	ecp_meta_put_uint(f, ECP_META_OTHER_EVENT_UNTIMED_PS, m->other_event_untimed_ps);
 	ecp_meta_put_uint(f, ECP_META_SAMPLE_COST_NS, m->sample_cost_ns);
 	ecp_meta_put_uint(f, ECP_META_SWITCH_COST_PS, m->switch_cost_ps);
 	ecp_meta_put_uint(f, ECP_META_CALL_COST_NS, m->call_cost_ns);

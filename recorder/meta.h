@@ -27,6 +27,10 @@ struct ecp_record_meta {
 	 * with function records in batches (issue 35) a record costs a few
 	 * times less than an event of its own (0: event_cost_ps) */
 	uint64_t other_event_cost_ps;
+	const char *other_event_cost_source; /* "run" or NULL: calibration */
+	uint64_t other_event_calibrated_ps;  /* the calibration's figure */
+	uint64_t other_events_timed;         /* how many the wrappers timed */
+	uint64_t other_event_untimed_ps;     /* a wrapper's cost outside its windows */
 	uint64_t calls_too_deep;  /* calls deeper than the agent records (not recorded) */
 	bool cpu_count_read;      /* the program asked how many CPUs it has */
 	uint64_t sample_cost_ns;  /* the kernel's cost per perf sample (0: none) */

@@ -749,25 +749,43 @@ static void read_call_cost(const char *path, struct ecp_record_meta *meta)
 static void read_hook_cost(const char *calib_file, struct ecp_record_summary *sum)
 {
 	char path[PATH_MAX + 16];
-	unsigned long long ps = 0, events = 0, deep = 0;
+	unsigned long long ps = 0, events = 0, deep = 0, sync_ps = 0, sync_events = 0,
+			   sync_untimed = 0;
 	FILE *f;
 	snprintf(path, sizeof(path), "%s.hooks", calib_file);
+	sum->other_event_calibrated_ps = sum->event_cost_ps;
 	f = fopen(path, "r");
 	if (!f)
 		return;
 	int got = fscanf(f, "hook_cost_ps=%llu hook_events=%llu calls_too_deep=%llu", &ps,
 			 &events, &deep);
+	int got_sync =
+	    got == 3
+		? fscanf(f, " sync_cost_ps=%llu sync_events=%llu sync_untimed_ps=%llu",
+			 &sync_ps, &sync_events, &sync_untimed)
+		: 0;
 	if (got == 3)
 		sum->calls_too_deep = deep;
 	if (got >= 2 && events >= HOOK_EVENTS_MIN && ps > 0 &&
 	    ps <= ECP_EVENT_COST_MAX_PS) {
 		/* the function records' cost; other events keep the
 		 * calibration's (a record in a batch costs a few times less
-		 * than an event of its own, issue 35) */
+		 * than an event of its own, issue 35) unless timed below */
 		sum->other_event_cost_ps = sum->event_cost_ps;
 		sum->event_cost_ps = ps;
 		sum->event_cost_ns = (ps + 500u) / 1000u;
 		sum->event_cost_source = "run";
+	}
+	/* The other events' cost, timed by the wrappers that wrote them
+	 * (agent-sync-cost.c): in a program whose own work evicts the
+	 * recorder's buffers and code they cost up to twice the
+	 * calibration's figure (sqlite3's shell). */
+	sum->other_events_timed = got_sync >= 2 ? sync_events : 0;
+	sum->other_event_untimed_ps = got_sync == 3 ? sync_untimed : 0;
+	if (got_sync >= 2 && sync_events >= HOOK_EVENTS_MIN && sync_ps > 0 &&
+	    sync_ps <= ECP_EVENT_COST_MAX_PS) {
+		sum->other_event_cost_ps = sync_ps;
+		sum->other_event_cost_source = "run";
 	}
 	fclose(f);
 }
@@ -1239,6 +1257,10 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->event_cost_ps = sum->event_cost_ps;
 	meta->other_event_cost_ps =
 	    sum->other_event_cost_ps ? sum->other_event_cost_ps : sum->event_cost_ps;
+	meta->other_event_cost_source = sum->other_event_cost_source;
+	meta->other_event_calibrated_ps = sum->other_event_calibrated_ps;
+	meta->other_events_timed = sum->other_events_timed;
+	meta->other_event_untimed_ps = sum->other_event_untimed_ps;
 	read_call_cost(r->calib_file, meta);
 	char unm_path[PATH_MAX + 16];
 	snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", r->calib_file);

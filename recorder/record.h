@@ -62,14 +62,19 @@ struct ecp_record_summary {
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* CPU time of the program, all threads (rusage) */
 	uint64_t switches;
-	uint64_t event_cost_ns;        /* rounded, for the summary */
-	uint64_t event_cost_ps;        /* what the reader subtracts per event */
-	const char *event_cost_source; /* "run" (the hooks timed themselves) or
-					  "calibration" */
-	uint64_t other_event_cost_ps;  /* per event other than a function record
-					  (the calibration's) */
-	uint64_t sample_cost_ns;       /* ... and per sample */
-	uint64_t switch_cost_ps;       /* ... and per switch-in, outside its record */
+	uint64_t event_cost_ns;              /* rounded, for the summary */
+	uint64_t event_cost_ps;              /* what the reader subtracts per event */
+	const char *event_cost_source;       /* "run" (the hooks timed themselves) or
+						"calibration" */
+	uint64_t other_event_cost_ps;        /* per event other than a function record
+						(0: event_cost_ps) */
+	const char *other_event_cost_source; /* "run" (the wrappers timed
+						themselves), else calibration */
+	uint64_t other_event_calibrated_ps;  /* the calibration's figure */
+	uint64_t other_events_timed;         /* events in the wrappers' windows */
+	uint64_t other_event_untimed_ps;     /* a wrapper's cost outside them */
+	uint64_t sample_cost_ns;             /* ... and per sample */
+	uint64_t switch_cost_ps; /* ... and per switch-in, outside its record */
 	unsigned switch_bursts;
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */

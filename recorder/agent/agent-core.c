@@ -126,6 +126,7 @@ ECP_AGENT_FN void ecp_thread_end(struct ecp_thread *t)
 	ecp_finish_frames(t);
 	ECP_TP(thread_exit, (uint64_t)pthread_self(), ecp_thread_cpu_ns());
 	ecp_hook_cost_publish(t); /* the last batch's write */
+	ecp_sync_cost_publish(t);
 	ecp_self = NULL;
 	munmap(t, sizeof(*t));
 }
@@ -153,6 +154,7 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	ecp_finish_frames(t);
 	ECP_TP(process_exit, status, ecp_thread_cpu_ns());
 	ecp_hook_cost_publish(t); /* the last batch's write */
+	ecp_sync_cost_publish(t);
 	{
 		const char *calib = getenv("ECP_CALIBRATION_FILE");
 		char path[4096];
@@ -313,6 +315,8 @@ ECP_AGENT_FN void ecp_agent_init(void)
 	if (!t)
 		return;
 	calibrate_calls(t);
+	if (getenv("ECP_CALIBRATION_FILE"))
+		ecp_sync_calibrate(t);
 	ecp_agent_ready = 1;
 	t->guard++;
 	ECP_TP(thread_start, 0, ecp_main_addr, (uint64_t)pthread_self(),

@@ -90,6 +90,7 @@ ECP_AGENT_FN void ecp_hook_cost_write(const char *path)
 	if (write(fd, buf, (size_t)len) != len) {
 		/* nothing to do: the driver then uses its own calibration */
 	}
+	ecp_sync_cost_write(fd);
 	close(fd);
 }
 
@@ -109,6 +110,7 @@ ECP_AGENT_FN void ecp_batch_flush(struct ecp_thread *t, bool in_window)
 		uint64_t took = ecp_tsc() - start;
 		if (took < ecp_settings.hook_outlier_tsc)
 			t->cost_ticks += took;
+		t->flush_ticks += took; /* not a wrapper's cost (agent.h) */
 	}
 	errno = saved;
 }

@@ -76,12 +76,13 @@ ECP_AGENT_API long syscall(long nr, ...)
 		ecp_leave(t);
 	}
 #endif
-	if (nr != SYS_futex || !(t = ecp_enter()))
+	if (nr != SYS_futex || !(t = ecp_enter_timed()))
 		return real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	uint64_t addr = (uint64_t)a[0];
 	int cmd = (int)a[1] & FUTEX_CMD_MASK;
 	long r;
 	int saved;
+	bool closed = false; /* the window closed before the call */
 	switch (cmd) {
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET: {
@@ -95,7 +96,7 @@ ECP_AGENT_API long syscall(long nr, ...)
 							 : CLOCK_MONOTONIC,
 						     ts);
 		ECP_TP(futex_wait_begin, addr, tmo, ecp_cpu_ns());
-		r = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		r = ECP_UNTIMED(t, real(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 		saved = errno;
 		ECP_TP(futex_wait_end, addr, r == 0 ? 0 : saved, ecp_cpu_ns());
 		break;
@@ -104,16 +105,21 @@ ECP_AGENT_API long syscall(long nr, ...)
 	case FUTEX_WAKE_BITSET:
 		ECP_TP(futex_wake, addr, (int)a[2] > 0 ? (uint64_t)(int)a[2] : 0,
 		       ecp_cpu_ns());
-		r = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		r = ECP_UNTIMED_LAST(t, real(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+		closed = true;
 		saved = errno;
 		break;
 	default:
 		ecp_unmodelled(op_name(cmd));
-		r = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+		r = ECP_UNTIMED_LAST(t, real(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+		closed = true;
 		saved = errno;
 		break;
 	}
-	ecp_leave(t);
+	if (closed)
+		ecp_leave(t);
+	else
+		ecp_leave_timed(t);
 	errno = saved;
 	return r;
 }

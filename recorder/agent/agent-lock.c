@@ -23,13 +23,13 @@ enum { MODE_EXCL = 0, MODE_SHARED = 1 };
 		int rc_, saved_;                                                         \
 		if (!(is_try))                                                           \
 			ECP_TP(lock_request, obj, kind, mode, ecp_cpu_ns());             \
-		rc_ = (call);                                                            \
+		rc_ = ECP_UNTIMED(t, call);                                              \
 		saved_ = errno;                                                          \
 		if (rc_ == 0)                                                            \
 			ECP_TP(lock_acquired, obj, kind, mode, is_try, ecp_cpu_ns());    \
 		else                                                                     \
 			ECP_TP(lock_failed, obj, kind, mode, rc_, ecp_cpu_ns());         \
-		ecp_leave(t);                                                            \
+		ecp_leave_timed(t);                                                      \
 		errno = saved_;                                                          \
 		rc_;                                                                     \
 	})
@@ -39,19 +39,19 @@ ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr
 	__typeof__(&pthread_mutex_init) real = ECP_REAL(pthread_mutex_init);
 	int rc = real(m, attr), type = PTHREAD_MUTEX_NORMAL;
 	struct ecp_thread *t;
-	if (rc || !(t = ecp_enter()))
+	if (rc || !(t = ecp_enter_timed()))
 		return rc;
 	if (attr)
 		pthread_mutexattr_gettype(attr, &type);
 	ECP_TP(lock_init, OBJ(m), KIND_MUTEX, (uint8_t)type, ecp_cpu_ns());
-	ecp_leave(t);
+	ecp_leave_timed(t);
 	return rc;
 }
 
 ECP_AGENT_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	__typeof__(&pthread_mutex_lock) real = ECP_REAL(pthread_mutex_lock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(m);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m));
@@ -60,7 +60,7 @@ ECP_AGENT_API int pthread_mutex_lock(pthread_mutex_t *m)
 ECP_AGENT_API int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	__typeof__(&pthread_mutex_trylock) real = ECP_REAL(pthread_mutex_trylock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(m);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 1, real(m));
@@ -70,7 +70,7 @@ ECP_AGENT_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 					  const struct timespec *abstime)
 {
 	__typeof__(&pthread_mutex_timedlock) real = ECP_REAL(pthread_mutex_timedlock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(m, abstime);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m, abstime));
@@ -80,7 +80,7 @@ ECP_AGENT_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 					  const struct timespec *abstime)
 {
 	__typeof__(&pthread_mutex_clocklock) real = ECP_REAL(pthread_mutex_clocklock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(m, clk, abstime);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m, clk, abstime));
@@ -89,7 +89,7 @@ ECP_AGENT_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 ECP_AGENT_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	__typeof__(&pthread_mutex_unlock) real = ECP_REAL(pthread_mutex_unlock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	int rc, saved;
 	if (!t)
 		return real(m);
@@ -98,7 +98,7 @@ ECP_AGENT_API int pthread_mutex_unlock(pthread_mutex_t *m)
 	 * undefined otherwise) releases nothing and writes no event. */
 	if (m->__data.__owner == t->tid)
 		ECP_TP(lock_release, OBJ(m), KIND_MUTEX, ecp_cpu_ns());
-	rc = real(m);
+	rc = ECP_UNTIMED_LAST(t, real(m));
 	saved = errno;
 	ecp_leave(t);
 	errno = saved;
@@ -110,17 +110,17 @@ ECP_AGENT_API int pthread_spin_init(pthread_spinlock_t *s, int pshared)
 	__typeof__(&pthread_spin_init) real = ECP_REAL(pthread_spin_init);
 	int rc = real(s, pshared);
 	struct ecp_thread *t;
-	if (rc || !(t = ecp_enter()))
+	if (rc || !(t = ecp_enter_timed()))
 		return rc;
 	ECP_TP(lock_init, OBJ(s), KIND_SPIN, 0, ecp_cpu_ns());
-	ecp_leave(t);
+	ecp_leave_timed(t);
 	return rc;
 }
 
 ECP_AGENT_API int pthread_spin_lock(pthread_spinlock_t *s)
 {
 	__typeof__(&pthread_spin_lock) real = ECP_REAL(pthread_spin_lock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s);
 	return LOCK_CALL(t, OBJ(s), KIND_SPIN, MODE_EXCL, 0, real(s));
@@ -129,7 +129,7 @@ ECP_AGENT_API int pthread_spin_lock(pthread_spinlock_t *s)
 ECP_AGENT_API int pthread_spin_trylock(pthread_spinlock_t *s)
 {
 	__typeof__(&pthread_spin_trylock) real = ECP_REAL(pthread_spin_trylock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s);
 	return LOCK_CALL(t, OBJ(s), KIND_SPIN, MODE_EXCL, 1, real(s));
@@ -138,11 +138,11 @@ ECP_AGENT_API int pthread_spin_trylock(pthread_spinlock_t *s)
 ECP_AGENT_API int pthread_spin_unlock(pthread_spinlock_t *s)
 {
 	__typeof__(&pthread_spin_unlock) real = ECP_REAL(pthread_spin_unlock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s);
 	ECP_TP(lock_release, OBJ(s), KIND_SPIN, ecp_cpu_ns());
-	int rc = real(s);
+	int rc = ECP_UNTIMED_LAST(t, real(s));
 	ecp_leave(t);
 	return rc;
 }
@@ -153,10 +153,10 @@ ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l,
 	__typeof__(&pthread_rwlock_init) real = ECP_REAL(pthread_rwlock_init);
 	int rc = real(l, attr);
 	struct ecp_thread *t;
-	if (rc || !(t = ecp_enter()))
+	if (rc || !(t = ecp_enter_timed()))
 		return rc;
 	ECP_TP(lock_init, OBJ(l), KIND_RWLOCK, 0, ecp_cpu_ns());
-	ecp_leave(t);
+	ecp_leave_timed(t);
 	return rc;
 }
 
@@ -164,7 +164,7 @@ ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l,
 	ECP_AGENT_API int name params                                                    \
 	{                                                                                \
 		__typeof__(&name) real = ECP_REAL(name);                                 \
-		struct ecp_thread *t = ecp_enter();                                      \
+		struct ecp_thread *t = ecp_enter_timed();                                \
 		if (!t)                                                                  \
 			return real args;                                                \
 		return LOCK_CALL(t, OBJ(l), KIND_RWLOCK, mode, is_try, real args);       \
@@ -188,11 +188,11 @@ RWLOCK_WRAPPER(pthread_rwlock_clockwrlock, MODE_EXCL, 0,
 ECP_AGENT_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	__typeof__(&pthread_rwlock_unlock) real = ECP_REAL(pthread_rwlock_unlock);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(l);
 	ECP_TP(lock_release, OBJ(l), KIND_RWLOCK, ecp_cpu_ns());
-	int rc = real(l);
+	int rc = ECP_UNTIMED_LAST(t, real(l));
 	ecp_leave(t);
 	return rc;
 }

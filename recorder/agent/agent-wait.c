@@ -39,7 +39,7 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 	__extension__({                                                                  \
 		int saved_ = errno;                                                      \
 		ECP_TP(event, __VA_ARGS__, ecp_cpu_ns());                                \
-		ecp_leave(t);                                                            \
+		ecp_leave_timed(t);                                                      \
 		errno = saved_;                                                          \
 		rc;                                                                      \
 	})
@@ -47,11 +47,11 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 ECP_AGENT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	__typeof__(&pthread_cond_wait) real = ECP_REAL_V(pthread_cond_wait, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(c, m);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), 0, ecp_cpu_ns());
-	int rc = real(c, m);
+	int rc = ECP_UNTIMED(t, real(c, m));
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
 
@@ -60,12 +60,12 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	__typeof__(&pthread_cond_timedwait) real =
 	    ECP_REAL_V(pthread_cond_timedwait, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(c, m, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(cond_clock(c), abstime),
 	       ecp_cpu_ns());
-	int rc = real(c, m, abstime);
+	int rc = ECP_UNTIMED(t, real(c, m, abstime));
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
 
@@ -73,12 +73,12 @@ ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 					 clockid_t clk, const struct timespec *abstime)
 {
 	__typeof__(&pthread_cond_clockwait) real = ECP_REAL(pthread_cond_clockwait);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(c, m, clk, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(clk, abstime),
 	       ecp_cpu_ns());
-	int rc = real(c, m, clk, abstime);
+	int rc = ECP_UNTIMED(t, real(c, m, clk, abstime));
 	return WAIT_END(t, rc, cond_wait_end, OBJ(c), OBJ(m), rc);
 }
 
@@ -86,11 +86,11 @@ ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 {
 	__typeof__(&pthread_cond_signal) real =
 	    ECP_REAL_V(pthread_cond_signal, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(c);
 	ECP_TP(cond_signal, OBJ(c), ecp_cpu_ns());
-	int rc = real(c);
+	int rc = ECP_UNTIMED_LAST(t, real(c));
 	ecp_leave(t);
 	return rc;
 }
@@ -99,11 +99,11 @@ ECP_AGENT_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	__typeof__(&pthread_cond_broadcast) real =
 	    ECP_REAL_V(pthread_cond_broadcast, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
 	if (!t)
 		return real(c);
 	ECP_TP(cond_broadcast, OBJ(c), ecp_cpu_ns());
-	int rc = real(c);
+	int rc = ECP_UNTIMED_LAST(t, real(c));
 	ecp_leave(t);
 	return rc;
 }
@@ -113,10 +113,10 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 	__typeof__(&sem_init) real = ECP_REAL(sem_init);
 	int rc = real(s, pshared, value);
 	struct ecp_thread *t;
-	if (rc || !(t = ecp_enter()))
+	if (rc || !(t = ecp_enter_timed()))
 		return rc;
 	ECP_TP(sem_init, OBJ(s), value, ecp_cpu_ns());
-	ecp_leave(t);
+	ecp_leave_timed(t);
 	return rc;
 }
 
@@ -124,14 +124,14 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 #define SEM_WAIT(t, s, timeout, call)                                                    \
 	__extension__({                                                                  \
 		ECP_TP(sem_wait_begin, OBJ(s), timeout, ecp_cpu_ns());                   \
-		int rc_ = (call);                                                        \
+		int rc_ = ECP_UNTIMED(t, call);                                          \
 		WAIT_END(t, rc_, sem_wait_end, OBJ(s), rc_ == 0 ? 0 : errno);            \
 	})
 
 ECP_AGENT_API int sem_wait(sem_t *s)
 {
 	__typeof__(&sem_wait) real = ECP_REAL(sem_wait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s);
 	return SEM_WAIT(t, s, 0, real(s));
@@ -140,7 +140,7 @@ ECP_AGENT_API int sem_wait(sem_t *s)
 ECP_AGENT_API int sem_trywait(sem_t *s)
 {
 	__typeof__(&sem_trywait) real = ECP_REAL(sem_trywait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s);
 	return SEM_WAIT(t, s, UINT64_MAX, real(s));
@@ -149,7 +149,7 @@ ECP_AGENT_API int sem_trywait(sem_t *s)
 ECP_AGENT_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
 	__typeof__(&sem_timedwait) real = ECP_REAL(sem_timedwait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s, abstime);
 	return SEM_WAIT(t, s, ecp_relative_ns(CLOCK_REALTIME, abstime), real(s, abstime));
@@ -158,7 +158,7 @@ ECP_AGENT_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
 ECP_AGENT_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
 {
 	__typeof__(&sem_clockwait) real = ECP_REAL(sem_clockwait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s, clk, abstime);
 	return SEM_WAIT(t, s, ecp_relative_ns(clk, abstime), real(s, clk, abstime));
@@ -167,11 +167,11 @@ ECP_AGENT_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *
 ECP_AGENT_API int sem_post(sem_t *s)
 {
 	__typeof__(&sem_post) real = ECP_REAL(sem_post);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(s);
 	ECP_TP(sem_post, OBJ(s), ecp_cpu_ns());
-	int rc = real(s), saved = errno;
+	int rc = ECP_UNTIMED_LAST(t, real(s)), saved = errno;
 	ecp_leave(t);
 	errno = saved;
 	return rc;
@@ -183,21 +183,21 @@ ECP_AGENT_API int pthread_barrier_init(pthread_barrier_t *b,
 	__typeof__(&pthread_barrier_init) real = ECP_REAL(pthread_barrier_init);
 	int rc = real(b, attr, count);
 	struct ecp_thread *t;
-	if (rc || !(t = ecp_enter()))
+	if (rc || !(t = ecp_enter_timed()))
 		return rc;
 	ECP_TP(barrier_init, OBJ(b), count, ecp_cpu_ns());
-	ecp_leave(t);
+	ecp_leave_timed(t);
 	return rc;
 }
 
 ECP_AGENT_API int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	__typeof__(&pthread_barrier_wait) real = ECP_REAL(pthread_barrier_wait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(b);
 	ECP_TP(barrier_wait_begin, OBJ(b), ecp_cpu_ns());
-	int rc = real(b);
+	int rc = ECP_UNTIMED(t, real(b));
 	return WAIT_END(t, rc, barrier_wait_end, OBJ(b),
 			rc == PTHREAD_BARRIER_SERIAL_THREAD);
 }

@@ -38,8 +38,8 @@
 #define ECP_TP(...)                                                                      \
 	do {                                                                             \
 		int ecp_errno_ = errno;                                                  \
-		ecp_batch_before_event();                                                \
-		lttng_ust_tracepoint(ecp, __VA_ARGS__);                                  \
+		if (ecp_batch_before_event())                                            \
+			lttng_ust_tracepoint(ecp, __VA_ARGS__);                          \
 		errno = ecp_errno_;                                                      \
 	} while (0)
 
@@ -97,6 +97,15 @@ struct ecp_thread {
 	 * event when full, and before any other event of the thread */
 	struct ecp_batch batch;
 	uint64_t batch_first_tsc; /* its first record's time */
+	/* The wrappers' own cost, timed in the run (agent-sync-cost.c): the
+	 * events written by ECP_TP on this thread, the ticks batch flushes
+	 * outside a hook timed themselves (function records' cost, not the
+	 * wrapper's), the open window, and the sums not yet published */
+	uint64_t tp_written, flush_ticks;
+	uint64_t win_start, win_ticks, win_ev0, win_flush0;
+	bool win_slow; /* a stretch of the window was slow (ecp_sync_slow) */
+	uint64_t sync_ticks, sync_events, sync_windows;
+	uint64_t sync_calib_ticks; /* the calibration's windows */
 	char batch_cobs[ECP_BATCH_COBS_MAX];
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -140,13 +149,21 @@ void ecp_flush_frames(struct ecp_thread *t);
  * its cost (an exit hook); otherwise the flush times itself and adds its
  * time to the function records' cost. */
 void ecp_batch_flush(struct ecp_thread *t, bool in_window);
-/* Before any other event of the calling thread (ECP_TP): its batch. */
-static inline __attribute__((always_inline, no_instrument_function)) void
+/* Before any other event of the calling thread (ECP_TP): its batch, and
+ * the count of its events.  False: the event is the calibration's
+ * (agent-sync-cost.c), not written. */
+static inline __attribute__((always_inline, no_instrument_function)) bool
 ecp_batch_before_event(void)
 {
 	struct ecp_thread *t = ecp_self;
-	if (t && t->batch.used)
+	if (!t)
+		return true;
+	if (t->calibrating)
+		return false;
+	t->tp_written++;
+	if (t->batch.used)
 		ecp_batch_flush(t, false);
+	return true;
 }
 /* At thread end: unwound frames and folded counts. */
 void ecp_finish_frames(struct ecp_thread *t);
@@ -217,6 +234,70 @@ static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t
 {
 	t->guard--;
 }
+
+/* The cost of the events other than function records, timed in the run
+ * like the function hooks' (agent-sync-cost.c): a wrapper that writes
+ * events enters with ecp_enter_timed, runs the call it wraps through
+ * ECP_UNTIMED (its time is the program's, not the recorder's) and leaves
+ * with ecp_leave_timed.  Three or four TSC reads a wrapper, no syscall, no
+ * errno change.  The window opens before the pending function entries are
+ * flushed: the entries go to the batch (records whose cost is the
+ * function hooks'), a batch write is timed apart and left out. */
+static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter_timed(void)
+{
+	struct ecp_thread *t = ecp_self;
+	if (!t || t->guard)
+		return 0;
+	t->guard++;
+	t->win_ticks = 0;
+	t->win_slow = false;
+	t->win_ev0 = t->tp_written;
+	t->win_flush0 = t->flush_ticks;
+	t->win_start = ecp_tsc();
+	ecp_flush_frames(t);
+	return t;
+}
+/* Closes the window, its last stretch `ticks` long, and adds it to the
+ * thread's sums (agent-sync-cost.c). */
+void ecp_sync_window(struct ecp_thread *t, uint64_t ticks);
+/* A stretch of the window that took longer than an event can (waited or
+ * preempted): written as a slow_window event, the window left out of the
+ * average. */
+void ecp_sync_slow(struct ecp_thread *t, uint64_t ticks);
+static inline __attribute__((always_inline)) void ecp_sync_stretch(struct ecp_thread *t)
+{
+	uint64_t s = ecp_tsc() - t->win_start;
+	if (__builtin_expect(s >= ecp_settings.hook_outlier_tsc, 0))
+		ecp_sync_slow(t, s);
+	else
+		t->win_ticks += s;
+}
+static inline __attribute__((always_inline)) void ecp_leave_timed(struct ecp_thread *t)
+{
+	ecp_sync_window(t, ecp_tsc() - t->win_start);
+	t->guard--;
+}
+/* The wrapped call itself, out of the window. */
+#define ECP_UNTIMED(t, call)                                                             \
+	__extension__({                                                                  \
+		ecp_sync_stretch(t);                                                     \
+		__auto_type r_untimed_ = (call);                                         \
+		(t)->win_start = ecp_tsc();                                              \
+		r_untimed_;                                                              \
+	})
+/* The wrapped call last: the window closes before it (two TSC reads fewer);
+ * the wrapper then leaves with ecp_leave. */
+#define ECP_UNTIMED_LAST(t, call)                                                        \
+	__extension__({                                                                  \
+		ecp_sync_window((t), ecp_tsc() - (t)->win_start);                        \
+		(call);                                                                  \
+	})
+/* Adds the thread's sums to the process's (at thread end and now and then). */
+void ecp_sync_cost_publish(struct ecp_thread *t);
+/* Appends the measured cost per event to the hooks file (at process exit). */
+void ecp_sync_cost_write(int fd);
+/* Measures what a wrapper costs outside its windows (at start). */
+void ecp_sync_calibrate(struct ecp_thread *t);
 
 /* OpenMP (agent-omp.c: GCC's libgomp; agent-ompt*.c, agent-kmpc.c: LLVM's
  * libomp through OMPT): each construct is written on objects of its own,

@@ -468,6 +468,17 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, unmodelled,
 		lttng_ust_field_string(name, a_name)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* A stretch of a wrapper's own time longer than ECP_HOOK_OUTLIER_NS (a
+ * sub-buffer switch, a wait for the consumer, a preemption), just ended:
+ * left out of the average cost per event (agent-sync-cost.c); the reader
+ * takes out the CPU time the thread had in it, from the switch records. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, slow_window,
+	LTTNG_UST_TP_ARGS(uint64_t, a_wall_ns,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, wall_ns, a_wall_ns)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 #endif /* ECP_RECORDER_ECP_TP_H */
 
 #include <lttng/tracepoint-event.h>

@@ -46,8 +46,9 @@
  * a poll's wake-up, hand-offs by preemption, the sleeps of a thread that
  * polls its children; 33: a child held while LTTng-UST registers in it is
  * the recorder's, no delay; 34: a tid the kernel gave again splits its
- * switch records at the earlier thread's exit */
-#define ECP_CACHE_FORMAT 34
+ * switch records at the earlier thread's exit; 35: the other events' cost
+ * timed in the run, slow_window stretches taken out */
+#define ECP_CACHE_FORMAT 35
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -193,7 +193,21 @@ uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
 	return (b->opts.event_cost_ps * funcs +
 		other * (th->n_events - th->n_func_events)) /
 		   1000u +
-	       b->opts.sample_cost_ns * th->n_samples;
+	       b->opts.sample_cost_ns * th->n_samples + th->slow_ns;
+}
+
+/* A stretch of a wrapper's own time that the agent left out of its
+ * average cost per event (ecp:slow_window, recorder/EVENTS.md): the CPU
+ * time the thread had in it is the recorder's.  It ended at the event
+ * (within the event's own write, a fraction of a microsecond).  Without
+ * switch records the CPU time in it is unknown, and nothing is taken. */
+void bld_slow_window(struct ecp_builder *b, struct bthread *th,
+		     const struct ecp_event *ev)
+{
+	if (b->opts.clock != ECP_CLOCK_PERF_SWITCH || !th->sched || ev->a > ev->ts)
+		return;
+	th->slow_ns += bld_sched_cpu_at(th->sched, ev->ts) -
+		       bld_sched_cpu_at(th->sched, ev->ts - ev->a);
 }
 
 /* The thread's CPU clock at a synchronization event, agent cost removed,

@@ -99,8 +99,9 @@ struct bthread {
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
 	struct sched_list *sched;
 	uint64_t n_events;
-	uint64_t n_func_events;       /* of n_events, function events */
-	uint64_t n_samples;           /* perf samples taken on it so far (their cost) */
+	uint64_t n_func_events; /* of n_events, function events */
+	uint64_t slow_ns;       /* CPU time of the agent's slow stretches (slow_window) */
+	uint64_t n_samples;     /* perf samples taken on it so far (their cost) */
 	struct ecp_vec *cost_ts;      /* its samples' times (ecp_builder_count_sample) */
 	size_t cost_first, cost_next; /* the first in its life; the first not counted */
 	/* func_entry events just before the current one: the agent writes a
@@ -402,6 +403,9 @@ uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
 /* What the recorder has cost the thread so far (its events, the samples
  * taken on it), taken out of every clock reading of the thread. */
 uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
+/* An ecp:slow_window: the CPU time in it goes into the thread's overhead. */
+void bld_slow_window(struct ecp_builder *b, struct bthread *th,
+		     const struct ecp_event *ev);
 /* The samples taken on the thread up to `ts` (inclusive with `upto`) or
  * strictly before it, counted from its start; n_samples follows `ts`. */
 uint64_t bld_samples_before(struct bthread *th, uint64_t ts, bool inclusive);

@@ -311,6 +311,8 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 	th->entry_run = 0;
 	if (b->n_forks && bld_split_forks(b, th, ev->ts) < 0)
 		return bld_nomem(err);
+	if (ev->type == ECP_EV_SLOW_WINDOW)
+		bld_slow_window(b, th, ev); /* before its own clock reading */
 	uint64_t v = bld_cpu_clock(b, th, ev);
 	switch (ev->type) {
 	case ECP_EV_THREAD_CREATE:
