@@ -50,8 +50,9 @@ ECP_AGENT_API int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr
 
 ECP_AGENT_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_mutex_lock) real = ECP_REAL(pthread_mutex_lock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(m);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m));
@@ -59,8 +60,9 @@ ECP_AGENT_API int pthread_mutex_lock(pthread_mutex_t *m)
 
 ECP_AGENT_API int pthread_mutex_trylock(pthread_mutex_t *m)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_mutex_trylock) real = ECP_REAL(pthread_mutex_trylock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(m);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 1, real(m));
@@ -69,8 +71,9 @@ ECP_AGENT_API int pthread_mutex_trylock(pthread_mutex_t *m)
 ECP_AGENT_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 					  const struct timespec *abstime)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_mutex_timedlock) real = ECP_REAL(pthread_mutex_timedlock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(m, abstime);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m, abstime));
@@ -79,8 +82,9 @@ ECP_AGENT_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 ECP_AGENT_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 					  const struct timespec *abstime)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_mutex_clocklock) real = ECP_REAL(pthread_mutex_clocklock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(m, clk, abstime);
 	return LOCK_CALL(t, OBJ(m), KIND_MUTEX, MODE_EXCL, 0, real(m, clk, abstime));
@@ -88,8 +92,9 @@ ECP_AGENT_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 
 ECP_AGENT_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_mutex_unlock) real = ECP_REAL(pthread_mutex_unlock);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	int rc, saved;
 	if (!t)
 		return real(m);
@@ -119,8 +124,9 @@ ECP_AGENT_API int pthread_spin_init(pthread_spinlock_t *s, int pshared)
 
 ECP_AGENT_API int pthread_spin_lock(pthread_spinlock_t *s)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_spin_lock) real = ECP_REAL(pthread_spin_lock);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s);
 	return LOCK_CALL(t, OBJ(s), KIND_SPIN, MODE_EXCL, 0, real(s));
@@ -128,8 +134,9 @@ ECP_AGENT_API int pthread_spin_lock(pthread_spinlock_t *s)
 
 ECP_AGENT_API int pthread_spin_trylock(pthread_spinlock_t *s)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_spin_trylock) real = ECP_REAL(pthread_spin_trylock);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s);
 	return LOCK_CALL(t, OBJ(s), KIND_SPIN, MODE_EXCL, 1, real(s));
@@ -137,8 +144,9 @@ ECP_AGENT_API int pthread_spin_trylock(pthread_spinlock_t *s)
 
 ECP_AGENT_API int pthread_spin_unlock(pthread_spinlock_t *s)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_spin_unlock) real = ECP_REAL(pthread_spin_unlock);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s);
 	ECP_TP(lock_release, OBJ(s), KIND_SPIN, ecp_cpu_ns());
@@ -163,8 +171,9 @@ ECP_AGENT_API int pthread_rwlock_init(pthread_rwlock_t *l,
 #define RWLOCK_WRAPPER(name, mode, is_try, params, args)                                 \
 	ECP_AGENT_API int name params                                                    \
 	{                                                                                \
+		ECP_WINDOW_OPEN;                                                         \
 		__typeof__(&name) real = ECP_REAL(name);                                 \
-		struct ecp_thread *t = ecp_enter_timed();                                \
+		struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);                      \
 		if (!t)                                                                  \
 			return real args;                                                \
 		return LOCK_CALL(t, OBJ(l), KIND_RWLOCK, mode, is_try, real args);       \
@@ -187,8 +196,9 @@ RWLOCK_WRAPPER(pthread_rwlock_clockwrlock, MODE_EXCL, 0,
 
 ECP_AGENT_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_rwlock_unlock) real = ECP_REAL(pthread_rwlock_unlock);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(l);
 	ECP_TP(lock_release, OBJ(l), KIND_RWLOCK, ecp_cpu_ns());

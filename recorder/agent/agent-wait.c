@@ -46,8 +46,9 @@ ECP_AGENT_FN static clockid_t cond_clock(const pthread_cond_t *c)
 
 ECP_AGENT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_cond_wait) real = ECP_REAL_V(pthread_cond_wait, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(c, m);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), 0, ecp_cpu_ns());
@@ -58,9 +59,10 @@ ECP_AGENT_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 					 const struct timespec *abstime)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_cond_timedwait) real =
 	    ECP_REAL_V(pthread_cond_timedwait, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(c, m, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(cond_clock(c), abstime),
@@ -72,8 +74,9 @@ ECP_AGENT_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 					 clockid_t clk, const struct timespec *abstime)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_cond_clockwait) real = ECP_REAL(pthread_cond_clockwait);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(c, m, clk, abstime);
 	ECP_TP(cond_wait_begin, OBJ(c), OBJ(m), ecp_relative_ns(clk, abstime),
@@ -84,9 +87,10 @@ ECP_AGENT_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 
 ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_cond_signal) real =
 	    ECP_REAL_V(pthread_cond_signal, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(c);
 	ECP_TP(cond_signal, OBJ(c), ecp_cpu_ns());
@@ -97,9 +101,10 @@ ECP_AGENT_API int pthread_cond_signal(pthread_cond_t *c)
 
 ECP_AGENT_API int pthread_cond_broadcast(pthread_cond_t *c)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_cond_broadcast) real =
 	    ECP_REAL_V(pthread_cond_broadcast, COND_VERSION);
-	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed();
+	struct ecp_thread *t = OMPT_OWN() ? 0 : ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(c);
 	ECP_TP(cond_broadcast, OBJ(c), ecp_cpu_ns());
@@ -130,8 +135,9 @@ ECP_AGENT_API int sem_init(sem_t *s, int pshared, unsigned value)
 
 ECP_AGENT_API int sem_wait(sem_t *s)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&sem_wait) real = ECP_REAL(sem_wait);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s);
 	return SEM_WAIT(t, s, 0, real(s));
@@ -139,8 +145,9 @@ ECP_AGENT_API int sem_wait(sem_t *s)
 
 ECP_AGENT_API int sem_trywait(sem_t *s)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&sem_trywait) real = ECP_REAL(sem_trywait);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s);
 	return SEM_WAIT(t, s, UINT64_MAX, real(s));
@@ -148,8 +155,9 @@ ECP_AGENT_API int sem_trywait(sem_t *s)
 
 ECP_AGENT_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&sem_timedwait) real = ECP_REAL(sem_timedwait);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s, abstime);
 	return SEM_WAIT(t, s, ecp_relative_ns(CLOCK_REALTIME, abstime), real(s, abstime));
@@ -157,8 +165,9 @@ ECP_AGENT_API int sem_timedwait(sem_t *s, const struct timespec *abstime)
 
 ECP_AGENT_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&sem_clockwait) real = ECP_REAL(sem_clockwait);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s, clk, abstime);
 	return SEM_WAIT(t, s, ecp_relative_ns(clk, abstime), real(s, clk, abstime));
@@ -166,8 +175,9 @@ ECP_AGENT_API int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *
 
 ECP_AGENT_API int sem_post(sem_t *s)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&sem_post) real = ECP_REAL(sem_post);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(s);
 	ECP_TP(sem_post, OBJ(s), ecp_cpu_ns());
@@ -192,8 +202,9 @@ ECP_AGENT_API int pthread_barrier_init(pthread_barrier_t *b,
 
 ECP_AGENT_API int pthread_barrier_wait(pthread_barrier_t *b)
 {
+	ECP_WINDOW_OPEN;
 	__typeof__(&pthread_barrier_wait) real = ECP_REAL(pthread_barrier_wait);
-	struct ecp_thread *t = ecp_enter_timed();
+	struct ecp_thread *t = ecp_enter_timed_at(ecp_t0_);
 	if (!t)
 		return real(b);
 	ECP_TP(barrier_wait_begin, OBJ(b), ecp_cpu_ns());

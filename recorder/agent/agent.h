@@ -243,7 +243,8 @@ static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t
  * errno change.  The window opens before the pending function entries are
  * flushed: the entries go to the batch (records whose cost is the
  * function hooks'), a batch write is timed apart and left out. */
-static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter_timed(void)
+static inline __attribute__((always_inline)) struct ecp_thread *
+ecp_enter_timed_at(uint64_t t0)
 {
 	struct ecp_thread *t = ecp_self;
 	if (!t || t->guard)
@@ -253,10 +254,20 @@ static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter_timed(
 	t->win_slow = false;
 	t->win_ev0 = t->tp_written;
 	t->win_flush0 = t->flush_ticks;
-	t->win_start = ecp_tsc();
+	t->win_start = t0;
 	ecp_flush_frames(t);
 	return t;
 }
+static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter_timed(void)
+{
+	return ecp_enter_timed_at(ecp_tsc());
+}
+/* A wrapper that enters before its real call opens its window at its
+ * first instruction (ECP_WINDOW_OPEN), so that looking up the real
+ * function and asking whether the caller is libomp's own, in the
+ * program's cold caches, are timed too (sqlite3: 35-45 ns an event outside
+ * the windows opened later); a call not recorded pays one TSC read. */
+#define ECP_WINDOW_OPEN const uint64_t ecp_t0_ = ecp_tsc()
 /* Closes the window, its last stretch `ticks` long, and adds it to the
  * thread's sums (agent-sync-cost.c). */
 void ecp_sync_window(struct ecp_thread *t, uint64_t ticks);
