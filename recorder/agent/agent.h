@@ -239,10 +239,10 @@ static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t
  * like the function hooks' (agent-sync-cost.c): a wrapper that writes
  * events enters with ecp_enter_timed, runs the call it wraps through
  * ECP_UNTIMED (its time is the program's, not the recorder's) and leaves
- * with ecp_leave_timed.  Three or four TSC reads a wrapper, no syscall, no
- * errno change.  The window opens before the pending function entries are
- * flushed: the entries go to the batch (records whose cost is the
- * function hooks'), a batch write is timed apart and left out. */
+ * with ecp_leave_timed.  Two TSC reads a wrapper whose call comes last
+ * (ECP_UNTIMED_LAST), four otherwise; no syscall, no errno change.  The window opens
+ * before the pending function entries are flushed: the entries go to the batch (records
+ * whose cost is the function hooks'), a batch write is timed apart and left out. */
 static inline __attribute__((always_inline)) struct ecp_thread *
 ecp_enter_timed_at(uint64_t t0)
 {
@@ -265,7 +265,7 @@ static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter_timed(
 /* A wrapper that enters before its real call opens its window at its
  * first instruction (ECP_WINDOW_OPEN), so that looking up the real
  * function and asking whether the caller is libomp's own, in the
- * program's cold caches, are timed too (sqlite3: 35-45 ns an event outside
+ * program's cold caches, are timed too (sqlite3: 31-44 ns an event outside
  * the windows opened later); a call not recorded pays one TSC read. */
 #define ECP_WINDOW_OPEN const uint64_t ecp_t0_ = ecp_tsc()
 /* Closes the window, its last stretch `ticks` long, and adds it to the
