@@ -70,7 +70,12 @@ def copy_sample(work, name, cpus=None):
     if os.path.exists(cache):
         os.remove(cache)
     if cpus:
-        with open(os.path.join(d, "ecp-record.meta"), "a") as f:
+        # the edited meta fails its manifest: as a trace recorded before
+        # manifests, without the list and without manifest=1
+        meta = os.path.join(d, "ecp-record.meta")
+        lines = open(meta).read().splitlines(True)
+        with open(meta, "w") as f:
+            f.write("".join(x for x in lines if not x.startswith("manifest=")))
             f.write(f"cpus={cpus}\n")
         os.remove(os.path.join(d, "ecp-record.streams"))
     return d
