@@ -75,7 +75,10 @@ def main():
     # such clamps on a loaded machine (1.106-1.125x with recorder-costs
     # running beside it, 4 runs in 8; 1.01-1.04x alone).  Once per
     # switch-in, not twice (2x) or never (0x), is what this tells apart.
-    check(0.9 * expect <= added <= 1.3 * expect,
+    # A little less where more stays start right at the switch-out before
+    # them (no room for the cost): 0.88x once in a full suite run beside
+    # other tests (2026-11-27).
+    check(0.75 * expect <= added <= 1.3 * expect,
           'the cost added once per switch-in: +%d of %d' % (added, expect))
     check(abs(with_cost['consistency']['gap_pct']) < abs(without['consistency']['gap_pct']),
           'closer to the program\'s CPU time with it')
