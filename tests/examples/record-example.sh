@@ -43,12 +43,26 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ecp-example-XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 trace=$tmp/ecp.data
 
-"$ECP" record -q -f -o "$trace" -- "$program" --scale "$scale" --check --quiet \
-	>"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ $rc -ne 0 ]; then
-	cat "$tmp/err"
-	fail "ecp record exited with $rc"
+record() {
+	"$ECP" record -q -f -o "$trace" -- "$program" --scale "$scale" --check --quiet \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		cat "$tmp/err"
+		fail "ecp record exited with $rc"
+	fi
+}
+record
+# A recording that ecp refuses as not holding the program's time says to
+# record again, which a user would do: on a machine busy with other
+# recordings on the same CPU (two tests at once) the stays of the recorder's
+# own threads, closed by the next record, can take in another program's
+# time (quicksort once in a CI run: 18% of its 79 ms).  Once more, then the
+# refusal is a failure.
+if "$ECP" info "$trace" >/dev/null 2>"$tmp/info-err"; then :; elif
+	grep -q "does not hold the program's time" "$tmp/info-err"; then
+	echo "recorded again after: $(cat "$tmp/info-err")"
+	record
 fi
 
 meta=$trace/ecp-record.meta

@@ -59,6 +59,15 @@ from ecptrace import *  # noqa: E402,F403
 from oracle import seg, compare, measured_segments  # noqa: E402
 
 TOLERANCE = 0.10
+# Where the program starts other processes, each carries LTTng-UST's set-up
+# (docs/VALIDATION.md, "Many child processes"), CPU time the oracle -- the
+# program's own clocks -- does not hold: a few ms on a quiet machine, 50-66
+# ms in CI runs where another test recorded on the same CPU (system:
+# +9.4-12.3% at P = 1, +17.9-22.4% at P = 2).  What these modes guard
+# against is -100% (children invisible) or T_P = T1 (their time a delay),
+# and the shell's lost sleep (-40%).
+CHILD_MODES = ('fork', 'system', 'wrapper', 'shell')
+CHILD_TOLERANCE = 0.25
 SLEEP_NS = 200e6
 
 
@@ -100,8 +109,9 @@ def main():
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
     j = json.loads(s.stdout)
     warnings = ' '.join(j.get('warnings', [])) + s.stderr
-    bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], TOLERANCE, read_meta(trace))
-    check(not bad, 'predicted T_P off the oracle by more than 10%%: %s' % bad)
+    tolerance = CHILD_TOLERANCE if mode in CHILD_MODES else TOLERANCE
+    bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], tolerance, read_meta(trace))
+    check(not bad, 'predicted T_P off the oracle by more than %d%%: %s' % (tolerance * 100, bad))
     if mode in ('progress', 'sigwait', 'eventloop'):
         check(j['consistency']['unknown_dependencies_ns'] == 0,
               'unknown dependencies in a program whose waits are all seen: %d'
