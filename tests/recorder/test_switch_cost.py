@@ -43,8 +43,13 @@ def main():
     cost_ps = int(meta['switch_cost_ps'])
     check(20_000 < cost_ps < 20_000_000, 'switch cost %d ps' % cost_ps)
     with_cost = info(trace)
-    check(with_cost['consistency']['status'] == 'ok',
-          'with the switch cost: %s' % with_cost['consistency'])
+    # ok; or, beside another recording on the same CPU (CI runs), a warning
+    # within 10%: what the events cost moves with the load (-1% to -9.5%
+    # with the build before the events' cost was timed in the run as with
+    # it, 2026-11-27); fatal is a failure
+    c = with_cost['consistency']
+    check(c['status'] == 'ok' or (c['status'] == 'warning' and abs(c['gap_pct']) < 10),
+          'with the switch cost: %s' % c)
     tids = {t['tid'] for t in with_cost['thread_list']}
     ins = sum(1 for e in read_trace(os.path.join(trace, 'sched'))
               if e['event'] == 'ecp_sched:switch' and not e['out'] and e['tid'] in tids)
