@@ -55,6 +55,20 @@ uint64_t bld_exit_between(const struct ecp_builder *b, uint64_t tid, uint64_t af
  * the later thread's first switch-out -- across the seconds between them:
  * 60,000 threads made 4 at a time reused 27,603 tids, and the CPU time
  * outside their events came to 680 s of a 4 s run (a recording refused). */
+/* Appends the interval [in, out) with its prefix sum; an open end
+ * (UINT64_MAX, the last) adds nothing to the sum. */
+static void add_interval(struct sched_list *l, uint64_t in, uint64_t out, uint8_t preempt,
+			 uint64_t *cum)
+{
+	l->in[l->n] = in;
+	l->out[l->n] = out;
+	l->preempt[l->n] = preempt;
+	l->cum[l->n] = *cum;
+	if (out != UINT64_MAX)
+		*cum += out - in;
+	l->n++;
+}
+
 static int seal_list(struct ecp_builder *b, struct sched_list *l)
 {
 	size_t n = l->recs.len;
@@ -77,12 +91,7 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 				return -1;
 			if (died) {
 				l->died[l->n] = 1;
-				l->in[l->n] = start;
-				l->out[l->n] = died;
-				l->preempt[l->n] = 0;
-				l->cum[l->n] = cum;
-				cum += died - start;
-				l->n++;
+				add_interval(l, start, died, 0, &cum);
 				on = false;
 			}
 			if (on) {
@@ -105,22 +114,12 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 			}
 			if (!on)
 				start = 0;
-			l->in[l->n] = start;
-			l->out[l->n] = r[i].ts;
-			l->preempt[l->n] = r[i].preempt;
-			l->cum[l->n] = cum;
-			cum += r[i].ts - start;
-			l->n++;
+			add_interval(l, start, r[i].ts, r[i].preempt, &cum);
 			on = false;
 		}
 	}
-	if (on) {
-		l->in[l->n] = start;
-		l->out[l->n] = UINT64_MAX;
-		l->preempt[l->n] = 0;
-		l->cum[l->n] = cum;
-		l->n++;
-	}
+	if (on)
+		add_interval(l, start, UINT64_MAX, 0, &cum);
 	ecp_vec_finish(&l->recs);
 	return 0;
 }
