@@ -5,6 +5,8 @@
  * tids only the scheduler saw. */
 #include "simulator/trace/builder-internal.h"
 
+#include "common/sort.h"
+
 #include <stdlib.h>
 
 /* Every switch record of the trace, to bound the intervals a tid's own
@@ -159,8 +161,8 @@ static void merge_switch_times(struct switch_times *st)
 				st->all_out[st->n_all_out++] = l->out[k];
 		}
 	}
-	qsort(st->all_in, st->n_all_in, sizeof(uint64_t), cmp_u64);
-	qsort(st->all_out, st->n_all_out, sizeof(uint64_t), cmp_u64);
+	ecp_sort(st->all_in, st->n_all_in, sizeof(uint64_t), cmp_u64);
+	ecp_sort(st->all_out, st->n_all_out, sizeof(uint64_t), cmp_u64);
 }
 
 /* The CPU time of one tid's sealed switch list within [from, to).  Its
