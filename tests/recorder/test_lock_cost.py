@@ -60,6 +60,12 @@ def attempt(prog, work, cpu):
     check(untimed_ps < 100000, 'a wrapper outside its windows: %d ps' % untimed_ps)
     q = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
                        text=True)
+    # refused as not holding the program's time, which ecp says to record
+    # again: an attempt that failed (beside another recording on the same
+    # CPU in a CI run, 2026-11-27: 14.6%)
+    if q.returncode != 0 and "does not hold the program's time" in q.stderr:
+        print('refused: %s' % q.stderr.strip())
+        return False
     check(q.returncode == 0, 'ecp info: %s' % q.stderr)
     t1 = json.loads(q.stdout)['work_ns']
     ratio = t1 / unrecorded
@@ -81,7 +87,8 @@ def main():
             if attempt(prog, work, cpu):
                 print('ok')
                 return
-        check(False, 'T1 off the unrecorded clock by more than %d%% in %d attempts'
+        check(False, 'T1 off the unrecorded clock by more than %d%%, or the recording '
+              'refused, in %d attempts'
               % (TOLERANCE * 100, ATTEMPTS))
 
 
