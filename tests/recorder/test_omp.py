@@ -121,6 +121,16 @@ def unsupported(ecp_bin, prog, work, clang=False):
           'the recording names a task construct unmodelled: %s' % p.stderr)
     s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-2'],
                        capture_output=True, text=True, timeout=120)
+    if s.returncode != 0 and "does not hold the program's time" in s.stderr:
+        # what ecp tells a user: record again (this 30 ms program was
+        # refused once in a CI run's ASan pass, 34.7%); a second refusal
+        # fails below
+        print('refused, recorded again: %s' % s.stderr.strip())
+        shutil.rmtree(trace, ignore_errors=True)
+        p = record(['-o', trace], [prog], cwd=work)
+        check(p.returncode == 3, 'exit status %d, want 3: %s' % (p.returncode, p.stderr))
+        s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-2'],
+                           capture_output=True, text=True, timeout=120)
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
     said = [l for l in s.stderr.splitlines() if 'which ecp does not model' in l]
     check(not any('OpenMP task' in l for l in said),
