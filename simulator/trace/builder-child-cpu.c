@@ -35,6 +35,7 @@ static bool is_child_tid(const struct ecp_builder *b, uint64_t tid)
 struct stay {
 	uint64_t in, out;
 	uint64_t child_blocked; /* bit 0: a child's; bit 1: it left blocked */
+	uint64_t tid;
 };
 
 static int cmp_stay(const void *a, const void *b)
@@ -92,6 +93,7 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 			all[k].in = l->in[j];
 			all[k].out = out;
 			all[k].child_blocked = (uint64_t)child | (uint64_t)blocked << 1;
+			all[k].tid = l->tid;
 			kids += child;
 			k++;
 		}
@@ -188,8 +190,41 @@ static bool handed(const struct stay *s, uint64_t wake)
 	       (s->out <= wake && wake - s->out <= HANDOFF_SWITCH_NS);
 }
 
+/* When `tid` comes onto the CPU next after `ts` (UINT64_MAX: never). */
+static uint64_t next_in_after(const struct ecp_builder *b, uint64_t tid, uint64_t ts)
+{
+	const uint64_t *i = ecp_hmap_get(&b->thread_by_tid, tid);
+	const struct sched_list *l =
+	    i ? ECP_VEC_AT(&b->threads, struct bthread *, (size_t)*i)->sched : NULL;
+	size_t lo = 0, hi = l ? l->n : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->in[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return l && lo < l->n ? l->in[lo] : UINT64_MAX;
+}
+
+/* The child's parent left the CPU blocked just before the child woke, and
+ * stayed off it until the child had ended: it was waiting for the child (a
+ * shell in wait4 for its `sleep`), which nothing it did can have woken
+ * unless the child came in at the very next switch (it wrote to the child,
+ * then waited).  The child's gap is then its own: a shell's `sleep 0.2`
+ * lost its delay whenever the sleep blocked before the shell's wait did,
+ * once the children no longer carried LTTng-UST's start-up, which had
+ * always made the shell block first. */
+static bool parent_waited(const struct ecp_builder *b, const struct stay *s,
+			  uint64_t parent, uint64_t wake, uint64_t child_end)
+{
+	return s->tid == parent &&
+	       !(s->out <= wake && wake - s->out <= HANDOFF_SWITCH_NS) &&
+	       next_in_after(b, parent, s->out) >= child_end;
+}
+
 uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_list *l,
-			     uint64_t from, uint64_t to)
+			     uint64_t parent, uint64_t from, uint64_t to)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i + 1 < l->n && l->in[i + 1] <= to; i++) {
@@ -201,7 +236,8 @@ uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_lis
 		size_t j = b->stays ? stay_before(b, ge) : 0;
 		/* another thread of the program ran last and blocked: the
 		 * child waited for it (a pipeline's stage for the one before) */
-		if (j && b->stays[j - 1].in > gs && handed(&b->stays[j - 1], ge))
+		if (j && b->stays[j - 1].in > gs && handed(&b->stays[j - 1], ge) &&
+		    !parent_waited(b, &b->stays[j - 1], parent, ge, to))
 			continue;
 		uint64_t other = b->stays ? cpu_in(b, gs, ge) : 0;
 		sum += ge - gs > other ? ge - gs - other : 0;

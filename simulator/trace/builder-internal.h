@@ -587,9 +587,11 @@ void bld_child_sleep(const struct ecp_builder *b, struct bthread *th, uint64_t e
 bool bld_child_handed_off(const struct ecp_builder *b, uint64_t wake);
 /* A child's blocked time in [from, to] less what the program's other
  * threads ran in it, and none of a gap that one of them ended by running
- * last and blocking: what the child waited for outside the program. */
+ * last and blocking, unless that was its `parent` (the thread that made
+ * it) blocking until it ended: what the child waited for outside the
+ * program. */
 uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_list *l,
-			     uint64_t from, uint64_t to);
+			     uint64_t parent, uint64_t from, uint64_t to);
 /* When a child process's thread exited (its perf exit record), 0 unseen. */
 uint64_t bld_child_exit_of(const struct ecp_builder *b, const struct bthread *th);
 /* Whether a child of the program not yet waited for exited in (from, to]:

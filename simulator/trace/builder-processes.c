@@ -330,7 +330,7 @@ int bld_child_delays(struct ecp_builder *b)
 			to = p->exit_ts ? p->exit_ts : l->in[l->n - 1];
 		if (to <= from)
 			continue;
-		uint64_t delay = bld_child_own_delay(b, l, from, to);
+		uint64_t delay = bld_child_own_delay(b, l, p->creator, from, to);
 		/* LTTng-UST held it while registering: the recorder's */
 		uint64_t reg = delay ? bld_registration_of(b, p->pid, from, to) : 0;
 		if (reg > delay)

@@ -721,6 +721,51 @@ static void test_child_sleep_is_delay(void **state)
 	}
 }
 
+/* A shell's `sleep`, which blocks before the shell's wait for it does:
+ * main forks 50 at 100; the child runs 110000..115000 and sleeps; main
+ * runs 116000..118000, begins its wait at 117000 and blocks until the
+ * child has ended; the child wakes at 250000, runs 100000 and exits.  Main
+ * was on the CPU last before the child woke and left it blocked, but it
+ * was waiting for that child: nothing it did woke it (it blocked 132 us
+ * before), and the child's gap less main's 2 us is its delay.  Taken for a
+ * hand-off, a shell's `sleep 0.2` lost its delay in 1 recording in 2 on a
+ * busy CPU once children started without LTTng-UST.  When the child comes
+ * in right at main's switch-out (main wrote to it, then waited), main
+ * handed off and the gap is none. */
+static void test_child_sleep_after_parent_waits(void **state)
+{
+	for (int handoff = 0; handoff < 2; handoff++) {
+		uint64_t wake = handoff ? 118002 : 250000;
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		ecp_test_task(&s, 100, 50, 50, MAIN, MAIN, 0);
+		ecp_test_task(&s, wake + 100000, 50, 50, MAIN, MAIN, 1);
+		ecp_test_switch(&s, MAIN, 0, 0, 0);
+		ecp_test_switch(&s, MAIN, 110000, 1, 1);
+		ecp_test_switch(&s, 50, 110000, 0, 0);
+		ecp_test_switch(&s, 50, 115000, 1, 0); /* asleep */
+		ecp_test_switch(&s, MAIN, 116000, 0, 0);
+		ecp_test_switch(&s, MAIN, 118000, 1, 0); /* in its wait */
+		ecp_test_switch(&s, 50, wake, 0, 0);
+		ecp_test_switch(&s, 50, wake + 100000, 1, 0);
+		ecp_test_switch(&s, MAIN, wake + 100010, 0, 0);
+		ecp_test_switch(&s, MAIN, wake + 100100, 1, 0);
+		ecp_test_comm(&s, 50, "sleep"); /* it exec'd */
+		start_main(&s, 0);
+		ecp_test_ev(&s, MAIN, 117000, ECP_EV_DELAY_BEGIN, 25, (uint64_t)-1, 0);
+		ecp_test_ev(&s, MAIN, wake + 100020, ECP_EV_DELAY_END, 25, 50, 0);
+		ecp_test_ev(&s, MAIN, wake + 100090, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+		struct ecp_model *m = build_ok(&s, NULL);
+		const struct ecp_thread *c = &m->threads[1];
+		assert_int_equal(c->tid, 50);
+		assert_int_equal(thread_delay(m, 1),
+				 handoff ? 0 : 250000 - 115000 - 2000);
+		assert_int_equal(thread_delay(m, 0), 0);
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+	}
+}
+
 /* A shell pipeline `gzip | bzip2`: main forks 50 (gzip) at 100 and 60
  * (bzip2) at 105 and waits.  bzip2 runs 110..120 and blocks on its empty
  * pipe; the CPU is idle 120..130; gzip runs 130..200 and leaves the CPU
@@ -1461,6 +1506,7 @@ int main(void)
 	    cmocka_unit_test(test_child_last_stay_ends_at_exit),
 	    cmocka_unit_test(test_child_with_children_unknown_deps),
 	    cmocka_unit_test(test_child_sleep_is_delay),
+	    cmocka_unit_test(test_child_sleep_after_parent_waits),
 	    cmocka_unit_test(test_timeout_delay_bounded),
 	    cmocka_unit_test(test_semaphore_fifo),
 	    cmocka_unit_test(test_barrier_last_arrival),
