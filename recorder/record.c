@@ -447,18 +447,19 @@ static void env_free(struct child_env *e)
 }
 
 static int env_build(struct child_env *e, const struct ecp_record_options *o,
-		     const char *agent, const char *clock, const char *calib_file,
-		     uint32_t as_cpus, bool hooks)
+		     const char *agent, const char *child_agent, const char *clock,
+		     const char *calib_file, uint32_t as_cpus, bool hooks)
 {
 	size_t count = 0;
 	const char *old_preload = getenv("LD_PRELOAD");
-	char *inc = join_lines(o->include), *exc = join_lines(o->exclude);
+	char *inc = join_lines(o->include), *exc = join_lines(o->exclude), *ours = NULL;
 	int rc = -1;
 
 	while (environ[count])
 		count++;
 	e->n = 0;
-	e->vars = calloc(count + 20, sizeof(char *));
+	/* room for the variables added below and the terminating null */
+	e->vars = calloc(count + 25, sizeof(char *));
 	if (!e->vars || !inc || !exc)
 		goto out;
 	for (size_t i = 0; i < count; i++)
@@ -472,11 +473,21 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 	 * liblttng-ust-fd keeps a program's close() off LTTng-UST's own
 	 * descriptors (lttng-ust(3)): one that closes every descriptor it did
 	 * not open aborted in lttng_counter_shmp_object_destroy. */
-	if (env_add(e, "LD_PRELOAD=%s:liblttng-ust-fork.so.1:liblttng-ust-fd.so.1%s%s%s",
-		    agent,
-		    ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "",
-		    old_preload && *old_preload ? ":" : "",
+	/* ECP_PRELOAD names what is ours in LD_PRELOAD: the agent takes it
+	 * out of the environment of the programs the recorded process starts,
+	 * which it does not record, so that they do not pay for LTTng-UST's
+	 * set-up, and preloads ECP_CHILD_PRELOAD there instead, which shows
+	 * them --as-cpus (recorder/agent/agent-exec.c). */
+	if (asprintf(&ours, "%s:liblttng-ust-fork.so.1:liblttng-ust-fd.so.1%s", agent,
+		     ecp_program_uses_dlopen(o->argv[0]) ? ":liblttng-ust-dl.so.1" : "") <
+	    0) {
+		ours = NULL;
+		goto out;
+	}
+	if (env_add(e, "LD_PRELOAD=%s%s%s", ours, old_preload && *old_preload ? ":" : "",
 		    old_preload ? old_preload : "") < 0 ||
+	    env_add(e, "ECP_PRELOAD=%s", ours) < 0 ||
+	    env_add(e, "ECP_CHILD_PRELOAD=%s", child_agent) < 0 ||
 	    env_add(e, "LTTNG_UST_ALLOW_BLOCKING=1") < 0 ||
 	    env_add(e, "LTTNG_UST_REGISTER_TIMEOUT=30000") < 0 ||
 	    env_add(e, "ECP_CLOCK=%s", clock) < 0 ||
@@ -531,6 +542,7 @@ static int env_build(struct child_env *e, const struct ecp_record_options *o,
 out:
 	free(inc);
 	free(exc);
+	free(ours);
 	return rc;
 }
 
@@ -955,7 +967,7 @@ struct recording {
 	struct ecp_record_summary *sum;
 	int *exit_code;
 	char out[PATH_MAX - 64], out_io[PATH_MAX - 64], agent[PATH_MAX],
-	    calib_dir[PATH_MAX - 64], calib_file[PATH_MAX];
+	    child_agent[PATH_MAX], calib_dir[PATH_MAX - 64], calib_file[PATH_MAX];
 	char s_main[64], s_sched[64], s_calib[64];
 	const int *run_cpus;
 	unsigned sample_hz; /* the sampler's rate (0: no samples wanted) */
@@ -1003,6 +1015,9 @@ static int decide(struct recording *r, struct ecp_error *err)
 	r->no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		     strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
 	int rc = ecp_agent_path_find(ECP_AGENT_NAME, r->agent, sizeof(r->agent), err);
+	if (!rc)
+		rc = ecp_agent_path_find(ECP_CHILD_AGENT_NAME, r->child_agent,
+					 sizeof(r->child_agent), err);
 	if (rc)
 		return rc;
 	rc = prepare_output(o->output ? o->output : "ecp.data", o->force, r->out,
@@ -1162,10 +1177,10 @@ static int launch(struct recording *r, struct ecp_error *err)
 	const struct ecp_record_options *o = r->o;
 	struct ecp_record_summary *sum = r->sum;
 	snprintf(r->calib_file, sizeof(r->calib_file), "%s/agent", r->calib_dir);
-	if (env_build(&r->env_perf, o, r->agent, "perf-switch", r->calib_file,
-		      sum->as_cpus, r->hooks) < 0 ||
-	    env_build(&r->env_cpu, o, r->agent, "thread-cputime", r->calib_file,
-		      sum->as_cpus, r->hooks) < 0)
+	if (env_build(&r->env_perf, o, r->agent, r->child_agent, "perf-switch",
+		      r->calib_file, sum->as_cpus, r->hooks) < 0 ||
+	    env_build(&r->env_cpu, o, r->agent, r->child_agent, "thread-cputime",
+		      r->calib_file, sum->as_cpus, r->hooks) < 0)
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory building the environment");
 	int rc = ecp_lttng_session_start(r->s_sched, err);

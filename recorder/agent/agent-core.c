@@ -311,6 +311,7 @@ ECP_AGENT_FN void ecp_agent_init(void)
 	read_settings();
 	ecp_filter_load(); /* also finds main for thread_start */
 	pthread_atfork(NULL, NULL, atfork_child);
+	ecp_exec_resolve();
 	t = ecp_thread_begin(0);
 	if (!t)
 		return;
@@ -349,22 +350,29 @@ ECP_AGENT_API int __libc_start_main(main_fn main, int argc, char **argv,
 }
 
 /* Where the process image ends with no handler run (_exit, _Exit, a
- * successful exec), the calling thread's batch of function records is
- * written first; other threads' pending records end with them, as their
- * open frames do (at most one batch each: ECP_BATCH_AGE_NS of calls).
- * Not in a vfork child, which shares the parent's memory (and this
+ * successful exec: agent-exec.c), the calling thread's batch of function
+ * records is written first; other threads' pending records end with them,
+ * as their open frames do (at most one batch each: ECP_BATCH_AGE_NS of
+ * calls).  Not in a vfork child, which shares the parent's memory (and this
  * thread's state) but would write the batch as another process's. */
-ECP_AGENT_FN static void flush_before_end(void)
+ECP_AGENT_FN void ecp_flush_before_end(void)
 {
 	struct ecp_thread *t = ecp_self;
-	if (t && !t->guard && getpid() == recorded_pid)
+	if (t && !t->guard && ecp_in_recorded_process())
 		ecp_batch_flush(t, false); /* keeps errno; nothing when empty */
+}
+
+/* getpid, not a cached pid: a fork copy and a vfork child have the
+ * recorded process's memory but are other processes. */
+ECP_AGENT_FN bool ecp_in_recorded_process(void)
+{
+	return recorded_pid != 0 && getpid() == recorded_pid;
 }
 
 ECP_AGENT_API void _exit(int status)
 {
 	__typeof__(&_exit) real = ECP_REAL(_exit);
-	flush_before_end();
+	ecp_flush_before_end();
 	real(status);
 	__builtin_unreachable();
 }
@@ -372,42 +380,7 @@ ECP_AGENT_API void _exit(int status)
 ECP_AGENT_API void _Exit(int status)
 {
 	__typeof__(&_Exit) real = ECP_REAL(_Exit);
-	flush_before_end();
+	ecp_flush_before_end();
 	real(status);
 	__builtin_unreachable();
-}
-
-ECP_AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
-{
-	__typeof__(&execve) real = ECP_REAL(execve);
-	flush_before_end();
-	return real(path, argv, envp);
-}
-
-ECP_AGENT_API int execv(const char *path, char *const argv[])
-{
-	__typeof__(&execv) real = ECP_REAL(execv);
-	flush_before_end();
-	return real(path, argv);
-}
-
-ECP_AGENT_API int execvp(const char *file, char *const argv[])
-{
-	__typeof__(&execvp) real = ECP_REAL(execvp);
-	flush_before_end();
-	return real(file, argv);
-}
-
-ECP_AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	__typeof__(&execvpe) real = ECP_REAL(execvpe);
-	flush_before_end();
-	return real(file, argv, envp);
-}
-
-ECP_AGENT_API int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	__typeof__(&fexecve) real = ECP_REAL(fexecve);
-	flush_before_end();
-	return real(fd, argv, envp);
 }

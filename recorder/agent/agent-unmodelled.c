@@ -21,25 +21,6 @@
  * content (the same name may come from two call sites). */
 static const char *_Atomic seen[MAX_NAMES];
 
-/* One line, appended with one write (O_APPEND: processes and threads do
- * not interleave lines); the program's errno is kept. */
-ECP_AGENT_FN void ecp_tell_driver(const char *name)
-{
-	const char *path = getenv("ECP_UNMODELLED_FILE");
-	char line[64];
-	int saved = errno, fd, len;
-	if (path && *path &&
-	    (fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
-		len = snprintf(line, sizeof(line), "%s\n", name);
-		if (len > 0 && len < (int)sizeof(line) &&
-		    write(fd, line, (size_t)len) != len) {
-			/* nothing to do: the trace still names it */
-		}
-		close(fd);
-	}
-	errno = saved;
-}
-
 ECP_AGENT_FN void ecp_unmodelled(const char *name)
 {
 	for (int i = 0; i < MAX_NAMES; i++) {

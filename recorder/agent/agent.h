@@ -141,6 +141,16 @@ struct ecp_thread *ecp_thread_begin(uint64_t create_id);
 void ecp_thread_end(struct ecp_thread *t);
 uint64_t ecp_next_create_id(void);
 
+/* Whether this is the process `ecp record` started (agent-core.c): not a
+ * fork copy, a vfork child or a child that exec'd with the agent. */
+bool ecp_in_recorded_process(void);
+/* Writes the calling thread's batch before the process image ends. */
+void ecp_flush_before_end(void);
+/* Resolves the exec functions' real ones before the program can fork
+ * (agent-exec.c): after fork, dlsym may wait on a lock another thread
+ * held. */
+void ecp_exec_resolve(void);
+
 /* Before any non-function event: write the pending lazy function entries
  * so the event lands inside the calls that contain it. */
 void ecp_flush_frames(struct ecp_thread *t);
