@@ -9,9 +9,11 @@ same for another build, in turn.
 
   usage: bench/recorder/children.py BUILD_DIR [PAIRS]
 
-Programs: a shell loop of 40 /bin/true; `make -j2` compiling 8 small C
-files with gcc (its driver, cc1, as, collect2, ld as children); `xargs
--P2 -n1 gzip -k -f` over 8 files of 512 KiB."""
+Programs: a shell loop of 40 /bin/true; Python starting /bin/true 30 times
+with subprocess.run (vfork, then every descriptor closed in the child);
+`make -j2` compiling 8 small C files with gcc (its driver, cc1, as,
+collect2, ld as children); `xargs -P2 -n1 gzip -k -f` over 8 files of
+512 KiB."""
 import json
 import os
 import resource
@@ -40,6 +42,8 @@ def programs(work):
             f.write(os.urandom(256 * 1024) + bytes(256 * 1024))
     return [
         ('sh loop, 40 /bin/true', ['sh', '-c', 'for i in $(seq 40); do /bin/true; done'], work),
+        ('python subprocess x30', ['/usr/bin/python3', '-c', 'import subprocess\n'
+                                   'for i in range(30): subprocess.run(["/bin/true"])'], work),
         ('make -j2, 8 files', ['sh', '-c', 'make -s -B -j2 >/dev/null'], src),
         ('xargs -P2 gzip, 8 files', ['sh', '-c', 'ls d? | xargs -P2 -n1 gzip -k -f'], data),
     ]
