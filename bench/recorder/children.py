@@ -13,7 +13,8 @@ Programs: a shell loop of 40 /bin/true; Python starting /bin/true 30 times
 with subprocess.run (vfork, then every descriptor closed in the child);
 `make -j2` compiling 8 small C files with gcc (its driver, cc1, as,
 collect2, ld as children); `xargs -P2 -n1 gzip -k -f` over 8 files of
-512 KiB."""
+512 KiB; a Python multiprocessing.Pool(2) hashing in 16 tasks (its workers
+are fork copies that do not exec)."""
 import json
 import os
 import resource
@@ -22,6 +23,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+
+POOL = '''import multiprocessing as mp, hashlib
+def work(i):
+    h = b'x'
+    for _ in range(30000):
+        h = hashlib.sha256(h).digest()
+    return h[0]
+if __name__ == '__main__':
+    with mp.Pool(2) as p:
+        print(sum(p.map(work, range(16))))
+'''
 
 
 def programs(work):
@@ -45,6 +58,7 @@ def programs(work):
         ('python subprocess x30', ['/usr/bin/python3', '-c', 'import subprocess\n'
                                    'for i in range(30): subprocess.run(["/bin/true"])'], work),
         ('make -j2, 8 files', ['sh', '-c', 'make -s -B -j2 >/dev/null'], src),
+        ('python Pool(2), 16 tasks', ['/usr/bin/python3', '-c', POOL], work),
         ('xargs -P2 gzip, 8 files', ['sh', '-c', 'ls d? | xargs -P2 -n1 gzip -k -f'], data),
     ]
 
