@@ -25,7 +25,7 @@
 ECP_AGENT_API pid_t wait(int *status)
 {
 	__typeof__(&wait) real = ECP_REAL(wait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(status);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(status));
@@ -35,7 +35,7 @@ ECP_AGENT_API pid_t waitpid(pid_t pid, int *status, int options)
 {
 	__typeof__(&waitpid) real = ECP_REAL(waitpid);
 	struct ecp_thread *t;
-	if ((options & WNOHANG) || !(t = ecp_enter()))
+	if ((options & WNOHANG) || !(t = ecp_enter_timed()))
 		return real(pid, status, options);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(pid, status, options));
 }
@@ -45,7 +45,7 @@ ECP_AGENT_API pid_t wait4(pid_t pid, int *status, int options, struct rusage *us
 {
 	__typeof__(&wait4) real = ECP_REAL(wait4);
 	struct ecp_thread *t;
-	if ((options & WNOHANG) || !(t = ecp_enter()))
+	if ((options & WNOHANG) || !(t = ecp_enter_timed()))
 		return real(pid, status, options, usage);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(pid, status, options, usage));
 }
@@ -54,7 +54,7 @@ ECP_AGENT_API pid_t wait3(int *status, int options, struct rusage *usage)
 {
 	__typeof__(&wait3) real = ECP_REAL(wait3);
 	struct ecp_thread *t;
-	if ((options & WNOHANG) || !(t = ecp_enter()))
+	if ((options & WNOHANG) || !(t = ecp_enter_timed()))
 		return real(status, options, usage);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, pid_t, real(status, options, usage));
 }
@@ -63,7 +63,7 @@ ECP_AGENT_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
 	__typeof__(&waitid) real = ECP_REAL(waitid);
 	struct ecp_thread *t;
-	if ((options & WNOHANG) || !(t = ecp_enter()))
+	if ((options & WNOHANG) || !(t = ecp_enter_timed()))
 		return real(idtype, id, info, options);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(idtype, id, info, options));
 }
@@ -76,7 +76,7 @@ ECP_AGENT_API int system(const char *command)
 {
 	__typeof__(&system) real = ECP_REAL(system);
 	struct ecp_thread *t;
-	if (!command || !(t = ecp_enter()))
+	if (!command || !(t = ecp_enter_timed()))
 		return real(command);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(command));
 }
@@ -84,7 +84,7 @@ ECP_AGENT_API int system(const char *command)
 ECP_AGENT_API int pclose(FILE *stream)
 {
 	__typeof__(&pclose) real = ECP_REAL(pclose);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(stream);
 	return DELAY(t, D_WAIT_CHILD, -1, 0, int, real(stream));
@@ -94,7 +94,7 @@ ECP_AGENT_API int flock(int fd, int op)
 {
 	__typeof__(&flock) real = ECP_REAL(flock);
 	struct ecp_thread *t;
-	if ((op & LOCK_NB) || (op & LOCK_UN) || !(t = ecp_enter()))
+	if ((op & LOCK_NB) || (op & LOCK_UN) || !(t = ecp_enter_timed()))
 		return real(fd, op);
 	ecp_unmodelled("flock");
 	return DELAY(t, D_FILE_LOCK, fd, 0, int, real(fd, op));
@@ -111,7 +111,8 @@ ECP_AGENT_API int flock(int fd, int op)
 		va_start(ap, cmd);                                                       \
 		void *arg = va_arg(ap, void *);                                          \
 		va_end(ap);                                                              \
-		if ((cmd != F_SETLKW && cmd != F_OFD_SETLKW) || !(t = ecp_enter()))      \
+		if ((cmd != F_SETLKW && cmd != F_OFD_SETLKW) ||                          \
+		    !(t = ecp_enter_timed()))                                            \
 			return real(fd, cmd, arg);                                       \
 		if (cmd == F_OFD_SETLKW)                                                 \
 			ecp_unmodelled("fcntl(F_OFD_SETLKW)");                           \

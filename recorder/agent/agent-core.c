@@ -124,6 +124,7 @@ ECP_AGENT_FN void ecp_thread_end(struct ecp_thread *t)
 		return;
 	t->guard++;
 	ecp_finish_frames(t);
+	ecp_quiet_flush(t);
 	ECP_TP(thread_exit, (uint64_t)pthread_self(), ecp_thread_cpu_ns());
 	ecp_hook_cost_publish(t); /* the last batch's write */
 	ecp_sync_cost_publish(t);
@@ -152,6 +153,7 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	t->guard++;
 	ecp_flush_frames(t);
 	ecp_finish_frames(t);
+	ecp_quiet_flush(t);
 	ECP_TP(process_exit, status, ecp_thread_cpu_ns());
 	ecp_hook_cost_publish(t); /* the last batch's write */
 	ecp_sync_cost_publish(t);

@@ -41,7 +41,7 @@ ECP_AGENT_FN bool ecp_would_block(int fd, short events)
 ECP_AGENT_API int nanosleep(const struct timespec *req, struct timespec *rem)
 {
 	__typeof__(&nanosleep) real = ECP_REAL(nanosleep);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(req, rem);
 	return DELAY(t, D_NANOSLEEP, -1, ecp_timespec_ns(req), int, real(req, rem));
@@ -51,7 +51,7 @@ ECP_AGENT_API int clock_nanosleep(clockid_t clk, int flags, const struct timespe
 				  struct timespec *rem)
 {
 	__typeof__(&clock_nanosleep) real = ECP_REAL(clock_nanosleep);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(clk, flags, req, rem);
 	uint64_t tmo = ecp_timespec_ns(req);
@@ -71,7 +71,7 @@ ECP_AGENT_API int clock_nanosleep(clockid_t clk, int flags, const struct timespe
 ECP_AGENT_API int usleep(useconds_t usec)
 {
 	__typeof__(&usleep) real = ECP_REAL(usleep);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(usec);
 	return DELAY(t, D_USLEEP, -1, (uint64_t)usec * 1000u, int, real(usec));
@@ -80,7 +80,7 @@ ECP_AGENT_API int usleep(useconds_t usec)
 ECP_AGENT_API unsigned sleep(unsigned seconds)
 {
 	__typeof__(&sleep) real = ECP_REAL(sleep);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(seconds);
 	return DELAY(t, D_SLEEP, -1, (uint64_t)seconds * 1000000000u, unsigned,
@@ -90,7 +90,7 @@ ECP_AGENT_API unsigned sleep(unsigned seconds)
 ECP_AGENT_API int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	__typeof__(&poll) real = ECP_REAL(poll);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(fds, n, timeout);
 	return DELAY(t, D_POLL, n == 1 ? fds[0].fd : -1, ecp_ms_ns(timeout), int,
@@ -101,7 +101,7 @@ ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			 struct timeval *timeout)
 {
 	__typeof__(&select) real = ECP_REAL(select);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(nfds, r, w, e, timeout);
 	uint64_t tmo = timeout ? (uint64_t)timeout->tv_sec * 1000000000u +
@@ -113,7 +113,7 @@ ECP_AGENT_API int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
 	__typeof__(&epoll_wait) real = ECP_REAL(epoll_wait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(epfd, ev, max, timeout);
 	return DELAY(t, D_EPOLL_WAIT, epfd, ecp_ms_ns(timeout), int,
@@ -123,7 +123,7 @@ ECP_AGENT_API int epoll_wait(int epfd, struct epoll_event *ev, int max, int time
 ECP_AGENT_API int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
 	__typeof__(&__poll_chk) real = ECP_REAL(__poll_chk);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(fds, n, timeout, fdslen);
 	return DELAY(t, D_POLL, n == 1 ? fds[0].fd : -1, ecp_ms_ns(timeout), int,
@@ -134,7 +134,7 @@ ECP_AGENT_API int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *tmo
 			const sigset_t *ss)
 {
 	__typeof__(&ppoll) real = ECP_REAL(ppoll);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(fds, n, tmo, ss);
 	return DELAY(t, D_PPOLL, n == 1 ? fds[0].fd : -1, ecp_timespec_ns(tmo), int,
@@ -145,7 +145,7 @@ ECP_AGENT_API int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespe
 			      const sigset_t *ss, size_t fdslen)
 {
 	__typeof__(&__ppoll_chk) real = ECP_REAL(__ppoll_chk);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(fds, n, tmo, ss, fdslen);
 	return DELAY(t, D_PPOLL, n == 1 ? fds[0].fd : -1, ecp_timespec_ns(tmo), int,
@@ -156,7 +156,7 @@ ECP_AGENT_API int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			  const struct timespec *tmo, const sigset_t *ss)
 {
 	__typeof__(&pselect) real = ECP_REAL(pselect);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(nfds, r, w, e, tmo, ss);
 	return DELAY(t, D_PSELECT, -1, ecp_timespec_ns(tmo), int,
@@ -167,7 +167,7 @@ ECP_AGENT_API int epoll_pwait(int epfd, struct epoll_event *ev, int max, int tim
 			      const sigset_t *ss)
 {
 	__typeof__(&epoll_pwait) real = ECP_REAL(epoll_pwait);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(epfd, ev, max, timeout, ss);
 	return DELAY(t, D_EPOLL_PWAIT, epfd, ecp_ms_ns(timeout), int,
@@ -178,7 +178,7 @@ ECP_AGENT_API int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 			       const struct timespec *tmo, const sigset_t *ss)
 {
 	__typeof__(&epoll_pwait2) real = ECP_REAL(epoll_pwait2);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(epfd, ev, max, tmo, ss);
 	return DELAY(t, D_EPOLL_PWAIT, epfd, ecp_timespec_ns(tmo), int,

@@ -45,14 +45,16 @@ enum {
 /* Run `call` between delay_begin and delay_end, guard raised, errno kept.
  * `tmo` is the requested duration or timeout in ns (0: unbounded): the
  * reader caps the delay there, because after the wake-up a thread may wait
- * for the CPU, and that time is not the program's delay. */
+ * for the CPU, and that time is not the program's delay.  `t` entered with
+ * ecp_enter_timed: the wrapper's own time is timed in the run (agent.h),
+ * the call left out. */
 #define DELAY(t, kind, fd, tmo, type, call)                                              \
 	__extension__({                                                                  \
 		ECP_TP(delay_begin, kind, fd, (uint64_t)(tmo), ecp_cpu_ns());            \
-		type r_ = (call);                                                        \
+		type r_ = ECP_UNTIMED(t, call);                                          \
 		int saved_ = errno;                                                      \
 		ECP_TP(delay_end, kind, (int64_t)r_, ecp_cpu_ns());                      \
-		ecp_leave(t);                                                            \
+		ecp_leave_timed(t);                                                      \
 		errno = saved_;                                                          \
 		r_;                                                                      \
 	})

@@ -114,9 +114,9 @@ ECP_AGENT_FN static void pipe_made(int fds[2])
 	atomic_store(&fd_chan[fds[1]], c);
 	atomic_store(&fd_file[fds[1]], file_of(fds[1]));
 	atomic_store(&fd_kind[fds[1]], FD_CHANNEL);
-	if ((t = ecp_enter())) {
+	if ((t = ecp_enter_timed())) {
 		ECP_TP(chan_open, c, 0, 0, ecp_cpu_ns());
-		ecp_leave(t);
+		ecp_leave_timed(t);
 	}
 }
 
@@ -147,10 +147,10 @@ ECP_AGENT_API int socketpair(int domain, int type, int proto, int sv[2])
 	if (rc || !ENDS_OK(sv))
 		return rc;
 	uint64_t c0 = new_end(sv[0], FD_CHANNEL), c1 = new_end(sv[1], FD_CHANNEL);
-	if ((t = ecp_enter())) {
+	if ((t = ecp_enter_timed())) {
 		ECP_TP(chan_open, c0, c1, 0, ecp_cpu_ns());
 		ECP_TP(chan_open, c1, c0, 0, ecp_cpu_ns());
-		ecp_leave(t);
+		ecp_leave_timed(t);
 	}
 	return rc;
 }
@@ -163,10 +163,10 @@ ECP_AGENT_API int eventfd(unsigned int initval, int flags)
 	if (fd < 0 || fd >= MAX_FD)
 		return fd;
 	uint64_t c = new_end(fd, FD_EVENTFD);
-	if ((t = ecp_enter())) {
+	if ((t = ecp_enter_timed())) {
 		/* the initial counter: units no thread wrote */
 		ECP_TP(chan_open, c, 0, initval, ecp_cpu_ns());
-		ecp_leave(t);
+		ecp_leave_timed(t);
 	}
 	return fd;
 }
@@ -223,25 +223,36 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 	return (int64_t)v;
 }
 
+/* The asking (is fd a channel, would it block) is the recorder's time,
+ * timed in a window (agent.h) whether or not an event follows; a call that
+ * writes none leaves the window and the guard before the call, as if
+ * unwrapped. */
+#define QUIET_CALL(t, call)                                                              \
+	__extension__({                                                                  \
+		ecp_sync_window((t), ecp_tsc() - (t)->win_start);                        \
+		ecp_leave(t);                                                            \
+		(call);                                                                  \
+	})
+
 /* A read: [delay if it would block], the call, chan_read of what it got.
  * `buf` is the buffer of a plain read (the eventfd value), else NULL. */
 #define READ_CALL(kind, fd, buf, type, call)                                             \
 	__extension__({                                                                  \
-		struct ecp_thread *t_ = ecp_self;                                        \
+		ECP_WINDOW_OPEN;                                                         \
+		struct ecp_thread *t_ = ecp_enter_quiet_at(ecp_t0_);                     \
 		bool evfd_, block_;                                                      \
 		uint64_t chan_;                                                          \
 		type r_;                                                                 \
-		if (!t_ || t_->guard)                                                    \
+		if (!t_)                                                                 \
 			r_ = (call);                                                     \
 		else if ((chan_ = chan_of(fd, &evfd_),                                   \
 			  block_ = ecp_would_block(fd, POLLIN), !chan_ && !block_))      \
-			r_ = (call); /* both looked at: block_ is used below */          \
-		else if (!(t_ = ecp_enter()))                                            \
-			r_ = (call);                                                     \
+			r_ = QUIET_CALL(t_, call); /* block_ is used below */            \
 		else {                                                                   \
+			ecp_flush_frames(t_);                                            \
 			if (block_)                                                      \
 				ECP_TP(delay_begin, kind, fd, 0, ecp_cpu_ns());          \
-			r_ = (call);                                                     \
+			r_ = ECP_UNTIMED(t_, call);                                      \
 			int saved_ = errno;                                              \
 			if (block_)                                                      \
 				ECP_TP(delay_end, kind, (int64_t)r_, ecp_cpu_ns());      \
@@ -249,7 +260,7 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 				ECP_TP(chan_read, chan_,                                 \
 				       evfd_ ? eventfd_units(buf, r_) : (int64_t)r_,     \
 				       ecp_cpu_ns());                                    \
-			ecp_leave(t_);                                                   \
+			ecp_leave_timed(t_);                                             \
 			errno = saved_;                                                  \
 		}                                                                        \
 		r_;                                                                      \
@@ -259,25 +270,25 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
  * block], the call, a correction after a short write. */
 #define WRITE_CALL(kind, fd, buf, n, type, call)                                         \
 	__extension__({                                                                  \
-		struct ecp_thread *t_ = ecp_self;                                        \
+		ECP_WINDOW_OPEN;                                                         \
+		struct ecp_thread *t_ = ecp_enter_quiet_at(ecp_t0_);                     \
 		bool evfd_, block_;                                                      \
 		uint64_t chan_;                                                          \
 		type r_;                                                                 \
-		if (!t_ || t_->guard)                                                    \
+		if (!t_)                                                                 \
 			r_ = (call);                                                     \
 		else if ((chan_ = chan_of(fd, &evfd_),                                   \
 			  block_ = ecp_would_block(fd, POLLOUT), !chan_ && !block_))     \
-			r_ = (call); /* both looked at: block_ is used below */          \
-		else if (!(t_ = ecp_enter()))                                            \
-			r_ = (call);                                                     \
+			r_ = QUIET_CALL(t_, call); /* block_ is used below */            \
 		else {                                                                   \
+			ecp_flush_frames(t_);                                            \
 			int64_t units_ =                                                 \
 			    evfd_ ? eventfd_units(buf, (int64_t)(n)) : (int64_t)(n);     \
 			if (chan_)                                                       \
 				ECP_TP(chan_write, chan_, units_, ecp_cpu_ns());         \
 			if (block_)                                                      \
 				ECP_TP(delay_begin, kind, fd, 0, ecp_cpu_ns());          \
-			r_ = (call);                                                     \
+			r_ = ECP_UNTIMED(t_, call);                                      \
 			int saved_ = errno;                                              \
 			if (block_)                                                      \
 				ECP_TP(delay_end, kind, (int64_t)r_, ecp_cpu_ns());      \
@@ -286,7 +297,7 @@ ECP_AGENT_FN static int64_t eventfd_units(const void *buf, int64_t r)
 				       evfd_ ? -units_                                   \
 					     : (r_ > 0 ? (int64_t)r_ : 0) - units_,      \
 				       ecp_cpu_ns());                                    \
-			ecp_leave(t_);                                                   \
+			ecp_leave_timed(t_);                                             \
 			errno = saved_;                                                  \
 		}                                                                        \
 		r_;                                                                      \
@@ -418,13 +429,17 @@ ECP_AGENT_API ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 
 #define ACCEPT_CALL(kind, fd, call)                                                      \
 	__extension__({                                                                  \
-		struct ecp_thread *t_ = ecp_self;                                        \
+		ECP_WINDOW_OPEN;                                                         \
+		struct ecp_thread *t_ = ecp_enter_quiet_at(ecp_t0_);                     \
 		int ra_;                                                                 \
-		if (!t_ || t_->guard || !ecp_would_block(fd, POLLIN) ||                  \
-		    !(t_ = ecp_enter()))                                                 \
+		if (!t_)                                                                 \
 			ra_ = (call);                                                    \
-		else                                                                     \
+		else if (!ecp_would_block(fd, POLLIN))                                   \
+			ra_ = QUIET_CALL(t_, call);                                      \
+		else {                                                                   \
+			ecp_flush_frames(t_);                                            \
 			ra_ = DELAY(t_, kind, fd, 0, int, call);                         \
+		}                                                                        \
 		ra_;                                                                     \
 	})
 
@@ -444,7 +459,7 @@ ECP_AGENT_API int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags
 ECP_AGENT_API int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 {
 	__typeof__(&connect) real = ECP_REAL(connect);
-	struct ecp_thread *t = ecp_enter();
+	struct ecp_thread *t = ecp_enter_timed();
 	if (!t)
 		return real(fd, addr, len);
 	return DELAY(t, D_CONNECT, fd, 0, int, real(fd, addr, len));
@@ -467,7 +482,7 @@ ECP_AGENT_FN static uint64_t mq_chan(mqd_t q)
 	__extension__({                                                                  \
 		struct ecp_thread *t_ = ecp_self;                                        \
 		ssize_t r_;                                                              \
-		if (!t_ || t_->guard || !(t_ = ecp_enter()))                             \
+		if (!t_ || t_->guard || !(t_ = ecp_enter_timed()))                       \
 			r_ = (call);                                                     \
 		else {                                                                   \
 			uint64_t chan_ = mq_chan(q);                                     \
@@ -475,14 +490,14 @@ ECP_AGENT_FN static uint64_t mq_chan(mqd_t q)
 			if (block_)                                                      \
 				ECP_TP(delay_begin, D_MQ_RECEIVE, (int)(q), tmo,         \
 				       ecp_cpu_ns());                                    \
-			r_ = (call);                                                     \
+			r_ = ECP_UNTIMED(t_, call);                                      \
 			int saved_ = errno;                                              \
 			if (block_)                                                      \
 				ECP_TP(delay_end, D_MQ_RECEIVE, (int64_t)r_,             \
 				       ecp_cpu_ns());                                    \
 			if (chan_ && r_ >= 0)                                            \
 				ECP_TP(chan_read, chan_, 1, ecp_cpu_ns());               \
-			ecp_leave(t_);                                                   \
+			ecp_leave_timed(t_);                                             \
 			errno = saved_;                                                  \
 		}                                                                        \
 		r_;                                                                      \
@@ -492,7 +507,7 @@ ECP_AGENT_FN static uint64_t mq_chan(mqd_t q)
 	__extension__({                                                                  \
 		struct ecp_thread *t_ = ecp_self;                                        \
 		int r_;                                                                  \
-		if (!t_ || t_->guard || !(t_ = ecp_enter()))                             \
+		if (!t_ || t_->guard || !(t_ = ecp_enter_timed()))                       \
 			r_ = (call);                                                     \
 		else {                                                                   \
 			uint64_t chan_ = mq_chan(q);                                     \
@@ -502,13 +517,13 @@ ECP_AGENT_FN static uint64_t mq_chan(mqd_t q)
 			if (block_)                                                      \
 				ECP_TP(delay_begin, D_MQ_SEND, (int)(q), tmo,            \
 				       ecp_cpu_ns());                                    \
-			r_ = (call);                                                     \
+			r_ = ECP_UNTIMED(t_, call);                                      \
 			int saved_ = errno;                                              \
 			if (block_)                                                      \
 				ECP_TP(delay_end, D_MQ_SEND, (int64_t)r_, ecp_cpu_ns()); \
 			if (chan_ && r_ != 0)                                            \
 				ECP_TP(chan_write, chan_, -1, ecp_cpu_ns());             \
-			ecp_leave(t_);                                                   \
+			ecp_leave_timed(t_);                                             \
 			errno = saved_;                                                  \
 		}                                                                        \
 		r_;                                                                      \

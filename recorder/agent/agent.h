@@ -106,6 +106,10 @@ struct ecp_thread {
 	bool win_slow; /* a stretch of the window was slow (ecp_sync_slow) */
 	uint64_t sync_ticks, sync_events, sync_windows;
 	uint64_t sync_calib_ticks; /* the calibration's windows */
+	/* windows that wrote no event (a read of a ready descriptor asks the
+	 * kernel whether it would block): their time, not yet written in a
+	 * quiet_windows event (agent-sync-cost.c) */
+	uint64_t quiet_ticks, quiet_windows;
 	char batch_cobs[ECP_BATCH_COBS_MAX];
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -254,7 +258,7 @@ static inline __attribute__((always_inline)) void ecp_leave(struct ecp_thread *t
  * before the pending function entries are flushed: the entries go to the batch (records
  * whose cost is the function hooks'), a batch write is timed apart and left out. */
 static inline __attribute__((always_inline)) struct ecp_thread *
-ecp_enter_timed_at(uint64_t t0)
+ecp_enter_quiet_at(uint64_t t0)
 {
 	struct ecp_thread *t = ecp_self;
 	if (!t || t->guard)
@@ -265,13 +269,27 @@ ecp_enter_timed_at(uint64_t t0)
 	t->win_ev0 = t->tp_written;
 	t->win_flush0 = t->flush_ticks;
 	t->win_start = t0;
-	ecp_flush_frames(t);
+	return t;
+}
+static inline __attribute__((always_inline)) struct ecp_thread *
+ecp_enter_timed_at(uint64_t t0)
+{
+	struct ecp_thread *t = ecp_enter_quiet_at(t0);
+	if (t)
+		ecp_flush_frames(t);
 	return t;
 }
 static inline __attribute__((always_inline)) struct ecp_thread *ecp_enter_timed(void)
 {
 	return ecp_enter_timed_at(ecp_tsc());
 }
+/* ecp_enter_quiet_at opens the window without writing the pending
+ * function entries: a wrapper that may write no event (a read of a ready
+ * descriptor, agent-io.c) calls ecp_flush_frames only once it knows it
+ * writes one, so that its calls are not written for it.  A window that
+ * wrote no event has no event to carry its cost in the average: its time
+ * is summed apart and written now and then as a quiet_windows event
+ * (ecp_sync_window), which the reader takes out of the thread's clock. */
 /* A wrapper that enters before its real call opens its window at its
  * first instruction (ECP_WINDOW_OPEN), so that looking up the real
  * function and asking whether the caller is libomp's own, in the
@@ -313,6 +331,15 @@ static inline __attribute__((always_inline)) void ecp_leave_timed(struct ecp_thr
 		ecp_sync_window((t), ecp_tsc() - (t)->win_start);                        \
 		(call);                                                                  \
 	})
+/* Writes the time of the thread's windows that wrote no event, not yet
+ * written (at thread and process end, and when it reaches
+ * ECP_QUIET_FLUSH_NS).  Call inside the agent (guard raised). */
+void ecp_quiet_flush(struct ecp_thread *t);
+/* The most time of windows without an event a thread keeps unwritten: the
+ * reader takes it out at the quiet_windows event, so a clock reading
+ * between is at most this far above the program's (each event written to
+ * carry it costs about 0.5% of it). */
+#define ECP_QUIET_FLUSH_NS 40000u
 /* Adds the thread's sums to the process's (at thread end and now and then). */
 void ecp_sync_cost_publish(struct ecp_thread *t);
 /* Appends the measured cost per event to the hooks file (at process exit). */

@@ -479,6 +479,19 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, slow_window,
 		lttng_ust_field_integer(uint64_t, wall_ns, a_wall_ns)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* The wrappers' own time in windows that wrote no event (a read of a
+ * ready descriptor: the poll that asked whether it would block), since the
+ * thread's last quiet_windows event (agent-sync-cost.c): the reader takes
+ * it out of the thread's clock. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, quiet_windows,
+	LTTNG_UST_TP_ARGS(uint64_t, a_cost_ns,
+		uint64_t, a_windows,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, cost_ns, a_cost_ns)
+		lttng_ust_field_integer(uint64_t, windows, a_windows)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 #endif /* ECP_RECORDER_ECP_TP_H */
 
 #include <lttng/tracepoint-event.h>

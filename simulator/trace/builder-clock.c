@@ -192,7 +192,7 @@ uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
 	return (b->opts.event_cost_ps * funcs +
 		other * (th->n_events - th->n_func_events)) /
 		   1000u +
-	       b->opts.sample_cost_ns * th->n_samples + th->slow_ns;
+	       b->opts.sample_cost_ns * th->n_samples + th->slow_ns + th->quiet_ns;
 }
 
 /* A stretch of a wrapper's own time that the agent left out of its

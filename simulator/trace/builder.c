@@ -313,6 +313,8 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 		return bld_nomem(err);
 	if (ev->type == ECP_EV_SLOW_WINDOW)
 		bld_slow_window(b, th, ev); /* before its own clock reading */
+	if (ev->type == ECP_EV_QUIET_WINDOWS)
+		th->quiet_ns += ev->a; /* the wrappers' time that no event carried */
 	uint64_t v = bld_cpu_clock(b, th, ev);
 	switch (ev->type) {
 	case ECP_EV_THREAD_CREATE:

@@ -198,6 +198,38 @@ static void test_event_cost_subtracted(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* What the recorder cost a thread outside every event's average: the
+ * wrappers' windows that wrote no event (quiet_windows). */
+static uint64_t main_work_with_costs(uint64_t quiet_ns)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	ecp_test_ev(&s, MAIN, 30, ECP_EV_QUIET_WINDOWS, quiet_ns, 3, 0);
+	ecp_test_ev(&s, MAIN, 50, ECP_EV_THREAD_CREATE, 7, R2, 1);
+	ecp_test_ev(&s, T2, 60, ECP_EV_THREAD_START, 7, R2, H2);
+	ecp_test_ev(&s, T2, 70, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 80, ECP_EV_THREAD_CREATE, 8, R3, 0); /* failed */
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_JOIN_BEGIN, H2, 0, 0);
+	ecp_test_ev(&s, MAIN, 95, ECP_EV_THREAD_JOIN_END, H2, 1, 0);
+	ecp_test_ev(&s, MAIN, 200, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_model *m = build_ok(&s, &o);
+	uint64_t work = 0;
+	for (uint32_t i = 0; i < m->threads[0].n_segments; i++)
+		work += m->segments[ecp_test_seg(m, 0, i)].length;
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+	return work;
+}
+
+static void test_quiet_windows_taken_out(void **state)
+{
+	(void)state;
+	uint64_t plain = main_work_with_costs(0);
+	assert_int_equal(main_work_with_costs(20), plain - 20);
+}
+
 static void test_mutex(void **state)
 {
 	struct ecp_test_seq s;
@@ -1488,6 +1520,7 @@ int main(void)
 	    cmocka_unit_test(test_scaled_to_thread_clock),
 	    cmocka_unit_test(test_child_runs_before_create_returns),
 	    cmocka_unit_test(test_event_cost_subtracted),
+	    cmocka_unit_test(test_quiet_windows_taken_out),
 	    cmocka_unit_test(test_mutex),
 	    cmocka_unit_test(test_recursive_mutex_and_trylock),
 	    cmocka_unit_test(test_unlock_not_held_is_error),
