@@ -39,6 +39,7 @@ enum ecp_meta_kind {
 	X(OTHER_EVENT_UNTIMED_PS, "other_event_untimed_ps", ECP_META_UINT)               \
 	X(SAMPLE_COST_NS, "sample_cost_ns", ECP_META_UINT)                               \
 	X(SWITCH_COST_PS, "switch_cost_ps", ECP_META_UINT)                               \
+	X(THREAD_CREATE_COST_PS, "thread_create_cost_ps", ECP_META_UINT)                 \
 	X(CALL_COST_NS, "call_cost_ns", ECP_META_UINT)                                   \
 	X(CALL_UNTIMED_PS, "call_untimed_ps", ECP_META_UINT)                             \
 	X(EXIT_STATUS, "exit_status", ECP_META_EXIT)                                     \

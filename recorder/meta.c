@@ -54,6 +54,7 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	ecp_meta_put_uint(f, ECP_META_OTHER_EVENT_UNTIMED_PS, m->other_event_untimed_ps);
 	ecp_meta_put_uint(f, ECP_META_SAMPLE_COST_NS, m->sample_cost_ns);
 	ecp_meta_put_uint(f, ECP_META_SWITCH_COST_PS, m->switch_cost_ps);
+	ecp_meta_put_uint(f, ECP_META_THREAD_CREATE_COST_PS, m->thread_create_cost_ps);
 	ecp_meta_put_uint(f, ECP_META_CALL_COST_NS, m->call_cost_ns);
 	ecp_meta_put_uint(f, ECP_META_CALL_UNTIMED_PS, m->call_untimed_ps);
 	char status[32];

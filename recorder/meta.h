@@ -31,10 +31,12 @@ struct ecp_record_meta {
 	uint64_t other_event_calibrated_ps;  /* the calibration's figure */
 	uint64_t other_events_timed;         /* how many the wrappers timed */
 	uint64_t other_event_untimed_ps;     /* a wrapper's cost outside its windows */
-	uint64_t calls_too_deep;  /* calls deeper than the agent records (not recorded) */
-	bool cpu_count_read;      /* the program asked how many CPUs it has */
-	uint64_t sample_cost_ns;  /* the kernel's cost per perf sample (0: none) */
-	uint64_t switch_cost_ps;  /* a switch-in's CPU time outside its record */
+	uint64_t calls_too_deep; /* calls deeper than the agent records (not recorded) */
+	bool cpu_count_read;     /* the program asked how many CPUs it has */
+	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (0: none) */
+	uint64_t switch_cost_ps; /* a switch-in's CPU time outside its record */
+	/* a new thread's copy of the perf events, paid by its creator */
+	uint64_t thread_create_cost_ps;
 	uint64_t call_cost_ns;    /* the agent's cost per folded call (no event) */
 	uint64_t call_untimed_ps; /* a call's hook cost outside their windows */
 	int exit_code;            /* when !signaled */

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "recorder/agent-path.h"
+#include "recorder/calibrate-clone.h"
 #include "recorder/calibrate-switch.h"
 #include "recorder/calibrate.h"
 #include "recorder/clock-anchor.h"
@@ -582,8 +583,8 @@ static int load_sched_emitter(struct ecp_sched_emitter *em, struct ecp_error *er
  * made before the driver dlopens libecp-sched.so left 176 bytes of the
  * loader's lost for good (memcheck, CI), and the process shares nothing. */
 struct perf_figures {
-	uint64_t sample_cost_ns, switch_cost_ps;
-	unsigned sample_bursts, switch_bursts;
+	uint64_t sample_cost_ns, switch_cost_ps, thread_create_cost_ps;
+	unsigned sample_bursts, switch_bursts, thread_create_bursts;
 	int problem; /* 0, or which figure failed (1 sample, 2 switch) */
 };
 
@@ -616,6 +617,9 @@ static void calibrate_perf(const struct perf_calibration *c, struct perf_figures
 		    ecp_calibrate_switches(c->cpus, c->n_cpus, &f->switch_cost_ps,
 					   &f->switch_bursts) < 0)
 			f->problem = 2;
+		/* not measured (0): the reader takes nothing out */
+		ecp_calibrate_clones(c->cpus, c->n_cpus, c->sample_hz,
+				     &f->thread_create_cost_ps, &f->thread_create_bursts);
 	}
 }
 
@@ -684,6 +688,8 @@ static void calibrate_perf_finish(struct perf_calibration *c,
 	sum->sample_bursts = c->got.sample_bursts;
 	sum->switch_cost_ps = c->got.switch_cost_ps;
 	sum->switch_bursts = c->got.switch_bursts;
+	sum->thread_create_cost_ps = c->got.thread_create_cost_ps;
+	sum->thread_create_bursts = c->got.thread_create_bursts;
 	if (c->got.problem == 1)
 		sum->calibration_problem =
 		    "the cost of a perf sample could not be measured";
@@ -1267,6 +1273,7 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->event_cost_ns = sum->event_cost_ns;
 	/* the switches' cost only where their records measure the threads */
 	meta->switch_cost_ps = r->perf ? sum->switch_cost_ps : 0;
+	meta->thread_create_cost_ps = r->perf ? sum->thread_create_cost_ps : 0;
 	meta->event_cost_source = sum->event_cost_source;
 	meta->calls_too_deep = sum->calls_too_deep;
 	meta->event_cost_ps = sum->event_cost_ps;

@@ -76,6 +76,10 @@ struct ecp_record_summary {
 	uint64_t sample_cost_ns;             /* ... and per sample */
 	uint64_t switch_cost_ps; /* ... and per switch-in, outside its record */
 	unsigned switch_bursts;
+	/* ... and per thread created, the perf events' copy into it
+	 * (calibrate-clone.h) */
+	uint64_t thread_create_cost_ps;
+	unsigned thread_create_bursts;
 	unsigned event_bursts, sample_bursts; /* the calibration's medians */
 	const char *calibration_problem;      /* a cost not measured, or NULL */
 	uint64_t calls_too_deep; /* calls deeper than the agent's shadow stack */

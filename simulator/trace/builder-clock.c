@@ -190,7 +190,8 @@ uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th)
 	uint64_t funcs =
 	    th->n_func_events > th->entry_run ? th->n_func_events - th->entry_run : 0;
 	return (b->opts.event_cost_ps * funcs +
-		other * (th->n_events - th->n_func_events)) /
+		other * (th->n_events - th->n_func_events) +
+		b->opts.thread_create_cost_ps * th->n_created) /
 		   1000u +
 	       b->opts.sample_cost_ns * th->n_samples + th->slow_ns + th->quiet_ns;
 }

@@ -102,6 +102,7 @@ struct bthread {
 	uint64_t n_func_events; /* of n_events, function events */
 	uint64_t slow_ns;       /* CPU time of the agent's slow stretches (slow_window) */
 	uint64_t quiet_ns;      /* its windows that wrote no event (quiet_windows) */
+	uint64_t n_created;     /* threads it made (thread_create_cost_ps each) */
 	uint64_t n_samples;     /* perf samples taken on it so far (their cost) */
 	struct ecp_vec *cost_ts;      /* its samples' times (ecp_builder_count_sample) */
 	size_t cost_first, cost_next; /* the first in its life; the first not counted */

@@ -315,6 +315,8 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 		bld_slow_window(b, th, ev); /* before its own clock reading */
 	if (ev->type == ECP_EV_QUIET_WINDOWS)
 		th->quiet_ns += ev->a; /* the wrappers' time that no event carried */
+	if (ev->type == ECP_EV_THREAD_CREATE && ev->c)
+		th->n_created++; /* inside pthread_create, before its event */
 	uint64_t v = bld_cpu_clock(b, th, ev);
 	switch (ev->type) {
 	case ECP_EV_THREAD_CREATE:

@@ -48,6 +48,10 @@ struct ecp_builder_options {
 	 * switch-in record (recorder/calibrate-switch.h): each on-CPU interval
 	 * that a switch-in opens starts that much earlier. */
 	uint64_t switch_cost_ps;
+	/* The CPU time the kernel's copy of the recorder's perf events into a
+	 * new thread costs its creator, inside pthread_create
+	 * (recorder/calibrate-clone.h): taken out at each thread_create. */
+	uint64_t thread_create_cost_ps;
 	bool keep_calls;        /* fill model->calls (32 bytes per call) */
 	bool lenient;           /* repair inconsistencies as counted warnings instead
 				   of failing (a lossy trace under --allow-loss) */

@@ -32,7 +32,8 @@ struct meta {
 	uint64_t event_cost_ps;       /* 0: not written (older traces): event_cost_ns */
 	uint64_t other_event_cost_ps; /* 0: not written (older traces): event_cost_ps */
 	uint64_t sample_cost_ns;
-	uint64_t switch_cost_ps; /* 0: not written (older traces) */
+	uint64_t switch_cost_ps;        /* 0: not written (older traces) */
+	uint64_t thread_create_cost_ps; /* 0: not written (older traces) */
 	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
 	uint64_t calls_too_deep; /* not recorded: deeper than the agent's stack */
@@ -66,6 +67,8 @@ static uint64_t *meta_number(struct meta *m, int key)
 		return &m->sample_cost_ns;
 	case ECP_META_SWITCH_COST_PS:
 		return &m->switch_cost_ps;
+	case ECP_META_THREAD_CREATE_COST_PS:
+		return &m->thread_create_cost_ps;
 	case ECP_META_PROGRAM_CPU_NS:
 		return &m->program_cpu_ns;
 	case ECP_META_WALL_NS:
@@ -662,6 +665,7 @@ static int read_ctf(const char *dir, const struct ecp_load_options *opts,
 	    .other_event_cost_ps = meta->other_event_cost_ps,
 	    .sample_cost_ns = meta->sample_cost_ns,
 	    .switch_cost_ps = meta->switch_cost_ps,
+	    .thread_create_cost_ps = meta->thread_create_cost_ps,
 	    .keep_calls = opts->keep_calls,
 	    .by_callsite = opts->by_callsite,
 	    .ignore_function_events = opts->functions_from == ECP_FUNCTIONS_FROM_SAMPLES,

@@ -199,8 +199,9 @@ static void test_event_cost_subtracted(void **state)
 }
 
 /* What the recorder cost a thread outside every event's average: the
- * wrappers' windows that wrote no event (quiet_windows). */
-static uint64_t main_work_with_costs(uint64_t quiet_ns)
+ * wrappers' windows that wrote no event (quiet_windows) and the perf
+ * events' copy into each thread it made (thread_create_cost_ps). */
+static uint64_t main_work_with_costs(uint64_t quiet_ns, uint64_t create_cost_ps)
 {
 	struct ecp_test_seq s;
 	ecp_test_seq_init(&s);
@@ -213,7 +214,8 @@ static uint64_t main_work_with_costs(uint64_t quiet_ns)
 	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_JOIN_BEGIN, H2, 0, 0);
 	ecp_test_ev(&s, MAIN, 95, ECP_EV_THREAD_JOIN_END, H2, 1, 0);
 	ecp_test_ev(&s, MAIN, 200, ECP_EV_THREAD_EXIT, H1, 0, 0);
-	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH,
+					.thread_create_cost_ps = create_cost_ps};
 	struct ecp_model *m = build_ok(&s, &o);
 	uint64_t work = 0;
 	for (uint32_t i = 0; i < m->threads[0].n_segments; i++)
@@ -223,11 +225,14 @@ static uint64_t main_work_with_costs(uint64_t quiet_ns)
 	return work;
 }
 
-static void test_quiet_windows_taken_out(void **state)
+static void test_quiet_windows_and_thread_creation_cost(void **state)
 {
 	(void)state;
-	uint64_t plain = main_work_with_costs(0);
-	assert_int_equal(main_work_with_costs(20), plain - 20);
+	uint64_t plain = main_work_with_costs(0, 0);
+	assert_int_equal(main_work_with_costs(20, 0), plain - 20);
+	/* one thread made: the failed pthread_create copied nothing */
+	assert_int_equal(main_work_with_costs(0, 7000), plain - 7);
+	assert_int_equal(main_work_with_costs(20, 7000), plain - 27);
 }
 
 static void test_mutex(void **state)
@@ -1520,7 +1525,7 @@ int main(void)
 	    cmocka_unit_test(test_scaled_to_thread_clock),
 	    cmocka_unit_test(test_child_runs_before_create_returns),
 	    cmocka_unit_test(test_event_cost_subtracted),
-	    cmocka_unit_test(test_quiet_windows_taken_out),
+	    cmocka_unit_test(test_quiet_windows_and_thread_creation_cost),
 	    cmocka_unit_test(test_mutex),
 	    cmocka_unit_test(test_recursive_mutex_and_trylock),
 	    cmocka_unit_test(test_unlock_not_held_is_error),
