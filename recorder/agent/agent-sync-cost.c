@@ -53,10 +53,13 @@ ECP_AGENT_FN void ecp_sync_cost_publish(struct ecp_thread *t)
 	t->sync_ticks = t->sync_events = t->sync_windows = 0;
 }
 
+/* Before the agent is ready the main thread has no thread_start yet (the
+ * constructor reads files through the I/O wrappers): an event then would
+ * precede it, and the time is not the model's anyway. */
 ECP_AGENT_FN void ecp_sync_slow(struct ecp_thread *t, uint64_t ticks)
 {
 	t->win_slow = true;
-	if (!t->calibrating)
+	if (!t->calibrating && ecp_agent_ready)
 		ECP_TP(slow_window, ecp_tsc_to_ns(ticks), ecp_cpu_ns());
 }
 
@@ -77,6 +80,8 @@ ECP_AGENT_FN static void quiet_window(struct ecp_thread *t, uint64_t ticks)
 	/* ECP_QUIET_FLUSH_NS in ticks, through the outlier threshold's */
 	uint64_t flush_ticks =
 	    ecp_settings.hook_outlier_tsc * ECP_QUIET_FLUSH_NS / ECP_HOOK_OUTLIER_NS;
+	if (!ecp_agent_ready)
+		return; /* before main's thread_start (ecp_sync_slow) */
 	t->quiet_ticks += ticks;
 	t->quiet_windows++;
 	if (t->quiet_ticks >= flush_ticks)
