@@ -227,38 +227,29 @@ ECP_AGENT_FN static char *const *child_env(char *const envp[], struct child_env_
 	char name##_buf[name##_size.bytes + 1];                                          \
 	char *const *name = child_env(envp, name##_size, name##_vec, name##_buf)
 
-ECP_AGENT_API int execve(const char *path, char *const argv[], char *const envp[])
-{
-	__typeof__(&execve) real = EXEC_REAL(execve);
-	ecp_flush_before_end();
-	CHILD_ENV(env, envp, false);
-	return real(path, argv, env);
-}
+/* An exec function that takes an environment, run with the new image's:
+ * `first` names what it runs (a path, a file searched in PATH, a
+ * descriptor). */
+#define ENV_EXEC(fn, first_type, first)                                                  \
+	ECP_AGENT_API int fn(first_type first, char *const argv[], char *const envp[])   \
+	{                                                                                \
+		__typeof__(&fn) real = EXEC_REAL(fn);                                    \
+		ecp_flush_before_end();                                                  \
+		CHILD_ENV(env, envp, false);                                             \
+		return real(first, argv, env);                                           \
+	}
+ENV_EXEC(execve, const char *, path)
+ENV_EXEC(execvpe, const char *, file)
+ENV_EXEC(fexecve, int, fd)
 
 ECP_AGENT_API int execv(const char *path, char *const argv[])
 {
 	return execve(path, argv, environ);
 }
 
-ECP_AGENT_API int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	__typeof__(&execvpe) real = EXEC_REAL(execvpe);
-	ecp_flush_before_end();
-	CHILD_ENV(env, envp, false);
-	return real(file, argv, env);
-}
-
 ECP_AGENT_API int execvp(const char *file, char *const argv[])
 {
 	return execvpe(file, argv, environ);
-}
-
-ECP_AGENT_API int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	__typeof__(&fexecve) real = EXEC_REAL(fexecve);
-	ecp_flush_before_end();
-	CHILD_ENV(env, envp, false);
-	return real(fd, argv, env);
 }
 
 /* execl's arguments from `arg` on, up to the null pointer: how many. */
@@ -270,90 +261,58 @@ ECP_AGENT_FN static size_t count_args(va_list ap)
 	return n;
 }
 
-/* The variadic exec functions, as glibc writes them: an argument vector
- * on the stack, then the vector form.  `n` arguments from `arg` on, then
- * the list's null pointer (read, so that execle's environment comes
- * next).  Too many arguments for any exec (E2BIG) fail as they would. */
-#define ARGV_FROM_VA(argv, arg, ap, n)                                                   \
-	char *argv[(n) + 1];                                                             \
+/* In a variadic exec function, as glibc writes them: `argv`, the arguments
+ * from `arg` on and the list's null pointer, on the stack, `ap` left past
+ * that pointer (execle's environment comes next).  Too many arguments for
+ * any exec (E2BIG) fail as they would. */
+#define VA_ARGV(argv, arg, ap)                                                           \
+	va_list ap, ap##_count;                                                          \
+	va_start(ap, arg);                                                               \
+	va_copy(ap##_count, ap);                                                         \
+	size_t argv##_n = count_args(ap##_count);                                        \
+	va_end(ap##_count);                                                              \
+	if (argv##_n > (size_t)INT_MAX / sizeof(char *)) {                               \
+		va_end(ap);                                                              \
+		errno = E2BIG;                                                           \
+		return -1;                                                               \
+	}                                                                                \
+	char *argv[argv##_n + 1];                                                        \
 	argv[0] = (char *)(arg);                                                         \
-	for (size_t i_ = 1; i_ <= (n); i_++)                                             \
+	for (size_t i_ = 1; i_ <= argv##_n; i_++)                                        \
 	argv[i_] = va_arg(ap, char *)
 
 ECP_AGENT_API int execl(const char *path, const char *arg, ...)
 {
-	va_list ap, count;
-	size_t n;
-	va_start(ap, arg);
-	va_copy(count, ap);
-	n = count_args(count);
-	va_end(count);
-	if (n > (size_t)INT_MAX / sizeof(char *)) {
-		va_end(ap);
-		errno = E2BIG;
-		return -1;
-	}
-	ARGV_FROM_VA(argv, arg, ap, n);
+	VA_ARGV(argv, arg, ap);
 	va_end(ap);
 	return execve(path, argv, environ);
 }
 
 ECP_AGENT_API int execlp(const char *file, const char *arg, ...)
 {
-	va_list ap, count;
-	size_t n;
-	va_start(ap, arg);
-	va_copy(count, ap);
-	n = count_args(count);
-	va_end(count);
-	if (n > (size_t)INT_MAX / sizeof(char *)) {
-		va_end(ap);
-		errno = E2BIG;
-		return -1;
-	}
-	ARGV_FROM_VA(argv, arg, ap, n);
+	VA_ARGV(argv, arg, ap);
 	va_end(ap);
 	return execvpe(file, argv, environ);
 }
 
-/* execle's environment follows the argument list's null pointer. */
 ECP_AGENT_API int execle(const char *path, const char *arg, ...)
 {
-	va_list ap, count;
-	size_t n;
-	char *const *envp;
-	va_start(ap, arg);
-	va_copy(count, ap);
-	n = count_args(count);
-	va_end(count);
-	if (n > (size_t)INT_MAX / sizeof(char *)) {
-		va_end(ap);
-		errno = E2BIG;
-		return -1;
-	}
-	ARGV_FROM_VA(argv, arg, ap, n); /* its null pointer read too */
-	envp = va_arg(ap, char *const *);
+	VA_ARGV(argv, arg, ap);
+	char *const *envp = va_arg(ap, char *const *);
 	va_end(ap);
 	return execve(path, argv, envp);
 }
 
 /* The spawned process is never the recorded one, wherever it is spawned. */
-ECP_AGENT_API int posix_spawn(pid_t *restrict pid, const char *restrict path,
-			      const posix_spawn_file_actions_t *file_actions,
-			      const posix_spawnattr_t *restrict attrp,
-			      char *const argv[restrict], char *const envp[restrict])
-{
-	__typeof__(&posix_spawn) real = EXEC_REAL(posix_spawn);
-	CHILD_ENV(env, envp, true);
-	return real(pid, path, file_actions, attrp, argv, env);
-}
-
-ECP_AGENT_API int posix_spawnp(pid_t *restrict pid, const char *restrict file,
-			       const posix_spawn_file_actions_t *file_actions,
-			       const posix_spawnattr_t *restrict attrp,
-			       char *const argv[restrict], char *const envp[restrict])
-{
-	__typeof__(&posix_spawnp) real = EXEC_REAL(posix_spawnp);
-	CHILD_ENV(env, envp, true);
-	return real(pid, file, file_actions, attrp, argv, env);
-}
+#define SPAWN(fn, what)                                                                  \
+	ECP_AGENT_API int fn(pid_t *restrict pid, const char *restrict what,             \
+			     const posix_spawn_file_actions_t *file_actions,             \
+			     const posix_spawnattr_t *restrict attrp,                    \
+			     char *const argv[restrict], char *const envp[restrict])     \
+	{                                                                                \
+		__typeof__(&fn) real = EXEC_REAL(fn);                                    \
+		CHILD_ENV(env, envp, true);                                              \
+		return real(pid, what, file_actions, attrp, argv, env);                  \
+	}
+SPAWN(posix_spawn, path)
+SPAWN(posix_spawnp, file)

@@ -196,15 +196,8 @@ static uint64_t next_in_after(const struct ecp_builder *b, uint64_t tid, uint64_
 	const uint64_t *i = ecp_hmap_get(&b->thread_by_tid, tid);
 	const struct sched_list *l =
 	    i ? ECP_VEC_AT(&b->threads, struct bthread *, (size_t)*i)->sched : NULL;
-	size_t lo = 0, hi = l ? l->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->in[mid] <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return l && lo < l->n ? l->in[lo] : UINT64_MAX;
+	size_t k = l ? bld_sched_first_after(l, ts) : 0;
+	return l && k < l->n ? l->in[k] : UINT64_MAX;
 }
 
 /* The child's parent left the CPU blocked just before the child woke, and

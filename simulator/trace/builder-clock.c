@@ -124,14 +124,8 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 	return 0;
 }
 
-/* Index of the last interval starting at or before ts, or SIZE_MAX. */
-static size_t interval_at(struct sched_list *l, uint64_t ts)
+size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts)
 {
-	size_t h = l->hint;
-	if (h < l->n && l->in[h] <= ts && (h + 1 == l->n || l->in[h + 1] > ts))
-		return h;
-	if (h + 1 < l->n && l->in[h + 1] <= ts && (h + 2 == l->n || l->in[h + 2] > ts))
-		return l->hint = h + 1;
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -140,6 +134,18 @@ static size_t interval_at(struct sched_list *l, uint64_t ts)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Index of the last interval starting at or before ts, or SIZE_MAX. */
+static size_t interval_at(struct sched_list *l, uint64_t ts)
+{
+	size_t h = l->hint;
+	if (h < l->n && l->in[h] <= ts && (h + 1 == l->n || l->in[h + 1] > ts))
+		return h;
+	if (h + 1 < l->n && l->in[h + 1] <= ts && (h + 2 == l->n || l->in[h + 2] > ts))
+		return l->hint = h + 1;
+	size_t lo = bld_sched_first_after(l, ts);
 	if (!lo)
 		return SIZE_MAX;
 	return l->hint = lo - 1;

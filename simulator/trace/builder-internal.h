@@ -393,6 +393,8 @@ void *bld_object_of(struct ecp_vec *vec, struct ecp_hmap *map, uint64_t addr,
 int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
 		    struct ecp_error *err);
 int bld_seal(struct ecp_builder *b, struct ecp_error *err);
+/* Index of the first of l's stays that starts after ts (l->n: none). */
+size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts);
 /* Frees the switch records (the threads' clocks): once the model's
  * consistency figures are taken, nothing reads them. */
 void bld_sched_free(struct ecp_builder *b);

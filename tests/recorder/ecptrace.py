@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Helpers of the recorder's end-to-end tests: run `ecp record`, read a
 trace back with the babeltrace2 CLI, and fail or skip with a message."""
+import json
 import os
 import re
 import shutil
@@ -214,3 +215,40 @@ def program_output(stdout):
         if sep:
             out[k] = v
     return out
+
+
+def cpu_clock(stdout, name='cpu_ns'):
+    """The CPU clock a test program printed as NAME=ns."""
+    m = re.search(r'%s=(\d+)' % re.escape(name), stdout)
+    check(m is not None, 'program output %r' % stdout)
+    return int(m.group(1))
+
+
+def pinned_cpu_clock(cmd, cpu, name='cpu_ns'):
+    """Runs cmd unrecorded on `cpu` and returns the CPU clock it printed."""
+    p = subprocess.run(['taskset', '-c', str(cpu)] + cmd, capture_output=True, text=True)
+    check(p.returncode == 0, 'unrecorded run: exit %d' % p.returncode)
+    return cpu_clock(p.stdout, name)
+
+
+def info_unless_refused(trace):
+    """`ecp info --format json` of the trace, or None where ecp refuses it
+    as not holding the program's time -- ecp then tells the user to record
+    again, and a test counts the recording as a failed attempt."""
+    q = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
+                       text=True)
+    if q.returncode != 0 and "does not hold the program's time" in q.stderr:
+        print('refused: %s' % q.stderr.strip())
+        return None
+    check(q.returncode == 0, 'ecp info: %s' % q.stderr)
+    return json.loads(q.stdout)
+
+
+def first_passing(attempt, tries, what):
+    """attempt() until one returns True, up to `tries` times (a recording on
+    a shared machine can miss); fails with `what` when none does."""
+    for _ in range(tries):
+        if attempt():
+            print('ok')
+            return
+    fail(what)

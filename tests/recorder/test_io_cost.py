@@ -16,11 +16,8 @@ to 25% apart on this shared machine, hence a bound of 1.5).  The machine
 is shared: an attempt can miss, so up to ATTEMPTS are made.
 
 usage: test_io_cost.py IO_COST"""
-import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -32,31 +29,18 @@ LOW, HIGH = 0.75, 1.5  # T1 over the unrecorded clock
 ATTEMPTS = 3
 
 
-def unrecorded_clock(cmd, cpu):
-    p = subprocess.run(['taskset', '-c', str(cpu)] + cmd, capture_output=True, text=True)
-    check(p.returncode == 0, 'unrecorded run: exit %d' % p.returncode)
-    m = re.search(r'main cpu_ns=(\d+)', p.stdout)
-    check(m is not None, 'program output %r' % p.stdout)
-    return int(m.group(1))
-
-
 def attempt(cmd, work, cpu):
-    before = unrecorded_clock(cmd, cpu)
+    before = pinned_cpu_clock(cmd, cpu, 'main cpu_ns')
     trace = os.path.join(work, 'io-cost')
     shutil.rmtree(trace, ignore_errors=True)
     p = record(['-o', trace, '--no-functions', '--cpu', str(cpu)], cmd, cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
-    after = unrecorded_clock(cmd, cpu)
+    after = pinned_cpu_clock(cmd, cpu, 'main cpu_ns')
     unrecorded = (before + after) / 2
-    q = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
-                       text=True)
-    # refused as not holding the program's time, which ecp says to record
-    # again: an attempt that failed
-    if q.returncode != 0 and "does not hold the program's time" in q.stderr:
-        print('refused: %s' % q.stderr.strip())
+    info = info_unless_refused(trace)
+    if info is None:
         return False
-    check(q.returncode == 0, 'ecp info: %s' % q.stderr)
-    t1 = json.loads(q.stdout)['work_ns']
+    t1 = info['work_ns']
     ratio = t1 / unrecorded
     print('unrecorded %.1f and %.1f ms; T1 %.1f ms, ratio %.3f (%+.2f us a round)'
           % (before / 1e6, after / 1e6, t1 / 1e6, ratio,
@@ -74,12 +58,9 @@ def main():
         with open(data, 'wb') as f:
             f.write(bytes(range(256)) * 16)
         cmd = [prog, data, str(ROUNDS)]
-        for n in range(ATTEMPTS):
-            if attempt(cmd, work, cpu):
-                print('ok')
-                return
-        check(False, 'T1 not within %.2f-%.2fx the unrecorded clock, or the recording '
-              'refused, in %d attempts' % (LOW, HIGH, ATTEMPTS))
+        first_passing(lambda: attempt(cmd, work, cpu), ATTEMPTS,
+                      'T1 not within %.2f-%.2fx the unrecorded clock, or the recording '
+                      'refused, in %d attempts' % (LOW, HIGH, ATTEMPTS))
 
 
 if __name__ == '__main__':

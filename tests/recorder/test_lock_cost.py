@@ -18,11 +18,8 @@ taken out from the switch records, 0.91-0.99x.  The machine is shared: an
 attempt beside a busy neighbour can miss, so up to ATTEMPTS are made.
 
 usage: test_lock_cost.py LOCK_COST"""
-import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -34,17 +31,8 @@ TOLERANCE = 0.3  # of the unrecorded clock, either way
 ATTEMPTS = 3
 
 
-def own_clock(out):
-    m = re.search(r'cpu_ns=(\d+)', out)
-    check(m is not None, 'program output %r' % out)
-    return int(m.group(1))
-
-
 def attempt(prog, work, cpu):
-    p = subprocess.run(['taskset', '-c', str(cpu), prog, str(ROUNDS), str(WALK)],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, 'unrecorded run: exit %d' % p.returncode)
-    unrecorded = own_clock(p.stdout)
+    unrecorded = pinned_cpu_clock([prog, str(ROUNDS), str(WALK)], cpu)
     trace = os.path.join(work, 'lock-cost')
     shutil.rmtree(trace, ignore_errors=True)
     p = record(['-o', trace, '--no-functions', '--cpu', str(cpu)],
@@ -58,16 +46,12 @@ def attempt(prog, work, cpu):
     check(timed >= 0.9 * 3 * ROUNDS, 'only %d of %d lock events timed' % (timed, 3 * ROUNDS))
     untimed_ps = int(meta.get('other_event_untimed_ps', 0))
     check(untimed_ps < 100000, 'a wrapper outside its windows: %d ps' % untimed_ps)
-    q = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
-                       text=True)
-    # refused as not holding the program's time, which ecp says to record
-    # again: an attempt that failed (beside another recording on the same
-    # CPU in a CI run, 2026-11-27: 14.6%)
-    if q.returncode != 0 and "does not hold the program's time" in q.stderr:
-        print('refused: %s' % q.stderr.strip())
+    # refused beside another recording on the same CPU in a CI run,
+    # 2026-11-27: 14.6%
+    info = info_unless_refused(trace)
+    if info is None:
         return False
-    check(q.returncode == 0, 'ecp info: %s' % q.stderr)
-    t1 = json.loads(q.stdout)['work_ns']
+    t1 = info['work_ns']
     ratio = t1 / unrecorded
     print('unrecorded %.1f ms; recorded: %.1f ns per event (%.1f calibrated, %.1f a '
           'wrapper untimed), T1 %.1f ms, ratio %.3f'
@@ -83,13 +67,9 @@ def main():
     prog = os.path.abspath(sys.argv[1])
     cpu = min(os.sched_getaffinity(0))
     with tempfile.TemporaryDirectory(prefix='ecp-lock-cost-') as work:
-        for n in range(ATTEMPTS):
-            if attempt(prog, work, cpu):
-                print('ok')
-                return
-        check(False, 'T1 off the unrecorded clock by more than %d%%, or the recording '
-              'refused, in %d attempts'
-              % (TOLERANCE * 100, ATTEMPTS))
+        first_passing(lambda: attempt(prog, work, cpu), ATTEMPTS,
+                      'T1 off the unrecorded clock by more than %d%%, or the recording '
+                      'refused, in %d attempts' % (TOLERANCE * 100, ATTEMPTS))
 
 
 if __name__ == '__main__':

@@ -19,11 +19,8 @@ other on this shared machine) main's work was 1.31-1.95x before, and is
 the program's time is made again, up to ATTEMPTS in all.
 
 usage: test_thread_create_cost.py THREAD_CREATE_COST"""
-import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -34,27 +31,14 @@ THREADS = 6000
 ATTEMPTS = 3
 
 
-def main_clock(out):
-    m = re.search(r'main cpu_ns=(\d+)', out)
-    check(m is not None, 'program output %r' % out)
-    return int(m.group(1))
-
-
-def unrecorded_clock(prog, cpu):
-    p = subprocess.run(['taskset', '-c', str(cpu), prog, str(THREADS)],
-                       capture_output=True, text=True)
-    check(p.returncode == 0, 'unrecorded run: exit %d' % p.returncode)
-    return main_clock(p.stdout)
-
-
 def attempt(prog, work, cpu):
-    before = unrecorded_clock(prog, cpu)
+    before = pinned_cpu_clock([prog, str(THREADS)], cpu, 'main cpu_ns')
     trace = os.path.join(work, 'thread-create-cost')
     shutil.rmtree(trace, ignore_errors=True)
     p = record(['-o', trace, '--no-functions', '--cpu', str(cpu)],
                [prog, str(THREADS)], cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
-    own = main_clock(p.stdout)
+    own = cpu_clock(p.stdout, 'main cpu_ns')
     meta = read_meta(trace)
     check(meta.get('other_event_cost_source') == 'run',
           'the thread events\' cost was not timed in the run: %s'
@@ -62,16 +46,10 @@ def attempt(prog, work, cpu):
     create_ps = int(meta.get('thread_create_cost_ps', 0))
     check(0 < create_ps < 50000000,
           'what a new thread\'s perf events cost its creator: %d ps' % create_ps)
-    q = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
-                       text=True)
-    # refused as not holding the program's time, which ecp says to record
-    # again: an attempt that failed
-    if q.returncode != 0 and "does not hold the program's time" in q.stderr:
-        print('refused: %s' % q.stderr.strip())
+    info = info_unless_refused(trace)
+    if info is None:
         return False
-    check(q.returncode == 0, 'ecp info: %s' % q.stderr)
-    mains = [t for t in json.loads(q.stdout)['thread_list']
-             if t['start_function'] == 'main']
+    mains = [t for t in info['thread_list'] if t['start_function'] == 'main']
     check(len(mains) == 1, 'main not found once in the model: %d' % len(mains))
     work_ns = mains[0]['work_ns']
     copies_ns = THREADS * create_ps / 1000
@@ -94,11 +72,8 @@ def main():
     prog = os.path.abspath(sys.argv[1])
     cpu = min(os.sched_getaffinity(0))
     with tempfile.TemporaryDirectory(prefix='ecp-thread-create-cost-') as work:
-        for n in range(ATTEMPTS):
-            if attempt(prog, work, cpu):
-                print('ok')
-                return
-        check(False, 'the recording refused in %d attempts' % ATTEMPTS)
+        first_passing(lambda: attempt(prog, work, cpu), ATTEMPTS,
+                      'the recording refused in %d attempts' % ATTEMPTS)
 
 
 if __name__ == '__main__':
