@@ -92,25 +92,28 @@ struct entry {
 	size_t len;
 };
 
+/* The entry of a list at or after *s (false: none left); *s moves past it. */
+ECP_AGENT_FN static bool next_entry(const char **s, struct entry *e)
+{
+	const char *p = *s;
+	while (is_separator(*p))
+		p++;
+	if (!*p)
+		return false;
+	e->s = p;
+	while (*p && !is_separator(*p))
+		p++;
+	e->len = (size_t)(p - e->s);
+	*s = p;
+	return true;
+}
+
 /* Splits a colon-separated list into at most `cap` entries. */
 ECP_AGENT_FN static size_t split(const char *s, struct entry *out, size_t cap)
 {
 	size_t n = 0;
-	while (*s) {
-		while (is_separator(*s))
-			s++;
-		if (!*s)
-			break;
-		const char *e = s;
-		while (*e && !is_separator(*e))
-			e++;
-		if (n == cap)
-			break;
-		out[n].s = s;
-		out[n].len = (size_t)(e - s);
+	while (n < cap && next_entry(&s, &out[n]))
 		n++;
-		s = e;
-	}
 	return n;
 }
 
@@ -127,27 +130,20 @@ ECP_AGENT_FN static bool strip_ours(const char *value, const struct entry *ours,
 	if (child_len)
 		memcpy(w, child, child_len);
 	w += child_len;
-	while (*s) {
-		while (is_separator(*s))
-			s++;
-		if (!*s)
-			break;
-		const char *e = s;
-		while (*e && !is_separator(*e))
-			e++;
-		size_t len = (size_t)(e - s);
-		bool drop = child_len && len == child_len && memcmp(s, child, len) == 0;
+	struct entry e;
+	while (next_entry(&s, &e)) {
+		bool drop =
+		    child_len && e.len == child_len && memcmp(e.s, child, e.len) == 0;
 		for (size_t i = 0; i < n_ours && !drop; i++)
-			if (!used[i] && ours[i].len == len &&
-			    memcmp(ours[i].s, s, len) == 0)
+			if (!used[i] && ours[i].len == e.len &&
+			    memcmp(ours[i].s, e.s, e.len) == 0)
 				used[i] = drop = stripped = true;
 		if (!drop) {
 			if (w != out)
 				*w++ = ':';
-			memcpy(w, s, len);
-			w += len;
+			memcpy(w, e.s, e.len);
+			w += e.len;
 		}
-		s = e;
 	}
 	*w = 0;
 	return stripped;
