@@ -40,6 +40,10 @@ def run(prog, user_preload, recorded, work):
     env.pop('LD_PRELOAD', None)
     if user_preload:
         env['LD_PRELOAD'] = user_preload
+        # an ASan build of ecp wants its runtime first among the libraries,
+        # which a caller's preload is not; the check is ASan's, not ecp's
+        env['ASAN_OPTIONS'] = ':'.join(
+            filter(None, [env.get('ASAN_OPTIONS'), 'verify_asan_link_order=0']))
     expect = user_preload or '-'
     what = '%s, LD_PRELOAD %s' % ('recorded' if recorded else 'unrecorded', expect)
     cmd = [prog, expect]
