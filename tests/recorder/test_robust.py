@@ -22,15 +22,21 @@ def ecp_events(trace):
     return [e for e in read_trace(os.path.join(trace, 'main')) if e['event'].startswith('ecp:')]
 
 
-def analyse(exe, trace, what, repaired=()):
-    """`ecp info` reads the trace (exit 0, valid JSON) and says what it repaired."""
+def analyse(exe, trace, what, repaired=(), refusal_ok=False):
+    """`ecp info` reads the trace (exit 0, valid JSON) and says what it
+    repaired.  With refusal_ok, False where ecp refuses the recording as not
+    holding the program's time (which says to record again)."""
     r = subprocess.run([exe, 'info', trace, '--format', 'json'], capture_output=True, text=True)
+    if refusal_ok and r.returncode != 0 and "does not hold the program's time" in r.stderr:
+        print('%s: refused, recording again: %s' % (what, r.stderr.strip()[-400:]))
+        return False
     check(r.returncode == 0, '%s: ecp info exit %d: %s' % (what, r.returncode, r.stderr))
     if r.returncode == 0:
         check(json.loads(r.stdout)['threads'] >= 1, '%s: no threads analysed' % what)
     for text in repaired:
         check(text in r.stderr, '%s: the analysis does not report "%s": %s'
               % (what, text, r.stderr))
+    return True
 
 
 def main():
@@ -130,23 +136,31 @@ def main():
           'cancel: frames of the cancelled thread not unwound')
     analyse(exe, trace, 'cancel')
 
-    # signals in the middle of the hooks: balanced function events
-    p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'signals'], cwd=work)
-    # A tick may land between the loop's last check and the timer's stop:
-    # at least 200 handlers ran, each in the middle of instrumented calls.
-    m = re.search(r'ticks=(\d+)', p.stdout)
-    check(p.returncode == 0 and m is not None and int(m.group(1)) >= 200,
-          'signals: %d %s' % (p.returncode, p.stdout))
-    ev = ecp_events(trace)
-    depth = 0
-    for e in ev:
-        if e['event'] == 'ecp:func_entry':
-            depth += 1
-        elif e['event'] in ('ecp:func_exit', 'ecp:func_unwound'):
-            depth -= 1
-            check(depth >= 0, 'signals: more exits than entries')
-    check(depth == 0, 'signals: %d frames left open' % depth)
-    analyse(exe, trace, 'signals')
+    # signals in the middle of the hooks: balanced function events.  A
+    # recording of these 20-40 ms that ecp refuses as not holding the
+    # program's time is made again once (1 run in 8 of the CI's ASan pass,
+    # whose driver is slower: 19.9 ms of LTTng-UST's threads and 15.8 ms
+    # outside main's events in 41.7 ms of the program's CPU time)
+    for attempt in range(2):
+        p = record(['-q', '--force', '--min-duration', '0', '-o', trace], [prog, 'signals'],
+                   cwd=work)
+        # A tick may land between the loop's last check and the timer's
+        # stop: at least 200 handlers ran, each in the middle of
+        # instrumented calls.
+        m = re.search(r'ticks=(\d+)', p.stdout)
+        check(p.returncode == 0 and m is not None and int(m.group(1)) >= 200,
+              'signals: %d %s' % (p.returncode, p.stdout))
+        ev = ecp_events(trace)
+        depth = 0
+        for e in ev:
+            if e['event'] == 'ecp:func_entry':
+                depth += 1
+            elif e['event'] in ('ecp:func_exit', 'ecp:func_unwound'):
+                depth -= 1
+                check(depth >= 0, 'signals: more exits than entries')
+        check(depth == 0, 'signals: %d frames left open' % depth)
+        if analyse(exe, trace, 'signals', refusal_ok=attempt == 0):
+            break
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
