@@ -61,16 +61,17 @@ from oracle import seg, compare, measured_segments  # noqa: E402
 TOLERANCE = 0.10
 # Where the program starts other processes, their CPU time is the switch
 # records' (they are not sampled), which the oracle -- the program's own
-# clocks -- holds a little differently: within 0-3% on a busy machine since
-# the children start without LTTng-UST (docs/VALIDATION.md, "Many child
-# processes").  The shell that system() starts still carries LTTng-UST's
-# set-up, which beside another test's recording on the same CPU cost 50-66 ms
-# (+9.4-12.3% at P = 1, +17.9-22.4% at P = 2 in CI runs).  What these modes
-# guard against is -100% (children invisible) or T_P = T1 (their time a
-# delay), and the shell's lost sleep (-40%).
+# clocks -- holds a little differently: within 0-3% on this machine beside
+# two busy loops since exec'd children start without LTTng-UST
+# (docs/VALIDATION.md, "Many child processes").  But a fork's copy still
+# sets LTTng-UST up again (liblttng-ust-fork) before it runs on or execs,
+# and the shell that system() starts carries it: beside another test's
+# recording on the same CPU that cost 50-66 ms (system: +9.4-22.4%), and
+# fork's workers +23% in a CI run after the children lost the recorder.
+# What these modes guard against is -100% (children invisible) or T_P = T1
+# (their time a delay), and the shell's lost sleep (-40%).
 CHILD_MODES = ('fork', 'system', 'wrapper', 'shell')
-CHILD_TOLERANCE = {'system': 0.25}
-CHILD_TOLERANCE_DEFAULT = 0.15
+CHILD_TOLERANCE = 0.25
 SLEEP_NS = 200e6
 
 
@@ -112,8 +113,7 @@ def main():
     check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
     j = json.loads(s.stdout)
     warnings = ' '.join(j.get('warnings', [])) + s.stderr
-    tolerance = CHILD_TOLERANCE.get(mode, CHILD_TOLERANCE_DEFAULT) \
-        if mode in CHILD_MODES else TOLERANCE
+    tolerance = CHILD_TOLERANCE if mode in CHILD_MODES else TOLERANCE
     bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], tolerance, read_meta(trace))
     check(not bad, 'predicted T_P off the oracle by more than %d%%: %s' % (tolerance * 100, bad))
     if mode in ('progress', 'sigwait', 'eventloop'):
