@@ -18,6 +18,7 @@ void ecp_answer_consistency_json(struct ecp_json_writer *w,
 	 * a lower bound (the speedup an upper one) by up to this much */
 	ecp_json_kv_uint(w, "unknown_dependencies_ns", c->unknown_deps_ns);
 	ecp_json_kv_uint(w, "guessed_cpu_ns", c->guessed_ns);
+	ecp_json_kv_uint(w, "steal_ns", c->steal_ns);
 	ecp_json_kv_uint(w, "expected_ns", c->expected_ns);
 	ecp_json_kv_int(w, "gap_ns", c->gap_ns);
 	ecp_json_kv_double(w, "gap_pct", c->gap_pct);

@@ -65,6 +65,10 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	ecp_meta_put_text(f, ECP_META_EXIT_STATUS, status);
 	ecp_meta_put_uint(f, ECP_META_WALL_NS, m->wall_ns);
 	ecp_meta_put_uint(f, ECP_META_PROGRAM_CPU_NS, m->cpu_ns);
+	if (m->steal_known) {
+		ecp_meta_put_uint(f, ECP_META_STEAL_NS, m->steal_ns);
+		ecp_meta_put_uint(f, ECP_META_STEAL_TICK_NS, m->steal_tick_ns);
+	}
 	ecp_meta_put_uint(f, ECP_META_FUNCTIONS, m->functions ? 1 : 0);
 	ecp_meta_put_text(f, ECP_META_FUNCTIONS_MODE,
 			  m->functions_mode ? m->functions_mode : "instrument");

@@ -43,6 +43,10 @@ struct ecp_record_meta {
 	int signal;               /* >0 when the program was killed by it */
 	uint64_t wall_ns;
 	uint64_t cpu_ns; /* the program's CPU time, user + system, all threads */
+	/* the hypervisor's steal on the program's CPUs meanwhile, to a tick
+	 * (steal.h); not written when unknown */
+	bool steal_known;
+	uint64_t steal_ns, steal_tick_ns;
 	bool functions;
 	const char *functions_mode; /* instrument, sample, both */
 	unsigned sample_hz;         /* 0: no samples */

@@ -51,6 +51,7 @@
 #include "recorder/perf-switch.h"
 #include "recorder/objects.h"
 #include "recorder/program-elf.h"
+#include "recorder/steal.h"
 #include "recorder/lttng-session.h"
 #include "recorder/trace-size.h"
 
@@ -987,6 +988,7 @@ struct recording {
 	struct ecp_perf_sample samples;
 	bool perf, sampling;
 	struct ecp_disk_watch disk;
+	struct ecp_steal steal; /* the hypervisor's, on the program's CPUs */
 	struct sigaction old_sig[N_FORWARDED];
 	bool have_daemon, have_main, have_sched, have_calib, have_output;
 	int out_lock; /* held while this recording writes the trace */
@@ -1246,11 +1248,13 @@ static int run_program(struct recording *r, struct ecp_error *err)
 	/* the first anchor precedes every function time, the last follows them */
 	ecp_clock_anchor_emit(&r->em);
 	r->start_ns = mono_ns();
+	ecp_steal_start(&r->steal, r->run_cpus, r->sum->n_cpus);
 	int rc = ecp_launch_exec(&r->l, err);
 	if (rc)
 		return rc;
 	supervise(&r->l, &r->ps, r->perf, &r->samples, r->sampling, &r->em, &r->disk,
 		  &r->status, &r->end_ns, &r->sum->cpu_ns);
+	ecp_steal_end(&r->steal, r->run_cpus, r->sum->n_cpus);
 	child_pid = 0;
 	if (r->disk.stopped_ns)
 		return stopped_for_space(&r->disk, r->out, r->start_ns, r->end_ns,
@@ -1290,6 +1294,9 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->cpu_count_read = sum->cpu_count_read;
 	meta->wall_ns = sum->wall_ns;
 	meta->cpu_ns = sum->cpu_ns;
+	meta->steal_known = r->steal.known;
+	meta->steal_ns = r->steal.ns;
+	meta->steal_tick_ns = r->steal.tick_ns;
 	meta->functions = o->functions;
 	meta->functions_mode = !o->functions                                 ? "none"
 			       : sum->functions_mode == ECP_FUNCTIONS_SAMPLE ? "sample"

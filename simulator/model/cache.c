@@ -35,7 +35,7 @@ struct header {
 	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns, switches_lost, as_cpus,
 	    cpu_count_read, recorded_cpus;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
-	    guessed_cpu_ns, unknown_deps_ns;
+	    guessed_cpu_ns, unknown_deps_ns, steal_ns;
 	uint64_t n_spawn_sites;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	/* bytes of the packed segments, edges and activities (cache-pack.h) */
@@ -275,6 +275,7 @@ static void header_of_model(struct header *h, uint64_t fp, const struct ecp_mode
 	h->outside_threads = m->info.outside_threads;
 	h->untracked_cpu_ns = m->info.untracked_cpu_ns;
 	h->guessed_cpu_ns = m->info.guessed_cpu_ns;
+	h->steal_ns = m->info.steal_ns;
 	h->unknown_deps_ns = m->info.unknown_deps_ns;
 	h->wall_ns = m->info.recorded_wall_ns;
 	h->functions_recorded = m->info.functions_recorded;
@@ -622,6 +623,7 @@ static bool cache_info_take(const struct cache_reader *c, struct ecp_model *m)
 	m->info.outside_threads = (uint32_t)h->outside_threads;
 	m->info.untracked_cpu_ns = h->untracked_cpu_ns;
 	m->info.guessed_cpu_ns = h->guessed_cpu_ns;
+	m->info.steal_ns = h->steal_ns;
 	m->info.unknown_deps_ns = h->unknown_deps_ns;
 	m->info.recorded_wall_ns = h->wall_ns;
 	m->info.functions_recorded = h->functions_recorded != 0;

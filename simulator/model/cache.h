@@ -49,8 +49,9 @@
  * switch records at the earlier thread's exit; 35: the other events' cost
  * timed in the run, slow_window stretches taken out; 36: a child's parent
  * that blocked waiting for it did not hand off to it; 37: the windows that
- * wrote no event (quiet_windows) taken out */
-#define ECP_CACHE_FORMAT 37
+ * wrote no event (quiet_windows) taken out; 38: the hypervisor's steal
+ * while the program ran (steal_ns) */
+#define ECP_CACHE_FORMAT 38
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -85,10 +85,11 @@ struct ecp_consistency {
 	uint32_t outside_threads;
 	uint64_t untracked_cpu_ns;
 	uint64_t guessed_ns;      /* of outside and untracked, upper bounds (model.h) */
+	uint64_t steal_ns;        /* the hypervisor's, at most (model.h) */
 	uint64_t unknown_deps_ns; /* of the work, dependencies not seen (model.h) */
 	uint64_t expected_ns; /* program CPU - overhead - outside - untracked (>= 0) */
-	int64_t gap_ns;       /* work - expected, less what guessed_ns explains of a
-				 positive gap */
+	int64_t gap_ns;       /* work - expected, less what guessed_ns and steal_ns
+				 explain of a positive gap */
 	double gap_pct;       /* gap in percent of the program's CPU time */
 	/* threads over the bound, largest |gap| first */
 	struct ecp_consistency_thread *threads;

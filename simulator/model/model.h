@@ -222,6 +222,12 @@ struct ecp_model_info {
 	 * last switch-out at exit): closed by another tid's record, they are
 	 * upper bounds (an untraced process may have run meanwhile) */
 	uint64_t guessed_cpu_ns;
+	/* what the hypervisor took from the program's CPUs while it ran, at
+	 * most (steal time; 0: none seen or not recorded).  The switch records
+	 * count it as the stays' time, the CPU clocks do not: the model's
+	 * threads are scaled to their own clocks (builder-finish.c), but
+	 * outside_cpu_ns and untracked_cpu_ns may hold up to this much of it */
+	uint64_t steal_ns;
 	/* CPU time of the work whose dependencies were not seen (issue 32):
 	 * threads only the scheduler saw, child processes' threads, and what
 	 * threads did after their last event until the exit cut them.  Held

@@ -184,6 +184,7 @@ static void test_cache_keeps_them(void **state)
 {
 	(void)state;
 	struct ecp_model *m = build_sample(10000);
+	m->info.steal_ns = 7 * MS;
 	char dir[] = "/tmp/ecp-test-consistency-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char path[PATH_MAX];
@@ -199,6 +200,7 @@ static void test_cache_keeps_them(void **state)
 	assert_int_equal(back->info.outside_cpu_ns, 250);
 	assert_int_equal(back->info.outside_threads, 2);
 	assert_int_equal(back->info.untracked_cpu_ns, 1100);
+	assert_int_equal(back->info.steal_ns, 7 * MS);
 	ecp_model_destroy(back);
 	ecp_model_destroy(m);
 	unlink(path);
@@ -349,6 +351,47 @@ static void test_fatal_both_ways(void **state)
 	ecp_consistency_free(&c);
 }
 
+/* The CI run's refusal: omp_fib's 47.7 ms of CPU time, its model's
+ * threads scaled to their own clocks (9 ms of work), while the stays of
+ * LTTng-UST's two listener threads (25.5 ms) and of the threads outside
+ * their events (33.1 ms) held what the hypervisor stole meanwhile.  With
+ * the steal recorded (30 ms at most), the gap it explains is none and the
+ * sentence says how much; without it, the refusal stands. */
+static void test_steal_explains_a_gap(void **state)
+{
+	(void)state;
+	struct made x;
+	const uint64_t work[] = {9 * MS}, clock[] = {0}, ovh[] = {0};
+	make(&x, 1, work, clock, ovh, 47700 * 1000, 25500 * 1000, 2);
+	x.m.info.untracked_cpu_ns = 33100 * 1000;
+	struct ecp_consistency c;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	ecp_consistency_free(&c);
+	x.m.info.steal_ns = 30 * MS;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+	assert_int_equal(c.gap_ns, 0);
+	char buf[1024];
+	ecp_consistency_describe(&c, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "up to 30 ms the hypervisor took"));
+	ecp_consistency_free(&c);
+	/* a gap beyond the steal is still one: the 9 ms of work above none
+	 * expected, 3 ms of them stolen */
+	x.m.info.steal_ns = 3 * MS;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	assert_int_equal(c.gap_ns, 6 * MS);
+	ecp_consistency_free(&c);
+	/* steal never hides work below the expected */
+	const uint64_t little[] = {1 * MS};
+	make(&x, 1, little, clock, ovh, 1000 * MS, 0, 0);
+	x.m.info.steal_ns = 900 * MS;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_FATAL);
+	ecp_consistency_free(&c);
+}
+
 static void test_unknown(void **state)
 {
 	(void)state;
@@ -442,6 +485,7 @@ int main(void)
 	    cmocka_unit_test(test_ok),
 	    cmocka_unit_test(test_warning_names_thread),
 	    cmocka_unit_test(test_fatal_both_ways),
+	    cmocka_unit_test(test_steal_explains_a_gap),
 	    cmocka_unit_test(test_unknown),
 	    cmocka_unit_test(test_span_against_wall),
 	};

@@ -71,7 +71,9 @@ class CpuClock:
                 acc += b - a
             self.before[tid] = before
 
-    def at(self, tid, t):
+        self.scale = {}
+
+    def wall_at(self, tid, t):
         starts = self.starts.get(tid)
         if not starts:
             return 0
@@ -79,6 +81,33 @@ class CpuClock:
         if i < 0:
             return 0
         return self.before[tid][i] + min(t, self.ends[tid][i]) - starts[i]
+
+    def at(self, tid, t):
+        return self.wall_at(tid, t) * self.scale.get(tid, 1.0)
+
+    def scale_to_own_clocks(self, main):
+        """The switch records time a stay in wall time, which holds what
+        the hypervisor stole from the CPU meanwhile; the thread's own clock
+        (cpu_ns of its thread_start and of its thread_exit or process_exit)
+        does not.  Each thread's times are scaled by its clock over the
+        records' time between those events, the steal spread over it in
+        proportion, as ecp does (simulator/trace/builder-finish.c); a ratio
+        above 1.05 is a clock read lost, not steal: none."""
+        first, last = {}, {}
+        for e in main:
+            if not e.get('cpu_ns'):
+                continue
+            if e['event'] == 'ecp:thread_start' and e['vtid'] not in first:
+                first[e['vtid']] = (e['time'], e['cpu_ns'])
+            elif e['event'] in ('ecp:thread_exit', 'ecp:process_exit'):
+                last[e['vtid']] = (e['time'], e['cpu_ns'])
+        for tid, (t0, c0) in first.items():
+            if tid not in last:
+                continue
+            t1, c1 = last[tid]
+            wall = self.wall_at(tid, t1) - self.wall_at(tid, t0)
+            if wall > 0 and c1 > c0 and (c1 - c0) / wall <= 1.05:
+                self.scale[tid] = (c1 - c0) / wall
 
 
 class Ctx:
@@ -111,6 +140,7 @@ class Program:
         meta = read_meta(trace)
         clock = CpuClock(read_trace(os.path.join(trace, 'sched')),
                          int(meta.get('switch_cost_ps', 0)) // 1000)
+        clock.scale_to_own_clocks(main)
         # each event's own cost, measured by the recorder, is the
         # recorder's time, not the program's
         self.event_cost = int(meta.get('event_cost_ps', 0)) / 1000.0
