@@ -153,6 +153,7 @@ ECP_AGENT_FN static void at_process_exit(int status, void *arg)
 	t->guard++;
 	ecp_flush_frames(t);
 	ecp_finish_frames(t);
+	ecp_write_thread_clocks(t);
 	ecp_quiet_flush(t);
 	ECP_TP(process_exit, status, ecp_thread_cpu_ns());
 	ecp_hook_cost_publish(t); /* the last batch's write */

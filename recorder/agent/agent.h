@@ -335,6 +335,10 @@ static inline __attribute__((always_inline)) void ecp_leave_timed(struct ecp_thr
  * written (at thread and process end, and when it reaches
  * ECP_QUIET_FLUSH_NS).  Call inside the agent (guard raised). */
 void ecp_quiet_flush(struct ecp_thread *t);
+/* At the process's exit, on its main thread: a thread_clock event for each
+ * other thread still alive, its own CPU clock (agent-clocks.c).  Call
+ * inside the agent (guard raised), before ecp_quiet_flush. */
+void ecp_write_thread_clocks(struct ecp_thread *t);
 /* The most time of windows without an event a thread keeps unwritten: the
  * reader takes it out at the quiet_windows event, so a clock reading
  * between is at most this far above the program's (each event written to

@@ -492,6 +492,18 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, quiet_windows,
 		lttng_ust_field_integer(uint64_t, windows, a_windows)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* At the process's exit, on its main thread: the CPU clock of another
+ * thread still alive (agent-clocks.c), its last clock reading where it
+ * writes no thread_exit. */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, thread_clock,
+	LTTNG_UST_TP_ARGS(uint64_t, a_tid,
+		uint64_t, a_clock_ns,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, tid, a_tid)
+		lttng_ust_field_integer(uint64_t, clock_ns, a_clock_ns)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 #endif /* ECP_RECORDER_ECP_TP_H */
 
 #include <lttng/tracepoint-event.h>

@@ -328,6 +328,11 @@ struct ecp_builder {
 	 * every tid that is no agent thread, and those made model threads */
 	struct ecp_vec comms; /* struct tid_comm, one per tid */
 	struct ecp_hmap comm_by_tid;
+	/* the CPU clocks main read at the exit (ecp:thread_clock) of the
+	 * tids that are no thread of the model (LTTng-UST's listener
+	 * threads), and when: their CPU time without the steal their stays
+	 * hold, up to then */
+	struct ecp_hmap exit_clock_by_tid, exit_clock_ts_by_tid;
 	ecp_id unseen_pseudo_fn;
 	uint64_t unseen, unseen_ns, unseen_tids[CUT_NAMED];
 	/* child processes (builder-processes.c) */

@@ -127,6 +127,8 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	b->unseen_pseudo_fn = ECP_NO_ID;
 	ecp_vec_init(&b->comms, sizeof(struct tid_comm));
 	ecp_hmap_init(&b->comm_by_tid);
+	ecp_hmap_init(&b->exit_clock_by_tid);
+	ecp_hmap_init(&b->exit_clock_ts_by_tid);
 	ecp_vec_init(&b->procs, sizeof(struct bproc));
 	ecp_hmap_init(&b->proc_by_pid);
 	ecp_hmap_init(&b->pid_of_tid);
@@ -187,6 +189,8 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	ecp_hmap_finish(&b->futex_by_addr);
 	ecp_vec_finish(&b->comms);
 	ecp_hmap_finish(&b->comm_by_tid);
+	ecp_hmap_finish(&b->exit_clock_by_tid);
+	ecp_hmap_finish(&b->exit_clock_ts_by_tid);
 	ecp_vec_finish(&b->procs);
 	ecp_hmap_finish(&b->proc_by_pid);
 	ecp_hmap_finish(&b->pid_of_tid);
@@ -293,6 +297,29 @@ static bool is_team_sync(const struct ecp_event *ev)
 	default:
 		return false;
 	}
+}
+
+/* Another thread's CPU clock, read by main at the process's exit
+ * (ecp:thread_clock): the last clock reading of a thread the exit ends,
+ * which wrote no thread_exit, so that its times are scaled to its own
+ * clock too (scale_to_thread_clocks, builder-finish.c). */
+static int bld_thread_clock(struct ecp_builder *b, const struct ecp_event *ev)
+{
+	const uint64_t *i = ecp_hmap_get(&b->thread_by_tid, ev->a);
+	if (b->opts.clock != ECP_CLOCK_PERF_SWITCH)
+		return ECP_OK;
+	/* no thread of the model: its CPU time (builder-consistency.c) */
+	if (!i)
+		return ecp_hmap_put(&b->exit_clock_by_tid, ev->a, ev->b) < 0 ||
+			       ecp_hmap_put(&b->exit_clock_ts_by_tid, ev->a, ev->ts) < 0
+			   ? -1
+			   : ECP_OK;
+	struct bthread *th = thread_at(b, (ecp_id)*i);
+	if (th->exited || th->clock_last || !th->sched)
+		return ECP_OK;
+	th->clock_last = ev->b;
+	th->sched_last = bld_sched_cpu_at(th->sched, ev->ts);
+	return ECP_OK;
 }
 
 /* A synchronization event (or thread life, delay, channel...) on the
@@ -406,6 +433,9 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 		break;
 	case ECP_EV_PROCESS_EXIT:
 		b->process_exited = true;
+		break;
+	case ECP_EV_THREAD_CLOCK:
+		rc = bld_thread_clock(b, ev) < 0 ? bld_nomem(err) : ECP_OK;
 		break;
 	default: /* detach: no synchronization */
 		break;

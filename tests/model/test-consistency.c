@@ -120,6 +120,77 @@ static void check_short_lived(uint32_t n)
 	ecp_model_destroy(m);
 }
 
+/* Threads the exit ends (ecp:thread_clock).  Main creates T2, which runs
+ * 100..300 on the CPU while its own clock goes 5 -> 105 (half its stay
+ * stolen by the hypervisor) and writes no thread_exit; the listener tid 77
+ * stays 300..400 with 10 ns on its clock, and 430..440 after main read
+ * both clocks at its exit.  T2's work (its stay from its start, 110..300:
+ * 190) is scaled by its clock over its stays between its clock readings,
+ * 100 / 190; 77 counts its clock and its stay after the reading.  Without
+ * the readings T2 keeps the steal and 77 its stays. */
+static struct ecp_model *build_exit_clocks(bool read_at_exit)
+{
+	const uint32_t listener = 77;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 100, 1, 0);
+	ecp_test_switch(&s, T2, 100, 0, 0);
+	ecp_test_switch(&s, T2, 300, 1, 0);
+	ecp_test_switch(&s, listener, 300, 0, 0);
+	ecp_test_switch(&s, listener, 400, 1, 0);
+	ecp_test_switch(&s, MAIN, 400, 0, 0);
+	ecp_test_switch(&s, MAIN, 430, 1, 0);
+	ecp_test_switch(&s, listener, 430, 0, 0);
+	ecp_test_switch(&s, listener, 440, 1, 0);
+	ecp_test_switch(&s, MAIN, 440, 0, 0);
+	ecp_test_switch(&s, MAIN, 600, 1, 0);
+	ecp_test_comm(&s, listener, "prog-ust");
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 10;
+	ecp_test_ev(&s, MAIN, 90, ECP_EV_THREAD_CREATE, 9, R2, 1);
+	ecp_test_ev(&s, T2, 110, ECP_EV_THREAD_START, 9, R2, H2)->cpu_ns = 5;
+	ecp_test_ev(&s, T2, 290, ECP_EV_SEM_POST, S, 0, 0);
+	if (read_at_exit) {
+		ecp_test_ev(&s, MAIN, 410, ECP_EV_THREAD_CLOCK, T2, 105, 0);
+		ecp_test_ev(&s, MAIN, 420, ECP_EV_THREAD_CLOCK, listener, 10, 0);
+	}
+	ecp_test_ev(&s, MAIN, 500, ECP_EV_PROCESS_EXIT, 0, 0, 0)->cpu_ns = 190;
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	ecp_test_seq_finish(&s);
+	return m;
+}
+
+static uint64_t thread_work(const struct ecp_model *m, uint32_t t)
+{
+	uint64_t work = 0;
+	for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
+		work += m->segments[m->threads[t].first_segment + k].length;
+	return work;
+}
+
+static void test_exit_clocks(void **state)
+{
+	(void)state;
+	struct ecp_model *m = build_exit_clocks(true);
+	assert_int_equal(m->n_threads, 2);
+	assert_int_equal(m->threads[1].own_clock_ns, 100);
+	uint64_t work = thread_work(m, 1);
+	if (work < 99 || work > 100) /* 190 x 100 / 190, each segment rounded down */
+		fail_msg("T2's work %llu, want 100", (unsigned long long)work);
+	assert_int_equal(m->info.outside_threads, 1);
+	assert_int_equal(m->info.outside_cpu_ns, 10 + 10);
+	ecp_model_destroy(m);
+	m = build_exit_clocks(false);
+	assert_int_equal(m->threads[1].own_clock_ns, 0);
+	assert_int_equal(thread_work(m, 1), 190);
+	assert_int_equal(m->info.outside_cpu_ns, 100 + 10);
+	ecp_model_destroy(m);
+}
+
 static void test_short_lived_threads(void **state)
 {
 	(void)state;
@@ -479,6 +550,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builder_notes_clocks_and_outside),
+	    cmocka_unit_test(test_exit_clocks),
 	    cmocka_unit_test(test_short_lived_threads),
 	    cmocka_unit_test(test_tid_given_again),
 	    cmocka_unit_test(test_cache_keeps_them),

@@ -88,13 +88,16 @@ class CpuClock:
     def scale_to_own_clocks(self, main):
         """The switch records time a stay in wall time, which holds what
         the hypervisor stole from the CPU meanwhile; the thread's own clock
-        (cpu_ns of its thread_start and of its thread_exit or process_exit)
+        (cpu_ns of its thread_start and of its thread_exit or process_exit;
+        for a thread the exit ends, the clock main read then: thread_clock)
         does not.  Each thread's times are scaled by its clock over the
         records' time between those events, the steal spread over it in
         proportion, as ecp does (simulator/trace/builder-finish.c); a ratio
         above 1.05 is a clock read lost, not steal: none."""
         first, last = {}, {}
         for e in main:
+            if e['event'] == 'ecp:thread_clock' and e['tid'] not in last:
+                last[e['tid']] = (e['time'], e['clock_ns'])
             if not e.get('cpu_ns'):
                 continue
             if e['event'] == 'ecp:thread_start' and e['vtid'] not in first:
