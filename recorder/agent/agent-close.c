@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <linux/close_range.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -37,12 +38,23 @@ ECP_AGENT_FN static int kernel_close(int fd)
 	return (int)syscall(SYS_close, fd);
 }
 
-ECP_AGENT_FN static ecp_safe_close_fn tracker_fn(const char *name)
+static ecp_safe_close_fn _Atomic tracker;
+static _Atomic int tracker_looked_up;
+
+/* LTTng-UST's tracker, looked up once: a vfork child shares its parent's
+ * memory, so the first of Python's subprocesses (each closes everything
+ * in its vfork child) looks it up for all the next ones, which call no
+ * dlsym (it takes the loader's lock). */
+ECP_AGENT_FN static ecp_safe_close_fn tracker_fn(void)
 {
-	void *p = dlsym(RTLD_DEFAULT, name);
-	ecp_safe_close_fn f;
-	memcpy(&f, &p, sizeof(f)); /* as ecp_real: POSIX makes this sound */
-	return f;
+	if (!atomic_load(&tracker_looked_up)) {
+		void *p = dlsym(RTLD_DEFAULT, "lttng_ust_safe_close_fd");
+		ecp_safe_close_fn f;
+		memcpy(&f, &p, sizeof(f)); /* as ecp_real: POSIX makes this sound */
+		atomic_store(&tracker, f);
+		atomic_store(&tracker_looked_up, 1);
+	}
+	return atomic_load(&tracker);
 }
 
 /* Hands every open descriptor in [first, end) to the tracker's `one`.
@@ -86,7 +98,7 @@ ECP_AGENT_FN static unsigned fd_limit(void)
 ECP_AGENT_API int close_range(unsigned int first, unsigned int last, int flags)
 {
 	__typeof__(&close_range) real = ECP_REAL(close_range);
-	ecp_safe_close_fn one = tracker_fn("lttng_ust_safe_close_fd");
+	ecp_safe_close_fn one = tracker_fn();
 	/* setting close-on-exec closes nothing; odd arguments get the
 	 * kernel's own answer */
 	if (!one || (flags & CLOSE_RANGE_CLOEXEC) || (flags & ~CLOSE_RANGE_UNSHARE) ||
@@ -110,7 +122,7 @@ ECP_AGENT_API int close_range(unsigned int first, unsigned int last, int flags)
 ECP_AGENT_API void closefrom(int lowfd)
 {
 	__typeof__(&closefrom) real = ECP_REAL(closefrom);
-	ecp_safe_close_fn one = tracker_fn("lttng_ust_safe_close_fd");
+	ecp_safe_close_fn one = tracker_fn();
 	if (!one || lowfd < 0) {
 		real(lowfd);
 		return;

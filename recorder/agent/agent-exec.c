@@ -154,6 +154,8 @@ ECP_AGENT_FN static bool strip_ours(const char *value, const struct entry *ours,
 struct child_env_size {
 	size_t vars;  /* entries of envp */
 	size_t bytes; /* the LD_PRELOAD entries' text */
+	/* ECP_CHILD_PRELOAD's and ECP_PRELOAD's values, looked up once */
+	const char *child, *ours;
 };
 
 /* An environment larger than this is passed on as it is (its copy would
@@ -162,7 +164,7 @@ struct child_env_size {
 
 ECP_AGENT_FN static struct child_env_size child_env_size(char *const envp[], bool spawn)
 {
-	struct child_env_size z = {0, 0};
+	struct child_env_size z = {0, 0, 0, 0};
 	size_t n = 0, bytes = 0;
 	bool preload = false;
 	if (!envp || (!spawn && ecp_in_recorded_process()))
@@ -173,10 +175,13 @@ ECP_AGENT_FN static struct child_env_size child_env_size(char *const envp[], boo
 			preload = true;
 			bytes += strlen(envp[n]) + 1 + (child ? strlen(child) + 1 : 0);
 		}
-	if (!preload || n > MAX_COPIED_VARS || !ecp_var(envp, OURS_VAR))
+	const char *ours = ecp_var(envp, OURS_VAR);
+	if (!preload || n > MAX_COPIED_VARS || !ours)
 		return z;
 	z.vars = n;
 	z.bytes = bytes;
+	z.child = child;
+	z.ours = ours;
 	return z;
 }
 
@@ -192,8 +197,8 @@ ECP_AGENT_FN static char *const *child_env(char *const envp[], struct child_env_
 	bool stripped = false;
 	if (!z.vars)
 		return envp;
-	const char *child = ecp_var(envp, CHILD_VAR);
-	n_ours = split(ecp_var(envp, OURS_VAR), ours, MAX_OURS);
+	const char *child = z.child;
+	n_ours = split(z.ours, ours, MAX_OURS);
 	for (size_t i = 0; i < z.vars; i++) {
 		const char *v = envp[i];
 		if (strncmp(v, PRELOAD_VAR, strlen(PRELOAD_VAR)) != 0) {

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/support/thread-clock.h"
+
 #define WORKERS 8
 #define ROUNDS  6
 
@@ -32,13 +34,6 @@ static pthread_barrier_t barrier;
 static sem_t tokens;
 static double total;
 static struct measured measured[WORKERS + 1];
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 __attribute__((noinline)) static double leaf(long i)
 {

@@ -84,6 +84,27 @@ static void test_builder_notes_clocks_and_outside(void **state)
 	ecp_model_destroy(m);
 }
 
+/* The model of the sequence, with the switch records as the clock. */
+static struct ecp_model *build_on_switches(struct ecp_test_seq *s)
+{
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_error err = {0};
+	struct ecp_model *m = ecp_test_seq_build(s, &o, &err);
+	if (!m)
+		fail_msg("build failed: %s", err.msg);
+	ecp_test_seq_finish(s);
+	return m;
+}
+
+/* Thread t's work: its segments' lengths. */
+static uint64_t thread_work(const struct ecp_model *m, uint32_t t)
+{
+	uint64_t work = 0;
+	for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
+		work += m->segments[m->threads[t].first_segment + k].length;
+	return work;
+}
+
 /* n short-lived tids outside the model (LTTng-UST listeners by their
  * names), one after another on the CPU, each dying there (a switch-in and no switch-out):
  * each stay is closed by the next tid's switch-in, 100 ns later, the last by main's. With
@@ -106,12 +127,7 @@ static void check_short_lived(uint32_t n)
 	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
 	ecp_test_ev(&s, MAIN, t0 + 100ull * n + 20, ECP_EV_THREAD_EXIT, H1, 0, 0)
 	    ->cpu_ns = 1000 + 500 + 20;
-	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
-	struct ecp_error err = {0};
-	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
-	if (!m)
-		fail_msg("build failed: %s", err.msg);
-	ecp_test_seq_finish(&s);
+	struct ecp_model *m = build_on_switches(&s);
 	assert_int_equal(m->info.outside_threads, n);
 	assert_int_equal(m->info.outside_cpu_ns, 100ull * n);
 	assert_int_equal(m->info.guessed_cpu_ns, 100ull * n);
@@ -155,21 +171,7 @@ static struct ecp_model *build_exit_clocks(bool read_at_exit)
 		ecp_test_ev(&s, MAIN, 420, ECP_EV_THREAD_CLOCK, listener, 10, 0);
 	}
 	ecp_test_ev(&s, MAIN, 500, ECP_EV_PROCESS_EXIT, 0, 0, 0)->cpu_ns = 190;
-	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
-	struct ecp_error err = {0};
-	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
-	if (!m)
-		fail_msg("build failed: %s", err.msg);
-	ecp_test_seq_finish(&s);
-	return m;
-}
-
-static uint64_t thread_work(const struct ecp_model *m, uint32_t t)
-{
-	uint64_t work = 0;
-	for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
-		work += m->segments[m->threads[t].first_segment + k].length;
-	return work;
+	return build_on_switches(&s);
 }
 
 static void test_exit_clocks(void **state)
@@ -233,20 +235,11 @@ static void test_tid_given_again(void **state)
 	ecp_test_ev(&s, tid, 1010, ECP_EV_THREAD_START, 2, R2, H2 + 1)->cpu_ns = 5;
 	ecp_test_ev(&s, tid, 1050, ECP_EV_THREAD_EXIT, H2 + 1, 0, 0);
 	ecp_test_ev(&s, MAIN, 1190, ECP_EV_THREAD_EXIT, H1, 0, 0);
-	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
-	struct ecp_error err = {0};
-	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
-	if (!m)
-		fail_msg("build failed: %s", err.msg);
-	ecp_test_seq_finish(&s);
+	struct ecp_model *m = build_on_switches(&s);
 	assert_int_equal(m->n_threads, 3);
 	/* each thread's work is its own: A 110..150, B 1010..1050 */
-	for (uint32_t t = 1; t <= 2; t++) {
-		uint64_t work = 0;
-		for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
-			work += m->segments[m->threads[t].first_segment + k].length;
-		assert_int_equal(work, 40);
-	}
+	for (uint32_t t = 1; t <= 2; t++)
+		assert_int_equal(thread_work(m, t), 40);
 	assert_int_equal(m->info.untracked_cpu_ns, (10 + 10) + (5 + 20) + (5 + 10));
 	ecp_model_destroy(m);
 }

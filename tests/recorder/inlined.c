@@ -9,14 +9,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#define THREADS 2
+#include "tests/support/thread-clock.h"
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#define THREADS 2
 
 static uint64_t stage_parse(uint64_t x)
 {

@@ -13,12 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "tests/support/thread-clock.h"
 
 int main(int argc, char **argv)
 {

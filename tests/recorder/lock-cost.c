@@ -14,14 +14,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define AREA (8u << 20)
+#include "tests/support/thread-clock.h"
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#define AREA (8u << 20)
 
 int main(int argc, char **argv)
 {

@@ -11,16 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/support/thread-clock.h"
+
 #define TOTAL_NS 160000000ull /* 160 ms of CPU in all */
 
 static uint64_t share_ns;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void *worker(void *arg)
 {

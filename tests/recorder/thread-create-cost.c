@@ -13,16 +13,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "tests/support/thread-clock.h"
+
 static long numbers = 2000;
 static _Atomic uint64_t workers_cpu_ns;
 static _Atomic uint64_t total;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void *worker(void *arg)
 {

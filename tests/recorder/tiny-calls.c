@@ -12,16 +12,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "tests/support/thread-clock.h"
+
 #define CALLS 1500000
 
 static long n_calls = CALLS;
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A few dependent multiplications: 3-5 ns. */
 __attribute__((noinline)) static uint64_t leaf(uint64_t x)
