@@ -240,7 +240,16 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 	uint64_t next = died ? first_after(th->sched->in, th->sched->n, died, 0) : 0;
 	if (next)
 		to = next;
-	return before + sched_list_cpu(th->sched, st, th->last_ts, to, guessed);
+	uint64_t after = sched_list_cpu(th->sched, st, th->last_ts, to, guessed);
+	/* the stays hold the hypervisor's steal as the thread's segments did
+	 * before they were scaled to its clock: scaled the same way (the
+	 * steal spread in proportion) */
+	if (th->clock_scale > 0) {
+		after = (uint64_t)((double)after * th->clock_scale);
+		if (!th->clock_first)
+			before = (uint64_t)((double)before * th->clock_scale);
+	}
+	return before + after;
 }
 
 /* What the consistency check needs from the builder (simulator/model/consistency.h):

@@ -91,6 +91,7 @@ static int scale_to_thread_clocks(struct ecp_builder *b)
 		if (r > 1.05)
 			continue;
 		k[i] = r;
+		th->clock_scale = r;
 		any = true;
 		for (size_t j = 0; j < th->segs.len; j++) {
 			struct ecp_segment *seg =

@@ -119,6 +119,8 @@ struct bthread {
 	 * thread_exit/process_exit) and the switch records' CPU time at the same
 	 * events: their ratio takes steal out (see scale_to_thread_clocks). */
 	uint64_t clock_first, sched_first, clock_last, sched_last;
+	/* their ratio where it scaled the thread's times (0: not scaled) */
+	double clock_scale;
 	/* the accumulating segment */
 	uint64_t seg_v0, seg_wall0, seg_rec_start;
 	ecp_id seg_lock;

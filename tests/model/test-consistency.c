@@ -79,8 +79,10 @@ static void test_builder_notes_clocks_and_outside(void **state)
 	/* 99: [50, 80) and [300, 510); 98: [510, 520) */
 	assert_int_equal(m->info.outside_cpu_ns, 30 + 210 + 10);
 	/* main's own clock at its first event (1000) and its stay on the CPU
-	 * after its last, 500 -> 600; T2 has neither */
-	assert_int_equal(m->info.untracked_cpu_ns, 1000 + 100);
+	 * after its last, 500 -> 600, scaled as its segments are by its clock
+	 * over its stays between its clock readings (300 / 400); T2 has
+	 * neither */
+	assert_int_equal(m->info.untracked_cpu_ns, 1000 + 75);
 	ecp_model_destroy(m);
 }
 
@@ -142,8 +144,10 @@ static void check_short_lived(uint32_t n)
  * stays 300..400 with 10 ns on its clock, and 430..440 after main read
  * both clocks at its exit.  T2's work (its stay from its start, 110..300:
  * 190) is scaled by its clock over its stays between its clock readings,
- * 100 / 190; 77 counts its clock and its stay after the reading.  Without
- * the readings T2 keeps the steal and 77 its stays. */
+ * 100 / 190; 77 counts its clock and its stay after the reading.  Main's
+ * clock went 10 -> 100 over 180 of stays: its stay after its last event
+ * (500..600) counts half.  Without the readings T2 keeps the steal and 77
+ * its stays. */
 static struct ecp_model *build_exit_clocks(bool read_at_exit)
 {
 	const uint32_t listener = 77;
@@ -170,7 +174,7 @@ static struct ecp_model *build_exit_clocks(bool read_at_exit)
 		ecp_test_ev(&s, MAIN, 410, ECP_EV_THREAD_CLOCK, T2, 105, 0);
 		ecp_test_ev(&s, MAIN, 420, ECP_EV_THREAD_CLOCK, listener, 10, 0);
 	}
-	ecp_test_ev(&s, MAIN, 500, ECP_EV_PROCESS_EXIT, 0, 0, 0)->cpu_ns = 190;
+	ecp_test_ev(&s, MAIN, 500, ECP_EV_PROCESS_EXIT, 0, 0, 0)->cpu_ns = 100;
 	return build_on_switches(&s);
 }
 
@@ -185,11 +189,15 @@ static void test_exit_clocks(void **state)
 		fail_msg("T2's work %llu, want 100", (unsigned long long)work);
 	assert_int_equal(m->info.outside_threads, 1);
 	assert_int_equal(m->info.outside_cpu_ns, 10 + 10);
+	/* main: its clock before its first event, 500..600 after its last at
+	 * its clock ratio (90 / 180); T2: its clock before, nothing after */
+	assert_int_equal(m->info.untracked_cpu_ns, (10 + 50) + 5);
 	ecp_model_destroy(m);
 	m = build_exit_clocks(false);
 	assert_int_equal(m->threads[1].own_clock_ns, 0);
 	assert_int_equal(thread_work(m, 1), 190);
 	assert_int_equal(m->info.outside_cpu_ns, 100 + 10);
+	assert_int_equal(m->info.untracked_cpu_ns, (10 + 50) + 5);
 	ecp_model_destroy(m);
 }
 
@@ -263,7 +271,7 @@ static void test_cache_keeps_them(void **state)
 	assert_int_equal(back->info.overhead_ns, 60);
 	assert_int_equal(back->info.outside_cpu_ns, 250);
 	assert_int_equal(back->info.outside_threads, 2);
-	assert_int_equal(back->info.untracked_cpu_ns, 1100);
+	assert_int_equal(back->info.untracked_cpu_ns, 1075);
 	assert_int_equal(back->info.steal_ns, 7 * MS);
 	ecp_model_destroy(back);
 	ecp_model_destroy(m);
