@@ -16,6 +16,7 @@
 #include "recorder/agent/agent.h"
 #include "recorder/agent/ecp-tp.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -24,7 +25,7 @@
 
 /* A thread's CPU clock from its tid (the kernel's MAKE_THREAD_CPUCLOCK
  * with CPUCLOCK_SCHED: what glibc's pthread_getcpuclockid makes). */
-static clockid_t thread_clock_of(pid_t tid)
+ECP_AGENT_FN static clockid_t thread_clock_of(pid_t tid)
 {
 	return (clockid_t)((~(unsigned)tid) << 3) | 6;
 }
@@ -51,17 +52,22 @@ ECP_AGENT_FN static void write_clock(const char *name, pid_t self)
 }
 
 /* The directory is read with raw system calls into a buffer on the stack:
- * no allocation, and none of the agent's own I/O wrappers, in the exit. */
+ * no allocation, and none of the agent's own I/O wrappers, in the exit.
+ * errno is the program's again after (an exit handler of its own may
+ * read it). */
 ECP_AGENT_FN void ecp_write_thread_clocks(struct ecp_thread *t)
 {
 	if (ecp_settings.cputime)
 		return; /* every event carries its thread's clock already */
 	uint64_t t0 = ecp_tsc();
+	int saved = errno;
 	pid_t self = (pid_t)syscall(SYS_gettid);
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
 			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		errno = saved;
 		return;
+	}
 	char buf[4096] __attribute__((aligned(8)));
 	long n;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
@@ -71,6 +77,7 @@ ECP_AGENT_FN void ecp_write_thread_clocks(struct ecp_thread *t)
 			at += e->reclen;
 		}
 	syscall(SYS_close, fd);
+	errno = saved;
 	t->quiet_ticks += ecp_tsc() - t0;
 	t->quiet_windows++;
 }
