@@ -73,6 +73,7 @@ TOLERANCE = 0.10
 CHILD_MODES = ('fork', 'system', 'wrapper', 'shell')
 CHILD_TOLERANCE = 0.25
 SLEEP_NS = 200e6
+STEAL_TRIES = 2  # see main()
 
 
 def oracle_threads(mode, d):
@@ -104,17 +105,28 @@ def main():
     program = ['sh', '-c', "'%s' plain; true" % prog] if mode == 'wrapper' else [prog, mode]
     if mode == 'shell':
         program = ['sh', '-c', "sleep %g; '%s' plain; true" % (SLEEP_NS / 1e9, prog)]
-    p = record(['-o', trace], program, cwd=work)
-    check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
-    out = program_output(p.stdout)
-    d = measured_segments(p.stdout)
-    s = subprocess.run([ecp_bin, 'scan', '-P', '1-2', '--format', 'json', trace],
-                       capture_output=True, text=True)
-    check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
-    j = json.loads(s.stdout)
-    warnings = ' '.join(j.get('warnings', [])) + s.stderr
     tolerance = CHILD_TOLERANCE if mode in CHILD_MODES else TOLERANCE
-    bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], tolerance, read_meta(trace))
+    # STEAL_TRIES: the stays of threads with no clock of their own (raw
+    # clone's, a fork's copies) hold what the hypervisor stole meanwhile,
+    # which the program's own clocks (the oracle) do not: a CI run found
+    # rawclone +18-20% and fork +25% at once.  A recording whose meta says
+    # the hypervisor took the CPU (steal_ns) is made again once when off.
+    for attempt in range(STEAL_TRIES):
+        p = record(['-o', trace, '-f'], program, cwd=work)
+        check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
+        out = program_output(p.stdout)
+        d = measured_segments(p.stdout)
+        s = subprocess.run([ecp_bin, 'scan', '-P', '1-2', '--format', 'json', trace],
+                           capture_output=True, text=True)
+        check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
+        j = json.loads(s.stdout)
+        warnings = ' '.join(j.get('warnings', [])) + s.stderr
+        meta = read_meta(trace)
+        bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], tolerance, meta)
+        steal = int(meta.get('steal_ns', 0))
+        if not bad or not steal or attempt + 1 == STEAL_TRIES:
+            break
+        print('%s with %d ms of steal in the recording: recording again' % (bad, steal // 10**6))
     check(not bad, 'predicted T_P off the oracle by more than %d%%: %s' % (tolerance * 100, bad))
     if mode in ('progress', 'sigwait', 'eventloop'):
         check(j['consistency']['unknown_dependencies_ns'] == 0,
