@@ -6,7 +6,9 @@ same run within 1% (plus the calibrated cost of its events): from the
 context switches with steal taken out (clock=perf-switch), or, with perf
 disabled (ECP_RECORD_NO_PERF=1, the fallback), from the cpu_ns of its
 events.  The raw switch records include what the hypervisor stole (2-10%
-with both host cores busy), so they are only checked for time slicing.
+with both host cores busy), so they are only checked for time slicing.  A
+recording with a thread off its clock whose meta shows steal (steal_ns) is
+made again once (attempt()).
 
 usage: test_cputime.py SPIN_BINARY [--no-perf]"""
 import collections
@@ -21,7 +23,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecptrace import *  # noqa: E402,F403
 
 
-def main():
+def attempt(last):
+    """One recording checked; False where a thread is off its clock while
+    the recording's meta shows the hypervisor's steal (steal_ns) and this
+    is not the last attempt: the steal is spread over the thread's time in
+    proportion, and a burst of it (22 ms of a 252 ms thread's stays in a CI
+    run's ASan pass) left one thread +1.22% off its clock."""
     prog = os.path.abspath(sys.argv[1])
     no_perf = '--no-perf' in sys.argv
     ecp()
@@ -73,16 +80,28 @@ def main():
     share = int(meta.get('sample_hz', '0')) * int(meta.get('sample_cost_ns', '0')) / 1e9
     if int(meta.get('samples', '0')) == 0:
         share = 0.0
+    steal = int(meta.get('steal_ns', '0'))
     for tid, ns in real.items():
         ns = int(ns * (1.0 - share))
         rec = recorded.get(tid, 0)
         allowed = 0.01 * ns + info['event_cost_ns'] * events[tid]
         print('thread %d: recorded %d ns, real %d ns (%+.3f%%)'
               % (tid, rec, ns, 100.0 * (rec - ns) / ns))
+        if abs(rec - ns) > allowed and steal and not last:
+            print('%d ms of steal in the recording: recording again' % (steal // 10**6))
+            shutil.rmtree(work, ignore_errors=True)
+            return False
         check(abs(rec - ns) <= allowed, 'thread %d: recorded %d ns, real %d ns (%.2f%%)'
               % (tid, rec, ns, 100.0 * (rec - ns) / ns))
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
+    return True
+
+
+def main():
+    for n in range(2):
+        if attempt(n == 1):
+            return
 
 
 main()
