@@ -2,9 +2,9 @@
 /* What the hypervisor took from the program's CPUs while it ran (steal
  * time, /proc/stat).  A thread's switch records time its stays on the CPU
  * in wall time, which includes the steal; its CPU clock and the program's
- * CPU time from wait4 do not.  The reader holds the stays it cannot scale
- * by a thread's own clock (LTTng-UST's listener threads, set-up and
- * tear-down outside the events) to this figure. */
+ * CPU time from wait4 do not.  The reader holds the stays no thread clock
+ * scaled (threads with none of their own: raw clone's, a fork's copies)
+ * to this figure. */
 #ifndef ECP_RECORDER_STEAL_H
 #define ECP_RECORDER_STEAL_H
 

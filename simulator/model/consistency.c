@@ -111,24 +111,18 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	uint64_t taken = c->overhead_ns + c->outside_cpu_ns + c->untracked_cpu_ns;
 	c->expected_ns = c->program_cpu_ns > taken ? c->program_cpu_ns - taken : 0;
 	c->gap_ns = signed_diff(c->work_ns, c->expected_ns);
-	/* The guessed stays may be shorter than taken (an untraced process had
+	/* What was taken may be more than the CPU time it stands for, so the
+	 * expected work may be up to that much more, and a work above it by
+	 * no more is not a gap: the guessed stays (an untraced process had
 	 * the CPU part of the time: seen with both CPUs busy, 4 ms more than
-	 * usual at main's exit), so the expected work may be up to that much
-	 * more: a work above it by no more is not a gap. */
+	 * usual at main's exit), and the hypervisor's steal, which stays the
+	 * records time in wall time hold and the program's CPU time does not
+	 * (stays no thread clock scaled: 20-60 ms of a 50-200 ms OpenMP
+	 * program in a CI run, a refusal). */
+	uint64_t explained = c->guessed_ns + c->steal_ns;
 	if (c->gap_ns > 0)
-		c->gap_ns = (uint64_t)c->gap_ns > c->guessed_ns
-				? c->gap_ns - (int64_t)c->guessed_ns
-				: 0;
-	/* Stays the records time in wall time hold what the hypervisor stole
-	 * from the CPU meanwhile; the program's CPU time does not.  A steal
-	 * burst on the stays of LTTng-UST's listener threads or of main's
-	 * start-up (no clock of their own to scale them by) took taken above
-	 * the program's CPU time: 20-60 ms of a 50-200 ms OpenMP program in a
-	 * CI run, a refusal.  A positive gap up to the steal is no gap. */
-	if (c->gap_ns > 0)
-		c->gap_ns = (uint64_t)c->gap_ns > c->steal_ns
-				? c->gap_ns - (int64_t)c->steal_ns
-				: 0;
+		c->gap_ns =
+		    (uint64_t)c->gap_ns > explained ? c->gap_ns - (int64_t)explained : 0;
 	c->gap_pct = 100.0 * (double)c->gap_ns / (double)c->program_cpu_ns;
 	int rc = check_threads(m, c, err);
 	if (rc < 0)

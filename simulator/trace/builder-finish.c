@@ -72,25 +72,21 @@ static int cmp_edge(const void *a, const void *b)
  * (where in the thread a burst fell is not known), and each thread's work
  * matches its own clock.  perf's task-clock would not help: it counts the
  * same wall time (perf_clock).  A ratio above 1.05 is not steal (a clock
- * read lost): no scaling.  Returns 0, or -1 when out of memory. */
-static int scale_to_thread_clocks(struct ecp_builder *b)
+ * read lost): no scaling.  Each scaled thread keeps its ratio
+ * (clock_scale), which its calls and its stays outside its events
+ * (builder-consistency.c) are scaled by too. */
+static void scale_to_thread_clocks(struct ecp_builder *b)
 {
-	size_t n = b->threads.len;
-	double *k = malloc((n ? n : 1) * sizeof(*k));
 	bool any = false;
-	if (!k)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < b->threads.len; i++) {
 		struct bthread *th = thread_at(b, (ecp_id)i);
 		uint64_t clock = sat_sub(th->clock_last, th->clock_first);
 		uint64_t sched = sat_sub(th->sched_last, th->sched_first);
-		k[i] = 1.0;
 		if (!th->clock_first || !th->clock_last || !clock || !sched)
 			continue;
 		double r = (double)clock / (double)sched;
 		if (r > 1.05)
 			continue;
-		k[i] = r;
 		th->clock_scale = r;
 		any = true;
 		for (size_t j = 0; j < th->segs.len; j++) {
@@ -110,11 +106,12 @@ static int scale_to_thread_clocks(struct ecp_builder *b)
 	}
 	for (size_t i = 0; any && i < b->calls.len; i++) {
 		struct ecp_call *c = &ECP_VEC_AT(&b->calls, struct ecp_call, i);
-		c->enter = (uint64_t)((double)c->enter * k[c->thread]);
-		c->exit = (uint64_t)((double)c->exit * k[c->thread]);
+		double r = thread_at(b, c->thread)->clock_scale;
+		if (r > 0) {
+			c->enter = (uint64_t)((double)c->enter * r);
+			c->exit = (uint64_t)((double)c->exit * r);
+		}
 	}
-	free(k);
-	return 0;
 }
 
 /* "f <- caller (file.c:LINE)" for the function `*name` called from `site`
@@ -170,8 +167,10 @@ static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 	if (rc < 0)
 		return rc;
 	/* tasks after the scaling: the deal uses the lengths the model keeps */
-	if (bld_omp_finish(b) < 0 || scale_to_thread_clocks(b) < 0 ||
-	    bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0 ||
+	if (bld_omp_finish(b) < 0)
+		return bld_nomem(err);
+	scale_to_thread_clocks(b);
+	if (bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0 ||
 	    bld_free_paced_threads(b) < 0)
 		return bld_nomem(err);
 	if (b->threads.len == 0)

@@ -305,9 +305,9 @@ static bool is_team_sync(const struct ecp_event *ev)
  * clock too (scale_to_thread_clocks, builder-finish.c). */
 static int bld_thread_clock(struct ecp_builder *b, const struct ecp_event *ev)
 {
-	const uint64_t *i = ecp_hmap_get(&b->thread_by_tid, ev->a);
 	if (b->opts.clock != ECP_CLOCK_PERF_SWITCH)
 		return ECP_OK;
+	const uint64_t *i = ecp_hmap_get(&b->thread_by_tid, ev->a);
 	/* no thread of the model: its CPU time (builder-consistency.c) */
 	if (!i)
 		return ecp_hmap_put(&b->exit_clock_by_tid, ev->a, ev->b) < 0 ||
