@@ -19,6 +19,11 @@ void ecp_answer_consistency_json(struct ecp_json_writer *w,
 	ecp_json_kv_uint(w, "unknown_dependencies_ns", c->unknown_deps_ns);
 	ecp_json_kv_uint(w, "guessed_cpu_ns", c->guessed_ns);
 	ecp_json_kv_uint(w, "steal_ns", c->steal_ns);
+	/* the work no thread clock scaled, which keeps the steal, and
+	 * whether the steal, up to it, is over the bound (a warning) */
+	ecp_json_kv_uint(w, "unclocked_work_ns", c->unclocked_work_ns);
+	ecp_json_kv_uint(w, "unclocked_threads", c->unclocked_threads);
+	ecp_json_kv_bool(w, "steal_over", c->steal_over);
 	ecp_json_kv_uint(w, "expected_ns", c->expected_ns);
 	ecp_json_kv_int(w, "gap_ns", c->gap_ns);
 	ecp_json_kv_double(w, "gap_pct", c->gap_pct);

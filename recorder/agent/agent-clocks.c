@@ -5,7 +5,7 @@
  * holds what the hypervisor stole from the virtual CPU meanwhile; the
  * thread's own CPU clock does not.  The reader scales each thread's times
  * by its clock over the records' time between its first and last clock
- * readings (simulator/trace/builder-finish.c), and a thread's last reading
+ * readings (simulator/trace/builder-clock-scale.c), and a thread's last reading
  * was its thread_exit: a thread that the process's exit ends (an OpenMP
  * team's workers, a pool's threads) had none, and its work kept the steal
  * (omp_fib's workers in a CI run whose steal bursts took a third of the

@@ -45,7 +45,16 @@ ECP_AGENT_FN uint64_t ecp_thread_cpu_ns(void)
 
 ECP_AGENT_FN uint64_t ecp_cpu_ns(void)
 {
-	return ecp_settings.cputime ? ecp_thread_cpu_ns() : 0;
+	if (ecp_settings.cputime)
+		return ecp_thread_cpu_ns();
+	struct ecp_thread *t = ecp_self;
+	if (!t)
+		return 0;
+	uint64_t now = ecp_tsc();
+	if (now - t->clock_read_tsc < ecp_settings.clock_read_every_tsc)
+		return 0;
+	t->clock_read_tsc = now;
+	return ecp_thread_cpu_ns();
 }
 
 ECP_AGENT_FN uint64_t ecp_next_create_id(void)
@@ -93,6 +102,8 @@ ECP_AGENT_FN static void read_settings(void)
 	ecp_settings.hook_outlier_tsc =
 	    (uint64_t)((double)ECP_HOOK_OUTLIER_NS / ns_per_tick);
 	ecp_settings.batch_age_tsc = (uint64_t)((double)ECP_BATCH_AGE_NS / ns_per_tick);
+	ecp_settings.clock_read_every_tsc =
+	    (uint64_t)((double)ECP_CLOCK_READ_EVERY_NS / ns_per_tick);
 }
 
 ECP_AGENT_FN struct ecp_thread *ecp_thread_begin(uint64_t create_id)

@@ -97,6 +97,7 @@ struct ecp_thread {
 	 * event when full, and before any other event of the thread */
 	struct ecp_batch batch;
 	uint64_t batch_first_tsc; /* its first record's time */
+	uint64_t clock_read_tsc;  /* its last event that carried its CPU clock */
 	/* The wrappers' own cost, timed in the run (agent-sync-cost.c): the
 	 * events written by ECP_TP on this thread, the ticks batch flushes
 	 * outside a hook timed themselves (function records' cost, not the
@@ -122,8 +123,9 @@ struct ecp_settings {
 	bool record_children; /* ECP_FOLLOW_FORK=1: keep recording after fork */
 	uint32_t depth;       /* ECP_DEPTH, 0 = unlimited */
 	uint64_t min_tsc;     /* ECP_MIN_DURATION_NS converted to TSC ticks */
-	uint64_t hook_outlier_tsc; /* ECP_HOOK_OUTLIER_NS in TSC ticks */
-	uint64_t batch_age_tsc;    /* ECP_BATCH_AGE_NS in TSC ticks */
+	uint64_t hook_outlier_tsc;     /* ECP_HOOK_OUTLIER_NS in TSC ticks */
+	uint64_t batch_age_tsc;        /* ECP_BATCH_AGE_NS in TSC ticks */
+	uint64_t clock_read_every_tsc; /* ECP_CLOCK_READ_EVERY_NS in TSC ticks */
 };
 
 extern struct ecp_settings ecp_settings;
@@ -181,7 +183,12 @@ ecp_batch_before_event(void)
 }
 /* At thread end: unwound frames and folded counts. */
 void ecp_finish_frames(struct ecp_thread *t);
-/* cpu_ns field value (0 unless thread-cputime clock). */
+/* cpu_ns field value: with thread-cputime, the thread's CPU clock at every
+ * event; with perf-switch, at an event at least ECP_CLOCK_READ_EVERY_NS
+ * after the thread's last reading, else 0.  The reader scales the switch
+ * records' time between two readings by the clock's (steal out of it,
+ * builder-clock-scale.c): a burst of steal is put where it fell, not spread
+ * over the whole thread. */
 uint64_t ecp_cpu_ns(void);
 /* The thread's CLOCK_THREAD_CPUTIME_ID whatever the clock: thread_start,
  * thread_exit and process_exit always carry it (one read of ~630 ns at each
@@ -217,6 +224,13 @@ void ecp_thread_cleanup(void *unused);
  * end can lose.  A call-dense thread fills its 4 KiB long before (in about
  * 0.1 ms), so this costs at most a few hundred writes a second a thread. */
 #define ECP_BATCH_AGE_NS 5000000u
+/* How often (wall time, at most) a synchronization event carries the
+ * thread's CPU clock with perf-switch: a read costs ~260 ns (a system call;
+ * 630 ns seen loaded), so at most 0.3% of a thread's time, and steal is
+ * then placed to within the events of 100 us (a 2 ms burst in one of a
+ * Reader's 3 ms calls, spread over its whole thread, made it the billing
+ * example's critical path once in 28 recordings). */
+#define ECP_CLOCK_READ_EVERY_NS 100000u
 /* Writes the hooks' measured cost per event to `path` (at process exit). */
 void ecp_hook_cost_write(const char *path);
 /* Adds the thread's hook times not yet counted to the process's totals. */

@@ -50,8 +50,9 @@
  * timed in the run, slow_window stretches taken out; 36: a child's parent
  * that blocked waiting for it did not hand off to it; 37: the windows that
  * wrote no event (quiet_windows) taken out; 38: the hypervisor's steal
- * while the program ran (steal_ns) */
-#define ECP_CACHE_FORMAT 38
+ * while the program ran (steal_ns); 39: steal placed between the clock
+ * readings of synchronization events (builder-clock-scale.c) */
+#define ECP_CACHE_FORMAT 39
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -90,6 +90,25 @@ static int check_threads(const struct ecp_model *m, struct ecp_consistency *c,
 	return ECP_OK;
 }
 
+/* The threads no clock of their own scaled (steal_over, consistency.h). */
+static void check_unclocked(const struct ecp_model *m, struct ecp_consistency *c)
+{
+	if (!m->info.clock || strcmp(m->info.clock, "perf-switch") != 0)
+		return; /* thread-cputime: every time is a clock's */
+	for (uint32_t t = 0; t < m->n_threads; t++) {
+		const struct ecp_thread *th = &m->threads[t];
+		if (th->own_clock_ns || !th->n_segments)
+			continue;
+		for (uint32_t s = 0; s < th->n_segments; s++)
+			c->unclocked_work_ns += m->segments[th->first_segment + s].length;
+		c->unclocked_threads++;
+	}
+	uint64_t carried =
+	    c->steal_ns < c->unclocked_work_ns ? c->steal_ns : c->unclocked_work_ns;
+	c->steal_over = over_bound((int64_t)carried, c->program_cpu_ns,
+				   ECP_CONSISTENCY_PROGRAM_FLOOR_NS);
+}
+
 int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 			  struct ecp_error *err)
 {
@@ -127,6 +146,7 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	int rc = check_threads(m, c, err);
 	if (rc < 0)
 		return rc;
+	check_unclocked(m, c);
 	double share = ECP_CONSISTENCY_FATAL_PCT / 100.0;
 	/* the gap must also be more than the bound of the program's time: a
 	 * program that did almost nothing between its first and last event
@@ -138,7 +158,7 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	if (refused && ((double)c->work_ns < share * (double)c->expected_ns ||
 			(double)c->expected_ns < share * (double)c->work_ns))
 		c->status = ECP_CONSISTENCY_FATAL;
-	else if (over || c->n_threads)
+	else if (over || c->n_threads || c->steal_over)
 		c->status = ECP_CONSISTENCY_WARNING;
 	else
 		c->status = ECP_CONSISTENCY_OK;
@@ -211,6 +231,18 @@ char *ecp_consistency_describe(const struct ecp_consistency *c, char *buf, size_
 		    ", after up to %s the hypervisor took from the program's CPUs "
 		    "meanwhile (steal: in the switch records' times, not in CPU time)",
 		    ns(a, sizeof(a), c->steal_ns));
+	if (c->steal_over)
+		add(buf, len, &at,
+		    "; up to %s of that steal may be in the %s of work of %u "
+		    "thread%s with no CPU clock of its own (raw clone threads, a "
+		    "fork's processes), which the switch records time in wall time: "
+		    "their times, and the answers that rest on them, may be that "
+		    "much long (record again when the machine is quieter)",
+		    ns(a, sizeof(a),
+		       c->steal_ns < c->unclocked_work_ns ? c->steal_ns
+							  : c->unclocked_work_ns),
+		    ns(b, sizeof(b), c->unclocked_work_ns), c->unclocked_threads,
+		    c->unclocked_threads == 1 ? "" : "s");
 	for (size_t i = 0; i < c->n_threads && i < NAMED_THREADS; i++) {
 		const struct ecp_consistency_thread *t = &c->threads[i];
 		add(buf, len, &at,

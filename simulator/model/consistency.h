@@ -87,6 +87,15 @@ struct ecp_consistency {
 	uint64_t guessed_ns;      /* of outside and untracked, upper bounds (model.h) */
 	uint64_t steal_ns;        /* the hypervisor's, at most (model.h) */
 	uint64_t unknown_deps_ns; /* of the work, dependencies not seen (model.h) */
+	/* The work of the threads with no CPU clock of their own (raw clone
+	 * threads, a fork's processes) under switch records, which time it in
+	 * wall time with whatever the hypervisor stole meanwhile; steal_over:
+	 * the steal, up to that work, is over the bound of the program's CPU
+	 * time -- those threads' times (and what rests on them) may be that
+	 * much long, and nothing measured says how much. */
+	uint64_t unclocked_work_ns;
+	uint32_t unclocked_threads;
+	bool steal_over;
 	uint64_t expected_ns; /* program CPU - overhead - outside - untracked (>= 0) */
 	int64_t gap_ns;       /* work - expected, less what guessed_ns and steal_ns
 				 explain of a positive gap */

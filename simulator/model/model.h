@@ -225,7 +225,7 @@ struct ecp_model_info {
 	/* what the hypervisor took from the program's CPUs while it ran, at
 	 * most (steal time; 0: none seen or not recorded).  The switch records
 	 * count it as the stays' time, the CPU clocks do not: the model's
-	 * threads are scaled to their own clocks (builder-finish.c), but
+	 * threads are scaled to their own clocks (builder-clock-scale.c), but
 	 * outside_cpu_ns and untracked_cpu_ns may hold up to this much of it */
 	uint64_t steal_ns;
 	/* CPU time of the work whose dependencies were not seen (issue 32):

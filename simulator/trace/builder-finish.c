@@ -62,58 +62,6 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
-/* Switch records time a thread's stay on the CPU in wall time, which
- * includes what the hypervisor stole from the virtual CPU meanwhile (2-10%
- * of it with both host cores busy, and in bursts: one 30 ms stay of a
- * thread that used 9 ms was seen); the thread's own CPU clock excludes it.
- * Where a thread's first and last events carry its clock, its CPU times
- * (segment lengths and starts, function times, calls) are scaled by clock
- * over switch time between them: steal is spread in proportion to time
- * (where in the thread a burst fell is not known), and each thread's work
- * matches its own clock.  perf's task-clock would not help: it counts the
- * same wall time (perf_clock).  A ratio above 1.05 is not steal (a clock
- * read lost): no scaling.  Each scaled thread keeps its ratio
- * (clock_scale), which its calls and its stays outside its events
- * (builder-consistency.c) are scaled by too. */
-static void scale_to_thread_clocks(struct ecp_builder *b)
-{
-	bool any = false;
-	for (size_t i = 0; i < b->threads.len; i++) {
-		struct bthread *th = thread_at(b, (ecp_id)i);
-		uint64_t clock = sat_sub(th->clock_last, th->clock_first);
-		uint64_t sched = sat_sub(th->sched_last, th->sched_first);
-		if (!th->clock_first || !th->clock_last || !clock || !sched)
-			continue;
-		double r = (double)clock / (double)sched;
-		if (r > 1.05)
-			continue;
-		th->clock_scale = r;
-		any = true;
-		for (size_t j = 0; j < th->segs.len; j++) {
-			struct ecp_segment *seg =
-			    &ECP_VEC_AT(&b->segments, struct ecp_segment,
-					ECP_VEC_AT(&th->segs, uint32_t, j));
-			seg->length = (uint64_t)((double)seg->length * r);
-			seg->cpu_start = (uint64_t)((double)seg->cpu_start * r);
-			for (uint32_t a = 0; a < seg->n_activity; a++) {
-				struct ecp_activity *act =
-				    &ECP_VEC_AT(&b->activities, struct ecp_activity,
-						seg->first_activity + a);
-				act->self_ns = (uint64_t)((double)act->self_ns * r);
-				act->incl_ns = (uint64_t)((double)act->incl_ns * r);
-			}
-		}
-	}
-	for (size_t i = 0; any && i < b->calls.len; i++) {
-		struct ecp_call *c = &ECP_VEC_AT(&b->calls, struct ecp_call, i);
-		double r = thread_at(b, c->thread)->clock_scale;
-		if (r > 0) {
-			c->enter = (uint64_t)((double)c->enter * r);
-			c->exit = (uint64_t)((double)c->exit * r);
-		}
-	}
-}
-
 /* "f <- caller (file.c:LINE)" for the function `*name` called from `site`
  * (a return address: the call is the instruction before it), or
  * "f <- caller+0xOFF" without line information. */
@@ -169,7 +117,7 @@ static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 	/* tasks after the scaling: the deal uses the lengths the model keeps */
 	if (bld_omp_finish(b) < 0)
 		return bld_nomem(err);
-	scale_to_thread_clocks(b);
+	bld_scale_to_thread_clocks(b);
 	if (bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0 ||
 	    bld_free_paced_threads(b) < 0)
 		return bld_nomem(err);

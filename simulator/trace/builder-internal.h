@@ -81,6 +81,16 @@ struct pend_edge {
 	uint32_t kind;
 };
 
+/* A reading of the thread's own CPU clock at one of its events
+ * (builder-clock-scale.c): its time on the thread's CPU line (v), the
+ * switch records' CPU time then, the clock; once kept, the ratio of the
+ * clock's advance to the records' up to the next reading and where v lies
+ * on the clock's line. */
+struct clock_knot {
+	uint64_t v, sched, clock;
+	double ratio, mapped;
+};
+
 struct bthread {
 	uint64_t tid, handle;
 	ecp_id index, parent, start_fn;
@@ -117,10 +127,14 @@ struct bthread {
 	uint64_t cpu_ns_last;
 	/* The thread's own CPU clock (cpu_ns of thread_start and of
 	 * thread_exit/process_exit) and the switch records' CPU time at the same
-	 * events: their ratio takes steal out (see scale_to_thread_clocks). */
+	 * events: their ratio takes steal out (builder-clock-scale.c). */
 	uint64_t clock_first, sched_first, clock_last, sched_last;
 	/* their ratio where it scaled the thread's times (0: not scaled) */
 	double clock_scale;
+	/* the readings between them (struct clock_knot), and the ratio up
+	 * to the first kept (builder-clock-scale.c) */
+	struct ecp_vec clock_knots;
+	double clock_scale_first;
 	/* the accumulating segment */
 	uint64_t seg_v0, seg_wall0, seg_rec_start;
 	ecp_id seg_lock;
@@ -414,6 +428,12 @@ uint64_t bld_func_clock(struct ecp_builder *b, struct bthread *th, uint64_t ts);
 /* What the recorder has cost the thread so far (its events, the samples
  * taken on it), taken out of every clock reading of the thread. */
 uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
+/* A reading of the thread's own CPU clock at an event between its first
+ * and last (perf-switch only), and the scaling of every thread's times to
+ * its clock at the end (builder-clock-scale.c). */
+void bld_clock_reading(struct ecp_builder *b, struct bthread *th, uint64_t ts,
+		       uint64_t clock_ns);
+void bld_scale_to_thread_clocks(struct ecp_builder *b);
 /* An ecp:slow_window: the CPU time in it goes into the thread's overhead. */
 void bld_slow_window(struct ecp_builder *b, struct bthread *th,
 		     const struct ecp_event *ev);

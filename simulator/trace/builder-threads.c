@@ -21,6 +21,7 @@ static struct bthread *thread_new(struct ecp_builder *b, const struct ecp_event 
 	th->cond_from = th->barrier_from = th->futex_from = ECP_NO_ID;
 	ecp_vec_init(&th->pend, sizeof(struct pend_edge));
 	ecp_vec_init(&th->timeout_segs, sizeof(struct timeout_seg));
+	ecp_vec_init(&th->clock_knots, sizeof(struct clock_knot));
 	ecp_vec_init(&th->child_waits, sizeof(uint32_t));
 	ecp_vec_init(&th->segs, sizeof(uint32_t));
 	ecp_vec_init(&th->frames, sizeof(struct frame));
@@ -45,6 +46,7 @@ void bld_thread_free(struct bthread *th)
 		return;
 	ecp_vec_finish(&th->pend);
 	ecp_vec_finish(&th->timeout_segs);
+	ecp_vec_finish(&th->clock_knots);
 	ecp_vec_finish(&th->child_waits);
 	ecp_vec_finish(&th->segs);
 	ecp_vec_finish(&th->frames);
@@ -81,6 +83,7 @@ static int ev_exec(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 	if (th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
 		th->clock_first = ev->cpu_ns;
 		th->sched_first = bld_sched_cpu_at(th->sched, ev->ts);
+		th->clock_knots.len = 0; /* the old image's, before the first */
 	}
 	/* (the old image's handle stays mapped: nothing can join it) */
 	th->handle = ev->c;

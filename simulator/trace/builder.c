@@ -302,7 +302,7 @@ static bool is_team_sync(const struct ecp_event *ev)
 /* Another thread's CPU clock, read by main at the process's exit
  * (ecp:thread_clock): the last clock reading of a thread the exit ends,
  * which wrote no thread_exit, so that its times are scaled to its own
- * clock too (scale_to_thread_clocks, builder-finish.c). */
+ * clock too (builder-clock-scale.c). */
 static int bld_thread_clock(struct ecp_builder *b, const struct ecp_event *ev)
 {
 	if (b->opts.clock != ECP_CLOCK_PERF_SWITCH)
@@ -332,6 +332,8 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 	    th->sched && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
 		th->clock_last = ev->cpu_ns;
 		th->sched_last = bld_sched_cpu_at(th->sched, ev->ts);
+	} else if (ev->type != ECP_EV_THREAD_START) {
+		bld_clock_reading(b, th, ev->ts, ev->cpu_ns);
 	}
 	/* its time is read inside its tracepoint, after the entries its hook
 	 * flushed were written */

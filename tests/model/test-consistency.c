@@ -201,6 +201,58 @@ static void test_exit_clocks(void **state)
 	ecp_model_destroy(m);
 }
 
+/* Steal placed where it fell (builder-clock-scale.c).  Main is on the CPU
+ * 0..1000 and posts a semaphore at 300 and 600; its clock reads 10 at its
+ * start (10), 300 and 400 at the posts, 700 at its exit (900): the
+ * hypervisor took 200 of the stay between the posts.  With the posts'
+ * readings only the middle segment loses it (290, 100, 300); without them
+ * the ratio end to end (690 / 890) spreads it over all three.  A reading
+ * whose span to the one before runs faster than the records (clock 500 at
+ * the first post: 490 in 290) is no steal: it is dropped, and the span
+ * from the start to the second post is scaled as one (390 / 590). */
+static struct ecp_model *build_steal_burst(uint64_t first_post_clock,
+					   uint64_t second_post_clock)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 0, 0, 0);
+	ecp_test_switch(&s, MAIN, 1000, 1, 0);
+	ecp_test_ev(&s, MAIN, 10, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 10;
+	ecp_test_ev(&s, MAIN, 300, ECP_EV_SEM_POST, S, 0, 0)->cpu_ns = first_post_clock;
+	ecp_test_ev(&s, MAIN, 600, ECP_EV_SEM_POST, S, 0, 0)->cpu_ns = second_post_clock;
+	ecp_test_ev(&s, MAIN, 900, ECP_EV_PROCESS_EXIT, 0, 0, 0)->cpu_ns = 700;
+	return build_on_switches(&s);
+}
+
+static void expect_lengths(const struct ecp_model *m, const uint64_t want[3])
+{
+	assert_int_equal(m->n_threads, 1);
+	assert_int_equal(m->threads[0].n_segments, 3);
+	for (uint32_t k = 0; k < 3; k++) {
+		uint64_t got = m->segments[m->threads[0].first_segment + k].length;
+		/* each end mapped and rounded down on its own */
+		if (got + 1 < want[k] || got > want[k] + 1)
+			fail_msg("segment %u: %llu, want %llu", k,
+				 (unsigned long long)got, (unsigned long long)want[k]);
+	}
+}
+
+static void test_steal_placed_between_readings(void **state)
+{
+	(void)state;
+	struct ecp_model *m = build_steal_burst(300, 400);
+	expect_lengths(m, (const uint64_t[]){290, 100, 300});
+	assert_int_equal(thread_work(m, 0) / 10, 690 / 10);
+	ecp_model_destroy(m);
+	m = build_steal_burst(0, 0);
+	expect_lengths(
+	    m, (const uint64_t[]){290 * 690 / 890, 300 * 690 / 890, 300 * 690 / 890});
+	ecp_model_destroy(m);
+	m = build_steal_burst(500, 400);
+	expect_lengths(m, (const uint64_t[]){290 * 390 / 590, 300 * 390 / 590, 300});
+	ecp_model_destroy(m);
+}
+
 static void test_short_lived_threads(void **state)
 {
 	(void)state;
@@ -464,6 +516,54 @@ static void test_steal_explains_a_gap(void **state)
 	ecp_consistency_free(&c);
 }
 
+/* Steal in the threads with no clock of their own: a worker of 300 ms
+ * with its clock, another of 200 ms without (raw clone), the program's
+ * CPU time as expected.  30 ms of steal may lie in the 200 ms: over the
+ * 3% bound of 505 ms, a warning that names it; 10 ms is within it, and so
+ * is 30 ms when the threads without a clock did only 5 ms, or when every
+ * time is a thread clock's (thread-cputime). */
+static void test_steal_in_unclocked_threads(void **state)
+{
+	(void)state;
+	struct made x;
+	char perf[] = "perf-switch", cputime[] = "thread-cputime";
+	const uint64_t work[] = {300 * MS, 200 * MS}, clock[] = {303 * MS, 0},
+		       ovh[] = {3 * MS, 0};
+	make(&x, 2, work, clock, ovh, 503 * MS, 0, 0);
+	x.m.info.clock = perf;
+	x.m.info.steal_ns = 30 * MS;
+	struct ecp_consistency c;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_WARNING);
+	assert_true(c.steal_over);
+	assert_int_equal(c.unclocked_work_ns, 200 * MS);
+	assert_int_equal(c.unclocked_threads, 1);
+	char buf[1024];
+	ecp_consistency_describe(&c, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "up to 30 ms of that steal may be in the 200 ms of "
+				    "work of 1 thread with no CPU clock"));
+	ecp_consistency_free(&c);
+	x.m.info.steal_ns = 10 * MS;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+	assert_false(c.steal_over);
+	ecp_consistency_free(&c);
+	x.m.info.steal_ns = 30 * MS;
+	x.m.info.clock = cputime;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+	assert_int_equal(c.unclocked_threads, 0);
+	ecp_consistency_free(&c);
+	const uint64_t little[] = {495 * MS, 5 * MS};
+	make(&x, 2, little, (const uint64_t[]){498 * MS, 0}, ovh, 503 * MS, 0, 0);
+	x.m.info.clock = perf;
+	x.m.info.steal_ns = 30 * MS;
+	check(&x, &c);
+	assert_int_equal(c.status, ECP_CONSISTENCY_OK);
+	assert_int_equal(c.unclocked_work_ns, 5 * MS);
+	ecp_consistency_free(&c);
+}
+
 static void test_unknown(void **state)
 {
 	(void)state;
@@ -552,6 +652,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_builder_notes_clocks_and_outside),
 	    cmocka_unit_test(test_exit_clocks),
+	    cmocka_unit_test(test_steal_placed_between_readings),
 	    cmocka_unit_test(test_short_lived_threads),
 	    cmocka_unit_test(test_tid_given_again),
 	    cmocka_unit_test(test_cache_keeps_them),
@@ -559,6 +660,7 @@ int main(void)
 	    cmocka_unit_test(test_warning_names_thread),
 	    cmocka_unit_test(test_fatal_both_ways),
 	    cmocka_unit_test(test_steal_explains_a_gap),
+	    cmocka_unit_test(test_steal_in_unclocked_threads),
 	    cmocka_unit_test(test_unknown),
 	    cmocka_unit_test(test_span_against_wall),
 	};

@@ -71,7 +71,7 @@ class CpuClock:
                 acc += b - a
             self.before[tid] = before
 
-        self.scale = {}
+        self.knots = {}
 
     def wall_at(self, tid, t):
         starts = self.starts.get(tid)
@@ -83,34 +83,62 @@ class CpuClock:
         return self.before[tid][i] + min(t, self.ends[tid][i]) - starts[i]
 
     def at(self, tid, t):
-        return self.wall_at(tid, t) * self.scale.get(tid, 1.0)
+        """The thread's CPU time at t on its own clock's line: the switch
+        records' time (wall_at) mapped through its clock readings."""
+        u = self.wall_at(tid, t)
+        knots = self.knots.get(tid)
+        if not knots:
+            return u
+        i = max(bisect.bisect_right([k[0] for k in knots], u) - 1, 0)
+        if i == len(knots) - 1:
+            i -= 1
+        (u0, c0), (u1, c1) = knots[i], knots[i + 1]
+        return c0 + (u - u0) * (c1 - c0) / (u1 - u0)
 
     def scale_to_own_clocks(self, main):
         """The switch records time a stay in wall time, which holds what
         the hypervisor stole from the CPU meanwhile; the thread's own clock
         (cpu_ns of its thread_start and of its thread_exit or process_exit;
-        for a thread the exit ends, the clock main read then: thread_clock)
-        does not.  Each thread's times are scaled by its clock over the
-        records' time between those events, the steal spread over it in
-        proportion, as ecp does (simulator/trace/builder-finish.c); a ratio
-        above 1.05 is a clock read lost, not steal: none."""
-        first, last = {}, {}
+        for a thread the exit ends, the clock main read then: thread_clock;
+        and between them cpu_ns of the events that carry it) does not.
+        Between two readings the thread's times are scaled by its clock's
+        advance over the records', as ecp does
+        (simulator/trace/builder-clock-scale.c); a span whose ratio is
+        above 1.05 is a clock read lost, not steal: its reading is dropped
+        (end to end: no scaling)."""
+        first, last, between = {}, {}, {}
         for e in main:
             if e['event'] == 'ecp:thread_clock' and e['tid'] not in last:
                 last[e['tid']] = (e['time'], e['clock_ns'])
             if not e.get('cpu_ns'):
                 continue
-            if e['event'] == 'ecp:thread_start' and e['vtid'] not in first:
-                first[e['vtid']] = (e['time'], e['cpu_ns'])
+            if e['event'] == 'ecp:thread_start':
+                if e['vtid'] not in first:
+                    first[e['vtid']] = (e['time'], e['cpu_ns'])
             elif e['event'] in ('ecp:thread_exit', 'ecp:process_exit'):
                 last[e['vtid']] = (e['time'], e['cpu_ns'])
+            elif e['vtid'] in first and e['vtid'] not in last:
+                between.setdefault(e['vtid'], []).append((e['time'], e['cpu_ns']))
+
+        def fits(a, b):
+            return b[0] > a[0] and b[1] >= a[1] and b[1] - a[1] <= 1.05 * (b[0] - a[0])
+
         for tid, (t0, c0) in first.items():
             if tid not in last:
                 continue
             t1, c1 = last[tid]
-            wall = self.wall_at(tid, t1) - self.wall_at(tid, t0)
-            if wall > 0 and c1 > c0 and (c1 - c0) / wall <= 1.05:
-                self.scale[tid] = (c1 - c0) / wall
+            start = (self.wall_at(tid, t0), c0)
+            end = (self.wall_at(tid, t1), c1)
+            if not fits(start, end):
+                continue
+            kept = [start]
+            for t, c in between.get(tid, []):
+                k = (self.wall_at(tid, t), c)
+                if k[0] < end[0] and k[1] <= end[1] and fits(kept[-1], k):
+                    kept.append(k)
+            while len(kept) > 1 and not fits(kept[-1], end):
+                kept.pop()
+            self.knots[tid] = kept + [end]
 
 
 class Ctx:
