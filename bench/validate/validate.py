@@ -132,11 +132,27 @@ def can_raise_priority():
         return False
 
 
+def steal_s(cpus):
+    """What the hypervisor has taken from CPUs 0..cpus-1 so far (the steal
+    column of /proc/stat, in seconds to a clock tick; None where unreadable).
+    A run's wall time holds it, which the recording's scaled times do not."""
+    try:
+        with open("/proc/stat") as f:
+            lines = [l.split() for l in f if l.startswith("cpu") and l[3:4].isdigit()]
+        per = {int(l[0][3:]): int(l[8]) for l in lines if len(l) > 8}
+        hz = os.sysconf("SC_CLK_TCK")
+        return sum(per[c] for c in range(cpus)) / hz
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
 def measure_p(program, args, cpus, reps, variants):
     """Runs pinned to the first CPUS cpus, REPS rounds; each round runs the
     baseline and every variant (a function made faster) back to back, so a
     burst of load from elsewhere hits a whole round rather than one variant.
-    Returns {variant: [(wall, cpu), ...]} with variant None = baseline."""
+    Returns {variant: [(wall, cpu, steal), ...]} with variant None =
+    baseline (steal: the hypervisor's on the run's CPUs meanwhile, or
+    None)."""
     cmd = ["taskset", "-c", "0" if cpus == 1 else "0-%d" % (cpus - 1), program] + args
     base_env = dict(os.environ)
     base_env.pop("ECP_EXAMPLE_FASTER", None)
@@ -152,7 +168,11 @@ def measure_p(program, args, cpus, reps, variants):
             env = dict(base_env)
             if v is not None:
                 env["ECP_EXAMPLE_FASTER"] = v
-            runs[v].append(run_once(cmd, env))
+            s0 = steal_s(cpus)
+            wall, cpu = run_once(cmd, env)
+            s1 = steal_s(cpus)
+            runs[v].append((wall, cpu, s1 - s0 if s0 is not None and s1 is not None
+                            else None))
     return runs
 
 
@@ -248,17 +268,23 @@ def study(opts, name, out):
         knob = {f: "%s=%d" % (f, opts.pct) for f in cands}
         runs = measure_p(program, args, p, opts.reps, list(knob.values()))
         base = runs[None]
-        walls = [w for w, _ in base]
+        walls = [r[0] for r in base]
         meas["T"].append(statistics.median(walls))
         meas["T_min"].append(min(walls))
-        meas["cpu"].append(statistics.median(c for _, c in base))
+        meas["cpu"].append(statistics.median(r[1] for r in base))
         meas["wall_runs"].append(walls)
+        # the runs the hypervisor took nothing from (to a tick), whose wall
+        # time is the program's own
+        meas.setdefault("steal_runs", []).append([r[2] for r in base])
+        clean = [r[0] for r in base if r[2] == 0]
+        meas.setdefault("T_no_steal", []).append(statistics.median(clean) if clean
+                                                 else None)
         for f in cands:
             var = runs[knob[f]]
             # gain: median of the per-round differences (paired runs), and
             # the difference of the best runs (least disturbed by other load)
             meas["gain"][f].append(statistics.median(b[0] - v[0] for b, v in zip(base, var)))
-            meas["gain_min"][f].append(min(walls) - min(w for w, _ in var))
+            meas["gain_min"][f].append(min(walls) - min(r[0] for r in var))
     res["loadavg_after"] = os.getloadavg()
     out.append(res)
     report(res, sys.stdout)
@@ -299,6 +325,17 @@ def report(res, w):
         w.write("  %3d %11s %11s %8s %11s %8s %9s%s\n" % (
             p, fmt(tp), fmt(tm), fmt(err, "%+.1f"), fmt(tb), fmt(errb, "%+.1f"), fmt(cpu),
             linux))
+    if meas.get("T_no_steal"):
+        parts = []
+        for i, p in enumerate(meas["processors"]):
+            tn, st = meas["T_no_steal"][i], meas["steal_runs"][i]
+            tp = T[procs.index(p)] / 1e9 if T and p in procs else None
+            parts.append("P=%d %s s (%d of %d runs, error %s; steal in the others %s s)" % (
+                p, fmt(tn), sum(1 for x in st if x == 0), len(st),
+                fmt(pct(tp, tn) if tp is not None and tn is not None else None, "%+.1f%%"),
+                ", ".join("%.2f" % x for x in st if x)))
+        w.write("  median of the runs the hypervisor took nothing from: %s\n"
+                % "; ".join(parts))
     for p in meas["processors"]:
         cv = candidate_values(res, p)
         w.write("  P=%d  %-20s %9s %12s %13s %13s\n" % (
