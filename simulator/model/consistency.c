@@ -234,8 +234,8 @@ char *ecp_consistency_describe(const struct ecp_consistency *c, char *buf, size_
 	if (c->steal_over)
 		add(buf, len, &at,
 		    "; up to %s of that steal may be in the %s of work of %u "
-		    "thread%s with no CPU clock of its own (raw clone threads, a "
-		    "fork's processes), which the switch records time in wall time: "
+		    "thread%s with no CPU clock of its own (raw clone threads, child "
+		    "processes' threads), which the switch records time in wall time: "
 		    "their times, and the answers that rest on them, may be that "
 		    "much long (record again when the machine is quieter)",
 		    ns(a, sizeof(a),

@@ -88,7 +88,7 @@ struct ecp_consistency {
 	uint64_t steal_ns;        /* the hypervisor's, at most (model.h) */
 	uint64_t unknown_deps_ns; /* of the work, dependencies not seen (model.h) */
 	/* The work of the threads with no CPU clock of their own (raw clone
-	 * threads, a fork's processes) under switch records, which time it in
+	 * threads, child processes' threads) under switch records, which time it in
 	 * wall time with whatever the hypervisor stole meanwhile; steal_over:
 	 * the steal, up to that work, is over the bound of the program's CPU
 	 * time -- those threads' times (and what rests on them) may be that

@@ -53,9 +53,8 @@ static bool fits(uint64_t s0, uint64_t c0, uint64_t s1, uint64_t c1)
 }
 
 /* Keeps the readings between the first and last whose spans fit, and sets
- * each kept one's ratio (to the next reading) and mapped time.  Returns
- * how many are kept. */
-static size_t keep_readings(struct bthread *th)
+ * each kept one's ratio (to the next reading) and mapped time. */
+static void keep_readings(struct bthread *th)
 {
 	struct clock_knot *k = th->clock_knots.data;
 	size_t n = 0;
@@ -83,7 +82,6 @@ static size_t keep_readings(struct bthread *th)
 		    i ? k[i - 1].mapped + k[i - 1].ratio * (double)(k[i].v - k[i - 1].v)
 		      : (double)k[i].v * r0;
 	}
-	return n;
 }
 
 /* A time v on the thread's CPU line (switch records' time less the
