@@ -29,15 +29,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'recorder'))
+from ecptrace import refused  # noqa: E402
+
 MARGIN = 1.5
 
 
 def fail(msg):
     print('FAIL: ' + msg)
     sys.exit(1)
-
-
-REFUSED = "does not hold the program's time"
 
 
 def record(ecp, prog, scale, work, tag, tries=2):
@@ -57,7 +57,7 @@ def record(ecp, prog, scale, work, tag, tries=2):
                             '--format', 'json'], capture_output=True, text=True, timeout=120)
         if s.returncode == 0:
             return trace, p.stderr + s.stderr, json.loads(s.stdout)
-        if REFUSED not in s.stderr or attempt + 1 == tries:
+        if not refused(s.stderr) or attempt + 1 == tries:
             fail('%s: ecp scan exited %d: %s' % (tag, s.returncode, s.stderr))
         print('%s: refused, recording again: %s' % (tag, s.stderr.strip()))
 

@@ -231,13 +231,24 @@ def pinned_cpu_clock(cmd, cpu, name='cpu_ns'):
     return cpu_clock(p.stdout, name)
 
 
+# What ecp says when its consistency check refuses a recording as not
+# holding the program's time (cli/consistency.c), telling the user to
+# record again: the one string the tests that do so look for.
+REFUSED = "does not hold the program's time"
+
+
+def refused(stderr):
+    """Whether ecp's stderr refuses the recording (REFUSED)."""
+    return REFUSED in stderr
+
+
 def info_unless_refused(trace):
     """`ecp info --format json` of the trace, or None where ecp refuses it
     as not holding the program's time -- ecp then tells the user to record
     again, and a test counts the recording as a failed attempt."""
     q = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
                        text=True)
-    if q.returncode != 0 and "does not hold the program's time" in q.stderr:
+    if q.returncode != 0 and refused(q.stderr):
         print('refused: %s' % q.stderr.strip())
         return None
     check(q.returncode == 0, 'ecp info: %s' % q.stderr)

@@ -121,7 +121,7 @@ def unsupported(ecp_bin, prog, work, clang=False):
           'the recording names a task construct unmodelled: %s' % p.stderr)
     s = subprocess.run([ecp_bin, 'scan', trace, '-P', '1-2'],
                        capture_output=True, text=True, timeout=120)
-    if s.returncode != 0 and "does not hold the program's time" in s.stderr:
+    if s.returncode != 0 and refused(s.stderr):
         # what ecp tells a user: record again (this 30 ms program was
         # refused once in a CI run's ASan pass, 34.7%); a second refusal
         # fails below

@@ -27,7 +27,7 @@ def analyse(exe, trace, what, repaired=(), refusal_ok=False):
     repaired.  With refusal_ok, False where ecp refuses the recording as not
     holding the program's time (which says to record again)."""
     r = subprocess.run([exe, 'info', trace, '--format', 'json'], capture_output=True, text=True)
-    if refusal_ok and r.returncode != 0 and "does not hold the program's time" in r.stderr:
+    if refusal_ok and r.returncode != 0 and refused(r.stderr):
         print('%s: refused, recording again: %s' % (what, r.stderr.strip()[-400:]))
         return False
     check(r.returncode == 0, '%s: ecp info exit %d: %s' % (what, r.returncode, r.stderr))
@@ -67,8 +67,7 @@ def main():
     # say why, and the trace must still be analysed when asked to.
     r = subprocess.run([exe, 'info', trace, '--format', 'json'], capture_output=True,
                        text=True)
-    check(r.returncode == 0 or (r.returncode == 1 and "does not hold the program's time"
-                                in r.stderr),
+    check(r.returncode == 0 or (r.returncode == 1 and refused(r.stderr)),
           'Ctrl-C: ecp info exit %d: %s' % (r.returncode, r.stderr))
     if r.returncode == 1:
         r = subprocess.run([exe, 'info', trace, '--format', 'json', '--allow-inconsistent'],
@@ -108,8 +107,7 @@ def main():
     # must then say why
     r = subprocess.run([exe, 'info', trace, '--format', 'json'], capture_output=True,
                        text=True)
-    check(r.returncode == 0 or (r.returncode == 1 and "does not hold the program's time"
-                                in r.stderr),
+    check(r.returncode == 0 or (r.returncode == 1 and refused(r.stderr)),
           'fork: ecp info exit %d: %s' % (r.returncode, r.stderr))
 
     # a thread still running at exit: the exit status and process_exit are there
