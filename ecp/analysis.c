@@ -52,7 +52,7 @@ static int check_inputs(const struct ecp_model *model, const struct ecp_dag *dag
 				     model->n_segments, dag->n_segments);
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		const struct ecp_segment *seg = &model->segments[s];
-		if (seg->first_activity + seg->n_activity > model->n_activities)
+		if ((uint64_t)seg->first_activity + seg->n_activity > model->n_activities)
 			return ecp_error_set(err, ECP_ERR,
 					     "segment %u: activities out of range", s);
 		for (uint32_t i = 0; i < seg->n_activity; i++)
@@ -76,7 +76,7 @@ static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_
 	return total;
 }
 
-/* act_first/act_n: the segments' activity ranges copied out of the 80-byte
+/* act_first/act_n: the segments' activity ranges copied out of the 72-byte
  * segment records, so that a sweep over P reads 12 bytes per segment.
  *
  * The k analyses of a batch share one pass: the pass is bound by reading the

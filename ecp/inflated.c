@@ -153,7 +153,7 @@ int ecp_inflated_lengths(const struct ecp_model *base, const double *ratios, dou
 		const struct ecp_segment *seg = &base->segments[s];
 		double extra = 0.0, held = 0.0;
 		for (uint64_t a = seg->first_activity;
-		     a < seg->first_activity + seg->n_activity; a++) {
+		     a < (uint64_t)seg->first_activity + seg->n_activity; a++) {
 			const struct ecp_activity *act = &base->activities[a];
 			extra += (ratios[act->function] - 1.0) * (double)act->self_ns;
 			held += (double)act->self_ns;

@@ -107,7 +107,8 @@ int ecp_pack_segments(FILE *f, struct ecp_csum *c, const struct ecp_segment *s,
 		put_diff(o, x->rec_end - x->rec_start, x->length);
 		put_diff(o, x->first_in, (uint64_t)p->first_in + p->n_in);
 		put(o, x->n_in);
-		put_diff(o, x->first_activity, p->first_activity + p->n_activity);
+		put_diff(o, x->first_activity,
+			 (uint64_t)p->first_activity + p->n_activity);
 		put(o, x->n_activity);
 	}
 	return out_end(o, bytes);
@@ -264,7 +265,8 @@ int ecp_unpack_segments(int fd, struct ecp_csum *c, uint64_t *left, uint64_t byt
 		x->rec_end = x->rec_start + get_diff(in, x->length);
 		x->first_in = (uint32_t)get_diff(in, (uint64_t)p->first_in + p->n_in);
 		x->n_in = (uint32_t)get(in);
-		x->first_activity = get_diff(in, p->first_activity + p->n_activity);
+		x->first_activity =
+		    (uint32_t)get_diff(in, (uint64_t)p->first_activity + p->n_activity);
 		x->n_activity = (uint32_t)get(in);
 	}
 	return in_end(in);

@@ -118,8 +118,8 @@ static int validate_activities(const struct ecp_model *m, uint32_t s,
 {
 	const struct ecp_segment *seg = &m->segments[s];
 	uint64_t self = 0;
-	for (uint64_t a = seg->first_activity; a < seg->first_activity + seg->n_activity;
-	     a++) {
+	for (uint64_t a = seg->first_activity;
+	     a < (uint64_t)seg->first_activity + seg->n_activity; a++) {
 		const struct ecp_activity *act = &m->activities[a];
 		if (act->function >= m->n_functions)
 			return ecp_error_set(err, ECP_ERR,
@@ -179,8 +179,9 @@ static int validate_segments(const struct ecp_model *m, struct ecp_error *err)
 			    "do not follow the edges sorted by target",
 			    s, seg->first_in, seg->n_in);
 		edge_pos += seg->n_in;
-		if (seg->first_activity + seg->n_activity > m->n_activities ||
-		    seg->first_activity > m->n_activities)
+		/* within 32 bits too: the consumers index in them (model.h) */
+		if ((uint64_t)seg->first_activity + seg->n_activity > m->n_activities ||
+		    (uint64_t)seg->first_activity + seg->n_activity > UINT32_MAX)
 			return ecp_error_set(
 			    err, ECP_ERR,
 			    "invalid model: segment %u activities out of range", s);

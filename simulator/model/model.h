@@ -93,7 +93,10 @@ struct ecp_segment {
 	uint64_t rec_end;   /* recorded end, ns from the trace's first event */
 	uint32_t first_in;  /* its incoming edges: edges[first_in .. first_in+n_in) */
 	uint32_t n_in;
-	uint64_t first_activity; /* activities[first_activity .. +n_activity) */
+	/* activities[first_activity .. +n_activity): 32 bits, as segment and
+	 * edge ids (issue 35: 72 bytes a segment, not 80; 4 G activities would
+	 * be 96 GB) -- add them in 64 bits */
+	uint32_t first_activity;
 	uint32_t n_activity;
 };
 

@@ -111,7 +111,10 @@ static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	seg->rec_end = sat_sub(ts, b->t0);
 	if (seg->rec_end < seg->rec_start)
 		seg->rec_end = seg->rec_start;
-	seg->first_activity = b->activities.len;
+	/* past 32 bits: more than memory holds (model.h) */
+	if (b->activities.len + th->acts.len > UINT32_MAX)
+		return -1;
+	seg->first_activity = (uint32_t)b->activities.len;
 	seg->n_activity = (uint32_t)th->acts.len;
 	for (size_t i = 0; i < th->acts.len; i++) {
 		const struct act_slot *s = &ECP_VEC_AT(&th->acts, struct act_slot, i);
