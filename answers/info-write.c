@@ -122,9 +122,7 @@ static int print_json(FILE *out, const struct ecp_info_answer *ans, struct ecp_e
 	ecp_json_begin_array(&w);
 	for (uint32_t t = 0; t < m->n_threads; t++) {
 		const struct ecp_thread *th = &m->threads[t];
-		uint64_t work = 0;
-		for (uint32_t s = 0; s < th->n_segments; s++)
-			work += m->segments[th->first_segment + s].length;
+		uint64_t work = ecp_model_thread_work(m, t);
 		ecp_json_begin_object(&w);
 		ecp_json_kv_uint(&w, "tid", th->tid);
 		ecp_json_kv_string(&w, "name", th->name);

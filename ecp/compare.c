@@ -353,15 +353,6 @@ out:
 
 /* ---- measured at N ---- */
 
-static uint64_t thread_work(const struct ecp_model *m, uint32_t t)
-{
-	uint64_t w = 0;
-	const struct ecp_thread *th = &m->threads[t];
-	for (uint32_t s = 0; s < th->n_segments; s++)
-		w += m->segments[th->first_segment + s].length;
-	return w;
-}
-
 /* When a thread was created: the end of the parent's segment that ended
  * at pthread_create (its CREATE edge), else its own start (main, threads
  * no create was seen for); ties by the creating segment, which keeps one
@@ -427,8 +418,8 @@ static void match_thread(struct ecp_compare_result *r, uint32_t k, const uint32_
 	x->index = k;
 	x->base = k < nb ? &r->base->threads[ob[k]] : NULL;
 	x->other = k < no ? &r->other->threads[oo[k]] : NULL;
-	x->work_base_ns = x->base ? thread_work(r->base, ob[k]) : 0;
-	x->work_other_ns = x->other ? thread_work(r->other, oo[k]) : 0;
+	x->work_base_ns = x->base ? ecp_model_thread_work(r->base, ob[k]) : 0;
+	x->work_other_ns = x->other ? ecp_model_thread_work(r->other, oo[k]) : 0;
 	x->diff_ns = (int64_t)x->work_other_ns - (int64_t)x->work_base_ns;
 	x->ratio = ratio_or_nan((double)x->work_other_ns, (double)x->work_base_ns);
 }

@@ -67,9 +67,7 @@ static int check_threads(const struct ecp_model *m, struct ecp_consistency *c,
 		const struct ecp_thread *th = &m->threads[t];
 		if (!th->own_clock_ns)
 			continue; /* unknown: nothing to hold it to */
-		uint64_t work = 0;
-		for (uint32_t s = 0; s < th->n_segments; s++)
-			work += m->segments[th->first_segment + s].length;
+		uint64_t work = ecp_model_thread_work(m, t);
 		uint64_t expected = th->own_clock_ns > th->overhead_ns
 					? th->own_clock_ns - th->overhead_ns
 					: 0;
@@ -90,6 +88,13 @@ static int check_threads(const struct ecp_model *m, struct ecp_consistency *c,
 	return ECP_OK;
 }
 
+/* The steal that may lie in the threads with no clock of their own: all
+ * of it, up to their work. */
+static uint64_t steal_unclocked(const struct ecp_consistency *c)
+{
+	return c->steal_ns < c->unclocked_work_ns ? c->steal_ns : c->unclocked_work_ns;
+}
+
 /* The threads no clock of their own scaled (steal_over, consistency.h). */
 static void check_unclocked(const struct ecp_model *m, struct ecp_consistency *c)
 {
@@ -99,13 +104,10 @@ static void check_unclocked(const struct ecp_model *m, struct ecp_consistency *c
 		const struct ecp_thread *th = &m->threads[t];
 		if (th->own_clock_ns || !th->n_segments)
 			continue;
-		for (uint32_t s = 0; s < th->n_segments; s++)
-			c->unclocked_work_ns += m->segments[th->first_segment + s].length;
+		c->unclocked_work_ns += ecp_model_thread_work(m, t);
 		c->unclocked_threads++;
 	}
-	uint64_t carried =
-	    c->steal_ns < c->unclocked_work_ns ? c->steal_ns : c->unclocked_work_ns;
-	c->steal_over = over_bound((int64_t)carried, c->program_cpu_ns,
+	c->steal_over = over_bound((int64_t)steal_unclocked(c), c->program_cpu_ns,
 				   ECP_CONSISTENCY_PROGRAM_FLOOR_NS);
 }
 
@@ -238,9 +240,7 @@ char *ecp_consistency_describe(const struct ecp_consistency *c, char *buf, size_
 		    "processes' threads), which the switch records time in wall time: "
 		    "their times, and the answers that rest on them, may be that "
 		    "much long (record again when the machine is quieter)",
-		    ns(a, sizeof(a),
-		       c->steal_ns < c->unclocked_work_ns ? c->steal_ns
-							  : c->unclocked_work_ns),
+		    ns(a, sizeof(a), steal_unclocked(c)),
 		    ns(b, sizeof(b), c->unclocked_work_ns), c->unclocked_threads,
 		    c->unclocked_threads == 1 ? "" : "s");
 	for (size_t i = 0; i < c->n_threads && i < NAMED_THREADS; i++) {

@@ -65,6 +65,15 @@ uint64_t ecp_model_work(const struct ecp_model *model)
 	return sum;
 }
 
+uint64_t ecp_model_thread_work(const struct ecp_model *model, uint32_t t)
+{
+	const struct ecp_thread *th = &model->threads[t];
+	uint64_t sum = 0;
+	for (uint32_t s = 0; s < th->n_segments; s++)
+		sum += model->segments[th->first_segment + s].length;
+	return sum;
+}
+
 ecp_id ecp_model_find_function(const struct ecp_model *model, const char *name)
 {
 	for (uint32_t i = 0; i < model->n_functions; i++)

@@ -269,6 +269,8 @@ void ecp_model_destroy(struct ecp_model *model);
 
 /* Sum of segment lengths: T_1, the predicted single-CPU run time. */
 uint64_t ecp_model_work(const struct ecp_model *model);
+/* The same for thread t alone: its segments' lengths. */
+uint64_t ecp_model_thread_work(const struct ecp_model *model, uint32_t t);
 
 /* Looks a function up by exact name; ECP_NO_ID if absent. */
 ecp_id ecp_model_find_function(const struct ecp_model *model, const char *name);

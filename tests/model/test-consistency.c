@@ -98,15 +98,6 @@ static struct ecp_model *build_on_switches(struct ecp_test_seq *s)
 	return m;
 }
 
-/* Thread t's work: its segments' lengths. */
-static uint64_t thread_work(const struct ecp_model *m, uint32_t t)
-{
-	uint64_t work = 0;
-	for (uint32_t k = 0; k < m->threads[t].n_segments; k++)
-		work += m->segments[m->threads[t].first_segment + k].length;
-	return work;
-}
-
 /* n short-lived tids outside the model (LTTng-UST listeners by their
  * names), one after another on the CPU, each dying there (a switch-in and no switch-out):
  * each stay is closed by the next tid's switch-in, 100 ns later, the last by main's. With
@@ -184,7 +175,7 @@ static void test_exit_clocks(void **state)
 	struct ecp_model *m = build_exit_clocks(true);
 	assert_int_equal(m->n_threads, 2);
 	assert_int_equal(m->threads[1].own_clock_ns, 100);
-	uint64_t work = thread_work(m, 1);
+	uint64_t work = ecp_model_thread_work(m, 1);
 	if (work < 99 || work > 100) /* 190 x 100 / 190, each segment rounded down */
 		fail_msg("T2's work %llu, want 100", (unsigned long long)work);
 	assert_int_equal(m->info.outside_threads, 1);
@@ -195,7 +186,7 @@ static void test_exit_clocks(void **state)
 	ecp_model_destroy(m);
 	m = build_exit_clocks(false);
 	assert_int_equal(m->threads[1].own_clock_ns, 0);
-	assert_int_equal(thread_work(m, 1), 190);
+	assert_int_equal(ecp_model_thread_work(m, 1), 190);
 	assert_int_equal(m->info.outside_cpu_ns, 100 + 10);
 	assert_int_equal(m->info.untracked_cpu_ns, (10 + 50) + 5);
 	ecp_model_destroy(m);
@@ -242,7 +233,7 @@ static void test_steal_placed_between_readings(void **state)
 	(void)state;
 	struct ecp_model *m = build_steal_burst(300, 400);
 	expect_lengths(m, (const uint64_t[]){290, 100, 300});
-	assert_int_equal(thread_work(m, 0) / 10, 690 / 10);
+	assert_int_equal(ecp_model_thread_work(m, 0) / 10, 690 / 10);
 	ecp_model_destroy(m);
 	m = build_steal_burst(0, 0);
 	expect_lengths(
@@ -299,7 +290,7 @@ static void test_tid_given_again(void **state)
 	assert_int_equal(m->n_threads, 3);
 	/* each thread's work is its own: A 110..150, B 1010..1050 */
 	for (uint32_t t = 1; t <= 2; t++)
-		assert_int_equal(thread_work(m, t), 40);
+		assert_int_equal(ecp_model_thread_work(m, t), 40);
 	assert_int_equal(m->info.untracked_cpu_ns, (10 + 10) + (5 + 20) + (5 + 10));
 	ecp_model_destroy(m);
 }
