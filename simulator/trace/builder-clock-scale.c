@@ -132,6 +132,13 @@ static void scale_thread(struct ecp_builder *b, struct bthread *th)
 	}
 }
 
+double bld_clock_ratio_last(const struct bthread *th)
+{
+	size_t n = th->clock_knots.len;
+	return n ? ECP_VEC_AT(&th->clock_knots, struct clock_knot, n - 1).ratio
+		 : th->clock_scale_first;
+}
+
 void bld_scale_to_thread_clocks(struct ecp_builder *b)
 {
 	bool any = false;

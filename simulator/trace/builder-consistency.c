@@ -242,13 +242,11 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 		to = next;
 	uint64_t after = sched_list_cpu(th->sched, st, th->last_ts, to, guessed);
 	/* the stays hold the hypervisor's steal as the thread's segments did
-	 * before they were scaled to its clock: scaled the same way (the
-	 * steal spread in proportion) */
-	if (th->clock_scale > 0) {
-		after = (uint64_t)((double)after * th->clock_scale);
-		if (!th->clock_first)
-			before = (uint64_t)((double)before * th->clock_scale);
-	}
+	 * before they were scaled to its clock: scaled by the ratio of its
+	 * last span between clock readings, where they lie (before the first
+	 * event its clock was read: exact) */
+	if (th->clock_scale > 0)
+		after = (uint64_t)((double)after * bld_clock_ratio_last(th));
 	return before + after;
 }
 

@@ -434,6 +434,9 @@ uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
 void bld_clock_reading(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 		       uint64_t clock_ns);
 void bld_scale_to_thread_clocks(struct ecp_builder *b);
+/* A scaled thread's ratio over its last span between clock readings (its
+ * stays after its last event lie there or just after). */
+double bld_clock_ratio_last(const struct bthread *th);
 /* An ecp:slow_window: the CPU time in it goes into the thread's overhead. */
 void bld_slow_window(struct ecp_builder *b, struct bthread *th,
 		     const struct ecp_event *ev);

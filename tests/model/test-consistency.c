@@ -196,8 +196,9 @@ static void test_exit_clocks(void **state)
  * 0..1000 and posts a semaphore at 300 and 600; its clock reads 10 at its
  * start (10), 300 and 400 at the posts, 700 at its exit (900): the
  * hypervisor took 200 of the stay between the posts.  With the posts'
- * readings only the middle segment loses it (290, 100, 300); without them
- * the ratio end to end (690 / 890) spreads it over all three.  A reading
+ * readings only the middle segment loses it (290, 100, 300), and the stay
+ * after the exit none; without them the ratio end to end (690 / 890)
+ * spreads it over all three and that stay.  A reading
  * whose span to the one before runs faster than the records (clock 500 at
  * the first post: 490 in 290) is no steal: it is dropped, and the span
  * from the start to the second post is scaled as one (390 / 590). */
@@ -234,8 +235,12 @@ static void test_steal_placed_between_readings(void **state)
 	struct ecp_model *m = build_steal_burst(300, 400);
 	expect_lengths(m, (const uint64_t[]){290, 100, 300});
 	assert_int_equal(ecp_model_thread_work(m, 0) / 10, 690 / 10);
+	/* its clock before its start, and its stay after its exit (900..1000)
+	 * at the ratio of its last span, which held no steal */
+	assert_int_equal(m->info.untracked_cpu_ns, 10 + 100);
 	ecp_model_destroy(m);
 	m = build_steal_burst(0, 0);
+	assert_int_equal(m->info.untracked_cpu_ns, 10 + 100 * 690 / 890);
 	expect_lengths(
 	    m, (const uint64_t[]){290 * 690 / 890, 300 * 690 / 890, 300 * 690 / 890});
 	ecp_model_destroy(m);
