@@ -89,11 +89,9 @@ class CpuClock:
         knots = self.knots.get(tid)
         if not knots:
             return u
-        i = max(bisect.bisect_right([k[0] for k in knots], u) - 1, 0)
-        if i == len(knots) - 1:
-            i -= 1
-        (u0, c0), (u1, c1) = knots[i], knots[i + 1]
-        return c0 + (u - u0) * (c1 - c0) / (u1 - u0)
+        us, cs = knots
+        i = min(max(bisect.bisect_right(us, u) - 1, 0), len(us) - 2)
+        return cs[i] + (u - us[i]) * (cs[i + 1] - cs[i]) / (us[i + 1] - us[i])
 
     def scale_to_own_clocks(self, main):
         """The switch records time a stay in wall time, which holds what
@@ -138,7 +136,9 @@ class CpuClock:
                     kept.append(k)
             while len(kept) > 1 and not fits(kept[-1], end):
                 kept.pop()
-            self.knots[tid] = kept + [end]
+            kept.append(end)
+            # the records' times and the clocks apart, for the bisection
+            self.knots[tid] = ([k[0] for k in kept], [k[1] for k in kept])
 
 
 class Ctx:
