@@ -76,25 +76,29 @@ def measured_segments(stdout):
     return d
 
 
-def unsampled(threads, meta):
+def unsampled(threads, meta, not_sampled=()):
     """The threads' measured work less what the perf sampler cost them in
     that run: the durations were measured by the program's own CPU clock,
     which counts the kernel's work for each sample, a share hz * cost of
     every CPU second.  The prediction leaves that out (the recording
     measured the cost per sample and subtracts it), as the program runs
-    unrecorded; delays are wall time and stay."""
+    unrecorded; delays are wall time and stay.  The threads numbered in
+    not_sampled (child processes' threads: perf samples the program's
+    own) paid nothing and keep their work."""
     share = int(meta.get('sample_hz', '0') or 0) * int(meta.get('sample_cost_ns', '0') or 0) / 1e9
     if not share or int(meta.get('samples', '0') or 0) == 0:
         return threads
-    return [[(w * (1.0 - share), d, deps) for w, d, deps in t] for t in threads]
+    return [t if i in not_sampled else [(w * (1.0 - share), d, deps) for w, d, deps in t]
+            for i, t in enumerate(threads)]
 
 
-def compare(predicted, threads, procs_list, tolerance, meta=None):
+def compare(predicted, threads, procs_list, tolerance, meta=None, not_sampled=()):
     """Prints predicted vs oracle per P; returns the list of failures.
-    With the trace's metadata, the oracle's work is the unsampled one."""
+    With the trace's metadata, the oracle's work is the unsampled one
+    (but for the threads numbered in not_sampled: unsampled())."""
     bad = []
     if meta is not None:
-        threads = unsampled(threads, meta)
+        threads = unsampled(threads, meta, not_sampled)
     for p, pred in zip(procs_list, predicted):
         want = run_time(threads, p)
         dev = (pred - want) / want

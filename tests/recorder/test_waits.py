@@ -60,18 +60,14 @@ from oracle import seg, compare, measured_segments  # noqa: E402
 
 TOLERANCE = 0.10
 # Where the program starts other processes, their CPU time is the switch
-# records' (they are not sampled), which the oracle -- the program's own
-# clocks -- holds a little differently: within 0-3% on this machine beside
-# two busy loops since exec'd children start without LTTng-UST
-# (docs/VALIDATION.md, "Many child processes").  But a fork's copy still
-# sets LTTng-UST up again (liblttng-ust-fork) before it runs on or execs,
-# and the shell that system() starts carries it: beside another test's
-# recording on the same CPU that cost 50-66 ms (system: +9.4-22.4%), and
-# fork's workers +23% in a CI run after the children lost the recorder.
-# What these modes guard against is -100% (children invisible) or T_P = T1
-# (their time a delay), and the shell's lost sleep (-40%).
+# records' (they are not sampled: the oracle keeps their clocks' work as
+# measured), within 0-4% of their own clocks here alone or beside two
+# busy loops.  The tolerance was 25% while the oracle took the sampling
+# cost (3000 Hz x 40-60 us, 12-18%) out of the children's work too, which
+# put system +8-30% off; what these modes guard against is -100%
+# (children invisible) or T_P = T1 (their time a delay), and the shell's
+# lost sleep (-40%).
 CHILD_MODES = ('fork', 'system', 'wrapper', 'shell')
-CHILD_TOLERANCE = 0.25
 SLEEP_NS = 200e6
 STEAL_TRIES = 2  # see main()
 
@@ -105,8 +101,7 @@ def main():
     program = ['sh', '-c', "'%s' plain; true" % prog] if mode == 'wrapper' else [prog, mode]
     if mode == 'shell':
         program = ['sh', '-c', "sleep %g; '%s' plain; true" % (SLEEP_NS / 1e9, prog)]
-    tolerance = CHILD_TOLERANCE if mode in CHILD_MODES else TOLERANCE
-    # STEAL_TRIES: the stays of threads with no clock of their own (raw
+        # STEAL_TRIES: the stays of threads with no clock of their own (raw
     # clone's, a fork's copies) hold what the hypervisor stole meanwhile,
     # which the program's own clocks (the oracle) do not: a CI run found
     # rawclone +18-20% and fork +25% at once.  A recording whose meta says
@@ -122,12 +117,16 @@ def main():
         j = json.loads(s.stdout)
         warnings = ' '.join(j.get('warnings', [])) + s.stderr
         meta = read_meta(trace)
-        bad = compare(j['makespan_ns'], oracle_threads(mode, d), [1, 2], tolerance, meta)
+        threads = oracle_threads(mode, d)
+        # the children's threads (all but the recorded process's main or
+        # shell) were not sampled: their clocks paid no sampling cost
+        children = range(1, len(threads)) if mode in CHILD_MODES else ()
+        bad = compare(j['makespan_ns'], threads, [1, 2], TOLERANCE, meta, children)
         steal = int(meta.get('steal_ns', 0))
         if not bad or not steal or attempt + 1 == STEAL_TRIES:
             break
         print('%s with %d ms of steal in the recording: recording again' % (bad, steal // 10**6))
-    check(not bad, 'predicted T_P off the oracle by more than %d%%: %s' % (tolerance * 100, bad))
+    check(not bad, 'predicted T_P off the oracle by more than %d%%: %s' % (TOLERANCE * 100, bad))
     if mode in ('progress', 'sigwait', 'eventloop'):
         check(j['consistency']['unknown_dependencies_ns'] == 0,
               'unknown dependencies in a program whose waits are all seen: %d'
