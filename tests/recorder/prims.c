@@ -26,6 +26,7 @@ static pthread_mutex_t normal = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t recursive, errorcheck, timed;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t cond_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int cond_waiting; /* under cond_mutex */
 static sem_t sem;
 static pthread_barrier_t barrier;
 static pthread_rwlock_t rwlock;
@@ -102,18 +103,27 @@ static void *worker(void *arg)
 		if (write(pipefd[1], "x", 1) != 1)
 			return (void *)1;
 	}
-	/* condition variable: thread 2 waits, thread 3 signals */
+	/* condition variable: thread 2 waits, thread 3 signals once thread 2
+	 * is in its wait (holding the mutex with cond_waiting set means thread
+	 * 2 released it in pthread_cond_wait): a signal sent before, on a
+	 * loaded machine, left thread 2 no wait to record */
 	if (id == 2) {
 		pthread_mutex_lock(&cond_mutex);
+		cond_waiting = 1;
 		while (shared_counter >= 0 && !(shared_counter & (1L << 40)))
 			pthread_cond_wait(&cond, &cond_mutex);
 		pthread_mutex_unlock(&cond_mutex);
 	} else if (id == 3) {
-		pause_ns(1000000);
-		pthread_mutex_lock(&cond_mutex);
-		shared_counter |= 1L << 40;
-		pthread_cond_signal(&cond);
-		pthread_mutex_unlock(&cond_mutex);
+		for (int signalled = 0; !signalled;) {
+			pause_ns(1000000);
+			pthread_mutex_lock(&cond_mutex);
+			if (cond_waiting) {
+				shared_counter |= 1L << 40;
+				pthread_cond_signal(&cond);
+				signalled = 1;
+			}
+			pthread_mutex_unlock(&cond_mutex);
+		}
 	}
 	return NULL;
 }
