@@ -22,9 +22,14 @@ int ecp_info_top_functions(const struct ecp_model *m, struct ecp_info_function *
 		return ecp_error_set(err, ECP_ERR_NOMEM, "out of memory"), -1;
 	for (uint32_t f = 0; f < m->n_functions; f++)
 		w[f].function = f;
-	for (uint64_t a = 0; a < m->n_activities; a++) {
-		w[m->activities[a].function].work_ns += m->activities[a].self_ns;
-		w[m->activities[a].function].calls += m->activities[a].calls;
+	for (uint32_t s = 0; s < m->n_segments; s++) {
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t k = ecp_segment_activities(m, &m->segments[s], &one, &act);
+		for (uint32_t i = 0; i < k; i++) {
+			w[act[i].function].work_ns += act[i].self_ns;
+			w[act[i].function].calls += act[i].calls;
+		}
 	}
 	/* calls folded by the recorder's filters are calls too (their time
 	 * is in the caller's) */

@@ -30,9 +30,11 @@ static int fill_names(const struct ecp_model *m, struct ecp_simrun *run)
 		const struct ecp_segment *seg = &m->segments[s];
 		ecp_id best = m->threads[seg->thread].start_function;
 		uint64_t best_ns = 0;
-		for (uint32_t k = 0; k < seg->n_activity; k++) {
-			const struct ecp_activity *a =
-			    &m->activities[seg->first_activity + k];
+		struct ecp_activity one;
+		const struct ecp_activity *acts;
+		uint32_t n = ecp_segment_activities(m, seg, &one, &acts);
+		for (uint32_t k = 0; k < n; k++) {
+			const struct ecp_activity *a = &acts[k];
 			if (a->self_ns > best_ns) {
 				best_ns = a->self_ns;
 				best = a->function;

@@ -55,13 +55,19 @@ static int check_inputs(const struct ecp_model *model, const struct ecp_dag *dag
 		if ((uint64_t)seg->first_activity + seg->n_activity > model->n_activities)
 			return ecp_error_set(err, ECP_ERR,
 					     "segment %u: activities out of range", s);
-		for (uint32_t i = 0; i < seg->n_activity; i++)
-			if (model->activities[seg->first_activity + i].function >=
-			    model->n_functions)
+		if (seg->thread >= model->n_threads)
+			return ecp_error_set(err, ECP_ERR,
+					     "segment %u: thread %u out of range", s,
+					     seg->thread);
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t n = ecp_segment_activities(model, seg, &one, &act);
+		for (uint32_t i = 0; i < n; i++)
+			if (act[i].function >= model->n_functions)
 				return ecp_error_set(
 				    err, ECP_ERR,
 				    "segment %u: activity of unknown function %u", s,
-				    model->activities[seg->first_activity + i].function);
+				    act[i].function);
 	}
 	return 0;
 }
@@ -77,7 +83,9 @@ static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_
 }
 
 /* act_first/act_n: the segments' activity ranges copied out of the 72-byte
- * segment records, so that a sweep over P reads 12 bytes per segment.
+ * segment records, so that a sweep over P reads 12 bytes per segment.  A
+ * segment whose one activity is implicit (model.h) has act_n SWEEP_IMPLICIT
+ * | its function and act_first its length: read by activities_of().
  *
  * The k analyses of a batch share one pass: the pass is bound by reading the
  * activities (24 bytes each), not by the additions, so k P cost little more
@@ -91,14 +99,35 @@ static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_
  * sum unchanged (a sum starting at +0.0 is never -0.0), so the results are
  * those of skipping it.  k is a constant at every call (inlined), so the
  * loops over the batch unroll. */
+#define SWEEP_IMPLICIT UINT32_C(0x80000000)
+
+/* Segment s's activities as act_first/act_n give them (above); *one holds
+ * an implicit one. */
+static inline __attribute__((always_inline)) uint32_t
+activities_of(const struct ecp_model *model, const uint64_t *act_first,
+	      const uint32_t *act_n, uint32_t s, struct ecp_activity *one,
+	      const struct ecp_activity **act)
+{
+	if (act_n[s] & SWEEP_IMPLICIT) {
+		one->function = act_n[s] & ~SWEEP_IMPLICIT;
+		one->calls = 0;
+		one->self_ns = one->incl_ns = act_first[s];
+		*act = one;
+		return 1;
+	}
+	*act = model->activities + act_first[s];
+	return act_n[s];
+}
+
 static inline __attribute__((always_inline)) void
 attribute_k(const struct ecp_model *model, const uint64_t *act_first,
 	    const uint32_t *act_n, double *const *w, double *const *seg_idle,
 	    struct ecp_function_result *const *fr, const unsigned k)
 {
 	for (uint32_t s = 0; s < model->n_segments; s++) {
-		const struct ecp_activity *act = model->activities + act_first[s];
-		uint32_t n_act = act_n[s];
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t n_act = activities_of(model, act_first, act_n, s, &one, &act);
 		uint64_t self_total = self_total_of(act, n_act);
 		double ws[ECP_SWEEP_BATCH], idle_per_ns[ECP_SWEEP_BATCH];
 		uint32_t on_ecp[ECP_SWEEP_BATCH];
@@ -161,8 +190,9 @@ static void attribute_fixed(const struct ecp_model *model, const uint64_t *act_f
 {
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		double ws = w_span[s];
-		const struct ecp_activity *act = model->activities + act_first[s];
-		uint32_t n_act = act_n[s];
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t n_act = activities_of(model, act_first, act_n, s, &one, &act);
 		uint64_t self_total = self_total_of(act, n_act);
 		double per_p_ns =
 		    per_p[s] != 0.0 && self_total ? per_p[s] / (double)self_total : 0.0;
@@ -192,10 +222,12 @@ static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		if (!inexact[s])
 			continue;
-		const struct ecp_segment *seg = &model->segments[s];
-		for (uint32_t i = 0; i < seg->n_activity; i++)
-			fr[model->activities[seg->first_activity + i].function].inexact =
-			    true;
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t n =
+		    ecp_segment_activities(model, &model->segments[s], &one, &act);
+		for (uint32_t i = 0; i < n; i++)
+			fr[act[i].function].inexact = true;
 	}
 }
 
@@ -293,8 +325,21 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 		return rc;
 	}
 	for (uint32_t s = 0; s < model->n_segments; s++) {
-		sw->act_first[s] = model->segments[s].first_activity;
-		sw->act_n[s] = model->segments[s].n_activity;
+		const struct ecp_segment *seg = &model->segments[s];
+		ecp_id start = model->threads[seg->thread].start_function;
+		if (seg->n_activity || start == ECP_NO_ID) {
+			sw->act_first[s] = seg->first_activity;
+			sw->act_n[s] = seg->n_activity;
+		} else if (start & SWEEP_IMPLICIT) {
+			ecp_sweep_destroy(sw);
+			return ecp_error_set(err, ECP_ERR,
+					     "segment %u: its start function %u is past "
+					     "the 2^31 functions a sweep holds",
+					     s, start);
+		} else {
+			sw->act_first[s] = seg->length;
+			sw->act_n[s] = SWEEP_IMPLICIT | start;
+		}
 	}
 	rc = prepare_saturated(sw, err);
 	if (rc < 0) {

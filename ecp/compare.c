@@ -168,16 +168,21 @@ static int match_functions(const struct ecp_model *const side[2], ecp_id *row_of
 static void add_work(const struct ecp_model *m, const ecp_id *row_of, bool other,
 		     struct ecp_compare_function *rows)
 {
-	for (uint64_t a = 0; a < m->n_activities; a++) {
-		const struct ecp_activity *act = &m->activities[a];
-		struct ecp_compare_function *row = &rows[row_of[act->function]];
-		/* ran there: a symbol table lists functions that never did */
-		if (other) {
-			row->in_other = true;
-			row->work_other_ns += act->self_ns;
-		} else {
-			row->in_base = true;
-			row->work_base_ns += act->self_ns;
+	for (uint32_t s = 0; s < m->n_segments; s++) {
+		struct ecp_activity one;
+		const struct ecp_activity *acts;
+		uint32_t n = ecp_segment_activities(m, &m->segments[s], &one, &acts);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct ecp_activity *act = &acts[i];
+			struct ecp_compare_function *row = &rows[row_of[act->function]];
+			/* ran there: a symbol table lists functions that never did */
+			if (other) {
+				row->in_other = true;
+				row->work_other_ns += act->self_ns;
+			} else {
+				row->in_base = true;
+				row->work_base_ns += act->self_ns;
+			}
 		}
 	}
 }

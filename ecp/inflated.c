@@ -38,8 +38,13 @@ static struct named_work *work_by_name(const struct ecp_model *m, size_t *n)
 		free(w);
 		return NULL;
 	}
-	for (uint64_t a = 0; a < m->n_activities; a++)
-		by_id[m->activities[a].function] += m->activities[a].self_ns;
+	for (uint32_t s = 0; s < m->n_segments; s++) {
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t k = ecp_segment_activities(m, &m->segments[s], &one, &act);
+		for (uint32_t i = 0; i < k; i++)
+			by_id[act[i].function] += act[i].self_ns;
+	}
 	for (ecp_id f = 0; f < m->n_functions; f++)
 		w[f] =
 		    (struct named_work){name_of(m, f), by_id[f], m->functions[f].samples};
@@ -152,9 +157,11 @@ int ecp_inflated_lengths(const struct ecp_model *base, const double *ratios, dou
 	for (uint32_t s = 0; s < base->n_segments; s++) {
 		const struct ecp_segment *seg = &base->segments[s];
 		double extra = 0.0, held = 0.0;
-		for (uint64_t a = seg->first_activity;
-		     a < (uint64_t)seg->first_activity + seg->n_activity; a++) {
-			const struct ecp_activity *act = &base->activities[a];
+		struct ecp_activity one;
+		const struct ecp_activity *acts;
+		uint32_t n = ecp_segment_activities(base, seg, &one, &acts);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct ecp_activity *act = &acts[i];
 			extra += (ratios[act->function] - 1.0) * (double)act->self_ns;
 			held += (double)act->self_ns;
 		}

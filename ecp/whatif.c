@@ -46,9 +46,11 @@ int ecp_whatif_lengths(const struct ecp_model *model,
 	for (uint32_t s = 0; s < model->n_segments; s++) {
 		const struct ecp_segment *seg = &model->segments[s];
 		double cut = 0.0;
-		for (uint32_t i = 0; i < seg->n_activity; i++) {
-			const struct ecp_activity *a =
-			    &model->activities[seg->first_activity + i];
+		struct ecp_activity one;
+		const struct ecp_activity *acts;
+		uint32_t n = ecp_segment_activities(model, seg, &one, &acts);
+		for (uint32_t i = 0; i < n; i++) {
+			const struct ecp_activity *a = &acts[i];
 			if (a->function < model->n_functions)
 				cut += pct[a->function] / 100.0 * (double)a->incl_ns +
 				       pct[nf + a->function] / 100.0 * (double)a->self_ns;

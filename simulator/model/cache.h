@@ -51,8 +51,9 @@
  * that blocked waiting for it did not hand off to it; 37: the windows that
  * wrote no event (quiet_windows) taken out; 38: the hypervisor's steal
  * while the program ran (steal_ns); 39: steal placed between the clock
- * readings of synchronization events (builder-clock-scale.c) */
-#define ECP_CACHE_FORMAT 39
+ * readings of synchronization events (builder-clock-scale.c); 40: a
+ * segment all its start routine's holds no activity (model.h) */
+#define ECP_CACHE_FORMAT 40
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

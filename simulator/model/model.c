@@ -126,6 +126,12 @@ static int validate_activities(const struct ecp_model *m, uint32_t s,
 			       struct ecp_error *err)
 {
 	const struct ecp_segment *seg = &m->segments[s];
+	ecp_id start = m->threads[seg->thread].start_function;
+	if (!seg->n_activity && start != ECP_NO_ID && start >= m->n_functions)
+		return ecp_error_set(err, ECP_ERR,
+				     "invalid model: segment %u is its thread's start "
+				     "function's, out of range",
+				     s);
 	uint64_t self = 0;
 	for (uint64_t a = seg->first_activity;
 	     a < (uint64_t)seg->first_activity + seg->n_activity; a++) {

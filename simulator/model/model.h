@@ -95,7 +95,8 @@ struct ecp_segment {
 	uint32_t n_in;
 	/* activities[first_activity .. +n_activity): 32 bits, as segment and
 	 * edge ids (issue 35: 72 bytes a segment, not 80; 4 G activities would
-	 * be 96 GB) -- add them in 64 bits */
+	 * be 96 GB) -- add them in 64 bits.  n_activity 0: the one implicit
+	 * activity of ecp_segment_activities(). */
 	uint32_t first_activity;
 	uint32_t n_activity;
 };
@@ -266,6 +267,31 @@ struct ecp_model {
 };
 
 void ecp_model_destroy(struct ecp_model *model);
+
+/* A segment whose whole length is its thread's start routine's own (no
+ * call in it, no other function on the stack: every segment of a program
+ * recorded without functions, most of a sync-heavy one's) holds no
+ * activity of its own (n_activity 0; issue 35: 24 bytes a segment); this
+ * gives it: {start_function, 0 calls, self = incl = length} (none when
+ * the thread has no start function, ECP_NO_ID).  Every consumer reads a
+ * segment's activities through here.  Returns how many (*acts points into
+ * the model or at *implicit). */
+static inline uint32_t ecp_segment_activities(const struct ecp_model *model,
+					      const struct ecp_segment *seg,
+					      struct ecp_activity *implicit,
+					      const struct ecp_activity **acts)
+{
+	if (seg->n_activity) {
+		*acts = model->activities + seg->first_activity;
+		return seg->n_activity;
+	}
+	implicit->function = model->threads[seg->thread].start_function;
+	implicit->calls = 0;
+	implicit->self_ns = implicit->incl_ns = seg->length;
+	*acts = implicit;
+	/* none on a thread of no function (a test's model) */
+	return implicit->function != ECP_NO_ID;
+}
 
 /* Sum of segment lengths: T_1, the predicted single-CPU run time. */
 uint64_t ecp_model_work(const struct ecp_model *model);

@@ -479,6 +479,12 @@ int bld_add_edge(struct ecp_builder *b, ecp_id from, ecp_id to, uint32_t kind);
 int bld_pend_edge(struct bthread *th, ecp_id from, uint32_t kind);
 ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			 uint64_t v, ecp_id lock_release);
+/* Segment seg's implicit activity (n_activity 0: all of it its thread's
+ * start routine's, model.h) written out as start_fn's, before its thread
+ * changes start routine (an exec) or it changes thread (the task deal).
+ * Returns -1 out of memory. */
+int bld_write_out_activity(struct ecp_builder *b, struct ecp_segment *seg,
+			   ecp_id start_fn);
 /* The CPU time the thread used since its segment's start (or the last such
  * call) was a runtime spinning in a wait, not work: the segment and its
  * functions' time go on from here (v: the thread's CPU clock now). */

@@ -92,6 +92,36 @@ static int close_activities(struct ecp_builder *b, struct bthread *th, uint64_t 
 	return 0;
 }
 
+/* Whether the segment's one activity is its start routine's, all of its
+ * length and no call: the model leaves it implicit (model.h). */
+static bool start_routine_alone(const struct bthread *th, uint64_t length)
+{
+	if (th->acts.len != 1)
+		return false;
+	const struct act_slot *s = &ECP_VEC_AT(&th->acts, struct act_slot, 0);
+	return s->func == th->start_fn && !s->calls && s->self == length &&
+	       s->incl == length;
+}
+
+int bld_write_out_activity(struct ecp_builder *b, struct ecp_segment *seg,
+			   ecp_id start_fn)
+{
+	if (seg->n_activity)
+		return 0;
+	if (b->activities.len >= UINT32_MAX) /* model.h */
+		return -1;
+	struct ecp_activity *a = ecp_vec_push(&b->activities);
+	if (!a)
+		return -1;
+	*a = (struct ecp_activity){.function = start_fn,
+				   .calls = 0,
+				   .self_ns = seg->length,
+				   .incl_ns = seg->length};
+	seg->first_activity = (uint32_t)(b->activities.len - 1);
+	seg->n_activity = 1;
+	return 0;
+}
+
 /* The segment id of the model, with the thread's activities in it. */
 static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			uint64_t length, ecp_id lock_release)
@@ -115,8 +145,9 @@ static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	if (b->activities.len + th->acts.len > UINT32_MAX)
 		return -1;
 	seg->first_activity = (uint32_t)b->activities.len;
-	seg->n_activity = (uint32_t)th->acts.len;
-	for (size_t i = 0; i < th->acts.len; i++) {
+	/* the start routine's alone, all of it: implicit (model.h) */
+	seg->n_activity = start_routine_alone(th, length) ? 0 : (uint32_t)th->acts.len;
+	for (size_t i = 0; i < seg->n_activity; i++) {
 		const struct act_slot *s = &ECP_VEC_AT(&th->acts, struct act_slot, i);
 		struct ecp_activity *a = ecp_vec_push(&b->activities);
 		if (!a)

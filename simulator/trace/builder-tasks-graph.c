@@ -310,6 +310,33 @@ static int before_take(struct ecp_builder *b, struct before *o)
 	return 0;
 }
 
+/* Each segment's thread before the deal moves tasks' segments. */
+static uint32_t *threads_before(const struct ecp_builder *b)
+{
+	uint32_t *t = malloc((b->segments.len ? b->segments.len : 1) * sizeof(uint32_t));
+	for (size_t i = 0; t && i < b->segments.len; i++)
+		t[i] = ECP_VEC_AT(&b->segments, struct ecp_segment, i).thread;
+	return t;
+}
+
+/* A dealt segment with no activity of its own (its thread's start
+ * routine's, model.h) that the deal moved to a thread with another start
+ * routine keeps the one it ran in.  Returns -1 out of memory. */
+static int keep_start_routines(struct ecp_builder *b, const uint32_t *before)
+{
+	for (size_t i = 0; i < b->segments.len; i++) {
+		struct ecp_segment *seg =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment, i);
+		if (seg->n_activity || seg->thread == before[i])
+			continue;
+		ecp_id was = thread_at(b, before[i])->start_fn;
+		if (thread_at(b, seg->thread)->start_fn != was &&
+		    bld_write_out_activity(b, seg, was) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Each epoch's tasks, by epoch: tasks[first[e], first[e+1]). */
 static int by_epoch(struct ecp_task_graph *tk, uint32_t **first, uint32_t **tasks)
 {
@@ -357,8 +384,14 @@ int bld_tasks_finish(struct ecp_builder *b)
 	g.last_s = malloc(nt * sizeof(uint32_t));
 	if (!g.first_s || !g.last_s)
 		rc = -1;
+	uint32_t *thread_was = rc ? NULL : threads_before(b);
+	if (!thread_was)
+		rc = -1;
 	if (!rc)
 		rc = ecp_task_deal_all(tk, b->segments.data, first, tasks);
+	if (!rc)
+		rc = keep_start_routines(b, thread_was);
+	free(thread_was);
 	if (!rc)
 		rc = all_edges(&g, first, tasks);
 	if (!rc)

@@ -74,6 +74,14 @@ static int ev_exec(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 	ecp_id fn = bld_start_function(b, ev->b);
 	if (fn == ECP_NO_ID)
 		return bld_nomem(err);
+	/* the old image's segments stay its start routine's */
+	for (size_t k = 0; k < th->segs.len; k++)
+		if (bld_write_out_activity(
+			b,
+			&ECP_VEC_AT(&b->segments, struct ecp_segment,
+				    ECP_VEC_AT(&th->segs, uint32_t, k)),
+			th->start_fn) < 0)
+			return bld_nomem(err);
 	th->start_fn = fn;
 	th->acts.len = 0;
 	ecp_hmap_clear(&th->act_idx);

@@ -52,8 +52,9 @@ ecp_id fx_seg(struct fx *f, ecp_id thread, uint64_t length, uint64_t delay)
 	}
 	if (thread >= f->n_thread_last) {
 		f->last_of_thread = grow(f->last_of_thread, thread + 1, sizeof(ecp_id));
+		f->start_fn = grow(f->start_fn, thread + 1, sizeof(ecp_id));
 		for (uint32_t t = f->n_thread_last; t <= thread; t++)
-			f->last_of_thread[t] = ECP_NO_ID;
+			f->last_of_thread[t] = f->start_fn[t] = ECP_NO_ID;
 		f->n_thread_last = thread + 1;
 	}
 	ecp_id s = f->n_seg++;
@@ -86,6 +87,14 @@ void fx_act(struct fx *f, ecp_id seg, ecp_id function, uint32_t calls, uint64_t 
 		abort();
 	f->act[seg][f->n_act[seg]++] = (struct fx_act){
 	    .function = function, .calls = calls, .self_ns = self_ns, .incl_ns = incl_ns};
+}
+
+void fx_start(struct fx *f, ecp_id thread, ecp_id function)
+{
+	if (thread >= f->n_thread_last)
+		abort(); /* a thread with segments */
+	ensure_function(f, function);
+	f->start_fn[thread] = function;
 }
 
 ecp_id fx_run(struct fx *f, ecp_id thread, ecp_id function, uint64_t length,
@@ -197,6 +206,14 @@ int fx_build(struct fx *f)
 						  .incl_ns = a->incl_ns};
 		}
 	}
+	/* a segment without activities is its thread's start routine's
+	 * (model.h), no function's where fx_start named none */
+	m->n_threads = f->n_thread_last;
+	m->threads = calloc(m->n_threads ? m->n_threads : 1, sizeof(*m->threads));
+	for (uint32_t t = 0; t < m->n_threads; t++) {
+		m->threads[t].start_function = f->start_fn[t];
+		m->threads[t].parent = ECP_NO_ID;
+	}
 	m->n_functions = f->n_functions;
 	m->functions = calloc(f->n_functions ? f->n_functions : 1, sizeof(*m->functions));
 	for (uint32_t i = 0; i < f->n_functions; i++) {
@@ -220,6 +237,7 @@ void fx_free(struct fx *f)
 	free(d->start);
 	free(d->end);
 	free(f->model.segments);
+	free(f->model.threads);
 	free(f->model.activities);
 	free(f->model.functions);
 	free(f->length);
@@ -229,6 +247,7 @@ void fx_free(struct fx *f)
 	free(f->edge_from);
 	free(f->edge_to);
 	free(f->last_of_thread);
+	free(f->start_fn);
 	free(f->n_act);
 	free(f->act);
 	for (uint32_t i = 0; i < f->n_functions; i++)

@@ -30,8 +30,9 @@ struct fx {
 	ecp_id *pred, *thread;
 	uint32_t n_edge, cap_edge;
 	ecp_id *edge_from, *edge_to;
-	uint32_t n_thread_last; /* size of last_of_thread */
+	uint32_t n_thread_last; /* size of last_of_thread and start_fn */
 	ecp_id *last_of_thread;
+	ecp_id *start_fn; /* by thread: ECP_NO_ID unless fx_start set it */
 	uint32_t *n_act;
 	struct fx_act (*act)[FX_MAX_ACT];
 	uint32_t n_functions;
@@ -51,6 +52,9 @@ void fx_act(struct fx *f, ecp_id seg, ecp_id function, uint32_t calls, uint64_t 
 ecp_id fx_run(struct fx *f, ecp_id thread, ecp_id function, uint64_t length,
 	      uint64_t delay);
 void fx_name(struct fx *f, ecp_id function, const char *name);
+/* Thread's start routine: its segments without activities are that
+ * function's, all of them (model.h's implicit activity). */
+void fx_start(struct fx *f, ecp_id thread, ecp_id function);
 /* Builds dag and model; returns 0, or -1 if the edges form a cycle. */
 int fx_build(struct fx *f);
 

@@ -147,9 +147,14 @@ static void scaled(struct ecp_model *m, double by, uint64_t samples)
 static uint64_t work_named(const struct ecp_model *m, const char *name)
 {
 	uint64_t w = 0;
-	for (uint64_t a = 0; a < m->n_activities; a++) {
-		const char *n = m->functions[m->activities[a].function].name;
-		w += !strcmp(n ? n : "", name) ? m->activities[a].self_ns : 0;
+	for (uint32_t s = 0; s < m->n_segments; s++) {
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t k = ecp_segment_activities(m, &m->segments[s], &one, &act);
+		for (uint32_t i = 0; i < k; i++) {
+			const char *n = m->functions[act[i].function].name;
+			w += !strcmp(n ? n : "", name) ? act[i].self_ns : 0;
+		}
 	}
 	return w;
 }

@@ -43,7 +43,8 @@ static const unsigned g_p[N_P] = {1, 2, 3, 4, 5, 6, 7, 8, ECP_UNLIMITED};
 
 struct counts {
 	unsigned long models, analyses, weights, functions, euler, whatifs;
-	unsigned long paired; /* analyses a sweep's second thread ran */
+	unsigned long paired;   /* analyses a sweep's second thread ran */
+	unsigned long implicit; /* segments whose one activity is implicit */
 };
 
 /* Sweeps run two P-runs at once only on models of at least
@@ -85,9 +86,15 @@ static void expect(const struct ecp_model *m, const struct ecp_dag *dag, unsigne
 	memset(x->calls, 0, m->n_functions * sizeof(uint64_t));
 	for (uint32_t s = 0; s < m->n_segments; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
-		for (uint32_t i = 0; i < seg->n_activity; i++) {
+		/* a segment without activities is its start routine's, all
+		 * of it (model.h), spelt out here apart from the helper */
+		ecp_id start = m->threads[seg->thread].start_function;
+		struct ecp_activity implicit = {start, 0, seg->length, seg->length};
+		uint32_t n = seg->n_activity ? seg->n_activity : start != ECP_NO_ID;
+		for (uint32_t i = 0; i < n; i++) {
 			const struct ecp_activity *a =
-			    &m->activities[seg->first_activity + i];
+			    seg->n_activity ? &m->activities[seg->first_activity + i]
+					    : &implicit;
 			x->tet[a->function] += x->weight[s] * (double)a->self_ns;
 			x->tetid[a->function] += x->weight[s] * (double)a->incl_ns;
 			/* On the ECP: the oracle's floating-point eps leaves
@@ -184,6 +191,10 @@ static void check_model(const struct ecp_model *m, const struct ecp_dag *dag,
 		ecp_analysis_finish(&kept[i]);
 	}
 	c->paired += ecp_sweep_paired(sweep);
+	for (uint32_t s = 0; s < m->n_segments; s++)
+		c->implicit +=
+		    !m->segments[s].n_activity &&
+		    m->threads[m->segments[s].thread].start_function != ECP_NO_ID;
 	ecp_sweep_destroy(sweep);
 	free(x.weight);
 	free(x.tet);
@@ -226,9 +237,11 @@ static void test_small_ties(void **state)
 	struct random_dag_opts o = {.max_threads = 5, .min_segments = 2, .spread = 24};
 	run_random("small", n, &o, true, false, 0, &c);
 	printf("small models with ties: %lu models (half with sleeps), %lu analyses, "
-	       "%lu weights and %lu function rows equal to the oracle\n",
-	       c.models, c.analyses, c.weights, c.functions);
+	       "%lu weights and %lu function rows equal to the oracle; %lu segments "
+	       "their start routine's alone (model.h)\n",
+	       c.models, c.analyses, c.weights, c.functions, c.implicit);
 	assert_int_equal(c.models, n);
+	assert_true(c.implicit >= n);
 	assert_int_equal(c.analyses, 3 * N_P * n);
 	check_pairing(&c);
 }

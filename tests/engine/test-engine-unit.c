@@ -297,13 +297,14 @@ static void test_saturated_shortcut(void **state)
 		double want[8] = {0}, tet[8] = {0};
 		for (uint32_t s = 0; s < f.model.n_segments; s++) {
 			const struct ecp_segment *seg = &f.model.segments[s];
+			struct ecp_activity one;
+			const struct ecp_activity *acts;
+			uint32_t n = ecp_segment_activities(&f.model, seg, &one, &acts);
 			double self = 0;
-			for (uint32_t i = 0; i < seg->n_activity; i++)
-				self +=
-				    f.model.activities[seg->first_activity + i].self_ns;
-			for (uint32_t i = 0; i < seg->n_activity; i++) {
-				const struct ecp_activity *act =
-				    &f.model.activities[seg->first_activity + i];
+			for (uint32_t i = 0; i < n; i++)
+				self += acts[i].self_ns;
+			for (uint32_t i = 0; i < n; i++) {
+				const struct ecp_activity *act = &acts[i];
 				if (self > 0)
 					want[act->function] +=
 					    seg_idle[s] * act->self_ns / self;

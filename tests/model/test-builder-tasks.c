@@ -98,6 +98,15 @@ static void test_tasks_dealt_again(void **state)
 	assert_int_not_equal(made, ECP_NO_ID);
 	assert_int_not_equal(task30, ECP_NO_ID);
 	assert_true(ecp_test_has_edge(m, made, task30, ECP_EDGE_CREATE));
+	/* it ran in main's start routine, which it keeps on thread 1 (the
+	 * deal wrote its implicit activity out: model.h) */
+	assert_int_not_equal(m->threads[0].start_function, m->threads[1].start_function);
+	struct ecp_activity one;
+	const struct ecp_activity *act;
+	assert_int_equal(ecp_segment_activities(m, &m->segments[task30], &one, &act), 1);
+	assert_int_equal(m->segments[task30].n_activity, 1);
+	assert_int_equal(act[0].function, m->threads[0].start_function);
+	assert_int_equal(act[0].self_ns, 30);
 	struct ecp_dag dag;
 	struct ecp_error err = {0};
 	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);

@@ -53,6 +53,67 @@ static void start_main(struct ecp_test_seq *s, uint64_t ts)
 	ecp_test_ev(s, MAIN, ts, ECP_EV_THREAD_START, 0, 0, H1);
 }
 
+/* A segment all its start routine's, with no call, holds no activity
+ * (model.h: implicit; issue 35), and reads as its start routine's through
+ * ecp_segment_activities; one with a call holds its own.  An exec writes
+ * the old image's implicit ones out: they stay the old main's. */
+static void test_start_routine_implicit(void **state)
+{
+	const uint64_t old_main = 0x500, new_main = 0x600;
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	ecp_test_ev(&s, MAIN, 0, ECP_EV_THREAD_START, 0, old_main, H1);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_DELAY_BEGIN, 15, (uint64_t)-1, 0);
+	ecp_test_ev(&s, MAIN, 150, ECP_EV_DELAY_END, 15, 0, 0);
+	ecp_test_ev(&s, MAIN, 160, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 170, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 200, ECP_EV_DELAY_BEGIN, 15, (uint64_t)-1, 0);
+	ecp_test_ev(&s, MAIN, 250, ECP_EV_DELAY_END, 15, 0, 0);
+	ecp_test_ev(&s, MAIN, 300, ECP_EV_THREAD_START, 0, new_main, H1); /* exec */
+	ecp_test_ev(&s, MAIN, 350, ECP_EV_DELAY_BEGIN, 15, (uint64_t)-1, 0);
+	ecp_test_ev(&s, MAIN, 400, ECP_EV_DELAY_END, 15, 0, 0);
+	ecp_test_ev(&s, MAIN, 450, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id fold = ecp_test_fn(m, old_main), fnew = ecp_test_fn(m, new_main),
+	       f = ecp_test_fn(m, F);
+	assert_int_not_equal(fold, ECP_NO_ID);
+	assert_int_not_equal(fnew, ECP_NO_ID);
+	assert_int_equal(m->threads[0].start_function, fnew);
+	unsigned before = 0, after = 0, with_call = 0;
+	for (uint32_t i = 0; i < m->n_segments; i++) {
+		const struct ecp_segment *seg = &m->segments[i];
+		struct ecp_activity one;
+		const struct ecp_activity *act;
+		uint32_t n = ecp_segment_activities(m, seg, &one, &act);
+		uint64_t self = 0;
+		for (uint32_t k = 0; k < n; k++)
+			self += act[k].self_ns;
+		assert_int_equal(self, seg->length);
+		if (ecp_test_calls(m, i, f)) { /* 150..200 */
+			with_call++;
+			assert_int_equal(ecp_test_self(m, i, f), 10);
+			assert_int_equal(ecp_test_self(m, i, fold), seg->length - 10);
+			assert_true(seg->n_activity == 2);
+		} else if (seg->rec_end <= 300) {
+			before++; /* written out at the exec */
+			assert_int_equal(seg->n_activity, 1);
+			assert_int_equal(ecp_test_self(m, i, fold), seg->length);
+		} else {
+			after++;
+			assert_int_equal(seg->n_activity, 0);
+			assert_int_equal(n, 1);
+			assert_int_equal(act[0].function, fnew);
+			assert_int_equal(act[0].calls, 0);
+			assert_int_equal(act[0].incl_ns, seg->length);
+		}
+	}
+	assert_int_equal(with_call, 1);
+	assert_true(before >= 1);
+	assert_int_equal(after, 2); /* 300..350, 400..450 */
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_functions_single_thread(void **state)
 {
 	struct ecp_test_seq s;
@@ -1521,6 +1582,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_functions_single_thread),
+	    cmocka_unit_test(test_start_routine_implicit),
 	    cmocka_unit_test(test_create_join_with_switches),
 	    cmocka_unit_test(test_scaled_to_thread_clock),
 	    cmocka_unit_test(test_child_runs_before_create_returns),

@@ -113,32 +113,32 @@ out:
 	return m;
 }
 
-static const struct ecp_activity *find_act(const struct ecp_model *m, ecp_id seg,
-					   ecp_id f)
+/* Function f's activity in segment seg (its implicit one too: model.h),
+ * or all zero. */
+static struct ecp_activity find_act(const struct ecp_model *m, ecp_id seg, ecp_id f)
 {
-	const struct ecp_segment *s = &m->segments[seg];
-	for (uint64_t a = s->first_activity; a < s->first_activity + s->n_activity; a++)
-		if (m->activities[a].function == f)
-			return &m->activities[a];
-	return NULL;
+	struct ecp_activity one;
+	const struct ecp_activity *acts;
+	uint32_t n = ecp_segment_activities(m, &m->segments[seg], &one, &acts);
+	for (uint32_t i = 0; i < n; i++)
+		if (acts[i].function == f)
+			return acts[i];
+	return (struct ecp_activity){0};
 }
 
 uint64_t ecp_test_self(const struct ecp_model *m, ecp_id seg, ecp_id f)
 {
-	const struct ecp_activity *a = find_act(m, seg, f);
-	return a ? a->self_ns : 0;
+	return find_act(m, seg, f).self_ns;
 }
 
 uint64_t ecp_test_incl(const struct ecp_model *m, ecp_id seg, ecp_id f)
 {
-	const struct ecp_activity *a = find_act(m, seg, f);
-	return a ? a->incl_ns : 0;
+	return find_act(m, seg, f).incl_ns;
 }
 
 uint64_t ecp_test_calls(const struct ecp_model *m, ecp_id seg, ecp_id f)
 {
-	const struct ecp_activity *a = find_act(m, seg, f);
-	return a ? a->calls : 0;
+	return find_act(m, seg, f).calls;
 }
 
 ecp_id ecp_test_fn(const struct ecp_model *m, uint64_t addr)

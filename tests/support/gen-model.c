@@ -780,6 +780,14 @@ static int assemble(struct gen *g, struct ecp_model *m, struct ecp_error *err)
 			a->incl_ns = above;
 		}
 		s->n_activity = k;
+		/* the start routine's alone, all of it, no call: implicit
+		 * (model.h), as the builder leaves it */
+		const struct ecp_activity *a0 = &m->activities[s->first_activity];
+		if (k == 1 && a0->calls == 0 &&
+		    a0->function == m->threads[s->thread].start_function) {
+			s->n_activity = 0;
+			na--;
+		}
 	}
 	m->n_activities = na;
 	return 0;
