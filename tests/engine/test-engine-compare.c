@@ -205,7 +205,8 @@ static void build(struct fx *f, const struct program *p)
 	fx_edge(f, parse, join);
 	fx_edge(f, solve, join);
 	assert_int_equal(fx_build(f), 0);
-	/* the thread table the fixture leaves out */
+	/* named threads in place of the fixture's bare ones */
+	free(f->model.threads);
 	struct ecp_thread *t = calloc(3, sizeof(*t));
 	assert_non_null(t);
 	static const char *const names[] = {"app", "parser", "solver"};
@@ -220,13 +221,6 @@ static void build(struct fx *f, const struct program *p)
 	f->model.n_threads = 3;
 	f->model.info.program = (char *)"app --in x";
 	f->model.info.recorded_cpus = 1;
-}
-
-static void unbuild(struct fx *f)
-{
-	free(f->model.threads);
-	f->model.threads = NULL;
-	fx_free(f);
 }
 
 static const struct ecp_compare_function *row(const struct ecp_compare_result *r,
@@ -311,8 +305,8 @@ static void test_before_after(void **state)
 	assert_int_equal(compare(&a, &b, ps, 2, &r, &err), 0);
 	assert_false(r.same_program);
 	ecp_compare_finish(&r);
-	unbuild(&a);
-	unbuild(&b);
+	fx_free(&a);
+	fx_free(&b);
 }
 
 /* OTHER on 2 CPUs: parse took 15 there (x1.5); wall 30, CPU time 40.
@@ -390,8 +384,8 @@ static void test_measured(void **state)
 	/* both on several CPUs: no baseline */
 	a.model.info.recorded_cpus = 4;
 	assert_int_equal(compare(&a, &b, ps, 3, &r, &err), ECP_ERR);
-	unbuild(&a);
-	unbuild(&b);
+	fx_free(&a);
+	fx_free(&b);
 }
 
 /* On N CPUs the model numbers threads as they started: here the solver
@@ -437,8 +431,8 @@ static void test_threads_by_creation(void **state)
 	assert_int_equal(r.threads[0].index, 1);
 	ecp_compare_finish(&r);
 	a.model.edges = b.model.edges = NULL;
-	unbuild(&a);
-	unbuild(&b);
+	fx_free(&a);
+	fx_free(&b);
 }
 
 /* ---- random recordings ---- */
