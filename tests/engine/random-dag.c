@@ -83,8 +83,8 @@ void random_dag(struct fx *f, uint64_t *st, const struct random_dag_opts *o)
 	}
 	/* Each thread's start routine; a segment that ran it alone, all of
 	 * it, holds no activity (model.h's implicit one, no call), as the
-	 * builder leaves it: about one in six here.  No draw, so the models'
-	 * shapes are the ones the seeds always gave. */
+	 * builder leaves it: about one in six with four functions.  No
+	 * draw, so the models' shapes are the ones the seeds always gave. */
 	for (uint32_t t = 0; t < f->n_thread_last; t++)
 		fx_start(f, t, t % n_fn);
 	for (uint32_t s = 0; s < f->n_seg; s++) {
