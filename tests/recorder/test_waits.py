@@ -63,8 +63,9 @@ TOLERANCE = 0.10
 # records' (they are not sampled: the oracle keeps their clocks' work as
 # measured), within 0-4% of their own clocks here alone or beside two
 # busy loops.  The tolerance was 25% while the oracle took the sampling
-# cost (3000 Hz x 40-60 us, 12-18%) out of the children's work too, which
-# put system +8-30% off; what these modes guard against is -100%
+# cost (3000 Hz x the cost of a sample measured in the run: 6-22% of the
+# time) out of the children's work too, which put system +8-30% off; what
+# these modes guard against is -100%
 # (children invisible) or T_P = T1 (their time a delay), and the shell's
 # lost sleep (-40%).
 CHILD_MODES = ('fork', 'system', 'wrapper', 'shell')
