@@ -267,11 +267,12 @@ static int splice_all(struct ecp_builder *b)
 	return rc;
 }
 
-/* Where each segment was before the deal, for the calls. */
+/* Where each segment was before the deal: its thread (for its start
+ * routine), and with calls to move its start and each thread's list. */
 struct before {
-	uint64_t *start;
+	uint64_t *start; /* NULL without calls */
 	uint32_t *thread;
-	struct ecp_vec *segs; /* by thread: its segment list */
+	struct ecp_vec *segs; /* by thread: its segment list; NULL without calls */
 };
 
 static void before_free(struct before *o, size_t n_threads)
@@ -283,21 +284,27 @@ static void before_free(struct before *o, size_t n_threads)
 	free(o->thread);
 }
 
-static int before_take(struct ecp_builder *b, struct before *o)
+static int before_take(struct ecp_builder *b, struct before *o, bool calls)
 {
 	size_t n = b->segments.len ? b->segments.len : 1;
-	o->start = malloc(n * sizeof(uint64_t));
 	o->thread = malloc(n * sizeof(uint32_t));
-	o->segs = calloc(b->threads.len ? b->threads.len : 1, sizeof(struct ecp_vec));
-	if (!o->start || !o->thread || !o->segs)
+	if (!o->thread)
 		return -1;
+	if (calls) {
+		o->start = malloc(n * sizeof(uint64_t));
+		o->segs =
+		    calloc(b->threads.len ? b->threads.len : 1, sizeof(struct ecp_vec));
+		if (!o->start || !o->segs)
+			return -1;
+	}
 	for (size_t i = 0; i < b->segments.len; i++) {
 		const struct ecp_segment *s =
 		    &ECP_VEC_AT(&b->segments, struct ecp_segment, i);
-		o->start[i] = s->cpu_start;
+		if (calls)
+			o->start[i] = s->cpu_start;
 		o->thread[i] = s->thread;
 	}
-	for (size_t i = 0; i < b->threads.len; i++) {
+	for (size_t i = 0; calls && i < b->threads.len; i++) {
 		const struct bthread *th = thread_at(b, (ecp_id)i);
 		ecp_vec_init(&o->segs[i], sizeof(uint32_t));
 		if (th->segs.len && ecp_vec_reserve(&o->segs[i], th->segs.len) < 0)
@@ -308,15 +315,6 @@ static int before_take(struct ecp_builder *b, struct before *o)
 		o->segs[i].len = th->segs.len;
 	}
 	return 0;
-}
-
-/* Each segment's thread before the deal moves tasks' segments. */
-static uint32_t *threads_before(const struct ecp_builder *b)
-{
-	uint32_t *t = malloc((b->segments.len ? b->segments.len : 1) * sizeof(uint32_t));
-	for (size_t i = 0; t && i < b->segments.len; i++)
-		t[i] = ECP_VEC_AT(&b->segments, struct ecp_segment, i).thread;
-	return t;
 }
 
 /* A dealt segment with no activity of its own (its thread's start
@@ -378,20 +376,16 @@ int bld_tasks_finish(struct ecp_builder *b)
 	struct graph g = {b, tk, NULL, NULL};
 	size_t nt = tk->tasks.len;
 	int rc = by_epoch(tk, &first, &tasks);
-	if (!rc && b->calls.len)
-		rc = before_take(b, &old);
+	if (!rc)
+		rc = before_take(b, &old, b->calls.len > 0);
 	g.first_s = malloc(nt * sizeof(uint32_t));
 	g.last_s = malloc(nt * sizeof(uint32_t));
 	if (!g.first_s || !g.last_s)
 		rc = -1;
-	uint32_t *thread_was = rc ? NULL : threads_before(b);
-	if (!thread_was)
-		rc = -1;
 	if (!rc)
 		rc = ecp_task_deal_all(tk, b->segments.data, first, tasks);
 	if (!rc)
-		rc = keep_start_routines(b, thread_was);
-	free(thread_was);
+		rc = keep_start_routines(b, old.thread);
 	if (!rc)
 		rc = all_edges(&g, first, tasks);
 	if (!rc)
