@@ -52,8 +52,10 @@
  * wrote no event (quiet_windows) taken out; 38: the hypervisor's steal
  * while the program ran (steal_ns); 39: steal placed between the clock
  * readings of synchronization events (builder-clock-scale.c); 40: a
- * segment all its start routine's holds no activity (model.h) */
-#define ECP_CACHE_FORMAT 40
+ * segment all its start routine's holds no activity (model.h); 41: the
+ * self times of a scaled segment (steal, an OpenMP chunk resized) still
+ * fill it, the truncation's ns given to its start routine */
+#define ECP_CACHE_FORMAT 41
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

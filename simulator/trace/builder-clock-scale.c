@@ -118,17 +118,10 @@ static void scale_thread(struct ecp_builder *b, struct bthread *th)
 		}
 		/* the segment's functions by its own ratio: their times lie
 		 * inside it, where no finer reading is */
-		double r = !th->clock_knots.len ? th->clock_scale
-			   : seg->length        ? (double)length / (double)seg->length
-						: 0;
+		uint64_t old = seg->length;
 		seg->cpu_start = start;
 		seg->length = length;
-		for (uint32_t a = 0; a < seg->n_activity; a++) {
-			struct ecp_activity *act = &ECP_VEC_AT(
-			    &b->activities, struct ecp_activity, seg->first_activity + a);
-			act->self_ns = (uint64_t)((double)act->self_ns * r);
-			act->incl_ns = (uint64_t)((double)act->incl_ns * r);
-		}
+		bld_rescale_activities(b, seg, old, th->start_fn);
 	}
 }
 

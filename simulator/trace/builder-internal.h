@@ -485,6 +485,13 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
  * Returns -1 out of memory. */
 int bld_write_out_activity(struct ecp_builder *b, struct ecp_segment *seg,
 			   ecp_id start_fn);
+/* Seg's function times scaled from its length `old` to its length now
+ * (the steal taken out, an OpenMP chunk dealt again).  Each is truncated;
+ * where the self times filled the old length, the ns lost go to the start
+ * routine's activity, as close_activities gives them, so that they still
+ * fill it. */
+void bld_rescale_activities(struct ecp_builder *b, const struct ecp_segment *seg,
+			    uint64_t old, ecp_id start_fn);
 /* The CPU time the thread used since its segment's start (or the last such
  * call) was a runtime spinning in a wait, not work: the segment and its
  * functions' time go on from here (v: the thread's CPU clock now). */

@@ -159,18 +159,17 @@ static void resize(struct ecp_builder *b, const struct loop_part *p, uint64_t le
 	struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment, p->seg);
 	struct bthread *th = thread_at(b, p->thread);
 	uint64_t old = seg->length, old_end = seg->cpu_start + old;
-	for (uint32_t a = 0; a < seg->n_activity; a++) {
-		struct ecp_activity *act = &ECP_VEC_AT(
-		    &b->activities, struct ecp_activity, seg->first_activity + a);
-		if (old) {
-			double r = (double)length / (double)old;
-			act->self_ns = (uint64_t)((double)act->self_ns * r);
-			act->incl_ns = (uint64_t)((double)act->incl_ns * r);
-		} else if (act->function == th->start_fn) {
-			act->self_ns = act->incl_ns = length;
+	seg->length = length;
+	if (old) {
+		bld_rescale_activities(b, seg, old, th->start_fn);
+	} else {
+		for (uint32_t a = 0; a < seg->n_activity; a++) {
+			struct ecp_activity *act = &ECP_VEC_AT(
+			    &b->activities, struct ecp_activity, seg->first_activity + a);
+			if (act->function == th->start_fn)
+				act->self_ns = act->incl_ns = length;
 		}
 	}
-	seg->length = length;
 	bool after = false;
 	for (size_t k = 0; k < th->segs.len; k++) {
 		ecp_id s = ECP_VEC_AT(&th->segs, uint32_t, k);

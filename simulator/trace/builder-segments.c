@@ -234,6 +234,29 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	return id;
 }
 
+void bld_rescale_activities(struct ecp_builder *b, const struct ecp_segment *seg,
+			    uint64_t old, ecp_id start_fn)
+{
+	uint64_t length = seg->length, self_before = 0, self_after = 0;
+	double r = old ? (double)length / (double)old : 0;
+	struct ecp_activity *root = NULL;
+	for (uint32_t a = 0; a < seg->n_activity; a++) {
+		struct ecp_activity *act = &ECP_VEC_AT(
+		    &b->activities, struct ecp_activity, seg->first_activity + a);
+		bool whole = act->incl_ns == old;
+		self_before += act->self_ns;
+		act->self_ns = (uint64_t)((double)act->self_ns * r);
+		act->incl_ns = whole ? length : (uint64_t)((double)act->incl_ns * r);
+		if (act->self_ns > act->incl_ns)
+			act->self_ns = act->incl_ns;
+		self_after += act->self_ns;
+		if (act->function == start_fn && whole)
+			root = act;
+	}
+	if (root && self_before == old && self_after < length)
+		root->self_ns += length - self_after;
+}
+
 void bld_skip_cpu(struct bthread *th, uint64_t ts, uint64_t v)
 {
 	if (v < th->seg_v0)

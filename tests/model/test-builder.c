@@ -222,6 +222,43 @@ static void test_scaled_to_thread_clock(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* The same with a ratio that truncates: main's clock says 266 of its 400
+ * ns (0.665).  Its first segment, 300 ns, is 199.5 -> 199; F's 150 ns and
+ * main's own 150 ns are each 99.75 -> 99.  The ns the truncation took from
+ * the self times goes to the start routine: they still fill the segment,
+ * as they did before the scaling. */
+static void test_scaled_self_times_fill_the_segment(void **state)
+{
+	struct ecp_test_seq s;
+	(void)state;
+	ecp_test_seq_init(&s);
+	ecp_test_switch(&s, MAIN, 50, 0, 0);
+	ecp_test_switch(&s, MAIN, 600, 1, 0);
+	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
+	ecp_test_ev(&s, MAIN, 150, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 300, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(&s, MAIN, 400, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(&s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = 1266;
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id seg = ecp_test_seg(m, 0, 0), root = m->threads[0].start_function;
+	assert_int_equal(m->segments[seg].length, 199);
+	assert_int_equal(ecp_test_self(m, seg, ecp_test_fn(m, F)), 99);
+	assert_int_equal(ecp_test_self(m, seg, root), 100);
+	struct ecp_activity implicit;
+	const struct ecp_activity *acts;
+	uint32_t n = ecp_segment_activities(m, &m->segments[seg], &implicit, &acts);
+	uint64_t self = 0;
+	assert_int_equal(n, 2);
+	for (uint32_t a = 0; a < n; a++) {
+		self += acts[a].self_ns;
+		if (acts[a].function == root)
+			assert_int_equal(acts[a].incl_ns, 199);
+	}
+	assert_int_equal(self, 199);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_child_runs_before_create_returns(void **state)
 {
 	struct ecp_test_seq s;
@@ -1585,6 +1622,7 @@ int main(void)
 	    cmocka_unit_test(test_start_routine_implicit),
 	    cmocka_unit_test(test_create_join_with_switches),
 	    cmocka_unit_test(test_scaled_to_thread_clock),
+	    cmocka_unit_test(test_scaled_self_times_fill_the_segment),
 	    cmocka_unit_test(test_child_runs_before_create_returns),
 	    cmocka_unit_test(test_event_cost_subtracted),
 	    cmocka_unit_test(test_quiet_windows_and_thread_creation_cost),
