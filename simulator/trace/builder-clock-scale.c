@@ -103,24 +103,28 @@ static uint64_t map_time(const struct bthread *th, uint64_t v)
 	return (uint64_t)(k[lo].mapped + k[lo].ratio * (double)(v - k[lo].v));
 }
 
+uint64_t bld_scaled_length(const struct bthread *th, uint64_t start, uint64_t ns)
+{
+	if (th->clock_scale <= 0)
+		return ns;
+	if (!th->clock_knots.len) /* one ratio: each length scaled as it was
+				   * before the readings between (the same
+				   * figures to the ns) */
+		return (uint64_t)((double)ns * th->clock_scale);
+	uint64_t a = map_time(th, start), e = map_time(th, start + ns);
+	return e > a ? e - a : 0;
+}
+
 static void scale_thread(struct ecp_builder *b, struct bthread *th)
 {
 	for (size_t j = 0; j < th->segs.len; j++) {
 		struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment,
 						      ECP_VEC_AT(&th->segs, uint32_t, j));
-		uint64_t start = map_time(th, seg->cpu_start), length;
-		if (th->clock_knots.len) {
-			uint64_t end = map_time(th, seg->cpu_start + seg->length);
-			length = end > start ? end - start : 0;
-		} else { /* one ratio: each length scaled as it was before the
-			  * readings between (the same figures to the ns) */
-			length = (uint64_t)((double)seg->length * th->clock_scale);
-		}
+		uint64_t old = seg->length;
+		seg->length = bld_scaled_length(th, seg->cpu_start, old);
+		seg->cpu_start = map_time(th, seg->cpu_start);
 		/* the segment's functions by its own ratio: their times lie
 		 * inside it, where no finer reading is */
-		uint64_t old = seg->length;
-		seg->cpu_start = start;
-		seg->length = length;
 		bld_rescale_activities(b, seg, old, th->start_fn);
 	}
 }

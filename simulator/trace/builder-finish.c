@@ -114,10 +114,12 @@ static int settle_threads(struct ecp_builder *b, struct ecp_error *err)
 	bld_count_unmatched_creates(b);
 	if (rc < 0)
 		return rc;
-	/* tasks after the scaling: the deal uses the lengths the model keeps */
+	/* loops' chunks and tasks dealt after the scaling: the deals use the
+	 * lengths the model keeps, and the scaling maps each segment through
+	 * the readings of where it was recorded */
+	bld_scale_to_thread_clocks(b);
 	if (bld_omp_finish(b) < 0)
 		return bld_nomem(err);
-	bld_scale_to_thread_clocks(b);
 	if (bld_tasks_finish(b) < 0 || bld_locks_held_at_end(b) < 0 ||
 	    bld_free_paced_threads(b) < 0)
 		return bld_nomem(err);

@@ -434,6 +434,11 @@ uint64_t bld_overhead_ns(const struct ecp_builder *b, const struct bthread *th);
 void bld_clock_reading(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 		       uint64_t clock_ns);
 void bld_scale_to_thread_clocks(struct ecp_builder *b);
+/* The length of [start, start + ns) of the thread's CPU line (a segment's
+ * or a chunk's, the recorder's cost out) on its own clock's line, as
+ * bld_scale_to_thread_clocks maps its segments; ns where the thread is not
+ * scaled.  After that scaling only. */
+uint64_t bld_scaled_length(const struct bthread *th, uint64_t start, uint64_t ns);
 /* A scaled thread's ratio over its last span between clock readings (its
  * stays after its last event lie there or just after). */
 double bld_clock_ratio_last(const struct bthread *th);

@@ -10,11 +10,15 @@
  *
  * Each thread's part of a loop (from its first chunk to the `done` that
  * finds none left) becomes a segment of its own, and each chunk's CPU time
- * is measured, in the order the chunks were handed out.  At finish the
- * chunks are dealt again in that order, each to the thread that is free
- * first, all threads starting together; the threads' loop segments get the
- * lengths that gives (their time outside the chunks kept), and their
- * function times are scaled with them.  Under ideal processor sharing all
+ * is measured, in the order the chunks were handed out.  At finish, once
+ * the steal is taken out (builder-clock-scale.c; each chunk's time on the
+ * clock of the thread that ran it, where it ran: dealt before, the
+ * segments after a resized one would be mapped through the readings of
+ * another stretch of the thread), the chunks are dealt again in that
+ * order, each to the thread that is free first, all threads starting
+ * together; the threads' loop segments get the lengths that gives (their
+ * time outside the chunks kept), and their function times are scaled with
+ * them.  Under ideal processor sharing all
  * the team's threads progress at the same rate on any P, so this is the
  * assignment of every P: the model stays one for all P.  A loop whose
  * chunks synchronize (a lock inside) is left as recorded. */
@@ -25,23 +29,31 @@
 
 struct loop_part {
 	ecp_id thread;
-	ecp_id seg;   /* its loop segment (temporary id) */
-	uint64_t own; /* CPU time of the chunks it ran in the recording */
+	ecp_id seg; /* its loop segment (temporary id) */
+};
+
+/* A chunk where it ran on its thread's CPU line, so that its time is
+ * scaled to the thread's own clock as the segments around it are. */
+struct loop_chunk {
+	uint64_t start; /* on the thread's CPU line, as a segment's cpu_start */
+	uint64_t ns;
+	ecp_id thread;
+	uint32_t part; /* the loop part that ran it (once its `done`), or ECP_NO_ID */
 };
 
 struct bloop {
-	struct ecp_vec chunks; /* uint64_t CPU ns, in hand-out order */
+	struct ecp_vec chunks; /* struct loop_chunk, in hand-out order */
 	struct ecp_vec parts;  /* struct loop_part */
 	bool irregular;        /* a part spans more than one segment */
 };
 
 struct loop_thread {
-	uint64_t loop;    /* the loop it is in, 0 when none */
-	size_t seg_first; /* th->segs.len when its loop segment began */
-	size_t chunk;     /* index of its running chunk in the loop's list */
+	uint64_t loop;      /* the loop it is in, 0 when none */
+	size_t seg_first;   /* th->segs.len when its loop segment began */
+	size_t chunk_first; /* the loop's chunk count then */
+	size_t chunk;       /* index of its running chunk in the loop's list */
 	bool in_chunk;
 	uint64_t v_chunk; /* CPU clock at the chunk's hand-out */
-	uint64_t own;
 };
 
 struct bld_omp {
@@ -83,7 +95,7 @@ static struct bloop *loop_of(struct bld_omp *o, uint64_t id)
 	struct bloop *l = ecp_vec_push(&o->loops);
 	if (!l || ecp_hmap_put(&o->loop_by_id, id, o->loops.len - 1) < 0)
 		return NULL;
-	ecp_vec_init(&l->chunks, sizeof(uint64_t));
+	ecp_vec_init(&l->chunks, sizeof(struct loop_chunk));
 	ecp_vec_init(&l->parts, sizeof(struct loop_part));
 	l->irregular = false;
 	return l;
@@ -94,9 +106,7 @@ static void end_chunk(struct bloop *l, struct loop_thread *lt, uint64_t v)
 {
 	if (!lt->in_chunk)
 		return;
-	uint64_t d = sat_sub(v, lt->v_chunk);
-	ECP_VEC_AT(&l->chunks, uint64_t, lt->chunk) = d;
-	lt->own += d;
+	ECP_VEC_AT(&l->chunks, struct loop_chunk, lt->chunk).ns = sat_sub(v, lt->v_chunk);
 	lt->in_chunk = false;
 }
 
@@ -121,15 +131,18 @@ int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th,
 			return bld_nomem(err);
 		lt->loop = ev->a;
 		lt->seg_first = th->segs.len;
-		lt->own = 0;
+		lt->chunk_first = l->chunks.len;
 		lt->in_chunk = false;
 	}
 	end_chunk(l, lt, v);
 	if (!ev->b) {
-		uint64_t *c = ecp_vec_push(&l->chunks);
+		struct loop_chunk *c = ecp_vec_push(&l->chunks);
 		if (!c)
 			return bld_nomem(err);
-		*c = 0;
+		*c = (struct loop_chunk){.start = sat_sub(v, th->v_start),
+					 .ns = 0,
+					 .thread = th->index,
+					 .part = ECP_NO_ID};
 		lt->chunk = l->chunks.len - 1;
 		lt->v_chunk = v;
 		lt->in_chunk = true;
@@ -145,7 +158,11 @@ int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th,
 		return bld_nomem(err);
 	p->thread = th->index;
 	p->seg = seg;
-	p->own = lt->own;
+	for (size_t k = lt->chunk_first; k < l->chunks.len; k++) {
+		struct loop_chunk *c = &ECP_VEC_AT(&l->chunks, struct loop_chunk, k);
+		if (c->thread == th->index && c->part == ECP_NO_ID)
+			c->part = (uint32_t)(l->parts.len - 1);
+	}
 	lt->loop = 0;
 	return ECP_OK;
 }
@@ -199,23 +216,34 @@ int bld_omp_finish(struct ecp_builder *b)
 		if (l->irregular || n < 2)
 			continue;
 		uint64_t *free_at = calloc(n, sizeof(*free_at));
-		if (!free_at)
+		uint64_t *own = calloc(n, sizeof(*own));
+		if (!free_at || !own) {
+			free(free_at);
+			free(own);
 			return -1;
+		}
 		for (size_t k = 0; k < l->chunks.len; k++) {
+			const struct loop_chunk *c =
+			    &ECP_VEC_AT(&l->chunks, struct loop_chunk, k);
+			uint64_t ns =
+			    bld_scaled_length(thread_at(b, c->thread), c->start, c->ns);
+			if (c->part != ECP_NO_ID)
+				own[c->part] += ns;
 			size_t best = 0;
 			for (size_t j = 1; j < n; j++)
 				if (free_at[j] < free_at[best])
 					best = j;
-			free_at[best] += ECP_VEC_AT(&l->chunks, uint64_t, k);
+			free_at[best] += ns;
 		}
 		for (size_t j = 0; j < n; j++) {
 			const struct loop_part *p =
 			    &ECP_VEC_AT(&l->parts, struct loop_part, j);
 			uint64_t old =
 			    ECP_VEC_AT(&b->segments, struct ecp_segment, p->seg).length;
-			resize(b, p, sat_sub(old, p->own) + free_at[j]);
+			resize(b, p, sat_sub(old, own[j]) + free_at[j]);
 		}
 		free(free_at);
+		free(own);
 	}
 	return 0;
 }
