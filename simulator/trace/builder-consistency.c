@@ -261,11 +261,11 @@ int bld_note_consistency(struct ecp_builder *b, struct ecp_model *m)
 	for (size_t i = 0; i < b->threads.len; i++) {
 		const struct bthread *th = thread_at(b, (ecp_id)i);
 		struct ecp_thread *mt = &m->threads[i];
-		/* with the work the task deal moved onto or off it */
+		/* with the work the deals moved onto or off it */
 		if (th->clock_first && th->clock_last)
 			mt->own_clock_ns =
 			    (uint64_t)((int64_t)sat_sub(th->clock_last, th->clock_first) +
-				       th->task_moved_ns);
+				       th->dealt_ns);
 		/* and the CPU time its OpenMP runtime spun in task waits */
 		mt->overhead_ns = bld_overhead_ns(b, th) + th->spin_ns;
 		m->info.overhead_ns += mt->overhead_ns;

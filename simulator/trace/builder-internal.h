@@ -97,14 +97,15 @@ struct bthread {
 	char name[16];
 	bool named; /* by the program (thread_name); comm does not override */
 	bool exited;
-	bool cut_by_exit;      /* a worker the process's exit ended (builder-exit.c) */
-	bool omp_pool;         /* joined an OpenMP team: libgomp keeps it until exit */
-	bool unseen;           /* only the scheduler saw it (builder-unseen.c) */
-	uint32_t proc;         /* 1 + its child process (builder-processes.c), 0 none */
-	uint64_t ran_on_ns;    /* CPU after its last event until the exit cut it */
-	int64_t task_moved_ns; /* work the task deal moved onto it (off: < 0) */
-	uint64_t spin_ns;      /* CPU time a runtime spun in waits (bld_skip_cpu) */
-	size_t next_fork;      /* its next fork to split at (bld_split_forks) */
+	bool cut_by_exit;   /* a worker the process's exit ended (builder-exit.c) */
+	bool omp_pool;      /* joined an OpenMP team: libgomp keeps it until exit */
+	bool unseen;        /* only the scheduler saw it (builder-unseen.c) */
+	uint32_t proc;      /* 1 + its child process (builder-processes.c), 0 none */
+	uint64_t ran_on_ns; /* CPU after its last event until the exit cut it */
+	int64_t dealt_ns;   /* work the deals (tasks, a dynamic loop's chunks)
+			     * moved onto it (off: < 0) */
+	uint64_t spin_ns;   /* CPU time a runtime spun in waits (bld_skip_cpu) */
+	size_t next_fork;   /* its next fork to split at (bld_split_forks) */
 	bool forks_looked;
 	struct ecp_vec child_waits; /* uint32_t pids its last wait joined */
 	struct sched_list *sched;

@@ -177,6 +177,8 @@ static void resize(struct ecp_builder *b, const struct loop_part *p, uint64_t le
 	struct bthread *th = thread_at(b, p->thread);
 	uint64_t old = seg->length, old_end = seg->cpu_start + old;
 	seg->length = length;
+	/* the chunks it got are not what its own clock counted */
+	th->dealt_ns += (int64_t)length - (int64_t)old;
 	if (old) {
 		bld_rescale_activities(b, seg, old, th->start_fn);
 	} else {

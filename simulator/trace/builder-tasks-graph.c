@@ -228,7 +228,7 @@ static int splice_thread(struct ecp_builder *b, const struct splice *sp, size_t 
 	}
 	ecp_vec_finish(&th->segs);
 	th->segs = out;
-	th->task_moved_ns += moved;
+	th->dealt_ns += moved;
 	if (out.len) {
 		th->first_seg = ECP_VEC_AT(&out, uint32_t, 0);
 		th->last_seg = ECP_VEC_AT(&out, uint32_t, out.len - 1);

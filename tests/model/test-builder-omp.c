@@ -94,7 +94,8 @@ static void test_irregular_loop_kept(void **state)
  * Main's segment between the posts keeps the steal that fell in it (300
  * on the records, 150), the one after none (250).  Dealt before the
  * scaling, the segments after the loop would start 100 earlier on the
- * records and be mapped through the wrong readings: 200 and 200. */
+ * records and be mapped through the wrong readings: 200 and 200.  T2's
+ * clock reads 5 at its start and 20 at its exit. */
 static void test_chunks_dealt_after_the_steal_is_placed(void **state)
 {
 	(void)state;
@@ -108,9 +109,9 @@ static void test_chunks_dealt_after_the_steal_is_placed(void **state)
 	ecp_test_switch(&s, MAIN, 1000, 1, 0);
 	ecp_test_ev(&s, MAIN, 10, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 10;
 	ecp_test_ev(&s, MAIN, 20, ECP_EV_THREAD_CREATE, 1, R2, 1);
-	ecp_test_ev(&s, T2, 105, ECP_EV_THREAD_START, 1, R2, H2);
+	ecp_test_ev(&s, T2, 105, ECP_EV_THREAD_START, 1, R2, H2)->cpu_ns = 5;
 	ecp_test_ev(&s, T2, 110, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
-	ecp_test_ev(&s, T2, 120, ECP_EV_THREAD_EXIT, H2, 0, 0);
+	ecp_test_ev(&s, T2, 120, ECP_EV_THREAD_EXIT, H2, 0, 0)->cpu_ns = 20;
 	ecp_test_ev(&s, MAIN, 140, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
 	ecp_test_ev(&s, MAIN, 240, ECP_EV_OMP_CHUNK, LOOP, 0, 0);
 	ecp_test_ev(&s, MAIN, 340, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
@@ -134,6 +135,15 @@ static void test_chunks_dealt_after_the_steal_is_placed(void **state)
 				 (unsigned long long)got, (unsigned long long)want[k]);
 	}
 	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].length, 100);
+	/* what each thread's own clock is held to carries the chunk the deal
+	 * moved: main's 710 less it, T2's 15 and it, each its work (the
+	 * consistency check warned of both threads before) */
+	assert_int_equal(m->threads[0].own_clock_ns, 710 - 100);
+	assert_int_equal(m->threads[1].own_clock_ns, 15 + 100);
+	assert_int_equal(ecp_model_thread_work(m, 1), 15 + 100);
+	uint64_t main_work = ecp_model_thread_work(m, 0);
+	if (main_work + 2 < 610 || main_work > 610)
+		fail_msg("main's work %llu, want 610", (unsigned long long)main_work);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
