@@ -193,6 +193,22 @@ static void test_create_join_with_switches(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* Main on the CPU 50..600: it starts at 100 (its clock 1000), calls F at
+ * 150 until f_exit, posts at 400 and exits at 500 (its clock exit_clock). */
+static struct ecp_model *build_call_then_post(struct ecp_test_seq *s, uint64_t f_exit,
+					      uint64_t exit_clock)
+{
+	ecp_test_seq_init(s);
+	ecp_test_switch(s, MAIN, 50, 0, 0);
+	ecp_test_switch(s, MAIN, 600, 1, 0);
+	ecp_test_ev(s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
+	ecp_test_ev(s, MAIN, 150, ECP_EV_FUNC_ENTRY, F, 0, 0);
+	ecp_test_ev(s, MAIN, f_exit, ECP_EV_FUNC_EXIT, F, 0, 0);
+	ecp_test_ev(s, MAIN, 400, ECP_EV_SEM_POST, S, 0, 0);
+	ecp_test_ev(s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = exit_clock;
+	return build_ok(s, NULL);
+}
+
 /* Steal: the switch records say main stayed on the CPU 400 ns, its own
  * clock (cpu_ns of thread_start and thread_exit) says it used 200: every
  * CPU time of the thread is halved (segments, functions, calls). */
@@ -200,15 +216,7 @@ static void test_scaled_to_thread_clock(void **state)
 {
 	struct ecp_test_seq s;
 	(void)state;
-	ecp_test_seq_init(&s);
-	ecp_test_switch(&s, MAIN, 50, 0, 0);
-	ecp_test_switch(&s, MAIN, 600, 1, 0);
-	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
-	ecp_test_ev(&s, MAIN, 150, ECP_EV_FUNC_ENTRY, F, 0, 0);
-	ecp_test_ev(&s, MAIN, 350, ECP_EV_FUNC_EXIT, F, 0, 0);
-	ecp_test_ev(&s, MAIN, 400, ECP_EV_SEM_POST, S, 0, 0);
-	ecp_test_ev(&s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = 1200;
-	struct ecp_model *m = build_ok(&s, NULL);
+	struct ecp_model *m = build_call_then_post(&s, 350, 1200);
 	ecp_id f = ecp_test_fn(m, F);
 	assert_int_equal(m->threads[0].n_segments, 2);
 	assert_int_equal(m->segments[ecp_test_seg(m, 0, 0)].length, 150);
@@ -231,15 +239,7 @@ static void test_scaled_self_times_fill_the_segment(void **state)
 {
 	struct ecp_test_seq s;
 	(void)state;
-	ecp_test_seq_init(&s);
-	ecp_test_switch(&s, MAIN, 50, 0, 0);
-	ecp_test_switch(&s, MAIN, 600, 1, 0);
-	ecp_test_ev(&s, MAIN, 100, ECP_EV_THREAD_START, 0, 0, H1)->cpu_ns = 1000;
-	ecp_test_ev(&s, MAIN, 150, ECP_EV_FUNC_ENTRY, F, 0, 0);
-	ecp_test_ev(&s, MAIN, 300, ECP_EV_FUNC_EXIT, F, 0, 0);
-	ecp_test_ev(&s, MAIN, 400, ECP_EV_SEM_POST, S, 0, 0);
-	ecp_test_ev(&s, MAIN, 500, ECP_EV_THREAD_EXIT, H1, 0, 0)->cpu_ns = 1266;
-	struct ecp_model *m = build_ok(&s, NULL);
+	struct ecp_model *m = build_call_then_post(&s, 300, 1266);
 	ecp_id seg = ecp_test_seg(m, 0, 0), root = m->threads[0].start_function;
 	assert_int_equal(m->segments[seg].length, 199);
 	assert_int_equal(ecp_test_self(m, seg, ecp_test_fn(m, F)), 99);
