@@ -18,10 +18,10 @@
  * order, each to the thread that is free first, all threads starting
  * together; the threads' loop segments get the lengths that gives (their
  * time outside the chunks kept), and their function times are scaled with
- * them.  Under ideal processor sharing all
- * the team's threads progress at the same rate on any P, so this is the
- * assignment of every P: the model stays one for all P.  A loop whose
- * chunks synchronize (a lock inside) is left as recorded. */
+ * them.  Under ideal processor sharing all the team's threads progress at
+ * the same rate on any P, so this is the assignment of every P: the model
+ * stays one for all P.  A loop whose chunks synchronize (a lock inside) is
+ * left as recorded. */
 #include <stdlib.h>
 #include <string.h>
 
