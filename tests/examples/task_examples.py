@@ -9,10 +9,10 @@ omp_taskloop; GCC's libgomp or clang's libomp) recorded on one CPU with
     (tests/recorder/task_oracle.py: the task structure and each thread's
     CPU time read from the trace, less the recorder's measured costs, the
     tasks dealt out again by the runtime's rules, the processors shared
-    ideally), and its speedup T_1/T_2 within 2% of the oracle's, or of
-    one of the oracle's deals on durations moved by up to 300 ns where the
-    recording sits on a tie (a recording whose checks fail is made again,
-    up to three times: TIES);
+    ideally), and its speedup T_1/T_2 within 2% of the oracle's -- or all
+    three of one of the oracle's deals on durations moved by up to 300 ns,
+    where the recording sits on a tie (a recording whose checks fail is
+    made again, up to three times: TIES);
   - the recorded one-CPU order does not change the prediction: the program
     is recorded again with `ecp record` under SCHED_BATCH (chrt -b 0; no
     privilege needed), where a woken thread does not preempt the one
@@ -55,16 +55,18 @@ SITE_TOLERANCE = 0.03
 # TIES: a recursive program under libgomp's rules is dealt by which of two
 # near-equal subtrees finishes first, and the oracle's durations differ
 # from ecp's by a few hundred ns a task at most (what ecp measures and the
-# oracle does not take out): a tie can tip the other way, and omp_fib's
-# speedup at P = 2 then differs by about 3% (1.93 against 1.99).  On one
-# recording, moving each of the oracle's durations by up to 50 ns at random
-# flipped its answer in 4 of 8 draws.  So where the speedups differ by more
-# than ORDER_TOLERANCE, ecp's must be within it of one of TIE_DRAWS deals
-# of the oracle on durations moved by up to TIE_NS apiece (at 1000 ns the
-# draws spread to -7%, too wide to check anything).  With the oracle's
-# clocks fixed (task_oracle.CpuClock: the master's last stay), 40
-# recordings beside two busy loops all agreed within 1% without it.  A
-# recording whose checks fail is made again, up to TRIES times in all.
+# oracle does not take out): a tie can tip the other way.  omp_fib's
+# speedup at P = 2 then differs by 3% (1.93 against 1.99) or by 14% (1.74
+# against 1.99, T_2 -12.7%: recorded beside another recording, once in 60,
+# and once in a CI run).  On those recordings, moving each of the oracle's
+# durations by up to 50 ns at random flipped its answer in 4 of 8 and 9 of
+# 16 draws.  So where ecp's T_1, T_2 or speedup is off the oracle's, it
+# must agree with one of TIE_DRAWS deals of the oracle on durations moved
+# by up to TIE_NS apiece (at 1000 ns the draws spread to -7%, too wide to
+# check anything).  With the oracle's clocks fixed (task_oracle.CpuClock:
+# the master's last stay), 40 recordings beside two busy loops all agreed
+# within 1% without it.  A recording whose checks fail is made again, up
+# to TRIES times in all.
 TIE_NS = 300
 TIE_DRAWS = 32
 TRIES = 3
@@ -95,6 +97,16 @@ def recorded(ecp_bin, work, tag, program, batch=False):
     return trace
 
 
+def agrees(got, want):
+    """ecp's T_1 and T_2 within ORACLE_TOLERANCE of the oracle's `want`
+    (T_1, T_2, ...), and its speedup T_1/T_2 within ORDER_TOLERANCE."""
+    for i in range(ASSERTED):
+        if abs(got[i] - want[i]) > ORACLE_TOLERANCE * want[i]:
+            return False
+    s_got, s_want = got[0] / got[1], want[0] / want[1]
+    return abs(s_got - s_want) <= ORDER_TOLERANCE * s_want
+
+
 def check_against_oracle(ecp_bin, name, trace, prog, tag):
     """ecp's answer on the trace against the oracle (prog, read from the
     same trace); returns ecp's speedup at P = 2."""
@@ -102,30 +114,27 @@ def check_against_oracle(ecp_bin, name, trace, prog, tag):
     check(len(prog.team) == 4, '%s: a team of %d threads, want 4' % (name, len(prog.team)))
     check(len(prog.tasks) >= 8, '%s: %d tasks recorded' % (name, len(prog.tasks)))
     want = [prog.makespan(p) for p in PROCS]
-    worst = 0.0
     for i, p in enumerate(PROCS):
-        err = (got[i] - want[i]) / want[i]
-        if i < ASSERTED:
-            worst = max(worst, abs(err))
         print('%s (%s) P=%s: predicted %.2f ms, oracle %.2f ms (%+.1f%%)'
-              % (name, tag, p or 'inf', got[i] / 1e6, want[i] / 1e6, 100 * err))
-    check(worst <= ORACLE_TOLERANCE, '%s (%s): a prediction is %.1f%% off the oracle'
-          % (name, tag, 100 * worst))
+              % (name, tag, p or 'inf', got[i] / 1e6, want[i] / 1e6,
+                 100 * (got[i] - want[i]) / want[i]))
     s_got, s_want = got[0] / got[1], want[0] / want[1]
     print('%s (%s): speedup at P=2 %.3f, oracle %.3f' % (name, tag, s_got, s_want))
-    if abs(s_got - s_want) / s_want > ORDER_TOLERANCE:
-        near = prog.makespans_near((1, 2), TIE_NS, TIE_DRAWS)
+    if not agrees(got, want):
+        near = prog.makespans_near(PROCS[:ASSERTED], TIE_NS, TIE_DRAWS)
         check(len(near) == TIE_DRAWS, 'the oracle made %d deals, want %d'
               % (len(near), TIE_DRAWS))
-        speedups = sorted(t1 / t2 for t1, t2 in near)
-        agree = [s for s in speedups if abs(s_got - s) / s <= ORDER_TOLERANCE]
-        print('%s (%s): the oracle on durations moved by up to %d ns: speedup %.3f to %.3f '
-              'in %d deals, %d of them within %.0f%% of ecp\'s'
-              % (name, tag, TIE_NS, speedups[0], speedups[-1], len(near), len(agree),
-                 100 * ORDER_TOLERANCE))
-        check(agree, '%s (%s): speedup at P=2 %.3f, the oracle\'s %.3f (%.3f to %.3f on '
-              'durations moved by up to %d ns)' % (name, tag, s_got, s_want, speedups[0],
-                                                   speedups[-1], TIE_NS))
+        t2 = sorted(w[1] for w in near)
+        speedups = sorted(w[0] / w[1] for w in near)
+        agree = sum(1 for w in near if agrees(got, w))
+        print('%s (%s): the oracle on durations moved by up to %d ns, %d deals: T_2 %.2f to '
+              '%.2f ms, speedup %.3f to %.3f; %d agree with ecp'
+              % (name, tag, TIE_NS, len(near), t2[0] / 1e6, t2[-1] / 1e6, speedups[0],
+                 speedups[-1], agree))
+        check(agree, '%s (%s): T_1 %.2f ms, T_2 %.2f ms (speedup %.3f); the oracle\'s %.2f, '
+              '%.2f (%.3f), and none of its deals on durations moved by up to %d ns agrees'
+              % (name, tag, got[0] / 1e6, got[1] / 1e6, s_got, want[0] / 1e6, want[1] / 1e6,
+                 s_want, TIE_NS))
     return s_got
 
 
