@@ -18,10 +18,11 @@
 #define R2   0x30
 #define LOOP 0x0100000001ull
 
-static struct ecp_model *build_ok(struct ecp_test_seq *s)
+static struct ecp_model *build_ok(struct ecp_test_seq *s,
+				  const struct ecp_builder_options *o)
 {
 	struct ecp_error err = {0};
-	struct ecp_model *m = ecp_test_seq_build(s, NULL, &err);
+	struct ecp_model *m = ecp_test_seq_build(s, o, &err);
 	if (!m)
 		fail_msg("build failed: %s", err.msg);
 	if (ecp_model_validate(m, &err) < 0)
@@ -47,7 +48,7 @@ static void test_chunks_dealt_again(void **state)
 	ecp_test_ev(&s, T2, 140, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
 	ecp_test_ev(&s, T2, 150, ECP_EV_THREAD_EXIT, H2, 0, 0);
 	ecp_test_ev(&s, MAIN, 160, ECP_EV_THREAD_EXIT, H1, 0, 0);
-	struct ecp_model *m = build_ok(&s);
+	struct ecp_model *m = build_ok(&s, NULL);
 	const struct ecp_segment *main_loop = &m->segments[ecp_test_seg(m, 0, 2)];
 	const struct ecp_segment *t2_loop = &m->segments[ecp_test_seg(m, 1, 1)];
 	assert_int_equal(main_loop->length, 80);
@@ -79,7 +80,7 @@ static void test_irregular_loop_kept(void **state)
 	ecp_test_ev(&s, T2, 140, ECP_EV_OMP_CHUNK, LOOP, 1, 0);
 	ecp_test_ev(&s, T2, 150, ECP_EV_THREAD_EXIT, H2, 0, 0);
 	ecp_test_ev(&s, MAIN, 160, ECP_EV_THREAD_EXIT, H1, 0, 0);
-	struct ecp_model *m = build_ok(&s);
+	struct ecp_model *m = build_ok(&s, NULL);
 	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].length, 0);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
@@ -119,12 +120,7 @@ static void test_chunks_dealt_after_the_steal_is_placed(void **state)
 	ecp_test_ev(&s, MAIN, 650, ECP_EV_SEM_POST, 0xa0, 0, 0)->cpu_ns = 470;
 	ecp_test_ev(&s, MAIN, 900, ECP_EV_PROCESS_EXIT, 0, 0, 0)->cpu_ns = 720;
 	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
-	struct ecp_error err = {0};
-	struct ecp_model *m = ecp_test_seq_build(&s, &o, &err);
-	if (!m)
-		fail_msg("build failed: %s", err.msg);
-	if (ecp_model_validate(m, &err) < 0)
-		fail_msg("invalid model: %s", err.msg);
+	struct ecp_model *m = build_ok(&s, &o);
 	assert_int_equal(m->threads[0].n_segments, 6);
 	const uint64_t want[6] = {10, 90, 100, 10, 150, 250};
 	for (uint32_t k = 0; k < 6; k++) {
