@@ -29,11 +29,11 @@ def info(trace):
     return json.loads(p.stdout)
 
 
-def main():
-    prog = os.path.abspath(sys.argv[1])
-    ecp()
-    work = workdir()
+def measured(prog, work):
+    """Records the hand-off; returns (work added by the cost, its expected
+    amount, the answer with it, the answer without it, the meta)."""
     trace = os.path.join(work, 'trace')
+    shutil.rmtree(trace, ignore_errors=True)
     # no samples: their cost on this program is another question (issue 31)
     p = record(['-o', trace, '--no-functions'], [prog], cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
@@ -56,6 +56,7 @@ def main():
     check(ins > 20_000, 'switch-ins of the program: %d' % ins)
 
     copy = os.path.join(work, 'no-cost')
+    shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(trace, copy)
     for f in ('ecp-model.cache', 'ecp-record.streams'):
         if os.path.exists(os.path.join(copy, f)):
@@ -71,20 +72,42 @@ def main():
     added = with_cost['work_ns'] - without['work_ns']
     expect = ins * ((cost_ps + 500) // 1000)
     print('switch cost %d ps, %d switch-ins: work %d ns with, %d without (+%d, %d expected);'
-          ' gap %.2f%% with, %.2f%% without'
+          ' gap %.2f%% with, %.2f%% without; steal %s ns'
           % (cost_ps, ins, with_cost['work_ns'], without['work_ns'], added, expect,
-             with_cost['consistency']['gap_pct'], without['consistency']['gap_pct']))
-    # more than a few intervals' start is bounded by the switch-out before;
-    # a little more where the recorder's cost per event, taken out of a
-    # wait that ended just after a switch-in, once clamped the clock: more
-    # such clamps on a loaded machine (1.106-1.125x with recorder-costs
-    # running beside it, 4 runs in 8; 1.01-1.04x alone).  Once per
-    # switch-in, not twice (2x) or never (0x), is what this tells apart.
-    # A little less where more stays start right at the switch-out before
-    # them (no room for the cost): 0.88x once in a full suite run beside
-    # other tests (2026-11-27).
-    check(0.75 * expect <= added <= 1.3 * expect,
-          'the cost added once per switch-in: +%d of %d' % (added, expect))
+             with_cost['consistency']['gap_pct'], without['consistency']['gap_pct'],
+             meta.get('steal_ns', '?')))
+    return added, expect, with_cost, without, meta
+
+
+# STEAL_TRIES: without the cost the threads' switch records fall more than
+# 5% short of their own clocks, so they are not scaled to them, and keep
+# any steal; with it they are, and lose it: the difference is the cost less
+# that steal.  A CI run's ASan pass (2026-11-27, beside another test) saw
+# 20 ms of steal in a 170 ms recording and +30.8 ms of 41.7 ms (0.74x).
+# A recording that saw steal and misses the bound below is made again once.
+STEAL_TRIES = 2
+
+
+def main():
+    prog = os.path.abspath(sys.argv[1])
+    ecp()
+    work = workdir()
+    for attempt in range(STEAL_TRIES):
+        added, expect, with_cost, without, meta = measured(prog, work)
+        # more than a few intervals' start is bounded by the switch-out
+        # before; a little more where the recorder's cost per event, taken
+        # out of a wait that ended just after a switch-in, once clamped the
+        # clock: more such clamps on a loaded machine (1.106-1.125x with
+        # recorder-costs running beside it, 4 runs in 8; 1.01-1.04x alone).
+        # Once per switch-in, not twice (2x) or never (0x), is what this
+        # tells apart.  A little less where more stays start right at the
+        # switch-out before them (no room for the cost): 0.88x once in a
+        # full suite run beside other tests (2026-11-27).
+        once = 0.75 * expect <= added <= 1.3 * expect
+        if once or int(meta.get('steal_ns', '0')) == 0 or attempt + 1 == STEAL_TRIES:
+            break
+        print('steal while recording: recording again')
+    check(once, 'the cost added once per switch-in: +%d of %d' % (added, expect))
     check(abs(with_cost['consistency']['gap_pct']) < abs(without['consistency']['gap_pct']),
           'closer to the program\'s CPU time with it')
     shutil.rmtree(work, ignore_errors=True)
