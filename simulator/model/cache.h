@@ -55,8 +55,9 @@
  * segment all its start routine's holds no activity (model.h); 41: the
  * self times of a scaled segment (steal, an OpenMP chunk resized) still
  * fill it, the truncation's ns given to its start routine; a dynamic
- * loop's chunks dealt after the steal is placed, on their own clocks */
-#define ECP_CACHE_FORMAT 41
+ * loop's chunks dealt after the steal is placed, on their own clocks;
+ * 42: the task deal's tie check (task-deal.c) warns of a near tie */
+#define ECP_CACHE_FORMAT 42
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -58,7 +58,10 @@ struct sframe {
 };
 
 struct sthread {
-	uint64_t t;    /* work time */
+	uint64_t t; /* work time */
+	/* the same on the segments' own lengths: in a draw of the tie check,
+	 * where its decisions, made on the draw's lengths, take the thread */
+	uint64_t rt;
 	uint64_t seen; /* d->ready_gen when its wait last found nothing to run */
 	int state;
 	struct ecp_vec stack; /* struct sframe */
@@ -88,11 +91,28 @@ struct deal {
 	uint32_t *rpos;         /* by task: its place in rset */
 	struct sthread *th;
 	size_t n_th;
+	/* 0: the deal itself; k > 0: the k-th of the tie check's draws, each
+	 * segment's length moved by a fixed pseudo-random amount */
+	uint32_t draw;
+	uint64_t ops; /* the deal's steps, what a draw costs */
 };
 
-static uint64_t seg_len(const struct ecp_segment *segs, uint32_t s)
+/* SplitMix64's finaliser: a well-mixed 64-bit value of x. */
+static uint64_t mix64(uint64_t x)
 {
-	return segs[s].length;
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t seg_len(const struct deal *d, uint32_t s)
+{
+	uint64_t len = d->segs[s].length;
+	if (!d->draw)
+		return len;
+	uint64_t r = mix64(((uint64_t)d->draw << 32) ^ s) % (2 * ECP_TASK_JITTER_NS + 1);
+	return len + r >= ECP_TASK_JITTER_NS ? len + r - ECP_TASK_JITTER_NS : 0;
 }
 
 /* The heaps' key of a task made ready: libomp takes the oldest made
@@ -218,7 +238,8 @@ static int step(struct deal *d, size_t j)
 	switch (it->kind) {
 	case IT_SEG:
 		f->pos++;
-		st->t += seg_len(d->segs, it->arg);
+		st->t += seg_len(d, it->arg);
+		st->rt += d->segs[it->arg].length;
 		if (!(slot = ecp_vec_push(&st->et->seq)))
 			return -1;
 		*slot = it->arg;
@@ -264,6 +285,7 @@ static uint32_t take_descendant(struct deal *d, struct sthread *st, uint32_t ctx
 	uint32_t best = ECP_NO_ID;
 	if (st->seen == d->ready_gen)
 		return best;
+	d->ops += d->n_rset;
 	for (uint32_t i = 0; i < d->n_rset; i++) {
 		uint32_t ti = d->rset[i];
 		if ((best == ECP_NO_ID || d->seq[ti] < d->seq[best]) &&
@@ -291,7 +313,7 @@ static uint32_t take_other(struct deal *d, struct sthread *st, uint32_t ctx,
 
 /* A waiting thread goes on at `now` when its wait is over, or runs a task
  * its wait allows.  Returns 1 when it does, 0 not, -1 out of memory. */
-static int try_go(struct deal *d, size_t j, uint64_t now)
+static int try_go(struct deal *d, size_t j, uint64_t now, uint64_t now_rt)
 {
 	struct sthread *st = &d->th[j];
 	uint32_t ti = ECP_NO_ID;
@@ -307,6 +329,7 @@ static int try_go(struct deal *d, size_t j, uint64_t now)
 			f->pos++;
 			st->state = S_RUN;
 			st->t = st->t > now ? st->t : now;
+			st->rt = st->rt > now_rt ? st->rt : now_rt;
 			return 1;
 		}
 		ti = take(d, tw ? &d->by_parent[f->ctx] : &d->by_group[it->arg]);
@@ -316,22 +339,24 @@ static int try_go(struct deal *d, size_t j, uint64_t now)
 	if (ti == ECP_NO_ID)
 		return 0;
 	st->t = st->t > now ? st->t : now;
+	st->rt = st->rt > now_rt ? st->rt : now_rt;
 	return start(d, j, ti) < 0 ? -1 : 1;
 }
 
 /* The simulation proper: 0 done, 1 stuck (kept as recorded), -1 memory. */
 static int simulate(struct deal *d)
 {
-	uint64_t now = 0;
+	uint64_t now = 0, now_rt = 0;
 	for (;;) {
 		int moved = 1, rc;
 		while (moved) {
 			moved = 0;
+			d->ops += d->n_th;
 			for (size_t j = 0; j < d->n_th; j++) {
 				if (d->th[j].state != S_WAIT &&
 				    d->th[j].state != S_BARRIER)
 					continue;
-				if ((rc = try_go(d, j, now)) < 0)
+				if ((rc = try_go(d, j, now, now_rt)) < 0)
 					return -1;
 				moved |= rc;
 			}
@@ -348,6 +373,7 @@ static int simulate(struct deal *d)
 			return d->done == d->n_tasks ? 0 : 1;
 		}
 		now = d->th[best].t;
+		now_rt = d->th[best].rt;
 		if (step(d, best) < 0)
 			return -1;
 	}
@@ -392,13 +418,42 @@ static bool all_placed(const struct tepoch *ep)
 	return old == placed;
 }
 
-static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t n)
+/* The epoch's tasks, contexts and groups as no simulation has touched
+ * them (the arrays are the whole graph's; a draw of the tie check leaves
+ * them done, its heaps holding stale entries). */
+static void reset_epoch(struct deal *d, const struct tepoch *ep, const uint32_t *tasks,
+			size_t n)
 {
-	struct tepoch *ep = &ECP_VEC_AT(&d->tk->epochs, struct tepoch, e);
-	if (!dealable(d->tk, e, tasks, n))
-		return 1;
-	/* simultaneous events in the threads' order in the model */
-	qsort(ep->threads.data, ep->threads.len, sizeof(struct ep_thread), cmp_ep_thread);
+	for (size_t i = 0; i < n; i++) {
+		const struct ttask *t = ttask_at(d->tk, tasks[i]);
+		d->state[tasks[i]] = TS_NEW;
+		d->pending[tasks[i]] = 0;
+		d->live[t->ctx] = d->live[t->parent] = 0;
+		d->by_parent[t->ctx].len = d->by_parent[t->parent].len = 0;
+		if (t->group != ECP_NO_ID) {
+			d->glive[t->group] = d->gqueued[t->group] = 0;
+			d->by_group[t->group].len = 0;
+		}
+	}
+	for (size_t k = 0; k < ep->threads.len; k++) {
+		uint32_t c = ECP_VEC_AT(&ep->threads, struct ep_thread, k).ctx;
+		d->live[c] = 0;
+		d->by_parent[c].len = 0;
+	}
+	d->ready.len = 0;
+	d->n_rset = 0;
+	d->done = 0;
+	d->next_seq = 0;
+}
+
+/* One simulation of the epoch, its decisions made on d->draw's lengths:
+ * 0 and *makespan (the last thread's arrival at the closing barrier, in
+ * work time on the segments' own lengths: what the draw's deal would
+ * take) when it placed every segment, 1 stuck, -1 out of memory. */
+static int simulate_epoch(struct deal *d, struct tepoch *ep, const uint32_t *tasks,
+			  size_t n, uint64_t *makespan)
+{
+	reset_epoch(d, ep, tasks, n);
 	d->n_th = ep->threads.len;
 	d->th = calloc(d->n_th, sizeof(*d->th));
 	if (!d->th)
@@ -415,30 +470,91 @@ static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 		else
 			*f = (struct sframe){st->et->ctx, 0};
 	}
-	d->ready.len = 0;
-	d->n_rset = 0;
-	d->done = 0;
 	d->n_tasks = n;
-	d->next_seq = 0;
-	d->gomp = true;
-	for (size_t i = 0; i < n; i++)
-		if (ttask_at(d->tk, tasks[i])->flags & TASK_F_OMPT)
-			d->gomp = false;
 	if (!rc)
 		rc = simulate(d);
 	if (!rc && !all_placed(ep))
 		rc = 1;
-	for (size_t j = 0; j < d->n_th && !rc; j++) {
-		const struct ep_thread *et = d->th[j].et;
+	*makespan = 0;
+	for (size_t j = 0; j < d->n_th; j++) {
+		if (d->th[j].rt > *makespan)
+			*makespan = d->th[j].rt;
+		ecp_vec_finish(&d->th[j].stack);
+	}
+	free(d->th);
+	d->th = NULL;
+	return rc;
+}
+
+/* Whether the epoch's tasks are libgomp's (none came through OMPT). */
+static bool made_by_libgomp(struct ecp_task_graph *tk, const uint32_t *tasks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ttask_at(tk, tasks[i])->flags & TASK_F_OMPT)
+			return false;
+	return true;
+}
+
+static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t n)
+{
+	struct ecp_task_graph *tk = d->tk;
+	struct tepoch *ep = &ECP_VEC_AT(&tk->epochs, struct tepoch, e);
+	if (!dealable(tk, e, tasks, n))
+		return 1;
+	/* simultaneous events in the threads' order in the model */
+	qsort(ep->threads.data, ep->threads.len, sizeof(struct ep_thread), cmp_ep_thread);
+	d->gomp = made_by_libgomp(tk, tasks, n);
+	d->draw = 0;
+	uint64_t makespan;
+	int rc = simulate_epoch(d, ep, tasks, n, &makespan);
+	for (size_t j = 0; j < ep->threads.len && !rc; j++) {
+		const struct ep_thread *et =
+		    &ECP_VEC_AT(&ep->threads, struct ep_thread, j);
 		for (size_t k = 0; k < et->seq.len; k++)
 			d->segs[ECP_VEC_AT(&et->seq, uint32_t, k)].thread = et->thread;
 	}
-	for (size_t j = 0; j < d->n_th; j++)
-		ecp_vec_finish(&d->th[j].stack);
-	free(d->th);
-	d->th = NULL;
 	ep->dealt = rc == 0;
+	if (!rc) {
+		ep->dealt_ns = makespan;
+		tk->tie_dealt_ns += makespan;
+	}
 	return rc;
+}
+
+/* The tie check of a dealt epoch: its draws' makespans added to
+ * tk->tie_drawn_ns (a draw that gets stuck counts as the deal).  The
+ * threads' sequences are the deal's again after. */
+static int draw_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t n)
+{
+	struct ecp_task_graph *tk = d->tk;
+	struct tepoch *ep = &ECP_VEC_AT(&tk->epochs, struct tepoch, e);
+	size_t nt = ep->threads.len;
+	struct ecp_vec *dealt = calloc(nt ? nt : 1, sizeof(*dealt));
+	if (!dealt)
+		return -1;
+	d->gomp = made_by_libgomp(tk, tasks, n);
+	/* the deal's sequences aside, the draws' in fresh vectors */
+	for (size_t j = 0; j < nt; j++) {
+		struct ep_thread *et = &ECP_VEC_AT(&ep->threads, struct ep_thread, j);
+		dealt[j] = et->seq;
+		ecp_vec_init(&et->seq, sizeof(uint32_t));
+	}
+	uint64_t makespan;
+	int rc = 0;
+	for (uint32_t k = 1; k <= tk->tie_draws && rc >= 0; k++) {
+		d->draw = k;
+		rc = simulate_epoch(d, ep, tasks, n, &makespan);
+		if (rc >= 0)
+			tk->tie_drawn_ns[k - 1] += rc ? ep->dealt_ns : makespan;
+	}
+	d->draw = 0;
+	for (size_t j = 0; j < nt; j++) {
+		struct ep_thread *et = &ECP_VEC_AT(&ep->threads, struct ep_thread, j);
+		ecp_vec_finish(&et->seq);
+		et->seq = dealt[j];
+	}
+	free(dealt);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Each task's successors (the tasks whose depend items wait for it), as
@@ -541,6 +657,17 @@ int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment *segs,
 			tk->kept_tasks += n;
 		}
 	}
+	/* The tie check costs a deal per draw: as many draws as
+	 * ECP_TASK_JITTER_WORK of the deal's steps allow, none below four
+	 * (the count depends on the deal only, not on the machine). */
+	uint64_t per = d.ops ? ECP_TASK_JITTER_WORK / d.ops : 0;
+	tk->tie_draws = per >= ECP_TASK_JITTER_DRAWS ? ECP_TASK_JITTER_DRAWS
+			: per >= 4                   ? (uint32_t)per
+						     : 0;
+	for (size_t e = 0; !rc && tk->tie_draws && e < tk->epochs.len; e++)
+		if (ECP_VEC_AT(&tk->epochs, struct tepoch, e).dealt)
+			rc = draw_epoch(&d, (uint32_t)e, tasks + first[e],
+					first[e + 1] - first[e]);
 	deal_free(&d);
 	return rc;
 }

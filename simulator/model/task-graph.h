@@ -49,6 +49,20 @@ struct tctx {
 #define TASK_F_LOOP       2u /* made by a taskloop */
 #define TASK_F_OMPT       4u /* recorded through OMPT: LLVM's libomp made it */
 
+/* The tie check of the deal (task-deal.c): each of up to
+ * ECP_TASK_JITTER_DRAWS deals made again with every segment's length moved
+ * by a pseudo-random amount of at most ECP_TASK_JITTER_NS either way --
+ * what one recording cannot tell apart: the recorder's cost subtracted per
+ * event is calibrated to tens of ns, and a thread's switch onto a CPU
+ * costs it 0.5-2.3 us (docs/VALIDATION.md) -- as many as
+ * ECP_TASK_JITTER_WORK steps of the deal's simulation allow. */
+#define ECP_TASK_JITTER_NS    300u
+#define ECP_TASK_JITTER_DRAWS 16u
+#define ECP_TASK_JITTER_WORK  (1u << 23)
+/* ... and the share of the deal's makespan a draw must move to make the
+ * deal a near tie (builder-tasks.c warns) */
+#define ECP_TASK_TIE_WARN 0.03
+
 struct ttask {
 	uint64_t id;
 	uint32_t ctx;    /* its body */
@@ -80,8 +94,9 @@ struct ep_thread {
 struct tepoch {
 	struct ecp_vec threads; /* struct ep_thread */
 	uint32_t n_tasks;
-	bool irregular; /* something else than tasks split its segments */
-	bool dealt;     /* its threads' segments are ep_thread.seq */
+	bool irregular;    /* something else than tasks split its segments */
+	bool dealt;        /* its threads' segments are ep_thread.seq */
+	uint64_t dealt_ns; /* the deal's makespan in work time (task-deal.c) */
 };
 
 /* A sibling set's dependences on one address: the last writer, and the
@@ -141,6 +156,13 @@ struct ecp_task_graph {
 	struct ecp_hmap task_by_id, epoch_by_key;
 	/* what finish did (the model's notes) */
 	uint64_t dealt_epochs, kept_epochs, dealt_tasks, kept_tasks;
+	/* The tie check (task-deal.c): the dealt epochs' makespans in work
+	 * time (each thread on its own CPU), added up, for the deal and for
+	 * each of tie_draws deals on lengths moved by up to
+	 * ECP_TASK_JITTER_NS (0 draws: too many tasks to check). */
+	uint32_t tie_draws;
+	uint64_t tie_dealt_ns;
+	uint64_t tie_drawn_ns[ECP_TASK_JITTER_DRAWS];
 	bool lossy; /* the trace lost events: kept, without the graph's edges */
 	struct ecp_spawn_site *sites; /* work and span per spawn site, for the model */
 	uint32_t n_sites;

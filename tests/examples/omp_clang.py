@@ -93,7 +93,10 @@ def main():
         sys.exit(77)
     work = tempfile.mkdtemp(prefix='ecp-omp-clang-')
     clang_trace, said, clang = record(ecp, clang_prog, scale, work, 'clang')
-    named = [l for l in said.splitlines() if 'OpenMP' in l or 'sched_yield' in l]
+    # every line naming OpenMP but the task deal's near tie: that warning
+    # names no construct, it says the prediction sits on a tie (task-deal.c)
+    named = [l for l in said.splitlines() if ('OpenMP' in l or 'sched_yield' in l) and
+             'near tie in the OpenMP task deal' not in l]
     if named:
         fail('%s (clang): constructs named as unmodelled: %s' % (name, named))
     info = subprocess.run([ecp, 'info', clang_trace, '--format', 'json'],

@@ -79,7 +79,8 @@ def predict(ecp_bin, trace):
     check('kept on the threads' not in s.stderr and 'kept as recorded' not in s.stderr,
           'tasks were kept as recorded: %s' % s.stderr)
     answer = json.loads(s.stdout)
-    return answer['makespan_ns'] + [answer['span_ns']]
+    tie = [l for l in s.stderr.splitlines() if 'near tie in the OpenMP task deal' in l]
+    return answer['makespan_ns'] + [answer['span_ns']], tie
 
 
 def recorded(ecp_bin, work, tag, program, batch=False):
@@ -110,7 +111,10 @@ def agrees(got, want):
 def check_against_oracle(ecp_bin, name, trace, prog, tag):
     """ecp's answer on the trace against the oracle (prog, read from the
     same trace); returns ecp's speedup at P = 2."""
-    got = predict(ecp_bin, trace)
+    got, tie = predict(ecp_bin, trace)
+    # printed, not asserted: ecp's draws and the oracle's are not the same
+    # draws, so one may find a tie the other misses
+    print('%s (%s): %s' % (name, tag, tie[0] if tie else 'ecp warned of no near tie'))
     check(len(prog.team) == 4, '%s: a team of %d threads, want 4' % (name, len(prog.team)))
     check(len(prog.tasks) >= 8, '%s: %d tasks recorded' % (name, len(prog.tasks)))
     want = [prog.makespan(p) for p in PROCS]

@@ -474,6 +474,74 @@ static void test_runtime_rules(void **state)
 		}
 }
 
+/* The tie check of the deal (task-deal.c): main makes C, works 20 us,
+ * makes A and B and waits; A makes A1 and A2 (10 us each) and waits; B
+ * is 0.1 us; a team of two, under libgomp.  The second thread takes C at
+ * once.  When C ends before main has run B, it takes A from the barrier,
+ * and main, which may run only its own children, waits for it: span 40
+ * us.  When C ends later, main takes A itself after B and runs A2 while
+ * the second thread runs A1: span 30.1 us.  C of 20 us ties with
+ * main's 20 us, and the deal's draws on lengths moved by up to 300 ns
+ * fall on both sides: the model says so.  C of 10 or 30 us is clear of
+ * the tie and is not called one, though the draws' lengths move the
+ * span too (each draw's deal is timed on the recorded lengths).  The
+ * deal itself spans 40 us in all three (with C of 30 us the second
+ * thread runs A1 from 30 to 40 us). */
+static void test_near_tie_warned(void **state)
+{
+	(void)state;
+	const uint64_t us = 1000;
+	const struct {
+		uint64_t c;
+		bool tie;
+	} cases[] = {{20 * us, true}, {10 * us, false}, {30 * us, false}};
+	unsigned checked = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (uint64_t order = 0; order < 2; order++) {
+			struct tp_op ops[] = {
+			    task(1),    work(20 * us),    task(2),       task(3),
+			    taskwait(), work(cases[i].c), task(4),       task(5),
+			    taskwait(), work(us / 10),    work(10 * us), work(10 * us)};
+			struct tp_body b[] = {{ops, 5},     {ops + 5, 1},  {ops + 6, 3},
+					      {ops + 9, 1}, {ops + 10, 1}, {ops + 11, 1}};
+			struct tp_program p = {b, 6, 2, false};
+			struct ecp_test_seq s;
+			struct ecp_dag dag;
+			struct ecp_error err = {0};
+			ecp_test_seq_init(&s);
+			tp_record(&p, order, &s);
+			struct ecp_model *m = build_ok(&s);
+			assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+			assert_int_equal(
+			    ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
+			    0);
+			if (dag.span != 40 * us)
+				fail_msg("C %llu ns: span %llu ns, want 40 us",
+					 (unsigned long long)cases[i].c,
+					 (unsigned long long)dag.span);
+			if (ecp_test_has_warning(m, "near tie in the OpenMP task deal") !=
+			    cases[i].tie) {
+				for (size_t w = 0; w < m->n_warnings; w++)
+					print_message("%s\n", m->warnings[w]);
+				fail_msg("C %llu ns: near tie %s",
+					 (unsigned long long)cases[i].c,
+					 cases[i].tie ? "not warned" : "warned");
+			}
+			/* the other deal, timed on the recorded lengths: main
+			 * runs B to 20.1 us, then A and A2 to 30.1 us, the
+			 * second thread A1 from 20.1 to 30.1 us */
+			if (cases[i].tie)
+				assert_true(ecp_test_has_warning(
+				    m, "take 0.0301 to 0.04 ms on their teams' own CPUs "
+				       "instead of 0.04 ms"));
+			ecp_dag_finish(&dag);
+			ecp_model_destroy(m);
+			ecp_test_seq_finish(&s);
+			checked++;
+		}
+	assert_int_equal(checked, 6);
+}
+
 static void test_kept_taskwait_runs_tasks(void **state)
 {
 	(void)state;
@@ -497,6 +565,7 @@ int main(void)
 	    cmocka_unit_test(test_task_wait_spin_not_work),
 	    cmocka_unit_test(test_tasks_after_join_post_dealt),
 	    cmocka_unit_test(test_runtime_rules),
+	    cmocka_unit_test(test_near_tie_warned),
 	    cmocka_unit_test(test_kept_taskwait_runs_tasks),
 	    cmocka_unit_test(test_kept_taskgroup_runs_tasks),
 	};
