@@ -95,6 +95,9 @@ struct deal {
 	 * segment's length moved by a fixed pseudo-random amount */
 	uint32_t draw;
 	uint64_t ops; /* the deal's steps, what a draw costs */
+	/* struct ecp_task_busy: the threads running segments, on the
+	 * segments' own lengths (rt) */
+	struct ecp_vec busy;
 };
 
 /* SplitMix64's finaliser: a well-mixed 64-bit value of x. */
@@ -239,6 +242,13 @@ static int step(struct deal *d, size_t j)
 	case IT_SEG:
 		f->pos++;
 		st->t += seg_len(d, it->arg);
+		if (d->segs[it->arg].length) {
+			struct ecp_task_busy *b = ecp_vec_push(&d->busy);
+			if (!b)
+				return -1;
+			b->start = st->rt;
+			b->end = st->rt + d->segs[it->arg].length;
+		}
 		st->rt += d->segs[it->arg].length;
 		if (!(slot = ecp_vec_push(&st->et->seq)))
 			return -1;
@@ -446,14 +456,20 @@ static void reset_epoch(struct deal *d, const struct tepoch *ep, const uint32_t 
 	d->next_seq = 0;
 }
 
+/* What a deal of an epoch takes on the segments' own lengths: on as many
+ * CPUs as the team has threads (the last thread's arrival at the closing
+ * barrier, in work time) and on two under ideal sharing. */
+struct taken {
+	uint64_t team_ns, two_ns;
+};
+
 /* One simulation of the epoch, its decisions made on d->draw's lengths:
- * 0 and *makespan (the last thread's arrival at the closing barrier, in
- * work time on the segments' own lengths: what the draw's deal would
- * take) when it placed every segment, 1 stuck, -1 out of memory. */
+ * 0 and *took when it placed every segment, 1 stuck, -1 out of memory. */
 static int simulate_epoch(struct deal *d, struct tepoch *ep, const uint32_t *tasks,
-			  size_t n, uint64_t *makespan)
+			  size_t n, struct taken *took)
 {
 	reset_epoch(d, ep, tasks, n);
+	d->busy.len = 0;
 	d->n_th = ep->threads.len;
 	d->th = calloc(d->n_th, sizeof(*d->th));
 	if (!d->th)
@@ -475,14 +491,16 @@ static int simulate_epoch(struct deal *d, struct tepoch *ep, const uint32_t *tas
 		rc = simulate(d);
 	if (!rc && !all_placed(ep))
 		rc = 1;
-	*makespan = 0;
+	took->team_ns = 0;
 	for (size_t j = 0; j < d->n_th; j++) {
-		if (d->th[j].rt > *makespan)
-			*makespan = d->th[j].rt;
+		if (d->th[j].rt > took->team_ns)
+			took->team_ns = d->th[j].rt;
 		ecp_vec_finish(&d->th[j].stack);
 	}
 	free(d->th);
 	d->th = NULL;
+	if (!rc && ecp_task_shared_ns(d->busy.data, d->busy.len, 2, &took->two_ns) < 0)
+		rc = -1;
 	return rc;
 }
 
@@ -505,8 +523,8 @@ static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 	qsort(ep->threads.data, ep->threads.len, sizeof(struct ep_thread), cmp_ep_thread);
 	d->gomp = made_by_libgomp(tk, tasks, n);
 	d->draw = 0;
-	uint64_t makespan;
-	int rc = simulate_epoch(d, ep, tasks, n, &makespan);
+	struct taken took;
+	int rc = simulate_epoch(d, ep, tasks, n, &took);
 	for (size_t j = 0; j < ep->threads.len && !rc; j++) {
 		const struct ep_thread *et =
 		    &ECP_VEC_AT(&ep->threads, struct ep_thread, j);
@@ -515,8 +533,12 @@ static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 	}
 	ep->dealt = rc == 0;
 	if (!rc) {
-		ep->dealt_ns = makespan;
-		tk->tie_dealt_ns += makespan;
+		ep->dealt_ns = took.team_ns;
+		ep->dealt_two_ns = took.two_ns;
+		tk->tie_dealt_ns += took.team_ns;
+		tk->tie_dealt_two_ns += took.two_ns;
+		if (ep->threads.len > tk->tie_team)
+			tk->tie_team = (uint32_t)ep->threads.len;
 	}
 	return rc;
 }
@@ -539,13 +561,16 @@ static int draw_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 		dealt[j] = et->seq;
 		ecp_vec_init(&et->seq, sizeof(uint32_t));
 	}
-	uint64_t makespan;
+	struct taken took;
 	int rc = 0;
 	for (uint32_t k = 1; k <= tk->tie_draws && rc >= 0; k++) {
 		d->draw = k;
-		rc = simulate_epoch(d, ep, tasks, n, &makespan);
-		if (rc >= 0)
-			tk->tie_drawn_ns[k - 1] += rc ? ep->dealt_ns : makespan;
+		rc = simulate_epoch(d, ep, tasks, n, &took);
+		if (rc >= 0) {
+			tk->tie_drawn_ns[k - 1] += rc ? ep->dealt_ns : took.team_ns;
+			tk->tie_drawn_two_ns[k - 1] +=
+			    rc ? ep->dealt_two_ns : took.two_ns;
+		}
 	}
 	d->draw = 0;
 	for (size_t j = 0; j < nt; j++) {
@@ -602,6 +627,7 @@ static void deal_free(struct deal *d)
 	free(d->succ_first);
 	free(d->succ);
 	ecp_heap_finish(&d->ready);
+	ecp_vec_finish(&d->busy);
 	for (size_t i = 0; d->by_parent && i < d->tk->ctxs.len; i++)
 		ecp_heap_finish(&d->by_parent[i]);
 	for (size_t i = 0; d->by_group && i < d->tk->groups.len; i++)
@@ -619,6 +645,7 @@ static int deal_init(struct deal *d, struct ecp_task_graph *tk, struct ecp_segme
 	d->segs = segs;
 	d->tk = tk;
 	ecp_heap_init(&d->ready);
+	ecp_vec_init(&d->busy, sizeof(struct ecp_task_busy));
 	d->state = calloc(nt, 1);
 	d->pending = calloc(nt, sizeof(uint32_t));
 	d->rset = calloc(nt, sizeof(uint32_t));

@@ -94,9 +94,11 @@ struct ep_thread {
 struct tepoch {
 	struct ecp_vec threads; /* struct ep_thread */
 	uint32_t n_tasks;
-	bool irregular;    /* something else than tasks split its segments */
-	bool dealt;        /* its threads' segments are ep_thread.seq */
-	uint64_t dealt_ns; /* the deal's makespan in work time (task-deal.c) */
+	bool irregular; /* something else than tasks split its segments */
+	bool dealt;     /* its threads' segments are ep_thread.seq */
+	/* the deal's makespan in work time, and its time on two CPUs under
+	 * ideal sharing (task-deal.c) */
+	uint64_t dealt_ns, dealt_two_ns;
 };
 
 /* A sibling set's dependences on one address: the last writer, and the
@@ -159,10 +161,12 @@ struct ecp_task_graph {
 	/* The tie check (task-deal.c): the dealt epochs' makespans in work
 	 * time (each thread on its own CPU), added up, for the deal and for
 	 * each of tie_draws deals on lengths moved by up to
-	 * ECP_TASK_JITTER_NS (0 draws: too many tasks to check). */
-	uint32_t tie_draws;
-	uint64_t tie_dealt_ns;
+	 * ECP_TASK_JITTER_NS (0 draws: too many tasks to check); the same
+	 * on two CPUs under ideal sharing; the largest team dealt. */
+	uint32_t tie_draws, tie_team;
+	uint64_t tie_dealt_ns, tie_dealt_two_ns;
 	uint64_t tie_drawn_ns[ECP_TASK_JITTER_DRAWS];
+	uint64_t tie_drawn_two_ns[ECP_TASK_JITTER_DRAWS];
 	bool lossy; /* the trace lost events: kept, without the graph's edges */
 	struct ecp_spawn_site *sites; /* work and span per spawn site, for the model */
 	uint32_t n_sites;
@@ -184,6 +188,16 @@ static inline struct ttask *ttask_at(struct ecp_task_graph *t, uint32_t i)
  * out of memory. */
 int ecp_task_spawn_sites(struct ecp_task_graph *tk, const struct ecp_segment *segs,
 			 struct ecp_spawn_site **out, uint32_t *n);
+
+/* A thread busy in a deal, from start to end in work time. */
+struct ecp_task_busy {
+	uint64_t start, end;
+};
+
+/* task-shared.c: the time the busy intervals take on procs processors
+ * under ideal sharing, into *out.  Returns 0, or -1 when out of memory. */
+int ecp_task_shared_ns(const struct ecp_task_busy *busy, size_t n, unsigned procs,
+		       uint64_t *out);
 
 /* task-deal.c: deals every epoch with tasks that can be dealt
  * (tasks[first[e], first[e+1]) are epoch e's) to its threads, as P

@@ -23,6 +23,7 @@
  * Tasks made where no team epoch is open (outside a region, where libgomp
  * runs them at once) are calls of their creator: nothing to do. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -694,33 +695,43 @@ int bld_ev_task(struct ecp_builder *b, struct bthread *th, const struct ecp_even
 
 /* The tie check's answer (task-deal.c): a deal that other deals, made on
  * lengths the recording cannot tell apart, take over ECP_TASK_TIE_WARN of
- * its makespan away from is a near tie.  At P as large as a team the
- * makespan is the dealt stretches' T_P; at fewer P the threads share the
- * CPUs and a deal's imbalance costs less (omp_fib's T_2 moved 0-13% where
- * its makespan moved 15-30%, docs/VALIDATION.md). */
+ * its makespan away from is a near tie.  The makespan is the dealt
+ * stretches' time at P as large as a team; on fewer CPUs the threads
+ * share them and a deal's imbalance can cost less, so the time on two is
+ * given too (omp_fib's moved 0.2-8% where its makespan moved 12-31%,
+ * docs/VALIDATION.md). */
 static int tie_warning(const struct ecp_task_graph *t, struct ecp_model *m)
 {
 	uint64_t lo = t->tie_dealt_ns, hi = t->tie_dealt_ns, off = 0;
+	uint64_t lo2 = t->tie_dealt_two_ns, hi2 = t->tie_dealt_two_ns;
 	double bound = ECP_TASK_TIE_WARN * (double)t->tie_dealt_ns;
 	for (uint32_t k = 0; k < t->tie_draws; k++) {
-		uint64_t x = t->tie_drawn_ns[k];
+		uint64_t x = t->tie_drawn_ns[k], x2 = t->tie_drawn_two_ns[k];
 		lo = x < lo ? x : lo;
 		hi = x > hi ? x : hi;
+		lo2 = x2 < lo2 ? x2 : lo2;
+		hi2 = x2 > hi2 ? x2 : hi2;
 		if (fabs((double)x - (double)t->tie_dealt_ns) > bound)
 			off++;
 	}
 	if (!off)
 		return 0;
+	char two[160] = "";
+	if (t->tie_team > 2)
+		snprintf(two, sizeof(two),
+			 " and %.4g to %.4g ms on two CPUs instead of %.4g ms",
+			 (double)lo2 / 1e6, (double)hi2 / 1e6,
+			 (double)t->tie_dealt_two_ns / 1e6);
 	return ecp_model_add_warning(
 	    m,
 	    "near tie in the OpenMP task deal: dealt again with each task "
 	    "segment's length moved by up to %u ns (%u draws), its %llu tasks take "
 	    "%.4g to %.4g ms on their teams' own CPUs instead of %.4g ms (%llu draws "
-	    "over %.0f%% off): T_P at P > 1 can move with it, at P as large as a "
-	    "team by as much (a P-core run's scheduler breaks such ties by timing)",
+	    "over %.0f%% off)%s: T_P at P > 1 can move as much (a P-core run's "
+	    "scheduler breaks such ties by timing)",
 	    ECP_TASK_JITTER_NS, t->tie_draws, (unsigned long long)t->dealt_tasks,
 	    (double)lo / 1e6, (double)hi / 1e6, (double)t->tie_dealt_ns / 1e6,
-	    (unsigned long long)off, ECP_TASK_TIE_WARN * 100);
+	    (unsigned long long)off, ECP_TASK_TIE_WARN * 100, two);
 }
 
 int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m)

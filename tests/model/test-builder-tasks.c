@@ -5,14 +5,18 @@
  * edges; an epoch where a task takes a lock keeps its recorded placement,
  * and so do the tasks of a lossy trace analysed anyway;
  * the recorded one-CPU order does not change the model's span; libgomp's
- * and libomp's rules deal a task tree differently.  Programs
- * from tests/support/task-program.h, recorded on one CPU. */
+ * and libomp's rules deal a task tree differently; a deal on a near tie
+ * is named, with what it takes as the support oracle computes it.
+ * Programs from tests/support/task-program.h, recorded on one CPU. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -542,6 +546,69 @@ static void test_near_tie_warned(void **state)
 	assert_int_equal(checked, 6);
 }
 
+/* The figures of the near-tie warning, parsed: the deal's time on the
+ * teams' own CPUs and on two (0: not given). */
+static bool tie_figures(const struct ecp_model *m, double *own_ms, double *two_ms)
+{
+	for (size_t w = 0; w < m->n_warnings; w++) {
+		const char *at = strstr(m->warnings[w], "own CPUs instead of ");
+		if (!at || sscanf(at, "own CPUs instead of %lf ms", own_ms) != 1)
+			continue;
+		const char *two = strstr(m->warnings[w], "on two CPUs instead of ");
+		*two_ms = 0;
+		if (two && sscanf(two, "on two CPUs instead of %lf ms", two_ms) != 1)
+			fail_msg("unreadable: %s", m->warnings[w]);
+		return true;
+	}
+	return false;
+}
+
+/* What the warning says the deal takes is what the support oracle (an
+ * independent deal, tests/support/task-program.c) computes on the same
+ * program: on the team's own CPUs and, for teams over two, on two under
+ * ideal sharing (printed to 4 digits).  Random programs of 2 to 4
+ * threads, lengths up to 1 us: most sit on ties. */
+static void test_near_tie_figures_against_oracle(void **state)
+{
+	(void)state;
+	unsigned checked = 0, warned = 0, with_two = 0;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct tp_program p;
+		tp_random(&p, seed, 12, 1000);
+		struct ecp_test_seq s;
+		ecp_test_seq_init(&s);
+		tp_record(&p, 0, &s);
+		struct ecp_model *m = build_ok(&s);
+		double own, two;
+		if (tie_figures(m, &own, &two)) {
+			double want = tp_oracle(&p, 0) / 1e6,
+			       want2 = tp_oracle(&p, 2) / 1e6;
+			if (fabs(own - want) > 6e-4 * want)
+				fail_msg("seed %llu: own CPUs %.6g ms, the oracle %.6g",
+					 (unsigned long long)seed, own, want);
+			if (p.n_threads > 2) {
+				if (fabs(two - want2) > 6e-4 * want2)
+					fail_msg("seed %llu: two CPUs %.6g ms, the "
+						 "oracle %.6g",
+						 (unsigned long long)seed, two, want2);
+				with_two++;
+			} else {
+				assert_true(two == 0);
+			}
+			warned++;
+		}
+		ecp_model_destroy(m);
+		ecp_test_seq_finish(&s);
+		tp_free(&p);
+		checked++;
+	}
+	print_message("%u programs, %u warned, %u with two CPUs\n", checked, warned,
+		      with_two);
+	assert_int_equal(checked, 300);
+	assert_true(warned >= 100);
+	assert_true(with_two >= 50);
+}
+
 static void test_kept_taskwait_runs_tasks(void **state)
 {
 	(void)state;
@@ -566,6 +633,7 @@ int main(void)
 	    cmocka_unit_test(test_tasks_after_join_post_dealt),
 	    cmocka_unit_test(test_runtime_rules),
 	    cmocka_unit_test(test_near_tie_warned),
+	    cmocka_unit_test(test_near_tie_figures_against_oracle),
 	    cmocka_unit_test(test_kept_taskwait_runs_tasks),
 	    cmocka_unit_test(test_kept_taskgroup_runs_tasks),
 	};
