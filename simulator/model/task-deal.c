@@ -43,7 +43,17 @@
  * after a taskgroup's end, and each thread's last segment of the epoch ->
  * every other thread's first after the barrier (the barrier waits for all
  * the team's tasks).  A thread's run-to-completion order is its segment
- * order. */
+ * order.
+ *
+ * The tie check: two events a few hundred ns apart in work time can decide
+ * which thread keeps which subtree, and one recording cannot tell lengths
+ * that close apart.  Once every epoch is dealt, each is simulated again up
+ * to ECP_TASK_JITTER_DRAWS times, each segment's length moved by a fixed
+ * pseudo-random amount of up to ECP_TASK_JITTER_NS; each draw's decisions
+ * are timed on the recorded lengths (sthread.rt), on the team's own CPUs
+ * and on two under ideal sharing (task-shared.c), and builder-tasks.c
+ * warns when a draw moves the makespan over ECP_TASK_TIE_WARN.  The model
+ * keeps the deal the recorded lengths make. */
 #include <stdlib.h>
 #include <string.h>
 
