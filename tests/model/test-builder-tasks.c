@@ -441,6 +441,23 @@ static struct tp_op taskwait(void)
 	return (struct tp_op){.kind = TP_TASKWAIT};
 }
 
+/* The program recorded in `order` into s (initialised here) and built,
+ * every task dealt (none kept as recorded); *span: the model's span. */
+static struct ecp_model *build_dealt(const struct tp_program *p, uint64_t order,
+				     struct ecp_test_seq *s, uint64_t *span)
+{
+	struct ecp_dag dag;
+	struct ecp_error err = {0};
+	ecp_test_seq_init(s);
+	tp_record(p, order, s);
+	struct ecp_model *m = build_ok(s);
+	assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+	assert_int_equal(ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err), 0);
+	*span = dag.span;
+	ecp_dag_finish(&dag);
+	return m;
+}
+
 /* A branch of a task tree that only its own thread may run under libgomp
  * (a waiting thread runs only its own task's children) and that another
  * thread shares under libomp (it runs any ready descendant): main makes A
@@ -460,19 +477,11 @@ static void test_runtime_rules(void **state)
 		for (uint64_t order = 0; order < 2; order++) {
 			struct tp_program p = {b, 5, 2, libomp};
 			struct ecp_test_seq s;
-			struct ecp_dag dag;
-			struct ecp_error err = {0};
-			ecp_test_seq_init(&s);
-			tp_record(&p, order, &s);
-			struct ecp_model *m = build_ok(&s);
-			assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+			uint64_t span;
+			struct ecp_model *m = build_dealt(&p, order, &s, &span);
 			assert_int_equal(ecp_model_work(m), 21);
-			assert_int_equal(
-			    ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
-			    0);
-			assert_int_equal(dag.span, libomp ? 11 : 20);
+			assert_int_equal(span, libomp ? 11 : 20);
 			assert_int_equal(tp_oracle(&p, 0), libomp ? 11 : 20);
-			ecp_dag_finish(&dag);
 			ecp_model_destroy(m);
 			ecp_test_seq_finish(&s);
 		}
@@ -510,19 +519,12 @@ static void test_near_tie_warned(void **state)
 					      {ops + 9, 1}, {ops + 10, 1}, {ops + 11, 1}};
 			struct tp_program p = {b, 6, 2, false};
 			struct ecp_test_seq s;
-			struct ecp_dag dag;
-			struct ecp_error err = {0};
-			ecp_test_seq_init(&s);
-			tp_record(&p, order, &s);
-			struct ecp_model *m = build_ok(&s);
-			assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
-			assert_int_equal(
-			    ecp_dag_build(m, NULL, ECP_LOCK_ORDER_ARRIVAL, &dag, &err),
-			    0);
-			if (dag.span != 40 * us)
+			uint64_t span;
+			struct ecp_model *m = build_dealt(&p, order, &s, &span);
+			if (span != 40 * us)
 				fail_msg("C %llu ns: span %llu ns, want 40 us",
 					 (unsigned long long)cases[i].c,
-					 (unsigned long long)dag.span);
+					 (unsigned long long)span);
 			if (ecp_test_has_warning(m, "near tie in the OpenMP task deal") !=
 			    cases[i].tie) {
 				for (size_t w = 0; w < m->n_warnings; w++)
@@ -538,7 +540,6 @@ static void test_near_tie_warned(void **state)
 				assert_true(ecp_test_has_warning(
 				    m, "take 0.0301 to 0.04 ms on their teams' own CPUs "
 				       "instead of 0.04 ms"));
-			ecp_dag_finish(&dag);
 			ecp_model_destroy(m);
 			ecp_test_seq_finish(&s);
 			checked++;
