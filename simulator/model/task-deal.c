@@ -48,8 +48,8 @@
  * The tie check: two events a few hundred ns apart in work time can decide
  * which thread keeps which subtree, and one recording cannot tell lengths
  * that close apart.  Once every epoch is dealt, each is simulated again up
- * to ECP_TASK_JITTER_DRAWS times, each segment's length moved by a fixed
- * pseudo-random amount of up to ECP_TASK_JITTER_NS; each draw's decisions
+ * to ECP_TASK_JITTER_DRAWS times, the segments' lengths moved by fixed
+ * pseudo-random amounts (seg_len); each draw's decisions
  * are timed on the recorded lengths (sthread.rt), on the team's own CPUs
  * and on two under ideal sharing (task-shared.c), and builder-tasks.c
  * warns when a draw moves the makespan over ECP_TASK_TIE_WARN.  The model
@@ -101,8 +101,8 @@ struct deal {
 	uint32_t *rpos;         /* by task: its place in rset */
 	struct sthread *th;
 	size_t n_th;
-	/* 0: the deal itself; k > 0: the k-th of the tie check's draws, each
-	 * segment's length moved by a fixed pseudo-random amount */
+	/* 0: the deal itself; k > 0: the k-th of the tie check's draws
+	 * (seg_len) */
 	uint32_t draw;
 	uint64_t ops; /* the deal's steps, what a draw costs */
 	/* struct ecp_task_busy: the threads running segments, on the
@@ -119,13 +119,22 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* A segment's length in the deal: the recorded one, or in a draw of the
+ * tie check moved by up to ECP_TASK_JITTER_NS either way, each segment by
+ * its own amount (odd draws), or all of them by the same amount of up to
+ * ECP_TASK_SHIFT_NS (even draws). */
 static uint64_t seg_len(const struct deal *d, uint32_t s)
 {
-	uint64_t len = d->segs[s].length;
+	uint64_t len = d->segs[s].length, amp = ECP_TASK_JITTER_NS;
 	if (!d->draw)
 		return len;
-	uint64_t r = mix64(((uint64_t)d->draw << 32) ^ s) % (2 * ECP_TASK_JITTER_NS + 1);
-	return len + r >= ECP_TASK_JITTER_NS ? len + r - ECP_TASK_JITTER_NS : 0;
+	uint64_t r = mix64(((uint64_t)d->draw << 32) ^ s);
+	if (d->draw % 2 == 0) {
+		amp = ECP_TASK_SHIFT_NS;
+		r = mix64(d->draw);
+	}
+	r %= 2 * amp + 1;
+	return len + r >= amp ? len + r - amp : 0;
 }
 
 /* The heaps' key of a task made ready: libomp takes the oldest made

@@ -50,14 +50,19 @@ struct tctx {
 #define TASK_F_OMPT       4u /* recorded through OMPT: LLVM's libomp made it */
 
 /* The tie check of the deal (task-deal.c): each of up to
- * ECP_TASK_JITTER_DRAWS deals made again with every segment's length moved
- * by a pseudo-random amount of at most ECP_TASK_JITTER_NS either way --
- * what one recording cannot tell apart: the recorder's cost subtracted per
- * event is calibrated to tens of ns, and a thread's switch onto a CPU
- * costs it 0.5-2.3 us (docs/VALIDATION.md) -- as many as
- * ECP_TASK_JITTER_WORK steps of the deal's simulation allow. */
+ * ECP_TASK_JITTER_DRAWS deals made again, half of them with every
+ * segment's length moved by its own pseudo-random amount of at most
+ * ECP_TASK_JITTER_NS either way -- what one recording cannot tell apart:
+ * the recorder's cost subtracted per event is calibrated to tens of ns,
+ * and a thread's switch onto a CPU costs it 0.5-2.3 us
+ * (docs/VALIDATION.md) -- and half with every segment's moved by the same
+ * amount of at most ECP_TASK_SHIFT_NS, what a run on P CPUs adds to each
+ * and one CPU does not show (a sleeping thread woken to take a task, a
+ * task made on a contended queue); as many as ECP_TASK_JITTER_WORK steps
+ * of the deal's simulation allow. */
 #define ECP_TASK_JITTER_NS    300u
-#define ECP_TASK_JITTER_DRAWS 16u
+#define ECP_TASK_SHIFT_NS     1000u
+#define ECP_TASK_JITTER_DRAWS 24u
 #define ECP_TASK_JITTER_WORK  (1u << 23)
 /* ... and the share of the deal's makespan a draw must move to make the
  * deal a near tie (builder-tasks.c warns) */

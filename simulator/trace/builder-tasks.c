@@ -725,13 +725,15 @@ static int tie_warning(const struct ecp_task_graph *t, struct ecp_model *m)
 	return ecp_model_add_warning(
 	    m,
 	    "near tie in the OpenMP task deal: dealt again with each task "
-	    "segment's length moved by up to %u ns (%u draws), its %llu tasks take "
+	    "segment's length moved by up to %u ns, or all by the same up to %u "
+	    "ns (%u draws), its %llu tasks take "
 	    "%.4g to %.4g ms on their teams' own CPUs instead of %.4g ms (%llu draws "
 	    "over %.0f%% off)%s: T_P at P > 1 can move as much (a P-core run's "
 	    "scheduler breaks such ties by timing)",
-	    ECP_TASK_JITTER_NS, t->tie_draws, (unsigned long long)t->dealt_tasks,
-	    (double)lo / 1e6, (double)hi / 1e6, (double)t->tie_dealt_ns / 1e6,
-	    (unsigned long long)off, ECP_TASK_TIE_WARN * 100, two);
+	    ECP_TASK_JITTER_NS, ECP_TASK_SHIFT_NS, t->tie_draws,
+	    (unsigned long long)t->dealt_tasks, (double)lo / 1e6, (double)hi / 1e6,
+	    (double)t->tie_dealt_ns / 1e6, (unsigned long long)off,
+	    ECP_TASK_TIE_WARN * 100, two);
 }
 
 int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m)

@@ -494,8 +494,8 @@ static void test_runtime_rules(void **state)
  * and main, which may run only its own children, waits for it: span 40
  * us.  When C ends later, main takes A itself after B and runs A2 while
  * the second thread runs A1: span 30.1 us.  C of 20 us ties with
- * main's 20 us, and the deal's draws on lengths moved by up to 300 ns
- * fall on both sides: the model says so.  C of 10 or 30 us is clear of
+ * main's 20 us, and the deal's draws (lengths moved by up to 300 ns
+ * each, or 1 us all) fall on both sides: the model says so.  C of 10 or 30 us is clear of
  * the tie and is not called one, though the draws' lengths move the
  * span too (each draw's deal is timed on the recorded lengths).  The
  * deal itself spans 40 us in all three (with C of 30 us the second
