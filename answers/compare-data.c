@@ -30,6 +30,7 @@ static void json_side(struct ecp_json_writer *w, const char *key,
 	ecp_json_kv_uint(w, "recorded_wall_ns", m->info.recorded_wall_ns);
 	ecp_json_kv_uint(w, "work_ns", s->work_ns);
 	ecp_json_kv_uint(w, "span_ns", s->span_ns);
+	ecp_answer_warnings_json(w, m);
 	ecp_answer_consistency_json(w, s->consistency);
 	ecp_json_end_object(w);
 }

@@ -50,3 +50,12 @@ void ecp_answer_consistency_json(struct ecp_json_writer *w,
 	ecp_json_end_array(w);
 	ecp_json_end_object(w);
 }
+
+void ecp_answer_warnings_json(struct ecp_json_writer *w, const struct ecp_model *m)
+{
+	ecp_json_key(w, "warnings");
+	ecp_json_begin_array(w);
+	for (size_t i = 0; i < m->n_warnings; i++)
+		ecp_json_string(w, m->warnings[i]);
+	ecp_json_end_array(w);
+}

@@ -5,10 +5,16 @@
 #define ECP_ANSWERS_CONSISTENCY_JSON_H
 
 #include "simulator/model/consistency.h"
+#include "simulator/model/model.h"
 #include "viz/json.h"
 
 /* "consistency": {...} as a member of the object being written. */
 void ecp_answer_consistency_json(struct ecp_json_writer *w,
 				 const struct ecp_consistency *c);
+
+/* "warnings": [...], the model's (what stderr shows: events lost, tasks
+ * kept as recorded, a near tie in a task deal...), so that a script
+ * reading the JSON answer sees them too. */
+void ecp_answer_warnings_json(struct ecp_json_writer *w, const struct ecp_model *m);
 
 #endif

@@ -145,11 +145,7 @@ static int print_json(FILE *out, const struct ecp_info_answer *ans, struct ecp_e
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
-	ecp_json_key(&w, "warnings");
-	ecp_json_begin_array(&w);
-	for (size_t i = 0; i < m->n_warnings; i++)
-		ecp_json_string(&w, m->warnings[i]);
-	ecp_json_end_array(&w);
+	ecp_answer_warnings_json(&w, m);
 	ecp_answer_consistency_json(&w, ans->consistency);
 	ecp_json_end_object(&w);
 	return ecp_json_finish(&w, err);

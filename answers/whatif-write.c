@@ -48,6 +48,7 @@ static int write_json(FILE *out, const struct ecp_whatif_answer *ans,
 		ecp_json_end_object(&w);
 	}
 	ecp_json_end_array(&w);
+	ecp_answer_warnings_json(&w, ans->model);
 	ecp_answer_consistency_json(&w, ans->consistency);
 	ecp_json_end_object(&w);
 	return ecp_json_finish(&w, err);

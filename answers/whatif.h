@@ -51,6 +51,7 @@ struct ecp_whatif_answer {
 	const struct ecp_whatif_runs *runs; /* runs->n processor counts */
 	const struct ecp_whatif_asked *asked;
 	size_t n_asked;
+	const struct ecp_model *model; /* its warnings */
 	const struct ecp_consistency *consistency;
 };
 

@@ -226,6 +226,7 @@ int cmd_whatif(int argc, char **argv)
 	    .runs = &runs,
 	    .asked = asked,
 	    .n_asked = o.n_changes,
+	    .model = s.model,
 	    .consistency = &s.consistency,
 	};
 	if (ecp_whatif_write(stdout, o.common.format, &answer, &err) < 0)

@@ -218,6 +218,11 @@ with tempfile.TemporaryDirectory() as tmp:
         "scan": ["scan", trace, "-P", "1-2", "--format", "json"],
         "whatif": ["whatif", trace, "--faster", "0x2000=10", "-P", "1-2", "--format", "json"],
     }
+    # ... and the model's warnings, the same list in every answer
+    warnings = {name: json.loads(ecp(*args).stdout).get("warnings")
+                for name, args in answers.items()}
+    check(all(isinstance(w, list) and w == warnings["info"] for w in warnings.values()),
+          f"every JSON answer carries the model's warnings: {warnings}")
     for name, args in answers.items():
         c = json.loads(ecp(*args).stdout).get("consistency")
         check(c is not None and c["status"] == "unknown" and c["checked"] is False,

@@ -80,6 +80,9 @@ def predict(ecp_bin, trace):
           'tasks were kept as recorded: %s' % s.stderr)
     answer = json.loads(s.stdout)
     tie = [l for l in s.stderr.splitlines() if 'near tie in the OpenMP task deal' in l]
+    in_json = [w for w in answer['warnings'] if w.startswith('near tie in the OpenMP task deal')]
+    check(len(in_json) == len(tie) and all(w in t for w, t in zip(in_json, tie)),
+          'the JSON answer\'s warnings %s, stderr\'s %s' % (in_json, tie))
     return answer['makespan_ns'] + [answer['span_ns']], tie
 
 
