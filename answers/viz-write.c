@@ -3,9 +3,43 @@
 #include "answers/viz.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "answers/report.h"
+
+/* The report's warnings: the model's, then what the consistency check
+ * found (ecp info and stderr name the threads and figures in full).
+ * Fills list (the model's strings, and one of *line); returns how many,
+ * or -1 when out of memory. */
+static ssize_t report_warnings(const struct ecp_viz_answer *ans, const char ***list,
+			       char *line, size_t line_size)
+{
+	const struct ecp_model *m = ans->model;
+	const struct ecp_consistency *c = ans->consistency;
+	*list = malloc((m->n_warnings + 2) * sizeof(**list));
+	if (!*list)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < m->n_warnings; i++)
+		(*list)[n++] = m->warnings[i];
+	if (c && c->checked && c->status != ECP_CONSISTENCY_OK) {
+		snprintf(
+		    line, line_size,
+		    "the consistency check (%s): the model's work is %+.1f%% off the "
+		    "program's CPU time less the recorder's cost (the bound is "
+		    "%.0f%%)%s%s; "
+		    "`ecp info` names where the time went",
+		    ecp_consistency_status_name(c->status), c->gap_pct,
+		    ECP_CONSISTENCY_BOUND_PCT,
+		    c->n_threads ? ", and threads are off their own clocks" : "",
+		    c->span_over ? ", and the span is over the recorded run's wall time"
+				 : "");
+		(*list)[n++] = line;
+	}
+	return (ssize_t)n;
+}
 
 static uint8_t start_mark(const struct ecp_model *m, ecp_id s)
 {
@@ -222,8 +256,11 @@ int ecp_viz_write(FILE *out, const struct ecp_viz_answer *ans, struct ecp_error 
 	struct ecp_html_spawn_row *spawn = spawn_rows(m);
 	struct scan_arrays arrays = {0};
 	struct ecp_html_scan scan;
+	const char **warnings = NULL;
+	char line[512];
+	ssize_t n_warnings = report_warnings(ans, &warnings, line, sizeof(line));
 	int rc = -1;
-	if (!segs || !steps || !rows || !spawn) {
+	if (!segs || !steps || !rows || !spawn || n_warnings < 0) {
 		ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -255,6 +292,8 @@ int ecp_viz_write(FILE *out, const struct ecp_viz_answer *ans, struct ecp_error 
 	    .rows = rows,
 	    .spawn_count = m->n_spawn_sites,
 	    .spawn_rows = spawn,
+	    .warning_count = (size_t)n_warnings,
+	    .warnings = warnings,
 	};
 	rc = ecp_html_report_write(out, &r, err) < 0 ? -1 : 0;
 out:
@@ -262,6 +301,7 @@ out:
 	free(steps);
 	free(rows);
 	free(spawn);
+	free(warnings);
 	scan_arrays_free(&arrays);
 	return rc;
 }

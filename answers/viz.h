@@ -24,6 +24,7 @@ struct ecp_viz_answer {
 	const struct ecp_answer_sweep *sweep;
 	const struct ecp_html_measured *measured; /* wall times the user measured */
 	size_t n_measured;
+	const struct ecp_consistency *consistency; /* its verdict, in the report */
 };
 
 /* Returns 0, or -1 with *err set. */

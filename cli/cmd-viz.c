@@ -154,6 +154,7 @@ int cmd_viz(int argc, char **argv)
 	    .sweep = &sw,
 	    .measured = o.measured,
 	    .n_measured = o.n_measured,
+	    .consistency = &s.consistency,
 	};
 	if (ecp_viz_write(out.file, &answer, &err) < 0) {
 		ecp_cli_output_abort(&out);

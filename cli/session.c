@@ -195,21 +195,23 @@ unsigned ecp_cli_max_of(const unsigned *p, size_t n)
  * sized by that answer is the pool recorded, so for more processors the
  * prediction is for that pool, not the larger one it would make there
  * (issue 34: a 2-worker pool predicted a 1.83 ceiling at every P, no hint).
- * More threads than the count: not a pool sized by it. */
-static void warn_cpu_sized_pool(const char *cmd, const struct ecp_model *m,
-				unsigned max_p)
+ * More threads than the count: not a pool sized by it.  Added to the
+ * session's copy of the model's warnings (the cache is written already),
+ * so that the JSON and HTML answers carry it as stderr does.  Returns 0,
+ * or -1 when out of memory. */
+static int warn_cpu_sized_pool(struct ecp_model *m, unsigned max_p)
 {
 	uint64_t told = m->info.as_cpus;
 	if (!m->info.cpu_count_read || !told || max_p <= told || m->n_threads > told + 1)
-		return;
-	fprintf(
-	    stderr,
-	    "ecp %s: warning: the program asked how many CPUs it has, was told %llu "
-	    "(ecp record --as-cpus; by default the CPUs ecp record may use) and made %u "
-	    "threads: if it sizes its pool by that count, the answers for P above %llu "
-	    "are for the pool recorded, not for the one it would make on P CPUs (record "
-	    "again with --as-cpus %u)\n",
-	    cmd, (unsigned long long)told, m->n_threads, (unsigned long long)told, max_p);
+		return 0;
+	return ecp_model_add_warning(
+	    m,
+	    "the program asked how many CPUs it has, was told %llu (ecp record "
+	    "--as-cpus; by default the CPUs ecp record may use) and made %u threads: if "
+	    "it sizes its pool by that count, the answers for P above %llu are for the "
+	    "pool recorded, not for the one it would make on P CPUs (record again with "
+	    "--as-cpus %u)",
+	    (unsigned long long)told, m->n_threads, (unsigned long long)told, max_p);
 }
 
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
@@ -234,9 +236,13 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	ecp_cli_progress_init(&progress, cmd);
 	if (ecp_trace_load(c->trace_dir, &opts, &s->model, &err) < 0)
 		return ecp_cli_fail(cmd, "%s", err.msg);
+	if (warn_cpu_sized_pool(s->model, c->max_processors) < 0) {
+		ecp_model_destroy(s->model);
+		s->model = NULL;
+		return ecp_cli_fail(cmd, "out of memory");
+	}
 	for (size_t i = 0; i < s->model->n_warnings; i++)
 		fprintf(stderr, "ecp %s: warning: %s\n", cmd, s->model->warnings[i]);
-	warn_cpu_sized_pool(cmd, s->model, c->max_processors);
 	int crc = ecp_cli_consistency(
 	    cmd, c->trace_dir, s->model, c->format == ECP_FORMAT_JSON,
 	    c->allow_inconsistent ? ECP_CHECK_OVERRIDE : ECP_CHECK_REFUSE,

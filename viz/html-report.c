@@ -27,6 +27,9 @@ static const char style_sheet[] =
     "section h2{font-size:16px;margin:0 0 4px}\n"
     ".row{display:flex;gap:16px;flex-wrap:wrap}.row section.half{flex:1 1 640px}\n"
     ".note{color:#4f5967;margin:2px 0 8px;font-size:13px}.cap{font-style:italic}\n"
+    ".warnings{background:#fff7e0;border:1px solid #e0b84c;border-radius:6px;"
+    "padding:8px 14px;margin:0 0 14px;font-size:13px}.warnings ul{margin:4px 0 0;"
+    "padding-left:18px}\n"
     ".controls{margin:4px 0 6px}.controls button{font:inherit;font-size:12px;"
     "margin-right:6px;padding:2px 10px;border:1px solid #aeb6c2;border-radius:4px;"
     "background:#f7f8fa;cursor:pointer}\n"
@@ -270,7 +273,17 @@ static void write_header(struct ecp_html_ctx *c)
 	}
 	snprintf(buf, sizeof(buf), "%zu", r->thread_count);
 	summary_item(out, "threads", buf, false);
-	fputs("</dl></header>\n", out);
+	fputs("</dl>", out);
+	if (r->warning_count) {
+		fputs("<div class=\"warnings\"><b>Warnings</b><ul>", out);
+		for (size_t i = 0; i < r->warning_count; i++) {
+			fputs("<li>", out);
+			ecp_html_text(out, r->warnings[i]);
+			fputs("</li>", out);
+		}
+		fputs("</ul></div>", out);
+	}
+	fputs("</header>\n", out);
 }
 
 static void num_cell(FILE *out, double v, bool time)

@@ -171,6 +171,13 @@ struct ecp_html_report {
 	size_t spawn_count; /* 0: no task was recorded, no section */
 	const struct ecp_html_spawn_row *spawn_rows;
 
+	/* What the command says on standard error about the answer (the
+	 * model's warnings, the consistency check's): shown under the
+	 * summary, so that the report is not more confident than the
+	 * command.  0: none, no box. */
+	size_t warning_count;
+	const char *const *warnings;
+
 	/* 0: ECP_HTML_DEFAULT_MAX_SEGMENTS.  A larger cap loosens the size
 	 * bound by about 240 bytes per extra bar. */
 	size_t max_segments;

@@ -15,10 +15,6 @@ static inline struct ecp_strings *ecp_model_strings(struct ecp_model *m)
 	return (struct ecp_strings *)m->strings;
 }
 
-/* Appends a human-readable warning; returns 0 or -1 when memory ran out. */
-int ecp_model_add_warning(struct ecp_model *m, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /* ecp_model_validate's last check (model-acyclic.c): program order and
  * the edges form a DAG, on a model whose other invariants hold. */
 struct ecp_error;

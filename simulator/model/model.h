@@ -268,6 +268,12 @@ struct ecp_model {
 
 void ecp_model_destroy(struct ecp_model *model);
 
+/* Appends a human-readable warning: the builder's, or an analysis's about
+ * its answer (cli/session.c), so that every output shows what stderr
+ * does; returns 0 or -1 when memory ran out. */
+int ecp_model_add_warning(struct ecp_model *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* A segment whose whole length is its thread's start routine's own (no
  * call in it, no other function on the stack: every segment of a program
  * recorded without functions, most of a sync-heavy one's) holds no

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTML report from C: escaping of hostile names, the five sections, the
- * size bound on a million segments, the thread cap, the factored speedups
- * and input validation.  (tests/viz/html-chromium.sh renders it.) */
+ * warnings box, the size bound on a million segments, the thread cap, the
+ * factored speedups and input validation.  (tests/viz/html-chromium.sh renders it.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -367,6 +367,34 @@ static void test_thread_rows_are_capped(void **state)
 
 /* Nothing but P: no segments, profile, sweep, runs or table.  Every part is
  * still there and says what is missing. */
+/* The warnings the command printed are shown under the summary, escaped;
+ * no warning, no box. */
+static void test_warnings_are_shown(void **state)
+{
+	(void)state;
+	struct ecp_html_report r;
+	struct ecp_html_segment seg[4];
+	struct ecp_html_function_row rows[4];
+	struct ecp_html_scan scan;
+	small_report(&r, seg, rows, &scan);
+	int rc;
+	char *html = render(&r, &rc, NULL, NULL);
+	assert_int_equal(rc, ECP_OK);
+	assert_int_equal(count(html, "class=\"warnings\""), 0);
+	free(html);
+	const char *warnings[] = {"near tie in the OpenMP task deal: 1 < 2",
+				  "<b>lost</b> events"};
+	r.warning_count = 2;
+	r.warnings = warnings;
+	html = render(&r, &rc, NULL, NULL);
+	assert_int_equal(rc, ECP_OK);
+	assert_int_equal(count(html, "class=\"warnings\""), 1);
+	assert_non_null(
+	    strstr(html, "<li>near tie in the OpenMP task deal: 1 &lt; 2</li>"));
+	assert_non_null(strstr(html, "<li>&lt;b&gt;lost&lt;/b&gt; events</li>"));
+	free(html);
+}
+
 static void test_empty_report(void **state)
 {
 	(void)state;
@@ -481,6 +509,7 @@ int main(void)
 	    cmocka_unit_test(test_million_segments_stay_bounded),
 	    cmocka_unit_test(test_adversarial_input_stays_bounded),
 	    cmocka_unit_test(test_thread_rows_are_capped),
+	    cmocka_unit_test(test_warnings_are_shown),
 	    cmocka_unit_test(test_empty_report),
 	    cmocka_unit_test(test_profile_from_segments),
 	    cmocka_unit_test(test_factored_speedups),
