@@ -2,6 +2,7 @@
 /* Writes ecp viz's answer (answers/viz.h) as viz/html-report.h draws it. */
 #include "answers/viz.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +26,44 @@ static ssize_t report_warnings(const struct ecp_viz_answer *ans, const char ***l
 	for (size_t i = 0; i < m->n_warnings; i++)
 		(*list)[n++] = m->warnings[i];
 	if (c && c->checked && c->status != ECP_CONSISTENCY_OK) {
-		snprintf(
-		    line, line_size,
-		    "the consistency check (%s): the model's work is %+.1f%% off the "
-		    "program's CPU time less the recorder's cost (the bound is "
-		    "%.0f%%)%s%s; "
-		    "`ecp info` names where the time went",
-		    ecp_consistency_status_name(c->status), c->gap_pct,
-		    ECP_CONSISTENCY_BOUND_PCT,
-		    c->n_threads ? ", and threads are off their own clocks" : "",
-		    c->span_over ? ", and the span is over the recorded run's wall time"
-				 : "");
+		int k = snprintf(line, line_size, "the consistency check (%s):",
+				 ecp_consistency_status_name(c->status));
+		const char *sep = " ";
+		if (fabs(c->gap_pct) > ECP_CONSISTENCY_BOUND_PCT) {
+			k += snprintf(
+			    line + k, line_size - (size_t)k,
+			    "%sthe model's work is %+.1f%% off the program's CPU "
+			    "time less the recorder's cost (the bound is %.0f%%)",
+			    sep, c->gap_pct, ECP_CONSISTENCY_BOUND_PCT);
+			sep = "; ";
+		}
+		if (c->n_threads && (size_t)k < line_size) {
+			if (c->n_threads == 1)
+				k += snprintf(
+				    line + k, line_size - (size_t)k,
+				    "%sa thread's work is off its own CPU clock", sep);
+			else
+				k += snprintf(
+				    line + k, line_size - (size_t)k,
+				    "%s%zu threads' work is off their own CPU clocks",
+				    sep, c->n_threads);
+			sep = "; ";
+		}
+		if (c->span_over && (size_t)k < line_size) {
+			k += snprintf(line + k, line_size - (size_t)k,
+				      "%sthe span is over the recorded run's wall time",
+				      sep);
+			sep = "; ";
+		}
+		if (c->steal_over && (size_t)k < line_size)
+			k += snprintf(
+			    line + k, line_size - (size_t)k,
+			    "%sthe hypervisor's steal may be in the times of threads "
+			    "without a CPU clock of their own",
+			    sep);
+		if ((size_t)k < line_size)
+			snprintf(line + k, line_size - (size_t)k,
+				 "; `ecp info` names where the time went");
 		(*list)[n++] = line;
 	}
 	return (ssize_t)n;
