@@ -116,7 +116,10 @@ def main():
                            capture_output=True, text=True)
         check(s.returncode == 0, 'ecp scan: exit %d: %s' % (s.returncode, s.stderr))
         j = json.loads(s.stdout)
-        warnings = ' '.join(j.get('warnings', [])) + s.stderr
+        # the model's warnings, in the JSON answer and on stderr: once each
+        said = j['warnings']
+        warnings = ' '.join(said + [line for line in s.stderr.splitlines()
+                                    if not any(w in line for w in said)])
         meta = read_meta(trace)
         threads = oracle_threads(mode, d)
         # the children's threads (all but the recorded process's main or
