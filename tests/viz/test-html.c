@@ -86,17 +86,26 @@ static void small_report(struct ecp_html_report *r, struct ecp_html_segment *seg
 	};
 }
 
-static void test_names_are_escaped(void **state)
+/* small_report rendered, with n warnings. */
+static char *render_small(const char *const *warnings, size_t n)
 {
-	(void)state;
 	struct ecp_html_report r;
 	struct ecp_html_segment seg[4];
 	struct ecp_html_function_row rows[4];
 	struct ecp_html_scan scan;
 	small_report(&r, seg, rows, &scan);
+	r.warning_count = n;
+	r.warnings = warnings;
 	int rc;
 	char *html = render(&r, &rc, NULL, NULL);
 	assert_int_equal(rc, ECP_OK);
+	return html;
+}
+
+static void test_names_are_escaped(void **state)
+{
+	(void)state;
+	char *html = render_small(NULL, 0);
 	/* One script element: ours. */
 	assert_int_equal(count(html, "<script"), 1);
 	assert_null(strstr(html, "alert(1)</script>"));
@@ -372,22 +381,12 @@ static void test_thread_rows_are_capped(void **state)
 static void test_warnings_are_shown(void **state)
 {
 	(void)state;
-	struct ecp_html_report r;
-	struct ecp_html_segment seg[4];
-	struct ecp_html_function_row rows[4];
-	struct ecp_html_scan scan;
-	small_report(&r, seg, rows, &scan);
-	int rc;
-	char *html = render(&r, &rc, NULL, NULL);
-	assert_int_equal(rc, ECP_OK);
+	char *html = render_small(NULL, 0);
 	assert_int_equal(count(html, "class=\"warnings\""), 0);
 	free(html);
 	const char *warnings[] = {"near tie in the OpenMP task deal: 1 < 2",
 				  "<b>lost</b> events"};
-	r.warning_count = 2;
-	r.warnings = warnings;
-	html = render(&r, &rc, NULL, NULL);
-	assert_int_equal(rc, ECP_OK);
+	html = render_small(warnings, 2);
 	assert_int_equal(count(html, "class=\"warnings\""), 1);
 	assert_non_null(
 	    strstr(html, "<li>near tie in the OpenMP task deal: 1 &lt; 2</li>"));
