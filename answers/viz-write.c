@@ -2,7 +2,6 @@
 /* Writes ecp viz's answer (answers/viz.h) as viz/html-report.h draws it. */
 #include "answers/viz.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +9,16 @@
 
 #include "answers/report.h"
 
+/* The room for a consistency sentence (cli/consistency.c's, three
+ * threads named in full). */
+#define SENTENCE 1536
+
 /* The report's warnings: the model's, then what the consistency check
- * found (ecp info and stderr name the threads and figures in full).
- * Fills list (the model's strings, and one of *line); returns how many,
- * or -1 when out of memory. */
+ * found, in the sentences stderr shows (ecp_consistency_describe and
+ * _describe_span into lines).  Fills *list; returns how many, or -1 when
+ * out of memory. */
 static ssize_t report_warnings(const struct ecp_viz_answer *ans, const char ***list,
-			       char *line, size_t line_size)
+			       char (*lines)[SENTENCE])
 {
 	const struct ecp_model *m = ans->model;
 	const struct ecp_consistency *c = ans->consistency;
@@ -25,46 +28,28 @@ static ssize_t report_warnings(const struct ecp_viz_answer *ans, const char ***l
 	size_t n = 0;
 	for (size_t i = 0; i < m->n_warnings; i++)
 		(*list)[n++] = m->warnings[i];
-	if (c && c->checked && c->status != ECP_CONSISTENCY_OK) {
-		int k = snprintf(line, line_size, "the consistency check (%s):",
-				 ecp_consistency_status_name(c->status));
-		const char *sep = " ";
-		if (fabs(c->gap_pct) > ECP_CONSISTENCY_BOUND_PCT) {
-			k += snprintf(
-			    line + k, line_size - (size_t)k,
-			    "%sthe model's work is %+.1f%% off the program's CPU "
-			    "time less the recorder's cost (the bound is %.0f%%)",
-			    sep, c->gap_pct, ECP_CONSISTENCY_BOUND_PCT);
-			sep = "; ";
-		}
-		if (c->n_threads && (size_t)k < line_size) {
-			if (c->n_threads == 1)
-				k += snprintf(
-				    line + k, line_size - (size_t)k,
-				    "%sa thread's work is off its own CPU clock", sep);
-			else
-				k += snprintf(
-				    line + k, line_size - (size_t)k,
-				    "%s%zu threads' work is off their own CPU clocks",
-				    sep, c->n_threads);
-			sep = "; ";
-		}
-		if (c->span_over && (size_t)k < line_size) {
-			k += snprintf(line + k, line_size - (size_t)k,
-				      "%sthe span is over the recorded run's wall time",
-				      sep);
-			sep = "; ";
-		}
-		if (c->steal_over && (size_t)k < line_size)
-			k += snprintf(
-			    line + k, line_size - (size_t)k,
-			    "%sthe hypervisor's steal may be in the times of threads "
-			    "without a CPU clock of their own",
-			    sep);
-		if ((size_t)k < line_size)
-			snprintf(line + k, line_size - (size_t)k,
-				 "; `ecp info` names where the time went");
-		(*list)[n++] = line;
+	char what[SENTENCE];
+	switch (c ? ecp_consistency_work_status(c) : ECP_CONSISTENCY_OK) {
+	case ECP_CONSISTENCY_FATAL:
+		snprintf(
+		    lines[0], SENTENCE,
+		    "the model does not hold the program's time (%s); answered anyway "
+		    "as asked (--allow-inconsistent): do not trust the figures",
+		    ecp_consistency_describe(c, what, sizeof(what)));
+		(*list)[n++] = lines[0];
+		break;
+	case ECP_CONSISTENCY_WARNING:
+		snprintf(lines[0], SENTENCE, "the answers may be off: %s",
+			 ecp_consistency_describe(c, what, sizeof(what)));
+		(*list)[n++] = lines[0];
+		break;
+	default:
+		break;
+	}
+	if (c && c->span_over) {
+		snprintf(lines[1], SENTENCE, "the answers may be off: %s",
+			 ecp_consistency_describe_span(c, what, sizeof(what)));
+		(*list)[n++] = lines[1];
 	}
 	return (ssize_t)n;
 }
@@ -285,8 +270,8 @@ int ecp_viz_write(FILE *out, const struct ecp_viz_answer *ans, struct ecp_error 
 	struct scan_arrays arrays = {0};
 	struct ecp_html_scan scan;
 	const char **warnings = NULL;
-	char line[512];
-	ssize_t n_warnings = report_warnings(ans, &warnings, line, sizeof(line));
+	char lines[2][SENTENCE];
+	ssize_t n_warnings = report_warnings(ans, &warnings, lines);
 	int rc = -1;
 	if (!segs || !steps || !rows || !spawn || n_warnings < 0) {
 		ecp_error_set(err, ECP_ERR_NOMEM, "out of memory");

@@ -149,6 +149,14 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	if (rc < 0)
 		return rc;
 	check_unclocked(m, c);
+	c->status = ecp_consistency_work_status(c);
+	return ECP_OK;
+}
+
+enum ecp_consistency_status ecp_consistency_work_status(const struct ecp_consistency *c)
+{
+	if (!c->checked)
+		return ECP_CONSISTENCY_UNKNOWN;
 	double share = ECP_CONSISTENCY_FATAL_PCT / 100.0;
 	/* the gap must also be more than the bound of the program's time: a
 	 * program that did almost nothing between its first and last event
@@ -159,12 +167,10 @@ int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *c,
 	    over_bound(c->gap_ns, c->program_cpu_ns, ECP_CONSISTENCY_FATAL_FLOOR_NS);
 	if (refused && ((double)c->work_ns < share * (double)c->expected_ns ||
 			(double)c->expected_ns < share * (double)c->work_ns))
-		c->status = ECP_CONSISTENCY_FATAL;
-	else if (over || c->n_threads || c->steal_over)
-		c->status = ECP_CONSISTENCY_WARNING;
-	else
-		c->status = ECP_CONSISTENCY_OK;
-	return ECP_OK;
+		return ECP_CONSISTENCY_FATAL;
+	if (over || c->n_threads || c->steal_over)
+		return ECP_CONSISTENCY_WARNING;
+	return ECP_CONSISTENCY_OK;
 }
 
 void ecp_consistency_free(struct ecp_consistency *c)

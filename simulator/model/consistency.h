@@ -115,6 +115,11 @@ struct ecp_consistency {
 
 const char *ecp_consistency_status_name(enum ecp_consistency_status s);
 
+/* The verdict of the work check alone (what ecp_consistency_check sets
+ * `status` to before ecp_consistency_check_span may raise it), from the
+ * figures in *c: for a reader that says the two apart (the HTML report). */
+enum ecp_consistency_status ecp_consistency_work_status(const struct ecp_consistency *c);
+
 /* Fills *out (free with ecp_consistency_free).  Returns 0, or
  * ECP_ERR_NOMEM with err set. */
 int ecp_consistency_check(const struct ecp_model *m, struct ecp_consistency *out,
