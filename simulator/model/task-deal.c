@@ -47,11 +47,11 @@
  *
  * The tie check: two events a few hundred ns apart in work time can decide
  * which thread keeps which subtree, and one recording cannot tell lengths
- * that close apart.  Once every epoch is dealt, each is simulated again up
- * to ECP_TASK_JITTER_DRAWS times, the segments' lengths moved by fixed
- * pseudo-random amounts (seg_len); each draw's decisions
- * are timed on the recorded lengths (sthread.rt), on the team's own CPUs
- * and on two under ideal sharing (task-shared.c), and builder-tasks.c
+ * that close apart.  Once every epoch is dealt, each is simulated again,
+ * as dealt and then up to ECP_TASK_JITTER_DRAWS times with the segments'
+ * lengths moved by fixed pseudo-random amounts (seg_len); each run's
+ * decisions are timed on the recorded lengths (sthread.rt), on the team's
+ * own CPUs and on two under ideal sharing (task-shared.c), and builder-tasks.c
  * warns when a draw moves the makespan over ECP_TASK_TIE_WARN.  The model
  * keeps the deal the recorded lengths make. */
 #include <stdlib.h>
@@ -105,8 +105,10 @@ struct deal {
 	 * (seg_len) */
 	uint32_t draw;
 	uint64_t ops; /* the deal's steps, what a draw costs */
-	/* struct ecp_task_busy: the threads running segments, on the
-	 * segments' own lengths (rt) */
+	/* in the tie check's runs (draw_epoch): struct ecp_task_busy, the
+	 * threads running segments, on the segments' own lengths (rt), timed
+	 * on two CPUs at the end (the deal itself needs neither) */
+	bool timing;
 	struct ecp_vec busy;
 };
 
@@ -125,15 +127,13 @@ static uint64_t mix64(uint64_t x)
  * ECP_TASK_SHIFT_NS (even draws). */
 static uint64_t seg_len(const struct deal *d, uint32_t s)
 {
-	uint64_t len = d->segs[s].length, amp = ECP_TASK_JITTER_NS;
+	uint64_t len = d->segs[s].length;
 	if (!d->draw)
 		return len;
-	uint64_t r = mix64(((uint64_t)d->draw << 32) ^ s);
-	if (d->draw % 2 == 0) {
-		amp = ECP_TASK_SHIFT_NS;
-		r = mix64(d->draw);
-	}
-	r %= 2 * amp + 1;
+	bool shift = d->draw % 2 == 0;
+	uint64_t amp = shift ? ECP_TASK_SHIFT_NS : ECP_TASK_JITTER_NS;
+	uint64_t r =
+	    mix64(shift ? d->draw : ((uint64_t)d->draw << 32) ^ s) % (2 * amp + 1);
 	return len + r >= amp ? len + r - amp : 0;
 }
 
@@ -261,7 +261,7 @@ static int step(struct deal *d, size_t j)
 	case IT_SEG:
 		f->pos++;
 		st->t += seg_len(d, it->arg);
-		if (d->segs[it->arg].length) {
+		if (d->timing && d->segs[it->arg].length) {
 			struct ecp_task_busy *b = ecp_vec_push(&d->busy);
 			if (!b)
 				return -1;
@@ -477,7 +477,8 @@ static void reset_epoch(struct deal *d, const struct tepoch *ep, const uint32_t 
 
 /* What a deal of an epoch takes on the segments' own lengths: on as many
  * CPUs as the team has threads (the last thread's arrival at the closing
- * barrier, in work time) and on two under ideal sharing. */
+ * barrier, in work time) and, when d->timing, on two under ideal
+ * sharing. */
 struct taken {
 	uint64_t team_ns, two_ns;
 };
@@ -518,7 +519,9 @@ static int simulate_epoch(struct deal *d, struct tepoch *ep, const uint32_t *tas
 	}
 	free(d->th);
 	d->th = NULL;
-	if (!rc && ecp_task_shared_ns(d->busy.data, d->busy.len, 2, &took->two_ns) < 0)
+	took->two_ns = 0;
+	if (!rc && d->timing &&
+	    ecp_task_shared_ns(d->busy.data, d->busy.len, 2, &took->two_ns) < 0)
 		rc = -1;
 	return rc;
 }
@@ -551,20 +554,14 @@ static int deal_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 			d->segs[ECP_VEC_AT(&et->seq, uint32_t, k)].thread = et->thread;
 	}
 	ep->dealt = rc == 0;
-	if (!rc) {
-		ep->dealt_ns = took.team_ns;
-		ep->dealt_two_ns = took.two_ns;
-		tk->tie_dealt_ns += took.team_ns;
-		tk->tie_dealt_two_ns += took.two_ns;
-		if (ep->threads.len > tk->tie_team)
-			tk->tie_team = (uint32_t)ep->threads.len;
-	}
 	return rc;
 }
 
-/* The tie check of a dealt epoch: its draws' makespans added to
- * tk->tie_drawn_ns (a draw that gets stuck counts as the deal).  The
- * threads' sequences are the deal's again after. */
+/* The tie check of a dealt epoch: the deal timed again (the same
+ * decisions, now with its busy intervals), its makespans added to
+ * tk->tie_dealt_ns and its draws' to tk->tie_drawn_ns (a draw that gets
+ * stuck counts as the deal).  The threads' sequences are the deal's again
+ * after. */
 static int draw_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t n)
 {
 	struct ecp_task_graph *tk = d->tk;
@@ -580,18 +577,30 @@ static int draw_epoch(struct deal *d, uint32_t e, const uint32_t *tasks, size_t 
 		dealt[j] = et->seq;
 		ecp_vec_init(&et->seq, sizeof(uint32_t));
 	}
-	struct taken took;
-	int rc = 0;
-	for (uint32_t k = 1; k <= tk->tie_draws && rc >= 0; k++) {
+	struct taken dealt_took, took;
+	d->timing = true;
+	d->draw = 0;
+	int rc = simulate_epoch(d, ep, tasks, n, &dealt_took);
+	if (!rc) {
+		tk->tie_dealt_ns += dealt_took.team_ns;
+		tk->tie_dealt_two_ns += dealt_took.two_ns;
+		if (nt > tk->tie_team)
+			tk->tie_team = (uint32_t)nt;
+	}
+	for (uint32_t k = 1; k <= tk->tie_draws && rc == 0; k++) {
 		d->draw = k;
-		rc = simulate_epoch(d, ep, tasks, n, &took);
-		if (rc >= 0) {
-			tk->tie_drawn_ns[k - 1] += rc ? ep->dealt_ns : took.team_ns;
-			tk->tie_drawn_two_ns[k - 1] +=
-			    rc ? ep->dealt_two_ns : took.two_ns;
+		int r = simulate_epoch(d, ep, tasks, n, &took);
+		if (r < 0) {
+			rc = -1;
+			break;
 		}
+		if (r)
+			took = dealt_took;
+		tk->tie_drawn_ns[k - 1] += took.team_ns;
+		tk->tie_drawn_two_ns[k - 1] += took.two_ns;
 	}
 	d->draw = 0;
+	d->timing = false;
 	for (size_t j = 0; j < nt; j++) {
 		struct ep_thread *et = &ECP_VEC_AT(&ep->threads, struct ep_thread, j);
 		ecp_vec_finish(&et->seq);

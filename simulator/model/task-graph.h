@@ -101,9 +101,6 @@ struct tepoch {
 	uint32_t n_tasks;
 	bool irregular; /* something else than tasks split its segments */
 	bool dealt;     /* its threads' segments are ep_thread.seq */
-	/* the deal's makespan in work time, and its time on two CPUs under
-	 * ideal sharing (task-deal.c) */
-	uint64_t dealt_ns, dealt_two_ns;
 };
 
 /* A sibling set's dependences on one address: the last writer, and the
