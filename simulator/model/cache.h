@@ -56,8 +56,9 @@
  * self times of a scaled segment (steal, an OpenMP chunk resized) still
  * fill it, the truncation's ns given to its start routine; a dynamic
  * loop's chunks dealt after the steal is placed, on their own clocks;
- * 42: the task deal's tie check (task-deal.c) warns of a near tie */
-#define ECP_CACHE_FORMAT 42
+ * 42: the task deal's tie check (task-deal.c) warns of a near tie; 43:
+ * samples in a PLT stub are "name@plt"'s (plt.h), not `_init`'s */
+#define ECP_CACHE_FORMAT 43
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

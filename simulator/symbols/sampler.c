@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/hmap.h"
 #include "common/vec.h"
+#include "simulator/symbols/plt.h"
 #include "simulator/symbols/symbols.h"
 #include "simulator/symbols/unwind.h"
 
@@ -239,12 +240,13 @@ static bool in_runtime(const struct ecp_sampler *s, uint64_t pc)
 	return f && f->runtime;
 }
 
-/* The C++ standard library's templates, compiled into the program's own
- * objects (std::, __gnu_cxx:: by their mangled names): runtime code too,
- * which an instrumented build made the README's way
+/* Runtime code inside the program's own objects, known by name: the C++
+ * standard library's templates (std::, __gnu_cxx:: by their mangled
+ * names), which an instrumented build made the README's way
  * (-finstrument-functions-exclude-file-list=/usr/include) charges to the
- * caller. */
-static bool is_std_template(struct ecp_sampler *s, uint64_t pc)
+ * caller, and the PLT's stubs (plt.h): the jump into a library is the
+ * call's, as the instrumentation of the caller times it. */
+static bool is_runtime_by_name(struct ecp_sampler *s, uint64_t pc)
 {
 	static const char *const prefixes[] = {"_ZNSt",          "_ZNKSt",
 					       "_ZSt",           "_ZN9__gnu_cxx",
@@ -253,13 +255,13 @@ static bool is_std_template(struct ecp_sampler *s, uint64_t pc)
 	for (size_t i = 0; name && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;
-	return false;
+	return ecp_plt_is_stub_name(name);
 }
 
 static bool in_system(struct ecp_sampler *s, uint64_t pc)
 {
 	const struct placed *f = file_at(s, pc);
-	return f && (f->system || is_std_template(s, pc));
+	return f && (f->system || is_runtime_by_name(s, pc));
 }
 
 static uint64_t function_start(struct ecp_sampler *s, uint64_t pc)

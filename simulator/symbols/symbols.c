@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "simulator/symbols/omp-names.h"
+#include "simulator/symbols/plt.h"
 #include "simulator/symbols/unwind.h"
 
 struct sym {
@@ -210,6 +211,24 @@ static void read_table(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct object *o)
 	}
 }
 
+/* The PLT's stubs as sized symbols ("exp@plt"), so that an address in one
+ * is not named after the unsized `_init` before the PLT. */
+static void add_plt_stubs(Elf *elf, struct object *o)
+{
+	struct ecp_plt_stub *stubs;
+	size_t n = ecp_plt_stubs(elf, &stubs);
+	struct sym *syms = n ? realloc(o->syms, (o->n_syms + n) * sizeof(*syms)) : NULL;
+	if (!syms) {
+		ecp_plt_free(stubs, n);
+		return;
+	}
+	o->syms = syms;
+	for (size_t i = 0; i < n; i++)
+		o->syms[o->n_syms++] =
+		    (struct sym){stubs[i].addr, stubs[i].size, stubs[i].name};
+	free(stubs); /* the names are the symbols' now */
+}
+
 static void load_object(struct object *o)
 {
 	o->loaded = true;
@@ -269,6 +288,7 @@ static void load_object(struct object *o)
 			     ? "it is stripped (its .dynsym names only what it imports, "
 			       "and no debug file was found)"
 			     : "no symbol table (truncated, damaged or stripped?)");
+	add_plt_stubs(elf, o);
 	if (o->n_syms) {
 		qsort(o->syms, o->n_syms, sizeof(*o->syms), cmp_sym);
 		/* drop aliases at the same address: the first (best) stays */

@@ -21,17 +21,25 @@ static int cmp_fn_sym(const void *a, const void *b)
 }
 
 /* Indexes the module's function symbols: the table libdwfl chose (.symtab
- * of the object or of its debug file, else .dynsym), sorted, one name per
- * address. */
+ * of the object or of its debug file, else .dynsym), and its PLT stubs
+ * (which no table names: a sample in exp@plt would be `_init`'s), sorted,
+ * one name per address. */
 static void read_symbols(struct object *o)
 {
 	o->syms_read = true;
 	int count = dwfl_module_getsymtab(o->mod);
-	if (count <= 1)
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(o->mod, &bias);
+	o->n_plt = elf ? ecp_plt_stubs(elf, &o->plt) : 0;
+	size_t room = (count > 1 ? (size_t)count : 0) + o->n_plt;
+	if (!room)
 		return;
-	o->syms = malloc((size_t)count * sizeof(*o->syms));
+	o->syms = malloc(room * sizeof(*o->syms));
 	if (!o->syms)
 		return;
+	for (size_t i = 0; i < o->n_plt; i++)
+		o->syms[o->n_syms++] = (struct fn_sym){o->plt[i].addr + bias,
+						       o->plt[i].size, o->plt[i].name};
 	for (int i = 1; i < count; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr = 0;
@@ -84,6 +92,9 @@ void ecp_unwinder_forget_functions(struct ecp_unwinder *u, struct object *o)
 	free(o->syms);
 	o->syms = NULL;
 	o->n_syms = 0;
+	ecp_plt_free(o->plt, o->n_plt);
+	o->plt = NULL;
+	o->n_plt = 0;
 	o->syms_read = false;
 }
 

@@ -9,12 +9,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "simulator/symbols/plt.h"
 #include "simulator/symbols/unwind.h"
 
 /* A function symbol of a module, at its address in the process. */
 struct fn_sym {
 	uint64_t addr, size;
-	const char *name; /* libdwfl's, valid while the module is */
+	const char *name; /* libdwfl's, valid while the module is, or a PLT stub's */
 };
 
 struct object {
@@ -30,6 +31,9 @@ struct object {
 	struct fn_sym *syms;
 	size_t n_syms;
 	bool syms_read;
+	/* its PLT stubs, which own the names of their fn_syms (plt.h) */
+	struct ecp_plt_stub *plt;
+	size_t n_plt;
 };
 
 /* Remembered answers of ecp_unwinder_function_start: a trace asks about
