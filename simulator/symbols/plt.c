@@ -24,7 +24,7 @@
 
 struct slot {
 	uint64_t got;
-	const char *name; /* in the ELF's string table */
+	const char *name;  /* in the ELF's string table */
 	uint64_t resolver; /* an IRELATIVE slot's (name NULL): the ifunc's resolver */
 };
 
@@ -69,10 +69,12 @@ static void read_slots(Elf *elf, struct slots *s)
 			if (type == R_X86_64_IRELATIVE) {
 				/* a call to the object's own ifunc (libm's exp to
 				 * __ieee754_exp): named after the resolver below */
-			} else if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			} else if ((type != R_X86_64_JUMP_SLOT &&
+				    type != R_X86_64_GLOB_DAT) ||
 				   !GELF_R_SYM(r.r_info) ||
 				   !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
-				   !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) ||
+				   !(name =
+					 elf_strptr(elf, symsh.sh_link, sym.st_name)) ||
 				   !*name) {
 				continue;
 			}
@@ -84,7 +86,8 @@ static void read_slots(Elf *elf, struct slots *s)
 				s->v = v;
 				s->cap = cap;
 			}
-			s->v[s->n++] = (struct slot){r.r_offset, name, (uint64_t)r.r_addend};
+			s->v[s->n++] =
+			    (struct slot){r.r_offset, name, (uint64_t)r.r_addend};
 		}
 	}
 	if (s->n)
@@ -98,7 +101,8 @@ static const char *ifunc_name(Elf *elf, uint64_t addr)
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
 		size_t count = data ? sh.sh_size / sh.sh_entsize : 0;
@@ -139,17 +143,17 @@ static bool stub_slot(const uint8_t *bytes, size_t len, uint64_t addr, uint64_t 
 		at++;
 	if (at + 6 > len || bytes[at] != 0xff || bytes[at + 1] != 0x25)
 		return false;
-	int32_t disp = (int32_t)((uint32_t)bytes[at + 2] | (uint32_t)bytes[at + 3] << 8 |
-				 (uint32_t)bytes[at + 4] << 16 |
-				 (uint32_t)bytes[at + 5] << 24);
+	int32_t disp =
+	    (int32_t)((uint32_t)bytes[at + 2] | (uint32_t)bytes[at + 3] << 8 |
+		      (uint32_t)bytes[at + 4] << 16 | (uint32_t)bytes[at + 5] << 24);
 	*got = addr + at + 6 + (uint64_t)(int64_t)disp;
 	return true;
 }
 
 static bool is_plt_section(const char *name)
 {
-	return name &&
-	       (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got"));
+	return name && (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") ||
+			!strcmp(name, ".plt.got"));
 }
 
 /* A stub's name: its symbol's, an ifunc's (perf's "*ABS*+0x..." when no
@@ -213,7 +217,8 @@ size_t ecp_plt_stubs(Elf *elf, struct ecp_plt_stub **out)
 		/* .plt.got's entries are 8 bytes, the others' 16, where the
 		 * linker left sh_entsize unset */
 		uint64_t ent = sh.sh_entsize ? sh.sh_entsize : sh.sh_size % 16 ? 8 : 16;
-		if (!data || !data->d_buf || data->d_size < sh.sh_size || ent > sh.sh_size)
+		if (!data || !data->d_buf || data->d_size < sh.sh_size ||
+		    ent > sh.sh_size)
 			continue;
 		if (!read) {
 			read_slots(elf, &slots);
@@ -226,7 +231,8 @@ size_t ecp_plt_stubs(Elf *elf, struct ecp_plt_stub **out)
 			    stub_slot(bytes + off, ent, sh.sh_addr + off, &got)
 				? slot_at(&slots, got)
 				: NULL;
-			ok = add_stub(&v, &n, &cap, sh.sh_addr + off, ent, stub_name(elf, slot));
+			ok = add_stub(&v, &n, &cap, sh.sh_addr + off, ent,
+				      stub_name(elf, slot));
 		}
 	}
 	free(slots.v);

@@ -52,6 +52,8 @@ struct exec_range {
 struct ecp_sampler {
 	char *trace_dir;
 	struct ecp_vec ranges; /* struct exec_range */
+	/* executable memory no file backs (a JIT's code): [start, end) pairs */
+	struct ecp_vec anon_code;
 	bool own_code;
 	struct ecp_symbols *syms;
 	struct ecp_unwinder *unwinder;
@@ -82,6 +84,7 @@ struct ecp_sampler *ecp_sampler_create(const char *trace_dir, struct ecp_symbols
 	}
 	ecp_hmap_init(&s->start_of);
 	ecp_vec_init(&s->ranges, sizeof(struct exec_range));
+	ecp_vec_init(&s->anon_code, 2 * sizeof(uint64_t));
 	ecp_hmap_init(&s->inline_of);
 	return s;
 }
@@ -95,6 +98,7 @@ void ecp_sampler_destroy(struct ecp_sampler *s)
 		free(s->files[i].path);
 	free(s->files);
 	ecp_vec_finish(&s->ranges);
+	ecp_vec_finish(&s->anon_code);
 	free(s->trace_dir);
 	ecp_hmap_finish(&s->start_of);
 	ecp_hmap_finish(&s->inline_of);
@@ -163,8 +167,14 @@ int ecp_sampler_mapping(struct ecp_sampler *s, uint64_t start, uint64_t len,
 	 * nothing is registered that would hide a file mapped at that place */
 	bool anonymous =
 	    !strncmp(path, "//anon", 6) || (path[0] == '[' && strcmp(path, "[vdso]"));
-	if (anonymous)
-		return 0;
+	if (anonymous) {
+		uint64_t *r = prot & PROT_EXEC ? ecp_vec_push(&s->anon_code) : NULL;
+		if (r) {
+			r[0] = start;
+			r[1] = start + len;
+		}
+		return prot & PROT_EXEC && !r ? ECP_ERR_NOMEM : 0;
+	}
 	if (prot & PROT_EXEC) {
 		/* address minus file offset: the same for every mapping of
 		 * one load.  Code laid out from the file's last pgoff-0
@@ -224,6 +234,19 @@ static const struct exec_range *range_at(const struct ecp_sampler *s, uint64_t p
 			return r;
 	}
 	return NULL;
+}
+
+/* Whether pc is in executable memory: a file's code or a JIT's. */
+static bool is_code(const struct ecp_sampler *s, uint64_t pc)
+{
+	if (range_at(s, pc))
+		return true;
+	for (size_t i = 0; i < s->anon_code.len; i++) {
+		const uint64_t *r = (const uint64_t *)s->anon_code.data + 2 * i;
+		if (pc >= r[0] && pc < r[1])
+			return true;
+	}
+	return false;
 }
 
 /* The file whose executable mappings hold pc, or NULL (anonymous code);
@@ -332,7 +355,17 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 	else if (smp->n_regs >= ECP_UNWIND_NREGS && smp->n_stack)
 		n = ecp_unwind_sample(s->unwinder, smp->regs, (const uint8_t *)smp->stack,
 				      (size_t)smp->n_stack * 8, pcs, max);
-	if (n <= 1 && smp->n_chain > 1) {
+	/* The frame-pointer chain stands in only for a walk that stopped
+	 * short, and only where its first caller is code: a new thread's
+	 * first instruction (the child's return from clone3's syscall, where
+	 * a sample finds it still in the kernel) has no caller, and its frame
+	 * pointer points into whatever the new stack holds -- a [unknown] row
+	 * charged with the thread's first samples, 4.7% of quicksort's
+	 * ParallelQuickSort.  (A JIT's code is code too.) */
+	bool chain_is_code = smp->n_chain > 1 && is_code(s, smp->chain[1]);
+	if (n == 1 && !chain_is_code) {
+		s->shallow++;
+	} else if (n <= 1 && smp->n_chain > 1) {
 		/* frame pointers: right where the code keeps them */
 		s->shallow++;
 		n = smp->n_chain < max ? smp->n_chain : max;

@@ -96,13 +96,14 @@ static size_t check_against_objdump(const char *path, struct ecp_plt_stub **out,
 	for (size_t i = 0; i < n_labels; i++) {
 		struct ecp_plt_stub *s = stub_at(stubs, n, labels[i].addr);
 		if (!s)
-			fail_msg("%s: objdump's %s at 0x%" PRIx64 " is no stub of ecp's", path,
-				 labels[i].name, labels[i].addr);
+			fail_msg("%s: objdump's %s at 0x%" PRIx64 " is no stub of ecp's",
+				 path, labels[i].name, labels[i].addr);
 		bool abs = !strncmp(labels[i].name, "*ABS*+0x", 8);
 		if (strcmp(s->name, labels[i].name) &&
-		    !(abs && ecp_plt_is_stub_name(s->name) && strcmp(s->name, ECP_PLT_UNNAMED)))
-			fail_msg("%s: the stub at 0x%" PRIx64 " is %s, objdump says %s", path,
-				 s->addr, s->name, labels[i].name);
+		    !(abs && ecp_plt_is_stub_name(s->name) &&
+		      strcmp(s->name, ECP_PLT_UNNAMED)))
+			fail_msg("%s: the stub at 0x%" PRIx64 " is %s, objdump says %s",
+				 path, s->addr, s->name, labels[i].name);
 	}
 	size_t named = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -113,7 +114,8 @@ static size_t check_against_objdump(const char *path, struct ecp_plt_stub **out,
 		for (size_t k = 0; k < n_labels && !labelled; k++)
 			labelled = labels[k].addr == stubs[i].addr;
 		if (!labelled)
-			fail_msg("%s: ecp names the stub at 0x%" PRIx64 " %s, objdump names none",
+			fail_msg("%s: ecp names the stub at 0x%" PRIx64
+				 " %s, objdump names none",
 				 path, stubs[i].addr, stubs[i].name);
 	}
 	assert_int_equal(named, n_labels);
@@ -178,10 +180,12 @@ static void test_loaded_objects(void **state)
 	assert_non_null(u);
 	assert_non_null(arena);
 	for (size_t i = 0; i < MAX_LOADED && list[i].path[0]; i++) {
-		assert_int_equal(ecp_symbols_add_object(syms, list[i].lo, list[i].hi - list[i].lo,
+		assert_int_equal(ecp_symbols_add_object(syms, list[i].lo,
+							list[i].hi - list[i].lo,
 							list[i].path),
 				 0);
-		assert_int_equal(ecp_unwinder_add_object(u, list[i].lo, list[i].hi - list[i].lo,
+		assert_int_equal(ecp_unwinder_add_object(u, list[i].lo,
+							 list[i].hi - list[i].lo,
 							 list[i].path, NULL),
 				 0);
 	}
@@ -199,12 +203,16 @@ static void test_loaded_objects(void **state)
 			uint64_t stub = list[i].bias + stubs[k].addr;
 			uint64_t pc = stub + stubs[k].size / 2;
 			const char *name = NULL, *object = NULL;
-			assert_int_equal(ecp_symbols_resolve(syms, pc, arena, &name, &object), 0);
+			assert_int_equal(
+			    ecp_symbols_resolve(syms, pc, arena, &name, &object), 0);
 			if (strcmp(name, stubs[k].name))
-				fail_msg("%s: 0x%" PRIx64 " is named %s by the symbols, not %s",
-					 list[i].path, stubs[k].addr, name, stubs[k].name);
+				fail_msg("%s: 0x%" PRIx64
+					 " is named %s by the symbols, not %s",
+					 list[i].path, stubs[k].addr, name,
+					 stubs[k].name);
 			bool is_named = false;
-			assert_int_equal(ecp_unwinder_function_start(u, pc, &is_named), stub);
+			assert_int_equal(ecp_unwinder_function_start(u, pc, &is_named),
+					 stub);
 			assert_true(is_named);
 			const char *uname = ecp_unwinder_function_name(u, pc, NULL);
 			assert_non_null(uname);
@@ -213,9 +221,10 @@ static void test_loaded_objects(void **state)
 		}
 		ecp_plt_free(stubs, n);
 	}
-	printf("%zu loaded objects, %zu with a PLT: %zu stubs named as objdump names them, "
-	       "%zu of them by the symbols and the unwinder too\n",
-	       objects, with_plt, compared, named_where_seen);
+	printf(
+	    "%zu loaded objects, %zu with a PLT: %zu stubs named as objdump names them, "
+	    "%zu of them by the symbols and the unwinder too\n",
+	    objects, with_plt, compared, named_where_seen);
 	/* libc, libm, libelf, libdw and the executable have PLTs */
 	assert_true(with_plt >= 4);
 	assert_true(compared >= 100);
