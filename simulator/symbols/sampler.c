@@ -52,8 +52,11 @@ struct exec_range {
 struct ecp_sampler {
 	char *trace_dir;
 	struct ecp_vec ranges; /* struct exec_range */
-	/* executable memory no file backs (a JIT's code): [start, end) pairs */
+	/* executable memory no file backs (a JIT's code): [start, end) pairs,
+	 * the first anon_merged of them sorted and disjoint (a JIT maps
+	 * thousands, and a JIT's samples are the ones that ask) */
 	struct ecp_vec anon_code;
+	size_t anon_merged;
 	bool own_code;
 	struct ecp_symbols *syms;
 	struct ecp_unwinder *unwinder;
@@ -236,17 +239,49 @@ static const struct exec_range *range_at(const struct ecp_sampler *s, uint64_t p
 	return NULL;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The anonymous code ranges sorted and merged into disjoint ones: only
+ * whether an address is code is asked of them. */
+static void merge_anon_code(struct ecp_sampler *s)
+{
+	uint64_t *r = s->anon_code.data;
+	size_t n = s->anon_code.len, w = 0;
+	qsort(r, n, 2 * sizeof(uint64_t), cmp_range);
+	for (size_t i = 0; i < n; i++) {
+		if (w && r[2 * i] <= r[2 * w - 1]) {
+			if (r[2 * i + 1] > r[2 * w - 1])
+				r[2 * w - 1] = r[2 * i + 1];
+			continue;
+		}
+		r[2 * w] = r[2 * i];
+		r[2 * w + 1] = r[2 * i + 1];
+		w++;
+	}
+	s->anon_code.len = s->anon_merged = w;
+}
+
 /* Whether pc is in executable memory: a file's code or a JIT's. */
-static bool is_code(const struct ecp_sampler *s, uint64_t pc)
+static bool is_code(struct ecp_sampler *s, uint64_t pc)
 {
 	if (range_at(s, pc))
 		return true;
-	for (size_t i = 0; i < s->anon_code.len; i++) {
-		const uint64_t *r = (const uint64_t *)s->anon_code.data + 2 * i;
-		if (pc >= r[0] && pc < r[1])
-			return true;
+	if (s->anon_merged != s->anon_code.len)
+		merge_anon_code(s);
+	const uint64_t *r = s->anon_code.data;
+	size_t lo = 0, hi = s->anon_merged;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[2 * mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	return lo && pc < r[2 * (lo - 1) + 1];
 }
 
 /* The file whose executable mappings hold pc, or NULL (anonymous code);

@@ -777,6 +777,36 @@ static void test_sampler_chain_not_code(void **state)
 	assert_int_equal(ecp_sampler_frames(s, &smp, funcs, sites, 8), 3);
 	assert_int_equal(funcs[1], ECP_UNKNOWN_FUNCTION);
 	assert_int_equal(funcs[2], in_exe);
+	/* more JIT mappings after the first lookup, out of order, one
+	 * overlapping the first's end: code is their union, a gap is not */
+	assert_int_equal(ecp_sampler_mapping(s, jit + 0x200000, 0x1000, 0,
+					     PROT_READ | PROT_EXEC, "//anon"),
+			 0);
+	assert_int_equal(ecp_sampler_mapping(s, jit + 0xff000, 0x2000, 0,
+					     PROT_READ | PROT_EXEC, "//anon"),
+			 0);
+	assert_int_equal(ecp_sampler_mapping(s, jit - 0x10000000000ull, 0x1000, 0,
+					     PROT_READ | PROT_EXEC, "//anon"),
+			 0);
+	assert_int_equal(
+	    ecp_sampler_mapping(s, jit + 0x400000, 0x1000, 0, PROT_READ, "//anon"),
+	    0); /* data, not code */
+	const struct {
+		uint64_t caller;
+		uint32_t frames;
+	} cases[] = {
+	    {jit + 0x100800, 3},             /* in the overlapping one's tail */
+	    {jit + 0x150000, 1},             /* between mappings */
+	    {jit + 0x200ff8, 3},             /* the out-of-order one */
+	    {jit - 0x10000000000ull + 8, 3}, /* below every other */
+	    {jit + 0x400010, 1},             /* not executable */
+	    {jit + 0x201000, 1},             /* just past one's end */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		jit_chain[1] = cases[i].caller;
+		assert_int_equal(ecp_sampler_frames(s, &smp, funcs, sites, 8),
+				 cases[i].frames);
+	}
 	ecp_sampler_destroy(s);
 }
 
