@@ -4,6 +4,7 @@
 
 #include "answers/consistency-json.h"
 #include "common/units.h"
+#include "simulator/model/task-graph.h"
 #include "viz/json.h"
 
 /* The consistency line: the verdict with the gap, the figures compared. */
@@ -31,6 +32,26 @@ static void print_consistency(FILE *out, const struct ecp_consistency *c)
 		fprintf(out, ", threads outside their first and last event (%s)",
 			ecp_format_ns(d, sizeof(d), (double)c->untracked_cpu_ns));
 	fprintf(out, "\n");
+}
+
+/* What became of a task-parallel program's OpenMP tasks: the line says
+ * when the tie check was not made, which no warning would. */
+static void write_tasks(FILE *out, const struct ecp_model_info *info)
+{
+	if (!info->tasks_dealt && !info->tasks_kept)
+		return;
+	fprintf(out, "tasks          %llu dealt again at replay, %llu kept as recorded",
+		(unsigned long long)info->tasks_dealt,
+		(unsigned long long)info->tasks_kept);
+	if (!info->tasks_dealt)
+		fprintf(out, " (see the warnings)\n");
+	else if (info->tie_draws)
+		fprintf(out, "; near-tie check: %u draws\n", info->tie_draws);
+	else
+		fprintf(out,
+			"; near-tie check not made (the deal is longer than %u "
+			"steps for 4 draws)\n",
+			ECP_TASK_JITTER_WORK / 4);
 }
 
 static int print_table(FILE *out, const struct ecp_info_answer *ans)
@@ -63,6 +84,7 @@ static int print_table(FILE *out, const struct ecp_info_answer *ans)
 		fprintf(out, "switches lost  %llu\n",
 			(unsigned long long)m->info.switches_lost);
 	fprintf(out, "segments       %u (%u dependencies)\n", m->n_segments, m->n_edges);
+	write_tasks(out, &m->info);
 	fprintf(out, "work (T1)      %s\n",
 		ecp_format_ns(a, sizeof(a), (double)dag->work));
 	fprintf(out, "span (Tinf)    %s\n",
@@ -118,6 +140,9 @@ static int print_json(FILE *out, const struct ecp_info_answer *ans, struct ecp_e
 	ecp_json_kv_uint(&w, "recorded_wall_ns", m->info.recorded_wall_ns);
 	ecp_json_kv_uint(&w, "samples", m->info.samples);
 	ecp_json_kv_uint(&w, "samples_lost", m->info.samples_lost);
+	ecp_json_kv_uint(&w, "tasks_dealt", m->info.tasks_dealt);
+	ecp_json_kv_uint(&w, "tasks_kept", m->info.tasks_kept);
+	ecp_json_kv_uint(&w, "tie_check_draws", m->info.tie_draws);
 	ecp_json_key(&w, "thread_list");
 	ecp_json_begin_array(&w);
 	for (uint32_t t = 0; t < m->n_threads; t++) {

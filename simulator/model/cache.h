@@ -58,7 +58,8 @@
  * loop's chunks dealt after the steal is placed, on their own clocks;
  * 42: the task deal's tie check (task-deal.c) warns of a near tie; 43:
  * samples in a PLT stub are "name@plt"'s (plt.h), not `_init`'s, and a
- * frame-pointer chain whose first caller is not code is not used */
+ * frame-pointer chain whose first caller is not code is not used; the
+ * model's info counts the tasks dealt and kept and the tie check's draws */
 #define ECP_CACHE_FORMAT 43
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);

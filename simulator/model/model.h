@@ -241,6 +241,12 @@ struct ecp_model_info {
 	bool functions_recorded;
 	uint64_t samples;      /* perf samples that split segments among functions */
 	uint64_t samples_lost; /* samples perf dropped */
+	/* OpenMP tasks (issue 37): dealt again to the threads at replay, kept
+	 * where and in the order the recording ran them, and the draws of the
+	 * deal's tie check (task-deal.c; 0 with tasks dealt: the deal was too
+	 * long to check) */
+	uint64_t tasks_dealt, tasks_kept;
+	uint32_t tie_draws;
 };
 
 struct ecp_model {

@@ -590,7 +590,8 @@ int bld_locks_held_at_end(struct ecp_builder *b);
 int bld_free_paced_threads(struct ecp_builder *b);
 /* The work and span per spawn site into the model (it takes them). */
 int bld_tasks_take_sites(struct ecp_builder *b, struct ecp_model *m);
-/* The model's note on what the deal did, if there were tasks. */
+/* What the deal did, if there were tasks: its counts in the model's info
+ * and its warnings. */
 int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m);
 void bld_tasks_free(struct ecp_task_graph *t);
 

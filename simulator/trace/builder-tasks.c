@@ -739,6 +739,11 @@ static int tie_warning(const struct ecp_task_graph *t, struct ecp_model *m)
 int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m)
 {
 	const struct ecp_task_graph *t = b->tasks;
+	if (t) {
+		m->info.tasks_dealt = t->dealt_tasks;
+		m->info.tasks_kept = t->kept_tasks;
+		m->info.tie_draws = t->tie_draws;
+	}
 	if (t && t->tie_draws && tie_warning(t, m) < 0)
 		return -1;
 	if (!t || !t->kept_tasks)

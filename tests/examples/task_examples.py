@@ -185,6 +185,33 @@ def check_against_oracle(ecp_bin, name, trace, prog, tag):
     return s_got
 
 
+def check_info(ecp_bin, name, trace, prog):
+    """`ecp info` counts the tasks the oracle reads from the trace, all dealt
+    again, and the tie check's draws, the same from the model's cache (the
+    second call) as from the trace; its text says so in one line."""
+    answers = []
+    for _ in range(2):
+        r = subprocess.run([ecp_bin, 'info', trace, '--format', 'json'],
+                           capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, 'ecp info: exit %d: %s' % (r.returncode, r.stderr))
+        d = json.loads(r.stdout)
+        answers.append((d['tasks_dealt'], d['tasks_kept'], d['tie_check_draws']))
+    check(answers[0] == answers[1], '%s: info from the trace %s, from its cache %s'
+          % (name, answers[0], answers[1]))
+    dealt, kept, draws = answers[0]
+    check(dealt == len(prog.tasks) and kept == 0,
+          '%s: info counts %d tasks dealt, %d kept; the oracle %d tasks'
+          % (name, dealt, kept, len(prog.tasks)))
+    check(draws == 24, '%s: %d draws of the tie check, want 24' % (name, draws))
+    r = subprocess.run([ecp_bin, 'info', trace], capture_output=True, text=True, timeout=120)
+    line = [l for l in r.stdout.splitlines() if l.startswith('tasks ')]
+    want = ('tasks          %d dealt again at replay, 0 kept as recorded; near-tie check: '
+            '24 draws' % dealt)
+    check(line == [want], '%s: info\'s tasks line %s, want %r' % (name, line, want))
+    print('%s: info: %d tasks dealt again, 0 kept, %d draws of the tie check'
+          % (name, dealt, draws))
+
+
 def check_spawn_sites(ecp_bin, name, trace, prog):
     r = subprocess.run([ecp_bin, 'report', trace, '--by', 'spawnsite', '--format', 'json'],
                        capture_output=True, text=True, timeout=120)
@@ -216,6 +243,7 @@ def main():
         prog = Program(trace)
         speedup = check_against_oracle(ecp_bin, name, trace, prog, 'default')
         check_spawn_sites(ecp_bin, name, trace, prog)
+        check_info(ecp_bin, name, trace, prog)
         return prog, speedup
 
     prog, s1 = retry(name, default, TRIES)

@@ -22,6 +22,7 @@
 
 #include "simulator/model/dag.h"
 #include "simulator/model/model.h"
+#include "simulator/model/task-graph.h"
 #include "tests/support/event-seq.h"
 #include "tests/support/task-program.h"
 
@@ -91,6 +92,10 @@ static void test_tasks_dealt_again(void **state)
 	assert_int_equal(work1, 30);
 	assert_int_equal(ecp_model_work(m), 65);
 	assert_false(ecp_test_has_warning(m, "OpenMP tasks"));
+	/* what ecp info says of them */
+	assert_int_equal(m->info.tasks_dealt, 3);
+	assert_int_equal(m->info.tasks_kept, 0);
+	assert_int_equal(m->info.tie_draws, ECP_TASK_JITTER_DRAWS);
 	/* the 30 ns task's segment on thread 1 is created from main's 5 ns */
 	ecp_id made = ECP_NO_ID, task30 = ECP_NO_ID;
 	for (uint32_t k = 0; k < m->threads[0].n_segments; k++)
@@ -190,6 +195,8 @@ static void test_lock_in_task_kept(void **state)
 	}
 	struct ecp_model *m = build_ok(&t);
 	assert_true(ecp_test_has_warning(m, "3 OpenMP tasks (of 3)"));
+	assert_int_equal(m->info.tasks_kept, 3);
+	assert_int_equal(m->info.tasks_dealt, 0);
 	uint64_t work1 = 0;
 	for (uint32_t k = 0; k < m->threads[1].n_segments; k++)
 		work1 += m->segments[m->threads[1].first_segment + k].length;
