@@ -215,10 +215,11 @@ size_t ecp_plt_stubs(Elf *elf, struct ecp_plt_stub **out)
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
 		/* .plt.got's entries are 8 bytes, the others' 16, where the
-		 * linker left sh_entsize unset */
+		 * linker left sh_entsize unset; a damaged copy's other sizes
+		 * (a stub per byte) are no PLT */
 		uint64_t ent = sh.sh_entsize ? sh.sh_entsize : sh.sh_size % 16 ? 8 : 16;
-		if (!data || !data->d_buf || data->d_size < sh.sh_size ||
-		    ent > sh.sh_size)
+		if (!data || !data->d_buf || data->d_size < sh.sh_size || ent < 8 ||
+		    ent > 32 || ent > sh.sh_size)
 			continue;
 		if (!read) {
 			read_slots(elf, &slots);
