@@ -155,7 +155,11 @@ def main():
     # during the run (9.7 of the 12 ns a call allowed beside two busy loops
     # and the suite), which the next recording does not meet again, while a
     # recorder that mis-subtracts its cost fails both (by 20x the bound).
-    retry('tiny calls', lambda: tiny_functions(tiny, work))
+    # Three in all: in a clean-clone CI run (2026-11-27) two in a row failed
+    # within seven seconds in which the next test's calibration measured
+    # nothing too (T1 +23.1 ns a call, then the hooks' untimed cost 0 ps),
+    # while the same build passed in two other runs and three by hand.
+    retry('tiny calls', lambda: tiny_functions(tiny, work), tries=3)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 

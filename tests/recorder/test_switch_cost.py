@@ -41,7 +41,8 @@ def measured(prog, work):
     if meta['clock'] != 'perf-switch':
         skip('perf refused: the fallback clock holds the switches already')
     cost_ps = int(meta['switch_cost_ps'])
-    check(20_000 < cost_ps < 20_000_000, 'switch cost %d ps' % cost_ps)
+    if not 20_000 < cost_ps < 20_000_000:
+        return cost_ps, p.stderr
     with_cost = info(trace)
     # ok; or, beside another recording on the same CPU (CI runs), a warning
     # within 10%: what the events cost moves with the load (-1% to -9.5%
@@ -88,12 +89,35 @@ def measured(prog, work):
 STEAL_TRIES = 2
 
 
+# CALIBRATION_TRIES: a calibration that measured nothing (0 ps, and the
+# recording says why) is the machine's moment, not the recorder's: in a
+# clean-clone CI run (2026-11-27) both this test's calibration and the
+# next test's, seven seconds apart, measured 0 while the same build passed
+# them in two other runs and in three by hand.  A recorder whose
+# calibration is broken fails every try.
+CALIBRATION_TRIES = 3
+
+
+def calibrated(prog, work):
+    """measured(), recorded again while the switch cost's calibration
+    measured nothing."""
+    for attempt in range(CALIBRATION_TRIES):
+        got = measured(prog, work)
+        if len(got) == 5:
+            return got
+        cost_ps, stderr = got
+        check(attempt + 1 < CALIBRATION_TRIES,
+              'switch cost %d ps in %d recordings: %s' % (cost_ps, CALIBRATION_TRIES, stderr))
+        print('switch cost %d ps (%s): recording again'
+              % (cost_ps, stderr.strip().splitlines()[-1] if stderr.strip() else 'no message'))
+
+
 def main():
     prog = os.path.abspath(sys.argv[1])
     ecp()
     work = workdir()
     for attempt in range(STEAL_TRIES):
-        added, expect, with_cost, without, meta = measured(prog, work)
+        added, expect, with_cost, without, meta = calibrated(prog, work)
         # more than a few intervals' start is bounded by the switch-out
         # before; a little more where the recorder's cost per event, taken
         # out of a wait that ended just after a switch-in, once clamped the
