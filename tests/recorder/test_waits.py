@@ -56,7 +56,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ecptrace import *  # noqa: E402,F403
-from oracle import seg, compare, measured_segments  # noqa: E402
+from oracle import seg, compare, measured_segments, unsampled  # noqa: E402
 
 TOLERANCE = 0.10
 # Where the program starts other processes, their CPU time is the switch
@@ -177,9 +177,19 @@ def main():
     elif mode == 'rawclone':
         check('2 threads ran that the agent never saw start' in warnings and
               'UNKNOWN' in warnings, 'no warning naming the unseen threads: %s' % warnings)
-        unknown = j['consistency']['unknown_dependencies_ns']
-        check(unknown >= 0.9 * (d['w0'] + d['w1']) * 0.9,
-              'the unseen threads\' work is not counted as of unknown dependencies: %d' % unknown)
+        # the workers' clocks less what the sampler cost them, as the
+        # oracle takes them: the model takes that cost out too.  Against
+        # the raw clocks, a clean-clone CI run's ASan build (2026-11-27,
+        # busy: a sample costs more there) failed with 457.7 ms counted
+        # while its prediction was 1.8% off the oracle's
+        workers = unsampled(oracle_threads(mode, d), meta)[1:3]
+        want = sum(w for t in workers for w, _, _ in t)
+        print('unseen threads: %d ns of unknown dependencies; their clocks %d ns, %d ns less '
+              'the sampler\'s cost' % (j['consistency']['unknown_dependencies_ns'],
+                                        d['w0'] + d['w1'], want))
+        check(j['consistency']['unknown_dependencies_ns'] >= 0.81 * want,
+              'the unseen threads\' work is not counted as of unknown dependencies: %d of '
+              'their %d ns' % (j['consistency']['unknown_dependencies_ns'], want))
         t = subprocess.run([ecp_bin, 'scan', '-P', '1-2', trace], capture_output=True, text=True)
         check(t.returncode == 0 and 'T_P is a lower bound' in t.stderr,
               'no bound warning in the table answer: %s' % t.stderr)
