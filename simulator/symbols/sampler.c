@@ -396,11 +396,9 @@ uint32_t ecp_sampler_frames(struct ecp_sampler *s, const struct ecp_sample *smp,
 	 * a sample finds it still in the kernel) has no caller, and its frame
 	 * pointer points into whatever the new stack holds -- a [unknown] row
 	 * charged with the thread's first samples, 4.7% of quicksort's
-	 * ParallelQuickSort.  (A JIT's code is code too.) */
-	bool chain_is_code = smp->n_chain > 1 && is_code(s, smp->chain[1]);
-	if (n == 1 && !chain_is_code) {
-		s->shallow++;
-	} else if (n <= 1 && smp->n_chain > 1) {
+	 * ParallelQuickSort.  (A JIT's code is code too.)  Asked only of
+	 * such a walk: most samples unwind, and is_code scans the mappings. */
+	if (n <= 1 && smp->n_chain > 1 && (n == 0 || is_code(s, smp->chain[1]))) {
 		/* frame pointers: right where the code keeps them */
 		s->shallow++;
 		n = smp->n_chain < max ? smp->n_chain : max;
