@@ -50,8 +50,9 @@ static void write_tasks(FILE *out, const struct ecp_model_info *info)
 	else
 		fprintf(out,
 			"; near-tie check not made (the deal is longer than %u "
-			"steps for 4 draws)\n",
-			ECP_TASK_JITTER_WORK / 4);
+			"steps for %u draws)\n",
+			ECP_TASK_JITTER_WORK / ECP_TASK_JITTER_MIN_DRAWS,
+			ECP_TASK_JITTER_MIN_DRAWS);
 }
 
 static int print_table(FILE *out, const struct ecp_info_answer *ans)

@@ -713,12 +713,13 @@ int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment *segs,
 		}
 	}
 	/* The tie check costs a deal per draw: as many draws as
-	 * ECP_TASK_JITTER_WORK of the deal's steps allow, none below four
-	 * (the count depends on the deal only, not on the machine). */
+	 * ECP_TASK_JITTER_WORK of the deal's steps allow, none below
+	 * ECP_TASK_JITTER_MIN_DRAWS (the count depends on the deal only, not
+	 * on the machine). */
 	uint64_t per = d.ops ? ECP_TASK_JITTER_WORK / d.ops : 0;
-	tk->tie_draws = per >= ECP_TASK_JITTER_DRAWS ? ECP_TASK_JITTER_DRAWS
-			: per >= 4                   ? (uint32_t)per
-						     : 0;
+	tk->tie_draws = per >= ECP_TASK_JITTER_DRAWS       ? ECP_TASK_JITTER_DRAWS
+			: per >= ECP_TASK_JITTER_MIN_DRAWS ? (uint32_t)per
+							   : 0;
 	for (size_t e = 0; !rc && tk->tie_draws && e < tk->epochs.len; e++)
 		if (ECP_VEC_AT(&tk->epochs, struct tepoch, e).dealt)
 			rc = draw_epoch(&d, (uint32_t)e, tasks + first[e],

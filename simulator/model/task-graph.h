@@ -59,11 +59,13 @@ struct tctx {
  * amount of at most ECP_TASK_SHIFT_NS, what a run on P CPUs adds to each
  * and one CPU does not show (a sleeping thread woken to take a task, a
  * task made on a contended queue); as many as ECP_TASK_JITTER_WORK steps
- * of the deal's simulation allow. */
-#define ECP_TASK_JITTER_NS    300u
-#define ECP_TASK_SHIFT_NS     1000u
-#define ECP_TASK_JITTER_DRAWS 24u
-#define ECP_TASK_JITTER_WORK  (1u << 23)
+ * of the deal's simulation allow, and none when that is fewer than
+ * ECP_TASK_JITTER_MIN_DRAWS. */
+#define ECP_TASK_JITTER_NS        300u
+#define ECP_TASK_SHIFT_NS         1000u
+#define ECP_TASK_JITTER_DRAWS     24u
+#define ECP_TASK_JITTER_MIN_DRAWS 4u
+#define ECP_TASK_JITTER_WORK      (1u << 23)
 /* ... and the share of the deal's makespan a draw must move to make the
  * deal a near tie (builder-tasks.c warns) */
 #define ECP_TASK_TIE_WARN 0.03
