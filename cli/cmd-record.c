@@ -33,6 +33,37 @@ enum {
 	OPT_SAMPLE_FREQ
 };
 
+/* Where the samples are fewer than the rate asked for: the lengths stand
+ * (each sample's cost is taken out as counted), the split among functions
+ * is coarser, and nothing else would say so. */
+static void warn_sampling(const struct ecp_record_summary *sum)
+{
+	if (sum->samples_lost)
+		fprintf(stderr,
+			"ecp record: warning: perf dropped %llu samples (the driver "
+			"could not keep up): the split among functions is less "
+			"precise\n",
+			(unsigned long long)sum->samples_lost);
+	if (sum->sample_hz && sum->sample_hz < sum->sample_hz_asked)
+		fprintf(stderr,
+			"ecp record: warning: sampled %u times a second, not %u: "
+			"kernel.perf_event_max_sample_rate allows no more (the kernel "
+			"lowers it when its sampling interrupts take too long; see "
+			"dmesg)\n",
+			sum->sample_hz, sum->sample_hz_asked);
+	if (sum->samples_throttled)
+		fprintf(stderr,
+			"ecp record: warning: the kernel stopped the sampler %llu "
+			"times for taking more samples in a tick than "
+			"kernel.perf_event_max_sample_rate (%u at the end) allows: "
+			"%llu samples where %u a second would take about %.0f; their "
+			"cost is taken out as counted, but the split among functions "
+			"is coarser\n",
+			(unsigned long long)sum->samples_throttled, sum->sample_rate_max,
+			(unsigned long long)sum->samples, sum->sample_hz,
+			(double)sum->sample_hz * (double)sum->cpu_ns / 1e9);
+}
+
 /* Appends to a NULL-terminated list of borrowed strings. */
 static int list_add(char ***list, size_t *n, char *s)
 {
@@ -370,12 +401,7 @@ static void report_recording(const struct ecp_record_options *o,
 		    "ecp record: warning: %s: functions are not sampled, each thread's "
 		    "time is charged to its start routine\n",
 		    sum->sampling_problem);
-	if (sum->samples_lost)
-		fprintf(stderr,
-			"ecp record: warning: perf dropped %llu samples (the driver "
-			"could not "
-			"keep up): the split among functions is less precise\n",
-			(unsigned long long)sum->samples_lost);
+	warn_sampling(sum);
 	for (int i = 0; i < sum->n_unmodelled; i++)
 		fprintf(stderr,
 			"ecp record: warning: the program called %s, which ecp does not "

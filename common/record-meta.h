@@ -52,6 +52,9 @@ enum ecp_meta_kind {
 	X(SAMPLE_HZ, "sample_hz", ECP_META_UINT)                                         \
 	X(SAMPLES, "samples", ECP_META_UINT)                                             \
 	X(SAMPLES_LOST, "samples_lost", ECP_META_UINT)                                   \
+	X(SAMPLE_HZ_ASKED, "sample_hz_asked", ECP_META_UINT)                             \
+	X(SAMPLE_RATE_MAX, "sample_rate_max", ECP_META_UINT)                             \
+	X(SAMPLES_THROTTLED, "samples_throttled", ECP_META_UINT)                         \
 	X(DEPTH, "depth", ECP_META_UINT)                                                 \
 	X(INCLUDE, "include", ECP_META_TEXT)                                             \
 	X(EXCLUDE, "exclude", ECP_META_TEXT)                                             \

@@ -75,6 +75,9 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	ecp_meta_put_uint(f, ECP_META_SAMPLE_HZ, m->sample_hz);
 	ecp_meta_put_uint(f, ECP_META_SAMPLES, m->samples);
 	ecp_meta_put_uint(f, ECP_META_SAMPLES_LOST, m->samples_lost);
+	ecp_meta_put_uint(f, ECP_META_SAMPLE_HZ_ASKED, m->sample_hz_asked);
+	ecp_meta_put_uint(f, ECP_META_SAMPLE_RATE_MAX, m->sample_rate_max);
+	ecp_meta_put_uint(f, ECP_META_SAMPLES_THROTTLED, m->samples_throttled);
 	ecp_meta_put_uint(f, ECP_META_DEPTH, m->depth);
 	ecp_meta_put_list(f, ECP_META_INCLUDE, m->include, ",");
 	ecp_meta_put_list(f, ECP_META_EXCLUDE, m->exclude, ",");

@@ -50,7 +50,10 @@ struct ecp_record_meta {
 	bool functions;
 	const char *functions_mode; /* instrument, sample, both */
 	unsigned sample_hz;         /* 0: no samples */
+	unsigned sample_hz_asked;   /* before the kernel's ceiling (perf-throttle.h) */
+	unsigned sample_rate_max;   /* that ceiling at the end (0: unknown) */
 	uint64_t samples, samples_lost;
+	uint64_t samples_throttled;
 	uint32_t depth;
 	char *const *include; /* NULL-terminated, may be NULL */
 	char *const *exclude;

@@ -273,6 +273,10 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 		s->emit->emit_sample_lost(n);
 		break;
 	}
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		ecp_perf_throttle_record(&s->throttle, h);
+		break;
 	default:
 		break;
 	}

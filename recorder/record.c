@@ -1019,6 +1019,13 @@ static int decide(struct recording *r, struct ecp_error *err)
 					   sum->functions_mode == ECP_FUNCTIONS_BOTH);
 	r->sample_hz =
 	    r->want_samples ? (o->sample_hz ? o->sample_hz : ECP_SAMPLE_DEFAULT_HZ) : 0;
+	/* no faster than the kernel lets an event sample (perf-throttle.h), as
+	 * perf record lowers its frequency: asked for more, it would stop the
+	 * sampler for the rest of each tick, in bursts */
+	sum->sample_hz_asked = r->sample_hz;
+	unsigned ceiling = r->sample_hz ? ecp_perf_max_sample_rate() : 0;
+	if (ceiling && r->sample_hz > ceiling)
+		r->sample_hz = ceiling;
 	/* ECP_RECORD_NO_PERF=1 forces the fallback clock (for tests). */
 	r->no_perf = getenv("ECP_RECORD_NO_PERF") &&
 		     strcmp(getenv("ECP_RECORD_NO_PERF"), "1") == 0;
@@ -1305,6 +1312,12 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->sample_hz = r->sampling ? r->sample_hz : 0;
 	meta->samples = sum->samples = r->samples.samples;
 	meta->samples_lost = sum->samples_lost = r->samples.lost;
+	sum->sample_hz = meta->sample_hz;
+	meta->sample_hz_asked = r->sampling ? sum->sample_hz_asked : 0;
+	/* read again at the end: the kernel lowers it while programs run */
+	meta->sample_rate_max = sum->sample_rate_max =
+	    r->sampling ? ecp_perf_max_sample_rate() : 0;
+	meta->samples_throttled = sum->samples_throttled = r->samples.throttle.episodes;
 	meta->sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
 	meta->depth = o->depth;
 	meta->include = o->include;

@@ -91,6 +91,12 @@ struct ecp_record_summary {
 	enum ecp_functions_mode functions_mode; /* as decided (never AUTO) */
 	uint64_t samples;                       /* samples written */
 	uint64_t samples_lost;
+	/* the rate asked for (--sample-freq or the default), the rate used (no
+	 * more than kernel.perf_event_max_sample_rate at the start), that
+	 * ceiling at the end, and the kernel's stops of the sampler
+	 * (perf-throttle.h) */
+	unsigned sample_hz_asked, sample_hz, sample_rate_max;
+	uint64_t samples_throttled;
 	const char *sampling_problem; /* why sampling was asked for but is off, or NULL */
 	/* calls the program made that ecp does not model (or only in part) */
 	char unmodelled[16][64];

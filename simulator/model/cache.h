@@ -59,8 +59,10 @@
  * 42: the task deal's tie check (task-deal.c) warns of a near tie; 43:
  * samples in a PLT stub are "name@plt"'s (plt.h), not `_init`'s, and a
  * frame-pointer chain whose first caller is not code is not used; the
- * model's info counts the tasks dealt and kept and the tie check's draws */
-#define ECP_CACHE_FORMAT 43
+ * model's info counts the tasks dealt and kept and the tie check's draws;
+ * 44: a recording whose sampler the kernel throttled is warned of
+ * (recorder/perf-throttle.h) */
+#define ECP_CACHE_FORMAT 44
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

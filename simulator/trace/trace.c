@@ -41,6 +41,9 @@ struct meta {
 	uint64_t as_cpus;        /* the CPUs the program was shown */
 	uint64_t cpus;           /* the CPUs it ran on (absent: 1) */
 	uint64_t cpu_count_read; /* 1: it asked how many it has */
+	/* the kernel's stops of the sampler (recorder/perf-throttle.h), the
+	 * rate used and its ceiling at the end; 0: none, or older traces */
+	uint64_t samples_throttled, sample_hz, sample_rate_max;
 	bool functions;
 	bool manifest;             /* the recorder wrote ecp-record.streams */
 	char stream_warning[1024]; /* what the manifest check found in objects/ */
@@ -86,6 +89,12 @@ static uint64_t *meta_number(struct meta *m, int key)
 		return &m->cpus;
 	case ECP_META_CPU_COUNT_READ:
 		return &m->cpu_count_read;
+	case ECP_META_SAMPLES_THROTTLED:
+		return &m->samples_throttled;
+	case ECP_META_SAMPLE_HZ:
+		return &m->sample_hz;
+	case ECP_META_SAMPLE_RATE_MAX:
+		return &m->sample_rate_max;
 	default:
 		return NULL;
 	}
@@ -422,7 +431,8 @@ static bool is_dir(const char *path)
 }
 
 /* The model's sample counts, and a warning where sampling was weak. */
-static int note_samples(struct ecp_model *m, const struct load_ctx *c)
+static int note_samples(struct ecp_model *m, const struct meta *meta,
+			const struct load_ctx *c)
 {
 	uint64_t pushed = 0, applied = 0;
 	ecp_builder_sample_counts(c->b, &pushed, &applied);
@@ -433,6 +443,19 @@ static int note_samples(struct ecp_model *m, const struct load_ctx *c)
 				  "perf dropped %llu samples: the split of the segments "
 				  "among functions is less precise (not their lengths)",
 				  (unsigned long long)c->samples_lost) < 0)
+		return ECP_ERR_NOMEM;
+	if (meta->samples_throttled && applied &&
+	    ecp_model_add_warning(
+		m,
+		"the kernel stopped the sampler %llu times for taking more "
+		"samples in a tick than kernel.perf_event_max_sample_rate "
+		"(%llu at the end) allows: %llu samples where %llu a second "
+		"would take about %.0f; the split of the segments among "
+		"functions is coarser (not their lengths)",
+		(unsigned long long)meta->samples_throttled,
+		(unsigned long long)meta->sample_rate_max, (unsigned long long)applied,
+		(unsigned long long)meta->sample_hz,
+		(double)meta->sample_hz * (double)meta->program_cpu_ns / 1e9) < 0)
 		return ECP_ERR_NOMEM;
 	uint64_t shallow = c->sampler ? ecp_sampler_shallow(c->sampler) : 0;
 	if (pushed && shallow * 10 > pushed &&
@@ -525,7 +548,7 @@ static int note_recording(struct ecp_model *m, const struct meta *meta,
 	m->info.as_cpus = meta->as_cpus;
 	m->info.recorded_cpus = meta->cpus ? meta->cpus : 1;
 	m->info.cpu_count_read = meta->cpu_count_read != 0;
-	if (note_samples(m, c) < 0 || ecp_advise_library_calls(m) < 0)
+	if (note_samples(m, meta, c) < 0 || ecp_advise_library_calls(m) < 0)
 		return -1;
 	m->info.program =
 	    ecp_strings_dup(ecp_model_strings(m), meta->command ? meta->command : "");

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Helpers of the recorder's end-to-end tests: run `ecp record`, read a
 trace back with the babeltrace2 CLI, and fail or skip with a message."""
+import collections
 import json
 import os
 import re
@@ -196,6 +197,34 @@ def read_meta(trace):
             k, _, v = line.rstrip('\n').partition('=')
             meta[k] = v
     return meta
+
+
+def samples_by_tid(trace):
+    """The samples the recording holds of each thread (a Counter by tid):
+    each cost the thread's own clock sample_cost_ns, which the model takes
+    out per sample taken -- not the rate times the cost: the kernel takes
+    fewer than the rate asks where it throttles the sampler
+    (meta samples_throttled)."""
+    return collections.Counter(e.get('tid') for e in read_trace(os.path.join(trace, 'sched'))
+                               if e['event'] == 'ecp_sched:sample')
+
+
+def sampler_share(meta, unsampled_ns=0):
+    """The share of the sampled threads' CPU time that the sampler's
+    interrupts took: the samples taken times each one's cost, over the
+    program's CPU time less unsampled_ns (threads perf did not sample:
+    child processes').  Not sample_hz * cost: a CI run's ASan pass
+    (2026-11-27) had the kernel's ceiling lowered mid-run, fewer samples
+    than the rate, and an oracle reckoning with the rate 4-7% under ecp's
+    prediction, which took out what the samples cost."""
+    n = int(meta.get('samples', '0') or 0)
+    cost = int(meta.get('sample_cost_ns', '0') or 0)
+    cpu = int(meta.get('program_cpu_ns', '0') or 0) - unsampled_ns
+    if not n or not cost:
+        return 0.0
+    if cpu <= 0:
+        return int(meta.get('sample_hz', '0') or 0) * cost / 1e9
+    return n * cost / cpu
 
 
 def named(events, name):

@@ -10,6 +10,7 @@ segments that must have ended before it starts.  The machine is the model's
 (docs/DESIGN.md): ideal processor sharing -- n runnable segments progress at
 min(1, P/n) each; a delay passes in wall time before the segment's work and
 uses no processor."""
+from ecptrace import sampler_share
 
 
 def seg(work, delay=0, deps=()):
@@ -79,14 +80,16 @@ def measured_segments(stdout):
 def unsampled(threads, meta, not_sampled=()):
     """The threads' measured work less what the perf sampler cost them in
     that run: the durations were measured by the program's own CPU clock,
-    which counts the kernel's work for each sample, a share hz * cost of
-    every CPU second.  The prediction leaves that out (the recording
-    measured the cost per sample and subtracts it), as the program runs
+    which counts the kernel's work for each sample, the samples taken times
+    each one's cost over the program's CPU time (ecptrace.sampler_share).
+    The prediction leaves that out (the recording measured the cost per
+    sample and subtracts it per sample taken), as the program runs
     unrecorded; delays are wall time and stay.  The threads numbered in
     not_sampled (child processes' threads: perf samples the program's
     own) paid nothing and keep their work."""
-    share = int(meta.get('sample_hz', '0') or 0) * int(meta.get('sample_cost_ns', '0') or 0) / 1e9
-    if not share or int(meta.get('samples', '0') or 0) == 0:
+    children = sum(w for i in not_sampled if i < len(threads) for w, _, _ in threads[i])
+    share = sampler_share(meta, children)
+    if not share:
         return threads
     return [t if i in not_sampled else [(w * (1.0 - share), d, deps) for w, d, deps in t]
             for i, t in enumerate(threads)]
@@ -99,6 +102,9 @@ def compare(predicted, threads, procs_list, tolerance, meta=None, not_sampled=()
     bad = []
     if meta is not None:
         threads = unsampled(threads, meta, not_sampled)
+        print('sampler: %s samples at %s a second (%s throttled), %s ns each'
+              % (meta.get('samples', '0'), meta.get('sample_hz', '0'),
+                 meta.get('samples_throttled', '?'), meta.get('sample_cost_ns', '0')))
     for p, pred in zip(procs_list, predicted):
         want = run_time(threads, p)
         dev = (pred - want) / want

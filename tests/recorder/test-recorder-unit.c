@@ -21,6 +21,7 @@
 #include "recorder/agent-path.h"
 #include "recorder/clock-anchor.h"
 #include "recorder/meta.h"
+#include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
 #include "recorder/agent/tsc.h"
 #include "simulator/ctf/event.h"
@@ -422,6 +423,53 @@ static void test_perf_drain_merged(void **state)
 	ecp_perf_switch_free(&ps);
 }
 
+static void put_throttle(struct fake *f, uint32_t type, uint64_t stream, uint64_t t)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t time, id, stream_id;
+		struct sid sid;
+	} r = {{type, 0, sizeof(r)}, t, 1, stream, {100, 101, t}};
+	put(f, &r, sizeof(r));
+}
+
+/* The kernel's stops of the sampler (recorder/perf-throttle.h), through
+ * the sample ring's own dispatch: each THROTTLE counts; an UNTHROTTLE and a
+ * record too short to be the kernel's count nothing. */
+static void test_perf_sample_throttle(void **state)
+{
+	struct ecp_sched_emitter em = {NULL, on_switch, on_lost, on_comm, on_task,
+				       NULL, NULL,      NULL,    NULL};
+	struct ecp_perf_sample s;
+	struct fake f;
+	(void)state;
+
+	f.map = calloc(1, PAGE + DATA);
+	assert_non_null(f.map);
+	((struct perf_event_mmap_page *)(void *)f.map)->data_offset = PAGE;
+	f.head = 0;
+	memset(&s, 0, sizeof(s));
+	s.n_rings = 1;
+	s.rings[0] = (struct ecp_perf_ring){.fd = -1, .base = f.map, .data_size = DATA};
+	s.pid = 100;
+	s.emit = &em;
+	put_throttle(&f, PERF_RECORD_THROTTLE, 7, 100);
+	put_throttle(&f, PERF_RECORD_THROTTLE, 8, 150);
+	put_throttle(&f, PERF_RECORD_UNTHROTTLE, 7, 400);
+	put_throttle(&f, PERF_RECORD_THROTTLE, 7, 500);
+	put_throttle(&f, PERF_RECORD_UNTHROTTLE, 7, 900);
+	struct perf_event_header bare = {PERF_RECORD_THROTTLE, 0, sizeof(bare)};
+	put(&f, &bare, sizeof(bare));
+	((struct perf_event_mmap_page *)(void *)f.map)->data_head = f.head;
+
+	ecp_perf_sample_drain(&s);
+	assert_int_equal(s.throttle.episodes, 3);
+	assert_int_equal(s.samples, 0);
+	s.rings[0].base = NULL;
+	ecp_perf_sample_free(&s);
+	free(f.map);
+}
+
 static void test_perf_open(void **state)
 {
 	(void)state;
@@ -454,6 +502,7 @@ int main(void)
 	    cmocka_unit_test(test_events_catalogued),
 	    cmocka_unit_test(test_perf_drain),
 	    cmocka_unit_test(test_perf_drain_merged),
+	    cmocka_unit_test(test_perf_sample_throttle),
 	    cmocka_unit_test(test_clock_anchor),
 	    cmocka_unit_test(test_perf_open),
 	    cmocka_unit_test(test_agent_path_missing),

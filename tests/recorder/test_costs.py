@@ -72,13 +72,15 @@ def calibration_under_load(spin, work):
     print('under load: %.1f ns per event (%s)' % (cost_ps / 1e3, meta['event_cost_source']))
     check(0 < cost_ps < 1000000, 'implausible event cost %d ps under load' % cost_ps)
     recorded = {t['tid']: t['work_ns'] for t in info(trace)['thread_list']}
-    # SPIN is sampled: its clock counts the kernel's work for each sample,
-    # a share hz * cost of it, which the recording takes out
-    share = int(meta['sample_hz']) * int(meta['sample_cost_ns']) / 1e9
+    # SPIN is sampled: its clock counts the kernel's work for each sample
+    # the thread got, which the recording takes out
+    share = sampler_share(meta)
     check(int(meta['samples']) > 0 and 0 < share < 0.2,
           'sampler share %.3f of %s samples' % (share, meta['samples']))
+    samples = samples_by_tid(trace)
+    cost = int(meta['sample_cost_ns'])
     for tid, ns in real.items():
-        ns = int(ns * (1.0 - share))
+        ns -= samples[tid] * cost
         rec = recorded.get(tid, 0)
         print('thread %d: recorded %d ns, own clock %d ns (%+.3f%%)'
               % (tid, rec, ns, 100.0 * (rec - ns) / ns))

@@ -75,14 +75,14 @@ def attempt(last):
           % ('is not' if no_perf else 'is wrongly', info['warnings']))
     recorded = {t['tid']: t['work_ns'] for t in info['thread_list']}
     events = collections.Counter(e['vtid'] for e in read_trace(os.path.join(trace, 'main')))
-    # the sampler's share of the thread's clock, which the recording took
-    # out (it measured the cost of a sample): the program unrecorded
-    share = int(meta.get('sample_hz', '0')) * int(meta.get('sample_cost_ns', '0')) / 1e9
-    if int(meta.get('samples', '0')) == 0:
-        share = 0.0
+    # what the sampler's interrupts took of each thread's clock, which the
+    # recording took out (it measured the cost of a sample): the program
+    # unrecorded
+    samples = samples_by_tid(trace)
+    cost = int(meta.get('sample_cost_ns', '0'))
     steal = int(meta.get('steal_ns', '0'))
     for tid, ns in real.items():
-        ns = int(ns * (1.0 - share))
+        ns -= samples[tid] * cost
         rec = recorded.get(tid, 0)
         allowed = 0.01 * ns + info['event_cost_ns'] * events[tid]
         print('thread %d: recorded %d ns, real %d ns (%+.3f%%)'
