@@ -92,7 +92,11 @@ static void keep_switch(void *ctx, const struct perf_event_header *h)
 }
 
 /* The side's CPU clock less its time on the CPU by the records, within its
- * own window (it runs at both ends), per switch-in; false without any. */
+ * own window (it runs at both ends), per switch-in; false without any, and
+ * false where the clock is not above the records: the records' stays hold
+ * what the hypervisor stole meanwhile and the clock does not, so such a
+ * burst measured the steal, not the switch -- a CI run's busy moment took
+ * the least of the bursts, 0 ps, and the model then added nothing a switch. */
 static bool uncovered_ps(const struct records *rs, const struct side *s, uint64_t *ps)
 {
 	uint64_t on_since = s->mono0, covered = 0, ins = 0;
@@ -113,9 +117,9 @@ static bool uncovered_ps(const struct records *rs, const struct side *s, uint64_
 	if (on)
 		covered += s->mono1 - on_since;
 	uint64_t cpu = s->cpu1 - s->cpu0;
-	if (!ins)
+	if (!ins || cpu <= covered)
 		return false;
-	*ps = cpu > covered ? (cpu - covered) * 1000u / ins : 0;
+	*ps = (cpu - covered) * 1000u / ins;
 	return true;
 }
 
