@@ -7,7 +7,8 @@ void ecp_perf_throttle_record(struct ecp_perf_throttle *t,
 			      const struct perf_event_header *h)
 {
 	/* the kernel's layout: time, id, stream_id (then the sample_id) */
-	if (h->type == PERF_RECORD_THROTTLE && h->size >= sizeof(*h) + 3 * sizeof(uint64_t))
+	if (h->type == PERF_RECORD_THROTTLE &&
+	    h->size >= sizeof(*h) + 3 * sizeof(uint64_t))
 		t->episodes++;
 }
 
