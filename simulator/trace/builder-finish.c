@@ -352,7 +352,7 @@ static int add_warnings(struct ecp_builder *b, struct ecp_model *m)
 			(char *)b->unmodelled.data + i * 48) < 0)
 			return -1;
 	if (bld_exit_warnings(b, m) < 0 || bld_timeout_warnings(b, m) < 0 ||
-	    bld_tasks_warning(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
+	    bld_tasks_tell(b, m) < 0 || bld_unseen_warning(b, m) < 0 ||
 	    bld_child_warning(b, m, b->child_cpu_ns) < 0 ||
 	    bld_child_cpu_warning(b, m) < 0 || bld_registration_warning(b, m) < 0)
 		return -1;

@@ -592,7 +592,7 @@ int bld_free_paced_threads(struct ecp_builder *b);
 int bld_tasks_take_sites(struct ecp_builder *b, struct ecp_model *m);
 /* What the deal did, if there were tasks: its counts in the model's info
  * and its warnings. */
-int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m);
+int bld_tasks_tell(const struct ecp_builder *b, struct ecp_model *m);
 void bld_tasks_free(struct ecp_task_graph *t);
 
 /* builder-finish.c: the text of each counted warning */

@@ -736,7 +736,7 @@ static int tie_warning(const struct ecp_task_graph *t, struct ecp_model *m)
 	    ECP_TASK_TIE_WARN * 100, two);
 }
 
-int bld_tasks_warning(const struct ecp_builder *b, struct ecp_model *m)
+int bld_tasks_tell(const struct ecp_builder *b, struct ecp_model *m)
 {
 	const struct ecp_task_graph *t = b->tasks;
 	if (t) {

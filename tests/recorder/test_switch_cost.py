@@ -29,9 +29,20 @@ def info(trace):
     return json.loads(p.stdout)
 
 
+class Uncalibrated(Exception):
+    """The recording's switch cost is not believable (0: the calibration
+    measured nothing, and the recording says why)."""
+
+    def __init__(self, cost_ps, stderr):
+        super().__init__(cost_ps)
+        self.cost_ps = cost_ps
+        self.why = stderr.strip().splitlines()[-1] if stderr.strip() else 'no message'
+
+
 def measured(prog, work):
     """Records the hand-off; returns (work added by the cost, its expected
-    amount, the answer with it, the answer without it, the meta)."""
+    amount, the answer with it, the answer without it, the meta), or
+    raises Uncalibrated."""
     trace = os.path.join(work, 'trace')
     shutil.rmtree(trace, ignore_errors=True)
     # no samples: their cost on this program is another question (issue 31)
@@ -42,7 +53,7 @@ def measured(prog, work):
         skip('perf refused: the fallback clock holds the switches already')
     cost_ps = int(meta['switch_cost_ps'])
     if not 20_000 < cost_ps < 20_000_000:
-        return cost_ps, p.stderr
+        raise Uncalibrated(cost_ps, p.stderr)
     with_cost = info(trace)
     # ok; or, beside another recording on the same CPU (CI runs), a warning
     # within 10%: what the events cost moves with the load (-1% to -9.5%
@@ -102,14 +113,12 @@ def calibrated(prog, work):
     """measured(), recorded again while the switch cost's calibration
     measured nothing."""
     for attempt in range(CALIBRATION_TRIES):
-        got = measured(prog, work)
-        if len(got) == 5:
-            return got
-        cost_ps, stderr = got
-        check(attempt + 1 < CALIBRATION_TRIES,
-              'switch cost %d ps in %d recordings: %s' % (cost_ps, CALIBRATION_TRIES, stderr))
-        print('switch cost %d ps (%s): recording again'
-              % (cost_ps, stderr.strip().splitlines()[-1] if stderr.strip() else 'no message'))
+        try:
+            return measured(prog, work)
+        except Uncalibrated as u:
+            check(attempt + 1 < CALIBRATION_TRIES,
+                  'switch cost %d ps in %d recordings: %s' % (u.cost_ps, CALIBRATION_TRIES, u.why))
+            print('switch cost %d ps (%s): recording again' % (u.cost_ps, u.why))
 
 
 def main():
