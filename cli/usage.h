@@ -47,7 +47,8 @@
 	"                            unwound with libdw) or both; default: instrument\n" \
 	"                            if built with -finstrument-functions, else "        \
 	"sample\n"                                                                       \
-	"  --sample-freq HZ          samples per second of CPU time (default 3000)\n"    \
+	"  --sample-freq HZ          samples per second of CPU time (default 3000; no\n" \
+	"                            more than kernel.perf_event_max_sample_rate)\n"     \
 	"  --no-functions            record synchronization and scheduling only\n"       \
 	"  -q, --quiet               no summary on stderr\n"
 
