@@ -73,10 +73,18 @@ static int print_table(FILE *out, const struct ecp_info_answer *ans)
 			"running side by side; its wall time is a measured T_%llu)\n",
 			(unsigned long long)m->info.recorded_cpus,
 			(unsigned long long)m->info.recorded_cpus);
-	if (m->info.samples || m->info.samples_lost)
-		fprintf(out, "samples        %llu (functions split by samples%s)\n",
-			(unsigned long long)m->info.samples,
-			m->info.samples_lost ? "; some lost, see the warnings" : "");
+	if (m->info.samples || m->info.samples_lost) {
+		char rate[96] = "";
+		if (m->info.sample_hz)
+			snprintf(rate, sizeof(rate), " at %llu a second",
+				 (unsigned long long)m->info.sample_hz);
+		fprintf(out, "samples        %llu%s (functions split by samples%s%s)\n",
+			(unsigned long long)m->info.samples, rate,
+			m->info.samples_lost ? "; some lost, see the warnings" : "",
+			m->info.samples_throttled ? "; the kernel stopped the sampler, "
+						    "see the warnings"
+						  : "");
+	}
 	fprintf(out, "threads        %u\n", m->n_threads);
 	fprintf(out, "events         %llu\n", (unsigned long long)m->info.events);
 	fprintf(out, "discarded      %llu\n",
@@ -141,6 +149,8 @@ static int print_json(FILE *out, const struct ecp_info_answer *ans, struct ecp_e
 	ecp_json_kv_uint(&w, "recorded_wall_ns", m->info.recorded_wall_ns);
 	ecp_json_kv_uint(&w, "samples", m->info.samples);
 	ecp_json_kv_uint(&w, "samples_lost", m->info.samples_lost);
+	ecp_json_kv_uint(&w, "sample_hz", m->info.sample_hz);
+	ecp_json_kv_uint(&w, "samples_throttled", m->info.samples_throttled);
 	ecp_json_kv_uint(&w, "tasks_dealt", m->info.tasks_dealt);
 	ecp_json_kv_uint(&w, "tasks_kept", m->info.tasks_kept);
 	ecp_json_kv_uint(&w, "tie_check_draws", m->info.tie_draws);

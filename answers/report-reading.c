@@ -43,7 +43,10 @@ void ecp_report_print_sample_legend(FILE *out, const struct ecp_model *m)
 	    "         functions is statistical, ±E%% at 95%%; '~' marks fewer than %d\n"
 	    "         samples, '-' a function timed by its instrumentation (exact)\n",
 	    (unsigned long long)m->info.samples,
-	    m->info.samples_lost ? ", some lost: see the warnings" : "", ECP_FEW_SAMPLES);
+	    m->info.samples_lost        ? ", some lost: see the warnings"
+	    : m->info.samples_throttled ? ", fewer than the rate: see the warnings"
+					: "",
+	    ECP_FEW_SAMPLES);
 }
 
 /* Functions with folded calls, by decreasing count (then name). */

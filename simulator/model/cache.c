@@ -37,6 +37,7 @@ struct header {
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
 	    guessed_cpu_ns, unknown_deps_ns, steal_ns;
 	uint64_t tasks_dealt, tasks_kept, tie_draws;
+	uint64_t sample_hz, samples_throttled;
 	uint64_t n_spawn_sites;
 	uint64_t trace_path, program, clock; /* string table offsets */
 	/* bytes of the packed segments, edges and activities (cache-pack.h) */
@@ -283,6 +284,8 @@ static void header_of_model(struct header *h, uint64_t fp, const struct ecp_mode
 	h->calls_kept = calls_kept;
 	h->samples = m->info.samples;
 	h->samples_lost = m->info.samples_lost;
+	h->sample_hz = m->info.sample_hz;
+	h->samples_throttled = m->info.samples_throttled;
 	h->tasks_dealt = m->info.tasks_dealt;
 	h->tasks_kept = m->info.tasks_kept;
 	h->tie_draws = m->info.tie_draws;
@@ -633,6 +636,8 @@ static bool cache_info_take(const struct cache_reader *c, struct ecp_model *m)
 	m->info.functions_recorded = h->functions_recorded != 0;
 	m->info.samples = h->samples;
 	m->info.samples_lost = h->samples_lost;
+	m->info.sample_hz = h->sample_hz;
+	m->info.samples_throttled = h->samples_throttled;
 	m->info.tasks_dealt = h->tasks_dealt;
 	m->info.tasks_kept = h->tasks_kept;
 	m->info.tie_draws = (uint32_t)h->tie_draws;

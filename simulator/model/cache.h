@@ -61,8 +61,9 @@
  * frame-pointer chain whose first caller is not code is not used; the
  * model's info counts the tasks dealt and kept and the tie check's draws;
  * 44: a recording whose sampler the kernel throttled is warned of
- * (recorder/perf-throttle.h) */
-#define ECP_CACHE_FORMAT 44
+ * (recorder/perf-throttle.h); 45: the model's info keeps the rate sampled
+ * at and the kernel's stops of the sampler */
+#define ECP_CACHE_FORMAT 45
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -241,6 +241,9 @@ struct ecp_model_info {
 	bool functions_recorded;
 	uint64_t samples;      /* perf samples that split segments among functions */
 	uint64_t samples_lost; /* samples perf dropped */
+	/* the rate sampled at and the kernel's stops of the sampler
+	 * (recorder/perf-throttle.h); 0: not sampled, or none */
+	uint64_t sample_hz, samples_throttled;
 	/* OpenMP tasks (issue 37): dealt again to the threads at replay, kept
 	 * where and in the order the recording ran them, and the draws of the
 	 * deal's tie check (task-deal.c; 0 with tasks dealt: the deal was too

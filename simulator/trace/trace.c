@@ -438,6 +438,8 @@ static int note_samples(struct ecp_model *m, const struct meta *meta,
 	ecp_builder_sample_counts(c->b, &pushed, &applied);
 	m->info.samples = applied;
 	m->info.samples_lost = c->samples_lost;
+	m->info.sample_hz = meta->sample_hz;
+	m->info.samples_throttled = meta->samples_throttled;
 	if (c->samples_lost &&
 	    ecp_model_add_warning(m,
 				  "perf dropped %llu samples: the split of the segments "

@@ -50,7 +50,8 @@ def spin_record(program, trace, work):
 
 def below(spin, work):
     set_ceiling(CEILING)
-    p, meta = spin_record([spin], os.path.join(work, 'below'), work)
+    trace = os.path.join(work, 'below')
+    p, meta = spin_record([spin], trace, work)
     print('below: sample_hz %s, asked %s, %s samples in %s ns of CPU'
           % (meta['sample_hz'], meta['sample_hz_asked'], meta['samples'],
              meta['program_cpu_ns']))
@@ -59,6 +60,10 @@ def below(spin, work):
           % (meta['sample_hz'], meta['sample_hz_asked'], CEILING))
     check('sampled %d times a second, not 3000' % CEILING in p.stderr,
           'the lowered rate is not said: %s' % p.stderr)
+    i = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
+                       text=True)
+    check(i.returncode == 0 and json.loads(i.stdout)['sample_hz'] == CEILING,
+          'ecp info: %s %s' % (i.stdout[-300:], i.stderr))
     # no more than the ceiling, and most of it: 500 ms of CPU time
     rate = int(meta['samples']) / (int(meta['program_cpu_ns']) / 1e9)
     check(0.5 * CEILING <= rate <= 1.05 * CEILING,
@@ -80,12 +85,28 @@ def during(spin, work):
           'under a ceiling of %d' % CEILING)
     check(re.search(r'the kernel stopped the sampler %d times' % throttled, p.stderr),
           'the stops are not said when recording: %s' % p.stderr)
-    i = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
-                       text=True)
-    check(i.returncode == 0, 'ecp info: %s' % i.stderr)
-    info = json.loads(i.stdout)
+    # read from the trace, then from the cache that read wrote: the same
+    cache = os.path.join(trace, 'ecp-model.cache')
+    if os.path.exists(cache):
+        os.remove(cache)
+    answers = []
+    for _ in range(2):
+        i = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
+                           text=True)
+        check(i.returncode == 0, 'ecp info: %s' % i.stderr)
+        answers.append(json.loads(i.stdout))
+    check(os.path.exists(cache), 'no model cache written')
+    info = answers[0]
+    check(answers[1] == info, 'the cached model answers differently')
     check(any('stopped the sampler %d times' % throttled in w for w in info['warnings']),
           'the stops are not in the answer: %s' % info['warnings'])
+    check(info['sample_hz'] == 3000 and info['samples_throttled'] == throttled,
+          'ecp info: sample_hz %s, samples_throttled %s' % (info['sample_hz'],
+                                                            info['samples_throttled']))
+    t = subprocess.run([ecp(), 'info', trace], capture_output=True, text=True)
+    line = [x for x in t.stdout.splitlines() if x.startswith('samples ')]
+    check(t.returncode == 0 and line and ' at 3000 a second' in line[0]
+          and 'the kernel stopped the sampler' in line[0], 'ecp info: %s' % line)
     # the lengths stand: each thread's work is its clock less the samples
     # it got, at the measured cost each (not the rate's share)
     real = {int(t): int(n) for t, n in re.findall(r'tid=(\d+) cpu_ns=(\d+)', p.stdout)}
