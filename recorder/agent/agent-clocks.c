@@ -78,6 +78,16 @@ ECP_AGENT_FN void ecp_write_thread_clocks(struct ecp_thread *t)
 		}
 	syscall(SYS_close, fd);
 	errno = saved;
-	t->quiet_ticks += ecp_tsc() - t0;
+	/* The block is the recorder's: its CPU time, not its wall time.  A
+	 * block preempted (216 us of wall beside a busy loop, 55 us alone) is
+	 * a slow window, whose CPU time the reader takes from the switch
+	 * records; else a quiet one.  Either is written after the thread_clock
+	 * events, which the reader does not take as this thread's clock. */
+	uint64_t ticks = ecp_tsc() - t0;
+	if (ticks >= ecp_settings.hook_outlier_tsc) {
+		ecp_sync_slow(t, ticks);
+		return;
+	}
+	t->quiet_ticks += ticks;
 	t->quiet_windows++;
 }

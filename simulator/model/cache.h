@@ -62,8 +62,10 @@
  * model's info counts the tasks dealt and kept and the tie check's draws;
  * 44: a recording whose sampler the kernel throttled is warned of
  * (recorder/perf-throttle.h); 45: the model's info keeps the rate sampled
- * at and the kernel's stops of the sampler */
-#define ECP_CACHE_FORMAT 45
+ * at and the kernel's stops of the sampler; 46: thread_clock events are
+ * no reading of the clock of the thread that writes them (the process
+ * exit's timed block is taken out after them, not clamped away) */
+#define ECP_CACHE_FORMAT 46
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

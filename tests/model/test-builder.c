@@ -333,6 +333,37 @@ static void test_quiet_windows_and_thread_creation_cost(void **state)
 	assert_int_equal(main_work_with_costs(20, 7000), plain - 27);
 }
 
+/* The process exit's block on main (agent-clocks.c): the thread_clock
+ * events it writes, then its own time (quiet_windows, or a slow_window).
+ * The readings of other threads' clocks are no reading of main's: the
+ * block's time comes out of main whole, not clamped at main's clock as it
+ * stood at the last thread_clock (150 here, 20 too much). */
+static uint64_t main_work_at_exit(bool thread_clocks)
+{
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	if (thread_clocks) {
+		ecp_test_ev(&s, MAIN, 140, ECP_EV_THREAD_CLOCK, 4242, 5000, 0);
+		ecp_test_ev(&s, MAIN, 150, ECP_EV_THREAD_CLOCK, 4243, 6000, 0);
+	}
+	ecp_test_ev(&s, MAIN, 160, ECP_EV_QUIET_WINDOWS, 40, 1, 0);
+	ecp_test_ev(&s, MAIN, 170, ECP_EV_PROCESS_EXIT, 0, 0, 0);
+	struct ecp_builder_options o = {.clock = ECP_CLOCK_PERF_SWITCH};
+	struct ecp_model *m = build_ok(&s, &o);
+	uint64_t work = ecp_model_work(m);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+	return work;
+}
+
+static void test_exit_block_after_thread_clocks(void **state)
+{
+	(void)state;
+	assert_int_equal(main_work_at_exit(false), 170 - 40);
+	assert_int_equal(main_work_at_exit(true), 170 - 40);
+}
+
 static void test_mutex(void **state)
 {
 	struct ecp_test_seq s;
@@ -1622,6 +1653,7 @@ int main(void)
 	    cmocka_unit_test(test_start_routine_implicit),
 	    cmocka_unit_test(test_create_join_with_switches),
 	    cmocka_unit_test(test_scaled_to_thread_clock),
+	    cmocka_unit_test(test_exit_block_after_thread_clocks),
 	    cmocka_unit_test(test_scaled_self_times_fill_the_segment),
 	    cmocka_unit_test(test_child_runs_before_create_returns),
 	    cmocka_unit_test(test_event_cost_subtracted),
