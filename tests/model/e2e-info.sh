@@ -44,15 +44,20 @@ cmp -s "$tmp/info1.json" "$tmp/info2.json" || fail "the cached model answers dif
 "$ECP" info "$tmp/t" || fail "ecp info (table) failed"
 # Events per thread (vtid), for the allowance of the subtracted event cost:
 # a batch of function records (ecp:func_batch, raw bytes in its string:
-# read in the C locale) counts its `n` records.
+# read in the C locale) counts its `n` records.  With them, the wall time of
+# the thread's slow_window events: stretches of the agent's own code that
+# took long (recorder/EVENTS.md), whose CPU time the reader takes out of
+# the thread and its own clock holds.
 LC_ALL=C babeltrace2 "$tmp/t/main" 2>/dev/null | LC_ALL=C awk '
 	match($0, /vtid = [0-9]+/) {
 		t = substr($0, RSTART + 7, RLENGTH - 7); k = 1
 		if (index($0, " ecp:func_batch: ") && match($0, /[{] n = [0-9]+/))
 			k = substr($0, RSTART + 6, RLENGTH - 6)
 		c[t] += k
+		if (index($0, " ecp:slow_window: ") && match($0, /wall_ns = [0-9]+/))
+			w[t] += substr($0, RSTART + 10, RLENGTH - 10)
 	}
-	END { for (t in c) print c[t], t }' >"$tmp/events" ||
+	END { for (t in c) print c[t], t, w[t] + 0 }' >"$tmp/events" ||
 	fail "babeltrace2 cannot read the trace"
 
 python3 - "$tmp/info1.json" "$tmp/report.json" "$tmp/program.out" "$tmp/events" <<'PY'
@@ -61,7 +66,8 @@ info = json.load(open(sys.argv[1]))
 report = json.load(open(sys.argv[2]))
 measured = {int(t): (int(c), int(k)) for t, c, k in re.findall(
     r"tid=(\d+) cpu_ns=(\d+) compute_ns=(\d+)", open(sys.argv[3]).read())}
-events = {int(t): int(n) for n, t in (l.split() for l in open(sys.argv[4]))}
+events = {int(t): int(n) for n, t, _ in (l.split() for l in open(sys.argv[4]))}
+slow = {int(t): int(w) for _, t, w in (l.split() for l in open(sys.argv[4]))}
 cost = info["event_cost_ns"]
 bad = []
 
@@ -73,11 +79,15 @@ bad = []
 # thread_clock events it writes, which advanced main's clock, and clamped
 # away: main 20-60 us over alone, up to 0.48 ms beside babeltrace2 spinning
 # in model-decode-timeout on the recording CPU; now within 25 us there.
+# Beside a busy loop on the driver's CPU, a worker's wrapper has spent
+# 146-208 us on the CPU in its own code before its event (slow_window):
+# the reader takes that out, the thread's clock holds it, so a thread may
+# be that much under its clock (not over).
 FIXED_NS = 250000
 
-def check(what, recorded, real, n_events):
-    allowed = 0.01 * real + cost * n_events + FIXED_NS
+def check(what, recorded, real, n_events, recorder_ns=0):
     dev = recorded - real
+    allowed = 0.01 * real + cost * n_events + FIXED_NS + (recorder_ns if dev < 0 else 0)
     print("%-10s recorded %9.3f ms  own clock %9.3f ms  %+.3f%%  (allowed %.3f ms)"
           % (what, recorded / 1e6, real / 1e6, 100.0 * dev / real, allowed / 1e6))
     if abs(dev) > allowed:
@@ -99,7 +109,8 @@ if info["warnings"]:
 for th in info["thread_list"]:
     if th["tid"] not in measured:
         print("FAIL: thread %d was not measured by the program" % th["tid"]); sys.exit(1)
-    check(th["name"], th["work_ns"], measured[th["tid"]][0], events.get(th["tid"], 0))
+    check(th["name"], th["work_ns"], measured[th["tid"]][0], events.get(th["tid"], 0),
+          slow.get(th["tid"], 0))
 compute = [f for f in report["functions"] if f["name"] == "compute"]
 if not compute:
     print("FAIL: compute() not among the functions"); sys.exit(1)
