@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 SKIP = 77
 
@@ -284,10 +285,15 @@ def info_unless_refused(trace):
     return json.loads(q.stdout)
 
 
-def first_passing(attempt, tries, what):
+def first_passing(attempt, tries, what, pause_s=0.0):
     """attempt() until one returns True, up to `tries` times (a recording on
-    a shared machine can miss); fails with `what` when none does."""
-    for _ in range(tries):
+    a shared machine can miss), pause_s seconds apart (a busy moment of the
+    host lasts seconds: a clean-clone CI run had three recorder tests miss
+    within one minute, one of them in all three of its back-to-back tries);
+    fails with `what` when none does."""
+    for n in range(tries):
+        if n and pause_s:
+            time.sleep(pause_s)
         if attempt():
             print('ok')
             return

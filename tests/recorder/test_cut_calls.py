@@ -18,7 +18,19 @@ from ecptrace import *  # noqa: E402,F403
 def main():
     prog = os.path.abspath(sys.argv[1])
     work = workdir()
+    # Recorded once more when too many ticks were recorded: a clean-clone
+    # CI run's busy minute (2026-11-28) had the exit take 8 ms (205 ticks
+    # for 197), with two other recorder tests off at the same time.
+    if not once(prog, work, last=False):
+        print('more ticks recorded than made and counted: recording again')
+        once(prog, work, last=True)
+    shutil.rmtree(work, ignore_errors=True)
+    print('ok')
+
+
+def once(prog, work, last):
     trace = os.path.join(work, 'trace')
+    shutil.rmtree(trace, ignore_errors=True)
     p = record(['-q', '-o', trace], [prog, '200'], cwd=work)
     check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
     out = program_output(p.stdout)
@@ -35,9 +47,10 @@ def main():
     # the worker goes on between main's count and the process's end (main's
     # printf, exit's handlers, the agent's and LTTng-UST's at exit): 2 more
     # ticks were seen in a CI run; a tick counted twice would be ~2x
+    if recorded > ticks + 5 and not last:
+        return False
     check(recorded <= ticks + 5, '%d ticks recorded for %d made' % (recorded, ticks))
-    shutil.rmtree(work, ignore_errors=True)
-    print('ok')
+    return True
 
 
 main()
