@@ -274,8 +274,10 @@ static void handle_record(void *ctx, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		ecp_perf_throttle_record(&s->throttle, h);
+		/* time, id, stream_id, then the sample_id: a shorter record is
+		 * not the kernel's */
+		if (h->size >= sizeof(*h) + 3 * sizeof(uint64_t))
+			s->throttled++;
 		break;
 	default:
 		break;

@@ -19,7 +19,6 @@
 #include "common/error.h"
 #include "recorder/perf-ring.h"
 #include "recorder/perf-switch.h"
-#include "recorder/perf-throttle.h"
 #include "recorder/sched-emit.h"
 
 /* The vDSO's mapping name, and its copy's name in the trace's objects/. */
@@ -61,7 +60,7 @@ struct ecp_perf_sample {
 	const struct ecp_sched_emitter *emit;
 	uint64_t samples;
 	uint64_t lost;
-	struct ecp_perf_throttle throttle; /* the kernel's stops (perf-throttle.h) */
+	uint64_t throttled; /* the kernel's stops of the sampler (perf-throttle.h) */
 	struct ecp_sample_object *objs;
 	size_t n_objs, cap_objs;
 };

@@ -3,15 +3,6 @@
 
 #include <stdio.h>
 
-void ecp_perf_throttle_record(struct ecp_perf_throttle *t,
-			      const struct perf_event_header *h)
-{
-	/* the kernel's layout: time, id, stream_id (then the sample_id) */
-	if (h->type == PERF_RECORD_THROTTLE &&
-	    h->size >= sizeof(*h) + 3 * sizeof(uint64_t))
-		t->episodes++;
-}
-
 unsigned ecp_perf_max_sample_rate(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");

@@ -14,21 +14,12 @@
 #ifndef ECP_RECORDER_PERF_THROTTLE_H
 #define ECP_RECORDER_PERF_THROTTLE_H
 
-#include <stdint.h>
-#include <linux/perf_event.h>
-
-/* How long each stop lasted is not kept: an inherited event stays stopped
- * until its thread's next tick on a CPU, so with threads time-slicing the
- * stops' wall times add up to more than the run (843 ms in a 520 ms one).
- * What was missed is the rate times the CPU time, less the samples. */
-struct ecp_perf_throttle {
-	uint64_t episodes; /* PERF_RECORD_THROTTLE records */
-};
-
-/* Takes a PERF_RECORD_THROTTLE or PERF_RECORD_UNTHROTTLE record (one too
- * short to be the kernel's counts nothing). */
-void ecp_perf_throttle_record(struct ecp_perf_throttle *t,
-			      const struct perf_event_header *h);
+/* The stops are counted where the sample ring is read (perf-sample.c:
+ * ecp_perf_sample.throttled).  How long each lasted is not kept: an
+ * inherited event stays stopped until its thread's next tick on a CPU, so
+ * with threads time-slicing the stops' wall times add up to more than the
+ * run (843 ms in a 520 ms one).  What was missed is the rate times the CPU
+ * time, less the samples. */
 
 /* kernel.perf_event_max_sample_rate, samples per second; 0 if it cannot be
  * read (no procfs, an older kernel). */

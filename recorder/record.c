@@ -49,6 +49,7 @@
 #include "recorder/meta.h"
 #include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
+#include "recorder/perf-throttle.h"
 #include "recorder/objects.h"
 #include "recorder/program-elf.h"
 #include "recorder/steal.h"
@@ -1317,7 +1318,7 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	/* read again at the end: the kernel lowers it while programs run */
 	meta->sample_rate_max = sum->sample_rate_max =
 	    r->sampling ? ecp_perf_max_sample_rate() : 0;
-	meta->samples_throttled = sum->samples_throttled = r->samples.throttle.episodes;
+	meta->samples_throttled = sum->samples_throttled = r->samples.throttled;
 	meta->sample_cost_ns = sum->samples ? sum->sample_cost_ns : 0;
 	meta->depth = o->depth;
 	meta->include = o->include;

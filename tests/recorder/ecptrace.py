@@ -200,14 +200,13 @@ def read_meta(trace):
     return meta
 
 
-def samples_by_tid(trace):
-    """The samples the recording holds of each thread (a Counter by tid):
-    each cost the thread's own clock sample_cost_ns, which the model takes
-    out per sample taken -- not the rate times the cost: the kernel takes
-    fewer than the rate asks where it throttles the sampler
-    (meta samples_throttled)."""
-    return collections.Counter(e.get('tid') for e in read_trace(os.path.join(trace, 'sched'))
-                               if e['event'] == 'ecp_sched:sample')
+def samples_by_tid(sched):
+    """The samples each thread got, from the events of a trace's sched
+    stream (a Counter by tid): each cost the thread's own clock
+    sample_cost_ns, which the model takes out per sample taken -- not the
+    rate times the cost: the kernel takes fewer than the rate asks where it
+    throttles the sampler (meta samples_throttled)."""
+    return collections.Counter(e.get('tid') for e in sched if e['event'] == 'ecp_sched:sample')
 
 
 def sampler_share(meta, unsampled_ns=0):

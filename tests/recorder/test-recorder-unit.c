@@ -463,7 +463,7 @@ static void test_perf_sample_throttle(void **state)
 	((struct perf_event_mmap_page *)(void *)f.map)->data_head = f.head;
 
 	ecp_perf_sample_drain(&s);
-	assert_int_equal(s.throttle.episodes, 3);
+	assert_int_equal(s.throttled, 3);
 	assert_int_equal(s.samples, 0);
 	s.rings[0].base = NULL;
 	ecp_perf_sample_free(&s);

@@ -77,7 +77,7 @@ def calibration_under_load(spin, work):
     share = sampler_share(meta)
     check(int(meta['samples']) > 0 and 0 < share < 0.2,
           'sampler share %.3f of %s samples' % (share, meta['samples']))
-    samples = samples_by_tid(trace)
+    samples = samples_by_tid(read_trace(os.path.join(trace, 'sched')))
     cost = int(meta['sample_cost_ns'])
     for tid, ns in real.items():
         ns -= samples[tid] * cost

@@ -78,7 +78,7 @@ def attempt(last):
     # what the sampler's interrupts took of each thread's clock, which the
     # recording took out (it measured the cost of a sample): the program
     # unrecorded
-    samples = samples_by_tid(trace)
+    samples = samples_by_tid(sched)
     cost = int(meta.get('sample_cost_ns', '0'))
     steal = int(meta.get('steal_ns', '0'))
     for tid, ns in real.items():

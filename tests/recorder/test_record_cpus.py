@@ -106,8 +106,7 @@ def recorded_against_clocks(prog, work, trace):
     check(meta['clock'] == 'perf-switch', 'clock ' + meta['clock'])
     sched = read_trace(os.path.join(trace, 'sched'))
     check(count(sched, 'ecp_sched:lost') == 0, 'perf lost records')
-    samples = collections.Counter(e.get('tid') for e in sched
-                                  if e['event'] == 'ecp_sched:sample')
+    samples = samples_by_tid(sched)
     p = subprocess.run([ecp(), 'info', '--format', 'json', trace], capture_output=True,
                        text=True)
     check(p.returncode == 0, 'ecp info: %s' % p.stderr)

@@ -111,7 +111,7 @@ def during(spin, work):
     # it got, at the measured cost each (not the rate's share)
     real = {int(t): int(n) for t, n in re.findall(r'tid=(\d+) cpu_ns=(\d+)', p.stdout)}
     check(len(real) == 2, 'program output %r' % p.stdout)
-    samples = samples_by_tid(trace)
+    samples = samples_by_tid(read_trace(os.path.join(trace, 'sched')))
     cost = int(meta['sample_cost_ns'])
     recorded = {t['tid']: t['work_ns'] for t in info['thread_list']}
     for tid, ns in real.items():
