@@ -97,16 +97,31 @@ static const struct {
 #undef ECP_EVENT_ROW
 };
 
+/* A member's index carries its integer kind in its top bits, read once
+ * per event class: an event's fields are then read without asking each
+ * one its class (3 library calls a field, not 4: issue 35's model build).
+ * MEMBER_AT() is the index itself. */
+#define MEMBER_UNSIGNED (1u << 30)
+#define MEMBER_SIGNED   (2u << 30)
+#define MEMBER_AT(idx)  ((idx) & ~(3u << 30))
+
 static uint32_t member_index(const bt_field_class *fc, const char *name)
 {
 	if (!fc || !name || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE)
 		return NO_FIELD;
 	uint64_t n = bt_field_class_structure_get_member_count(fc);
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < n && i < MEMBER_UNSIGNED; i++) {
 		const bt_field_class_structure_member *m =
 		    bt_field_class_structure_borrow_member_by_index_const(fc, i);
-		if (!strcmp(bt_field_class_structure_member_get_name(m), name))
-			return (uint32_t)i;
+		if (strcmp(bt_field_class_structure_member_get_name(m), name))
+			continue;
+		bt_field_class_type t = bt_field_class_get_type(
+		    bt_field_class_structure_member_borrow_field_class_const(m));
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+			return (uint32_t)i | MEMBER_SIGNED;
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			return (uint32_t)i | MEMBER_UNSIGNED;
+		return (uint32_t)i;
 	}
 	return NO_FIELD;
 }
@@ -123,20 +138,26 @@ static uint64_t field_u64(const bt_field *f)
 	return 0;
 }
 
+/* The integer member at idx (member_index()), 0 when it is none. */
 static uint64_t member_u64(const bt_field *payload, uint32_t idx)
 {
 	if (idx == NO_FIELD || !payload)
 		return 0;
-	return field_u64(
-	    bt_field_structure_borrow_member_field_by_index_const(payload, idx));
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+	    payload, MEMBER_AT(idx));
+	if (idx & MEMBER_SIGNED)
+		return (uint64_t)bt_field_integer_signed_get_value(f);
+	if (idx & MEMBER_UNSIGNED)
+		return bt_field_integer_unsigned_get_value(f);
+	return 0;
 }
 
 static const char *member_str(const bt_field *payload, uint32_t idx)
 {
 	if (idx == NO_FIELD || !payload)
 		return NULL;
-	const bt_field *f =
-	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+	    payload, MEMBER_AT(idx));
 	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return NULL;
 	return bt_field_string_get_value(f);
@@ -149,8 +170,8 @@ static int64_t member_array(const bt_field *payload, uint32_t idx, uint64_t *out
 {
 	if (idx == NO_FIELD || !payload)
 		return 0;
-	const bt_field *f =
-	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+	    payload, MEMBER_AT(idx));
 	if (!bt_field_class_type_is(bt_field_get_class_type(f),
 				    BT_FIELD_CLASS_TYPE_ARRAY))
 		return -1;
@@ -181,8 +202,8 @@ static int64_t member_stack(const bt_field *payload, uint32_t idx, bool zero_run
 	*is_lazy = false;
 	if (idx == NO_FIELD || !payload)
 		return 0;
-	const bt_field *f =
-	    bt_field_structure_borrow_member_field_by_index_const(payload, idx);
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+	    payload, MEMBER_AT(idx));
 	if (bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return member_array(payload, idx, out, max);
 	uint64_t len = bt_field_string_get_length(f);
@@ -504,7 +525,7 @@ static int on_func_batch(struct ecp_reader *r, const bt_message *msg,
 	const bt_field *f = ci->records == NO_FIELD || !payload
 				? NULL
 				: bt_field_structure_borrow_member_field_by_index_const(
-				      payload, ci->records);
+				      payload, MEMBER_AT(ci->records));
 	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING ||
 	    ci->n == NO_FIELD)
 		return batch_error(r, event, index, "no `records` string or no `n`", 0);
