@@ -71,7 +71,7 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 			continue;
 		bool child = is_child_tid(b, l->tid);
 		for (size_t j = 0; j < l->n; j++) {
-			uint64_t out = l->out[j];
+			uint64_t out = sched_out(l, j);
 			bool blocked = !l->preempt[j];
 			/* a child's last stay, which perf leaves open (it lets
 			 * go of a task before its last switch), ends at its
@@ -221,9 +221,9 @@ uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_lis
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i + 1 < l->n && l->in[i + 1] <= to; i++) {
-		if (l->preempt[i] || l->out[i] < from)
+		if (l->preempt[i] || sched_out(l, i) < from)
 			continue;
-		uint64_t gs = l->out[i], ge = l->in[i + 1];
+		uint64_t gs = sched_out(l, i), ge = l->in[i + 1];
 		if (ge <= gs)
 			continue;
 		size_t j = b->stays ? stay_before(b, ge) : 0;

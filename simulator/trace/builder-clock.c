@@ -61,12 +61,14 @@ static void add_interval(struct sched_list *l, uint64_t in, uint64_t out, uint8_
 			 uint64_t *cum)
 {
 	l->in[l->n] = in;
-	l->out[l->n] = out;
 	l->preempt[l->n] = preempt;
 	l->cum[l->n] = *cum;
 	if (out != UINT64_MAX)
 		*cum += out - in;
+	else
+		l->open_end = true;
 	l->n++;
+	l->cum[l->n] = *cum;
 }
 
 static int seal_list(struct ecp_builder *b, struct sched_list *l)
@@ -76,10 +78,9 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 	ecp_sort(r, n, sizeof(*r), cmp_rec);
 	size_t cap = n + 1;
 	l->in = malloc(cap * sizeof(uint64_t));
-	l->out = malloc(cap * sizeof(uint64_t));
-	l->cum = malloc(cap * sizeof(uint64_t));
+	l->cum = malloc((cap + 1) * sizeof(uint64_t));
 	l->preempt = malloc(cap);
-	if (!l->in || !l->out || !l->cum || !l->preempt)
+	if (!l->in || !l->cum || !l->preempt)
 		return -1;
 	bool on = false;
 	uint64_t start = 0, cum = 0;
@@ -103,7 +104,7 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 			 * thread before the record, but never before the thread
 			 * left the CPU last */
 			uint64_t before = switch_in_cost(b);
-			uint64_t floor = l->n ? l->out[l->n - 1] : 0;
+			uint64_t floor = l->n ? sched_out(l, l->n - 1) : 0;
 			start = r[i].ts > floor + before ? r[i].ts - before : floor;
 			if (start > r[i].ts)
 				start = r[i].ts;
@@ -156,7 +157,7 @@ uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts)
 	size_t i = interval_at(l, ts);
 	if (i == SIZE_MAX)
 		return 0;
-	uint64_t end = ts < l->out[i] ? ts : l->out[i];
+	uint64_t end = ts < sched_out(l, i) ? ts : sched_out(l, i);
 	return l->cum[i] + (end - l->in[i]);
 }
 
@@ -174,10 +175,10 @@ static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)
 	size_t i = interval_at(l, from);
 	if (i == SIZE_MAX)
 		i = 0;
-	for (; i < l->n && l->out[i] < to; i++) {
+	for (; i < l->n && sched_out(l, i) < to; i++) {
 		if (l->preempt[i])
 			continue;
-		uint64_t gs = l->out[i];
+		uint64_t gs = sched_out(l, i);
 		uint64_t ge = i + 1 < l->n ? l->in[i + 1] : UINT64_MAX;
 		if (gs < from)
 			gs = from;
@@ -326,7 +327,6 @@ void bld_sched_free(struct ecp_builder *b)
 		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
 		ecp_vec_finish(&l->recs);
 		free(l->in);
-		free(l->out);
 		free(l->cum);
 		free(l->preempt);
 		free(l->died);

@@ -61,6 +61,21 @@ static uint64_t last_before(const uint64_t *v, size_t n, uint64_t t, uint64_t no
 	return lo ? v[lo - 1] : none;
 }
 
+/* The last switch-out of l before t, or `none` (its ends are sorted, an
+ * open one last). */
+static uint64_t last_out_of(const struct sched_list *l, uint64_t t, uint64_t none)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sched_out(l, mid) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? sched_out(l, lo - 1) : none;
+}
+
 static const struct sched_list *list_at(const struct switch_times *st, size_t i)
 {
 	return ECP_VEC_AT(st->lists, struct sched_list *, i);
@@ -96,7 +111,7 @@ static uint64_t last_out_before(const struct switch_times *st, uint64_t t, uint6
 	for (size_t i = 0; i < st->lists->len; i++) {
 		const struct sched_list *l = list_at(st, i);
 		/* UINT64_MAX, an open end, is never before t: none */
-		uint64_t out = last_before(l->out, l->n, t, UINT64_MAX);
+		uint64_t out = last_out_of(l, t, UINT64_MAX);
 		if (out != UINT64_MAX && (!found || out > best)) {
 			best = out;
 			found = true;
@@ -118,13 +133,14 @@ static void collect_switch_times(const struct ecp_builder *b, struct switch_time
 		for (size_t k = 0; k < l->n && k < 2; k++)
 			if (l->in[k] && l->in[k] < st->begin)
 				st->begin = l->in[k];
-		if (l->n && l->out[0] < st->begin)
-			st->begin = l->out[0];
+		if (l->n && sched_out(l, 0) < st->begin)
+			st->begin = sched_out(l, 0);
 		if (l->n && l->in[l->n - 1] > st->end)
 			st->end = l->in[l->n - 1];
 		for (size_t k = l->n; k > 0 && k + 2 > l->n; k--)
-			if (l->out[k - 1] != UINT64_MAX && l->out[k - 1] > st->end)
-				st->end = l->out[k - 1];
+			if (sched_out(l, k - 1) != UINT64_MAX &&
+			    sched_out(l, k - 1) > st->end)
+				st->end = sched_out(l, k - 1);
 	}
 }
 
@@ -144,7 +160,7 @@ static void merge_switch_times(struct switch_times *st)
 		const struct sched_list *l = list_at(st, i);
 		stays += l->n;
 		for (size_t k = 0; k < l->n; k++)
-			open += (l->in[k] == 0) + (l->out[k] == UINT64_MAX);
+			open += (l->in[k] == 0) + (sched_out(l, k) == UINT64_MAX);
 	}
 	if (!open || (double)open * (double)st->lists->len <= MERGE_LOOKUPS)
 		return;
@@ -161,8 +177,8 @@ static void merge_switch_times(struct switch_times *st)
 		for (size_t k = 0; k < l->n; k++) {
 			if (l->in[k])
 				st->all_in[st->n_all_in++] = l->in[k];
-			if (l->out[k] != UINT64_MAX)
-				st->all_out[st->n_all_out++] = l->out[k];
+			if (sched_out(l, k) != UINT64_MAX)
+				st->all_out[st->n_all_out++] = sched_out(l, k);
 		}
 	}
 	ecp_sort(st->all_in, st->n_all_in, sizeof(uint64_t), cmp_u64);
@@ -185,7 +201,7 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 	if (to > st->end)
 		to = st->end;
 	for (size_t i = 0; i < l->n; i++) {
-		uint64_t in = l->in[i], out = l->out[i];
+		uint64_t in = l->in[i], out = sched_out(l, i);
 		bool died = l->died && l->died[i];
 		bool open = !in || out == UINT64_MAX || died;
 		if (!in)

@@ -27,7 +27,7 @@ static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
 	uint64_t end = th->last_ts;
 	struct sched_list *l = th->sched;
 	if (l && l->n && b->opts.clock == ECP_CLOCK_PERF_SWITCH) {
-		uint64_t out = l->out[l->n - 1];
+		uint64_t out = sched_out(l, l->n - 1);
 		/* still on the CPU when the records end: its last switch-in is
 		 * all that is known -- but for a child process's thread, whose
 		 * last switch-out the kernel never records (perf lets go of a

@@ -49,7 +49,12 @@ struct tid_exit {
 struct sched_list {
 	uint64_t tid;
 	struct ecp_vec recs; /* struct sched_rec, until sealed */
-	uint64_t *in, *out, *cum;
+	/* interval i is [in[i], sched_out(l, i)); cum[i] the on-CPU time
+	 * before it, cum[n] all of it.  Its end is in[i] + cum[i + 1] -
+	 * cum[i], not an array of its own: 8 bytes an interval less at the
+	 * model build's peak (issue 35); the last may be open (open_end) */
+	uint64_t *in, *cum;
+	bool open_end;
 	uint8_t *preempt; /* the switch-out ending interval i left it runnable */
 	/* interval i ends at the exit record of a thread that died on the
 	 * CPU, its tid given again later (NULL: none did) */
@@ -57,6 +62,15 @@ struct sched_list {
 	size_t n;
 	size_t hint;
 };
+
+/* Where interval i of l ends: UINT64_MAX when it is the last and the
+ * thread was still on the CPU at the end. */
+static inline uint64_t sched_out(const struct sched_list *l, size_t i)
+{
+	if (l->open_end && i + 1 == l->n)
+		return UINT64_MAX;
+	return l->in[i] + (l->cum[i + 1] - l->cum[i]);
+}
 
 struct frame {
 	ecp_id func;

@@ -124,12 +124,12 @@ static uint64_t wake_after(const struct sched_list *l, uint64_t ts)
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (l->out[mid] <= ts)
+		if (sched_out(l, mid) <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || lo == l->n || l->preempt[lo - 1] || l->out[lo - 1] > ts)
+	if (!lo || lo == l->n || l->preempt[lo - 1] || sched_out(l, lo - 1) > ts)
 		return 0;
 	return l->in[lo];
 }
@@ -325,7 +325,7 @@ int bld_child_delays(struct ecp_builder *b)
 			continue;
 		/* to its exit: the records may leave its last stay open */
 		struct sched_list *l = th->sched;
-		uint64_t from = l->in[0], to = l->out[l->n - 1];
+		uint64_t from = l->in[0], to = sched_out(l, l->n - 1);
 		if (to == UINT64_MAX)
 			to = p->exit_ts ? p->exit_ts : l->in[l->n - 1];
 		if (to <= from)

@@ -80,9 +80,9 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		/* its CPU time in the records (an interval still open at
 		 * their end counts to its switch-in, as ran-on ends it) */
 		size_t last = l->n - 1;
-		uint64_t cpu =
-		    l->cum[last] +
-		    (l->out[last] != UINT64_MAX ? l->out[last] - l->in[last] : 0);
+		uint64_t cpu = l->cum[last] + (sched_out(l, last) != UINT64_MAX
+						   ? sched_out(l, last) - l->in[last]
+						   : 0);
 		if (th->proc) { /* a child process's: named as such */
 			b->child_cpu_ns += cpu;
 			continue;
