@@ -77,12 +77,10 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		th->unseen = true;
 		if (bld_place_child_thread(b, th) < 0)
 			return bld_nomem(err);
-		/* its CPU time in the records (an interval still open at
-		 * their end counts to its switch-in, as ran-on ends it) */
-		size_t last = l->n - 1;
-		uint64_t cpu = l->cum[last] + (sched_out(l, last) != UINT64_MAX
-						   ? sched_out(l, last) - l->in[last]
-						   : 0);
+		/* its CPU time in the records: the prefix sums' total (an
+		 * interval still open at their end counts to its switch-in,
+		 * as ran-on ends it: it adds nothing to the sums) */
+		uint64_t cpu = l->cum[l->n];
 		if (th->proc) { /* a child process's: named as such */
 			b->child_cpu_ns += cpu;
 			continue;
