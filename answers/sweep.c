@@ -56,11 +56,28 @@ void ecp_answer_sweep_finish(struct ecp_answer_sweep *sw)
 	memset(sw, 0, sizeof(*sw));
 }
 
-int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
-			 const struct ecp_engine_options *opts,
-			 const unsigned *processors, size_t n, size_t top,
-			 const struct ecp_answer_progress *progress,
-			 struct ecp_answer_sweep *sw, struct ecp_error *err)
+/* The sweep's engine; with `freed` (the model m itself), its segment
+ * records are freed once the sweep has read them, before the engine's
+ * build. */
+static int sweep_engine(const struct ecp_model *m, struct ecp_model *freed,
+			const struct ecp_dag *dag, const struct ecp_engine_options *opts,
+			struct ecp_sweep **engine, struct ecp_error *err)
+{
+	if (!freed)
+		return ecp_sweep_create(m, dag, opts, engine, err);
+	int rc;
+	if ((rc = ecp_sweep_prepare(m, dag, opts, engine, err)) < 0 ||
+	    (rc = ecp_sweep_read_segments(*engine, err)) < 0)
+		return rc;
+	ecp_model_free_segments(freed);
+	return ecp_sweep_start(*engine, err);
+}
+
+static int sweep_run(const struct ecp_model *m, struct ecp_model *freed,
+		     const struct ecp_dag *dag, const struct ecp_engine_options *opts,
+		     const unsigned *processors, size_t n, size_t top,
+		     const struct ecp_answer_progress *progress,
+		     struct ecp_answer_sweep *sw, struct ecp_error *err)
 {
 	size_t nf = m->n_functions ? m->n_functions : 1;
 	memset(sw, 0, sizeof(*sw));
@@ -75,7 +92,7 @@ int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
 		goto out;
 	}
 	/* The P-independent part of the analysis is done once for all P. */
-	if ((rc = ecp_sweep_create(m, dag, opts, &engine, err)) < 0)
+	if ((rc = sweep_engine(m, freed, dag, opts, &engine, err)) < 0)
 		goto out;
 	/* Batches of P share one attribution pass; the per-segment weights are
 	 * not kept (nothing here shows them). */
@@ -166,4 +183,22 @@ int ecp_answer_sched_makespans(const struct ecp_dag *dag, enum ecp_sched_model s
 		}
 	}
 	return 0;
+}
+
+int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
+			 const struct ecp_engine_options *opts,
+			 const unsigned *processors, size_t n, size_t top,
+			 const struct ecp_answer_progress *progress,
+			 struct ecp_answer_sweep *out, struct ecp_error *err)
+{
+	return sweep_run(m, NULL, dag, opts, processors, n, top, progress, out, err);
+}
+
+int ecp_answer_sweep_run_freeing(struct ecp_model *m, const struct ecp_dag *dag,
+				 const struct ecp_engine_options *opts,
+				 const unsigned *processors, size_t n, size_t top,
+				 const struct ecp_answer_progress *progress,
+				 struct ecp_answer_sweep *out, struct ecp_error *err)
+{
+	return sweep_run(m, m, dag, opts, processors, n, top, progress, out, err);
 }

@@ -6,14 +6,18 @@
 
 int ecp_cli_ask_sweep(const char *cmd, const struct ecp_cli_session *s,
 		      const unsigned *processors, size_t n, size_t top, bool warn,
-		      struct ecp_answer_sweep *out)
+		      bool segments_done, struct ecp_answer_sweep *out)
 {
 	struct ecp_progress line;
 	ecp_cli_progress_init(&line, cmd);
 	struct ecp_answer_progress hooks = ecp_cli_progress_hooks(&line);
 	struct ecp_error err = {0};
-	if (ecp_answer_sweep_run(s->model, &s->dag, &s->engine, processors, n, top,
-				 &hooks, out, &err) < 0)
+	int rc = segments_done
+		     ? ecp_answer_sweep_run_freeing(s->model, &s->dag, &s->engine,
+						    processors, n, top, &hooks, out, &err)
+		     : ecp_answer_sweep_run(s->model, &s->dag, &s->engine, processors, n,
+					    top, &hooks, out, &err);
+	if (rc < 0)
 		return ecp_cli_fail(cmd, "%s", err.msg);
 	const struct ecp_answer_sweep_point *inexact =
 	    warn ? ecp_answer_sweep_first_inexact(out) : NULL;

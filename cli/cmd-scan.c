@@ -86,7 +86,10 @@ int cmd_scan(int argc, char **argv)
 	}
 	struct ecp_answer_sweep r;
 	struct ecp_error err = {0};
-	rc = ecp_cli_ask_sweep("scan", &s, o.processors, o.n_processors, o.top, true, &r);
+	/* Nothing after the sweep reads the segment records: freed before its
+	 * peak (issue 35). */
+	rc = ecp_cli_ask_sweep("scan", &s, o.processors, o.n_processors, o.top, true,
+			       true, &r);
 	if (!rc && o.sched == ECP_SCHED_LINUX) {
 		o.linux_makespan = calloc(o.n_processors, sizeof(*o.linux_makespan));
 		if (!o.linux_makespan)

@@ -140,7 +140,7 @@ int cmd_viz(int argc, char **argv)
 	struct ecp_error err = {0};
 	if ((rc = ecp_cli_ask_simrun("viz", &s, o.processors, &run)) ||
 	    (rc = ecp_cli_ask_sweep("viz", &s, o.range, o.n_range, ECP_VIZ_PLOT_FUNCTIONS,
-				    true, &sw)))
+				    true, false, &sw)))
 		goto done;
 	if (ecp_cli_output_open("viz", o.output, &out) < 0) {
 		rc = ECP_EXIT_FAILED;

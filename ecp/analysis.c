@@ -216,7 +216,8 @@ static void attribute_fixed(const struct ecp_model *model, const uint64_t *act_f
 }
 
 /* Marks the functions of every segment whose weight is unverified. */
-static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
+static void mark_inexact(const struct ecp_model *model, const uint64_t *act_first,
+			 const uint32_t *act_n, const uint8_t *inexact,
 			 struct ecp_function_result *fr)
 {
 	for (uint32_t s = 0; s < model->n_segments; s++) {
@@ -224,8 +225,7 @@ static void mark_inexact(const struct ecp_model *model, const uint8_t *inexact,
 			continue;
 		struct ecp_activity one;
 		const struct ecp_activity *act;
-		uint32_t n =
-		    ecp_segment_activities(model, &model->segments[s], &one, &act);
+		uint32_t n = activities_of(model, act_first, act_n, s, &one, &act);
 		for (uint32_t i = 0; i < n; i++)
 			fr[act[i].function].inexact = true;
 	}
@@ -283,9 +283,39 @@ static int prepare_saturated(struct ecp_sweep *sw, struct ecp_error *err)
 	return 0;
 }
 
-int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
-		     const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
-		     struct ecp_error *err)
+/* The segments' activity ranges into act_first/act_n (above): the last
+ * that a sweep reads of the segment records. */
+static int copy_activity_ranges(struct ecp_sweep *sw, struct ecp_error *err)
+{
+	const struct ecp_model *model = sw->model;
+	size_t s1 = model->n_segments ? model->n_segments : 1;
+	if (!(sw->act_first = ecp_huge_malloc(s1 * sizeof(uint64_t))) ||
+	    !(sw->act_n = ecp_huge_malloc(s1 * sizeof(uint32_t))))
+		return ecp_error_set(err, ECP_ERR_NOMEM,
+				     "out of memory (analysis of %u segments)",
+				     model->n_segments);
+	for (uint32_t s = 0; s < model->n_segments; s++) {
+		const struct ecp_segment *seg = &model->segments[s];
+		ecp_id start = model->threads[seg->thread].start_function;
+		if (seg->n_activity || start == ECP_NO_ID) {
+			sw->act_first[s] = seg->first_activity;
+			sw->act_n[s] = seg->n_activity;
+		} else if (start & SWEEP_IMPLICIT) {
+			return ecp_error_set(err, ECP_ERR,
+					     "segment %u: its start function %u is past "
+					     "the 2^31 functions a sweep holds",
+					     s, start);
+		} else {
+			sw->act_first[s] = seg->length;
+			sw->act_n[s] = SWEEP_IMPLICIT | start;
+		}
+	}
+	return 0;
+}
+
+int ecp_sweep_prepare(const struct ecp_model *model, const struct ecp_dag *dag,
+		      const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
+		      struct ecp_error *err)
 {
 	*sweep = NULL;
 	int rc = check_inputs(model, dag, err);
@@ -299,55 +329,54 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	sw->model = model;
 	sw->dag = dag;
 	ecp_engine_options_resolve(opts, &sw->opts);
+	*sweep = sw;
+	return 0;
+}
+
+int ecp_sweep_start(struct ecp_sweep *sw, struct ecp_error *err)
+{
+	const struct ecp_dag *dag = sw->dag;
 	/* The engine first: its plan's build is the peak of a sweep, which
 	 * the sweep's own per-segment arrays would only raise (issue 35). */
-	rc = ecp_engine_create(dag, &sw->opts, &sw->engine, err);
-	if (rc < 0) {
-		ecp_sweep_destroy(sw);
+	int rc = ecp_engine_create(dag, &sw->opts, &sw->engine, err);
+	if (rc < 0)
 		return rc;
-	}
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
 	if (!(sw->w_span = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->seg_idle[0] = ecp_huge_malloc(s1 * sizeof(double))) ||
 	    !(sw->flags[0].inexact = ecp_huge_calloc(s1, 1)) ||
-	    !(sw->profiles = calloc(model->n_functions ? model->n_functions : 1,
-				    sizeof(*sw->profiles))) ||
-	    !(sw->act_first = ecp_huge_malloc(s1 * sizeof(uint64_t))) ||
-	    !(sw->act_n = ecp_huge_malloc(s1 * sizeof(uint32_t)))) {
-		ecp_sweep_destroy(sw);
+	    !(sw->profiles = calloc(sw->model->n_functions ? sw->model->n_functions : 1,
+				    sizeof(*sw->profiles))))
 		return ecp_error_set(err, ECP_ERR_NOMEM,
 				     "out of memory (analysis of %u segments)",
 				     dag->n_segments);
-	}
 	rc = ecp_engine_run(sw->engine, ECP_UNLIMITED, sw->w_span, NULL, NULL, err);
-	if (rc < 0) {
-		ecp_sweep_destroy(sw);
+	if (rc < 0)
 		return rc;
-	}
-	for (uint32_t s = 0; s < model->n_segments; s++) {
-		const struct ecp_segment *seg = &model->segments[s];
-		ecp_id start = model->threads[seg->thread].start_function;
-		if (seg->n_activity || start == ECP_NO_ID) {
-			sw->act_first[s] = seg->first_activity;
-			sw->act_n[s] = seg->n_activity;
-		} else if (start & SWEEP_IMPLICIT) {
-			ecp_sweep_destroy(sw);
-			return ecp_error_set(err, ECP_ERR,
-					     "segment %u: its start function %u is past "
-					     "the 2^31 functions a sweep holds",
-					     s, start);
-		} else {
-			sw->act_first[s] = seg->length;
-			sw->act_n[s] = SWEEP_IMPLICIT | start;
-		}
-	}
-	rc = prepare_saturated(sw, err);
-	if (rc < 0) {
-		ecp_sweep_destroy(sw);
+	/* Copied here unless ecp_sweep_read_segments() did: after the
+	 * engine's build, so as not to raise its peak. */
+	if (!sw->act_first && (rc = copy_activity_ranges(sw, err)) < 0)
 		return rc;
+	return prepare_saturated(sw, err);
+}
+
+int ecp_sweep_read_segments(struct ecp_sweep *sw, struct ecp_error *err)
+{
+	return sw->act_first ? 0 : copy_activity_ranges(sw, err);
+}
+
+int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
+		     const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
+		     struct ecp_error *err)
+{
+	int rc = ecp_sweep_prepare(model, dag, opts, sweep, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = ecp_sweep_start(*sweep, err)) < 0) {
+		ecp_sweep_destroy(*sweep);
+		*sweep = NULL;
 	}
-	*sweep = sw;
-	return 0;
+	return rc;
 }
 
 void ecp_sweep_destroy(struct ecp_sweep *sweep)
@@ -471,7 +500,8 @@ static int analyze_one(struct ecp_sweep *sw, unsigned processors, double *weight
 		}
 	}
 	if (out->inexact_segments)
-		mark_inexact(model, fl->inexact, out->functions);
+		mark_inexact(model, sw->act_first, sw->act_n, fl->inexact,
+			     out->functions);
 	return 0;
 }
 

@@ -19,6 +19,20 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 		     const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
 		     struct ecp_error *err);
 void ecp_sweep_destroy(struct ecp_sweep *sweep);
+
+/* ecp_sweep_create() in steps, for a caller that reads the model's segment
+ * records no more once the sweep has (`ecp scan`): prepare, then
+ * ecp_sweep_read_segments() copies out all that the sweep reads of them
+ * (12 of their 72 bytes), after which they may be freed (the model's other
+ * tables and n_segments stay), then ecp_sweep_start() builds the engine --
+ * whose plan is the peak of a sweep (issue 35) -- and the span weights.
+ * Without ecp_sweep_read_segments(), ecp_sweep_start() copies them after
+ * the engine's build.  On an error from either, destroy the sweep. */
+int ecp_sweep_prepare(const struct ecp_model *model, const struct ecp_dag *dag,
+		      const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
+		      struct ecp_error *err);
+int ecp_sweep_read_segments(struct ecp_sweep *sweep, struct ecp_error *err);
+int ecp_sweep_start(struct ecp_sweep *sweep, struct ecp_error *err);
 /* Same result as ecp_analyze(model, dag, processors, opts, out, err). */
 int ecp_sweep_analyze(struct ecp_sweep *sweep, unsigned processors,
 		      struct ecp_analysis *out, struct ecp_error *err);

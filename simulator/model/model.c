@@ -39,6 +39,14 @@ void ecp_model_destroy(struct ecp_model *model)
 	free(model);
 }
 
+void ecp_model_free_segments(struct ecp_model *model)
+{
+	free(model->segments);
+	free(model->edges);
+	model->segments = NULL;
+	model->edges = NULL;
+}
+
 int ecp_model_add_warning(struct ecp_model *m, const char *fmt, ...)
 {
 	char buf[1024];

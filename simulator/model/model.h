@@ -277,6 +277,13 @@ struct ecp_model {
 
 void ecp_model_destroy(struct ecp_model *model);
 
+/* Frees the segment records and the edges between them (segments and
+ * edges NULL, their counts kept: the DAG and an analysis hold their own
+ * copies of what they read, indexed by segment id), for a command that
+ * has read them for the last time and whose peak is still ahead
+ * (`ecp scan`, answers/sweep.h). */
+void ecp_model_free_segments(struct ecp_model *model);
+
 /* Appends a human-readable warning: the builder's, or an analysis's about
  * its answer (cli/session.c), so that every output shows what stderr
  * does; returns 0 or -1 when memory ran out. */

@@ -3,7 +3,8 @@
  * semaphores, conditions, barriers and sleeps, three functions): what scan,
  * report and whatif compute, checked against the engine asked directly, one
  * P at a time -- the sweep's batches, its crossovers and shown functions,
- * report's orders, whatif's baseline run -- and the scan writer's CSV rows. */
+ * report's orders, whatif's baseline run -- the scan writer's CSV rows, and
+ * the sweep that frees the segment records before its peak (scan's). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -23,7 +24,7 @@
 #define MODELS 400
 #define MAX_P  6
 
-static unsigned g_models, g_points, g_crossovers, g_orders, g_runs;
+static unsigned g_models, g_points, g_crossovers, g_orders, g_runs, g_freed_results;
 
 struct fixture {
 	struct ecp_model *m;
@@ -208,6 +209,55 @@ static void check_whatif(uint64_t seed, const struct fixture *f)
 	ecp_whatif_runs_finish(&runs);
 }
 
+/* Freeing the segment records before the engine's build (what scan does)
+ * changes nothing a sweep says: every point as the sweep that keeps them
+ * gives it, bit for bit, and the records and edges gone.  Last: the model
+ * loses them. */
+static void check_sweep_freeing(uint64_t seed, struct fixture *f)
+{
+	unsigned P[MAX_P];
+	for (unsigned i = 0; i < MAX_P; i++)
+		P[i] = i + 1;
+	struct ecp_answer_sweep kept, freed;
+	struct ecp_error err = {0};
+	if (ecp_answer_sweep_run(f->m, &f->dag, NULL, P, MAX_P, 1, NULL, &kept, &err) < 0)
+		fail_msg("seed %llu: sweep: %s", (unsigned long long)seed, err.msg);
+	if (ecp_answer_sweep_run_freeing(f->m, &f->dag, NULL, P, MAX_P, 1, NULL, &freed,
+					 &err) < 0)
+		fail_msg("seed %llu: freeing sweep: %s", (unsigned long long)seed,
+			 err.msg);
+	assert_null(f->m->segments);
+	assert_null(f->m->edges);
+	assert_int_equal(freed.n_points, kept.n_points);
+	assert_int_equal(freed.n_crossovers, kept.n_crossovers);
+	assert_int_equal(freed.n_shown, kept.n_shown);
+	for (size_t k = 0; k < kept.n_shown; k++)
+		assert_int_equal(freed.shown[k], kept.shown[k]);
+	for (size_t i = 0; i < kept.n_points; i++) {
+		const struct ecp_analysis *a = &kept.points[i].analysis,
+					  *b = &freed.points[i].analysis;
+		assert_int_equal(b->makespan_ns, a->makespan_ns);
+		assert_int_equal(b->n_functions, a->n_functions);
+		for (size_t k = 0; k < a->n_functions; k++) {
+			const struct ecp_function_result *x = &a->functions[k],
+							 *y = &b->functions[k];
+			assert_int_equal(y->function, x->function);
+			assert_int_equal(y->calls, x->calls);
+			assert_int_equal(y->inexact, x->inexact);
+			assert_memory_equal(&y->tet_ns, &x->tet_ns, sizeof(double));
+			assert_memory_equal(&y->tetid_ns, &x->tetid_ns, sizeof(double));
+			assert_memory_equal(&y->work_ns, &x->work_ns, sizeof(double));
+			assert_memory_equal(&y->span_ns, &x->span_ns, sizeof(double));
+			assert_memory_equal(&y->span_incl_ns, &x->span_incl_ns,
+					    sizeof(double));
+			assert_memory_equal(&y->idle_ns, &x->idle_ns, sizeof(double));
+			g_freed_results++;
+		}
+	}
+	ecp_answer_sweep_finish(&kept);
+	ecp_answer_sweep_finish(&freed);
+}
+
 static void test_answers(void **state)
 {
 	(void)state;
@@ -217,18 +267,21 @@ static void test_answers(void **state)
 		check_sweep(seed, &f);
 		check_report(seed, &f);
 		check_whatif(seed, &f);
+		check_sweep_freeing(seed, &f);
 		fixture_free(&f);
 		g_models++;
 	}
 	printf(
-	    "answers: %u models, %u points (%u crossovers), %u orders, %u what-if runs\n",
-	    g_models, g_points, g_crossovers, g_orders, g_runs);
+	    "answers: %u models, %u points (%u crossovers), %u orders, %u what-if runs, "
+	    "%u function results of freeing sweeps\n",
+	    g_models, g_points, g_crossovers, g_orders, g_runs, g_freed_results);
 	assert_int_equal(g_models, MODELS);
 	assert_int_equal(g_points, MODELS * MAX_P);
 	assert_int_equal(g_orders, MODELS * ECP_REPORT_SORTS);
 	assert_int_equal(g_runs, MODELS * MAX_P);
 	/* the models must exercise the crossovers, or the check proves nothing */
 	assert_true(g_crossovers > 0);
+	assert_true(g_freed_results >= MODELS * MAX_P);
 }
 
 int main(void)
