@@ -56,25 +56,33 @@ void ecp_answer_sweep_finish(struct ecp_answer_sweep *sw)
 	memset(sw, 0, sizeof(*sw));
 }
 
-/* The sweep's engine; with `freed` (the model m itself), its segment
- * records are freed once the sweep has read them, before the engine's
- * build. */
-static int sweep_engine(const struct ecp_model *m, struct ecp_model *freed,
-			const struct ecp_dag *dag, const struct ecp_engine_options *opts,
-			struct ecp_sweep **engine, struct ecp_error *err)
+/* The model and the DAG of a sweep, for a caller that reads the model's
+ * segment records and the DAG's ASAP schedule no more. */
+struct sweep_last {
+	struct ecp_model *model;
+	struct ecp_dag *dag;
+};
+
+/* The sweep's engine; with `last`, the segment records are freed once the
+ * sweep has read them, and the schedule once the engine has, both before
+ * the plan's build. */
+static int sweep_engine(const struct ecp_model *m, const struct ecp_dag *dag,
+			const struct sweep_last *last,
+			const struct ecp_engine_options *opts, struct ecp_sweep **engine,
+			struct ecp_error *err)
 {
-	if (!freed)
+	if (!last)
 		return ecp_sweep_create(m, dag, opts, engine, err);
 	int rc;
 	if ((rc = ecp_sweep_prepare(m, dag, opts, engine, err)) < 0 ||
 	    (rc = ecp_sweep_read_segments(*engine, err)) < 0)
 		return rc;
-	ecp_model_free_segments(freed);
-	return ecp_sweep_start(*engine, err);
+	ecp_model_free_segments(last->model);
+	return ecp_sweep_start(*engine, last->dag, err);
 }
 
-static int sweep_run(const struct ecp_model *m, struct ecp_model *freed,
-		     const struct ecp_dag *dag, const struct ecp_engine_options *opts,
+static int sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
+		     const struct sweep_last *last, const struct ecp_engine_options *opts,
 		     const unsigned *processors, size_t n, size_t top,
 		     const struct ecp_answer_progress *progress,
 		     struct ecp_answer_sweep *sw, struct ecp_error *err)
@@ -92,7 +100,7 @@ static int sweep_run(const struct ecp_model *m, struct ecp_model *freed,
 		goto out;
 	}
 	/* The P-independent part of the analysis is done once for all P. */
-	if ((rc = sweep_engine(m, freed, dag, opts, &engine, err)) < 0)
+	if ((rc = sweep_engine(m, dag, last, opts, &engine, err)) < 0)
 		goto out;
 	/* Batches of P share one attribution pass; the per-segment weights are
 	 * not kept (nothing here shows them). */
@@ -191,14 +199,15 @@ int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
 			 const struct ecp_answer_progress *progress,
 			 struct ecp_answer_sweep *out, struct ecp_error *err)
 {
-	return sweep_run(m, NULL, dag, opts, processors, n, top, progress, out, err);
+	return sweep_run(m, dag, NULL, opts, processors, n, top, progress, out, err);
 }
 
-int ecp_answer_sweep_run_freeing(struct ecp_model *m, const struct ecp_dag *dag,
+int ecp_answer_sweep_run_freeing(struct ecp_model *m, struct ecp_dag *dag,
 				 const struct ecp_engine_options *opts,
 				 const unsigned *processors, size_t n, size_t top,
 				 const struct ecp_answer_progress *progress,
 				 struct ecp_answer_sweep *out, struct ecp_error *err)
 {
-	return sweep_run(m, m, dag, opts, processors, n, top, progress, out, err);
+	struct sweep_last last = {.model = m, .dag = dag};
+	return sweep_run(m, dag, &last, opts, processors, n, top, progress, out, err);
 }

@@ -4,15 +4,15 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 
-int ecp_cli_ask_sweep(const char *cmd, const struct ecp_cli_session *s,
+int ecp_cli_ask_sweep(const char *cmd, struct ecp_cli_session *s,
 		      const unsigned *processors, size_t n, size_t top, bool warn,
-		      bool segments_done, struct ecp_answer_sweep *out)
+		      bool last, struct ecp_answer_sweep *out)
 {
 	struct ecp_progress line;
 	ecp_cli_progress_init(&line, cmd);
 	struct ecp_answer_progress hooks = ecp_cli_progress_hooks(&line);
 	struct ecp_error err = {0};
-	int rc = segments_done
+	int rc = last
 		     ? ecp_answer_sweep_run_freeing(s->model, &s->dag, &s->engine,
 						    processors, n, top, &hooks, out, &err)
 		     : ecp_answer_sweep_run(s->model, &s->dag, &s->engine, processors, n,

@@ -13,13 +13,14 @@
 #include "cli/session.h"
 
 /* The sweep over n processor counts; `warn`: say which weights are not
- * verified exact (off for a caller that said it for its own P);
- * `segments_done`: the caller reads the model's segment records no more,
- * so they are freed before the sweep's peak (ecp_answer_sweep_run_freeing).
- * Returns 0 or an exit code (message printed); finish *out either way. */
-int ecp_cli_ask_sweep(const char *cmd, const struct ecp_cli_session *s,
+ * verified exact (off for a caller that said it for its own P); `last`:
+ * the caller reads the model's segment records and the DAG's ASAP
+ * schedule no more, so they are freed before the sweep's peak
+ * (ecp_answer_sweep_run_freeing).  Returns 0 or an exit code (message
+ * printed); finish *out either way. */
+int ecp_cli_ask_sweep(const char *cmd, struct ecp_cli_session *s,
 		      const unsigned *processors, size_t n, size_t top, bool warn,
-		      bool segments_done, struct ecp_answer_sweep *out);
+		      bool last, struct ecp_answer_sweep *out);
 
 /* The simulated run at P.  Returns 0 or an exit code (message printed);
  * finish *run either way. */

@@ -84,13 +84,11 @@ int cmd_scan(int argc, char **argv)
 		free(o.processors);
 		return rc;
 	}
-	struct ecp_answer_sweep r;
+	struct ecp_answer_sweep r = {0};
 	struct ecp_error err = {0};
-	/* Nothing after the sweep reads the segment records: freed before its
-	 * peak (issue 35). */
-	rc = ecp_cli_ask_sweep("scan", &s, o.processors, o.n_processors, o.top, true,
-			       true, &r);
-	if (!rc && o.sched == ECP_SCHED_LINUX) {
+	/* The Linux-like model first: it replays the DAG's ASAP schedule,
+	 * which the sweep frees. */
+	if (o.sched == ECP_SCHED_LINUX) {
 		o.linux_makespan = calloc(o.n_processors, sizeof(*o.linux_makespan));
 		if (!o.linux_makespan)
 			rc = ecp_cli_fail("scan", "out of memory");
@@ -99,6 +97,11 @@ int cmd_scan(int argc, char **argv)
 						    &err) < 0)
 			rc = ecp_cli_fail("scan", "%s", err.msg);
 	}
+	/* Nothing after the sweep reads the segment records or the DAG's
+	 * schedule: freed before its peak (issue 35). */
+	if (!rc)
+		rc = ecp_cli_ask_sweep("scan", &s, o.processors, o.n_processors, o.top,
+				       true, true, &r);
 	if (!rc) {
 		struct ecp_scan_answer answer = {
 		    .trace_dir = o.common.trace_dir,

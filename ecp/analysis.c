@@ -333,12 +333,17 @@ int ecp_sweep_prepare(const struct ecp_model *model, const struct ecp_dag *dag,
 	return 0;
 }
 
-int ecp_sweep_start(struct ecp_sweep *sw, struct ecp_error *err)
+int ecp_sweep_start(struct ecp_sweep *sw, struct ecp_dag *consume, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = sw->dag;
+	if (consume && consume != dag)
+		return ecp_error_set(err, ECP_ERR_USAGE,
+				     "a sweep consumes its own DAG's schedule only");
 	/* The engine first: its plan's build is the peak of a sweep, which
 	 * the sweep's own per-segment arrays would only raise (issue 35). */
-	int rc = ecp_engine_create(dag, &sw->opts, &sw->engine, err);
+	int rc = consume
+		     ? ecp_engine_create_consuming(consume, &sw->opts, &sw->engine, err)
+		     : ecp_engine_create(dag, &sw->opts, &sw->engine, err);
 	if (rc < 0)
 		return rc;
 	size_t s1 = dag->n_segments ? dag->n_segments : 1;
@@ -372,7 +377,7 @@ int ecp_sweep_create(const struct ecp_model *model, const struct ecp_dag *dag,
 	int rc = ecp_sweep_prepare(model, dag, opts, sweep, err);
 	if (rc < 0)
 		return rc;
-	if ((rc = ecp_sweep_start(*sweep, err)) < 0) {
+	if ((rc = ecp_sweep_start(*sweep, NULL, err)) < 0) {
 		ecp_sweep_destroy(*sweep);
 		*sweep = NULL;
 	}

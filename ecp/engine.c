@@ -182,9 +182,10 @@ static void *sim_prepare(void *arg)
 }
 
 /* *node_time: handed to the plan's build, which frees it (and set to NULL)
- * once the DAG is found consistent. */
-static int asap_plan(struct ecp_engine *e, uint8_t *pred_tight, uint8_t *in_tight,
-		     double **node_time, struct ecp_error *err)
+ * once the DAG is found consistent.  consume: the DAG itself, whose ASAP
+ * schedule node_time now holds, or NULL to keep it. */
+static int asap_plan(struct ecp_engine *e, struct ecp_dag *consume, uint8_t *pred_tight,
+		     uint8_t *in_tight, double **node_time, struct ecp_error *err)
 {
 	const struct ecp_dag *dag = e->dag;
 	int bad = asap_tight(dag, pred_tight, in_tight, *node_time);
@@ -192,6 +193,8 @@ static int asap_plan(struct ecp_engine *e, uint8_t *pred_tight, uint8_t *in_tigh
 		return ecp_error_set(
 		    err, ECP_ERR,
 		    "inconsistent DAG: segment %d ends before start + length", bad - 1);
+	if (consume)
+		ecp_dag_free_schedule(consume);
 	struct ecp_plan_input in = {.dag = dag,
 				    .node_time = *node_time,
 				    .node_time_release = *node_time,
@@ -206,8 +209,9 @@ static int asap_plan(struct ecp_engine *e, uint8_t *pred_tight, uint8_t *in_tigh
 	return rc;
 }
 
-int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options *opts,
-		      struct ecp_engine **engine, struct ecp_error *err)
+static int engine_create(const struct ecp_dag *dag, struct ecp_dag *consume,
+			 const struct ecp_engine_options *opts,
+			 struct ecp_engine **engine, struct ecp_error *err)
 {
 	*engine = NULL;
 	if (dag->n_in != dag->in_offset[dag->n_segments])
@@ -252,7 +256,7 @@ int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options
 			pthread_create(&thread, NULL, sim_prepare, &job) == 0;
 	if (e->has_delays && !threaded)
 		sim_prepare(&job);
-	rc = asap_plan(e, pred_tight, in_tight, &node_time, err);
+	rc = asap_plan(e, consume, pred_tight, in_tight, &node_time, err);
 	if (threaded)
 		pthread_join(thread, NULL);
 	if (job.rc < 0) {
@@ -277,6 +281,19 @@ out:
 	}
 	*engine = e;
 	return 0;
+}
+
+int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options *opts,
+		      struct ecp_engine **engine, struct ecp_error *err)
+{
+	return engine_create(dag, NULL, opts, engine, err);
+}
+
+int ecp_engine_create_consuming(struct ecp_dag *dag,
+				const struct ecp_engine_options *opts,
+				struct ecp_engine **engine, struct ecp_error *err)
+{
+	return engine_create(dag, dag, opts, engine, err);
 }
 
 void ecp_engine_destroy(struct ecp_engine *engine)

@@ -30,6 +30,14 @@ struct ecp_run_summary {
 /* opts: the caller's knobs (ecp/options.h), NULL for the defaults. */
 int ecp_engine_create(const struct ecp_dag *dag, const struct ecp_engine_options *opts,
 		      struct ecp_engine **engine, struct ecp_error *err);
+/* The same, freeing the DAG's ASAP schedule (ecp_dag_free_schedule) once
+ * read, before the plan's build, the peak (16 bytes per segment off it,
+ * issue 35): for a caller that reads dag->start and dag->end no more
+ * (nothing in the engine or a sweep does after this).  After an error
+ * they may or may not be freed. */
+int ecp_engine_create_consuming(struct ecp_dag *dag,
+				const struct ecp_engine_options *opts,
+				struct ecp_engine **engine, struct ecp_error *err);
 void ecp_engine_destroy(struct ecp_engine *engine);
 
 /* processors: P, 0 for unlimited.  weights and seg_idle (n_segments each) may

@@ -43,6 +43,11 @@ struct builder {
 	/* growable */
 	struct entry *entries;
 	size_t n_entries, cap_entries;
+	/* The later half's entries, when scan_groups_2 made them: sorted as
+	 * if they followed `entries`, where appending them would have held
+	 * them twice at the plan's peak (issue 35). */
+	struct entry *later;
+	size_t n_later;
 	struct vnode *vt;
 	size_t cap_vt;
 	uint32_t *stack;
@@ -403,7 +408,7 @@ static void preorder(struct builder *b)
 static int sort_entries(struct builder *b, uint32_t n_nodes)
 {
 	struct ecp_plan *plan = b->plan;
-	size_t n = b->n_entries;
+	size_t n = b->n_entries + b->n_later;
 	uint32_t *count = ecp_huge_calloc((size_t)n_nodes + 2, sizeof(uint32_t));
 	uint32_t *out = ecp_huge_malloc((n ? n : 1) * sizeof(*out));
 	if (!count || !out) {
@@ -411,19 +416,25 @@ static int sort_entries(struct builder *b, uint32_t n_nodes)
 		free(out);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		count[b->entries[i].pos + 1]++;
+	/* the two runs in turn: the entries in the order of one scan */
+	const struct entry *run[2] = {b->entries, b->later};
+	size_t run_n[2] = {b->n_entries, b->n_later};
+	for (unsigned r = 0; r < 2; r++)
+		for (size_t i = 0; i < run_n[r]; i++)
+			count[run[r][i].pos + 1]++;
 	for (uint32_t i = 0; i <= n_nodes; i++)
 		count[i + 1] += count[i];
 	for (uint32_t s = 0; s < plan->n_segments; s++) {
 		plan->q_lo[s] = count[plan->q_lo[s]];
 		plan->q_hi[s] = count[plan->q_hi[s]];
 	}
-	for (size_t i = 0; i < n; i++)
-		out[count[b->entries[i].pos]++] = b->entries[i].key;
+	for (unsigned r = 0; r < 2; r++)
+		for (size_t i = 0; i < run_n[r]; i++)
+			out[count[run[r][i].pos]++] = run[r][i].key;
 	free(count);
 	free(b->entries);
-	b->entries = NULL;
+	free(b->later);
+	b->entries = b->later = NULL;
 	plan->entry_key = out;
 	plan->n_entries = n;
 	return 0;
@@ -591,23 +602,15 @@ static int scan_groups_2(struct builder *b, const struct sorted_nodes *sn, size_
 			rc = ecp_error_set(err, ECP_ERR_NOMEM,
 					   "out of memory (weight keys)");
 	}
-	if (rc >= 0 && b2.n_entries) {
-		size_t n = b->n_entries + b2.n_entries;
-		struct entry *e = realloc(b->entries, n * sizeof(*e));
-		if (!e)
-			rc = ecp_error_set(err, ECP_ERR_NOMEM,
-					   "out of memory (weight entries)");
-		else {
-			ecp_huge_advise(e, n * sizeof(*e));
-			b->entries = e;
-			b->cap_entries = n;
-			for (size_t i = 0; i < b2.n_entries; i++) {
-				struct entry x = b2.entries[i];
-				e[b->n_entries++] = (struct entry){
-				    .pos = x.pos,
-				    .key = map[x.key >> 1] * 2 + (x.key & 1u)};
-			}
+	if (rc >= 0) {
+		/* renumbered where they are, and kept as the later run */
+		for (size_t i = 0; i < b2.n_entries; i++) {
+			uint32_t key = b2.entries[i].key;
+			b2.entries[i].key = map[key >> 1] * 2 + (key & 1u);
 		}
+		b->later = b2.entries;
+		b->n_later = b2.n_entries;
+		b2.entries = NULL;
 	}
 	free(map);
 	free(b2.entries);
@@ -824,7 +827,14 @@ static int build_groups(struct builder *b, struct ecp_error *err)
 	if ((rc = timeline_alloc(plan, S, count_instants(&sn, ns.k), err)) < 0)
 		goto out;
 	uint32_t it, n_started;
-	if ((rc = groups_scan(b, &sn, ns.k, err, &it, &n_started)) < 0)
+	rc = groups_scan(b, &sn, ns.k, err, &it, &n_started);
+	/* The sorted nodes are read no more: freed before the instants are
+	 * copied into start order, which would raise the peak (issue 35). */
+	free(ns.keys);
+	free(ns.pairs);
+	ns.keys = NULL;
+	ns.pairs = NULL;
+	if (rc < 0)
 		goto out;
 	plan->n_instants = it;
 	if ((rc = seg_instants_by_start(plan, S, n_started, err)) < 0)
@@ -890,7 +900,8 @@ int ecp_plan_build(const struct ecp_plan_input *in, struct ecp_plan *plan,
 	b.pre = b.size = b.order = NULL;
 	if (sort_entries(&b, N) < 0) {
 		rc = ecp_error_set(err, ECP_ERR_NOMEM,
-				   "out of memory (sorting %zu entries)", b.n_entries);
+				   "out of memory (sorting %zu entries)",
+				   b.n_entries + b.n_later);
 		goto out;
 	}
 	plan->prefix = ecp_huge_malloc((plan->n_entries + 1) * sizeof(int64_t));
@@ -907,6 +918,7 @@ out:
 	free(b.size);
 	free(b.order);
 	free(b.entries);
+	free(b.later);
 	free(b.vt);
 	free(b.stack);
 	free(b.group);

@@ -25,14 +25,17 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep);
  * ecp_sweep_read_segments() copies out all that the sweep reads of them
  * (12 of their 72 bytes), after which they may be freed (the model's other
  * tables and n_segments stay), then ecp_sweep_start() builds the engine --
- * whose plan is the peak of a sweep (issue 35) -- and the span weights.
- * Without ecp_sweep_read_segments(), ecp_sweep_start() copies them after
- * the engine's build.  On an error from either, destroy the sweep. */
+ * whose plan is the peak of a sweep (issue 35) -- and the span weights;
+ * with `consume` (the sweep's own DAG), the engine frees the DAG's ASAP
+ * schedule once read (ecp_engine_create_consuming).  Without
+ * ecp_sweep_read_segments(), ecp_sweep_start() copies them after the
+ * engine's build.  On an error from either, destroy the sweep. */
 int ecp_sweep_prepare(const struct ecp_model *model, const struct ecp_dag *dag,
 		      const struct ecp_engine_options *opts, struct ecp_sweep **sweep,
 		      struct ecp_error *err);
 int ecp_sweep_read_segments(struct ecp_sweep *sweep, struct ecp_error *err);
-int ecp_sweep_start(struct ecp_sweep *sweep, struct ecp_error *err);
+int ecp_sweep_start(struct ecp_sweep *sweep, struct ecp_dag *consume,
+		    struct ecp_error *err);
 /* Same result as ecp_analyze(model, dag, processors, opts, out, err). */
 int ecp_sweep_analyze(struct ecp_sweep *sweep, unsigned processors,
 		      struct ecp_analysis *out, struct ecp_error *err);

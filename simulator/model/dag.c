@@ -713,6 +713,13 @@ error:
 	return rc;
 }
 
+void ecp_dag_free_schedule(struct ecp_dag *dag)
+{
+	free(dag->start);
+	free(dag->end);
+	dag->start = dag->end = NULL;
+}
+
 void ecp_dag_finish(struct ecp_dag *dag)
 {
 	if (!dag)

@@ -53,6 +53,10 @@ int ecp_dag_build(const struct ecp_model *model, const uint64_t *lengths,
 		  enum ecp_lock_policy policy, struct ecp_dag *dag,
 		  struct ecp_error *err);
 void ecp_dag_finish(struct ecp_dag *dag);
+/* Frees the ASAP schedule alone (start and end NULL; span, work and the
+ * rest kept), for a command that reads it no more: the engine's plan
+ * holds it as node times (ecp_engine_create_consuming). */
+void ecp_dag_free_schedule(struct ecp_dag *dag);
 
 /* The delays on a critical path of the ASAP schedule: following, back from
  * the segment that ends last, the predecessor or input that ended when each

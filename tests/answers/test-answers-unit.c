@@ -209,10 +209,10 @@ static void check_whatif(uint64_t seed, const struct fixture *f)
 	ecp_whatif_runs_finish(&runs);
 }
 
-/* Freeing the segment records before the engine's build (what scan does)
- * changes nothing a sweep says: every point as the sweep that keeps them
- * gives it, bit for bit, and the records and edges gone.  Last: the model
- * loses them. */
+/* Freeing the segment records and the DAG's ASAP schedule before the
+ * plan's build (what scan does) changes nothing a sweep says: every point
+ * as the sweep that keeps them gives it, bit for bit, and they are gone.
+ * Last: the model and the DAG lose them. */
 static void check_sweep_freeing(uint64_t seed, struct fixture *f)
 {
 	unsigned P[MAX_P];
@@ -228,6 +228,8 @@ static void check_sweep_freeing(uint64_t seed, struct fixture *f)
 			 err.msg);
 	assert_null(f->m->segments);
 	assert_null(f->m->edges);
+	assert_null(f->dag.start);
+	assert_null(f->dag.end);
 	assert_int_equal(freed.n_points, kept.n_points);
 	assert_int_equal(freed.n_crossovers, kept.n_crossovers);
 	assert_int_equal(freed.n_shown, kept.n_shown);
