@@ -20,6 +20,7 @@
 #include "answers/sweep.h"
 #include "answers/whatif.h"
 #include "tests/support/gen-model.h"
+#include "tests/support/same-analysis.h"
 
 #define MODELS 400
 #define MAX_P  6
@@ -236,25 +237,8 @@ static void check_sweep_freeing(uint64_t seed, struct fixture *f)
 	for (size_t k = 0; k < kept.n_shown; k++)
 		assert_int_equal(freed.shown[k], kept.shown[k]);
 	for (size_t i = 0; i < kept.n_points; i++) {
-		const struct ecp_analysis *a = &kept.points[i].analysis,
-					  *b = &freed.points[i].analysis;
-		assert_int_equal(b->makespan_ns, a->makespan_ns);
-		assert_int_equal(b->n_functions, a->n_functions);
-		for (size_t k = 0; k < a->n_functions; k++) {
-			const struct ecp_function_result *x = &a->functions[k],
-							 *y = &b->functions[k];
-			assert_int_equal(y->function, x->function);
-			assert_int_equal(y->calls, x->calls);
-			assert_int_equal(y->inexact, x->inexact);
-			assert_memory_equal(&y->tet_ns, &x->tet_ns, sizeof(double));
-			assert_memory_equal(&y->tetid_ns, &x->tetid_ns, sizeof(double));
-			assert_memory_equal(&y->work_ns, &x->work_ns, sizeof(double));
-			assert_memory_equal(&y->span_ns, &x->span_ns, sizeof(double));
-			assert_memory_equal(&y->span_incl_ns, &x->span_incl_ns,
-					    sizeof(double));
-			assert_memory_equal(&y->idle_ns, &x->idle_ns, sizeof(double));
-			g_freed_results++;
-		}
+		assert_same_analysis(&freed.points[i].analysis, &kept.points[i].analysis);
+		g_freed_results += (unsigned)kept.points[i].analysis.n_functions;
 	}
 	ecp_answer_sweep_finish(&kept);
 	ecp_answer_sweep_finish(&freed);

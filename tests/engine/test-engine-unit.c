@@ -14,6 +14,7 @@
 #include "ecp/merged-units.h"
 #include "ecp/whatif.h"
 #include "tests/engine/fixture.h"
+#include "tests/support/same-analysis.h"
 
 static const struct ecp_function_result *find(const struct ecp_analysis *a, ecp_id fn)
 {
@@ -179,29 +180,6 @@ static void test_idleness(void **state)
 	assert_int_equal(a.idle_ns, 0);
 	ecp_analysis_finish(&a);
 	fx_free(&f);
-}
-
-/* Every figure of two analyses of the same P, bit for bit. */
-static void assert_same_analysis(const struct ecp_analysis *x,
-				 const struct ecp_analysis *y)
-{
-	assert_int_equal(x->processors, y->processors);
-	assert_int_equal(x->makespan_ns, y->makespan_ns);
-	assert_int_equal(x->idle_ns, y->idle_ns);
-	assert_int_equal(x->weights_exact, y->weights_exact);
-	assert_int_equal(x->n_functions, y->n_functions);
-	for (size_t i = 0; i < x->n_functions; i++) {
-		const struct ecp_function_result *a = &x->functions[i],
-						 *b = &y->functions[i];
-		assert_int_equal(a->function, b->function);
-		assert_int_equal(a->calls, b->calls);
-		assert_memory_equal(&a->tet_ns, &b->tet_ns, sizeof(double));
-		assert_memory_equal(&a->tetid_ns, &b->tetid_ns, sizeof(double));
-		assert_memory_equal(&a->idle_ns, &b->idle_ns, sizeof(double));
-		assert_memory_equal(&a->work_ns, &b->work_ns, sizeof(double));
-		assert_memory_equal(&a->span_ns, &b->span_ns, sizeof(double));
-		assert_int_equal(a->inexact, b->inexact);
-	}
 }
 
 /* The sweep gives what one-shot analyses give; batches (scan's path, with
