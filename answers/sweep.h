@@ -42,7 +42,7 @@ int ecp_answer_sweep_run(const struct ecp_model *m, const struct ecp_dag *dag,
  * schedule no more: the records and the edges are freed
  * (ecp_model_free_segments) as soon as the sweep has read them, the
  * schedule once the engine has (ecp_dag_free_schedule), both before the
- * plan's build, the peak of a sweep -- 88 bytes per segment and 12 per
+ * plan's build, the peak of a sweep -- 80 bytes per segment and 12 per
  * edge off it (issue 35: `ecp scan`'s memory).  After an error they may or
  * may not be freed: m->segments and dag->start say which. */
 int ecp_answer_sweep_run_freeing(struct ecp_model *m, struct ecp_dag *dag,

@@ -58,7 +58,7 @@ static uint8_t start_mark(const struct ecp_model *m, ecp_id s)
 {
 	const struct ecp_segment *seg = &m->segments[s];
 	const struct ecp_thread *th = &m->threads[seg->thread];
-	for (uint32_t k = 0; k < seg->n_in; k++) {
+	for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++) {
 		switch (m->edges[seg->first_in + k].kind) {
 		case ECP_EDGE_JOIN:
 			return ECP_HTML_MARK_JOIN;

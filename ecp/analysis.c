@@ -82,7 +82,7 @@ static inline uint64_t self_total_of(const struct ecp_activity *act, uint32_t n_
 	return total;
 }
 
-/* act_first/act_n: the segments' activity ranges copied out of the 72-byte
+/* act_first/act_n: the segments' activity ranges copied out of the 64-byte
  * segment records, so that a sweep over P reads 12 bytes per segment.  A
  * segment whose one activity is implicit (model.h) has act_n SWEEP_IMPLICIT
  * | its function and act_first its length: read by activities_of().

@@ -376,7 +376,8 @@ static struct created creation_of(const struct ecp_model *m, uint32_t t)
 		return c;
 	const struct ecp_segment *first = &m->segments[th->first_segment];
 	c.at = first->rec_start;
-	for (uint32_t e = first->first_in; e < first->first_in + first->n_in; e++)
+	for (uint32_t e = first->first_in; e < ecp_segment_in_end(m, th->first_segment);
+	     e++)
 		if (m->edges[e].kind == ECP_EDGE_CREATE) {
 			c.at = m->segments[m->edges[e].from].rec_end;
 			c.by = m->edges[e].from;

@@ -32,7 +32,7 @@ int ecp_handoffs_measure(const struct ecp_model *m, struct ecp_handoffs *out)
 		const struct ecp_segment *seg = &m->segments[s];
 		uint64_t release = 0, since;
 		bool any = false;
-		for (uint32_t k = 0; k < seg->n_in; k++) {
+		for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++) {
 			const struct ecp_edge *e = &m->edges[seg->first_in + k];
 			if (m->segments[e->from].thread == seg->thread)
 				continue;

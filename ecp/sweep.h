@@ -23,7 +23,7 @@ void ecp_sweep_destroy(struct ecp_sweep *sweep);
 /* ecp_sweep_create() in steps, for a caller that reads the model's segment
  * records no more once the sweep has (`ecp scan`): prepare, then
  * ecp_sweep_read_segments() copies out all that the sweep reads of them
- * (12 of their 72 bytes), after which they may be freed (the model's other
+ * (12 of their 64 bytes), after which they may be freed (the model's other
  * tables and n_segments stay), then ecp_sweep_start() builds the engine --
  * whose plan is the peak of a sweep (issue 35) -- and the span weights;
  * with `consume` (the sweep's own DAG), the engine frees the DAG's ASAP

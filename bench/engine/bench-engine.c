@@ -265,10 +265,14 @@ static void generate(struct gen *g, uint32_t S, uint32_t T, int delays)
 	for (size_t e = 0; e < n_edges; e++)
 		d->in_from[cur[edge_to[e]]++] = edge_from[e];
 	free(cur);
+	/* the model's edges sorted by target, as the DAG's (model.h) */
 	m->n_edges = (uint32_t)n_edges;
-	m->edges = xmalloc(n_edges * sizeof(*m->edges));
-	for (size_t e = 0; e < n_edges; e++)
-		m->edges[e] = (struct ecp_edge){.from = edge_from[e], .to = edge_to[e]};
+	m->edges = xmalloc((n_edges ? n_edges : 1) * sizeof(*m->edges));
+	for (uint32_t to = 0; to < S; to++) {
+		m->segments[to].first_in = d->in_offset[to];
+		for (uint32_t k = d->in_offset[to]; k < d->in_offset[to + 1]; k++)
+			m->edges[k] = (struct ecp_edge){.from = d->in_from[k], .to = to};
+	}
 	free(edge_from);
 	free(edge_to);
 	for (uint32_t i = 0; i < S; i++) {

@@ -136,19 +136,17 @@ static struct ecp_model *make_model(uint64_t events)
 	/* Counting sort by target, as the model requires. */
 	m->n_edges = (uint32_t)ne;
 	m->edges = xcalloc(ne, sizeof(*m->edges));
+	uint32_t *fill = xcalloc(n + 1, sizeof(*fill));
 	for (uint64_t i = 0; i < ne; i++)
-		m->segments[e[i].to].n_in++;
-	uint32_t off = 0;
+		fill[e[i].to + 1]++;
 	for (uint64_t s = 0; s < n; s++) {
-		m->segments[s].first_in = off;
-		off += m->segments[s].n_in;
-		m->segments[s].n_in = 0;
+		fill[s + 1] += fill[s];
+		m->segments[s].first_in = fill[s];
 	}
-	for (uint64_t i = 0; i < ne; i++) {
-		struct ecp_segment *seg = &m->segments[e[i].to];
-		m->edges[seg->first_in + seg->n_in++] =
+	for (uint64_t i = 0; i < ne; i++)
+		m->edges[fill[e[i].to]++] =
 		    (struct ecp_edge){e[i].from, e[i].to, e[i].kind};
-	}
+	free(fill);
 	free(e);
 	return m;
 }

@@ -84,20 +84,21 @@ static int out_end(struct pack_out *o, uint64_t *bytes)
 static const struct ecp_segment no_segment;
 
 int ecp_pack_segments(FILE *f, struct ecp_csum *c, const struct ecp_segment *s,
-		      uint32_t n, uint64_t *bytes)
+		      uint32_t n, uint32_t n_edges, uint64_t *bytes)
 {
 	struct pack_out *o = out_start(f, c);
 	if (!o)
 		return -1;
 	const struct ecp_segment *p = &no_segment;
+	uint64_t p_in_end = 0;
 	for (uint32_t i = 0; i < n; p = &s[i++]) {
 		const struct ecp_segment *x = &s[i];
 		out_room(o);
 		put_diff(o, x->thread, p->thread);
 		put(o, (uint32_t)(x->lock_acquire + 1)); /* ECP_NO_ID is 0 */
 		put(o, (uint32_t)(x->lock_release + 1));
-		put(o, x->acquire_mode | (uint64_t)x->delay_kind << 8 |
-			   (uint64_t)x->pad[0] << 16 | (uint64_t)x->pad[1] << 24);
+		/* two bytes once kept as padding, always 0 */
+		put(o, x->acquire_mode | (uint64_t)x->delay_kind << 8);
 		put(o, x->length);
 		put(o, x->delay);
 		/* a thread's CPU clock runs on through its segments; its next
@@ -105,8 +106,11 @@ int ecp_pack_segments(FILE *f, struct ecp_csum *c, const struct ecp_segment *s,
 		put_diff(o, x->cpu_start, p->cpu_start + p->length);
 		put_diff(o, x->rec_start, p->rec_end);
 		put_diff(o, x->rec_end - x->rec_start, x->length);
-		put_diff(o, x->first_in, (uint64_t)p->first_in + p->n_in);
-		put(o, x->n_in);
+		/* the edges' count, which the segments no longer keep (model.h) */
+		uint32_t in_end = i + 1 < n ? s[i + 1].first_in : n_edges;
+		put_diff(o, x->first_in, p_in_end);
+		put(o, in_end - x->first_in);
+		p_in_end = in_end;
 		put_diff(o, x->first_activity,
 			 (uint64_t)p->first_activity + p->n_activity);
 		put(o, x->n_activity);
@@ -241,12 +245,13 @@ static int in_end(struct pack_in *in)
 }
 
 int ecp_unpack_segments(int fd, struct ecp_csum *c, uint64_t *left, uint64_t bytes,
-			struct ecp_segment *dst, uint32_t n)
+			struct ecp_segment *dst, uint32_t n, uint32_t n_edges)
 {
 	struct pack_in *in = in_start(fd, c, left, bytes);
 	if (!in)
 		return bytes > *left ? -1 : -2;
 	const struct ecp_segment *p = &no_segment;
+	uint64_t p_in_end = 0;
 	for (uint32_t i = 0; i < n && !in->bad; p = &dst[i++]) {
 		struct ecp_segment *x = &dst[i];
 		in_room(in);
@@ -254,20 +259,32 @@ int ecp_unpack_segments(int fd, struct ecp_csum *c, uint64_t *left, uint64_t byt
 		x->lock_acquire = (uint32_t)get(in) - 1;
 		x->lock_release = (uint32_t)get(in) - 1;
 		uint64_t bytes4 = get(in);
-		x->acquire_mode = (uint8_t)bytes4;
-		x->delay_kind = (uint8_t)(bytes4 >> 8);
-		x->pad[0] = (uint8_t)(bytes4 >> 16);
-		x->pad[1] = (uint8_t)(bytes4 >> 24);
+		/* what the fields hold, or the table is malformed */
+		if (bytes4 & ~(uint64_t)0x7f01)
+			in->bad = 1;
+		x->acquire_mode = bytes4 & 1u;
+		x->delay_kind = (bytes4 >> 8) & 0x7fu;
 		x->length = get(in);
 		x->delay = get(in);
 		x->cpu_start = get_diff(in, p->cpu_start + p->length);
 		x->rec_start = get_diff(in, p->rec_end);
 		x->rec_end = x->rec_start + get_diff(in, x->length);
-		x->first_in = (uint32_t)get_diff(in, (uint64_t)p->first_in + p->n_in);
-		x->n_in = (uint32_t)get(in);
+		/* each segment's edges begin where the previous one's end,
+		 * which is how the model finds where they end (model.h), and
+		 * the last's end with the edges */
+		uint64_t first_in = get_diff(in, p_in_end);
+		if (first_in != p_in_end)
+			in->bad = 1;
+		p_in_end = first_in + get(in);
+		if (p_in_end > n_edges || (i + 1 == n && p_in_end != n_edges))
+			in->bad = 1;
+		x->first_in = (uint32_t)first_in;
 		x->first_activity =
 		    (uint32_t)get_diff(in, (uint64_t)p->first_activity + p->n_activity);
-		x->n_activity = (uint32_t)get(in);
+		uint64_t n_activity = get(in);
+		if (n_activity > ECP_SEGMENT_MAX_ACTIVITIES)
+			in->bad = 1;
+		x->n_activity = (uint32_t)n_activity & ECP_SEGMENT_MAX_ACTIVITIES;
 	}
 	return in_end(in);
 }

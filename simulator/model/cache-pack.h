@@ -18,9 +18,11 @@
 #include "simulator/model/model.h"
 
 /* Writes n records packed to f, summing the bytes written into c; *bytes
- * gets their count.  0, or -1 when a write failed. */
+ * gets their count.  0, or -1 when a write failed.  A segment's record
+ * holds its count of incoming edges, which the model finds from the next
+ * one's (ecp_segment_n_in): n_edges ends the last. */
 int ecp_pack_segments(FILE *f, struct ecp_csum *c, const struct ecp_segment *s,
-		      uint32_t n, uint64_t *bytes);
+		      uint32_t n, uint32_t n_edges, uint64_t *bytes);
 int ecp_pack_edges(FILE *f, struct ecp_csum *c, const struct ecp_edge *e, uint32_t n,
 		   uint64_t *bytes);
 int ecp_pack_activities(FILE *f, struct ecp_csum *c, const struct ecp_activity *a,
@@ -36,7 +38,7 @@ int ecp_pack_activities(FILE *f, struct ecp_csum *c, const struct ecp_activity *
 #define ECP_PACKED_MIN_EDGE     3
 #define ECP_PACKED_MIN_ACTIVITY 4
 int ecp_unpack_segments(int fd, struct ecp_csum *c, uint64_t *left, uint64_t bytes,
-			struct ecp_segment *dst, uint32_t n);
+			struct ecp_segment *dst, uint32_t n, uint32_t n_edges);
 int ecp_unpack_edges(int fd, struct ecp_csum *c, uint64_t *left, uint64_t bytes,
 		     struct ecp_edge *dst, uint32_t n);
 int ecp_unpack_activities(int fd, struct ecp_csum *c, uint64_t *left, uint64_t bytes,

@@ -374,7 +374,7 @@ static bool cache_body_write(FILE *f, struct cache_writer *w, const struct ecp_m
 	    !(write_all(f, NULL, h, sizeof(*h), 1) < 0 ||
 	      write_clean(f, &sum, m->threads, h->n_threads, sizeof(*m->threads),
 			  copy_thread) < 0 ||
-	      ecp_pack_segments(f, &sum, m->segments, m->n_segments,
+	      ecp_pack_segments(f, &sum, m->segments, m->n_segments, m->n_edges,
 				&h->packed_bytes[0]) < 0 ||
 	      ecp_pack_edges(f, &sum, m->edges, m->n_edges, &h->packed_bytes[1]) < 0 ||
 	      write_clean(f, &sum, m->locks, h->n_locks, sizeof(*m->locks), copy_lock) <
@@ -517,7 +517,8 @@ static int unpack_segments(struct cache_reader *c, struct ecp_model *m,
 		return -1;
 	if (!(m->segments = calloc(n ? n : 1, sizeof(*m->segments))))
 		return -2;
-	return ecp_unpack_segments(c->fd, sum, left, bytes, m->segments, (uint32_t)n);
+	return ecp_unpack_segments(c->fd, sum, left, bytes, m->segments, (uint32_t)n,
+				   (uint32_t)c->h.n_edges);
 }
 
 static int unpack_edges(struct cache_reader *c, struct ecp_model *m, struct ecp_csum *sum,

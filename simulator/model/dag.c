@@ -179,11 +179,12 @@ static int check_model(struct builder *b)
 					     ": lock index out of range (%" PRIu32
 					     " locks)",
 					     s, m->n_locks);
-		if (seg->first_in > m->n_edges || seg->n_in > m->n_edges - seg->first_in)
+		uint32_t in_end = ecp_segment_in_end(m, s);
+		if (seg->first_in > in_end || in_end > m->n_edges)
 			return ecp_error_set(
 			    b->err, ECP_ERR,
 			    "segment %" PRIu32 ": incoming edges out of range", s);
-		for (uint32_t k = 0; k < seg->n_in; k++) {
+		for (uint32_t k = 0; k < in_end - seg->first_in; k++) {
 			const struct ecp_edge *e = &m->edges[seg->first_in + k];
 			if (e->to != s || e->from >= m->n_segments ||
 			    e->kind >= ECP_EDGE_KIND_COUNT)
@@ -207,7 +208,7 @@ static int build_successors(struct builder *b)
 		return nomem(b);
 	for (ecp_id s = 0; s < n; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
-		for (uint32_t k = 0; k < seg->n_in; k++) {
+		for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++) {
 			const struct ecp_edge *e = &m->edges[seg->first_in + k];
 			if (edge_in_force(b, e->kind)) {
 				b->out_offset[e->from + 1]++;
@@ -228,7 +229,7 @@ static int build_successors(struct builder *b)
 	memcpy(fill, b->out_offset, ((size_t)n + 1) * sizeof(*fill));
 	for (ecp_id s = 0; s < n; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
-		for (uint32_t k = 0; k < seg->n_in; k++) {
+		for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++) {
 			const struct ecp_edge *e = &m->edges[seg->first_in + k];
 			if (edge_in_force(b, e->kind))
 				b->out_to[fill[e->from]++] = s;
@@ -545,7 +546,7 @@ static int report_stuck(struct builder *b)
 				     "internal error: segments left but none stuck");
 	ecp_id s = waiting_input, t = dag->thread[s];
 	const struct ecp_segment *seg = &m->segments[s];
-	for (uint32_t k = 0; k < seg->n_in; k++) {
+	for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++) {
 		const struct ecp_edge *e = &m->edges[seg->first_in + k];
 		if (!edge_in_force(b, e->kind) || b->state[e->from] == SEG_DONE)
 			continue;
@@ -577,7 +578,7 @@ static int build_inputs(struct builder *b)
 	uint64_t total = b->dyn_edges.len;
 	for (ecp_id s = 0; s < n; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
-		for (uint32_t k = 0; k < seg->n_in; k++)
+		for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++)
 			if (edge_in_force(b, m->edges[seg->first_in + k].kind))
 				total++;
 	}
@@ -593,7 +594,7 @@ static int build_inputs(struct builder *b)
 		dag->in_offset[dyn[i].to + 1]++;
 	for (ecp_id s = 0; s < n; s++) {
 		const struct ecp_segment *seg = &m->segments[s];
-		for (uint32_t k = 0; k < seg->n_in; k++)
+		for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++)
 			if (edge_in_force(b, m->edges[seg->first_in + k].kind))
 				dag->in_offset[s + 1]++;
 	}
@@ -605,7 +606,7 @@ static int build_inputs(struct builder *b)
 	for (ecp_id s = 0; s < n; s++) {
 		fill[s] = dag->in_offset[s];
 		const struct ecp_segment *seg = &m->segments[s];
-		for (uint32_t k = 0; k < seg->n_in; k++) {
+		for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s); k < n_in; k++) {
 			const struct ecp_edge *e = &m->edges[seg->first_in + k];
 			if (!edge_in_force(b, e->kind))
 				continue;

@@ -49,8 +49,8 @@ static void run(const struct ecp_model *m, struct runner *r, uint32_t *parked, u
 {
 	struct runner *me = &r[t];
 	while (me->cursor < me->end) {
-		const struct ecp_segment *seg = &m->segments[me->cursor];
-		for (; me->edge < seg->first_in + seg->n_in; me->edge++) {
+		for (uint32_t in_end = ecp_segment_in_end(m, me->cursor);
+		     me->edge < in_end; me->edge++) {
 			uint32_t from = m->edges[me->edge].from;
 			uint32_t u = thread_of(m, from);
 			if (from < r[u].cursor)

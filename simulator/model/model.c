@@ -39,6 +39,16 @@ void ecp_model_destroy(struct ecp_model *model)
 	free(model);
 }
 
+void ecp_model_index_edges(struct ecp_model *m)
+{
+	uint32_t e = 0;
+	for (uint32_t s = 0; s < m->n_segments; s++) {
+		m->segments[s].first_in = e;
+		while (e < m->n_edges && m->edges[e].to == s)
+			e++;
+	}
+}
+
 void ecp_model_free_segments(struct ecp_model *model)
 {
 	free(model->segments);
@@ -194,14 +204,15 @@ static int validate_segments(const struct ecp_model *m, struct ecp_error *err)
 			return ecp_error_set(
 			    err, ECP_ERR,
 			    "invalid model: segment %u ends before it starts", s);
-		if (seg->first_in != edge_pos ||
-		    (uint64_t)seg->first_in + seg->n_in > m->n_edges)
+		uint32_t in_end = ecp_segment_in_end(m, s);
+		if (seg->first_in != edge_pos || in_end < seg->first_in ||
+		    in_end > m->n_edges)
 			return ecp_error_set(
 			    err, ECP_ERR,
-			    "invalid model: segment %u incoming edges [%u, +%u) "
+			    "invalid model: segment %u incoming edges [%u, %u) "
 			    "do not follow the edges sorted by target",
-			    s, seg->first_in, seg->n_in);
-		edge_pos += seg->n_in;
+			    s, seg->first_in, in_end);
+		edge_pos = in_end;
 		/* within 32 bits too: the consumers index in them (model.h) */
 		if ((uint64_t)seg->first_activity + seg->n_activity > m->n_activities ||
 		    (uint64_t)seg->first_activity + seg->n_activity > UINT32_MAX)

@@ -78,28 +78,36 @@ struct ecp_edge {
 	uint32_t kind;
 };
 
+/* 64 bytes (issue 35: the model is mostly segments, 0.4 of them an event
+ * on a sync-heavy trace).  What a segment's neighbours give is not kept:
+ * its incoming edges end where the next segment's begin
+ * (ecp_segment_n_in). */
 struct ecp_segment {
 	ecp_id thread;
-	ecp_id lock_acquire;  /* lock taken at the start, or ECP_NO_ID */
-	ecp_id lock_release;  /* lock released at the end, or ECP_NO_ID */
-	uint8_t acquire_mode; /* enum ecp_lock_mode (shared for rwlock readers) */
-	uint8_t delay_kind;   /* what the largest part of `delay` waited in
-			       * (enum ecp_delay_kind), when delay > 0 */
-	uint8_t pad[2];
+	ecp_id lock_acquire; /* lock taken at the start, or ECP_NO_ID */
+	ecp_id lock_release; /* lock released at the end, or ECP_NO_ID */
+	/* enum ecp_lock_mode (shared for rwlock readers) */
+	uint32_t acquire_mode : 1;
+	/* what the largest part of `delay` waited in (enum ecp_delay_kind),
+	 * when delay > 0 */
+	uint32_t delay_kind : 7;
+	/* activities[first_activity .. +n_activity): at most
+	 * ECP_SEGMENT_MAX_ACTIVITIES (the builder refuses more); 32 bits, as
+	 * segment and edge ids (4 G activities would be 96 GB) -- add them in
+	 * 64 bits.  n_activity 0: the one implicit activity of
+	 * ecp_segment_activities(). */
+	uint32_t n_activity : 24;
 	uint64_t length;    /* CPU ns */
 	uint64_t delay;     /* ns asleep between the previous segment and this one */
 	uint64_t cpu_start; /* thread CPU time consumed before this segment */
 	uint64_t rec_start; /* recorded start, ns from the trace's first event */
 	uint64_t rec_end;   /* recorded end, ns from the trace's first event */
-	uint32_t first_in;  /* its incoming edges: edges[first_in .. first_in+n_in) */
-	uint32_t n_in;
-	/* activities[first_activity .. +n_activity): 32 bits, as segment and
-	 * edge ids (issue 35: 72 bytes a segment, not 80; 4 G activities would
-	 * be 96 GB) -- add them in 64 bits.  n_activity 0: the one implicit
-	 * activity of ecp_segment_activities(). */
+	uint32_t first_in;  /* its incoming edges: edges[first_in .. +n_in), n_in
+			     * from the next segment's (ecp_segment_n_in) */
 	uint32_t first_activity;
-	uint32_t n_activity;
 };
+
+#define ECP_SEGMENT_MAX_ACTIVITIES ((UINT32_C(1) << 24) - 1)
 
 /* What a delay waited in: the recorder's delay_begin kinds (recorder/
  * EVENTS.md) plus one, and the waits the builder keeps as delays. */
@@ -276,6 +284,23 @@ struct ecp_model {
 };
 
 void ecp_model_destroy(struct ecp_model *model);
+
+/* Where segment s's incoming edges end: where the next one's begin (the
+ * edges are sorted by target, ecp_model_validate()), or at the last edge. */
+static inline uint32_t ecp_segment_in_end(const struct ecp_model *m, ecp_id s)
+{
+	return s + 1 < m->n_segments ? m->segments[s + 1].first_in : m->n_edges;
+}
+
+/* Sets each segment's first_in from the edges, sorted by target: the
+ * index of its first incoming edge, or of the next segment's. */
+void ecp_model_index_edges(struct ecp_model *m);
+
+/* How many incoming edges segment s has. */
+static inline uint32_t ecp_segment_n_in(const struct ecp_model *m, ecp_id s)
+{
+	return ecp_segment_in_end(m, s) - m->segments[s].first_in;
+}
 
 /* Frees the segment records and the edges between them (segments and
  * edges NULL, their counts kept: the DAG and an analysis hold their own

@@ -248,13 +248,7 @@ static int take_edges(struct ecp_builder *b, struct ecp_model *m)
 		if (!w || cmp_edge(&m->edges[w - 1], &m->edges[i]))
 			m->edges[w++] = m->edges[i];
 	m->n_edges = (uint32_t)w;
-	uint32_t e = 0;
-	for (uint32_t s = 0; s < m->n_segments; s++) {
-		m->segments[s].first_in = e;
-		while (e < m->n_edges && m->edges[e].to == s)
-			e++;
-		m->segments[s].n_in = e - m->segments[s].first_in;
-	}
+	ecp_model_index_edges(m);
 	return 0;
 }
 

@@ -141,8 +141,10 @@ static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	seg->rec_end = sat_sub(ts, b->t0);
 	if (seg->rec_end < seg->rec_start)
 		seg->rec_end = seg->rec_start;
-	/* past 32 bits: more than memory holds (model.h) */
-	if (b->activities.len + th->acts.len > UINT32_MAX)
+	/* past 32 bits: more than memory holds; past 24 in one segment: more
+	 * functions at once than a program has (model.h) */
+	if (b->activities.len + th->acts.len > UINT32_MAX ||
+	    th->acts.len > ECP_SEGMENT_MAX_ACTIVITIES)
 		return -1;
 	seg->first_activity = (uint32_t)b->activities.len;
 	/* the start routine's alone, all of it: implicit (model.h) */

@@ -400,10 +400,9 @@ static void record_creates(struct fx *f)
 	f->model.n_edges = 2;
 	f->model.segments[0].rec_end = 10;
 	f->model.segments[1].rec_end = 20;
+	f->model.segments[1].first_in = 0;
 	f->model.segments[2].first_in = 0;
-	f->model.segments[2].n_in = 1;
 	f->model.segments[3].first_in = 1;
-	f->model.segments[3].n_in = 1;
 }
 
 static void test_threads_by_creation(void **state)

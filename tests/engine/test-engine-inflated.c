@@ -264,10 +264,10 @@ static void test_handoffs(void **state)
 	struct ecp_segment seg[6] = {
 	    {.thread = 0, .rec_start = 0, .rec_end = 10},
 	    {.thread = 0, .rec_start = 12, .rec_end = 30},
-	    {.thread = 1, .rec_start = 1, .rec_end = 2, .first_in = 0, .n_in = 1},
-	    {.thread = 1, .rec_start = 15, .rec_end = 25, .first_in = 1, .n_in = 1},
-	    {.thread = 1, .rec_start = 33, .rec_end = 40, .first_in = 2, .n_in = 1},
-	    {.thread = 1, .rec_start = 41, .rec_end = 50, .first_in = 3, .n_in = 1}};
+	    {.thread = 1, .rec_start = 1, .rec_end = 2, .first_in = 0},
+	    {.thread = 1, .rec_start = 15, .rec_end = 25, .first_in = 1},
+	    {.thread = 1, .rec_start = 33, .rec_end = 40, .first_in = 2},
+	    {.thread = 1, .rec_start = 41, .rec_end = 50, .first_in = 3}};
 	struct ecp_edge edges[4] = {{.from = 0, .to = 2},
 				    {.from = 0, .to = 3},
 				    {.from = 1, .to = 4},

@@ -1167,10 +1167,10 @@ static void test_semaphore_fifo(void **state)
 	assert_int_equal(m->segments[p1].rec_end, 10);
 	assert_int_equal(m->segments[p2].rec_end, 20);
 	/* T2: [3,4] [5,6] [30,31] [32,33] [34,40] */
-	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].n_in, 0);
+	assert_int_equal(ecp_segment_n_in(m, ecp_test_seg(m, 1, 1)), 0);
 	assert_true(ecp_test_has_edge(m, p1, ecp_test_seg(m, 1, 2), ECP_EDGE_SEM));
 	assert_true(ecp_test_has_edge(m, p2, ecp_test_seg(m, 1, 3), ECP_EDGE_SEM));
-	assert_int_equal(m->segments[ecp_test_seg(m, 1, 4)].n_in, 0);
+	assert_int_equal(ecp_segment_n_in(m, ecp_test_seg(m, 1, 4)), 0);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -1193,7 +1193,7 @@ static void test_barrier_last_arrival(void **state)
 	ecp_id last = ecp_test_seg(m, 1, 0);
 	assert_true(ecp_test_has_edge(m, last, ecp_test_seg(m, 0, 2), ECP_EDGE_BARRIER));
 	/* the last arrival itself gets no edge */
-	assert_int_equal(m->segments[ecp_test_seg(m, 1, 1)].n_in, 0);
+	assert_int_equal(ecp_segment_n_in(m, ecp_test_seg(m, 1, 1)), 0);
 	ecp_model_destroy(m);
 	ecp_test_seq_finish(&s);
 }
@@ -1582,11 +1582,8 @@ static void test_validate_counts_cycle_tail(void **state)
 	/* 4 -> 1 and 2 -> 3 close a cycle through both threads' order */
 	struct ecp_edge edges[3] = {
 	    {.from = 4, .to = 1}, {.from = 2, .to = 3}, {.from = 0, .to = 5}};
-	seg[1].n_in = 1;
 	seg[2].first_in = seg[3].first_in = 1;
-	seg[3].n_in = 1;
 	seg[4].first_in = seg[5].first_in = 2;
-	seg[5].n_in = 1;
 	for (int t = 0; t < 3; t++)
 		th[t].start_function = ECP_NO_ID;
 	struct ecp_model m = {.threads = th,
@@ -1601,7 +1598,6 @@ static void test_validate_counts_cycle_tail(void **state)
 	/* without 4 -> 1: a DAG */
 	m.edges = edges + 1;
 	m.n_edges = 2;
-	seg[1].n_in = 0;
 	seg[2].first_in = seg[3].first_in = 0;
 	seg[4].first_in = seg[5].first_in = 1;
 	assert_int_equal(ecp_model_validate(&m, &err), 0);
@@ -1622,13 +1618,11 @@ static void test_validate_rejects_cycle(void **state)
 	struct ecp_segment seg[2] = {{.thread = 0,
 				      .lock_acquire = ECP_NO_ID,
 				      .lock_release = ECP_NO_ID,
-				      .first_in = 0,
-				      .n_in = 1},
+				      .first_in = 0},
 				     {.thread = 1,
 				      .lock_acquire = ECP_NO_ID,
 				      .lock_release = ECP_NO_ID,
-				      .first_in = 1,
-				      .n_in = 1}};
+				      .first_in = 1}};
 	struct ecp_edge edges[2] = {{.from = 1, .to = 0}, {.from = 0, .to = 1}};
 	struct ecp_model m = {.threads = th,
 			      .n_threads = 2,
@@ -1640,7 +1634,6 @@ static void test_validate_rejects_cycle(void **state)
 	assert_int_not_equal(ecp_model_validate(&m, &err), 0);
 	assert_non_null(strstr(err.msg, "cycle"));
 	m.n_edges = 1; /* only 1 -> 0 */
-	seg[1].n_in = 0;
 	assert_int_equal(ecp_model_validate(&m, &err), 0);
 	seg[1].thread = 0; /* not inside its thread's range */
 	assert_int_not_equal(ecp_model_validate(&m, &err), 0);

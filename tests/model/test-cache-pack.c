@@ -2,8 +2,8 @@
 /* Unit tests of the model cache's packed tables (simulator/model/
  * cache-pack.h, issue 35): every field of every record comes back exactly,
  * whatever its value (ECP_NO_ID, 2^64 - 1, a prediction far off either
- * way), over many buffer refills; a short, long or truncated table is
- * refused. */
+ * way), over many buffer refills; a short, long or truncated table, or
+ * segments whose edges do not end with the edges, is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,9 +43,14 @@ static uint64_t value(uint64_t typical)
 	}
 }
 
+/* The segments' incoming edges follow one another (model.h): their
+ * total, which the packed segments end with. */
+static uint32_t n_edges;
+
 static void fill(struct ecp_segment *s, struct ecp_edge *e, struct ecp_activity *a)
 {
 	uint64_t t = 0;
+	uint32_t in_pos = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].thread = (uint32_t)(i / 1000 + (next() % 50 == 0 ? next() : 0));
@@ -53,16 +58,16 @@ static void fill(struct ecp_segment *s, struct ecp_edge *e, struct ecp_activity 
 		s[i].lock_release = next() % 3 ? ECP_NO_ID : (uint32_t)value(5);
 		s[i].acquire_mode = (uint8_t)(next() % 2);
 		s[i].delay_kind = (uint8_t)(next() % 67);
-		s[i].pad[0] = (uint8_t)(next() % 50 == 0);
 		s[i].length = value(500);
 		s[i].delay = next() % 4 ? 0 : value(10000);
 		s[i].cpu_start = value(t);
 		s[i].rec_start = value(t + 100);
 		s[i].rec_end = value(s[i].rec_start + s[i].length);
-		s[i].first_in = (uint32_t)value(i);
-		s[i].n_in = (uint32_t)value(0);
+		s[i].first_in = in_pos;
+		in_pos += next() % 1000 == 0 ? (uint32_t)(next() % (1u << 20))
+					     : (uint32_t)(next() % 4);
 		s[i].first_activity = value(i);
-		s[i].n_activity = (uint32_t)value(1);
+		s[i].n_activity = (uint32_t)(value(1) % (ECP_SEGMENT_MAX_ACTIVITIES + 1));
 		t += 700;
 		e[i].to = (uint32_t)value(i);
 		e[i].from = (uint32_t)value(i);
@@ -72,6 +77,7 @@ static void fill(struct ecp_segment *s, struct ecp_edge *e, struct ecp_activity 
 		a[i].self_ns = value(500);
 		a[i].incl_ns = value(a[i].self_ns);
 	}
+	n_edges = in_pos;
 }
 
 struct packed {
@@ -86,7 +92,7 @@ static void pack(struct packed *p, const struct ecp_segment *s, const struct ecp
 	p->f = tmpfile();
 	assert_non_null(p->f);
 	struct ecp_csum c = {0};
-	assert_int_equal(ecp_pack_segments(p->f, &c, s, N, &p->bytes[0]), 0);
+	assert_int_equal(ecp_pack_segments(p->f, &c, s, N, n_edges, &p->bytes[0]), 0);
 	assert_int_equal(ecp_pack_edges(p->f, &c, e, N, &p->bytes[1]), 0);
 	assert_int_equal(ecp_pack_activities(p->f, &c, a, N, &p->bytes[2]), 0);
 	p->sum = ecp_csum_end(&c);
@@ -107,7 +113,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	uint64_t total = p.bytes[0] + p.bytes[1] + p.bytes[2], left = total;
 	struct ecp_csum c = {0};
-	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N), 0);
+	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N, n_edges),
+			 0);
 	assert_int_equal(ecp_unpack_edges(fd, &c, &left, p.bytes[1], e2, N), 0);
 	assert_int_equal(ecp_unpack_activities(fd, &c, &left, p.bytes[2], a2, N), 0);
 	assert_int_equal(left, 0);
@@ -122,17 +129,26 @@ static void test_round_trip(void **state)
 	 * hold: refused */
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	left = total;
-	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0] - 1, s2, N), -1);
+	assert_int_equal(
+	    ecp_unpack_segments(fd, &c, &left, p.bytes[0] - 1, s2, N, n_edges), -1);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	left = total;
-	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0] + 1, s2, N), -1);
+	assert_int_equal(
+	    ecp_unpack_segments(fd, &c, &left, p.bytes[0] + 1, s2, N, n_edges), -1);
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	left = total;
-	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N - 1), -1);
+	assert_int_equal(
+	    ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N - 1, n_edges), -1);
+	/* edges that do not end where the model's do */
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	left = total;
+	assert_int_equal(
+	    ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N, n_edges - 1), -1);
 	/* past what the file holds */
 	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 	left = p.bytes[0] - 1;
-	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N), -1);
+	assert_int_equal(ecp_unpack_segments(fd, &c, &left, p.bytes[0], s2, N, n_edges),
+			 -1);
 	fclose(p.f);
 	free(s), free(s2), free(e), free(e2), free(a), free(a2);
 }

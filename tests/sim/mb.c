@@ -95,15 +95,7 @@ struct ecp_model *mb_done(struct mb *b)
 	struct ecp_model *m = b->m;
 	if (m->n_edges)
 		qsort(m->edges, m->n_edges, sizeof(*m->edges), cmp_to);
-	for (uint32_t s = 0; s < m->n_segments; s++)
-		m->segments[s].n_in = 0;
-	for (uint32_t e = 0; e < m->n_edges; e++)
-		m->segments[m->edges[e].to].n_in++;
-	uint32_t pos = 0;
-	for (uint32_t s = 0; s < m->n_segments; s++) {
-		m->segments[s].first_in = pos;
-		pos += m->segments[s].n_in;
-	}
+	ecp_model_index_edges(m);
 	return m;
 }
 

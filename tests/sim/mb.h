@@ -23,7 +23,7 @@ uint32_t mb_lock(struct mb *b, uint32_t kind);
 void mb_acquire(struct mb *b, uint32_t seg, uint32_t lock, uint8_t mode);
 void mb_release(struct mb *b, uint32_t seg, uint32_t lock);
 void mb_edge(struct mb *b, uint32_t from, uint32_t to, uint32_t kind);
-/* Sorts the edges by target and fills first_in/n_in; the model is then
+/* Sorts the edges by target and fills first_in; the model is then
  * b->m, freed with mb_free(). */
 struct ecp_model *mb_done(struct mb *b);
 void mb_free(struct ecp_model *m);

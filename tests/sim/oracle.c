@@ -86,7 +86,8 @@ int oracle_asap(const struct ecp_model *m, bool recorded, struct oracle_run *out
 					continue;
 				bool ok = true;
 				const struct ecp_segment *seg = &m->segments[s];
-				for (uint32_t k = 0; k < seg->n_in && ok; k++) {
+				for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s);
+				     k < n_in && ok; k++) {
 					const struct ecp_edge *e =
 					    &m->edges[seg->first_in + k];
 					if (in_force(recorded, e->kind) && !done[e->from])
@@ -235,7 +236,8 @@ double oracle_replay(const struct ecp_model *m, bool recorded,
 				     now + tol < en[pr] + (double)seg->delay))
 					continue;
 				bool ok = true;
-				for (uint32_t k = 0; k < seg->n_in && ok; k++) {
+				for (uint32_t k = 0, n_in = ecp_segment_n_in(m, s);
+				     k < n_in && ok; k++) {
 					const struct ecp_edge *e =
 					    &m->edges[seg->first_in + k];
 					if (in_force(recorded, e->kind) && !done[e->from])

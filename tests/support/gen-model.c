@@ -736,13 +736,7 @@ static int assemble(struct gen *g, struct ecp_model *m, struct ecp_error *err)
 	qsort(m->edges, m->n_edges, sizeof(*m->edges), cmp_edge_to);
 	/* first_in is the running position even without edges (validate
 	 * checks the CSR that way). */
-	for (uint32_t e = 0; e < m->n_edges; e++)
-		m->segments[m->edges[e].to].n_in++;
-	uint32_t pos = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		m->segments[i].first_in = pos;
-		pos += m->segments[i].n_in;
-	}
+	ecp_model_index_edges(m);
 	free(map);
 	m->n_locks = g->n_locks;
 	for (uint32_t i = 0; i < g->n_locks; i++) {
