@@ -132,7 +132,10 @@ static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	seg->thread = th->index;
 	seg->lock_acquire = th->seg_lock;
 	seg->lock_release = lock_release;
-	seg->acquire_mode = th->seg_mode;
+	/* as the builder's lock state reads it (bld_take_lock): any mode the
+	 * trace gives but shared is exclusive (the field is one bit) */
+	seg->acquire_mode =
+	    th->seg_mode == ECP_LOCK_SHARED ? ECP_LOCK_SHARED : ECP_LOCK_EXCLUSIVE;
 	seg->length = length;
 	seg->delay = th->seg_delay;
 	seg->delay_kind = seg->delay ? th->seg_delay_kind : ECP_DELAY_UNKNOWN;
