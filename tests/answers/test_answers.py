@@ -134,7 +134,10 @@ with tempfile.TemporaryDirectory() as tmp:
     # --- the second scheduler model: labelled, never the default -----------
     check("makespan_linux_ns" not in s and "sched_model" not in json.loads(
         ecp("report", trace, "-P", "2", "--format", "json").stdout), "ideal model by default")
-    sl = json.loads(ecp("scan", trace, "-P", "1-3", "--sched", "linux", "--format", "json").stdout)
+    r = ecp("scan", trace, "-P", "1-3", "--sched", "linux", "--format", "json")
+    check("Linux-like model's T_1" not in r.stderr,
+          "no word of switches counted twice where the model's T1 is the work")
+    sl = json.loads(r.stdout)
     lin = sl.get("makespan_linux_ns", [])
     check(len(lin) == 3, "scan --sched linux adds an aligned makespan_linux_ns")
     check(len(lin) == 3 and abs(lin[0] - 83 * MS) < 0.01 * 83 * MS,

@@ -143,6 +143,12 @@ def main():
     check(once, 'the cost added once per switch-in: +%d of %d' % (added, expect))
     check(abs(with_cost['consistency']['gap_pct']) < abs(without['consistency']['gap_pct']),
           'closer to the program\'s CPU time with it')
+    # the Linux-like model's own cost per switch, on top of durations that
+    # hold the recorded switches: said (cli/cmd-scan.c)
+    p = subprocess.run([ecp(), 'scan', '-P', '1-2', '--sched', 'linux', '--allow-inconsistent',
+                        os.path.join(work, 'trace')], capture_output=True, text=True)
+    check(p.returncode == 0 and "the Linux-like model's T_1" in p.stderr,
+          'scan --sched linux says its switches count twice here: %s' % p.stderr[-400:])
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
