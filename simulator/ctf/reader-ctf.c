@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "simulator/ctf/reader-ctf.h"
 
+#include "simulator/ctf/merge-sink.h"
+
 #include <babeltrace2/babeltrace.h>
 #include <dirent.h>
 #include <limits.h>
@@ -734,33 +736,11 @@ static int on_event(struct ecp_reader *r, const bt_message *msg)
 	}
 }
 
-static bt_graph_simple_sink_component_initialize_func_status
-sink_init(bt_message_iterator *it, void *user)
-{
-	(void)it;
-	(void)user;
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
-}
-
-static bt_graph_simple_sink_component_consume_func_status
-sink_consume(bt_message_iterator *it, void *user)
+/* A run of messages in time order, from the merge sink: their references
+ * are ours. */
+static int sink_take(const bt_message *const *msgs, uint64_t count, void *user)
 {
 	struct ecp_reader *r = user;
-	bt_message_array_const msgs;
-	uint64_t count = 0;
-	bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &count);
-	switch (st) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
-	}
 	uint64_t i = 0;
 	for (; i < count && !r->failed; i++) {
 		const bt_message *msg = msgs[i];
@@ -791,8 +771,7 @@ sink_consume(bt_message_iterator *it, void *user)
 	}
 	for (; i < count; i++)
 		bt_message_put_ref(msgs[i]);
-	return r->failed ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR
-			 : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	return r->failed ? -1 : 0;
 }
 
 /* babeltrace2's innermost error cause (the root, index 0), for messages:
@@ -824,9 +803,9 @@ static void take_bt_error(char *buf, size_t len)
 }
 
 /* The decoding graph: ctf's fs source (one output port per stream) into
- * utils' muxer (time order) into our sink, and what it holds. */
+ * our merge sink (time order, merge-sink.h), and what it holds. */
 struct bt_setup {
-	const bt_plugin *ctf, *utils;
+	const bt_plugin *ctf;
 	bt_graph *graph;
 	bt_value *params;
 };
@@ -836,7 +815,6 @@ static void bt_setup_finish(struct bt_setup *b)
 	bt_value_put_ref(b->params);
 	bt_graph_put_ref(b->graph);
 	bt_plugin_put_ref(b->ctf);
-	bt_plugin_put_ref(b->utils);
 }
 
 /* The source for ctf_dir, its failure to open the trace kept in stats. */
@@ -872,49 +850,19 @@ static int add_source(struct bt_setup *b, struct ecp_reader *r, const char *ctf_
 
 static int make_graph(struct bt_setup *b, struct ecp_reader *r, const char *ctf_dir)
 {
-	const char *label = r->label;
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &b->ctf) !=
-		BT_PLUGIN_FIND_STATUS_OK ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-			   &b->utils) != BT_PLUGIN_FIND_STATUS_OK)
-		return ecp_error_set(
-		    r->err, ECP_ERR,
-		    "babeltrace2 plugins 'ctf' and 'utils' not found (is "
-		    "babeltrace2 installed?)");
+	    BT_PLUGIN_FIND_STATUS_OK)
+		return ecp_error_set(r->err, ECP_ERR,
+				     "babeltrace2 plugin 'ctf' not found (is "
+				     "babeltrace2 installed?)");
 	const bt_component_source *src = NULL;
 	int rc = add_source(b, r, ctf_dir, &src);
 	if (rc < 0)
 		return rc;
-	const bt_component_class_filter *muxer =
-	    bt_plugin_borrow_filter_component_class_by_name_const(b->utils, "muxer");
-	const bt_component_filter *mux = NULL;
-	const bt_component_sink *sink = NULL;
-	if (!muxer ||
-	    bt_graph_add_filter_component(b->graph, muxer, "mux", NULL,
-					  BT_LOGGING_LEVEL_NONE,
-					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_add_simple_sink_component(b->graph, "ecp", sink_init, sink_consume,
-					       NULL, r,
-					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
-		return ecp_error_set(r->err, ECP_ERR,
-				     "cannot set up babeltrace2 to read %s", label);
-	uint64_t nports = bt_component_source_get_output_port_count(src);
-	for (uint64_t i = 0; i < nports; i++) {
-		const bt_port_output *o =
-		    bt_component_source_borrow_output_port_by_index_const(src, i);
-		const bt_port_input *in =
-		    bt_component_filter_borrow_input_port_by_index_const(mux, i);
-		if (!in || bt_graph_connect_ports(b->graph, o, in, NULL) !=
-			       BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-			return ecp_error_set(r->err, ECP_ERR,
-					     "cannot connect the streams of %s", label);
-	}
-	if (bt_graph_connect_ports(
-		b->graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-		bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-		NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-		return ecp_error_set(r->err, ECP_ERR, "cannot connect the muxer of %s",
-				     label);
+	const char *why = NULL;
+	if (ecp_merge_sink_add(b->graph, src, sink_take, r, &why) < 0)
+		return ecp_error_set(r->err, ECP_ERR, "babeltrace2 reading %s: %s",
+				     r->label, why);
 	return ECP_OK;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Streaming reader of one CTF trace of an ecp recording (recorder/EVENTS.md)
- * over the babeltrace2 C API: source.ctf.fs -> filter.utils.muxer -> an
- * in-process simple sink that decodes every event into a struct ecp_event
+ * over the babeltrace2 C API: source.ctf.fs -> an in-process sink that
+ * merges its streams in time order (merge-sink.h) and decodes every event
+ * into a struct ecp_event
  * and hands it to a callback, so nothing but the current message batch is
  * held in memory.
  *

@@ -208,8 +208,8 @@ int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
 	return ecp_ctf_writer_create_ex(dir, schema, 0, out);
 }
 
-int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int batched,
-			     struct ecp_ctf_writer **out)
+static int create(const char *dir, enum ecp_ctf_schema schema, int batched,
+		  unsigned stream, struct ecp_ctf_writer **out)
 {
 	char path[PATH_MAX];
 	*out = NULL;
@@ -228,7 +228,7 @@ int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int ba
 	w->schema = schema;
 	w->batched = batched;
 	w->buf = malloc(PACKET_SIZE);
-	snprintf(path, sizeof(path), "%s/stream_0", dir);
+	snprintf(path, sizeof(path), "%s/stream_%u", dir, stream);
 	w->stream = fopen(path, "w");
 	if (!w->buf || !w->stream) {
 		if (w->stream)
@@ -241,6 +241,18 @@ int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int ba
 	w->vpid = 1;
 	*out = w;
 	return 0;
+}
+
+int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int batched,
+			     struct ecp_ctf_writer **out)
+{
+	return create(dir, schema, batched, 0, out);
+}
+
+int ecp_ctf_writer_create_stream(const char *dir, enum ecp_ctf_schema schema,
+				 unsigned stream, struct ecp_ctf_writer **out)
+{
+	return create(dir, schema, 0, stream, out);
 }
 
 /* Reserves n bytes in the packet, starting a new one when full. */

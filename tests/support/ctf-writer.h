@@ -31,6 +31,10 @@ int ecp_ctf_writer_create(const char *dir, enum ecp_ctf_schema schema,
  * schema has the ecp_sched:clock class (ecp_ctf_writer_clock). */
 int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int batched,
 			     struct ecp_ctf_writer **out);
+/* Another stream of the trace in dir (as an LTTng trace has one for each
+ * CPU): the metadata written again, the events to file stream_<stream>. */
+int ecp_ctf_writer_create_stream(const char *dir, enum ecp_ctf_schema schema,
+				 unsigned stream, struct ecp_ctf_writer **out);
 /* A clock anchor (sched schema, batched). */
 int ecp_ctf_writer_clock(struct ecp_ctf_writer *w, uint64_t mono, uint64_t tsc);
 /* Main schema: any program event (ts: header time; function events also
