@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 const char *const bld_warn_text[WARN_COUNT] = {
     [WARN_EXIT_WITHOUT_ENTRY] = "function exits without an entry were ignored",
@@ -201,30 +203,38 @@ static void renumber_edges(struct ecp_builder *b, const uint32_t *new_id)
 	b->edges.len = ne;
 }
 
-/* The segments renumbered in place (they are most of the model: a copy
- * would double the peak): follow the permutation's cycles, each swap
- * putting one segment at its final place.  The permutation is used up
- * (every entry ends as its own index): no copy of it either.  The next
- * segment a cycle visits is fetched ahead: on a trace whose threads
- * interleave each visit is a cache miss, and the cycle's next index is
- * known one swap early. */
-static void renumber_segments(struct ecp_builder *b, uint32_t *perm)
+/* The segments moved to their new places in a new array, read in the
+ * order they lie in: each thread's segments are in its order there
+ * already (the task deal aside), so the writes are one sequential stream
+ * per thread and the reads one, where following the permutation's cycles
+ * in place was a cache miss a segment.  The old array's pages are given
+ * back as they are read, so the peak stays about one array (they are most
+ * of the model). */
+#define RELEASE_STEP ((size_t)4 << 20)
+
+static int renumber_segments(struct ecp_builder *b, const uint32_t *new_id)
 {
 	size_t nseg = b->segments.len;
-	struct ecp_segment *segs = b->segments.data;
-	for (uint32_t i = 0; i < nseg; i++) {
-		while (perm[i] != i) {
-			uint32_t j = perm[i];
-			uint32_t next = perm[j];
-			__builtin_prefetch(&segs[next]);
-			__builtin_prefetch(&perm[next]);
-			struct ecp_segment t = segs[j];
-			segs[j] = segs[i];
-			segs[i] = t;
-			perm[i] = next;
-			perm[j] = j;
+	struct ecp_segment *old = b->segments.data;
+	struct ecp_segment *segs = malloc((nseg ? nseg : 1) * sizeof(*segs));
+	if (!segs)
+		return -1;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t released = ((uintptr_t)old + page - 1) & ~(uintptr_t)(page - 1);
+	for (size_t i = 0; i < nseg; i++) {
+		segs[new_id[i]] = old[i];
+		uintptr_t read_to = (uintptr_t)&old[i + 1] & ~(uintptr_t)(page - 1);
+		if (read_to >= released + RELEASE_STEP) {
+			/* nothing reads these again: free() takes the block
+			 * whole, and its header lies before `released` */
+			madvise((void *)released, read_to - released, MADV_DONTNEED);
+			released = read_to;
 		}
 	}
+	free(old);
+	b->segments.data = segs;
+	b->segments.cap = nseg ? nseg : 1;
+	return 0;
 }
 
 /* The edges (renumbered) into the model, sorted by target, one per kind
@@ -372,8 +382,10 @@ static int assemble(struct ecp_builder *b, struct ecp_symbols *syms, struct ecp_
 		return -1;
 	}
 	renumber_edges(b, new_id);
-	renumber_segments(b, new_id);
+	int moved = renumber_segments(b, new_id);
 	free(new_id);
+	if (moved < 0)
+		return -1;
 	if (bld_note_consistency(b, m) < 0)
 		return -1;
 	bld_sched_free(b);
