@@ -12,6 +12,9 @@ struct upstream {
 	bt_message_array_const msgs;
 	uint64_t pos, count;
 	bool ended;
+	/* whether its events have a default clock: known from its first
+	 * event (a stream's events are of its one class), not asked again */
+	signed char event_clock;
 };
 
 struct merge {
@@ -57,13 +60,17 @@ static const bt_stream *message_stream(const bt_message *m)
 /* The message's time as the muxer takes it: its default clock snapshot
  * (0), or, where it has none, the time of the last message passed on (1).
  * -1 where the snapshot has no time in ns from the origin. */
-static int message_ns(const bt_message *m, int64_t last, int64_t *ns)
+static int message_ns(struct upstream *u, const bt_message *m, int64_t last, int64_t *ns)
 {
 	const bt_clock_snapshot *cs = NULL;
 	const bt_stream *s;
 	switch (bt_message_get_type(m)) {
 	case BT_MESSAGE_TYPE_EVENT:
-		if (bt_message_event_borrow_stream_class_default_clock_class_const(m))
+		if (u->event_clock < 0)
+			u->event_clock =
+			    bt_message_event_borrow_stream_class_default_clock_class_const(
+				m) != NULL;
+		if (u->event_clock)
 			cs = bt_message_event_borrow_default_clock_snapshot_const(m);
 		break;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
@@ -191,7 +198,7 @@ static int pick_streams(struct merge *mg, struct pick *p)
 			continue;
 		const bt_message *head = u->msgs[u->pos];
 		int64_t ns;
-		int untimed = message_ns(head, mg->last_ns, &ns);
+		int untimed = message_ns(u, head, mg->last_ns, &ns);
 		if (untimed < 0)
 			return -1;
 		if (!p->first || ns < p->first_ns ||
@@ -233,7 +240,7 @@ merge_consume(bt_self_component_sink *self)
 	while (end < u->count) {
 		const bt_message *m = u->msgs[end];
 		int64_t ns;
-		if (message_ns(m, mg->last_ns, &ns) < 0)
+		if (message_ns(u, m, mg->last_ns, &ns) < 0)
 			return fail(self, "a message's time is out of its clock's range");
 		if (mg->started && ns < mg->last_ns) {
 			char why[160];
@@ -273,6 +280,8 @@ merge_init(bt_self_component_sink *self, bt_self_component_sink_configuration *c
 	mg->fn = in->fn;
 	mg->user = in->user;
 	mg->n = in->nports;
+	for (uint64_t i = 0; i < in->nports; i++)
+		mg->up[i].event_clock = -1;
 	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), mg);
 	for (uint64_t i = 0; i < in->nports; i++) {
 		char name[32];

@@ -154,26 +154,30 @@ static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t
 		mt->start_function = th->start_fn;
 		mt->parent = th->parent;
 		/* the work whose waits were not seen (model.h), as the model
-		 * holds it (steal-scaled, the recorder's cost out) */
-		for (size_t k = 0; k < th->segs.len; k++) {
-			uint32_t id = ECP_VEC_AT(&th->segs, uint32_t, k);
-			uint64_t len =
-			    ECP_VEC_AT(&b->segments, struct ecp_segment, id).length;
-			/* a one-thread child waits for nothing inside itself,
-			 * unless for processes of its own (ld for lto-wrapper,
-			 * a shell for its commands); and a child's child starts
-			 * after nothing the model knows, nor does its parent
-			 * wait for it there (xargs -P2's gzips all overlap) */
-			const struct bproc *p =
-			    th->proc ? &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1)
-				     : NULL;
-			bool alone = p && p->n_threads == 1 && !p->has_children &&
-				     p->ppid == thread_at(b, 0)->tid;
-			if (th->unseen && !alone)
-				m->info.unknown_deps_ns += len;
-			else if (k + 1 == th->segs.len && th->ran_on_ns)
+		 * holds it (steal-scaled, the recorder's cost out): a
+		 * one-thread child waits for nothing inside itself, unless
+		 * for processes of its own (ld for lto-wrapper, a shell for
+		 * its commands); and a child's child starts after nothing the
+		 * model knows, nor does its parent wait for it there (xargs
+		 * -P2's gzips all overlap).  Only such threads' segments are
+		 * read here: they lie apart, a cache miss each. */
+		const struct bproc *p =
+		    th->proc ? &ECP_VEC_AT(&b->procs, struct bproc, th->proc - 1) : NULL;
+		bool alone = p && p->n_threads == 1 && !p->has_children &&
+			     p->ppid == thread_at(b, 0)->tid;
+		size_t nk = th->segs.len;
+		if (th->unseen && !alone) {
+			for (size_t k = 0; k < nk; k++)
 				m->info.unknown_deps_ns +=
-				    len < th->ran_on_ns ? len : th->ran_on_ns;
+				    ECP_VEC_AT(&b->segments, struct ecp_segment,
+					       ECP_VEC_AT(&th->segs, uint32_t, k))
+					.length;
+		} else if (nk && th->ran_on_ns) {
+			uint64_t len = ECP_VEC_AT(&b->segments, struct ecp_segment,
+						  ECP_VEC_AT(&th->segs, uint32_t, nk - 1))
+					   .length;
+			m->info.unknown_deps_ns +=
+			    len < th->ran_on_ns ? len : th->ran_on_ns;
 		}
 		for (size_t k = 0; k < th->segs.len; k++)
 			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
