@@ -21,8 +21,9 @@ struct merge {
 	ecp_merge_sink_fn fn;
 	void *user;
 	uint64_t n;
-	int64_t last_ns; /* the time of the last message passed on */
-	bool started;
+	/* the time of the last message passed on (INT64_MIN before the
+	 * first, as the muxer starts: an untimed first message goes first) */
+	int64_t last_ns;
 	struct upstream up[];
 };
 
@@ -237,18 +238,22 @@ merge_consume(bt_self_component_sink *self)
 	struct upstream *u = p.first;
 	const bt_message *second_head = p.second ? p.second->msgs[p.second->pos] : NULL;
 	uint64_t end = u->pos;
+	const char *bad = NULL;
+	char why[160];
 	while (end < u->count) {
 		const bt_message *m = u->msgs[end];
 		int64_t ns;
-		if (message_ns(u, m, mg->last_ns, &ns) < 0)
-			return fail(self, "a message's time is out of its clock's range");
-		if (mg->started && ns < mg->last_ns) {
-			char why[160];
+		if (message_ns(u, m, mg->last_ns, &ns) < 0) {
+			bad = "a message's time is out of its clock's range";
+			break;
+		}
+		if (ns < mg->last_ns) {
 			snprintf(why, sizeof(why),
 				 "a stream's message at %lld ns comes after one at %lld "
 				 "ns (its time goes back)",
 				 (long long)ns, (long long)mg->last_ns);
-			return fail(self, why);
+			bad = why;
+			break;
 		}
 		if (second_head) {
 			/* an untimed message's time is the last one's, as it moves */
@@ -257,14 +262,15 @@ merge_consume(bt_self_component_sink *self)
 				break;
 		}
 		mg->last_ns = ns;
-		mg->started = true;
 		end++;
 	}
+	/* what came before a bad message is passed on first, as the muxer
+	 * does: the events read are the same, and so is the failure's place */
 	uint64_t from = u->pos;
 	u->pos = end;
 	if (end > from && mg->fn(&u->msgs[from], end - from, mg->user) < 0)
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+	return bad ? fail(self, bad) : BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 }
 
 static bt_component_class_initialize_method_status
@@ -280,6 +286,7 @@ merge_init(bt_self_component_sink *self, bt_self_component_sink_configuration *c
 	mg->fn = in->fn;
 	mg->user = in->user;
 	mg->n = in->nports;
+	mg->last_ns = INT64_MIN;
 	for (uint64_t i = 0; i < in->nports; i++)
 		mg->up[i].event_clock = -1;
 	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), mg);

@@ -243,10 +243,52 @@ static void test_merge_is_muxer_order(void **state)
 	assert_true(cross_ties > 1000);
 }
 
+/* A stream whose time goes back is refused, as the muxer refused it,
+ * with the two times; the events before it were read. */
+static void test_time_going_back_refused(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/ecp-test-merge-back-%d",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	struct ecp_ctf_writer *w[2];
+	for (unsigned s = 0; s < 2; s++)
+		assert_int_equal(
+		    ecp_ctf_writer_create_stream(dir, ECP_CTF_MAIN, s, &w[s]), 0);
+	ecp_ctf_writer_let_time_go_back(w[0]);
+	const uint64_t times[] = {1000, 2000, 1500, 3000};
+	for (unsigned i = 0; i < 4; i++) {
+		struct ecp_event ev = {
+		    .ts = times[i], .tid = 1, .type = ECP_EV_DELAY_BEGIN, .a = 1, .c = i};
+		assert_int_equal(ecp_ctf_writer_event(w[0], &ev), 0);
+	}
+	struct ecp_event other = {
+	    .ts = 500, .tid = 2, .type = ECP_EV_DELAY_BEGIN, .a = 1, .c = 9};
+	assert_int_equal(ecp_ctf_writer_event(w[1], &other), 0);
+	for (unsigned s = 0; s < 2; s++)
+		assert_int_equal(ecp_ctf_writer_close(w[s]), 0);
+	struct order ours = {0};
+	struct ecp_ctf_callbacks cb = {.event = take_event};
+	struct ecp_ctf_stats st;
+	struct ecp_error err = {0};
+	assert_true(ecp_ctf_read(dir, "back", &cb, &ours, &st, &err) < 0);
+	assert_int_equal(st.bt_failed, 2);
+	assert_non_null(strstr(err.msg, "at 1500 ns comes after one at 2000 ns"));
+	assert_non_null(strstr(err.msg, "event=#3:")); /* the failure's place */
+	assert_int_equal(ours.n, 3);                   /* 9 (at 500), then 0 and 1 */
+	assert_int_equal(ours.seq[0], 9);
+	assert_int_equal(ours.seq[2], 1);
+	free(ours.seq);
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_merge_is_muxer_order),
+	    cmocka_unit_test(test_time_going_back_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,7 @@ struct ecp_ctf_writer {
 	uint64_t vpid;
 	int failed;
 	int batched;
+	int time_goes_back; /* a damaged stream's: times written as given */
 	struct {
 		uint32_t tid;
 		uint64_t ts;
@@ -255,6 +256,11 @@ int ecp_ctf_writer_create_stream(const char *dir, enum ecp_ctf_schema schema,
 	return create(dir, schema, 0, stream, out);
 }
 
+void ecp_ctf_writer_let_time_go_back(struct ecp_ctf_writer *w)
+{
+	w->time_goes_back = 1;
+}
+
 /* Reserves n bytes in the packet, starting a new one when full. */
 static unsigned char *reserve(struct ecp_ctf_writer *w, size_t n, uint64_t ts)
 {
@@ -270,7 +276,7 @@ static unsigned char *reserve(struct ecp_ctf_writer *w, size_t n, uint64_t ts)
 static unsigned char *header(struct ecp_ctf_writer *w, uint32_t id, uint64_t ts,
 			     size_t payload)
 {
-	if (ts < w->ts_last)
+	if (ts < w->ts_last && !w->time_goes_back)
 		ts = w->ts_last; /* the stream's clock never goes back */
 	size_t ctx = w->schema == ECP_CTF_SCHED ? 0 : 16;
 	unsigned char *p = reserve(w, 12 + ctx + payload, ts);

@@ -35,6 +35,9 @@ int ecp_ctf_writer_create_ex(const char *dir, enum ecp_ctf_schema schema, int ba
  * CPU): the metadata written again, the events to file stream_<stream>. */
 int ecp_ctf_writer_create_stream(const char *dir, enum ecp_ctf_schema schema,
 				 unsigned stream, struct ecp_ctf_writer **out);
+/* Event times written as given, also where one is earlier than the one
+ * before (a damaged stream); by default they are raised to it. */
+void ecp_ctf_writer_let_time_go_back(struct ecp_ctf_writer *w);
 /* A clock anchor (sched schema, batched). */
 int ecp_ctf_writer_clock(struct ecp_ctf_writer *w, uint64_t mono, uint64_t tsc);
 /* Main schema: any program event (ts: header time; function events also
