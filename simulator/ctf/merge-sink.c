@@ -58,66 +58,67 @@ static const bt_stream *message_stream(const bt_message *m)
 	}
 }
 
+/* A message other than an event: its default clock snapshot, or NULL
+ * where its stream class (or, for a stream's ends, the message) has none. */
+static const bt_clock_snapshot *other_snapshot(const bt_message *m)
+{
+	const bt_clock_snapshot *cs = NULL;
+	const bt_stream *s = message_stream(m);
+	const bt_stream_class *sc = s ? bt_stream_borrow_class_const(s) : NULL;
+	switch (bt_message_get_type(m)) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc)
+			   ? bt_message_packet_beginning_borrow_default_clock_snapshot_const(
+				 m)
+			   : NULL;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_stream_class_packets_have_end_default_clock_snapshot(sc)
+			   ? bt_message_packet_end_borrow_default_clock_snapshot_const(m)
+			   : NULL;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_default_clock_snapshot_const(
+			   m, &cs) == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN
+			   ? cs
+			   : NULL;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_default_clock_snapshot_const(
+			   m, &cs) == BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN
+			   ? cs
+			   : NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc)
+			   ? bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				 m)
+			   : NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)
+			   ? bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				 m)
+			   : NULL;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(
+		    m);
+	default:
+		return NULL;
+	}
+}
+
 /* The message's time as the muxer takes it: its default clock snapshot
  * (0), or, where it has none, the time of the last message passed on (1).
  * -1 where the snapshot has no time in ns from the origin. */
 static int message_ns(struct upstream *u, const bt_message *m, int64_t last, int64_t *ns)
 {
-	const bt_clock_snapshot *cs = NULL;
-	const bt_stream *s;
-	switch (bt_message_get_type(m)) {
-	case BT_MESSAGE_TYPE_EVENT:
+	const bt_clock_snapshot *cs;
+	if (bt_message_get_type(m) == BT_MESSAGE_TYPE_EVENT) {
 		if (u->event_clock < 0)
 			u->event_clock =
 			    bt_message_event_borrow_stream_class_default_clock_class_const(
 				m) != NULL;
-		if (u->event_clock)
-			cs = bt_message_event_borrow_default_clock_snapshot_const(m);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		s = message_stream(m);
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(
-			bt_stream_borrow_class_const(s)))
-			cs =
-			    bt_message_packet_beginning_borrow_default_clock_snapshot_const(
-				m);
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		s = message_stream(m);
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(
-			bt_stream_borrow_class_const(s)))
-			cs = bt_message_packet_end_borrow_default_clock_snapshot_const(m);
-		break;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (bt_message_stream_beginning_borrow_default_clock_snapshot_const(
-			m, &cs) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
-			cs = NULL;
-		break;
-	case BT_MESSAGE_TYPE_STREAM_END:
-		if (bt_message_stream_end_borrow_default_clock_snapshot_const(m, &cs) !=
-		    BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN)
-			cs = NULL;
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		s = message_stream(m);
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
-			bt_stream_borrow_class_const(s)))
-			cs =
-			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
-				m);
-		break;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		s = message_stream(m);
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
-			bt_stream_borrow_class_const(s)))
-			cs =
-			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-				m);
-		break;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		cs =
-		    bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(m);
-		break;
+		cs = u->event_clock
+			 ? bt_message_event_borrow_default_clock_snapshot_const(m)
+			 : NULL;
+	} else {
+		cs = other_snapshot(m);
 	}
 	if (!cs) {
 		*ns = last;

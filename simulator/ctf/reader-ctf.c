@@ -74,8 +74,9 @@ struct ecp_reader {
 	bool have_vpid;
 	struct ecp_hmap classes; /* class pointer -> index in infos */
 	struct ecp_vec infos;    /* struct class_info */
-	/* classes met last, by bits of their address: a hash lookup for
-	 * every event was a tenth of what the reader adds to babeltrace2 */
+	/* classes met last, by bits of their address: without them, a hash
+	 * lookup for every event (the reader's CPU on a sync-heavy trace 3%
+	 * more: 1.677 against 1.632 s, medians of 11 runs in turn) */
 	struct {
 		const bt_event_class *ec;
 		uint32_t info;
