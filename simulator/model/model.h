@@ -42,6 +42,7 @@
 #ifndef ECP_SIMULATOR_MODEL_H
 #define ECP_SIMULATOR_MODEL_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,34 +79,56 @@ struct ecp_edge {
 	uint32_t kind;
 };
 
-/* 64 bytes (issue 35: the model is mostly segments, 0.4 of them an event
- * on a sync-heavy trace).  What a segment's neighbours give is not kept:
- * its incoming edges end where the next segment's begin
- * (ecp_segment_n_in). */
-struct ecp_segment {
-	ecp_id thread;
-	ecp_id lock_acquire; /* lock taken at the start, or ECP_NO_ID */
-	ecp_id lock_release; /* lock released at the end, or ECP_NO_ID */
-	/* enum ecp_lock_mode (shared for rwlock readers) */
-	uint32_t acquire_mode : 1;
-	/* what the largest part of `delay` waited in (enum ecp_delay_kind),
-	 * when delay > 0 */
-	uint32_t delay_kind : 7;
-	/* activities[first_activity .. +n_activity): at most
-	 * ECP_SEGMENT_MAX_ACTIVITIES (the builder refuses more); 32 bits, as
-	 * segment and edge ids (4 G activities would be 96 GB) -- add them in
-	 * 64 bits.  n_activity 0: the one implicit activity of
-	 * ecp_segment_activities(). */
-	uint32_t n_activity : 24;
-	uint64_t length;    /* CPU ns */
-	uint64_t delay;     /* ns asleep between the previous segment and this one */
-	uint64_t cpu_start; /* thread CPU time consumed before this segment */
-	uint64_t rec_start; /* recorded start, ns from the trace's first event */
+/* A segment's own fields: what the builder records of it while it reads
+ * the trace (struct ecp_segment_record, 56 bytes) and the model keeps
+ * (struct ecp_segment, 64 bytes, where its edges and activities lie added
+ * by the build's end).  The builder's segments are most of its peak on a
+ * sync-heavy trace (issue 35: 0.4 of them an event), and nothing reads
+ * where their edges lie before the edges are sorted, at the end. */
+#define ECP_SEGMENT_RECORD_FIELDS                                                        \
+	ecp_id thread;                                                                   \
+	ecp_id lock_acquire; /* lock taken at the start, or ECP_NO_ID */                 \
+	ecp_id lock_release; /* lock released at the end, or ECP_NO_ID */                \
+	/* enum ecp_lock_mode (shared for rwlock readers) */                             \
+	uint32_t acquire_mode : 1;                                                       \
+	/* what the largest part of `delay` waited in (enum ecp_delay_kind),             \
+	 * when delay > 0 */                                                             \
+	uint32_t delay_kind : 7;                                                         \
+	/* activities[first_activity .. +n_activity): at most                            \
+	 * ECP_SEGMENT_MAX_ACTIVITIES (the builder refuses more); 32 bits, as            \
+	 * segment and edge ids (4 G activities would be 96 GB) -- add them in           \
+	 * 64 bits.  n_activity 0: the one implicit activity of                          \
+	 * ecp_segment_activities(). */                                                  \
+	uint32_t n_activity : 24;                                                        \
+	uint64_t length;    /* CPU ns */                                                 \
+	uint64_t delay;     /* ns asleep since the previous segment */                   \
+	uint64_t cpu_start; /* thread CPU time consumed before this segment */           \
+	uint64_t rec_start; /* recorded start, ns from the trace's first event */        \
 	uint64_t rec_end;   /* recorded end, ns from the trace's first event */
-	uint32_t first_in;  /* its incoming edges: edges[first_in .. +n_in), n_in
-			     * from the next segment's (ecp_segment_n_in) */
+
+struct ecp_segment_record {
+	ECP_SEGMENT_RECORD_FIELDS
+};
+
+/* What a segment's neighbours give is not kept: its incoming edges end
+ * where the next segment's begin (ecp_segment_n_in). */
+struct ecp_segment {
+	union {
+		struct {
+			ECP_SEGMENT_RECORD_FIELDS
+		};
+		struct ecp_segment_record record; /* the same fields, whole */
+	};
+	uint32_t first_in; /* its incoming edges: edges[first_in .. +n_in), n_in
+			    * from the next segment's (ecp_segment_n_in) */
 	uint32_t first_activity;
 };
+
+static_assert(sizeof(struct ecp_segment_record) == 56 &&
+		  sizeof(struct ecp_segment) == 64 &&
+		  offsetof(struct ecp_segment, first_in) ==
+		      sizeof(struct ecp_segment_record),
+	      "a segment record is the model's segment without its indexes");
 
 #define ECP_SEGMENT_MAX_ACTIVITIES ((UINT32_C(1) << 24) - 1)
 

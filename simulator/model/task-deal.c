@@ -81,7 +81,7 @@ struct sthread {
 /* The simulation's state, by task, context and group index over the
  * whole builder (only the epoch's are touched). */
 struct deal {
-	struct ecp_segment *segs;
+	struct ecp_segment_record *segs;
 	struct ecp_task_graph *tk;
 	uint8_t *state;    /* by task */
 	uint32_t *pending; /* by task: predecessors not done */
@@ -664,7 +664,8 @@ static void deal_free(struct deal *d)
 	free(d->by_group);
 }
 
-static int deal_init(struct deal *d, struct ecp_task_graph *tk, struct ecp_segment *segs)
+static int deal_init(struct deal *d, struct ecp_task_graph *tk,
+		     struct ecp_segment_record *segs)
 {
 	size_t nt = tk->tasks.len ? tk->tasks.len : 1;
 	size_t nc = tk->ctxs.len ? tk->ctxs.len : 1;
@@ -692,7 +693,7 @@ static int deal_init(struct deal *d, struct ecp_task_graph *tk, struct ecp_segme
 
 /* Deals every epoch that has tasks and can be dealt (tasks[first[e],
  * first[e+1]) are epoch e's); the others keep their recorded placement. */
-int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment *segs,
+int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment_record *segs,
 		      const uint32_t *first, const uint32_t *tasks)
 {
 	struct deal d;

@@ -190,7 +190,7 @@ static inline struct ttask *ttask_at(struct ecp_task_graph *t, uint32_t i)
  * (model.h, struct ecp_spawn_site), from the segments' lengths (by
  * temporary id): *out sorted by site, *n of them.  Returns 0, or -1 when
  * out of memory. */
-int ecp_task_spawn_sites(struct ecp_task_graph *tk, const struct ecp_segment *segs,
+int ecp_task_spawn_sites(struct ecp_task_graph *tk, const struct ecp_segment_record *segs,
 			 struct ecp_spawn_site **out, uint32_t *n);
 
 /* A thread busy in a deal, from start to end in work time. */
@@ -208,7 +208,7 @@ int ecp_task_shared_ns(const struct ecp_task_busy *busy, size_t n, unsigned proc
  * processors would in work time: ep_thread.seq, the segments' `thread`
  * (segs: the builder's segments, by temporary id), and tepoch.dealt;
  * counts what it dealt and kept.  Returns 0, or -1 when out of memory. */
-int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment *segs,
+int ecp_task_deal_all(struct ecp_task_graph *tk, struct ecp_segment_record *segs,
 		      const uint32_t *first, const uint32_t *tasks);
 
 #endif

@@ -34,7 +34,7 @@ static uint64_t max64(uint64_t a, uint64_t b)
 }
 
 /* The body of task ti, its children's figures known. */
-static void eval_task(struct ecp_task_graph *tk, const struct ecp_segment *segs,
+static void eval_task(struct ecp_task_graph *tk, const struct ecp_segment_record *segs,
 		      struct rel *r, uint32_t ti)
 {
 	const struct tctx *c = tctx_at(tk, ttask_at(tk, ti)->ctx);
@@ -93,7 +93,7 @@ static int cmp_site(const void *a, const void *b)
 	return (x->site > y->site) - (x->site < y->site);
 }
 
-int ecp_task_spawn_sites(struct ecp_task_graph *tk, const struct ecp_segment *segs,
+int ecp_task_spawn_sites(struct ecp_task_graph *tk, const struct ecp_segment_record *segs,
 			 struct ecp_spawn_site **out, uint32_t *n)
 {
 	size_t nt = tk->tasks.len;

@@ -92,8 +92,8 @@ static int poll_woken_by(struct ecp_builder *b, struct bthread *th, ecp_id from,
 		return bld_pend_edge(th, from, ECP_EDGE_SEM) < 0 ? bld_nomem(err)
 								 : ECP_OK;
 	}
-	struct ecp_segment *seg =
-	    &ECP_VEC_AT(&b->segments, struct ecp_segment, th->poll_seg);
+	struct ecp_segment_record *seg =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, th->poll_seg);
 	seg->delay = sat_sub(seg->delay, th->poll_delay);
 	return bld_add_edge(b, from, th->poll_seg, ECP_EDGE_SEM) < 0 ? bld_nomem(err)
 								     : ECP_OK;
@@ -123,7 +123,7 @@ static int chan_read(struct ecp_builder *b, struct bthread *th,
 	if (from == ECP_NO_ID || from_thread == th->index)
 		return ECP_OK;
 	if (th->poll_pending &&
-	    ECP_VEC_AT(&b->segments, struct ecp_segment, from).rec_end <=
+	    ECP_VEC_AT(&b->segments, struct ecp_segment_record, from).rec_end <=
 		sat_sub(th->poll_end_ts, b->t0))
 		return poll_woken_by(b, th, from, err);
 	if (th->delay_open && th->delay_open_event + 1 == th->n_events) {

@@ -72,7 +72,7 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 		bool child = is_child_tid(b, l->tid);
 		for (size_t j = 0; j < l->n; j++) {
 			uint64_t out = sched_out(l, j);
-			bool blocked = !l->preempt[j];
+			bool blocked = !sched_preempted(l, j);
 			/* a child's last stay, which perf leaves open (it lets
 			 * go of a task before its last switch), ends at its
 			 * exit record, and the child left the CPU for good:
@@ -88,9 +88,9 @@ int bld_child_cpu_seal(struct ecp_builder *b)
 				out = *x;
 				blocked = true;
 			}
-			if (out == UINT64_MAX || out <= l->in[j])
+			if (out == UINT64_MAX || out <= sched_in(l, j))
 				continue; /* still on at the end: no known length */
-			all[k].in = l->in[j];
+			all[k].in = sched_in(l, j);
 			all[k].out = out;
 			all[k].child_blocked = (uint64_t)child | (uint64_t)blocked << 1;
 			all[k].tid = l->tid;
@@ -197,7 +197,7 @@ static uint64_t next_in_after(const struct ecp_builder *b, uint64_t tid, uint64_
 	const struct sched_list *l =
 	    i ? ECP_VEC_AT(&b->threads, struct bthread *, (size_t)*i)->sched : NULL;
 	size_t k = l ? bld_sched_first_after(l, ts) : 0;
-	return l && k < l->n ? l->in[k] : UINT64_MAX;
+	return l && k < l->n ? sched_in(l, k) : UINT64_MAX;
 }
 
 /* The child's parent left the CPU blocked just before the child woke, and
@@ -220,10 +220,10 @@ uint64_t bld_child_own_delay(const struct ecp_builder *b, const struct sched_lis
 			     uint64_t parent, uint64_t from, uint64_t to)
 {
 	uint64_t sum = 0;
-	for (size_t i = 0; i + 1 < l->n && l->in[i + 1] <= to; i++) {
-		if (l->preempt[i] || sched_out(l, i) < from)
+	for (size_t i = 0; i + 1 < l->n && sched_in(l, i + 1) <= to; i++) {
+		if (sched_preempted(l, i) || sched_out(l, i) < from)
 			continue;
-		uint64_t gs = sched_out(l, i), ge = l->in[i + 1];
+		uint64_t gs = sched_out(l, i), ge = sched_in(l, i + 1);
 		if (ge <= gs)
 			continue;
 		size_t j = b->stays ? stay_before(b, ge) : 0;

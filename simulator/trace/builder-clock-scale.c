@@ -138,14 +138,15 @@ static void scale_thread(struct ecp_builder *b, struct bthread *th)
 {
 	size_t hint = 0;
 	for (size_t j = 0; j < th->segs.len; j++) {
-		struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment,
-						      ECP_VEC_AT(&th->segs, uint32_t, j));
+		ecp_id s = ECP_VEC_AT(&th->segs, uint32_t, j);
+		struct ecp_segment_record *seg =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
 		uint64_t old = seg->length;
 		seg->length = scaled_length_from(th, seg->cpu_start, old, &hint);
 		seg->cpu_start = map_time_from(th, seg->cpu_start, &hint);
 		/* the segment's functions by its own ratio: their times lie
 		 * inside it, where no finer reading is */
-		bld_rescale_activities(b, seg, old, th->start_fn);
+		bld_rescale_activities(b, s, old, th->start_fn);
 	}
 }
 

@@ -55,20 +55,76 @@ uint64_t bld_exit_between(const struct ecp_builder *b, uint64_t tid, uint64_t af
  * the later thread's first switch-out -- across the seconds between them:
  * 60,000 threads made 4 at a time reused 27,603 tids, and the CPU time
  * outside their events came to 680 s of a 4 s run (a recording refused). */
+/* The stays as seal_list finds them, whole, before they are packed. */
+struct stays {
+	uint64_t *in, *cum;
+	uint8_t *preempt;
+};
+
 /* Appends the interval [in, out) with its prefix sum; an open end
  * (UINT64_MAX, the last) adds nothing to the sum. */
-static void add_interval(struct sched_list *l, uint64_t in, uint64_t out, uint8_t preempt,
-			 uint64_t *cum)
+static void add_interval(struct sched_list *l, struct stays *w, uint64_t in, uint64_t out,
+			 uint8_t preempt, uint64_t *cum)
 {
-	l->in[l->n] = in;
-	l->preempt[l->n] = preempt;
-	l->cum[l->n] = *cum;
+	w->in[l->n] = in;
+	w->preempt[l->n] = preempt;
+	w->cum[l->n] = *cum;
 	if (out != UINT64_MAX)
 		*cum += out - in;
 	else
 		l->open_end = true;
 	l->n++;
-	l->cum[l->n] = *cum;
+	w->cum[l->n] = *cum;
+}
+
+static bool fits_block(const struct stays *w, size_t first, size_t end)
+{
+	for (size_t i = first; i < end; i++)
+		if (w->in[i] < w->in[first] || w->in[i] - w->in[first] > UINT32_MAX ||
+		    w->cum[i] - w->cum[first] > UINT32_MAX)
+			return false;
+	return true;
+}
+
+/* The stays in l's blocks (struct sched_block).  -1 out of memory. */
+static int pack_stays(struct sched_list *l, const struct stays *w)
+{
+	size_t n = l->n, nblocks = (n + SCHED_BLOCK - 1) / SCHED_BLOCK, n_wide = 0;
+	l->blocks = malloc((nblocks ? nblocks : 1) * sizeof(*l->blocks));
+	l->off = malloc((n ? n : 1) * 2 * sizeof(*l->off));
+	l->preempt = calloc(n / 64 + 1, sizeof(*l->preempt));
+	if (!l->blocks || !l->off || !l->preempt)
+		return -1;
+	for (size_t k = 0; k < nblocks; k++) {
+		size_t first = k * SCHED_BLOCK,
+		       end = first + SCHED_BLOCK < n ? first + SCHED_BLOCK : n;
+		bool narrow = fits_block(w, first, end);
+		l->blocks[k] = (struct sched_block){.in = w->in[first],
+						    .cum = w->cum[first],
+						    .wide = narrow ? SCHED_NARROW
+								   : (uint32_t)n_wide};
+		if (!narrow)
+			n_wide += end - first;
+	}
+	if (n_wide >= SCHED_NARROW)
+		return -1; /* 4 G stays: more than memory holds */
+	if (n_wide && !(l->wide = malloc(n_wide * 2 * sizeof(*l->wide))))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct sched_block *k = &l->blocks[i / SCHED_BLOCK];
+		if (k->wide == SCHED_NARROW) {
+			l->off[2 * i] = (uint32_t)(w->in[i] - k->in);
+			l->off[2 * i + 1] = (uint32_t)(w->cum[i] - k->cum);
+		} else {
+			size_t at = (size_t)k->wide + i % SCHED_BLOCK;
+			l->wide[2 * at] = w->in[i];
+			l->wide[2 * at + 1] = w->cum[i];
+		}
+		if (w->preempt[i])
+			l->preempt[i / 64] |= UINT64_C(1) << (i % 64);
+	}
+	l->cum_all = w->cum[n];
+	return 0;
 }
 
 static int seal_list(struct ecp_builder *b, struct sched_list *l)
@@ -77,11 +133,12 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 	struct sched_rec *r = l->recs.data;
 	ecp_sort(r, n, sizeof(*r), cmp_rec);
 	size_t cap = n + 1;
-	l->in = malloc(cap * sizeof(uint64_t));
-	l->cum = malloc((cap + 1) * sizeof(uint64_t));
-	l->preempt = malloc(cap);
-	if (!l->in || !l->cum || !l->preempt)
-		return -1;
+	struct stays w = {.in = malloc(cap * sizeof(uint64_t)),
+			  .cum = malloc((cap + 1) * sizeof(uint64_t)),
+			  .preempt = malloc(cap)};
+	int rc = -1;
+	if (!w.in || !w.cum || !w.preempt)
+		goto out;
 	bool on = false;
 	uint64_t start = 0, cum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -89,10 +146,10 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 			uint64_t died =
 			    on ? bld_exit_between(b, l->tid, start, r[i].ts) : 0;
 			if (died && !l->died && !(l->died = calloc(cap, 1)))
-				return -1;
+				goto out;
 			if (died) {
 				l->died[l->n] = 1;
-				add_interval(l, start, died, 0, &cum);
+				add_interval(l, &w, start, died, 0, &cum);
 				on = false;
 			}
 			if (on) {
@@ -104,7 +161,8 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 			 * thread before the record, but never before the thread
 			 * left the CPU last */
 			uint64_t before = switch_in_cost(b);
-			uint64_t floor = l->n ? sched_out(l, l->n - 1) : 0;
+			uint64_t floor =
+			    l->n ? w.in[l->n - 1] + (w.cum[l->n] - w.cum[l->n - 1]) : 0;
 			start = r[i].ts > floor + before ? r[i].ts - before : floor;
 			if (start > r[i].ts)
 				start = r[i].ts;
@@ -115,14 +173,19 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 			}
 			if (!on)
 				start = 0;
-			add_interval(l, start, r[i].ts, r[i].preempt, &cum);
+			add_interval(l, &w, start, r[i].ts, r[i].preempt, &cum);
 			on = false;
 		}
 	}
 	if (on)
-		add_interval(l, start, UINT64_MAX, 0, &cum);
+		add_interval(l, &w, start, UINT64_MAX, 0, &cum);
 	ecp_vec_finish(&l->recs);
-	return 0;
+	rc = pack_stays(l, &w);
+out:
+	free(w.in);
+	free(w.cum);
+	free(w.preempt);
+	return rc;
 }
 
 size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts)
@@ -130,7 +193,7 @@ size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts)
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (l->in[mid] <= ts)
+		if (sched_in(l, mid) <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -138,18 +201,30 @@ size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts)
 	return lo;
 }
 
+/* The stay that later lookups try first. */
+static size_t remember(struct sched_list *l, size_t i)
+{
+	l->at.i = i;
+	l->at.in = sched_in(l, i);
+	l->at.next_in = i + 1 < l->n ? sched_in(l, i + 1) : UINT64_MAX;
+	l->at.cum = sched_cum(l, i);
+	l->at.out = sched_out(l, i);
+	return i;
+}
+
 /* Index of the last interval starting at or before ts, or SIZE_MAX. */
 static size_t interval_at(struct sched_list *l, uint64_t ts)
 {
-	size_t h = l->hint;
-	if (h < l->n && l->in[h] <= ts && (h + 1 == l->n || l->in[h + 1] > ts))
-		return h;
-	if (h + 1 < l->n && l->in[h + 1] <= ts && (h + 2 == l->n || l->in[h + 2] > ts))
-		return l->hint = h + 1;
+	if (l->at.in <= ts && ts < l->at.next_in && l->at.i < l->n)
+		return l->at.i;
+	size_t h = l->at.i + 1;
+	if (h < l->n && sched_in(l, h) <= ts &&
+	    (h + 1 == l->n || sched_in(l, h + 1) > ts))
+		return remember(l, h);
 	size_t lo = bld_sched_first_after(l, ts);
 	if (!lo)
 		return SIZE_MAX;
-	return l->hint = lo - 1;
+	return remember(l, lo - 1);
 }
 
 uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts)
@@ -157,14 +232,13 @@ uint64_t bld_sched_cpu_at(struct sched_list *l, uint64_t ts)
 	size_t i = interval_at(l, ts);
 	if (i == SIZE_MAX)
 		return 0;
-	uint64_t end = ts < sched_out(l, i) ? ts : sched_out(l, i);
-	return l->cum[i] + (end - l->in[i]);
+	uint64_t end = ts < l->at.out ? ts : l->at.out;
+	return l->at.cum + (end - l->at.in);
 }
 
 uint64_t bld_sched_in_at(struct sched_list *l, uint64_t ts)
 {
-	size_t i = interval_at(l, ts);
-	return i == SIZE_MAX ? 0 : l->in[i];
+	return interval_at(l, ts) == SIZE_MAX ? 0 : l->at.in;
 }
 
 /* Time in [from, to) the thread spent off CPU after a switch-out that left
@@ -176,10 +250,10 @@ static uint64_t sched_blocked(struct sched_list *l, uint64_t from, uint64_t to)
 	if (i == SIZE_MAX)
 		i = 0;
 	for (; i < l->n && sched_out(l, i) < to; i++) {
-		if (l->preempt[i])
+		if (sched_preempted(l, i))
 			continue;
 		uint64_t gs = sched_out(l, i);
-		uint64_t ge = i + 1 < l->n ? l->in[i + 1] : UINT64_MAX;
+		uint64_t ge = i + 1 < l->n ? sched_in(l, i + 1) : UINT64_MAX;
 		if (gs < from)
 			gs = from;
 		if (ge > to)
@@ -326,8 +400,9 @@ void bld_sched_free(struct ecp_builder *b)
 		struct sched_list *l =
 		    ECP_VEC_AT(&b->sched_lists, struct sched_list *, i);
 		ecp_vec_finish(&l->recs);
-		free(l->in);
-		free(l->cum);
+		free(l->blocks);
+		free(l->off);
+		free(l->wide);
 		free(l->preempt);
 		free(l->died);
 		free(l);

@@ -91,7 +91,8 @@ static uint64_t first_in_after(const struct switch_times *st, uint64_t t, uint64
 	bool found = false;
 	for (size_t i = 0; i < st->lists->len; i++) {
 		const struct sched_list *l = list_at(st, i);
-		uint64_t in = first_after(l->in, l->n, t, 0);
+		size_t k = bld_sched_first_after(l, t);
+		uint64_t in = k < l->n ? sched_in(l, k) : 0;
 		if (in && (!found || in < best)) {
 			best = in;
 			found = true;
@@ -131,12 +132,12 @@ static void collect_switch_times(const struct ecp_builder *b, struct switch_time
 		/* the first switch-in may be open (0), the last switch-out
 		 * too (UINT64_MAX) */
 		for (size_t k = 0; k < l->n && k < 2; k++)
-			if (l->in[k] && l->in[k] < st->begin)
-				st->begin = l->in[k];
+			if (sched_in(l, k) && sched_in(l, k) < st->begin)
+				st->begin = sched_in(l, k);
 		if (l->n && sched_out(l, 0) < st->begin)
 			st->begin = sched_out(l, 0);
-		if (l->n && l->in[l->n - 1] > st->end)
-			st->end = l->in[l->n - 1];
+		if (l->n && sched_in(l, l->n - 1) > st->end)
+			st->end = sched_in(l, l->n - 1);
 		for (size_t k = l->n; k > 0 && k + 2 > l->n; k--)
 			if (sched_out(l, k - 1) != UINT64_MAX &&
 			    sched_out(l, k - 1) > st->end)
@@ -160,7 +161,7 @@ static void merge_switch_times(struct switch_times *st)
 		const struct sched_list *l = list_at(st, i);
 		stays += l->n;
 		for (size_t k = 0; k < l->n; k++)
-			open += (l->in[k] == 0) + (sched_out(l, k) == UINT64_MAX);
+			open += (sched_in(l, k) == 0) + (sched_out(l, k) == UINT64_MAX);
 	}
 	if (!open || (double)open * (double)st->lists->len <= MERGE_LOOKUPS)
 		return;
@@ -175,8 +176,8 @@ static void merge_switch_times(struct switch_times *st)
 	for (size_t i = 0; i < st->lists->len; i++) {
 		const struct sched_list *l = list_at(st, i);
 		for (size_t k = 0; k < l->n; k++) {
-			if (l->in[k])
-				st->all_in[st->n_all_in++] = l->in[k];
+			if (sched_in(l, k))
+				st->all_in[st->n_all_in++] = sched_in(l, k);
 			if (sched_out(l, k) != UINT64_MAX)
 				st->all_out[st->n_all_out++] = sched_out(l, k);
 		}
@@ -201,7 +202,7 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 	if (to > st->end)
 		to = st->end;
 	for (size_t i = 0; i < l->n; i++) {
-		uint64_t in = l->in[i], out = sched_out(l, i);
+		uint64_t in = sched_in(l, i), out = sched_out(l, i);
 		bool died = l->died && l->died[i];
 		bool open = !in || out == UINT64_MAX || died;
 		if (!in)
@@ -212,8 +213,8 @@ static uint64_t sched_list_cpu(const struct sched_list *l, const struct switch_t
 		 * another tid came in (before its tid's next thread did) */
 		if (died) {
 			out = first_in_after(st, out, out);
-			if (i + 1 < l->n && out > l->in[i + 1])
-				out = l->in[i + 1];
+			if (i + 1 < l->n && out > sched_in(l, i + 1))
+				out = sched_in(l, i + 1);
 		}
 		if (in < from)
 			in = from;
@@ -243,8 +244,9 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 {
 	if (!th->sched || !mt->n_segments)
 		return th->clock_first;
-	const struct ecp_segment *first =
-	    &ECP_VEC_AT(&b->segments, struct ecp_segment, mt->first_segment);
+	/* read before the segments move to the model's order (assemble) */
+	const struct ecp_segment_record *first =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, th->first_seg);
 	uint64_t first_ts = b->t0 + first->rec_start;
 	uint64_t before = th->clock_first
 			      ? th->clock_first
@@ -253,7 +255,8 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 	 * that thread's first are not this one's */
 	uint64_t to = UINT64_MAX;
 	uint64_t died = bld_exit_between(b, th->tid, th->last_ts, UINT64_MAX);
-	uint64_t next = died ? first_after(th->sched->in, th->sched->n, died, 0) : 0;
+	size_t k = died ? bld_sched_first_after(th->sched, died) : th->sched->n;
+	uint64_t next = k < th->sched->n ? sched_in(th->sched, k) : 0;
 	if (next)
 		to = next;
 	uint64_t after = sched_list_cpu(th->sched, st, th->last_ts, to, guessed);

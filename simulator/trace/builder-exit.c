@@ -35,9 +35,9 @@ static int bld_thread_ran_on(struct ecp_builder *b, struct bthread *th)
 		 * a gcc -flto link's ltrans process ran its last 353 ms in one
 		 * stay, which fell out of the model (T1 411 ms of 868) */
 		uint64_t exit_ts = bld_child_exit_of(b, th);
-		end = out != UINT64_MAX           ? out
-		      : exit_ts > l->in[l->n - 1] ? exit_ts
-						  : l->in[l->n - 1];
+		end = out != UINT64_MAX                 ? out
+		      : exit_ts > sched_in(l, l->n - 1) ? exit_ts
+							: sched_in(l, l->n - 1);
 	}
 	if (end <= th->last_ts) {
 		b->warn[WARN_THREAD_NO_EXIT]++;
@@ -116,7 +116,7 @@ int bld_free_paced_threads(struct ecp_builder *b)
 	uint64_t *waited_for = calloc(nseg / 64 + 1, sizeof(*waited_for));
 	if (!waited_for)
 		return -1;
-	const struct ecp_segment *segs = b->segments.data;
+	const struct ecp_segment_record *segs = b->segments.data;
 	for (size_t e = 0; e < b->edges.len; e++) {
 		const struct ecp_edge *ed = &ECP_VEC_AT(&b->edges, struct ecp_edge, e);
 		if (ed->kind != ECP_EDGE_LOCK && ed->kind != ECP_EDGE_LOCK_HELD &&
@@ -130,8 +130,8 @@ int bld_free_paced_threads(struct ecp_builder *b)
 		uint64_t freed = 0;
 		for (size_t k = th->segs.len; k-- > 0;) {
 			ecp_id id = ECP_VEC_AT(&th->segs, uint32_t, k);
-			struct ecp_segment *s =
-			    &ECP_VEC_AT(&b->segments, struct ecp_segment, id);
+			struct ecp_segment_record *s =
+			    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, id);
 			/* its delay comes before its end, which was waited for */
 			if (waited_for[id / 64] >> (id % 64) & 1)
 				break;

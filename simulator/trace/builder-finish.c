@@ -169,16 +169,18 @@ static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t
 		if (th->unseen && !alone) {
 			for (size_t k = 0; k < nk; k++)
 				m->info.unknown_deps_ns +=
-				    ECP_VEC_AT(&b->segments, struct ecp_segment,
+				    ECP_VEC_AT(&b->segments, struct ecp_segment_record,
 					       ECP_VEC_AT(&th->segs, uint32_t, k))
 					.length;
 		} else if (nk && th->ran_on_ns) {
-			uint64_t len = ECP_VEC_AT(&b->segments, struct ecp_segment,
+			uint64_t len = ECP_VEC_AT(&b->segments, struct ecp_segment_record,
 						  ECP_VEC_AT(&th->segs, uint32_t, nk - 1))
 					   .length;
 			m->info.unknown_deps_ns +=
 			    len < th->ran_on_ns ? len : th->ran_on_ns;
 		}
+		/* the consistency check reads it before the segments move */
+		th->first_seg = nk ? ECP_VEC_AT(&th->segs, uint32_t, 0) : ECP_NO_ID;
 		for (size_t k = 0; k < th->segs.len; k++)
 			new_id[ECP_VEC_AT(&th->segs, uint32_t, k)] = next++;
 		ecp_vec_finish(&th->segs);
@@ -192,7 +194,7 @@ static int64_t take_threads(struct ecp_builder *b, struct ecp_model *m, uint32_t
  * already says it. */
 static void renumber_edges(struct ecp_builder *b, const uint32_t *new_id)
 {
-	const struct ecp_segment *segs = b->segments.data;
+	const struct ecp_segment_record *segs = b->segments.data;
 	struct ecp_edge *edges = b->edges.data;
 	size_t ne = 0;
 	for (size_t i = 0; i < b->edges.len; i++) {
@@ -211,34 +213,45 @@ static void renumber_edges(struct ecp_builder *b, const uint32_t *new_id)
  * order they lie in: each thread's segments are in its order there
  * already (the task deal aside), so the writes are one sequential stream
  * per thread and the reads one, where following the permutation's cycles
- * in place was a cache miss a segment.  The old array's pages are given
- * back as they are read, so the peak stays about one array (they are most
- * of the model). */
+ * in place was a cache miss a segment.  Each becomes the model's segment
+ * there, with its first activity (its edges' place is the edges' sort's).
+ * The old array's pages, and new_id's, are given back as they are read, so
+ * the peak stays about one array (they are most of the model). */
 #define RELEASE_STEP ((size_t)4 << 20)
 
-static int renumber_segments(struct ecp_builder *b, const uint32_t *new_id)
+/* Gives back the whole pages of [*released, end) once they are
+ * RELEASE_STEP or more: nothing reads them again, and free() takes the
+ * block whole (its header lies before the first page). */
+static void release_read(uintptr_t *released, const void *end, size_t page)
+{
+	uintptr_t read_to = (uintptr_t)end & ~(uintptr_t)(page - 1);
+	if (read_to >= *released + RELEASE_STEP) {
+		madvise((void *)*released, read_to - *released, MADV_DONTNEED);
+		*released = read_to;
+	}
+}
+
+static struct ecp_segment *move_segments(struct ecp_builder *b, uint32_t *new_id)
 {
 	size_t nseg = b->segments.len;
-	struct ecp_segment *old = b->segments.data;
+	struct ecp_segment_record *old = b->segments.data;
 	struct ecp_segment *segs = malloc((nseg ? nseg : 1) * sizeof(*segs));
 	if (!segs)
-		return -1;
+		return NULL;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uintptr_t released = ((uintptr_t)old + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t old_released = ((uintptr_t)old + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t id_released = ((uintptr_t)new_id + page - 1) & ~(uintptr_t)(page - 1);
 	for (size_t i = 0; i < nseg; i++) {
-		segs[new_id[i]] = old[i];
-		uintptr_t read_to = (uintptr_t)&old[i + 1] & ~(uintptr_t)(page - 1);
-		if (read_to >= released + RELEASE_STEP) {
-			/* nothing reads these again: free() takes the block
-			 * whole, and its header lies before `released` */
-			madvise((void *)released, read_to - released, MADV_DONTNEED);
-			released = read_to;
-		}
+		struct ecp_segment *to = &segs[new_id[i]];
+		to->record = old[i];
+		to->first_in = 0;
+		to->first_activity = bld_first_activity(b, (ecp_id)i);
+		release_read(&old_released, &old[i + 1], page);
+		release_read(&id_released, &new_id[i + 1], page);
 	}
-	free(old);
-	b->segments.data = segs;
-	b->segments.cap = nseg ? nseg : 1;
-	return 0;
+	ecp_vec_finish(&b->segments);
+	ecp_vec_finish(&b->first_activity);
+	return segs;
 }
 
 /* The edges sorted by (target, source, kind): counted by target, which
@@ -275,8 +288,8 @@ static struct ecp_edge *sort_edges(const struct ecp_edge *in, size_t ne, uint32_
 }
 
 /* The edges (renumbered) into the model, sorted by target, one per kind
- * and pair, and each segment's range of them.  Returns 0, or -1 when out
- * of memory. */
+ * and pair (each segment's range of them is indexed once the segments are
+ * the model's).  Returns 0, or -1 when out of memory. */
 static int take_edges(struct ecp_builder *b, struct ecp_model *m)
 {
 	size_t ne;
@@ -306,7 +319,6 @@ static int take_edges(struct ecp_builder *b, struct ecp_model *m)
 		if (!w || cmp_edge(&m->edges[w - 1], &m->edges[i]))
 			m->edges[w++] = m->edges[i];
 	m->n_edges = (uint32_t)w;
-	ecp_model_index_edges(m);
 	return 0;
 }
 
@@ -417,31 +429,36 @@ static int add_warnings(struct ecp_builder *b, struct ecp_model *m)
 }
 
 /* The model assembled from the builder, in place where it can be: the
- * segments and edges renumbered where they lie, and what only the builder
- * reads (the switch records) freed before the edges are sorted, so the
- * peak stays that of the decoding. */
+ * edges renumbered where they lie, and what only the builder reads (the
+ * switch records) freed before the segments become the model's 64 bytes
+ * from the builder's 56 and before the edges are sorted, so the peak stays
+ * that of the decoding. */
 static int assemble(struct ecp_builder *b, struct ecp_symbols *syms, struct ecp_model *m)
 {
 	size_t nseg = b->segments.len;
 	uint32_t *new_id = malloc((nseg ? nseg : 1) * sizeof(*new_id));
 	int64_t n_segments = new_id ? take_threads(b, m, new_id) : -1;
-	if (n_segments < 0) {
+	if (n_segments < 0 || bld_note_consistency(b, m) < 0) {
 		free(new_id);
 		return -1;
 	}
-	renumber_edges(b, new_id);
-	int moved = renumber_segments(b, new_id);
-	free(new_id);
-	if (moved < 0)
-		return -1;
-	if (bld_note_consistency(b, m) < 0)
-		return -1;
 	bld_sched_free(b);
-	m->segments = ecp_vec_steal(&b->segments, NULL);
+	renumber_edges(b, new_id);
 	m->n_segments = (uint32_t)n_segments;
-	if (take_edges(b, m) < 0 || take_locks(b, m) < 0 ||
-	    take_functions(b, m, syms) < 0 || bld_tasks_take_sites(b, m) < 0 ||
-	    take_info(b, m) < 0 || add_warnings(b, m) < 0)
+	/* sorted before the segments grow to the model's: the sort's own
+	 * arrays then lie beside the smaller ones */
+	if (take_edges(b, m) < 0) {
+		free(new_id);
+		return -1;
+	}
+	m->segments = move_segments(b, new_id);
+	free(new_id);
+	if (!m->segments)
+		return -1;
+	ecp_model_index_edges(m);
+	if (take_locks(b, m) < 0 || take_functions(b, m, syms) < 0 ||
+	    bld_tasks_take_sites(b, m) < 0 || take_info(b, m) < 0 ||
+	    add_warnings(b, m) < 0)
 		return -1;
 	return 0;
 }

@@ -45,8 +45,8 @@ static int scan_thread(struct ecp_builder *b, struct bthread *th, const bool *ca
 {
 	for (size_t k = 0; k < th->segs.len; k++) {
 		ecp_id id = ECP_VEC_AT(&th->segs, uint32_t, k);
-		const struct ecp_segment *s =
-		    &ECP_VEC_AT(&b->segments, struct ecp_segment, id);
+		const struct ecp_segment_record *s =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, id);
 		ecp_id take = s->lock_acquire, rel = s->lock_release;
 		if (take != ECP_NO_ID && cand[take]) {
 			if (touch(slots, touched, take) < 0)
@@ -121,8 +121,8 @@ int bld_locks_held_at_end(struct ecp_builder *b)
 		const struct held_rec *h = &ECP_VEC_AT(&recs, struct held_rec, i);
 		if (!h->open)
 			continue;
-		struct ecp_segment *s =
-		    &ECP_VEC_AT(&b->segments, struct ecp_segment, h->seg);
+		struct ecp_segment_record *s =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, h->seg);
 		s->lock_acquire = ECP_NO_ID;
 		s->acquire_mode = ECP_LOCK_EXCLUSIVE;
 		b->warn[WARN_LOCK_HELD_AT_END]++;
@@ -130,8 +130,8 @@ int bld_locks_held_at_end(struct ecp_builder *b)
 			const struct held_rec *r = &ECP_VEC_AT(&recs, struct held_rec, j);
 			if (r->open || r->lock != h->lock || r->thread == h->thread)
 				continue;
-			const struct ecp_segment *from =
-			    &ECP_VEC_AT(&b->segments, struct ecp_segment, r->seg);
+			const struct ecp_segment_record *from =
+			    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, r->seg);
 			if (from->rec_end <= s->rec_start &&
 			    bld_add_edge(b, r->seg, h->seg, ECP_EDGE_LOCK_HELD) < 0)
 				goto out;

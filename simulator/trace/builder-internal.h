@@ -46,22 +46,71 @@ struct tid_exit {
 	uint64_t tid, ts;
 };
 
+/* A thread's stays on the CPU, in blocks of SCHED_BLOCK: a block's first
+ * stay's switch-in and prefix sum in 64 bits, each stay's as 32-bit
+ * offsets from them -- 8 bytes a stay where two arrays of 64 bits took 16
+ * (issue 35: the stays were a tenth of the model build's peak on a
+ * sync-heavy trace).  A block whose offsets do not fit (more than 4.29 s
+ * from its first stay, or an open start at 0 before the rest) keeps its
+ * stays whole in `wide`. */
+#define SCHED_BLOCK_BITS 6
+#define SCHED_BLOCK      ((size_t)1 << SCHED_BLOCK_BITS)
+#define SCHED_NARROW     UINT32_MAX
+
+struct sched_block {
+	uint64_t in, cum; /* its first stay's */
+	uint32_t wide;    /* where its stays' (in, cum) begin in `wide`, in
+			   * stays; SCHED_NARROW: in `off` */
+};
+
 struct sched_list {
 	uint64_t tid;
 	struct ecp_vec recs; /* struct sched_rec, until sealed */
-	/* interval i is [in[i], sched_out(l, i)); cum[i] the on-CPU time
-	 * before it, cum[n] all of it.  Its end is in[i] + cum[i + 1] -
-	 * cum[i], not an array of its own: 8 bytes an interval less at the
-	 * model build's peak (issue 35); the last may be open (open_end) */
-	uint64_t *in, *cum;
+	/* stay i is [sched_in(l, i), sched_out(l, i)); sched_cum(l, i) the
+	 * on-CPU time before it, sched_cum(l, n) all of it.  Its end is its
+	 * start plus the step of the prefix sums, not kept apart; the last
+	 * may be open (open_end) */
+	struct sched_block *blocks;
+	uint32_t *off; /* 2 a stay: in and cum less its block's first */
+	uint64_t *wide;
+	uint64_t cum_all;
 	bool open_end;
-	uint8_t *preempt; /* the switch-out ending interval i left it runnable */
+	/* bit i: the switch-out ending stay i left it runnable */
+	uint64_t *preempt;
 	/* interval i ends at the exit record of a thread that died on the
 	 * CPU, its tid given again later (NULL: none did) */
 	uint8_t *died;
 	size_t n;
-	size_t hint;
+	/* the stay the last lookup found (interval_at), unpacked: a
+	 * thread's events look up their times in order, mostly in one stay */
+	struct {
+		size_t i;
+		uint64_t in, next_in, cum, out;
+	} at;
 };
+
+static inline uint64_t sched_in(const struct sched_list *l, size_t i)
+{
+	const struct sched_block *k = &l->blocks[i >> SCHED_BLOCK_BITS];
+	if (k->wide != SCHED_NARROW)
+		return l->wide[2 * ((size_t)k->wide + (i & (SCHED_BLOCK - 1)))];
+	return k->in + l->off[2 * i];
+}
+
+static inline uint64_t sched_cum(const struct sched_list *l, size_t i)
+{
+	if (i == l->n)
+		return l->cum_all;
+	const struct sched_block *k = &l->blocks[i >> SCHED_BLOCK_BITS];
+	if (k->wide != SCHED_NARROW)
+		return l->wide[2 * ((size_t)k->wide + (i & (SCHED_BLOCK - 1))) + 1];
+	return k->cum + l->off[2 * i + 1];
+}
+
+static inline bool sched_preempted(const struct sched_list *l, size_t i)
+{
+	return l->preempt[i / 64] >> (i % 64) & 1;
+}
 
 /* Where interval i of l ends: UINT64_MAX when it is the last and the
  * thread was still on the CPU at the end. */
@@ -69,7 +118,7 @@ static inline uint64_t sched_out(const struct sched_list *l, size_t i)
 {
 	if (l->open_end && i + 1 == l->n)
 		return UINT64_MAX;
-	return l->in[i] + (l->cum[i + 1] - l->cum[i]);
+	return sched_in(l, i) + (sched_cum(l, i + 1) - sched_cum(l, i));
 }
 
 struct frame {
@@ -324,11 +373,16 @@ struct ecp_builder {
 	struct ecp_hmap thread_by_handle;
 	struct ecp_hmap create_parent; /* create_id -> parent segment (+1<<32 flag) */
 	struct ecp_hmap create_child;  /* create_id -> child thread index */
-	struct ecp_vec segments;       /* struct ecp_segment, temporary ids */
-	struct ecp_vec edges;          /* struct ecp_edge, temporary ids */
-	struct ecp_vec activities;     /* struct ecp_activity */
-	struct ecp_vec calls;          /* struct ecp_call */
-	struct ecp_vec fns;            /* struct fn */
+	struct ecp_vec segments;       /* struct ecp_segment_record, temporary ids */
+	/* uint32_t: segment s's first activity, once one is not 0; empty
+	 * until then (bld_first_activity): a trace recorded without
+	 * functions never has one, and 4 bytes a segment is 7% of the
+	 * builder's peak on a sync-heavy trace (issue 35) */
+	struct ecp_vec first_activity;
+	struct ecp_vec edges;      /* struct ecp_edge, temporary ids */
+	struct ecp_vec activities; /* struct ecp_activity */
+	struct ecp_vec calls;      /* struct ecp_call */
+	struct ecp_vec fns;        /* struct fn */
 	struct ecp_hmap fn_by_addr;
 	struct ecp_hmap fn_by_site; /* mixed (addr, site) key -> fn, probed */
 	ecp_id main_pseudo_fn;
@@ -503,15 +557,22 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
  * start routine's, model.h) written out as start_fn's, before its thread
  * changes start routine (an exec) or it changes thread (the task deal).
  * Returns -1 out of memory. */
-int bld_write_out_activity(struct ecp_builder *b, struct ecp_segment *seg,
-			   ecp_id start_fn);
+int bld_write_out_activity(struct ecp_builder *b, ecp_id seg, ecp_id start_fn);
 /* Seg's function times scaled from its length `old` to its length now
  * (the steal taken out, an OpenMP chunk dealt again).  Each is truncated;
  * where the self times filled the old length, the ns lost go to the start
  * routine's activity, as close_activities gives them, so that they still
  * fill it. */
-void bld_rescale_activities(struct ecp_builder *b, const struct ecp_segment *seg,
-			    uint64_t old, ecp_id start_fn);
+void bld_rescale_activities(struct ecp_builder *b, ecp_id seg, uint64_t old,
+			    ecp_id start_fn);
+/* Where segment s's activities begin in b->activities. */
+static inline uint32_t bld_first_activity(const struct ecp_builder *b, ecp_id s)
+{
+	return s < b->first_activity.len ? ECP_VEC_AT(&b->first_activity, uint32_t, s)
+					 : 0;
+}
+/* Sets it; -1 out of memory. */
+int bld_set_first_activity(struct ecp_builder *b, ecp_id s, uint32_t first);
 /* The CPU time the thread used since its segment's start (or the last such
  * call) was a runtime spinning in a wait, not work: the segment and its
  * functions' time go on from here (v: the thread's CPU clock now). */

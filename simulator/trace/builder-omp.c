@@ -173,18 +173,20 @@ int bld_ev_omp_chunk(struct ecp_builder *b, struct bthread *th,
  * earlier by the difference. */
 static void resize(struct ecp_builder *b, const struct loop_part *p, uint64_t length)
 {
-	struct ecp_segment *seg = &ECP_VEC_AT(&b->segments, struct ecp_segment, p->seg);
+	struct ecp_segment_record *seg =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, p->seg);
 	struct bthread *th = thread_at(b, p->thread);
 	uint64_t old = seg->length, old_end = seg->cpu_start + old;
 	seg->length = length;
 	/* the chunks it got are not what its own clock counted */
 	th->dealt_ns += (int64_t)length - (int64_t)old;
 	if (old) {
-		bld_rescale_activities(b, seg, old, th->start_fn);
+		bld_rescale_activities(b, p->seg, old, th->start_fn);
 	} else {
 		for (uint32_t a = 0; a < seg->n_activity; a++) {
-			struct ecp_activity *act = &ECP_VEC_AT(
-			    &b->activities, struct ecp_activity, seg->first_activity + a);
+			struct ecp_activity *act =
+			    &ECP_VEC_AT(&b->activities, struct ecp_activity,
+					bld_first_activity(b, p->seg) + a);
 			if (act->function == th->start_fn)
 				act->self_ns = act->incl_ns = length;
 		}
@@ -193,8 +195,8 @@ static void resize(struct ecp_builder *b, const struct loop_part *p, uint64_t le
 	for (size_t k = 0; k < th->segs.len; k++) {
 		ecp_id s = ECP_VEC_AT(&th->segs, uint32_t, k);
 		if (after) {
-			struct ecp_segment *later =
-			    &ECP_VEC_AT(&b->segments, struct ecp_segment, s);
+			struct ecp_segment_record *later =
+			    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
 			later->cpu_start = later->cpu_start - old + length;
 		}
 		if (s == p->seg)
@@ -241,7 +243,8 @@ int bld_omp_finish(struct ecp_builder *b)
 			const struct loop_part *p =
 			    &ECP_VEC_AT(&l->parts, struct loop_part, j);
 			uint64_t old =
-			    ECP_VEC_AT(&b->segments, struct ecp_segment, p->seg).length;
+			    ECP_VEC_AT(&b->segments, struct ecp_segment_record, p->seg)
+				.length;
 			resize(b, p, sat_sub(old, own[j]) + free_at[j]);
 		}
 		free(free_at);

@@ -129,9 +129,9 @@ static uint64_t wake_after(const struct sched_list *l, uint64_t ts)
 		else
 			hi = mid;
 	}
-	if (!lo || lo == l->n || l->preempt[lo - 1] || sched_out(l, lo - 1) > ts)
+	if (!lo || lo == l->n || sched_preempted(l, lo - 1) || sched_out(l, lo - 1) > ts)
 		return 0;
-	return l->in[lo];
+	return sched_in(l, lo);
 }
 
 struct split_point {
@@ -325,9 +325,9 @@ int bld_child_delays(struct ecp_builder *b)
 			continue;
 		/* to its exit: the records may leave its last stay open */
 		struct sched_list *l = th->sched;
-		uint64_t from = l->in[0], to = sched_out(l, l->n - 1);
+		uint64_t from = sched_in(l, 0), to = sched_out(l, l->n - 1);
 		if (to == UINT64_MAX)
-			to = p->exit_ts ? p->exit_ts : l->in[l->n - 1];
+			to = p->exit_ts ? p->exit_ts : sched_in(l, l->n - 1);
 		if (to <= from)
 			continue;
 		uint64_t delay = bld_child_own_delay(b, l, p->creator, from, to);

@@ -47,9 +47,9 @@ static bool child_window(const struct ecp_builder *b, const struct reg_mark *mk,
 	    !bld_is_recorder_thread(bld_comm_of(b, mk->tid)))
 		return false;
 	const struct sched_list *l = list_of(b, mk->tid);
-	if (!l || !l->n || !b->sealed || l->in[0] >= mk->ts)
+	if (!l || !l->n || !b->sealed || sched_in(l, 0) >= mk->ts)
 		return false;
-	*from = l->in[0];
+	*from = sched_in(l, 0);
 	*to = mk->ts;
 	return true;
 }

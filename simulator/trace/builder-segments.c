@@ -103,21 +103,35 @@ static bool start_routine_alone(const struct bthread *th, uint64_t length)
 	       s->incl == length;
 }
 
-int bld_write_out_activity(struct ecp_builder *b, struct ecp_segment *seg,
-			   ecp_id start_fn)
+int bld_set_first_activity(struct ecp_builder *b, ecp_id s, uint32_t first)
 {
+	struct ecp_vec *v = &b->first_activity;
+	if (!first && s >= v->len)
+		return 0; /* read as 0 already */
+	while (v->len <= s) {
+		uint32_t *slot = ecp_vec_push(v);
+		if (!slot)
+			return -1;
+	}
+	ECP_VEC_AT(v, uint32_t, s) = first;
+	return 0;
+}
+
+int bld_write_out_activity(struct ecp_builder *b, ecp_id s, ecp_id start_fn)
+{
+	struct ecp_segment_record *seg =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
 	if (seg->n_activity)
 		return 0;
 	if (b->activities.len >= UINT32_MAX) /* model.h */
 		return -1;
 	struct ecp_activity *a = ecp_vec_push(&b->activities);
-	if (!a)
+	if (!a || bld_set_first_activity(b, s, (uint32_t)(b->activities.len - 1)) < 0)
 		return -1;
 	*a = (struct ecp_activity){.function = start_fn,
 				   .calls = 0,
 				   .self_ns = seg->length,
 				   .incl_ns = seg->length};
-	seg->first_activity = (uint32_t)(b->activities.len - 1);
 	seg->n_activity = 1;
 	return 0;
 }
@@ -126,7 +140,7 @@ int bld_write_out_activity(struct ecp_builder *b, struct ecp_segment *seg,
 static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 			uint64_t length, ecp_id lock_release)
 {
-	struct ecp_segment *seg = ecp_vec_push(&b->segments);
+	struct ecp_segment_record *seg = ecp_vec_push(&b->segments);
 	if (!seg)
 		return -1;
 	seg->thread = th->index;
@@ -149,7 +163,9 @@ static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	if (b->activities.len + th->acts.len > UINT32_MAX ||
 	    th->acts.len > ECP_SEGMENT_MAX_ACTIVITIES)
 		return -1;
-	seg->first_activity = (uint32_t)b->activities.len;
+	if (bld_set_first_activity(b, (ecp_id)(b->segments.len - 1),
+				   (uint32_t)b->activities.len) < 0)
+		return -1;
 	/* the start routine's alone, all of it: implicit (model.h) */
 	seg->n_activity = start_routine_alone(th, length) ? 0 : (uint32_t)th->acts.len;
 	for (size_t i = 0; i < seg->n_activity; i++) {
@@ -239,15 +255,18 @@ ecp_id bld_close_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 	return id;
 }
 
-void bld_rescale_activities(struct ecp_builder *b, const struct ecp_segment *seg,
-			    uint64_t old, ecp_id start_fn)
+void bld_rescale_activities(struct ecp_builder *b, ecp_id s, uint64_t old,
+			    ecp_id start_fn)
 {
+	const struct ecp_segment_record *seg =
+	    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
+	uint32_t first = bld_first_activity(b, s);
 	uint64_t length = seg->length, self_before = 0, self_after = 0;
 	double r = old ? (double)length / (double)old : 0;
 	struct ecp_activity *root = NULL;
 	for (uint32_t a = 0; a < seg->n_activity; a++) {
-		struct ecp_activity *act = &ECP_VEC_AT(
-		    &b->activities, struct ecp_activity, seg->first_activity + a);
+		struct ecp_activity *act =
+		    &ECP_VEC_AT(&b->activities, struct ecp_activity, first + a);
 		bool whole = act->incl_ns == old;
 		self_before += act->self_ns;
 		act->self_ns = (uint64_t)((double)act->self_ns * r);
@@ -346,8 +365,8 @@ void bld_woken_on(struct ecp_builder *b, struct bthread *th, uint64_t obj)
 	for (size_t i = 0; i < th->timeout_segs.len; i++) {
 		const struct timeout_seg *t =
 		    &ECP_VEC_AT(&th->timeout_segs, struct timeout_seg, i);
-		struct ecp_segment *seg =
-		    &ECP_VEC_AT(&b->segments, struct ecp_segment, t->seg);
+		struct ecp_segment_record *seg =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, t->seg);
 		uint64_t d = t->delay < seg->delay ? t->delay : seg->delay;
 		seg->delay -= d;
 		b->timeouts_taken_back++;

@@ -20,10 +20,10 @@ static int edge(struct graph *g, uint32_t from, uint32_t to, uint32_t kind)
 {
 	if (from == ECP_NO_ID || to == ECP_NO_ID)
 		return 0;
-	const struct ecp_segment *f =
-	    &ECP_VEC_AT(&g->b->segments, struct ecp_segment, from);
-	const struct ecp_segment *t =
-	    &ECP_VEC_AT(&g->b->segments, struct ecp_segment, to);
+	const struct ecp_segment_record *f =
+	    &ECP_VEC_AT(&g->b->segments, struct ecp_segment_record, from);
+	const struct ecp_segment_record *t =
+	    &ECP_VEC_AT(&g->b->segments, struct ecp_segment_record, to);
 	if (f->thread == t->thread)
 		return 0; /* the thread's order holds it */
 	return bld_add_edge(g->b, from, to, kind);
@@ -170,8 +170,8 @@ static void move_calls(struct ecp_builder *b, const uint64_t *old_start,
 				hi = mid;
 		}
 		uint32_t s = ECP_VEC_AT(l, uint32_t, lo);
-		const struct ecp_segment *seg =
-		    &ECP_VEC_AT(&b->segments, struct ecp_segment, s);
+		const struct ecp_segment_record *seg =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
 		if (old_thread[s] != c->thread)
 			continue;
 		int64_t delta = (int64_t)seg->cpu_start - (int64_t)old_start[s];
@@ -203,24 +203,27 @@ static int splice_thread(struct ecp_builder *b, const struct splice *sp, size_t 
 		if (i == n)
 			break;
 		for (; at < sp[i].et->hi; at++)
-			moved -= (int64_t)ECP_VEC_AT(&b->segments, struct ecp_segment,
-						     ECP_VEC_AT(&th->segs, uint32_t, at))
-				     .length;
+			moved -=
+			    (int64_t)ECP_VEC_AT(&b->segments, struct ecp_segment_record,
+						ECP_VEC_AT(&th->segs, uint32_t, at))
+				.length;
 		for (size_t k = 0; k < sp[i].et->seq.len; k++) {
 			uint32_t *p = ecp_vec_push(&out),
 				 s = ECP_VEC_AT(&sp[i].et->seq, uint32_t, k);
 			if (!p)
 				return -1;
 			*p = s;
-			moved += (int64_t)ECP_VEC_AT(&b->segments, struct ecp_segment, s)
+			moved += (int64_t)ECP_VEC_AT(&b->segments,
+						     struct ecp_segment_record, s)
 				     .length;
 		}
 	}
 	for (size_t k = sp[0].et->lo; k < out.len; k++) {
-		struct ecp_segment *s = &ECP_VEC_AT(&b->segments, struct ecp_segment,
-						    ECP_VEC_AT(&out, uint32_t, k));
-		const struct ecp_segment *prev =
-		    k ? &ECP_VEC_AT(&b->segments, struct ecp_segment,
+		struct ecp_segment_record *s =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record,
+				ECP_VEC_AT(&out, uint32_t, k));
+		const struct ecp_segment_record *prev =
+		    k ? &ECP_VEC_AT(&b->segments, struct ecp_segment_record,
 				    ECP_VEC_AT(&out, uint32_t, k - 1))
 		      : NULL;
 		if (prev)
@@ -298,8 +301,8 @@ static int before_take(struct ecp_builder *b, struct before *o, bool calls)
 			return -1;
 	}
 	for (size_t i = 0; i < b->segments.len; i++) {
-		const struct ecp_segment *s =
-		    &ECP_VEC_AT(&b->segments, struct ecp_segment, i);
+		const struct ecp_segment_record *s =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, i);
 		if (calls)
 			o->start[i] = s->cpu_start;
 		o->thread[i] = s->thread;
@@ -323,13 +326,13 @@ static int before_take(struct ecp_builder *b, struct before *o, bool calls)
 static int keep_start_routines(struct ecp_builder *b, const uint32_t *before)
 {
 	for (size_t i = 0; i < b->segments.len; i++) {
-		struct ecp_segment *seg =
-		    &ECP_VEC_AT(&b->segments, struct ecp_segment, i);
+		struct ecp_segment_record *seg =
+		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, i);
 		if (seg->n_activity || seg->thread == before[i])
 			continue;
 		ecp_id was = thread_at(b, before[i])->start_fn;
 		if (thread_at(b, seg->thread)->start_fn != was &&
-		    bld_write_out_activity(b, seg, was) < 0)
+		    bld_write_out_activity(b, (ecp_id)i, was) < 0)
 			return -1;
 	}
 	return 0;

@@ -76,11 +76,8 @@ static int ev_exec(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 		return bld_nomem(err);
 	/* the old image's segments stay its start routine's */
 	for (size_t k = 0; k < th->segs.len; k++)
-		if (bld_write_out_activity(
-			b,
-			&ECP_VEC_AT(&b->segments, struct ecp_segment,
-				    ECP_VEC_AT(&th->segs, uint32_t, k)),
-			th->start_fn) < 0)
+		if (bld_write_out_activity(b, ECP_VEC_AT(&th->segs, uint32_t, k),
+					   th->start_fn) < 0)
 			return bld_nomem(err);
 	th->start_fn = fn;
 	th->acts.len = 0;

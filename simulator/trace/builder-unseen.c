@@ -54,7 +54,7 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 			continue;
 		/* it starts where the records first show it on the CPU; a tid
 		 * already running when they began starts with the program */
-		uint64_t start = l->in[0] ? l->in[0] : b->t0;
+		uint64_t start = sched_in(l, 0) ? sched_in(l, 0) : b->t0;
 		struct ecp_event ev = {.ts = start,
 				       .tid = (uint32_t)tid,
 				       .type = ECP_EV_THREAD_START,
@@ -80,7 +80,7 @@ int bld_add_unseen_threads(struct ecp_builder *b, struct ecp_error *err)
 		/* its CPU time in the records: the prefix sums' total (an
 		 * interval still open at their end counts to its switch-in,
 		 * as ran-on ends it: it adds nothing to the sums) */
-		uint64_t cpu = l->cum[l->n];
+		uint64_t cpu = sched_cum(l, l->n);
 		if (th->proc) { /* a child process's: named as such */
 			b->child_cpu_ns += cpu;
 			continue;

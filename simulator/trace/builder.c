@@ -96,7 +96,8 @@ int ecp_builder_create(const struct ecp_builder_options *opts, struct ecp_builde
 	ecp_vec_init(&b->cost_lists, sizeof(struct ecp_vec *));
 	ecp_hmap_init(&b->cost_by_tid);
 	ecp_vec_init(&b->threads, sizeof(struct bthread *));
-	ecp_vec_init(&b->segments, sizeof(struct ecp_segment));
+	ecp_vec_init(&b->segments, sizeof(struct ecp_segment_record));
+	ecp_vec_init(&b->first_activity, sizeof(uint32_t));
 	ecp_vec_init(&b->edges, sizeof(struct ecp_edge));
 	ecp_vec_init(&b->activities, sizeof(struct ecp_activity));
 	ecp_vec_init(&b->calls, sizeof(struct ecp_call));
@@ -156,6 +157,7 @@ void ecp_builder_destroy(struct ecp_builder *b)
 	bld_samples_free(b);
 	ecp_vec_finish(&b->threads);
 	ecp_vec_finish(&b->segments);
+	ecp_vec_finish(&b->first_activity);
 	ecp_vec_finish(&b->edges);
 	ecp_vec_finish(&b->activities);
 	ecp_vec_finish(&b->calls);
