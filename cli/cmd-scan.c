@@ -8,9 +8,9 @@
 #include "answers/scan.h"
 #include "cli/ask.h"
 #include "cli/commands.h"
+#include "cli/linux-t1.h"
 #include "cli/session.h"
 #include "common/parse.h"
-#include "common/units.h"
 #include "simulator/replay/linux-sched.h"
 
 struct scan_options {
@@ -72,32 +72,13 @@ static int parse_options(int argc, char **argv, struct scan_options *o)
 }
 
 /* The Linux-like model's T_1 against the ideal one, where P = 1 was asked
- * for: the model charges a cost for each context switch it makes, and on
- * a program that hands off between threads all the time, a recording
- * already holds that cost in its durations (recorder/calibrate-switch.h):
- * the model then counts it twice, at every P.  Said, not hidden. */
+ * for (cli/linux-t1.h). */
 static void check_linux_t1(const struct scan_options *o, const struct ecp_answer_sweep *r)
 {
-	for (size_t i = 0; i < r->n_points; i++) {
-		if (r->points[i].processors != 1)
-			continue;
-		double ideal = (double)r->points[i].analysis.makespan_ns;
-		double linux_t1 = (double)o->linux_makespan[i];
-		if (!(linux_t1 > 1.10 * ideal))
-			return;
-		struct ecp_linux_params lp;
-		ecp_linux_params_default(&lp);
-		char a[32], b[32], c[32];
-		fprintf(stderr,
-			"ecp scan: warning: the Linux-like model's T_1 (%s) is %.2fx the "
-			"ideal one (%s): it charges %s for each context switch it makes, "
-			"which this program's recorded durations already hold; read its "
-			"T_P as up to that much too long\n",
-			ecp_format_ns(a, sizeof(a), linux_t1), linux_t1 / ideal,
-			ecp_format_ns(b, sizeof(b), ideal),
-			ecp_format_ns(c, sizeof(c), (double)lp.context_switch_ns));
-		return;
-	}
+	for (size_t i = 0; i < r->n_points; i++)
+		if (r->points[i].processors == 1)
+			ecp_cli_check_linux_t1("scan", o->linux_makespan[i],
+					       r->points[i].analysis.makespan_ns);
 }
 
 int cmd_scan(int argc, char **argv)

@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/sweep.h"
 #include "answers/whatif.h"
 #include "cli/commands.h"
+#include "cli/linux-t1.h"
 #include "cli/progress.h"
 #include "cli/session.h"
 #include "common/parse.h"
 #include "simulator/model/function-match.h"
+#include "simulator/replay/replay.h"
 
 #define MAX_CHANGES 64
 
@@ -185,6 +188,30 @@ static int resolve_changes(struct whatif_options *o, const struct ecp_model *m,
 	return 0;
 }
 
+/* The Linux-like model's T_1 against the ideal one (cli/linux-t1.h), at
+ * P = 1 whether or not it was asked for: its overstatement holds at every
+ * P.  Returns 0, or -1 with *err set. */
+static int check_linux_t1(const struct whatif_options *o, const struct ecp_cli_session *s,
+			  const struct ecp_whatif_runs *runs, struct ecp_error *err)
+{
+	uint64_t linux_t1 = 0, ideal_t1 = 0;
+	size_t i = 0;
+	while (i < o->n_processors && o->processors[i] != 1)
+		i++;
+	if (i < o->n_processors && i < runs->n) {
+		linux_t1 = runs->base[i].makespan;
+	} else {
+		unsigned one = 1;
+		if (ecp_answer_sched_makespans(&s->dag, ECP_SCHED_LINUX, &one, 1,
+					       &linux_t1, err) < 0)
+			return -1;
+	}
+	if (ecp_replay_t1(&s->dag, &ideal_t1, err) < 0)
+		return -1;
+	ecp_cli_check_linux_t1("whatif", linux_t1, ideal_t1);
+	return 0;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	struct whatif_options o = {0};
@@ -212,6 +239,10 @@ int cmd_whatif(int argc, char **argv)
 	if (ecp_whatif_runs_make(s.model, &s.dag, changes, n_changes, o.common.lock_order,
 				 o.sched, o.processors, o.n_processors, &hooks, &runs,
 				 &err) < 0) {
+		rc = ecp_cli_fail("whatif", "%s", err.msg);
+		goto out;
+	}
+	if (o.sched == ECP_SCHED_LINUX && check_linux_t1(&o, &s, &runs, &err) < 0) {
 		rc = ecp_cli_fail("whatif", "%s", err.msg);
 		goto out;
 	}

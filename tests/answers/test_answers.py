@@ -144,8 +144,11 @@ with tempfile.TemporaryDirectory() as tmp:
           f"Linux model T1 within 1% of the work ({lin[:1]})")
     check(len(lin) == 3 and lin[2] >= 53 * MS, "Linux model respects the span law")
     check(sl["makespan_ns"] == s["makespan_ns"][:3], "ideal T_P unchanged beside it")
-    wl = json.loads(ecp("whatif", trace, "--faster", "0x2000=10", "-P", "2", "--sched", "linux",
-                        "--format", "json").stdout)
+    r = ecp("whatif", trace, "--faster", "0x2000=10", "-P", "2", "--sched", "linux",
+            "--format", "json")
+    check("Linux-like model's T_1" not in r.stderr,
+          "whatif --sched linux says nothing of switches either")
+    wl = json.loads(r.stdout)
     check(wl.get("sched_model") == "linux", "whatif labels the Linux model")
     ecp("scan", trace, "-P", "2", "--sched", "cfs", expect=2)
 

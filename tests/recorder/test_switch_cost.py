@@ -149,6 +149,12 @@ def main():
                         os.path.join(work, 'trace')], capture_output=True, text=True)
     check(p.returncode == 0 and "the Linux-like model's T_1" in p.stderr,
           'scan --sched linux says its switches count twice here: %s' % p.stderr[-400:])
+    # and whatif, from its own replay at P = 1 where only P = 2 is asked
+    p = subprocess.run([ecp(), 'whatif', '--faster', 'player=10', '-P', '2', '--sched', 'linux',
+                        '--allow-inconsistent', os.path.join(work, 'trace')],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "ecp whatif: warning: the Linux-like model's T_1" in p.stderr,
+          'whatif --sched linux says it too: %s' % p.stderr[-400:])
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
