@@ -11,7 +11,6 @@
 #include "cli/linux-t1.h"
 #include "cli/session.h"
 #include "common/parse.h"
-#include "simulator/replay/linux-sched.h"
 
 struct scan_options {
 	struct ecp_cli_common common;

@@ -215,7 +215,8 @@ static size_t remember(struct sched_list *l, size_t i)
 /* Index of the last interval starting at or before ts, or SIZE_MAX. */
 static size_t interval_at(struct sched_list *l, uint64_t ts)
 {
-	if (l->at.in <= ts && ts < l->at.next_in && l->at.i < l->n)
+	/* never before a lookup: at is zeroed, next_in 0 */
+	if (l->at.in <= ts && ts < l->at.next_in)
 		return l->at.i;
 	size_t h = l->at.i + 1;
 	if (h < l->n && sched_in(l, h) <= ts &&
