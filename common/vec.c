@@ -35,13 +35,11 @@ int ecp_vec_reserve(struct ecp_vec *v, size_t cap)
 	return 0;
 }
 
-void *ecp_vec_push(struct ecp_vec *v)
+void *ecp_vec_push_grow(struct ecp_vec *v)
 {
-	if (v->len == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		if (cap < v->cap || ecp_vec_reserve(v, cap) < 0)
-			return NULL;
-	}
+	size_t cap = v->cap ? v->cap * 2 : 16;
+	if (cap < v->cap || ecp_vec_reserve(v, cap) < 0)
+		return NULL;
 	void *slot = (char *)v->data + v->len * v->elem_size;
 	memset(slot, 0, v->elem_size);
 	v->len++;

@@ -142,8 +142,16 @@ static void scale_thread(struct ecp_builder *b, struct bthread *th)
 		struct ecp_segment_record *seg =
 		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
 		uint64_t old = seg->length;
-		seg->length = scaled_length_from(th, seg->cpu_start, old, &hint);
-		seg->cpu_start = map_time_from(th, seg->cpu_start, &hint);
+		if (th->clock_knots.len) {
+			/* scaled_length_from's two mappings, the start's kept */
+			uint64_t a = map_time_from(th, seg->cpu_start, &hint),
+				 e = map_time_from(th, seg->cpu_start + old, &hint);
+			seg->length = e > a ? e - a : 0;
+			seg->cpu_start = a;
+		} else {
+			seg->length = scaled_length_from(th, seg->cpu_start, old, &hint);
+			seg->cpu_start = map_time_from(th, seg->cpu_start, &hint);
+		}
 		/* the segment's functions by its own ratio: their times lie
 		 * inside it, where no finer reading is */
 		bld_rescale_activities(b, s, old, th->start_fn);

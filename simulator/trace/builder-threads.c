@@ -37,6 +37,7 @@ static struct bthread *thread_new(struct ecp_builder *b, const struct ecp_event 
 		b->warn[WARN_NO_SWITCHES]++;
 	if (ecp_hmap_put(&b->thread_by_tid, ev->tid, th->index) < 0)
 		return NULL;
+	tid_cache_set(&b->thread_cache, ev->tid, th->index);
 	return th;
 }
 

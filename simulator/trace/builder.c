@@ -496,16 +496,21 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 	if (ev->type == ECP_EV_THREAD_START)
 		return bld_ev_thread_start(b, ev, err);
 
-	uint64_t *ti = ecp_hmap_get(&b->thread_by_tid, ev->tid);
-	if (!ti) {
-		int rc = bld_inconsistent(
-		    b, err, ev,
-		    "event of a thread before its start (no thread_start for "
-		    "tid %u)",
-		    ev->tid);
-		return rc > 0 ? ECP_OK : rc; /* skipped */
+	uint64_t ti;
+	if (!tid_cache_get(&b->thread_cache, ev->tid, &ti)) {
+		uint64_t *v = ecp_hmap_get(&b->thread_by_tid, ev->tid);
+		if (!v) {
+			int rc = bld_inconsistent(
+			    b, err, ev,
+			    "event of a thread before its start (no thread_start "
+			    "for tid %u)",
+			    ev->tid);
+			return rc > 0 ? ECP_OK : rc; /* skipped */
+		}
+		ti = *v;
+		tid_cache_set(&b->thread_cache, ev->tid, ti);
 	}
-	struct bthread *th = thread_at(b, (ecp_id)*ti);
+	struct bthread *th = thread_at(b, (ecp_id)ti);
 	if (th->exited) {
 		b->warn[WARN_EVENTS_AFTER_EXIT]++;
 		return ECP_OK;
