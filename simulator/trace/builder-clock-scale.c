@@ -114,24 +114,30 @@ static uint64_t map_time_from(const struct bthread *th, uint64_t v, size_t *hint
 	return (uint64_t)(k[lo].mapped + k[lo].ratio * (double)(v - k[lo].v));
 }
 
+/* The length ns from start, scaled; *mapped (unless NULL) the start mapped
+ * (map_time_from), from the same lookup where there is one. */
 static uint64_t scaled_length_from(const struct bthread *th, uint64_t start, uint64_t ns,
-				   size_t *hint)
+				   size_t *hint, uint64_t *mapped)
 {
-	if (th->clock_scale <= 0)
-		return ns;
-	if (!th->clock_knots.len) /* one ratio: each length scaled as it was
-				   * before the readings between (the same
-				   * figures to the ns) */
-		return (uint64_t)((double)ns * th->clock_scale);
+	if (th->clock_scale <= 0 || !th->clock_knots.len) {
+		if (mapped)
+			*mapped = map_time_from(th, start, hint);
+		/* one ratio: each length scaled as it was before the
+		 * readings between (the same figures to the ns) */
+		return th->clock_scale <= 0 ? ns
+					    : (uint64_t)((double)ns * th->clock_scale);
+	}
 	uint64_t a = map_time_from(th, start, hint),
 		 e = map_time_from(th, start + ns, hint);
+	if (mapped)
+		*mapped = a;
 	return e > a ? e - a : 0;
 }
 
 uint64_t bld_scaled_length(const struct bthread *th, uint64_t start, uint64_t ns)
 {
 	size_t hint = 0;
-	return scaled_length_from(th, start, ns, &hint);
+	return scaled_length_from(th, start, ns, &hint, NULL);
 }
 
 static void scale_thread(struct ecp_builder *b, struct bthread *th)
@@ -141,17 +147,9 @@ static void scale_thread(struct ecp_builder *b, struct bthread *th)
 		ecp_id s = ECP_VEC_AT(&th->segs, uint32_t, j);
 		struct ecp_segment_record *seg =
 		    &ECP_VEC_AT(&b->segments, struct ecp_segment_record, s);
-		uint64_t old = seg->length;
-		if (th->clock_knots.len) {
-			/* scaled_length_from's two mappings, the start's kept */
-			uint64_t a = map_time_from(th, seg->cpu_start, &hint),
-				 e = map_time_from(th, seg->cpu_start + old, &hint);
-			seg->length = e > a ? e - a : 0;
-			seg->cpu_start = a;
-		} else {
-			seg->length = scaled_length_from(th, seg->cpu_start, old, &hint);
-			seg->cpu_start = map_time_from(th, seg->cpu_start, &hint);
-		}
+		uint64_t old = seg->length, start;
+		seg->length = scaled_length_from(th, seg->cpu_start, old, &hint, &start);
+		seg->cpu_start = start;
 		/* the segment's functions by its own ratio: their times lie
 		 * inside it, where no finer reading is */
 		bld_rescale_activities(b, s, old, th->start_fn);

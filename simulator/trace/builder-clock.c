@@ -131,14 +131,7 @@ static int seal_list(struct ecp_builder *b, struct sched_list *l)
 {
 	size_t n = l->recs.len;
 	struct sched_rec *r = l->recs.data;
-	/* the records come in time order but from several CPUs' streams:
-	 * checked here, without a call per record (ecp_sort's check was 0.4%
-	 * of a sync-heavy trace's model build) */
-	for (size_t i = 1; i < n; i++)
-		if (r[i - 1].ts > r[i].ts) {
-			ecp_sort(r, n, sizeof(*r), cmp_rec);
-			break;
-		}
+	ecp_sort(r, n, sizeof(*r), cmp_rec);
 	size_t cap = n + 1;
 	struct stays w = {.in = malloc(cap * sizeof(uint64_t)),
 			  .cum = malloc((cap + 1) * sizeof(uint64_t)),
@@ -361,13 +354,9 @@ int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
 	}
 	b->any_switch = true;
 	uint64_t li;
-	uint64_t *v = tid_cache_get(&b->sched_cache, ev->tid, &li)
-			  ? &li
-			  : ecp_hmap_get(&b->sched_by_tid, ev->tid);
 	struct sched_list *l;
-	if (v) {
-		l = ECP_VEC_AT(&b->sched_lists, struct sched_list *, *v);
-		tid_cache_set(&b->sched_cache, ev->tid, *v);
+	if (tid_cache_lookup(&b->sched_cache, &b->sched_by_tid, ev->tid, &li)) {
+		l = ECP_VEC_AT(&b->sched_lists, struct sched_list *, li);
 	} else {
 		l = calloc(1, sizeof(*l));
 		if (l)

@@ -373,6 +373,20 @@ static inline void tid_cache_set(struct tid_cache *c, uint32_t tid, uint64_t val
 	c->val[i] = val;
 }
 
+/* tid's value in map, through its cache c: false when map has none. */
+static inline bool tid_cache_lookup(struct tid_cache *c, const struct ecp_hmap *map,
+				    uint32_t tid, uint64_t *val)
+{
+	if (tid_cache_get(c, tid, val))
+		return true;
+	const uint64_t *v = ecp_hmap_get(map, tid);
+	if (!v)
+		return false;
+	*val = *v;
+	tid_cache_set(c, tid, *v);
+	return true;
+}
+
 struct ecp_builder {
 	struct ecp_builder_options opts;
 	char *trace_path;

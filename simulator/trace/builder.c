@@ -497,18 +497,13 @@ int ecp_builder_push(struct ecp_builder *b, const struct ecp_event *in,
 		return bld_ev_thread_start(b, ev, err);
 
 	uint64_t ti;
-	if (!tid_cache_get(&b->thread_cache, ev->tid, &ti)) {
-		uint64_t *v = ecp_hmap_get(&b->thread_by_tid, ev->tid);
-		if (!v) {
-			int rc = bld_inconsistent(
-			    b, err, ev,
-			    "event of a thread before its start (no thread_start "
-			    "for tid %u)",
-			    ev->tid);
-			return rc > 0 ? ECP_OK : rc; /* skipped */
-		}
-		ti = *v;
-		tid_cache_set(&b->thread_cache, ev->tid, ti);
+	if (!tid_cache_lookup(&b->thread_cache, &b->thread_by_tid, ev->tid, &ti)) {
+		int rc = bld_inconsistent(
+		    b, err, ev,
+		    "event of a thread before its start (no thread_start for "
+		    "tid %u)",
+		    ev->tid);
+		return rc > 0 ? ECP_OK : rc; /* skipped */
 	}
 	struct bthread *th = thread_at(b, (ecp_id)ti);
 	if (th->exited) {
