@@ -66,16 +66,42 @@ ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr)
 
 /* ----------------------------------------------------- function activity */
 
+/* A segment's functions are found by a scan while they are this few, and
+ * by act_idx once they are more: most segments hold one to a few, and a
+ * hash insertion and clearing per segment was 2% of the instructions of a
+ * sync-heavy trace's model build (issue 35). */
+#define ACT_SCAN 8
+
 struct act_slot *bld_act(struct bthread *th, ecp_id func)
 {
-	uint64_t *v = ecp_hmap_get(&th->act_idx, func);
-	if (v)
-		return &ECP_VEC_AT(&th->acts, struct act_slot, *v);
+	struct act_slot *slots = th->acts.data;
+	if (th->acts.len <= ACT_SCAN) {
+		for (size_t i = 0; i < th->acts.len; i++)
+			if (slots[i].func == func)
+				return &slots[i];
+	} else {
+		uint64_t *v = ecp_hmap_get(&th->act_idx, func);
+		if (v)
+			return &slots[*v];
+	}
 	struct act_slot *s = ecp_vec_push(&th->acts);
-	if (!s || ecp_hmap_put(&th->act_idx, func, th->acts.len - 1) < 0)
+	if (!s)
 		return NULL;
 	s->func = func;
+	/* past the scan's reach, every slot indexed: the earlier ones once */
+	size_t n = th->acts.len;
+	for (size_t i = n == ACT_SCAN + 1 ? 0 : n - 1; n > ACT_SCAN && i < n; i++)
+		if (ecp_hmap_put(&th->act_idx,
+				 ECP_VEC_AT(&th->acts, struct act_slot, i).func, i) < 0)
+			return NULL;
 	return s;
+}
+
+void bld_acts_reset(struct bthread *th)
+{
+	th->acts.len = 0;
+	if (th->act_idx.len)
+		ecp_hmap_clear(&th->act_idx);
 }
 
 static ecp_id top_function(struct bthread *th)

@@ -571,6 +571,8 @@ ecp_id bld_function_of(struct ecp_builder *b, uint64_t addr);
 ecp_id bld_function_at(struct ecp_builder *b, uint64_t addr, uint64_t site);
 ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr);
 struct act_slot *bld_act(struct bthread *th, ecp_id func);
+/* The segment's functions emptied, for the next segment or a new image. */
+void bld_acts_reset(struct bthread *th);
 int bld_advance(struct bthread *th, uint64_t t);
 /* builder-samples.c */
 void bld_samples_attach(struct ecp_builder *b, struct bthread *th, uint64_t start_ts);

@@ -178,8 +178,7 @@ static int push_segment(struct ecp_builder *b, struct bthread *th, uint64_t ts,
 		a->self_ns = s->self;
 		a->incl_ns = s->incl;
 	}
-	th->acts.len = 0;
-	ecp_hmap_clear(&th->act_idx);
+	bld_acts_reset(th);
 	return 0;
 }
 

@@ -81,8 +81,7 @@ static int ev_exec(struct ecp_builder *b, struct bthread *th, const struct ecp_e
 					   th->start_fn) < 0)
 			return bld_nomem(err);
 	th->start_fn = fn;
-	th->acts.len = 0;
-	ecp_hmap_clear(&th->act_idx);
+	bld_acts_reset(th);
 	th->v_start = th->seg_v0 = th->f_last = v;
 	th->seg_wall0 = th->seg_rec_start = th->last_ts = ev->ts;
 	th->n_events++;

@@ -1402,6 +1402,69 @@ static void test_recursion_counted_once(void **state)
 	ecp_test_seq_finish(&s);
 }
 
+/* A segment with more functions than a scan finds (builder-functions.c:
+ * ACT_SCAN, 8) keeps each one's time apart, found again through the index
+ * when called again; the next segment starts with none of them, so a
+ * function of the first found there (past the scan's reach) is its own. */
+static void test_many_functions_in_one_segment(void **state)
+{
+	enum { NF = 20, NG = 12 };
+	struct ecp_test_seq s;
+	ecp_test_seq_init(&s);
+	start_main(&s, 0);
+	/* nested: function i entered at 10(i+1), left at 210 + 10(19-i) */
+	for (uint64_t i = 0; i < NF; i++)
+		ecp_test_ev(&s, MAIN, 10 * (i + 1), ECP_EV_FUNC_ENTRY, 0x1000 + 16 * i, 0,
+			    0);
+	for (uint64_t i = NF; i-- > 0;)
+		ecp_test_ev(&s, MAIN, 210 + 10 * (19 - i), ECP_EV_FUNC_EXIT,
+			    0x1000 + 16 * i, 0, 0);
+	/* then each once more, 10 ns, one after another */
+	for (uint64_t i = 0; i < NF; i++) {
+		ecp_test_ev(&s, MAIN, 405 + 20 * i, ECP_EV_FUNC_ENTRY, 0x1000 + 16 * i, 0,
+			    0);
+		ecp_test_ev(&s, MAIN, 415 + 20 * i, ECP_EV_FUNC_EXIT, 0x1000 + 16 * i, 0,
+			    0);
+	}
+	ecp_test_ev(&s, MAIN, 820, ECP_EV_LOCK_REQUEST, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, MAIN, 822, ECP_EV_LOCK_ACQUIRED, M, ECP_LOCK_MUTEX, 0);
+	/* the next segment: twelve others, then the first one again */
+	for (uint64_t j = 0; j < NG; j++) {
+		ecp_test_ev(&s, MAIN, 830 + 20 * j, ECP_EV_FUNC_ENTRY, 0x8000 + 16 * j, 0,
+			    0);
+		ecp_test_ev(&s, MAIN, 840 + 20 * j, ECP_EV_FUNC_EXIT, 0x8000 + 16 * j, 0,
+			    0);
+	}
+	ecp_test_ev(&s, MAIN, 1070, ECP_EV_FUNC_ENTRY, 0x1000, 0, 0);
+	ecp_test_ev(&s, MAIN, 1080, ECP_EV_FUNC_EXIT, 0x1000, 0, 0);
+	ecp_test_ev(&s, MAIN, 1090, ECP_EV_LOCK_RELEASE, M, ECP_LOCK_MUTEX, 0);
+	ecp_test_ev(&s, MAIN, 1100, ECP_EV_THREAD_EXIT, H1, 0, 0);
+	struct ecp_model *m = build_ok(&s, NULL);
+	ecp_id main_fn = ecp_model_find_function(m, "main");
+	ecp_id first = ecp_test_seg(m, 0, 0), crit = ecp_test_seg(m, 0, 1);
+	assert_int_equal(m->segments[first].length, 820);
+	assert_int_equal(m->segments[first].n_activity, NF + 1);
+	for (uint64_t i = 0; i < NF; i++) {
+		ecp_id f = ecp_test_fn(m, 0x1000 + 16 * i);
+		assert_int_equal(ecp_test_self(m, first, f), i == NF - 1 ? 20 : 30);
+		assert_int_equal(ecp_test_calls(m, first, f), 2);
+	}
+	assert_int_equal(ecp_test_self(m, first, main_fn), 230);
+	assert_int_equal(m->segments[crit].length, 270);
+	assert_int_equal(m->segments[crit].n_activity, NG + 2);
+	for (uint64_t j = 0; j < NG; j++) {
+		ecp_id g = ecp_test_fn(m, 0x8000 + 16 * j);
+		assert_int_equal(ecp_test_self(m, crit, g), 10);
+		assert_int_equal(ecp_test_calls(m, crit, g), 1);
+	}
+	assert_int_equal(ecp_test_self(m, crit, ecp_test_fn(m, 0x1000)), 10);
+	assert_int_equal(ecp_test_calls(m, crit, ecp_test_fn(m, 0x1000)), 1);
+	assert_int_equal(ecp_test_self(m, crit, ecp_test_fn(m, 0x1010)), 0);
+	assert_int_equal(ecp_test_self(m, crit, main_fn), 140);
+	ecp_model_destroy(m);
+	ecp_test_seq_finish(&s);
+}
+
 static void test_repairs_counted(void **state)
 {
 	struct ecp_test_seq s;
@@ -1643,6 +1706,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_functions_single_thread),
+	    cmocka_unit_test(test_many_functions_in_one_segment),
 	    cmocka_unit_test(test_start_routine_implicit),
 	    cmocka_unit_test(test_create_join_with_switches),
 	    cmocka_unit_test(test_scaled_to_thread_clock),
