@@ -68,8 +68,8 @@ ecp_id bld_start_function(struct ecp_builder *b, uint64_t addr)
 
 /* A segment's functions are found by a scan while they are this few, and
  * by act_idx once they are more: most segments hold one to a few, and a
- * hash insertion and clearing per segment was 2% of the instructions of a
- * sync-heavy trace's model build (issue 35). */
+ * hash insertion and clearing per segment was about 1% of the instructions
+ * of a sync-heavy trace's model build (issue 35). */
 #define ACT_SCAN 8
 
 struct act_slot *bld_act(struct bthread *th, ecp_id func)
@@ -88,12 +88,17 @@ struct act_slot *bld_act(struct bthread *th, ecp_id func)
 	if (!s)
 		return NULL;
 	s->func = func;
-	/* past the scan's reach, every slot indexed: the earlier ones once */
 	size_t n = th->acts.len;
-	for (size_t i = n == ACT_SCAN + 1 ? 0 : n - 1; n > ACT_SCAN && i < n; i++)
-		if (ecp_hmap_put(&th->act_idx,
-				 ECP_VEC_AT(&th->acts, struct act_slot, i).func, i) < 0)
-			return NULL;
+	if (n > ACT_SCAN) {
+		/* past the scan's reach every slot is indexed: the earlier
+		 * ones once, as the list crosses it */
+		size_t from = n == ACT_SCAN + 1 ? 0 : n - 1;
+		for (size_t i = from; i < n; i++)
+			if (ecp_hmap_put(&th->act_idx,
+					 ECP_VEC_AT(&th->acts, struct act_slot, i).func,
+					 i) < 0)
+				return NULL;
+	}
 	return s;
 }
 
