@@ -2,7 +2,6 @@
 #include "common/vec.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 void ecp_vec_init(struct ecp_vec *v, size_t elem_size)
 {
@@ -35,15 +34,10 @@ int ecp_vec_reserve(struct ecp_vec *v, size_t cap)
 	return 0;
 }
 
-void *ecp_vec_push_grow(struct ecp_vec *v)
+int ecp_vec_grow(struct ecp_vec *v)
 {
 	size_t cap = v->cap ? v->cap * 2 : 16;
-	if (cap < v->cap || ecp_vec_reserve(v, cap) < 0)
-		return NULL;
-	void *slot = (char *)v->data + v->len * v->elem_size;
-	memset(slot, 0, v->elem_size);
-	v->len++;
-	return slot;
+	return cap < v->cap ? -1 : ecp_vec_reserve(v, cap);
 }
 
 void *ecp_vec_steal(struct ecp_vec *v, size_t *len)

@@ -19,8 +19,9 @@ struct ecp_vec {
 
 void ecp_vec_init(struct ecp_vec *v, size_t elem_size);
 void ecp_vec_finish(struct ecp_vec *v);
-/* ecp_vec_push when the vector is full: grows it, then pushes. */
-void *ecp_vec_push_grow(struct ecp_vec *v);
+/* Doubles the capacity (ecp_vec_push when the vector is full); -1 when
+ * memory ran out (the vector unchanged). */
+int ecp_vec_grow(struct ecp_vec *v);
 
 /* Returns a pointer to the new zeroed element, or NULL on allocation failure.
  * Inline because the model builder pushes once or twice an event: zeroing
@@ -28,8 +29,8 @@ void *ecp_vec_push_grow(struct ecp_vec *v);
  * with the size unknown was 2.5% of a sync-heavy model build (issue 35). */
 static inline void *ecp_vec_push(struct ecp_vec *v)
 {
-	if (__builtin_expect(v->len == v->cap, 0))
-		return ecp_vec_push_grow(v);
+	if (__builtin_expect(v->len == v->cap, 0) && ecp_vec_grow(v) < 0)
+		return NULL;
 	void *slot = (char *)v->data + v->len * v->elem_size;
 	switch (v->elem_size) {
 	case 4:

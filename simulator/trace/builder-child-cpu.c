@@ -196,8 +196,7 @@ static uint64_t next_in_after(const struct ecp_builder *b, uint64_t tid, uint64_
 	const uint64_t *i = ecp_hmap_get(&b->thread_by_tid, tid);
 	const struct sched_list *l =
 	    i ? ECP_VEC_AT(&b->threads, struct bthread *, (size_t)*i)->sched : NULL;
-	size_t k = l ? bld_sched_first_after(l, ts) : 0;
-	return l && k < l->n ? sched_in(l, k) : UINT64_MAX;
+	return l ? bld_sched_in_after(l, ts, UINT64_MAX) : UINT64_MAX;
 }
 
 /* The child's parent left the CPU blocked just before the child woke, and

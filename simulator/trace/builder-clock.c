@@ -201,6 +201,12 @@ size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts)
 	return lo;
 }
 
+uint64_t bld_sched_in_after(const struct sched_list *l, uint64_t ts, uint64_t none)
+{
+	size_t k = bld_sched_first_after(l, ts);
+	return k < l->n ? sched_in(l, k) : none;
+}
+
 /* The stay that later lookups try first. */
 static size_t remember(struct sched_list *l, size_t i)
 {

@@ -91,8 +91,7 @@ static uint64_t first_in_after(const struct switch_times *st, uint64_t t, uint64
 	bool found = false;
 	for (size_t i = 0; i < st->lists->len; i++) {
 		const struct sched_list *l = list_at(st, i);
-		size_t k = bld_sched_first_after(l, t);
-		uint64_t in = k < l->n ? sched_in(l, k) : 0;
+		uint64_t in = bld_sched_in_after(l, t, 0);
 		if (in && (!found || in < best)) {
 			best = in;
 			found = true;
@@ -255,8 +254,7 @@ static uint64_t untracked_cpu(const struct ecp_builder *b, const struct bthread 
 	 * that thread's first are not this one's */
 	uint64_t to = UINT64_MAX;
 	uint64_t died = bld_exit_between(b, th->tid, th->last_ts, UINT64_MAX);
-	size_t k = died ? bld_sched_first_after(th->sched, died) : th->sched->n;
-	uint64_t next = k < th->sched->n ? sched_in(th->sched, k) : 0;
+	uint64_t next = died ? bld_sched_in_after(th->sched, died, 0) : 0;
 	if (next)
 		to = next;
 	uint64_t after = sched_list_cpu(th->sched, st, th->last_ts, to, guessed);

@@ -528,6 +528,8 @@ int bld_push_switch(struct ecp_builder *b, const struct ecp_event *ev,
 int bld_seal(struct ecp_builder *b, struct ecp_error *err);
 /* Index of the first of l's stays that starts after ts (l->n: none). */
 size_t bld_sched_first_after(const struct sched_list *l, uint64_t ts);
+/* That stay's switch-in, or `none`. */
+uint64_t bld_sched_in_after(const struct sched_list *l, uint64_t ts, uint64_t none);
 /* Frees the switch records (the threads' clocks): once the model's
  * consistency figures are taken, nothing reads them. */
 void bld_sched_free(struct ecp_builder *b);
