@@ -18,6 +18,7 @@
 #include "common/parse.h"
 #include "common/units.h"
 #include "recorder/record.h"
+#include "recorder/time-slice.h"
 #include "simulator/trace/build-advice.h"
 
 enum {
@@ -30,7 +31,8 @@ enum {
 	OPT_AS_CPUS,
 	OPT_CPUS,
 	OPT_FUNCTIONS,
-	OPT_SAMPLE_FREQ
+	OPT_SAMPLE_FREQ,
+	OPT_TIME_SLICE
 };
 
 /* Where the samples are fewer than the rate asked for: the lengths stand
@@ -262,6 +264,15 @@ static int parse_record_number(int c, const char *arg, struct ecp_record_options
 			    ECP_RECORD_MAX_SAMPLE_HZ);
 		o->sample_hz = (unsigned)v;
 		break;
+	case OPT_TIME_SLICE:
+		/* the kernel's bounds for a custom slice (sched_attr.sched_runtime) */
+		if (ecp_parse_duration_ns(arg, &v) ||
+		    (v != 0 && (v < ECP_TIME_SLICE_MIN_NS || v > ECP_TIME_SLICE_MAX_NS)))
+			return ecp_cli_usage_error(
+			    "record", "bad --time-slice '%s' (want 0, or 100us to 100ms)",
+			    arg);
+		o->time_slice_ns = v;
+		break;
 	}
 	return 0;
 }
@@ -310,6 +321,7 @@ static int parse_record_option(int c, char **argv, struct ecp_record_options *o,
 	case OPT_DEPTH:
 	case OPT_MIN_DURATION:
 	case OPT_SAMPLE_FREQ:
+	case OPT_TIME_SLICE:
 		return parse_record_number(c, optarg, o);
 	case OPT_INCLUDE:
 	case OPT_EXCLUDE:
@@ -348,6 +360,7 @@ static int parse_record_options(int argc, char **argv, struct ecp_record_options
 	    {"cpus", required_argument, NULL, OPT_CPUS},
 	    {"functions", required_argument, NULL, OPT_FUNCTIONS},
 	    {"sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ},
+	    {"time-slice", required_argument, NULL, OPT_TIME_SLICE},
 	    {NULL, 0, NULL, 0},
 	};
 	size_t n_inc = 0, n_exc = 0;
@@ -425,6 +438,7 @@ int cmd_record(int argc, char **argv)
 	    .cpu = -1,
 	    .functions = true,
 	    .min_duration_ns = ECP_RECORD_DEFAULT_MIN_DURATION_NS,
+	    .time_slice_ns = ECP_TIME_SLICE_DEFAULT_NS,
 	};
 	struct ecp_record_summary sum;
 	struct ecp_error err = {0};

@@ -18,7 +18,8 @@
 	"                  [--depth N]\n"                                                \
 	"                  [--include GLOB] [--exclude GLOB] [--min-duration NS]\n"      \
 	"                  [--functions instrument|sample|both] [--sample-freq HZ]\n"    \
-	"                  [--no-functions] -- PROGRAM [ARGS...]\n\n"                    \
+	"                  [--time-slice DURATION] [--no-functions] -- PROGRAM "         \
+	"[ARGS...]\n\n"                                                                  \
 	"Run PROGRAM with all its threads on one CPU and record its functions (entry/\n" \
 	"exit with -finstrument-functions, else perf samples: no rebuild needed),\n"     \
 	"every pthread synchronization, blocking calls and the CPU's context switches\n" \
@@ -49,6 +50,10 @@
 	"sample\n"                                                                       \
 	"  --sample-freq HZ          samples per second of CPU time (default 3000; no\n" \
 	"                            more than kernel.perf_event_max_sample_rate)\n"     \
+	"  --time-slice DURATION     the program's time slice on its one CPU (default\n" \
+	"                            50ms, 100us to 100ms, units ns/us/ms; 0: the\n"     \
+	"                            kernel's own): its threads' turns refill fewer\n"   \
+	"                            caches (Linux 6.12 or later)\n"                     \
 	"  --no-functions            record synchronization and scheduling only\n"       \
 	"  -q, --quiet               no summary on stderr\n"
 

@@ -64,6 +64,7 @@ enum ecp_meta_kind {
 	X(LOST_PACKETS, "lost_packets", ECP_META_UINT)                                   \
 	X(CALLS_TOO_DEEP, "calls_too_deep", ECP_META_UINT)                               \
 	X(CPU_COUNT_READ, "cpu_count_read", ECP_META_BOOL)                               \
+	X(TIME_SLICE_NS, "time_slice_ns", ECP_META_UINT)                                 \
 	X(MANIFEST, "manifest", ECP_META_BOOL)
 
 enum ecp_meta_key {

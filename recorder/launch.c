@@ -12,14 +12,16 @@
 
 #include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
+#include "recorder/time-slice.h"
 
-/* The child's report: errno of pinning (0 when pinned), and for each kind
- * of perf event how many descriptors follow (one per CPU), or -errno when
- * perf refused one (-ENOSYS: not asked for). */
+/* The child's report: errno of pinning (0 when pinned), for each kind of
+ * perf event how many descriptors follow (one per CPU), or -errno when
+ * perf refused one (-ENOSYS: not asked for), and the time slice it got. */
 struct report {
 	int pin_errno;
 	int perf;
 	int sample;
+	uint64_t slice_ns;
 };
 
 #define MAX_FDS (2 * ECP_PERF_MAX_CPUS)
@@ -116,10 +118,10 @@ static void fill_pid(char *const env[])
  * threads: LTTng-UST's, once the sched provider is loaded). */
 static void child(int sock, char *const argv[], char *const env_perf[],
 		  char *const env_cputime[], const int *cpus, size_t n_cpus,
-		  bool use_perf, unsigned sample_hz)
+		  bool use_perf, unsigned sample_hz, uint64_t slice_ns)
 {
 	cpu_set_t set;
-	struct report rep = {0, -ENOSYS, -ENOSYS};
+	struct report rep = {0, -ENOSYS, -ENOSYS, 0};
 	int fds[MAX_FDS];
 	size_t n_fds = 0;
 	int go, err;
@@ -141,6 +143,8 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 		send_fds(sock, rep, fds, 0);
 		_exit(127);
 	}
+	if (slice_ns)
+		rep.slice_ns = ecp_time_slice_set(slice_ns);
 	if (use_perf)
 		rep.perf = open_each(cpus, n_cpus, fds, open_switch, 0);
 	if (rep.perf > 0)
@@ -169,7 +173,7 @@ static void child(int sock, char *const argv[], char *const env_perf[],
 
 int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_cputime[],
 		    const int *cpus, size_t n_cpus, bool use_perf, unsigned sample_hz,
-		    struct ecp_launch *l, struct ecp_error *err)
+		    uint64_t slice_ns, struct ecp_launch *l, struct ecp_error *err)
 {
 	struct report value;
 	int sv[2], fds[MAX_FDS];
@@ -180,6 +184,7 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 	l->perf_fd[0] = -ENOSYS;
 	l->sample_fd[0] = -ENOSYS;
 	l->n_perf = l->n_sample = 0;
+	l->slice_ns = 0;
 	if (n_cpus < 1 || n_cpus > ECP_PERF_MAX_CPUS)
 		return ecp_error_set(err, ECP_ERR_USAGE,
 				     "cannot record on %zu CPUs (1 to %d)", n_cpus,
@@ -195,7 +200,7 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 	if (l->pid == 0) {
 		close(sv[0]);
 		child(sv[1], argv, env_perf, env_cputime, cpus, n_cpus, use_perf,
-		      sample_hz);
+		      sample_hz, slice_ns);
 	}
 	close(sv[1]);
 	l->sock = sv[0];
@@ -216,6 +221,7 @@ int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_
 				     "cannot run on those %zu CPUs: %s", n_cpus,
 				     strerror(value.pin_errno));
 	}
+	l->slice_ns = value.slice_ns;
 	size_t k = 0;
 	if (value.perf > 0 && (size_t)value.perf <= n_fds) {
 		memcpy(l->perf_fd, fds, (size_t)value.perf * sizeof(int));

@@ -24,18 +24,20 @@ struct ecp_launch {
 	int perf_fd[ECP_PERF_MAX_CPUS];
 	int sample_fd[ECP_PERF_MAX_CPUS];
 	size_t n_perf, n_sample; /* descriptors held in each */
+	uint64_t slice_ns;       /* the time slice the child got (0: the kernel's) */
 };
 
 /* Forks; the child pins itself to the n `cpus`, opens the perf switch
  * event on each (unless !use_perf) and, when sample_hz is not 0, the
- * sampling event on each, and passes them back, then waits for
+ * sampling event on each, asks for a time slice of slice_ns unless it is 0
+ * (time-slice.h), and passes them back, then waits for
  * ecp_launch_exec.  All of a kind or none: a CPU perf refuses turns the
  * switch records off (the fallback clock) or the samples.
  * The child execs `argv` with `env_perf` when perf worked, else with
  * `env_cputime`. */
 int ecp_launch_fork(char *const argv[], char *const env_perf[], char *const env_cputime[],
 		    const int *cpus, size_t n_cpus, bool use_perf, unsigned sample_hz,
-		    struct ecp_launch *l, struct ecp_error *err);
+		    uint64_t slice_ns, struct ecp_launch *l, struct ecp_error *err);
 /* Closes the descriptors still held. */
 void ecp_launch_close_fds(struct ecp_launch *l);
 /* Lets the child exec and reports whether the exec worked (on failure the

@@ -87,6 +87,7 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 	ecp_meta_put_uint(f, ECP_META_LOST_PACKETS, m->lost_packets);
 	ecp_meta_put_uint(f, ECP_META_CALLS_TOO_DEEP, m->calls_too_deep);
 	ecp_meta_put_uint(f, ECP_META_CPU_COUNT_READ, m->cpu_count_read ? 1 : 0);
+	ecp_meta_put_uint(f, ECP_META_TIME_SLICE_NS, m->time_slice_ns);
 	/* the streams are listed in ECP_MANIFEST_FILE, written last */
 	ecp_meta_put_uint(f, ECP_META_MANIFEST, 1);
 	if (fclose(f) != 0)

@@ -33,6 +33,7 @@ struct ecp_record_meta {
 	uint64_t other_event_untimed_ps;     /* a wrapper's cost outside its windows */
 	uint64_t calls_too_deep; /* calls deeper than the agent records (not recorded) */
 	bool cpu_count_read;     /* the program asked how many CPUs it has */
+	uint64_t time_slice_ns;  /* the program's time slice (0: the kernel's own) */
 	uint64_t sample_cost_ns; /* the kernel's cost per perf sample (0: none) */
 	uint64_t switch_cost_ps; /* a switch-in's CPU time outside its record */
 	/* a new thread's copy of the perf events, paid by its creator */

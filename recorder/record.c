@@ -1207,10 +1207,11 @@ static int launch(struct recording *r, struct ecp_error *err)
 	if (!rc)
 		rc = ecp_launch_fork(o->argv, r->env_perf.vars, r->env_cpu.vars,
 				     r->run_cpus, sum->n_cpus, !r->no_perf, r->sample_hz,
-				     &r->l, err);
+				     sum->n_cpus == 1 ? o->time_slice_ns : 0, &r->l, err);
 	if (rc)
 		return rc;
 	child_pid = r->l.pid;
+	sum->time_slice_ns = r->l.slice_ns;
 	if (pending_signal) /* arrived while the child was made: it must not run */
 		return check_interrupted(err);
 	struct ecp_launch *l = &r->l;
@@ -1300,6 +1301,7 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	snprintf(unm_path, sizeof(unm_path), "%s.unmodelled", r->calib_file);
 	read_unmodelled(unm_path, sum);
 	meta->cpu_count_read = sum->cpu_count_read;
+	meta->time_slice_ns = sum->time_slice_ns;
 	meta->wall_ns = sum->wall_ns;
 	meta->cpu_ns = sum->cpu_ns;
 	meta->steal_known = r->steal.known;

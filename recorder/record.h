@@ -48,8 +48,10 @@ struct ecp_record_options {
 	bool functions; /* false with --no-functions */
 	enum ecp_functions_mode functions_mode;
 	unsigned sample_hz; /* 0 = ECP_SAMPLE_DEFAULT_HZ */
-	bool quiet;         /* no summary */
-	char **argv;        /* the program and its arguments, NULL-terminated */
+	/* --time-slice on one CPU (time-slice.h); 0 = the kernel's own */
+	uint64_t time_slice_ns;
+	bool quiet;  /* no summary */
+	char **argv; /* the program and its arguments, NULL-terminated */
 };
 
 struct ecp_record_summary {
@@ -96,6 +98,9 @@ struct ecp_record_summary {
 	 * ceiling at the end, and the kernel's stops of the sampler
 	 * (perf-throttle.h) */
 	unsigned sample_hz_asked, sample_hz, sample_rate_max;
+	/* the program's time slice as the kernel reported it (0: the kernel's
+	 * own: not asked for, on --cpus, or not granted) */
+	uint64_t time_slice_ns;
 	uint64_t samples_throttled;
 	const char *sampling_problem; /* why sampling was asked for but is off, or NULL */
 	/* calls the program made that ecp does not model (or only in part) */
