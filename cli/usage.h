@@ -50,10 +50,10 @@
 	"sample\n"                                                                       \
 	"  --sample-freq HZ          samples per second of CPU time (default 3000; no\n" \
 	"                            more than kernel.perf_event_max_sample_rate)\n"     \
-	"  --time-slice DURATION     the program's time slice on its one CPU (default\n" \
-	"                            50ms, 100us to 100ms, units ns/us/ms; 0: the\n"     \
+	"  --time-slice DURATION     the program's time slice on its one CPU (100us\n"   \
+	"                            to 100ms, units ns/us/ms; default 0: the\n"         \
 	"                            kernel's own): its threads' turns refill fewer\n"   \
-	"                            caches (Linux 6.12 or later)\n"                     \
+	"                            caches (Linux 6.12 or later; ecp-record(1))\n"      \
 	"  --no-functions            record synchronization and scheduling only\n"       \
 	"  -q, --quiet               no summary on stderr\n"
 

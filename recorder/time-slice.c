@@ -21,8 +21,9 @@ struct kernel_sched_attr {
 	uint32_t sched_util_max;
 };
 
-/* sched_flags the kernel returns that a set must not pass back: the
- * utilization clamps (kept unless asked) and the kernel's own */
+/* The one flag of those sched_getattr returns that the set passes back: the
+ * others (the utilization clamps, kept unless asked for; the deadline
+ * class's) must not be asked for again. */
 #define FLAGS_KEPT 0x1u /* SCHED_FLAG_RESET_ON_FORK */
 
 static int get_attr(struct kernel_sched_attr *a)
