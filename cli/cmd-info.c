@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "answers/info.h"
 #include "cli/consistency.h"
+#include "cli/session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,12 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 	ecp_cli_consistency_span("info", m, dag.span, o.format == INFO_JSON, &cons);
+	uint64_t by_kind[ECP_DELAY_KINDS];
+	if (ecp_cli_warn_other_processes(
+		"info", m, dag.span, ecp_dag_span_delay_by_kind(&dag, m, by_kind)) < 0) {
+		rc = ecp_cli_fail("info", "out of memory");
+		goto out;
+	}
 	if (ecp_info_top_functions(m, &top, &n_top, &err) < 0) {
 		rc = ecp_cli_fail("info", "%s", err.msg);
 		goto out;

@@ -131,6 +131,22 @@ static void print_summary(const struct ecp_record_summary *s, const char *out)
 			"all), taken out of its threads' times\n",
 			(double)s->sample_cost_ns / 1e3,
 			(double)(s->sample_cost_ns * s->samples) / 1e9);
+	/* 5 ms and 2% of the CPUs' time: a quiet CPU gives 0-2 ms (the
+	 * loader, interrupts), --cpus on all of a machine's CPUs about 1% (the
+	 * recorder's drain and daemons share them); the analyses say what it
+	 * means for their answer (cli/session.c) */
+	uint64_t cpus_time = s->wall_ns * (s->n_cpus ? s->n_cpus : 1);
+	if (s->other_cpu_ns >= 5000000 && s->other_cpu_ns * 50 >= cpus_time) {
+		char other[32];
+		fprintf(stderr,
+			"ecp record: warning: other processes used %s of %s while the "
+			"program ran (%.0f%% of %s time): a wait of its that ended "
+			"meanwhile lasted until it had the CPU back; record again on a "
+			"quiet CPU (--cpu N)\n",
+			ecp_format_ns(other, sizeof(other), (double)s->other_cpu_ns),
+			where, 100.0 * (double)s->other_cpu_ns / (double)cpus_time,
+			s->n_cpus > 1 ? "their" : "its");
+	}
 	if (s->calibration_problem)
 		fprintf(stderr,
 			"ecp record: warning: %s; nothing is subtracted for it, so "

@@ -214,6 +214,47 @@ static int warn_cpu_sized_pool(struct ecp_model *m, unsigned max_p)
 	    (unsigned long long)told, m->n_threads, (unsigned long long)told, max_p);
 }
 
+/* Other processes on the program's CPUs while it ran (ecp record measures
+ * the CPUs' idle time, recorder/cpu-idle.h): a thread whose delay (a
+ * sleep, I/O, a timeout) ended while one of them held its CPU waited for
+ * the CPU, and its switch records hold that wait as part of the delay.
+ * Only the critical path's delays move T_P, and of them at most the other
+ * processes' time can be such a wait: warned of when that bound is 2% of
+ * Tinf or more (and over what the idle readings may be off by).  A CI run
+ * found a shell's `sleep 0.2` recorded as 270 ms, T_2 14% long, beside a
+ * second recording on the same CPU.  Added to the caller's copy of the
+ * model's warnings (the cache is written already), as warn_cpu_sized_pool
+ * does. */
+int ecp_cli_warn_other_processes(const char *cmd, struct ecp_model *m, uint64_t span_ns,
+				 uint64_t span_delay_ns)
+{
+	uint64_t other = m->info.other_cpu_ns;
+	uint64_t bound = other < span_delay_ns ? other : span_delay_ns;
+	uint64_t floor = 2 * m->info.other_cpu_resolution_ns;
+	if (floor < 1000000)
+		floor = 1000000;
+	if (!bound || bound < floor || bound * 50 < span_ns)
+		return 0;
+	char a[32], b[32], d[32];
+	size_t before = m->n_warnings;
+	if (ecp_model_add_warning(
+		m,
+		"other processes used %s of the program's CPU%s while it ran: a wait "
+		"of its that ended meanwhile (a sleep, I/O, a timeout) lasted until "
+		"its thread had the CPU back, so up to %s of the %s of delays on the "
+		"critical path may be time it waited for the CPU, not its own; record "
+		"again on a quiet CPU (ecp record --cpu N)",
+		ecp_format_ns(a, sizeof(a), (double)other),
+		m->info.recorded_cpus > 1 ? "s" : "",
+		ecp_format_ns(b, sizeof(b), (double)bound),
+		ecp_format_ns(d, sizeof(d), (double)span_delay_ns)) < 0)
+		return -1;
+	if (m->n_warnings > before)
+		fprintf(stderr, "ecp %s: warning: %s\n", cmd,
+			m->warnings[m->n_warnings - 1]);
+	return 0;
+}
+
 int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s)
 {
@@ -271,6 +312,10 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 	/* what no number of processors shortens, when it is much of T_inf */
 	uint64_t by_kind[ECP_DELAY_KINDS];
 	uint64_t waited = ecp_dag_span_delay_by_kind(&s->dag, s->model, by_kind);
+	if (ecp_cli_warn_other_processes(cmd, s->model, s->dag.span, waited) < 0) {
+		ecp_cli_session_close(s);
+		return ecp_cli_fail(cmd, "out of memory");
+	}
 	if (c->format != ECP_FORMAT_JSON && s->dag.span && waited * 10 >= s->dag.span) {
 		char a[32], b[32], what[512];
 		delays_by_name(by_kind, what, sizeof(what));

@@ -84,6 +84,13 @@ int ecp_cli_session_open(const char *cmd, const struct ecp_cli_common *c,
 			 struct ecp_cli_session *s);
 void ecp_cli_session_close(struct ecp_cli_session *s);
 
+/* Warns, on stderr and in m's warnings, when other processes' time on the
+ * program's CPUs while it ran (ecp record's idle readings) could be part
+ * of the delays on the critical path, span_delay_ns of its span_ns.
+ * Returns 0, or -1 when out of memory. */
+int ecp_cli_warn_other_processes(const char *cmd, struct ecp_model *m, uint64_t span_ns,
+				 uint64_t span_delay_ns);
+
 /* --sched ideal|linux: the scheduler model for predicted run times.  The
  * paper's ideal processor sharing is the default and the only model of the
  * weights; the Linux-like one (simulator/replay/linux-sched.h) is labelled wherever

@@ -47,6 +47,8 @@ enum ecp_meta_kind {
 	X(PROGRAM_CPU_NS, "program_cpu_ns", ECP_META_UINT)                               \
 	X(STEAL_NS, "steal_ns", ECP_META_UINT)                                           \
 	X(STEAL_TICK_NS, "steal_tick_ns", ECP_META_UINT)                                 \
+	X(OTHER_CPU_NS, "other_cpu_ns", ECP_META_UINT)                                   \
+	X(OTHER_CPU_RESOLUTION_NS, "other_cpu_resolution_ns", ECP_META_UINT)             \
 	X(FUNCTIONS, "functions", ECP_META_BOOL)                                         \
 	X(FUNCTIONS_MODE, "functions_mode", ECP_META_TEXT)                               \
 	X(SAMPLE_HZ, "sample_hz", ECP_META_UINT)                                         \

@@ -69,6 +69,11 @@ int ecp_record_meta_write(const char *dir, const struct ecp_record_meta *m,
 		ecp_meta_put_uint(f, ECP_META_STEAL_NS, m->steal_ns);
 		ecp_meta_put_uint(f, ECP_META_STEAL_TICK_NS, m->steal_tick_ns);
 	}
+	if (m->other_cpu_known) {
+		ecp_meta_put_uint(f, ECP_META_OTHER_CPU_NS, m->other_cpu_ns);
+		ecp_meta_put_uint(f, ECP_META_OTHER_CPU_RESOLUTION_NS,
+				  m->other_cpu_resolution_ns);
+	}
 	ecp_meta_put_uint(f, ECP_META_FUNCTIONS, m->functions ? 1 : 0);
 	ecp_meta_put_text(f, ECP_META_FUNCTIONS_MODE,
 			  m->functions_mode ? m->functions_mode : "instrument");

@@ -48,6 +48,11 @@ struct ecp_record_meta {
 	 * (steal.h); not written when unknown */
 	bool steal_known;
 	uint64_t steal_ns, steal_tick_ns;
+	/* the program's CPUs' time that neither idle, the program nor the
+	 * steal took (other processes, interrupts), and what it may be off by
+	 * (cpu-idle.h); not written when unknown */
+	bool other_cpu_known;
+	uint64_t other_cpu_ns, other_cpu_resolution_ns;
 	bool functions;
 	const char *functions_mode; /* instrument, sample, both */
 	unsigned sample_hz;         /* 0: no samples */

@@ -53,6 +53,7 @@
 #include "recorder/objects.h"
 #include "recorder/program-elf.h"
 #include "recorder/steal.h"
+#include "recorder/cpu-idle.h"
 #include "recorder/lttng-session.h"
 #include "recorder/trace-size.h"
 
@@ -989,7 +990,8 @@ struct recording {
 	struct ecp_perf_sample samples;
 	bool perf, sampling;
 	struct ecp_disk_watch disk;
-	struct ecp_steal steal; /* the hypervisor's, on the program's CPUs */
+	struct ecp_steal steal;   /* the hypervisor's, on the program's CPUs */
+	struct ecp_cpu_idle idle; /* the program's CPUs' idle time meanwhile */
 	struct sigaction old_sig[N_FORWARDED];
 	bool have_daemon, have_main, have_sched, have_calib, have_output;
 	int out_lock; /* held while this recording writes the trace */
@@ -1258,11 +1260,13 @@ static int run_program(struct recording *r, struct ecp_error *err)
 	ecp_clock_anchor_emit(&r->em);
 	r->start_ns = mono_ns();
 	ecp_steal_start(&r->steal, r->run_cpus, r->sum->n_cpus);
+	ecp_cpu_idle_start(&r->idle, r->run_cpus, r->sum->n_cpus);
 	int rc = ecp_launch_exec(&r->l, err);
 	if (rc)
 		return rc;
 	supervise(&r->l, &r->ps, r->perf, &r->samples, r->sampling, &r->em, &r->disk,
 		  &r->status, &r->end_ns, &r->sum->cpu_ns);
+	ecp_cpu_idle_end(&r->idle, r->run_cpus, r->sum->n_cpus);
 	ecp_steal_end(&r->steal, r->run_cpus, r->sum->n_cpus);
 	child_pid = 0;
 	if (r->disk.stopped_ns)
@@ -1307,6 +1311,13 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->steal_known = r->steal.known;
 	meta->steal_ns = r->steal.ns;
 	meta->steal_tick_ns = r->steal.tick_ns;
+	meta->other_cpu_known = r->idle.known && r->steal.known;
+	meta->other_cpu_ns =
+	    ecp_cpu_idle_others(&r->idle, r->sum->n_cpus, sum->cpu_ns, r->steal.ns);
+	/* either end of either reading; the steal is read in whole ticks */
+	meta->other_cpu_resolution_ns =
+	    2 * r->idle.resolution_ns + (r->steal.ns ? r->steal.tick_ns : 0);
+	sum->other_cpu_ns = meta->other_cpu_known ? meta->other_cpu_ns : 0;
 	meta->functions = o->functions;
 	meta->functions_mode = !o->functions                                 ? "none"
 			       : sum->functions_mode == ECP_FUNCTIONS_SAMPLE ? "sample"

@@ -101,6 +101,9 @@ struct ecp_record_summary {
 	/* the program's time slice as the kernel reported it (0: the kernel's
 	 * own: not asked for, on --cpus, or not granted) */
 	uint64_t time_slice_ns;
+	/* the program's CPUs' time other processes (and interrupts) took
+	 * while it ran (cpu-idle.h; 0: none, or not known) */
+	uint64_t other_cpu_ns;
 	uint64_t samples_throttled;
 	const char *sampling_problem; /* why sampling was asked for but is off, or NULL */
 	/* calls the program made that ecp does not model (or only in part) */

@@ -35,7 +35,8 @@ struct header {
 	uint64_t event_cost_ps, sample_cost_ns, program_cpu_ns, switches_lost, as_cpus,
 	    cpu_count_read, recorded_cpus;
 	uint64_t overhead_ns, outside_cpu_ns, outside_threads, untracked_cpu_ns,
-	    guessed_cpu_ns, unknown_deps_ns, steal_ns;
+	    guessed_cpu_ns, unknown_deps_ns, steal_ns, other_cpu_ns,
+	    other_cpu_resolution_ns;
 	uint64_t tasks_dealt, tasks_kept, tie_draws;
 	uint64_t sample_hz, samples_throttled;
 	uint64_t n_spawn_sites;
@@ -278,6 +279,8 @@ static void header_of_model(struct header *h, uint64_t fp, const struct ecp_mode
 	h->untracked_cpu_ns = m->info.untracked_cpu_ns;
 	h->guessed_cpu_ns = m->info.guessed_cpu_ns;
 	h->steal_ns = m->info.steal_ns;
+	h->other_cpu_ns = m->info.other_cpu_ns;
+	h->other_cpu_resolution_ns = m->info.other_cpu_resolution_ns;
 	h->unknown_deps_ns = m->info.unknown_deps_ns;
 	h->wall_ns = m->info.recorded_wall_ns;
 	h->functions_recorded = m->info.functions_recorded;
@@ -632,6 +635,8 @@ static bool cache_info_take(const struct cache_reader *c, struct ecp_model *m)
 	m->info.untracked_cpu_ns = h->untracked_cpu_ns;
 	m->info.guessed_cpu_ns = h->guessed_cpu_ns;
 	m->info.steal_ns = h->steal_ns;
+	m->info.other_cpu_ns = h->other_cpu_ns;
+	m->info.other_cpu_resolution_ns = h->other_cpu_resolution_ns;
 	m->info.unknown_deps_ns = h->unknown_deps_ns;
 	m->info.recorded_wall_ns = h->wall_ns;
 	m->info.functions_recorded = h->functions_recorded != 0;

@@ -64,8 +64,9 @@
  * (recorder/perf-throttle.h); 45: the model's info keeps the rate sampled
  * at and the kernel's stops of the sampler; 46: thread_clock events are
  * no reading of the clock of the thread that writes them (the process
- * exit's timed block is taken out after them, not clamped away) */
-#define ECP_CACHE_FORMAT 46
+ * exit's timed block is taken out after them, not clamped away); 47: the
+ * model's info keeps other processes' time on the program's CPUs */
+#define ECP_CACHE_FORMAT 47
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

@@ -263,6 +263,12 @@ struct ecp_model_info {
 	 * threads are scaled to their own clocks (builder-clock-scale.c), but
 	 * outside_cpu_ns and untracked_cpu_ns may hold up to this much of it */
 	uint64_t steal_ns;
+	/* what other processes (and interrupts) took of the program's CPUs
+	 * while it ran, and what that figure may be off by (0: none, or not
+	 * recorded).  A thread whose delay (a sleep, I/O, a timeout) ended
+	 * while another process held its CPU waited for it, and its switch
+	 * records hold that wait as part of the delay */
+	uint64_t other_cpu_ns, other_cpu_resolution_ns;
 	/* CPU time of the work whose dependencies were not seen (issue 32):
 	 * threads only the scheduler saw, child processes' threads, and what
 	 * threads did after their last event until the exit cut them.  Held

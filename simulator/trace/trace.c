@@ -37,6 +37,7 @@ struct meta {
 	uint64_t program_cpu_ns;
 	uint64_t wall_ns;
 	uint64_t steal_ns, steal_tick_ns; /* 0: none seen, or not recorded */
+	uint64_t other_cpu_ns, other_cpu_resolution_ns; /* 0: none, or not recorded */
 	uint64_t calls_too_deep; /* not recorded: deeper than the agent's stack */
 	uint64_t as_cpus;        /* the CPUs the program was shown */
 	uint64_t cpus;           /* the CPUs it ran on (absent: 1) */
@@ -81,6 +82,10 @@ static uint64_t *meta_number(struct meta *m, int key)
 		return &m->steal_ns;
 	case ECP_META_STEAL_TICK_NS:
 		return &m->steal_tick_ns;
+	case ECP_META_OTHER_CPU_NS:
+		return &m->other_cpu_ns;
+	case ECP_META_OTHER_CPU_RESOLUTION_NS:
+		return &m->other_cpu_resolution_ns;
 	case ECP_META_CALLS_TOO_DEEP:
 		return &m->calls_too_deep;
 	case ECP_META_AS_CPUS:
@@ -546,6 +551,8 @@ static int note_recording(struct ecp_model *m, const struct meta *meta,
 	/* /proc/stat counts whole ticks at either end: the steal between them
 	 * is less than one tick more than their difference */
 	m->info.steal_ns = meta->steal_ns ? meta->steal_ns + meta->steal_tick_ns : 0;
+	m->info.other_cpu_ns = meta->other_cpu_ns;
+	m->info.other_cpu_resolution_ns = meta->other_cpu_resolution_ns;
 	m->info.functions_recorded = meta->functions;
 	m->info.as_cpus = meta->as_cpus;
 	m->info.recorded_cpus = meta->cpus ? meta->cpus : 1;

@@ -100,12 +100,14 @@ static void test_meta_keys_documented(void **state)
 	char dir[] = "/tmp/ecp-meta-keys-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char *argv[] = {"prog", NULL};
-	/* steal is written only where /proc/stat gave it */
+	/* steal and other processes' time are written only where they were
+	 * read */
 	struct ecp_record_meta m = {.argv = argv,
 				    .clock = "perf-switch",
 				    .n_cpus = 2,
 				    .cpu_list = "0-1",
-				    .steal_known = true};
+				    .steal_known = true,
+				    .other_cpu_known = true};
 	struct ecp_error err = {0};
 	assert_int_equal(ecp_record_meta_write(dir, &m, &err), ECP_OK);
 	char path[300], written[8192];

@@ -70,7 +70,7 @@ TOLERANCE = 0.10
 # lost sleep (-40%).
 CHILD_MODES = ('fork', 'system', 'wrapper', 'shell')
 SLEEP_NS = 200e6
-STEAL_TRIES = 2  # see main()
+STEAL_TRIES = 3  # see main()
 
 
 def oracle_threads(mode, d):
@@ -106,7 +106,8 @@ def main():
     # clone's, a fork's copies) hold what the hypervisor stole meanwhile,
     # which the program's own clocks (the oracle) do not: a CI run found
     # rawclone +18-20% and fork +25% at once.  A recording whose meta says
-    # the hypervisor took the CPU (steal_ns) is made again once when off.
+    # the hypervisor took the CPU (steal_ns), or other processes did
+    # (other_cpu_ns), is made again once when off.
     for attempt in range(STEAL_TRIES):
         p = record(['-o', trace, '-f'], program, cwd=work)
         check(p.returncode == 0, 'exit %d: %s' % (p.returncode, p.stderr))
@@ -127,9 +128,16 @@ def main():
         children = range(1, len(threads)) if mode in CHILD_MODES else ()
         bad = compare(j['makespan_ns'], threads, [1, 2], TOLERANCE, meta, children)
         steal = int(meta.get('steal_ns', 0))
-        if not bad or not steal or attempt + 1 == STEAL_TRIES:
+        # other processes on the recording CPU (a second recording there,
+        # as the test suite runs two at once): a sleep that ended while one
+        # ran lasted until the shell's child had the CPU back (ASan build,
+        # 2026-11-28: `sleep 0.2` held as 270 ms, T_2 +14%; ecp warns,
+        # recorder-other-cpu)
+        others = int(meta.get('other_cpu_ns', 0))
+        if not bad or not (steal or others >= 5 * 10**6) or attempt + 1 == STEAL_TRIES:
             break
-        print('%s with %d ms of steal in the recording: recording again' % (bad, steal // 10**6))
+        print('%s with %d ms of steal and %d ms of other processes in the recording: '
+              'recording again' % (bad, steal // 10**6, others // 10**6))
     check(not bad, 'predicted T_P off the oracle by more than %d%%: %s' % (TOLERANCE * 100, bad))
     if mode in ('progress', 'sigwait', 'eventloop'):
         check(j['consistency']['unknown_dependencies_ns'] == 0,
