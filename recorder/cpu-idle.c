@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "recorder/cpu-idle.h"
 
+#include "recorder/proc-stat.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,34 +41,6 @@ static bool read_cpuidle_ns(int cpu, uint64_t *ns)
 	return states > 0;
 }
 
-/* /proc/stat's idle and iowait of each listed CPU, in ns (whole clock
- * ticks; the kernel counts the idle period under way too). */
-static bool read_proc_stat_idle_ns(const int *cpus, size_t n, uint64_t tick_ns,
-				   uint64_t *sum)
-{
-	FILE *f = fopen("/proc/stat", "re");
-	char line[512];
-	size_t found = 0;
-	*sum = 0;
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f) && found < n) {
-		int cpu;
-		unsigned long long v[5];
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
-			   &v[2], &v[3], &v[4]) != 6)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (cpus[i] == cpu) {
-				*sum += (uint64_t)(v[3] + v[4]) * tick_ns;
-				found++;
-				break;
-			}
-	}
-	fclose(f);
-	return found == n;
-}
-
 /* Reads each CPU's cpuidle time from a thread running on it: a CPU that is
  * idle at the reading has not yet counted the period under way, which may
  * have begun long before the window.  False when a CPU has no cpuidle or
@@ -95,7 +69,14 @@ static bool read_idle(struct ecp_cpu_idle *s, const int *cpus, size_t n, uint64_
 {
 	if (s->cpuidle)
 		return read_cpuidle_on_cpus(cpus, n, sum);
-	return read_proc_stat_idle_ns(cpus, n, s->resolution_ns, sum);
+	/* the kernel counts the idle period under way too */
+	uint64_t ticks;
+	if (!ecp_proc_stat_sum(cpus, n,
+			       (1u << ECP_PROC_STAT_IDLE) | (1u << ECP_PROC_STAT_IOWAIT),
+			       &ticks))
+		return false;
+	*sum = ticks * s->resolution_ns;
+	return true;
 }
 
 void ecp_cpu_idle_start(struct ecp_cpu_idle *s, const int *cpus, size_t n)

@@ -14,15 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "recorder/agent-path.h"
 #include "recorder/clock-anchor.h"
+#include "recorder/cpu-idle.h"
 #include "recorder/meta.h"
 #include "recorder/perf-sample.h"
 #include "recorder/perf-switch.h"
+#include "recorder/proc-stat.h"
 #include "recorder/agent/tsc.h"
 #include "simulator/ctf/event.h"
 
@@ -495,10 +498,65 @@ static void test_agent_path_missing(void **state)
 	assert_non_null(strstr(err.msg, "tried"));
 }
 
+/* /proc/stat's columns: a CPU that is not there is no sum; the idle of the
+ * CPU this runs on grows by no more than the time between the readings. */
+static void test_proc_stat_sum(void **state)
+{
+	(void)state;
+	int cpu = sched_getcpu(), none = 1 << 20;
+	uint64_t a, b;
+	assert_true(cpu >= 0);
+	/* idle and iowait together: a CPU's idle alone may step back when
+	 * time moves between the two (NO_HZ) */
+	unsigned idle = (1u << ECP_PROC_STAT_IDLE) | (1u << ECP_PROC_STAT_IOWAIT);
+	assert_false(ecp_proc_stat_sum(&none, 1, idle, &a));
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(ecp_proc_stat_sum(&cpu, 1, idle, &a));
+	usleep(50000);
+	assert_true(ecp_proc_stat_sum(&cpu, 1, idle, &b));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long hz = sysconf(_SC_CLK_TCK);
+	assert_true(hz > 0);
+	double elapsed =
+	    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* whole ticks at either end: one more than the time between */
+	assert_true(b >= a && (double)(b - a) <= elapsed * (double)hz + 1.0);
+}
+
+/* The idle readings bracket a sleep of this thread on its own CPU: the
+ * window holds the sleep, the idle time is no more than the window, and
+ * what is left for others is no more than the window less this thread's
+ * time (none of it is the program's here: 0 is passed). */
+static void test_cpu_idle_window(void **state)
+{
+	(void)state;
+	cpu_set_t set;
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	int cpu = sched_getcpu();
+	struct ecp_cpu_idle s;
+	ecp_cpu_idle_start(&s, &cpu, 1);
+	usleep(50000);
+	ecp_cpu_idle_end(&s, &cpu, 1);
+	assert_true(s.known);
+	assert_true(s.window_ns >= 50000000u);
+	assert_true(s.ns <= s.window_ns + s.resolution_ns * 2 + 20000000u);
+	assert_true(ecp_cpu_idle_others(&s, 1, 0, 0) <= s.window_ns);
+	assert_int_equal(ecp_cpu_idle_others(&s, 1, s.window_ns, 0), 0);
+	/* the thread is back where it was allowed */
+	cpu_set_t after;
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&set, &after));
+	struct ecp_cpu_idle unknown = {.known = false, .window_ns = 1000};
+	assert_int_equal(ecp_cpu_idle_others(&unknown, 1, 0, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_meta_write),
+	    cmocka_unit_test(test_proc_stat_sum),
+	    cmocka_unit_test(test_cpu_idle_window),
 	    cmocka_unit_test(test_meta_unwritable),
 	    cmocka_unit_test(test_meta_keys_documented),
 	    cmocka_unit_test(test_events_catalogued),
