@@ -233,7 +233,7 @@ int ecp_cli_warn_other_processes(const char *cmd, struct ecp_model *m, uint64_t 
 	uint64_t floor = 2 * m->info.other_cpu_resolution_ns;
 	if (floor < 1000000)
 		floor = 1000000;
-	if (!bound || bound < floor || bound * 50 < span_ns)
+	if (bound < floor || bound * 50 < span_ns)
 		return 0;
 	char a[32], b[32], d[32];
 	size_t before = m->n_warnings;

@@ -1313,7 +1313,7 @@ static void fill_meta(struct recording *r, struct ecp_record_meta *meta)
 	meta->steal_tick_ns = r->steal.tick_ns;
 	meta->other_cpu_known = r->idle.known && r->steal.known;
 	meta->other_cpu_ns =
-	    ecp_cpu_idle_others(&r->idle, r->sum->n_cpus, sum->cpu_ns, r->steal.ns);
+	    ecp_cpu_idle_others(&r->idle, sum->n_cpus, sum->cpu_ns, r->steal.ns);
 	/* either end of either reading; the steal is read in whole ticks */
 	meta->other_cpu_resolution_ns =
 	    2 * r->idle.resolution_ns + (r->steal.ns ? r->steal.tick_ns : 0);

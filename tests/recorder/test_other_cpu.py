@@ -15,7 +15,9 @@ at least the spinner's clock there (all of it is other processes' time) and
 not far above it; `ecp record` warns; `ecp scan` warns on stderr and in its
 JSON (the sleep is the critical path).  A recording of the same program
 with no spinner counts less than a third of that and draws no analysis
-warning.
+warning.  Each recording is made again once when its checks fail: a
+process of the machine's own on the recording CPU meanwhile is counted as
+the spinner is, and the test cannot see it.
 
 usage: test_other_cpu.py"""
 import json
@@ -52,11 +54,13 @@ def record_sleep(work, name, cpu, spin):
     trace = os.path.join(work, name)
     flag = os.path.join(work, name + '.flag')
     spinner = None
+    if os.path.exists(flag):  # a recording made again
+        os.unlink(flag)
     if spin:
         spinner = subprocess.Popen([sys.executable, '-c', SPINNER, flag, str(cpu),
                                     str(spin['other']), str(SPIN_NS)],
                                    stdout=subprocess.PIPE, text=True)
-    p = record(['-o', trace, '--cpu', str(cpu)],
+    p = record(['-o', trace, '-f', '--cpu', str(cpu)],
                ['sh', '-c', "touch '%s'; sleep 0.4" % flag], cwd=work)
     spun = 0
     if spinner:
@@ -94,15 +98,17 @@ def main():
         check(WARNED in r['scan_err'], 'ecp scan did not warn on stderr: %s' % r['scan_err'])
         check(len(r['json']) == 1, 'ecp scan\'s JSON warnings: %s' % r['json'])
         return r
-    r = loaded()
-    quiet = record_sleep(work, 'quiet', cpu, None)
-    print('no spinner: other_cpu_ns %.1f ms' % (quiet['other'] / 1e6))
-    # on a busy machine others may use this CPU too: a third of the spinner
-    # still tells the two apart
-    check(quiet['other'] < r['spun'] / 3,
-          'other_cpu_ns %d without the spinner' % quiet['other'])
-    if quiet['other'] < 2 * 10**6:
-        check(not quiet['json'], 'warned of %d ns: %s' % (quiet['other'], quiet['json']))
+    r = retry('beside the spinner', loaded)
+
+    def quiet():
+        q = record_sleep(work, 'quiet', cpu, None)
+        print('no spinner: other_cpu_ns %.1f ms' % (q['other'] / 1e6))
+        # on a busy machine others may use this CPU too: a third of the
+        # spinner still tells the two apart
+        check(q['other'] < r['spun'] / 3, 'other_cpu_ns %d without the spinner' % q['other'])
+        if q['other'] < 2 * 10**6:
+            check(not q['json'], 'warned of %d ns: %s' % (q['other'], q['json']))
+    retry('no spinner', quiet)
     shutil.rmtree(work, ignore_errors=True)
     print('ok')
 
