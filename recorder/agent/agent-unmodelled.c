@@ -45,15 +45,25 @@ ECP_AGENT_FN void ecp_unmodelled(const char *name)
  * C++20 waits also yield four times before they block in the kernel, and
  * are seen only when they block).  Named, not modelled: the yield itself
  * is plain CPU time.  LLVM's libomp's own yields are not named while its
- * OMPT tool records the constructs they wait in (agent-ompt.c). */
+ * OMPT tool records the constructs they wait in (agent-ompt.c); those
+ * outside the waits it reports are a lock's back-off, timed as spinning
+ * (agent-ompt-spin.c). */
 ECP_AGENT_API int sched_yield(void)
 {
 	__typeof__(&sched_yield) real = ECP_REAL(sched_yield);
 	struct ecp_thread *t = ecp_enter();
-	if (t) {
-		if (!ecp_ompt_runtime_call(__builtin_return_address(0)))
-			ecp_unmodelled("sched_yield");
-		ecp_leave(t);
+	if (!t)
+		return real();
+	bool runtime = ecp_ompt_runtime_call(__builtin_return_address(0));
+	if (!runtime)
+		ecp_unmodelled("sched_yield");
+	uint64_t before = runtime ? ecp_thread_cpu_ns() : 0;
+	ecp_leave(t);
+	int rc = real();
+	if (runtime) {
+		int saved = errno;
+		ecp_ompt_spun(before);
+		errno = saved;
 	}
-	return real();
+	return rc;
 }

@@ -111,6 +111,12 @@ struct ecp_thread {
 	 * kernel whether it would block): their time, not yet written in a
 	 * quiet_windows event (agent-sync-cost.c) */
 	uint64_t quiet_ticks, quiet_windows;
+	/* libomp's yields outside the waits OMPT reports, a lock's back-off
+	 * (agent-ompt-spin.c): the run's first yield and the last one's
+	 * return on the thread's CPU clock, when it was last told, and the
+	 * events written and the stack's depth then (either moving ends it) */
+	uint64_t spin_start, spin_last, spin_told, spin_written;
+	uint32_t spin_top;
 	char batch_cobs[ECP_BATCH_COBS_MAX];
 	struct ecp_frame stack[ECP_STACK_MAX];
 	struct ecp_fold fold[ECP_FOLD_SLOTS];
@@ -387,6 +393,9 @@ bool ecp_ompt_runtime_call(const void *caller);
  * mutexes and condition variables (its threads sleeping and being woken)
  * are then not recorded, the constructs they serve are (agent-ompt.c). */
 bool ecp_ompt_own_call(const void *caller);
+/* libomp yielded outside the waits its tool reports; `before` is the
+ * thread's CPU clock at the call (agent-ompt-spin.c). */
+void ecp_ompt_spun(uint64_t before);
 
 /* The real functions (agent-real.c), resolved by the constructor or on first
  * use when a wrapper runs before it (during other libraries' constructors). */

@@ -389,6 +389,16 @@ LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_taskwait,
 		lttng_ust_field_integer(uint8_t, phase, a_phase)
 		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
 
+/* LLVM's libomp yielded outside the waits OMPT reports (a lock's
+ * back-off): the CPU time the run of yields has spun so far, up to this
+ * event (agent-ompt-spin.c). */
+LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_spin,
+	LTTNG_UST_TP_ARGS(uint64_t, a_spun_ns,
+		uint64_t, a_cpu_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, spun_ns, a_spun_ns)
+		lttng_ust_field_integer(uint64_t, cpu_ns, a_cpu_ns)))
+
 /* taskgroup: phase 0 starts it, 1 its end's wait begins, 2 that wait ends
  * (every descendant task made in the group done). */
 LTTNG_UST_TRACEPOINT_EVENT(ecp, omp_taskgroup,

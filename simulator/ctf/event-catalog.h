@@ -60,6 +60,7 @@
 	X(OMP_TASK_END, ecp, "omp_task_end", "task", NULL, NULL)                          \
 	X(OMP_TASKWAIT, ecp, "omp_taskwait", "phase", NULL, NULL)                         \
 	X(OMP_TASKGROUP, ecp, "omp_taskgroup", "phase", NULL, NULL) /* builder-tasks.c */ \
+	X(OMP_SPIN, ecp, "omp_spin", "spun_ns", NULL, NULL) /* builder-segments.c */      \
 	X(SLOW_WINDOW, ecp, "slow_window", "wall_ns", NULL, NULL) /* builder-clock.c */   \
 	X(QUIET_WINDOWS, ecp, "quiet_windows", "cost_ns", "windows", NULL)               \
 	X(THREAD_CLOCK, ecp, "thread_clock", "tid", "clock_ns", NULL) /* builder.c */

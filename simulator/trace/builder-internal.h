@@ -624,6 +624,12 @@ int bld_set_first_activity(struct ecp_builder *b, ecp_id s, uint32_t first);
  * call) was a runtime spinning in a wait, not work: the segment and its
  * functions' time go on from here (v: the thread's CPU clock now). */
 void bld_skip_cpu(struct bthread *th, uint64_t ts, uint64_t v);
+/* LLVM's libomp spun `spun` ns outside the waits OMPT reports, up to v
+ * (ecp:omp_spin, recorder/agent/agent-ompt-spin.c): that time, back to no
+ * earlier than the thread's last event, is cut out of the accumulating
+ * segment and its open calls, and counted as the runtime's spin.  Returns
+ * -1 out of memory. */
+int bld_cut_spin(struct ecp_builder *b, struct bthread *th, uint64_t v, uint64_t spun);
 void bld_open_segment(struct bthread *th, uint64_t ts, ecp_id lock, uint8_t mode,
 		      uint64_t delay);
 /* Says what the delay just given to bld_open_segment waited in (enum

@@ -301,6 +301,33 @@ void bld_skip_cpu(struct bthread *th, uint64_t ts, uint64_t v)
 	th->seg_wall0 = ts;
 }
 
+int bld_cut_spin(struct ecp_builder *b, struct bthread *th, uint64_t v, uint64_t spun)
+{
+	/* On the thread-CPU clock the functions are timed in wall time from
+	 * the segment's start (close_activities): a cut inside it would
+	 * shorten the segment and not its functions.  The spin stays work. */
+	if (b->opts.clock != ECP_CLOCK_PERF_SWITCH)
+		return 0;
+	uint64_t from = v > spun ? v - spun : 0;
+	if (from < th->f_last)
+		from = th->f_last;
+	if (from < th->seg_v0)
+		from = th->seg_v0;
+	if (v <= from)
+		return 0;
+	if (bld_advance(th, from) < 0)
+		return -1;
+	uint64_t cut = v - from;
+	th->spin_ns += cut;
+	/* as if the segment and every open call had started that much later:
+	 * their time so far is what they had at `from` */
+	for (size_t i = 0; i < th->frames.len; i++)
+		ECP_VEC_AT(&th->frames, struct frame, i).incl_from += cut;
+	th->seg_v0 += cut;
+	th->f_last = v;
+	return 0;
+}
+
 void bld_delay_kind(struct bthread *th, uint64_t delay, uint8_t kind)
 {
 	if (delay > th->seg_delay_most) {

@@ -432,6 +432,9 @@ static int push_sync_event(struct ecp_builder *b, struct bthread *th,
 	case ECP_EV_OMP_TASKGROUP:
 		rc = bld_ev_task(b, th, ev, v, err);
 		break;
+	case ECP_EV_OMP_SPIN:
+		rc = bld_cut_spin(b, th, v, ev->a) < 0 ? bld_nomem(err) : ECP_OK;
+		break;
 	case ECP_EV_FUTEX_WAIT_BEGIN:
 	case ECP_EV_FUTEX_WAIT_END:
 	case ECP_EV_FUTEX_WAKE:
