@@ -65,8 +65,11 @@
  * at and the kernel's stops of the sampler; 46: thread_clock events are
  * no reading of the clock of the thread that writes them (the process
  * exit's timed block is taken out after them, not clamped away); 47: the
- * model's info keeps other processes' time on the program's CPUs */
-#define ECP_CACHE_FORMAT 47
+ * model's info keeps other processes' time on the program's CPUs; 48: a
+ * lock's holder displaced by another's taking releases it when its release
+ * comes (builder-locks.c), and libomp's spins outside its waits
+ * (ecp:omp_spin) are cut from the work */
+#define ECP_CACHE_FORMAT 48
 
 int ecp_cache_fingerprint(const char *trace_dir, uint64_t *fp, struct ecp_error *err);
 

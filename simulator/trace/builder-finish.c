@@ -29,7 +29,9 @@ const char *const bld_warn_text[WARN_COUNT] = {
 			  "sem_init or post seen): no dependency recorded",
     [WARN_JOIN_UNKNOWN] = "joins of a thread not seen to exit: no dependency recorded",
     [WARN_LOCK_CONFLICT] = "locks were acquired while the trace says another thread "
-			   "held them",
+			   "held them (a release written after it happened, as LLVM's "
+			   "libomp reports one, or lost events): the holder's "
+			   "release, when it came, ended its hold",
     [WARN_UNMATCHED_CREATE] = "thread_create events had no matching thread_start",
     [WARN_NO_SWITCHES] = "threads had no context-switch record: their times are "
 			 "wall-clock",

@@ -260,6 +260,9 @@ struct block {
 	uint64_t addr;
 	uint32_t kind;
 	ecp_id holder; /* thread index holding it exclusively */
+	/* the holder another thread's taking displaced (WARN_LOCK_CONFLICT):
+	 * its release, when it comes, is still a release (builder-locks.c) */
+	ecp_id displaced;
 	uint32_t depth;
 	uint32_t readers;
 	ecp_id last_release_seg;
