@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "recorder/calibrate-clone.h"
 
+#include "common/clock-ns.h"
+
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -23,13 +25,6 @@ struct events {
 	int samplers[ECP_PERF_MAX_CPUS];
 	size_t n_rings, n_samplers;
 };
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void *nothing(void *arg)
 {
@@ -54,9 +49,9 @@ static bool burst(uint64_t *ps)
 	}
 	for (int i = 0; ok && i < BURST; i++) {
 		pthread_t t;
-		uint64_t c0 = thread_cpu_ns();
+		uint64_t c0 = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		ok = pthread_create(&t, &attr, nothing, NULL) == 0;
-		sum += thread_cpu_ns() - c0;
+		sum += ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		if (ok)
 			pthread_join(t, NULL);
 	}

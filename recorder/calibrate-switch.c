@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "recorder/calibrate-switch.h"
 
+#include "common/clock-ns.h"
+
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -37,21 +39,14 @@ struct player {
 	int me;
 };
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *play(void *arg)
 {
 	const struct player *p = arg;
 	struct hand *h = p->h;
 	struct side *s = &h->side[p->me];
 	s->tid = (pid_t)syscall(SYS_gettid);
-	s->mono0 = clock_ns(CLOCK_MONOTONIC);
-	s->cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->mono0 = ecp_clock_ns(CLOCK_MONOTONIC);
+	s->cpu0 = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (int i = 0; i < ROUNDS; i++) {
 		pthread_mutex_lock(&h->lock);
 		while (h->turn != p->me)
@@ -60,8 +55,8 @@ static void *play(void *arg)
 		pthread_cond_signal(&h->cond);
 		pthread_mutex_unlock(&h->lock);
 	}
-	s->cpu1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	s->mono1 = clock_ns(CLOCK_MONOTONIC);
+	s->cpu1 = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->mono1 = ecp_clock_ns(CLOCK_MONOTONIC);
 	return NULL;
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "recorder/calibrate.h"
 
+#include "common/clock-ns.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +26,6 @@
 #define SPIN_BURST_NS     4000000u
 #define SAMPLE_RING_PAGES 512
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -53,10 +48,11 @@ int ecp_calibrate_events(const struct ecp_sched_emitter *em, uint64_t *cost_ps,
 	for (int i = 0; i < 1000; i++)
 		em->emit_switch(0, 0, 0, 0);
 	for (unsigned b = 0; b < EVENT_BURSTS; b++) {
-		uint64_t t0 = thread_cpu_ns();
+		uint64_t t0 = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (int i = 0; i < EVENTS_PER_BURST; i++)
 			em->emit_switch((uint64_t)i, i, i & 1, 0);
-		per_burst[b] = (thread_cpu_ns() - t0) * 1000u / EVENTS_PER_BURST;
+		per_burst[b] = (ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) * 1000u /
+			       EVENTS_PER_BURST;
 	}
 	*bursts = EVENT_BURSTS;
 	*cost_ps = ecp_median_u64(per_burst, EVENT_BURSTS);
@@ -108,9 +104,9 @@ static uint64_t spin_iterations(void)
 {
 	uint64_t n = 1u << 16, t;
 	for (;;) {
-		uint64_t t0 = thread_cpu_ns();
+		uint64_t t0 = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		spin(n);
-		t = thread_cpu_ns() - t0;
+		t = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (t >= SPIN_BURST_NS / 8 || n >= (1ull << 40))
 			break;
 		n *= 2;
@@ -126,9 +122,9 @@ static uint64_t spin_burst(struct ecp_perf_ring *ring, uint64_t iterations, bool
 	uint64_t t0, t;
 	if (on)
 		ioctl(ring->fd, PERF_EVENT_IOC_ENABLE, 0);
-	t0 = thread_cpu_ns();
+	t0 = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	spin(iterations);
-	t = thread_cpu_ns() - t0;
+	t = ecp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	if (on) {
 		ioctl(ring->fd, PERF_EVENT_IOC_DISABLE, 0);
 		ecp_perf_ring_drain(ring, count_sample, samples);

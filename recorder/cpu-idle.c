@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "recorder/cpu-idle.h"
 
+#include "common/clock-ns.h"
 #include "recorder/proc-stat.h"
 
 #include <sched.h>
@@ -8,13 +9,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static uint64_t mono_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The time CPU cpu spent in its cpuidle states, in ns (the states' `time`
  * files are in us); false where it has no cpuidle driver (a container, a
@@ -95,7 +89,7 @@ void ecp_cpu_idle_start(struct ecp_cpu_idle *s, const int *cpus, size_t n)
 		if (!read_idle(s, cpus, n, &s->start_ns))
 			return;
 	}
-	s->start_mono_ns = mono_now_ns();
+	s->start_mono_ns = ecp_clock_ns(CLOCK_MONOTONIC);
 	s->known = true;
 }
 
@@ -106,7 +100,7 @@ void ecp_cpu_idle_end(struct ecp_cpu_idle *s, const int *cpus, size_t n)
 		s->known = false;
 		return;
 	}
-	s->window_ns = mono_now_ns() - s->start_mono_ns;
+	s->window_ns = ecp_clock_ns(CLOCK_MONOTONIC) - s->start_mono_ns;
 	s->ns = idle - s->start_ns;
 }
 

@@ -14,6 +14,7 @@
  *    written, the daemon stopped, and the trace counted for the summary. */
 #include "recorder/record.h"
 
+#include "common/clock-ns.h"
 #include "common/manifest.h"
 
 #include <dirent.h>
@@ -127,13 +128,6 @@ static int check_interrupted(struct ecp_error *err)
 	return ecp_error_set(err, ECP_ERR_IO,
 			     "interrupted by signal %d (%s) before the program started",
 			     sig, strsignal(sig));
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag,
@@ -911,7 +905,8 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		poll(p, n, ANCHOR_MS);
 		/* once stopped for want of space, nothing more is written (the
 		 * perf rings only lose what they hold) */
-		if (ecp_disk_watch_check(disk, mono_ns()) || disk->stopped_ns)
+		if (ecp_disk_watch_check(disk, ecp_clock_ns(CLOCK_MONOTONIC)) ||
+		    disk->stopped_ns)
 			perf = sampling = false;
 		if (perf)
 			ecp_perf_switch_drain(ps);
@@ -936,7 +931,7 @@ static void supervise(struct ecp_launch *l, struct ecp_perf_switch *ps, bool per
 		if (r < 0 && errno == ECHILD)
 			break;
 	}
-	*end_ns = mono_ns();
+	*end_ns = ecp_clock_ns(CLOCK_MONOTONIC);
 	if (pidfd >= 0)
 		close(pidfd);
 }
@@ -1258,7 +1253,7 @@ static int run_program(struct recording *r, struct ecp_error *err)
 {
 	/* the first anchor precedes every function time, the last follows them */
 	ecp_clock_anchor_emit(&r->em);
-	r->start_ns = mono_ns();
+	r->start_ns = ecp_clock_ns(CLOCK_MONOTONIC);
 	ecp_steal_start(&r->steal, r->run_cpus, r->sum->n_cpus);
 	ecp_cpu_idle_start(&r->idle, r->run_cpus, r->sum->n_cpus);
 	int rc = ecp_launch_exec(&r->l, err);
